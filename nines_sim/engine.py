@@ -1,0 +1,837 @@
+"""The lockstep batch engine: deal, turn step, reshuffle, scoring, match flow.
+
+``BatchEngine`` plays ``B`` games at once, one numpy operation over the whole
+batch per rule, and never branches per game: games that need something rare
+(a reshuffle, a deal, the end of a hand) are handled together as an index
+subset.  A finished hand is scored and re-dealt at once and a finished match is
+replaced by the next match index, so the batch stays full until the run's
+matches run out (then the batch is compacted).
+
+State layout (``B`` games, ``P`` seats, ``D`` decks)
+----------------------------------------------------
+``hands[d]``      uint64 (B, P)  count-coded hands (:mod:`nines_sim.cards`)
+``ncards``        int64 (B, P)   cards in each hand
+``stock``         int8 (B, 52D)  faces of the stock, drawn from ``stock_pos`` up to ``stock_end``
+``under[d]``      uint64 (B,)    count-coded discard pile below the top card
+``top, active``   int64 (B,)     top face of the discard pile, active suit (T1)
+``seat, dealer``  int64 (B,)     seat to move, dealer of this hand
+``dirbit``        int64 (B,)     0 clockwise, 1 counter-clockwise (V3)
+``seats_mask``    int64 (B,)     bit per seat dealt into this hand (a tie-break hand has fewer, S4)
+
+Randomness comes only from :mod:`nines_sim.rng` keyed by (seed, match, hand,
+counters), which makes a match's play independent of the batch it is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from nines_sim import rng
+from nines_sim.cards import (
+    FACE_RANK,
+    FACE_SUIT,
+    N_FACES,
+    NATURALS,
+    NINE_RANK,
+    NINES,
+    PENALTY_GROUPS,
+    RANK_MASK,
+    SUIT_MASK,
+    hand_faces,
+)
+from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
+from nines_sim.rules import Rules
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+
+ONE = np.uint64(1)
+U64_NATURALS = np.uint64(NATURALS)
+U64_NINES = np.uint64(NINES)
+RANK_ACE, RANK_JACK, RANK_QUEEN = 0, 10, 11
+NINE_FACES = tuple(13 * s + NINE_RANK for s in range(4))
+RUNNING = -3  # outcome code of a hand still in play
+
+
+class IllegalMoveError(RuntimeError):
+    """A strategy returned an illegal move; the message names it, the seed and the match to replay."""
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised during play; the message names it, the seed and the match to replay."""
+
+
+def legal_table(rules: Rules) -> np.ndarray:
+    """Faces that may be played on each (top face, active suit) (T1, V6).
+
+    Returns
+    -------
+    numpy.ndarray
+        uint64, shape (52 * 4,), indexed by ``top * 4 + active_suit``.
+    """
+    out = np.zeros(N_FACES * 4, dtype=np.uint64)
+    for top in range(N_FACES):
+        for suit in range(4):
+            if FACE_RANK[top] == NINE_RANK:
+                m = int(SUIT_MASK[suit])
+                m = m | NINES if rules.nine_on_nine else m & NATURALS
+            else:
+                m = int(SUIT_MASK[suit]) | int(RANK_MASK[FACE_RANK[top]]) | NINES
+            out[top * 4 + suit] = m
+    return out
+
+
+def next_seat_table(players: int) -> np.ndarray:
+    """Next seat dealt in, after each seat, in each direction (D7, V3).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (2**P * 2 * P,), indexed by ``(seats_mask * 2 + dirbit) * P + seat``;
+        -1 where the mask holds no seat.
+    """
+    P = players
+    out = np.full((1 << P) * 2 * P, -1, dtype=np.int64)
+    for mask in range(1, 1 << P):
+        for dirbit in (0, 1):
+            step = 1 if dirbit == 0 else -1
+            for s in range(P):
+                for k in range(1, P + 1):
+                    c = (s + step * k) % P
+                    if (mask >> c) & 1:
+                        out[(mask * 2 + dirbit) * P + s] = c
+                        break
+    return out
+
+
+def penalty_points(words: list[np.ndarray], nine_penalty: int) -> np.ndarray:
+    """Penalty of count-coded hands (C2, V1).
+
+    Parameters
+    ----------
+    words : list of numpy.ndarray
+        ``D`` uint64 arrays of any one shape.
+    nine_penalty : int
+        Points per 9.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the same shape: points.
+    """
+    total = np.zeros(words[0].shape, dtype=np.int64)
+    for w in words:
+        for pts, mask in PENALTY_GROUPS:
+            total += pts * np.bitwise_count(w & np.uint64(mask)).astype(np.int64)
+        total += nine_penalty * np.bitwise_count(w & U64_NINES).astype(np.int64)
+    return total
+
+
+class BatchEngine:
+    """Plays the matches ``start .. start + n_matches - 1`` of one seed in lockstep batches.
+
+    Parameters
+    ----------
+    rules : Rules
+    lineup : sequence of Strategy
+        One strategy per seat, seat 0 first (seats run clockwise, D1).
+    seed : int
+        The run's seed, 0 <= seed < 2**64.
+    start, n_matches : int
+        The match indices to play.
+    batch_size : int
+        Games in play at once (memory grows linearly; 2,000-20,000 is fast).
+    trace : bool
+        Record every event of every match (slow; for replay and tests).
+
+    Raises
+    ------
+    ValueError
+        If the lineup does not have ``rules.players`` strategies, or sizes are not positive.
+    """
+
+    _SLOT_FIELDS = (
+        "match", "mkey", "hkey", "hand_seq", "hands_played", "tb_hands", "first_dealer", "in_tb",
+        "seats_mask", "n_in", "totals", "ncards", "stock", "stock_pos", "stock_end", "top", "active",
+        "seat", "dealer", "dirbit", "turn", "streak", "drawn", "reshuffles", "nine_starter",
+        "played", "drew_on",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        rules: Rules,
+        lineup: Sequence[Strategy],
+        seed: int,
+        start: int,
+        n_matches: int,
+        batch_size: int = 8192,
+        trace: bool = False,
+        on_step: Callable[[BatchEngine], None] | None = None,
+    ):
+        if len(lineup) != rules.players:
+            raise ValueError(f"the lineup has {len(lineup)} strategies but the rules seat {rules.players} players")
+        if n_matches < 0 or batch_size < 1:
+            raise ValueError("n_matches must be >= 0 and batch_size >= 1")
+        if not 0 <= seed < 1 << 64:
+            raise ValueError(f"seed must be a whole number from 0 to 2**64-1, not {seed}")
+        self.rules = rules
+        self.seed = seed
+        self.P = rules.players
+        self.D = rules.decks
+        self.S = N_FACES * rules.decks
+        self.start = start
+        self.n_matches = n_matches
+        self.trace: dict[int, list[tuple]] | None = {} if trace else None
+        self.on_step = on_step
+        # One entry per distinct strategy object; seats map onto them.
+        uniq: list[Strategy] = []
+        for s in lineup:
+            if not any(s is u for u in uniq):
+                uniq.append(s)
+        self.strategies = uniq
+        self.lineup = list(lineup)
+        self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
+        self.legal_tab = legal_table(rules)
+        self.next_tab = next_seat_table(self.P)
+        self.full_mask = (1 << self.P) - 1
+        self.nine_penalty = rules.nine_penalty
+
+        self._next_match = start
+        B = int(min(batch_size, max(n_matches, 1)))
+        self._alloc(B)
+        self._out_totals = np.zeros((n_matches, self.P), dtype=np.int64)
+        self._out_share = np.zeros((n_matches, self.P), dtype=np.float64)
+        self._out_hands = np.zeros(n_matches, dtype=np.int64)
+        self._out_tb = np.zeros(n_matches, dtype=np.int64)
+        self._out_first = np.zeros(n_matches, dtype=np.int64)
+        self._hand_parts: list[HandRecords] = []
+        self.matches_done = 0
+        self.turns_done = 0
+
+    # ------------------------------------------------------------------ state
+    def _alloc(self, B: int) -> None:
+        P, S = self.P, self.S
+        self.B = B
+        z = lambda *shape: np.zeros(shape, dtype=np.int64)  # noqa: E731
+        self.match = np.full(B, -1, dtype=np.int64)
+        self.mkey = np.zeros(B, dtype=np.uint64)
+        self.hkey = np.zeros(B, dtype=np.uint64)
+        for name in ("hand_seq", "hands_played", "tb_hands", "first_dealer", "seats_mask", "n_in",
+                     "stock_pos", "stock_end", "top", "active", "seat", "dealer", "dirbit", "turn",
+                     "streak", "drawn", "reshuffles"):  # fmt: skip
+            setattr(self, name, z(B))
+        self.in_tb = np.zeros(B, dtype=bool)
+        self.nine_starter = np.zeros(B, dtype=bool)
+        self.totals = z(B, P)
+        self.ncards = z(B, P)
+        self.drew_on = z(B, P)
+        self.stock = np.zeros((B, S), dtype=np.int8)
+        self.played = np.zeros(B, dtype=np.uint64)
+        self.hands = [np.zeros((B, P), dtype=np.uint64) for _ in range(self.D)]
+        self.under = [np.zeros(B, dtype=np.uint64) for _ in range(self.D)]
+        self.ar = np.arange(B)
+
+    def _compact(self, keep: np.ndarray) -> None:
+        for name in self._SLOT_FIELDS:
+            setattr(self, name, getattr(self, name)[keep])
+        self.hands = [w[keep] for w in self.hands]
+        self.under = [w[keep] for w in self.under]
+        self.B = int(keep.shape[0])
+        self.ar = np.arange(self.B)
+
+    # ------------------------------------------------------------- card moves
+    def _add_to_hand(self, idx: np.ndarray, seats: np.ndarray, faces: np.ndarray) -> None:
+        bit = ONE << faces.astype(np.uint64)
+        h0 = self.hands[0]
+        if self.D == 2:
+            h1 = self.hands[1]
+            h1[idx, seats] |= h0[idx, seats] & bit
+        h0[idx, seats] |= bit
+        self.ncards[idx, seats] += 1
+
+    def _remove_from_hand(self, idx: np.ndarray, seats: np.ndarray, faces: np.ndarray) -> None:
+        bit = ONE << faces.astype(np.uint64)
+        if self.D == 2:
+            h1 = self.hands[1]
+            w1 = h1[idx, seats]
+            second = (w1 & bit) != 0
+            h1[idx, seats] = w1 & ~bit
+            self.hands[0][idx[~second], seats[~second]] &= ~bit[~second]
+        else:
+            self.hands[0][idx, seats] &= ~bit
+        self.ncards[idx, seats] -= 1
+
+    def _add_under(self, idx: np.ndarray, faces: np.ndarray) -> None:
+        bit = ONE << faces.astype(np.uint64)
+        if self.D == 2:
+            self.under[1][idx] |= self.under[0][idx] & bit
+        self.under[0][idx] |= bit
+
+    def _reshuffle(self, idx: np.ndarray) -> None:
+        """Rebuild the stock from the discard pile below the top card (T5)."""
+        S = self.S
+        ids = np.arange(S, dtype=np.uint64)
+        member = np.zeros((idx.shape[0], S), dtype=bool)
+        for d in range(self.D):
+            w = self.under[d][idx]
+            member[:, d * N_FACES : (d + 1) * N_FACES] = ((w[:, None] >> ids[:N_FACES]) & ONE) == ONE
+        counter = ids[None, :] + self.reshuffles[idx, None].astype(np.uint64) * np.uint64(256)
+        keys = rng.stream(self.hkey[idx, None], rng.RESHUFFLE, counter)
+        keys = np.where(member, keys, np.uint64((1 << 64) - 1))
+        order = np.argsort(keys, axis=1, kind="stable")
+        count = member.sum(axis=1)
+        self.stock[idx] = (order % N_FACES).astype(np.int8)
+        self.stock_pos[idx] = 0
+        self.stock_end[idx] = count
+        for d in range(self.D):
+            self.under[d][idx] = 0
+        self.reshuffles[idx] += 1
+        if self.trace is not None:
+            for b, c in zip(idx.tolist(), count.tolist()):
+                self._log(b, ("reshuffle", c))
+
+    def _draw(self, idx: np.ndarray, seats: np.ndarray, penalty: bool = False) -> np.ndarray:
+        """Each seat draws one card (T4), rebuilding an empty stock first (T5).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape (n,): the face drawn, -1 where nothing could be drawn (T6).
+        """
+        empty = self.stock_pos[idx] >= self.stock_end[idx]
+        if empty.any():
+            r = idx[empty]
+            r = r[self.under[0][r] != 0]
+            if r.size:
+                self._reshuffle(r)
+        pos = self.stock_pos[idx]
+        ok = pos < self.stock_end[idx]
+        faces = np.where(ok, self.stock[idx, np.minimum(pos, self.S - 1)], -1).astype(np.int64)
+        if not ok.all():
+            idx_ok, seats_ok, faces_ok = idx[ok], seats[ok], faces[ok]
+        else:
+            idx_ok, seats_ok, faces_ok = idx, seats, faces
+        self._add_to_hand(idx_ok, seats_ok, faces_ok)
+        self.stock_pos[idx_ok] += 1
+        self.drawn[idx_ok] += 1
+        if self.trace is not None:
+            kind = "penalty_draw" if penalty else "draw"
+            for b, s, f in zip(idx.tolist(), seats.tolist(), faces.tolist()):
+                if f >= 0:
+                    self._log(b, (kind, s, f))
+        return faces
+
+    # ------------------------------------------------------------- decisions
+    def _decide(
+        self,
+        kind: DecisionKind,
+        idx: np.ndarray,
+        seats: np.ndarray,
+        legal: np.ndarray | None = None,
+        card: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Ask each seat's strategy for its decision in games ``idx``; validate the answers."""
+        n = idx.shape[0]
+        if len(self.strategies) == 1:
+            groups = [(0, None)]
+        else:
+            sid = self.seat_strategy[seats]
+            groups = [(s, np.flatnonzero(sid == s)) for s in range(len(self.strategies))]
+        out = np.empty(n, dtype=np.int64)
+        for s, sel in groups:
+            if sel is not None and sel.size == 0:
+                continue
+            gi = idx if sel is None else idx[sel]
+            gs = seats if sel is None else seats[sel]
+            obs = Observation(self, gi, gs, kind)
+            if legal is not None:
+                obs._cache["legal"] = legal if sel is None else legal[sel]
+            strat = self.strategies[s]
+            try:
+                if kind == DecisionKind.PLAY:
+                    res = strat.play(obs)
+                elif kind == DecisionKind.PLAY_DRAWN:
+                    res = strat.play_drawn(obs, card if sel is None else card[sel])
+                else:
+                    res = strat.declare(obs)
+            except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
+                raise StrategyError(
+                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc} while deciding "
+                    f"({kind.name.lower()}) in match {int(self.match[gi[0]])} of seed {self.seed}; "
+                    f"replay it with: nines replay --seed {self.seed} --match {int(self.match[gi[0]])}"
+                ) from exc
+            res = self._validate(strat, kind, obs, res)
+            if sel is None:
+                out = res
+            else:
+                out[sel] = res
+        return out
+
+    def _validate(self, strat: Strategy, kind: DecisionKind, obs: Observation, res: object) -> np.ndarray:
+        arr = np.asarray(res)
+        what = None
+        if arr.shape != (obs.n,):
+            what = f"an answer of shape {arr.shape} for {obs.n} games"
+            bad = np.zeros(obs.n, dtype=bool)
+            bad[0] = True
+        elif kind == DecisionKind.PLAY_DRAWN:
+            if arr.dtype != np.bool_:
+                what = f"{arr.dtype} instead of bool for play_drawn"
+                bad = np.ones(obs.n, dtype=bool)
+            else:
+                return arr.astype(np.int64)
+        elif not np.issubdtype(arr.dtype, np.integer):
+            what = f"{arr.dtype} values instead of integers"
+            bad = np.ones(obs.n, dtype=bool)
+        elif kind == DecisionKind.PLAY:
+            arr = arr.astype(np.int64)
+            face_ok = (arr >= 0) & (arr < N_FACES)
+            in_legal = ((obs.legal >> np.clip(arr, 0, 63).astype(np.uint64)) & ONE) == ONE
+            ok = face_ok & in_legal
+            if self.rules.pair_of_nines:
+                is_pair = arr == PAIR_OF_NINES
+                if is_pair.any():
+                    ok |= is_pair & obs.pair_legal
+            bad = ~ok
+            what = "a card that is not a legal play (T1, T2, V4, V5, V6)"
+        else:
+            arr = arr.astype(np.int64)
+            bad = (arr < 0) | (arr > 3)
+            what = "a suit outside 0..3"
+        if what is not None and bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            m = int(self.match[obs.idx[j]])
+            val = arr[j] if arr.shape == (obs.n,) else arr
+            raise IllegalMoveError(
+                f"strategy {strat.name!r} returned {what}: {val!r} in match {m} of seed {self.seed}; "
+                f"replay it with: nines replay --seed {self.seed} --match {m}"
+            )
+        return arr.astype(np.int64)
+
+    def pair_legal(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Whether two 9s together are a legal move (V4, V5): bool, shape (n,)."""
+        if not self.rules.pair_of_nines:
+            return np.zeros(idx.shape[0], dtype=bool)
+        nines = np.zeros(idx.shape[0], dtype=np.int64)
+        for w in self.hands:
+            nines += np.bitwise_count(w[idx, seats] & U64_NINES)
+        ok = (nines >= 2) & ((self.legal_tab[self.top[idx] * 4 + self.active[idx]] & U64_NINES) != 0)
+        if self.rules.no_nine_out:
+            ok &= self.ncards[idx, seats] > 2
+        return ok
+
+    # ------------------------------------------------------------------ deal
+    def _deal(self, idx: np.ndarray) -> None:
+        """Deal a hand in games ``idx`` (D4-D7); ``dealer`` and ``seats_mask`` are set."""
+        S, P = self.S, self.P
+        self.hkey[idx] = rng.hand_keys(self.mkey[idx], self.hand_seq[idx])
+        self.hand_seq[idx] += 1
+        keys = rng.stream(self.hkey[idx, None], rng.DEAL, np.arange(S, dtype=np.uint64)[None, :])
+        order = np.argsort(keys, axis=1, kind="stable")
+        for d in range(self.D):
+            self.hands[d][idx] = 0
+            self.under[d][idx] = 0
+        self.ncards[idx] = 0
+        n_in = self.n_in[idx]
+        for k in np.unique(n_in).tolist():
+            sub = n_in == k
+            gi, go = (idx, order) if sub.all() else (idx[sub], order[sub])
+            h = self.rules.hand_size(k)
+            mask = self.seats_mask[gi]
+            s = self.dealer[gi]
+            for i in range(k):
+                s = self.next_tab[(mask * 2) * P + s]
+                ids = go[:, i : k * h : k]
+                bits = ONE << (ids % N_FACES).astype(np.uint64)
+                copy = ids // N_FACES
+                copy_words = [
+                    np.bitwise_or.reduce(np.where(copy == d, bits, np.uint64(0)), axis=1) for d in range(self.D)
+                ]
+                if self.D == 1:
+                    self.hands[0][gi, s] = copy_words[0]
+                else:
+                    self.hands[0][gi, s] = copy_words[0] | copy_words[1]
+                    self.hands[1][gi, s] = copy_words[0] & copy_words[1]
+                self.ncards[gi, s] = h
+                if i == 0:
+                    first = s
+            starter = (go[:, k * h] % N_FACES).astype(np.int64)
+            rest = S - k * h - 1
+            self.stock[gi, :rest] = (go[:, k * h + 1 :] % N_FACES).astype(np.int8)
+            self.stock_pos[gi] = 0
+            self.stock_end[gi] = rest
+            self.top[gi] = starter
+            self.active[gi] = FACE_SUIT[starter]
+            self.seat[gi] = first
+        self.dirbit[idx] = 0
+        self.turn[idx] = 0
+        self.streak[idx] = 0
+        self.drawn[idx] = 0
+        self.reshuffles[idx] = 0
+        self.drew_on[idx] = 0
+        self.played[idx] = ONE << self.top[idx].astype(np.uint64)
+        nine = FACE_RANK[self.top[idx]] == NINE_RANK
+        self.nine_starter[idx] = nine
+        if self.trace is not None:
+            for b in idx.tolist():
+                hands = tuple(tuple(hand_faces(np.array([w[b, p] for w in self.hands]))) for p in range(P))
+                self._log(b, ("deal", int(self.hand_seq[b]) - 1, int(self.dealer[b]), hands, int(self.top[b])))
+        if nine.any():  # D6: the dealer declares the active suit at a 9 starter
+            ni = idx[nine]
+            suits = self._decide(DecisionKind.DEALER_DECLARE, ni, self.dealer[ni])
+            self.active[ni] = suits
+            if self.trace is not None:
+                for b, s in zip(ni.tolist(), suits.tolist()):
+                    self._log(b, ("declare", int(self.dealer[b]), s))
+
+    def _new_matches(self, idx: np.ndarray) -> np.ndarray:
+        """Give slots ``idx`` the next match indices; return the slots that got one."""
+        n_left = self.start + self.n_matches - self._next_match
+        take = idx[: max(0, min(n_left, idx.shape[0]))]
+        m = np.arange(self._next_match, self._next_match + take.shape[0], dtype=np.int64)
+        self._next_match += take.shape[0]
+        self.match[idx] = -1
+        self.match[take] = m
+        self.mkey[take] = rng.match_keys(self.seed, m)
+        first = rng.below(rng.stream(self.mkey[take], rng.FIRST_DEALER, 0), self.P)
+        self.first_dealer[take] = first
+        self.dealer[take] = first
+        for name in ("hand_seq", "hands_played", "tb_hands"):
+            getattr(self, name)[take] = 0
+        self.totals[take] = 0
+        self.in_tb[take] = False
+        self.seats_mask[take] = self.full_mask
+        self.n_in[take] = self.P
+        return take
+
+    # ------------------------------------------------------------------ step
+    def step(self) -> np.ndarray:
+        """Every game's player to move takes one turn (T1-T8, O1, V2-V6).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on,
+            the seat that went out, ``BLOCKED`` or ``CAPPED``.
+        """
+        rules = self.rules
+        B, P, ar = self.B, self.P, self.ar
+        cur = self.seat
+        flat = ar * P + cur
+        h0 = self.hands[0].reshape(-1)[flat]
+        legal = h0 & self.legal_tab[self.top * 4 + self.active]
+        if rules.no_nine_out:
+            last = self.ncards.reshape(-1)[flat] == 1
+            legal = np.where(last, legal & U64_NATURALS, legal)
+        has = legal != 0
+        move = np.full(B, -1, dtype=np.int64)
+        passed = np.zeros(B, dtype=bool)
+        from_draw = np.zeros(B, dtype=bool)
+
+        pi = np.flatnonzero(has)
+        if pi.size:
+            move[pi] = self._decide(DecisionKind.PLAY, pi, cur[pi], legal=legal[pi])
+        di = np.flatnonzero(~has)
+        if di.size:
+            ds = cur[di]
+            self.drew_on[di, ds] |= 1 << self.active[di]
+            tab = self.legal_tab[self.top[di] * 4 + self.active[di]]
+            faces = self._draw(di, ds)
+            if rules.draw_rule == "until-playable":  # V2: draw until a legal card comes
+                got = faces >= 0
+                ok = got & (((tab >> np.maximum(faces, 0).astype(np.uint64)) & ONE) == ONE)
+                again = got & ~ok
+                while again.any():
+                    ai = np.flatnonzero(again)
+                    f2 = self._draw(di[ai], ds[ai])
+                    faces[ai] = f2
+                    got2 = f2 >= 0
+                    ok2 = got2 & (((tab[ai] >> np.maximum(f2, 0).astype(np.uint64)) & ONE) == ONE)
+                    ok[ai] = ok2
+                    again[:] = False
+                    again[ai] = got2 & ~ok2
+                passed[di] = faces < 0
+                move[di[ok]] = faces[ok]
+            else:
+                passed[di] = faces < 0
+                ok = (faces >= 0) & (((tab >> np.maximum(faces, 0).astype(np.uint64)) & ONE) == ONE)
+                oi = np.flatnonzero(ok)
+                if oi.size:
+                    g = di[oi]
+                    bit = np.ones(oi.size, dtype=np.uint64) << faces[oi].astype(np.uint64)
+                    yes = self._decide(DecisionKind.PLAY_DRAWN, g, ds[oi], legal=bit, card=faces[oi]).astype(bool)
+                    move[g[yes]] = faces[oi][yes]
+            from_draw[di] = True
+            if self.trace is not None:
+                for b in di[passed[di]].tolist():
+                    self._log(b, ("pass", int(cur[b])))
+
+        # Play the chosen cards.
+        pl = np.flatnonzero(move >= 0)
+        out = np.full(B, RUNNING, dtype=np.int64)
+        skip = np.zeros(B, dtype=bool)
+        reverse = np.zeros(B, dtype=bool)
+        ace = np.zeros(B, dtype=bool)
+        if pl.size:
+            mv = move[pl]
+            ps = cur[pl]
+            is_pair = mv == PAIR_OF_NINES
+            if is_pair.any():
+                self._play_pair(pl[is_pair], ps[is_pair])
+                mv = np.where(is_pair, self.top[pl], mv)
+            single = np.flatnonzero(~is_pair)
+            if single.size:
+                si, ss, sf = pl[single], ps[single], mv[single]
+                self._remove_from_hand(si, ss, sf)
+                self._add_under(si, self.top[si])
+                self.top[si] = sf
+                self.active[si] = FACE_SUIT[sf]
+                self.played[si] |= ONE << sf.astype(np.uint64)
+            nine = (FACE_RANK[np.clip(mv, 0, N_FACES - 1)] == NINE_RANK) | is_pair
+            ni = np.flatnonzero(nine)
+            declared = np.full(pl.size, -1, dtype=np.int64)
+            if ni.size:
+                suits = self._decide(DecisionKind.DECLARE, pl[ni], ps[ni])
+                self.active[pl[ni]] = suits
+                declared[ni] = suits
+            if self.trace is not None:
+                for j, b in enumerate(pl.tolist()):
+                    if is_pair[j]:
+                        self._log(b, ("pair", int(ps[j]), int(declared[j])))
+                    else:
+                        self._log(b, ("play", int(ps[j]), int(mv[j]), int(declared[j])))
+            gone = self.ncards[pl, ps] == 0
+            out[pl[gone]] = ps[gone]
+            alive = ~gone
+            skip[pl] = is_pair & alive
+            if rules.skip_reverse:
+                rank = FACE_RANK[np.clip(mv, 0, N_FACES - 1)]
+                live = alive & ~is_pair
+                skip[pl] |= live & (rank == RANK_JACK)
+                reverse[pl] = live & (rank == RANK_QUEEN)
+                ace[pl] = live & (rank == RANK_ACE)
+
+        # Blocked hand (T7) and turn cap (T8).
+        if rules.block_rule == "pass-circle":
+            self.streak = np.where(passed, self.streak + 1, 0)
+        else:
+            self.streak = np.where(move >= 0, 0, self.streak + 1)
+        self.turn += 1
+        running = out == RUNNING
+        blocked = running & (self.streak >= self.n_in)
+        out[blocked] = BLOCKED
+        capped = (out == RUNNING) & (self.turn >= rules.turn_cap)
+        out[capped] = CAPPED
+
+        # The next seat (D7, V3).
+        base = (self.seats_mask * 2) * P
+        if reverse.any():
+            ri = np.flatnonzero(reverse)
+            self.dirbit[ri] ^= 1
+            skip[ri] |= self.n_in[ri] == 2  # with two players a reverse acts as a skip
+        nxt = self.next_tab[base + self.dirbit * P + cur]
+        if skip.any():
+            si = np.flatnonzero(skip & (out == RUNNING))
+            if self.trace is not None:
+                for b in si.tolist():
+                    self._log(b, ("skip", int(nxt[b])))
+            nxt[si] = self.next_tab[base[si] + self.dirbit[si] * P + nxt[si]]
+        if ace.any():
+            ai = np.flatnonzero(ace & (out == RUNNING))
+            if ai.size:
+                victim = nxt[ai]
+                for _ in range(2):
+                    self._draw(ai, victim, penalty=True)
+                if self.trace is not None:
+                    for b in ai.tolist():
+                        self._log(b, ("skip", int(nxt[b])))
+                nxt[ai] = self.next_tab[base[ai] + self.dirbit[ai] * P + victim]
+        self.seat = nxt
+        self.turns_done += B
+        return out
+
+    def _play_pair(self, idx: np.ndarray, seats: np.ndarray) -> None:
+        """Play two 9s as one move (V4): the lower 9 goes under, the higher one on top."""
+        faces = []
+        for _ in range(2):
+            # the highest 9 held, its second copy first, so that each removal is well defined
+            pick_from = self.hands[-1][idx, seats] & U64_NINES
+            pick_from = np.where(pick_from != 0, pick_from, self.hands[0][idx, seats] & U64_NINES)
+            f = np.full(idx.shape[0], -1, dtype=np.int64)
+            for nine in NINE_FACES:  # ascending, so the highest held wins
+                f = np.where((pick_from >> np.uint64(nine)) & ONE == ONE, nine, f)
+            self._remove_from_hand(idx, seats, f)
+            faces.append(f)
+        self._add_under(idx, self.top[idx])
+        self._add_under(idx, faces[1])
+        self.top[idx] = faces[0]
+        self.played[idx] |= (ONE << faces[0].astype(np.uint64)) | (ONE << faces[1].astype(np.uint64))
+
+    # ------------------------------------------------------------ hand end
+    def _end_hands(self, idx: np.ndarray, outcome: np.ndarray) -> None:
+        """Score finished hands (S1, S4), end matches (S2, S3), deal what comes next."""
+        P = self.P
+        pen = penalty_points([w[idx] for w in self.hands], self.nine_penalty)
+        if self.trace is not None:
+            for j, b in enumerate(idx.tolist()):
+                self._log(b, ("end", int(outcome[j]), tuple(int(x) for x in pen[j])))
+        tb = self.in_tb[idx]
+        finish_idx: list[np.ndarray] = []
+        finish_share: list[np.ndarray] = []
+        deal_idx: list[np.ndarray] = []
+
+        reg = np.flatnonzero(~tb)
+        if reg.size:
+            r = idx[reg]
+            self.totals[r] += pen[reg]
+            self._hand_parts.append(
+                HandRecords(
+                    match=self.match[r].copy(), hand=self.hands_played[r].copy(), dealer=self.dealer[r].copy(),
+                    outcome=outcome[reg].copy(), penalty=pen[reg].copy(), turns=self.turn[r].copy(),
+                    drawn=self.drawn[r].copy(), reshuffles=self.reshuffles[r].copy(),
+                    nine_starter=self.nine_starter[r].copy(),
+                )
+            )  # fmt: skip
+            self.hands_played[r] += 1
+            self.dealer[r] = (self.dealer[r] + 1) % P
+            if self.rules.fixed_hands > 0:
+                over = self.hands_played[r] >= self.rules.fixed_hands
+            else:
+                over = self.totals[r].max(axis=1) >= self.rules.target
+            deal_idx.append(r[~over])
+            o = r[over]
+            if o.size:
+                tot = self.totals[o]
+                tied = tot == tot.min(axis=1, keepdims=True)
+                k = tied.sum(axis=1)
+                settle = (k == 1) | (self.rules.tie_rule == "share")
+                finish_idx.append(o[settle])
+                finish_share.append(tied[settle] / k[settle, None])
+                t = o[~settle]
+                if t.size:
+                    mask = (tied[~settle] * (1 << np.arange(P))).sum(axis=1)
+                    self.in_tb[t] = True
+                    self.seats_mask[t] = mask
+                    self.n_in[t] = k[~settle]
+                    # first tied seat clockwise from the seat due to deal next, inclusive
+                    self.dealer[t] = self.next_tab[(mask * 2) * P + (self.dealer[t] - 1) % P]
+                    deal_idx.append(t)
+
+        tbi = np.flatnonzero(tb)
+        if tbi.size:
+            t = idx[tbi]
+            self.tb_hands[t] += 1
+            oc = outcome[tbi]
+            win = oc >= 0
+            share = np.zeros((t.size, P))
+            share[np.flatnonzero(win), oc[win]] = 1.0
+            inmask = ((self.seats_mask[t, None] >> np.arange(P)) & 1) == 1
+            p = np.where(inmask, pen[tbi], np.iinfo(np.int64).max)
+            low = (p == p.min(axis=1, keepdims=True)) & inmask
+            k = low.sum(axis=1)
+            single = ~win & (k == 1)
+            share[single] = low[single]
+            done = win | single
+            finish_idx.append(t[done])
+            finish_share.append(share[done])
+            again = t[~done]
+            if again.size:
+                mask = (low[~done] * (1 << np.arange(P))).sum(axis=1)
+                self.seats_mask[again] = mask
+                self.n_in[again] = k[~done]
+                self.dealer[again] = self.next_tab[(mask * 2) * P + self.dealer[again]]
+                deal_idx.append(again)
+
+        if finish_idx:
+            f = np.concatenate(finish_idx)
+            if f.size:
+                share = np.concatenate(finish_share)
+                pos = self.match[f] - self.start
+                self._out_totals[pos] = self.totals[f]
+                self._out_share[pos] = share
+                self._out_hands[pos] = self.hands_played[f]
+                self._out_tb[pos] = self.tb_hands[f]
+                self._out_first[pos] = self.first_dealer[f]
+                self.matches_done += f.size
+                if self.trace is not None:
+                    for j, b in enumerate(f.tolist()):
+                        self._log(
+                            b, ("match_end", tuple(int(x) for x in self.totals[b]), tuple(float(x) for x in share[j]))
+                        )
+                f = np.sort(f)
+                deal_idx.append(self._new_matches(f))
+        d = np.concatenate(deal_idx) if deal_idx else np.zeros(0, dtype=np.int64)
+        if d.size:
+            self._deal(np.sort(d))
+
+    def _log(self, b: int, event: tuple) -> None:
+        assert self.trace is not None
+        self.trace.setdefault(int(self.match[b]), []).append(event)
+
+    # ------------------------------------------------------------------- run
+    def run(self) -> MatchResults:
+        """Play every match of the range to its end.
+
+        Returns
+        -------
+        MatchResults
+            Ordered by match index.
+
+        Raises
+        ------
+        IllegalMoveError, StrategyError
+            When a strategy misbehaves (the message says how to replay the match).
+        """
+        if self.n_matches:
+            slots = self._new_matches(self.ar)
+            self._deal(slots)
+            if slots.size < self.B:
+                self._compact(slots)
+        while self.B:
+            outcome = self.step()
+            # slots whose run is over keep stepping until the next compaction; ignore them
+            ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
+            if ended.size:
+                self._end_hands(ended, outcome[ended])
+                live = self.match >= 0
+                n_live = int(live.sum())
+                if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
+                    self._compact(np.flatnonzero(live))
+            if self.on_step is not None:
+                self.on_step(self)
+        return self.results()
+
+    def results(self) -> MatchResults:
+        """The finished matches' results (all of them after :meth:`run`)."""
+        return MatchResults(
+            seed=self.seed,
+            match=np.arange(self.start, self.start + self.n_matches, dtype=np.int64),
+            totals=self._out_totals,
+            win_share=self._out_share,
+            hands=self._out_hands,
+            tiebreak_hands=self._out_tb,
+            first_dealer=self._out_first,
+            hand_records=HandRecords.concat(self._hand_parts, self.P),
+        )
+
+    # ------------------------------------------------------------ inspection
+    def card_counts(self) -> np.ndarray:
+        """Copies of each face in every place (hands, discard pile, stock), for checks.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape (B, 52): should equal ``rules.decks`` everywhere.
+        """
+        B = self.B
+        bits = np.arange(N_FACES, dtype=np.uint64)
+        counts = np.zeros((B, N_FACES), dtype=np.int64)
+        for d in range(self.D):
+            for p in range(self.P):
+                counts += ((self.hands[d][:, p, None] >> bits) & ONE).astype(np.int64)
+            counts += ((self.under[d][:, None] >> bits) & ONE).astype(np.int64)
+        counts[self.ar, self.top] += 1
+        for b in range(B):
+            s = self.stock[b, self.stock_pos[b] : self.stock_end[b]].astype(np.int64)
+            np.add.at(counts[b], s, 1)
+        return counts
