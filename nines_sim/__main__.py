@@ -1,0 +1,3 @@
+from nines_sim.cli import main
+
+main()
