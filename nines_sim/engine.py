@@ -651,7 +651,7 @@ class BatchEngine:
         return out
 
     def _play_pair(self, idx: np.ndarray, seats: np.ndarray) -> None:
-        """Play two 9s as one move (V4): the lower 9 goes under, the higher one on top."""
+        """Play two 9s as one move (V4): the first 9 removed ends on top, the second goes under it."""
         faces = []
         for _ in range(2):
             # the highest 9 held, its second copy first, so that each removal is well defined
@@ -782,24 +782,40 @@ class BatchEngine:
         IllegalMoveError, StrategyError
             When a strategy misbehaves (the message says how to replay the match).
         """
+        self.start_run()
+        while self.B:
+            self.advance()
+        return self.results()
+
+    def start_run(self) -> None:
+        """Give every slot its first match and deal (called by :meth:`run`)."""
         if self.n_matches:
             slots = self._new_matches(self.ar)
             self._deal(slots)
             if slots.size < self.B:
                 self._compact(slots)
-        while self.B:
-            outcome = self.step()
-            # slots whose run is over keep stepping until the next compaction; ignore them
-            ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
-            if ended.size:
-                self._end_hands(ended, outcome[ended])
-                live = self.match >= 0
-                n_live = int(live.sum())
-                if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
-                    self._compact(np.flatnonzero(live))
-            if self.on_step is not None:
-                self.on_step(self)
-        return self.results()
+
+    def advance(self) -> np.ndarray:
+        """One turn in every game, then score, re-deal and replace what finished.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape (B,): the step's outcome per game (see :meth:`step`),
+            in the slot order before any compaction.
+        """
+        outcome = self.step()
+        # slots whose run is over keep stepping until the next compaction; ignore them
+        ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
+        if ended.size:
+            self._end_hands(ended, outcome[ended])
+            live = self.match >= 0
+            n_live = int(live.sum())
+            if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
+                self._compact(np.flatnonzero(live))
+        if self.on_step is not None:
+            self.on_step(self)
+        return outcome
 
     def results(self) -> MatchResults:
         """The finished matches' results (all of them after :meth:`run`)."""
@@ -831,7 +847,8 @@ class BatchEngine:
                 counts += ((self.hands[d][:, p, None] >> bits) & ONE).astype(np.int64)
             counts += ((self.under[d][:, None] >> bits) & ONE).astype(np.int64)
         counts[self.ar, self.top] += 1
-        for b in range(B):
-            s = self.stock[b, self.stock_pos[b] : self.stock_end[b]].astype(np.int64)
-            np.add.at(counts[b], s, 1)
+        col = np.arange(self.S)
+        in_stock = (col >= self.stock_pos[:, None]) & (col < self.stock_end[:, None])
+        flat = (self.ar[:, None] * N_FACES + self.stock.astype(np.int64))[in_stock]
+        counts += np.bincount(flat, minlength=B * N_FACES).reshape(B, N_FACES)
         return counts

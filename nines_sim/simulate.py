@@ -17,7 +17,7 @@ from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
 
-DEFAULT_BATCH = 8192
+DEFAULT_BATCH = 32768
 
 
 def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, batch_size: int) -> MatchResults:

@@ -1,0 +1,51 @@
+"""A match is a pure function of (seed, match index, rules, lineup)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from nines_sim.results import HandRecords, MatchResults
+from nines_sim.rules import make_rules
+from nines_sim.simulate import simulate
+
+LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
+
+
+def assert_same(a: MatchResults, b: MatchResults) -> None:
+    for k in ("match", "totals", "win_share", "hands", "tiebreak_hands", "first_dealer"):
+        assert np.array_equal(getattr(a, k), getattr(b, k)), k
+    for f in fields(HandRecords):
+        assert np.array_equal(getattr(a.hand_records, f.name), getattr(b.hand_records, f.name)), f.name
+
+
+@pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse", "draw-until-playable"])
+def test_same_results_for_batch_sizes_1_7_1000(preset):
+    rules = make_rules(preset)
+    runs = [simulate(rules, LINEUP, 60, seed=42, batch_size=b) for b in (1, 7, 1000)]
+    assert_same(runs[0], runs[1])
+    assert_same(runs[0], runs[2])
+
+
+def test_same_results_for_one_and_two_worker_processes():
+    rules = make_rules("classic")
+    one = simulate(rules, LINEUP, 3000, seed=7, workers=1, batch_size=512)
+    two = simulate(rules, LINEUP, 3000, seed=7, workers=2, batch_size=256, chunk_size=700)
+    assert_same(one, two)
+
+
+def test_a_match_replayed_alone_equals_it_inside_a_run():
+    rules = make_rules("classic")
+    run = simulate(rules, LINEUP, 500, seed=3, batch_size=128)
+    alone = simulate(rules, LINEUP, 1, seed=3, start=321)
+    assert np.array_equal(alone.totals[0], run.totals[321])
+    assert np.array_equal(alone.hand_records.penalty, run.hand_records.penalty[run.hand_records.match == 321])
+
+
+def test_different_seeds_give_different_matches():
+    rules = make_rules("classic")
+    a = simulate(rules, LINEUP, 200, seed=1)
+    b = simulate(rules, LINEUP, 200, seed=2)
+    assert not np.array_equal(a.totals, b.totals)

@@ -1,0 +1,186 @@
+"""The four built-ins decide exactly as defined, and misbehaving strategies are reported."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nines_sim.cards import SUIT_NAMES, parse_card
+from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
+from nines_sim.registry import builtin_classes, make_lineup
+from nines_sim.rules import make_rules
+from nines_sim.strategy import PAIR_OF_NINES, Strategy
+from tests.scenario import setup
+
+N = 4000
+C2 = make_rules("classic", players=2)
+
+
+class Recorder(Strategy):
+    """Wraps a strategy and keeps every answer."""
+
+    def __init__(self, inner: Strategy):
+        self.inner, self.name = inner, inner.name
+        self.plays: list[np.ndarray] = []
+        self.declares: list[np.ndarray] = []
+
+    def play(self, obs):
+        r = self.inner.play(obs)
+        self.plays.append(np.asarray(r))
+        return r
+
+    def declare(self, obs):
+        r = self.inner.declare(obs)
+        self.declares.append(np.asarray(r))
+        return r
+
+    def play_drawn(self, obs, card):
+        return self.inner.play_drawn(obs, card)
+
+
+def first_decisions(name: str, hand: str, top: str, rules=C2, active: str | None = None):
+    rec = Recorder(make_lineup([name])[0])
+    e = setup(
+        rules,
+        [rec] + make_lineup(["random"] * (rules.players - 1)),
+        {0: hand, **{p: "3C" for p in range(1, rules.players)}},
+        top=top,
+        active=active,
+        copies=N,
+        trace=False,
+    )
+    rec.plays.clear()
+    rec.declares.clear()  # the real deal inside setup may have asked for a D6 declaration
+    e.advance()
+    return rec.plays[0], (rec.declares[0] if rec.declares else None)
+
+
+def assert_uniform(values: np.ndarray, options: list[int]) -> None:
+    """Each option's count within 4 standard errors of n/k; nothing else chosen."""
+    n, k = len(values), len(options)
+    assert set(np.unique(values).tolist()) <= set(options)
+    se = math.sqrt(n * (1 / k) * (1 - 1 / k))
+    for o in options:
+        assert abs(int((values == o).sum()) - n / k) < 4 * se, (o, int((values == o).sum()))
+
+
+def f(names: str) -> list[int]:
+    return [parse_card(x) for x in names.split()]
+
+
+def test_random_plays_each_legal_card_uniformly_and_declares_uniformly():
+    plays, declares = first_decisions("random", "2H 7C 9S KD", "7H")
+    assert_uniform(plays, f("2H 7C 9S"))
+    nine = plays == parse_card("9S")
+    assert_uniform(declares, [0, 1, 2, 3])
+    assert len(declares) == int(nine.sum())
+
+
+def test_V4_random_counts_the_pair_as_one_more_move_and_physical_copies():
+    rules = make_rules("double-nines", players=2)
+    plays, _ = first_decisions("random", "9S 9H 2C 2C KD", "7C", rules=rules)
+    # legal: 2C twice (two physical cards), 9H, 9S, and the pair: five moves
+    counts = {m: int((plays == m).sum()) for m in (parse_card("2C"), parse_card("9H"), parse_card("9S"), PAIR_OF_NINES)}
+    se = math.sqrt(N * 0.2 * 0.8)
+    assert abs(counts[parse_card("2C")] - 2 * N / 5) < 4 * math.sqrt(N * 0.4 * 0.6)
+    for m in (parse_card("9H"), parse_card("9S"), PAIR_OF_NINES):
+        assert abs(counts[m] - N / 5) < 4 * se
+
+
+@pytest.mark.parametrize("name", ["hold-nines", "dump-faces", "suit-majority"])
+def test_V4_only_random_plays_the_pair(name):
+    rules = make_rules("double-nines", players=2)
+    plays, _ = first_decisions(name, "9S 9H KD", "7C", rules=rules)
+    assert not (plays == PAIR_OF_NINES).any()
+
+
+def test_hold_nines_plays_naturals_uniformly_and_a_nine_only_when_forced():
+    plays, _ = first_decisions("hold-nines", "2H 7C 9S KD", "7H")
+    assert_uniform(plays, f("2H 7C"))
+    plays, declares = first_decisions("hold-nines", "9S 9D KD", "7H")
+    assert_uniform(plays, f("9D 9S"))
+    assert_uniform(declares, [0, 1, 2, 3])
+
+
+def test_dump_faces_plays_the_dearest_legal_natural():
+    plays, _ = first_decisions("dump-faces", "2H KH 7C 9S AD", "7H")
+    assert (plays == parse_card("KH")).all()
+    plays, _ = first_decisions("dump-faces", "QH KH 10H 9S 8H", "7H")
+    assert_uniform(plays, f("10H QH KH"))  # 10, J, Q, K all cost 10: ties uniform
+    plays, _ = first_decisions("dump-faces", "AH 9S 3C", "7H")
+    assert (plays == parse_card("AH")).all()
+    plays, _ = first_decisions("dump-faces", "9S 3C", "7H")
+    assert (plays == parse_card("9S")).all()
+
+
+def test_suit_majority_declares_its_longest_natural_suit_after_the_nine_left():
+    plays, declares = first_decisions("suit-majority", "9S 2C 3C 4D", "7H")
+    assert (plays == parse_card("9S")).all()
+    assert (declares == SUIT_NAMES.index("C")).all()
+    _, declares = first_decisions("suit-majority", "9S 2C 4D", "7H")
+    assert_uniform(declares, [0, 1])  # tie between clubs and diamonds
+    _, declares = first_decisions("suit-majority", "9S 9D", "7H")
+    keep = declares is not None
+    assert keep
+    # after the 9 left, only another 9 remains: no natural, so uniform over four
+    assert_uniform(declares, [0, 1, 2, 3])
+
+
+def test_builtins_always_play_a_legal_drawn_card():
+    for name in builtin_classes():
+        e = setup(
+            C2, make_lineup([name, "random"]), {0: "KC 2D", 1: "3C"}, top="5H", stock="6H", copies=50, trace=False
+        )
+        e.advance()
+        assert (e.top == parse_card("6H")).all(), name
+
+
+class Cheater(Strategy):
+    name = "cheater"
+
+    def play(self, obs):
+        return np.full(obs.n, parse_card("KS"))
+
+    def declare(self, obs):
+        return np.zeros(obs.n, dtype=np.int64)
+
+
+class Crasher(Strategy):
+    name = "crasher"
+
+    def play(self, obs):
+        raise ZeroDivisionError("oops")
+
+    def declare(self, obs):
+        return np.zeros(obs.n, dtype=np.int64)
+
+
+class BadSuit(Strategy):
+    name = "bad-suit"
+
+    def play(self, obs):
+        return make_lineup(["random"])[0].play(obs)
+
+    def declare(self, obs):
+        return np.full(obs.n, 7)
+
+
+@pytest.mark.parametrize(
+    "cls,err,what",
+    [
+        (Cheater, IllegalMoveError, "not a legal play"),
+        (Crasher, StrategyError, "ZeroDivisionError"),
+        (BadSuit, IllegalMoveError, "suit outside"),
+    ],
+)
+def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, err, what):
+    rules = make_rules("classic")
+    e = BatchEngine(rules, [cls()] + make_lineup(["random"] * 3), seed=99, start=10, n_matches=40, batch_size=16)
+    with pytest.raises(err) as info:
+        e.run()
+    msg = str(info.value)
+    assert cls.name in msg and "seed 99" in msg and "nines replay --seed 99 --match" in msg and what in msg
+    m = int(msg.split("in match ")[1].split()[0])
+    assert 10 <= m < 50
