@@ -18,6 +18,10 @@ State layout (``B`` games, ``P`` seats, ``D`` decks)
 ``dirbit``        int64 (B,)     0 clockwise, 1 counter-clockwise (V3)
 ``seats_mask``    int64 (B,)     bit per seat dealt into this hand (a tie-break hand has fewer, S4)
 
+Readings where RULES.md is silent: a hand stopped on a turn (going out, a
+block, the turn cap) applies no power of the card played on that turn (V3,
+V4); the declaration of a 9 is asked for even when it is the last card.
+
 Randomness comes only from :mod:`nines_sim.rng` keyed by (seed, match, hand,
 counters), which makes a match's play independent of the batch it is in.
 """

@@ -1,0 +1,517 @@
+"""The batch engine agrees, move for move, with the plain-Python reference player.
+
+``tests/reference.py`` replays whole matches one card at a time from RULES.md and the
+engine's documented conventions (random keys, deal order, reshuffle order, event
+format), without numpy and without the engine's code.  Each test here plays the same
+matches of one seed through ``nines_sim.engine.BatchEngine`` (traced, in batches of 37)
+and through the reference, with the deterministic strategies of
+``tests/det_strategies.py`` and their twins in the reference, and compares per match:
+the full event list, the final totals, the win shares, the regular hands and the
+tie-break hands.  On a mismatch the failure names the rules, lineup, seed and match and
+shows the first differing event with its context.
+
+Coverage: every preset x 2..6 players x {mixed, all det-lowest} lineups, plus rule
+combinations chosen to reach the rare paths (passes, reshuffles of a crowded deck,
+blocked and capped hands, a block on the cap turn, tie-break hands several deep,
+shared wins); ``test_suite_reaches_rare_paths`` checks that they were reached.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from functools import cache
+
+import numpy as np
+import pytest
+
+from nines_sim.engine import BatchEngine
+from nines_sim.rules import PRESETS, RulesError, make_rules
+from tests.det_strategies import HighestPair, Lowest
+from tests.reference import play_match
+
+LOW, HIGH = "det-lowest", "det-highest-pair"
+BATCH = 37
+
+# ------------------------------------------------------------------ configurations
+# (preset spec, overrides as a tuple of pairs, players, lineup kind, seed, matches)
+MATCHES_PER_PRESET = 20
+
+
+def _lineup(kind: str, players: int) -> list[str]:
+    if kind == "mixed":
+        return [LOW if s % 2 == 0 else HIGH for s in range(players)]
+    if kind == "mixed-hp-first":
+        return [HIGH if s % 2 == 0 else LOW for s in range(players)]
+    if kind == "lowest":
+        return [LOW] * players
+    if kind == "highest":
+        return [HIGH] * players
+    raise ValueError(kind)
+
+
+def _seed(*parts: object) -> int:
+    """A fixed seed per configuration (spread over the 64-bit range)."""
+    text = "|".join(map(str, parts)).encode()
+    return (zlib.crc32(text) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
+
+
+def _rules_or_none(spec: str, players: int, overrides: tuple):
+    try:
+        return make_rules(spec, players=players, **dict(overrides))
+    except RulesError:
+        return None
+
+
+def _preset_cases(preset: str) -> list:
+    cases = []
+    for players in range(2, 7):
+        for kind in ("mixed", "lowest"):
+            if _rules_or_none(preset, players, ()) is None:
+                continue  # a combination make_rules rejects
+            cases.append(
+                pytest.param(
+                    preset,
+                    (),
+                    players,
+                    kind,
+                    _seed(preset, players, kind),
+                    MATCHES_PER_PRESET,
+                    id=f"{preset}-{players}p-{kind}",
+                )
+            )
+    return cases
+
+
+def _combo_cases(spec: str, overrides: tuple, players_list, kinds, matches: int, tag: str) -> list:
+    cases = []
+    for players in players_list:
+        for kind in kinds:
+            if _rules_or_none(spec, players, overrides) is None:
+                continue
+            cases.append(
+                pytest.param(
+                    spec,
+                    overrides,
+                    players,
+                    kind,
+                    _seed(tag, spec, overrides, players, kind),
+                    matches,
+                    id=f"{tag}-{players}p-{kind}",
+                )
+            )
+    return cases
+
+
+# ------------------------------------------------------------------ running both sides
+def _norm(x):
+    """Engine trace values (numpy scalars, lists) -> plain Python tuples/ints/floats."""
+    if isinstance(x, (tuple, list)):
+        return tuple(_norm(y) for y in x)
+    if isinstance(x, np.ndarray):
+        return tuple(_norm(y) for y in x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+@cache
+def _run(spec: str, overrides: tuple, players: int, kind: str, seed: int, matches: int):
+    """Play ``matches`` matches on both sides; return (mismatch messages, reference results)."""
+    rules = make_rules(spec, players=players, **dict(overrides))
+    names = _lineup(kind, players)
+    lo, hp = Lowest(), HighestPair()  # one instance per strategy class
+    engine = BatchEngine(
+        rules, [lo if n == LOW else hp for n in names], seed, start=0, n_matches=matches, batch_size=BATCH, trace=True
+    )
+    res = engine.run()
+    problems: list[str] = []
+    refs = []
+    where = f"rules={spec!r} overrides={dict(overrides)} players={players} lineup={names} seed={seed}"
+    for m in range(matches):
+        ref = play_match(rules, names, seed, m)
+        refs.append(ref)
+        got = [_norm(ev) for ev in engine.trace.get(m, [])]
+        want = ref["events"]
+        if got != want:
+            i = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+            lines = [f"{where} match={m}: first differing event #{i} (engine {len(got)} events, reference {len(want)})"]
+            for j in range(max(0, i - 6), i + 3):
+                g = got[j] if j < len(got) else "<none>"
+                w = want[j] if j < len(want) else "<none>"
+                mark = ">>" if j == i else "  "
+                lines.append(f"{mark} #{j}: engine={g}\n{' ' * len(mark)}     refer.={w}")
+            problems.append("\n".join(lines))
+        summary_got = (
+            tuple(int(t) for t in res.totals[m]),
+            tuple(float(s) for s in res.win_share[m]),
+            int(res.hands[m]),
+            int(res.tiebreak_hands[m]),
+        )
+        summary_want = (ref["totals"], ref["shares"], ref["hands"], ref["tiebreak_hands"])
+        if summary_got != summary_want:
+            problems.append(
+                f"{where} match={m}: (totals, shares, hands, tiebreak_hands) "
+                f"engine={summary_got} reference={summary_want}"
+            )
+        if len(problems) >= 3:
+            break
+    return problems, refs
+
+
+def _check(spec, overrides, players, kind, seed, matches):
+    problems, refs = _run(spec, overrides, players, kind, seed, matches)
+    assert not problems, "engine and reference disagree:\n\n" + "\n\n".join(problems)
+    return refs
+
+
+# ------------------------------------------------------------------ presets x players x lineups
+COVERED_PRESETS: set[str] = set()
+
+
+def _presets(*names):
+    COVERED_PRESETS.update(names)
+    return [c for n in names for c in _preset_cases(n)]
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("classic"))
+def test_P1_C1_C2_D1_D7_T1_T4_T5_T7_S1_S2_S4_reference_agrees_classic(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("free-nines"))
+def test_P2_T7_S4_reference_agrees_free_nines(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("hard-nines"))
+def test_V1_C2_reference_agrees_hard_nines(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("draw-until-playable"))
+def test_V2_T5_reference_agrees_draw_until_playable(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("skip-reverse"))
+def test_V3_reference_agrees_skip_reverse(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("double-nines"))
+def test_V4_C1_T5_reference_agrees_double_nines(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("no-nine-out"))
+def test_V5_O1_reference_agrees_no_nine_out(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("no-stacking"))
+def test_V6_D6_reference_agrees_no_stacking(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize(
+    "spec,overrides,players,kind,seed,matches", _presets("fixed-hands-5", "fixed-hands-7", "fixed-hands-10")
+)
+def test_S3_V7_reference_agrees_fixed_hands(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+def test_every_preset_is_compared_with_the_reference():
+    assert COVERED_PRESETS == set(PRESETS), sorted(set(PRESETS) ^ COVERED_PRESETS)
+
+
+# ------------------------------------------------------------------ rule combinations
+ALL_P = range(2, 7)
+MIXED_AND_LOW = ("mixed", "lowest")
+
+COMBOS = {
+    # V1 + V5 (RULES.md: options combine, e.g. hard-nines with no-nine-out)
+    "nonineout_hard": _combo_cases("no-nine-out+hard-nines", (), ALL_P, MIXED_AND_LOW, 12, "v5v1"),
+    # V2 + V3 + V4 together
+    "dbl_skip_until": _combo_cases(
+        "double-nines+skip-reverse+draw-until-playable", (), ALL_P, ("mixed", "mixed-hp-first"), 12, "v2v3v4"
+    ),
+    # P2 with a low target: blocks by no-play circles and shared wins
+    "free_share": _combo_cases("free-nines", (("target", 30),), ALL_P, ("mixed", "highest"), 30, "p2share"),
+    # T8: a tiny turn cap, so that many hands are capped (also a tie-break hand capped)
+    "cap15": _combo_cases("classic", (("turn_cap", 15),), ALL_P, MIXED_AND_LOW, 16, "cap15")
+    + _combo_cases("double-nines+skip-reverse", (("turn_cap", 15), ("target", 30)), ALL_P, ("mixed",), 16, "cap15dsr"),
+    # S4 with target 30: more matches end in ties, so more tie-break hands
+    "target30": _combo_cases("classic", (("target", 30),), ALL_P, ("mixed", "mixed-hp-first"), 40, "t30"),
+    # S4 playoffs several deep: one regular hand of 2 cards each, capped after 2 turns, so the
+    # lowest totals tie often and blocked/capped tie-break hands tie again.
+    "playoff_deep": _combo_cases(
+        "classic",
+        (("fixed_hands", 1), ("turn_cap", 2), ("nine_penalty", 10), ("hand_sizes", (2, 2, 2, 2, 2))),
+        range(3, 7),
+        ("mixed", "lowest"),
+        150,
+        "deep",
+    )
+    + _combo_cases(
+        "no-stacking",
+        (("fixed_hands", 2), ("turn_cap", 1), ("nine_penalty", 10), ("hand_sizes", (1, 1, 1, 1, 1))),
+        ALL_P,
+        ("mixed",),
+        150,
+        "deep1",
+    ),
+    # T7 vs T8 on the same turn: a no-play circle of 2 or 3 turns with a cap of 2 or 3 turns
+    "block_at_cap": _combo_cases(
+        "free-nines",
+        (("turn_cap", 2), ("fixed_hands", 3), ("hand_sizes", (3, 3, 3, 3, 3))),
+        (2,),
+        ("mixed", "lowest"),
+        60,
+        "bc2",
+    )
+    + _combo_cases(
+        "free-nines",
+        (("turn_cap", 3), ("fixed_hands", 3), ("hand_sizes", (3, 3, 3, 3, 3))),
+        (3,),
+        ("mixed", "lowest"),
+        60,
+        "bc3",
+    ),
+    # T5/T6: nearly the whole deck dealt, so the stock runs out and is rebuilt all the time and
+    # players pass when nothing can be rebuilt.
+    "crowded": _combo_cases(
+        "draw-until-playable+no-stacking",
+        (("hand_sizes", (25, 16, 12, 5, 5)),),
+        (2, 3, 4),
+        ("mixed", "mixed-hp-first"),
+        12,
+        "crowd-v2",
+    )
+    + _combo_cases(
+        "no-stacking+no-nine-out", (("hand_sizes", (25, 17, 12, 5, 5)),), (2, 3, 4), ("mixed",), 12, "crowd-v5"
+    )
+    + _combo_cases(
+        "double-nines+skip-reverse",
+        (("hand_sizes", (50, 34, 25, 20, 17)), ("turn_cap", 400)),
+        ALL_P,
+        ("mixed",),
+        8,
+        "crowd-v4",
+    ),
+    # Passes under draw_rule "one" and a pair of 9s that goes out are rare with these strategies;
+    # these fixed seeds reach them (match 9 / 13 and match 20 respectively) with nearly the whole
+    # deck dealt (the most cards each that 1 or 2 decks allow).
+    "rare": [
+        pytest.param(
+            "skip-reverse",
+            (("hand_sizes", (25, 17, 12, 10, 8)), ("turn_cap", 300)),
+            3,
+            "lowest",
+            77,
+            25,
+            id="pass-one-v3-3p",
+        ),
+        pytest.param(
+            "no-stacking+skip-reverse",
+            (("hand_sizes", (25, 17, 12, 10, 8)), ("turn_cap", 300)),
+            5,
+            "mixed",
+            77,
+            25,
+            id="pass-one-v3v6-5p",
+        ),
+        pytest.param(
+            "double-nines+no-stacking",
+            (("hand_sizes", (51, 34, 25, 20, 17)), ("turn_cap", 300)),
+            6,
+            "highest",
+            77,
+            25,
+            id="pair-out-v4v6-6p",
+        ),
+    ],
+    # more pairings of options (RULES.md: options combine)
+    "more": _combo_cases("double-nines+no-nine-out+no-stacking", (), ALL_P, ("highest", "mixed"), 10, "v4v5v6")
+    + _combo_cases("free-nines+hard-nines+skip-reverse", (), ALL_P, ("mixed",), 10, "p2v1v3")
+    + _combo_cases("draw-until-playable+no-nine-out+fixed-hands-5", (), ALL_P, ("mixed-hp-first",), 10, "v2v5s3")
+    + _combo_cases("double-nines+free-nines+draw-until-playable", (("target", 50),), ALL_P, ("mixed",), 10, "v4p2v2"),
+    # the seed at the top of the 64-bit range (seed + GOLDEN wraps)
+    "top_seed": [
+        pytest.param("classic", (), 4, "mixed", (1 << 64) - 1, 20, id="seed-2**64-1"),
+        pytest.param("double-nines", (), 5, "mixed", (1 << 64) - 2, 20, id="seed-2**64-2"),
+    ],
+}
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["nonineout_hard"])
+def test_V1_V5_reference_agrees_no_nine_out_with_hard_nines(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["dbl_skip_until"])
+def test_V2_V3_V4_reference_agrees_double_nines_skip_reverse_draw_until_playable(
+    spec, overrides, players, kind, seed, matches
+):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["free_share"])
+def test_P2_T7_S4_reference_agrees_free_nines_shared_wins(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["cap15"])
+def test_T8_reference_agrees_turn_cap_15(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["target30"])
+def test_S2_S4_reference_agrees_target_30_tie_breaks(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["playoff_deep"])
+def test_S4_T8_reference_agrees_repeated_tie_break_hands(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["block_at_cap"])
+def test_T7_T8_reference_agrees_block_and_cap_on_one_turn(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["crowded"])
+def test_T5_T6_reference_agrees_crowded_deck_reshuffles_and_passes(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["rare"])
+def test_T6_V4_reference_agrees_rare_passes_and_pair_going_out(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["more"])
+def test_V1_V2_V3_V4_V5_V6_P2_S3_reference_agrees_more_option_combinations(
+    spec, overrides, players, kind, seed, matches
+):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["top_seed"])
+def test_D2_D5_reference_agrees_at_the_top_of_the_seed_range(spec, overrides, players, kind, seed, matches):
+    _check(spec, overrides, players, kind, seed, matches)
+
+
+# ------------------------------------------------------------------ the suite is not vacuous
+def _all_cases():
+    out = []
+    for name in sorted(COVERED_PRESETS):
+        out += _preset_cases(name)
+    for cases in COMBOS.values():
+        out += cases
+    return [c.values for c in out]
+
+
+def _features(rules_spec_overrides, refs) -> Counter:
+    """Count the rare paths one configuration's reference matches went through."""
+    spec, overrides, players = rules_spec_overrides
+    rules = make_rules(spec, players=players, **dict(overrides))
+    f: Counter = Counter()
+    for ref in refs:
+        ev = ref["events"]
+        f["matches"] += 1
+        f["tiebreak_hands"] += ref["tiebreak_hands"]
+        if ref["tiebreak_hands"] >= 2:
+            f["tiebreak_repeated"] += 1
+        if any(0 < s < 1 for s in ref["shares"]):
+            f["shared_win"] += 1
+        turns = 0  # turns of the current hand (counted exactly for draw_rule "one")
+        for i, e in enumerate(ev):
+            kind = e[0]
+            f[kind] += 1
+            if kind == "deal":
+                turns = 0
+            elif kind in ("draw", "pass", "pair") or (
+                kind == "play" and not (ev[i - 1][0] == "draw" and ev[i - 1][1:3] == e[1:3])
+            ):
+                turns += 1
+            if kind == "end" and e[1] == -1 and rules.draw_rule == "one" and turns == rules.turn_cap:
+                f["blocked_on_cap_turn"] += 1
+            if kind == "end":
+                f["hands"] += 1
+                f[{-1: "blocked", -2: "capped"}.get(e[1], "went_out")] += 1
+                prev = ev[i - 1]
+                if e[1] >= 0 and prev[0] == "play" and prev[2] % 13 == 8:
+                    f["out_with_nine"] += 1
+                if e[1] >= 0 and prev[0] == "pair":
+                    f["out_with_pair"] += 1
+                if e[1] == -2 and (
+                    prev[0] == "pair" or (rules.skip_reverse and prev[0] == "play" and prev[2] % 13 in (0, 10, 11))
+                ):
+                    f["power_card_on_cap_turn"] += 1
+                if e[1] == -1 and rules.block_rule == "pass-circle":
+                    f["blocked_pass_circle"] += 1
+            if kind == "pass":
+                f["pass_" + rules.draw_rule] += 1
+            if kind == "reshuffle" and rules.decks == 2:
+                f["reshuffle_two_decks"] += 1
+            if kind == "skip":
+                j, drawn = i - 1, 0
+                while ev[j][0] in ("penalty_draw", "reshuffle"):
+                    drawn += ev[j][0] == "penalty_draw"
+                    j -= 1
+                if ev[j][0] == "play" and ev[j][2] % 13 == 0 and drawn < 2:
+                    f["short_penalty_draw"] += 1
+            if kind == "play" and e[3] >= 0 and rules.decks == 1:
+                f["nine_played"] += 1
+            if (
+                kind == "skip"
+                and ev[i - 1][0] == "play"
+                and ev[i - 1][2] % 13 == 11
+                and sum(1 for h in ev_deal_hands(ev, i) if h) == 2
+            ):
+                f["queen_two_players"] += 1
+    return f
+
+
+def ev_deal_hands(ev, i):
+    """The hands of the last deal event at or before index ``i``."""
+    for j in range(i, -1, -1):
+        if ev[j][0] == "deal":
+            return ev[j][3]
+    return ()
+
+
+def test_suite_reaches_rare_paths():
+    """Every rare path of the rules appears somewhere in the compared matches (reference side)."""
+    total: Counter = Counter()
+    for spec, overrides, players, kind, seed, matches in _all_cases():
+        _problems, refs = _run(spec, overrides, players, kind, seed, matches)
+        total += _features((spec, overrides, players), refs)
+    print("\nreference-agreement coverage:", dict(sorted(total.items())))
+    assert total["hands"] >= 5000
+    for feature in (
+        "declare",
+        "draw",
+        "reshuffle",
+        "reshuffle_two_decks",
+        "pass_one",
+        "pass_until-playable",
+        "pair",
+        "skip",
+        "penalty_draw",
+        "short_penalty_draw",
+        "queen_two_players",
+        "blocked",
+        "capped",
+        "blocked_on_cap_turn",
+        "power_card_on_cap_turn",
+        "went_out",
+        "out_with_nine",
+        "out_with_pair",
+        "tiebreak_hands",
+        "tiebreak_repeated",
+        "shared_win",
+    ):
+        assert total[feature] > 0, f"no compared match reached {feature!r}: {dict(total)}"
