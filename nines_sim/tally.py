@@ -1,0 +1,190 @@
+"""Mergeable accumulators of match and hand results.
+
+A :class:`Tally` holds only counts and sums (integers), so tallies of chunks
+merge by addition in any order to the same bytes: the numbers of a run do not
+depend on how it was cut into chunks, batches or worker processes, and memory
+stays flat however many matches are played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from nines_sim.results import BLOCKED, CAPPED, MatchResults
+
+#: Win shares are 1, 0 or 1/k with k <= 6 tied players; counted in 60ths they are whole numbers.
+SHARE_UNIT = 60
+
+
+def _add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n = max(a.shape[-1], b.shape[-1])
+    out = np.zeros(a.shape[:-1] + (n,), dtype=np.int64)
+    out[..., : a.shape[-1]] += a
+    out[..., : b.shape[-1]] += b
+    return out
+
+
+def _hist_rows(values: np.ndarray) -> np.ndarray:
+    """Per-column bincounts of a (n, P) int array: shape (P, max+1)."""
+    n_bins = int(values.max(initial=0)) + 1
+    return np.stack([np.bincount(values[:, p], minlength=n_bins) for p in range(values.shape[1])]).astype(np.int64)
+
+
+@dataclass
+class Tally:
+    """Counts and sums over matches of one lineup and rule set.
+
+    Attributes (``P`` seats)
+    ----------
+    players : int
+    matches : int
+    wins60 : numpy.ndarray
+        int64, (P,): win shares summed, in 60ths.
+    share_xprod : numpy.ndarray
+        int64, (P, P): sums of products of per-match win shares, in 3600ths
+        (for the variances of paired differences).
+    total_sum, total_sq : numpy.ndarray
+        int64, (P,): sums of final totals and of their squares, points.
+    total_hist : numpy.ndarray
+        int64, (P, T): counts of each final total, points 0..T-1.
+    hands, turns, drawn, reshuffles, nine_starters, blocked, capped, tiebreak_hands : int
+        Regular hands and their sums (tie-break hands are only counted).
+    go_outs : numpy.ndarray
+        int64, (P,): regular hands each seat went out in.
+    go_outs_from_dealer : numpy.ndarray
+        int64, (P,): regular hands won by going out, by seat offset from the
+        dealer (1 = the dealer's left, P-1 ..., 0 = the dealer).
+    penalty_sum : numpy.ndarray
+        int64, (P,): hand penalties summed, points.
+    penalty_hist : numpy.ndarray
+        int64, (P, H): counts of each hand penalty, points 0..H-1.
+    """
+
+    players: int
+    matches: int = 0
+    wins60: np.ndarray = field(default=None)  # type: ignore[assignment]
+    share_xprod: np.ndarray = field(default=None)  # type: ignore[assignment]
+    total_sum: np.ndarray = field(default=None)  # type: ignore[assignment]
+    total_sq: np.ndarray = field(default=None)  # type: ignore[assignment]
+    total_hist: np.ndarray = field(default=None)  # type: ignore[assignment]
+    hands: int = 0
+    turns: int = 0
+    drawn: int = 0
+    reshuffles: int = 0
+    nine_starters: int = 0
+    blocked: int = 0
+    capped: int = 0
+    tiebreak_hands: int = 0
+    go_outs: np.ndarray = field(default=None)  # type: ignore[assignment]
+    go_outs_from_dealer: np.ndarray = field(default=None)  # type: ignore[assignment]
+    penalty_sum: np.ndarray = field(default=None)  # type: ignore[assignment]
+    penalty_hist: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        P = self.players
+        for name, shape in (("wins60", (P,)), ("share_xprod", (P, P)), ("total_sum", (P,)), ("total_sq", (P,)),
+                            ("total_hist", (P, 1)), ("go_outs", (P,)), ("go_outs_from_dealer", (P,)),
+                            ("penalty_sum", (P,)), ("penalty_hist", (P, 1))):  # fmt: skip
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros(shape, dtype=np.int64))
+
+    @classmethod
+    def from_results(cls, res: MatchResults) -> Tally:
+        """Tally one block of results."""
+        P = res.totals.shape[1]
+        s = np.rint(res.win_share * SHARE_UNIT).astype(np.int64)
+        hr = res.hand_records
+        out_seat = hr.outcome[hr.outcome >= 0]
+        out_dealer = hr.dealer[hr.outcome >= 0]
+        return cls(
+            players=P,
+            matches=res.n_matches,
+            wins60=s.sum(axis=0),
+            share_xprod=s.T @ s,
+            total_sum=res.totals.sum(axis=0),
+            total_sq=(res.totals**2).sum(axis=0),
+            total_hist=_hist_rows(res.totals),
+            hands=len(hr),
+            turns=int(hr.turns.sum()),
+            drawn=int(hr.drawn.sum()),
+            reshuffles=int(hr.reshuffles.sum()),
+            nine_starters=int(hr.nine_starter.sum()),
+            blocked=int((hr.outcome == BLOCKED).sum()),
+            capped=int((hr.outcome == CAPPED).sum()),
+            tiebreak_hands=int(res.tiebreak_hands.sum()),
+            go_outs=np.bincount(out_seat, minlength=P).astype(np.int64),
+            go_outs_from_dealer=np.bincount((out_seat - out_dealer) % P, minlength=P).astype(np.int64),
+            penalty_sum=hr.penalty.sum(axis=0),
+            penalty_hist=_hist_rows(hr.penalty),
+        )
+
+    def __add__(self, other: Tally) -> Tally:
+        if other.players != self.players:
+            raise ValueError("cannot merge tallies of different table sizes")
+        kw = {}
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if f.name == "players":
+                kw[f.name] = a
+            elif f.name.endswith("_hist"):
+                kw[f.name] = _add_hist(a, b)
+            else:
+                kw[f.name] = a + b
+        return Tally(**kw)
+
+
+@dataclass
+class SeatStats:
+    """One seat's (or one strategy's merged seats') share of tallies.
+
+    Attributes are the per-seat columns of :class:`Tally`, as scalars and 1-d histograms;
+    ``share_sq`` is the sum of squared win shares in 3600ths.
+    """
+
+    matches: int = 0
+    hands: int = 0
+    wins60: int = 0
+    share_sq: int = 0
+    total_sum: int = 0
+    total_sq: int = 0
+    go_outs: int = 0
+    penalty_sum: int = 0
+    total_hist: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    penalty_hist: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+
+    @classmethod
+    def of(cls, t: Tally, seat: int) -> SeatStats:
+        return cls(
+            matches=t.matches, hands=t.hands, wins60=int(t.wins60[seat]), share_sq=int(t.share_xprod[seat, seat]),
+            total_sum=int(t.total_sum[seat]), total_sq=int(t.total_sq[seat]), go_outs=int(t.go_outs[seat]),
+            penalty_sum=int(t.penalty_sum[seat]), total_hist=t.total_hist[seat].copy(),
+            penalty_hist=t.penalty_hist[seat].copy(),
+        )  # fmt: skip
+
+    def __add__(self, o: SeatStats) -> SeatStats:
+        return SeatStats(
+            self.matches + o.matches, self.hands + o.hands, self.wins60 + o.wins60, self.share_sq + o.share_sq,
+            self.total_sum + o.total_sum, self.total_sq + o.total_sq, self.go_outs + o.go_outs,
+            self.penalty_sum + o.penalty_sum, _add_hist(self.total_hist, o.total_hist),
+            _add_hist(self.penalty_hist, o.penalty_hist),
+        )  # fmt: skip
+
+    @property
+    def wins(self) -> float:
+        return self.wins60 / SHARE_UNIT
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.matches if self.matches else float("nan")
+
+    @property
+    def share_se(self) -> float:
+        """Standard error of the win rate from the per-match shares."""
+        n = self.matches
+        if n < 2:
+            return float("nan")
+        mean = self.win_rate
+        var = self.share_sq / SHARE_UNIT**2 / n - mean * mean
+        return float(np.sqrt(max(var, 0.0) * n / (n - 1) / n))
