@@ -29,6 +29,7 @@ counters), which makes a match's play independent of the batch it is in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 import numpy as np
 
@@ -131,6 +132,10 @@ def penalty_points(words: list[np.ndarray], nine_penalty: int) -> np.ndarray:
     return total
 
 
+def _select(h: HandRecords, mask: np.ndarray) -> HandRecords:
+    return HandRecords(**{f.name: getattr(h, f.name)[mask] for f in fields(HandRecords)})
+
+
 class BatchEngine:
     """Plays the matches ``start .. start + n_matches - 1`` of one seed in lockstep batches.
 
@@ -203,11 +208,8 @@ class BatchEngine:
         self._next_match = start
         B = int(min(batch_size, max(n_matches, 1)))
         self._alloc(B)
-        self._out_totals = np.zeros((n_matches, self.P), dtype=np.int64)
-        self._out_share = np.zeros((n_matches, self.P), dtype=np.float64)
-        self._out_hands = np.zeros(n_matches, dtype=np.int64)
-        self._out_tb = np.zeros(n_matches, dtype=np.int64)
-        self._out_first = np.zeros(n_matches, dtype=np.int64)
+        # finished matches and regular hands, in blocks, until results() or harvest() takes them
+        self._match_parts: list[MatchResults] = []
         self._hand_parts: list[HandRecords] = []
         self.matches_done = 0
         self.turns_done = 0
@@ -750,12 +752,13 @@ class BatchEngine:
             f = np.concatenate(finish_idx)
             if f.size:
                 share = np.concatenate(finish_share)
-                pos = self.match[f] - self.start
-                self._out_totals[pos] = self.totals[f]
-                self._out_share[pos] = share
-                self._out_hands[pos] = self.hands_played[f]
-                self._out_tb[pos] = self.tb_hands[f]
-                self._out_first[pos] = self.first_dealer[f]
+                self._match_parts.append(
+                    MatchResults(
+                        seed=self.seed, match=self.match[f].copy(), totals=self.totals[f].copy(), win_share=share,
+                        hands=self.hands_played[f].copy(), tiebreak_hands=self.tb_hands[f].copy(),
+                        first_dealer=self.first_dealer[f].copy(), hand_records=HandRecords.concat([], self.P),
+                    )
+                )  # fmt: skip
                 self.matches_done += f.size
                 if self.trace is not None:
                     for j, b in enumerate(f.tolist()):
@@ -822,17 +825,33 @@ class BatchEngine:
         return outcome
 
     def results(self) -> MatchResults:
-        """The finished matches' results (all of them after :meth:`run`)."""
-        return MatchResults(
-            seed=self.seed,
-            match=np.arange(self.start, self.start + self.n_matches, dtype=np.int64),
-            totals=self._out_totals,
-            win_share=self._out_share,
-            hands=self._out_hands,
-            tiebreak_hands=self._out_tb,
-            first_dealer=self._out_first,
-            hand_records=HandRecords.concat(self._hand_parts, self.P),
-        )
+        """Results of the matches finished so far and not yet harvested, ordered by match index.
+
+        Its ``hand_records`` also hold the regular hands of matches still in play.
+        """
+        return self._collect(keep_unfinished_hands=True)
+
+    def harvest(self) -> MatchResults:
+        """Take the matches finished since the last harvest, with their hands, out of the engine.
+
+        Keeps memory flat on long runs: the caller tallies what it takes.
+        """
+        return self._collect(keep_unfinished_hands=False)
+
+    def _collect(self, keep_unfinished_hands: bool) -> MatchResults:
+        hands = HandRecords.concat(self._hand_parts, self.P)
+        if self._match_parts:
+            done = MatchResults.concat(self._match_parts)
+        else:
+            z = np.zeros(0, dtype=np.int64)
+            zp = np.zeros((0, self.P), dtype=np.int64)
+            done = MatchResults(self.seed, z, zp, zp.astype(np.float64), z, z, z, hands)
+        finished = np.isin(hands.match, done.match)
+        done.hand_records = hands if keep_unfinished_hands else _select(hands, finished)
+        if not keep_unfinished_hands:
+            self._match_parts = []
+            self._hand_parts = [_select(hands, ~finished)] if (~finished).any() else []
+        return done
 
     # ------------------------------------------------------------ inspection
     def card_counts(self) -> np.ndarray:

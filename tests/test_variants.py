@@ -63,8 +63,8 @@ def test_V1_hard_nines_scoring_a_hand_holding_every_other_card():
     # 404 minus the 3C and the 7C starter; every 9 costs 25
     assert ("end", 0, (0, 404 - 3 - 7)) in ev
     assert ev[-1] == ("match_end", (0, 394), (1.0, 0.0))
-    assert e._out_totals[0].tolist() == [0, 394]
-    assert e._out_share[0].tolist() == [1.0, 0.0]
+    assert e.results().totals[0].tolist() == [0, 394]
+    assert e.results().win_share[0].tolist() == [1.0, 0.0]
 
 
 @pytest.mark.parametrize(("preset", "points"), [("hard-nines", 25), ("classic", 15)])
