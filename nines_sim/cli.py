@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from nines_sim import __version__
-from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules
+from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
 
 app = typer.Typer(
     help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
@@ -86,6 +88,225 @@ def strategies_cmd() -> None:
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
         typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+
+
+class Format(StrEnum):
+    table = "table"
+    round_robin = "round-robin"
+    field = "field"
+
+
+StrategiesArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class. "
+        "Default: random hold-nines dump-faces suit-majority.",
+        show_default=False,
+    ),
+]
+PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")]
+RulesOpt = Annotated[str, typer.Option("--rules", help="Rules preset; combine with '+' (see 'nines rules').")]
+RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
+
+
+def build_rules(preset: str, overrides: list[str] | None, players: int | None = None) -> Rules:
+    """Rules from CLI options; a usage error (exit 2) on bad input."""
+    try:
+        extra = parse_overrides(overrides or [])
+        if players is not None:
+            extra.setdefault("players", players)
+        return make_rules(preset, **extra)
+    except RulesError as exc:
+        raise usage_error(str(exc)) from None
+
+
+@app.command()
+def tournament(
+    strategies: StrategiesArg = None,
+    players: PlayersOpt = None,
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per game.")] = 100_000,
+    seed: SeedOpt = 0,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            help="table: one table in the given seat order; "
+            "round-robin: every pair heads-up; field: each strategy against P-1 baselines.",
+        ),
+    ] = Format.table,
+    baseline: Annotated[str, typer.Option("--baseline", help="The field's opponents (format field).")] = "random",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            help="Worker processes (default: CPU count). The numbers are identical for any value.",
+        ),
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
+    out: Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
+    no_charts: Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")] = False,
+    save_matches: Annotated[
+        bool, typer.Option("--save-matches", help="Also write matches.csv.gz, one row per match.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+) -> None:
+    """Run a strategy tournament and write CSVs, charts and a report under reports/.
+
+    With no arguments: the four built-ins at a 4-seat table, classic rules,
+    100,000 matches, seed 0. Ctrl-C stops cleanly: what finished is written and
+    the report is marked partial.
+    """
+    from tqdm import tqdm
+
+    from nines_sim.output import OutputExists, default_run_dir, manifest, prepare_dir, write_manifest, write_tables
+    from nines_sim.registry import StrategyNotFound
+    from nines_sim.simulate import cpu_count
+    from nines_sim.tournament import TournamentError, plan_tournament, run_plan, summary_frame, terminal_table
+
+    names = list(strategies or [])
+    base_rules = build_rules(rules, rule)
+    if fmt == Format.table and players is None and names and len(names) != base_rules.players:
+        players = len(names)  # the lineup decides the table size unless --players says otherwise
+    try:
+        plan = plan_tournament(fmt.value, names, base_rules, players=players, baseline=baseline)
+    except (TournamentError, StrategyNotFound, RulesError) as exc:
+        raise usage_error(str(exc)) from None
+    n_workers = workers or cpu_count()
+    run_dir = out or default_run_dir("tournament")
+    try:
+        prepare_dir(run_dir, force)
+    except OutputExists as exc:
+        raise usage_error(str(exc)) from None
+
+    total = matches * len(plan.games)
+    with tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar:
+        outcome = _run_or_explain(
+            lambda: run_plan(
+                plan,
+                matches,
+                seed,
+                workers=n_workers,
+                batch_size=batch_size,
+                save_matches=save_matches,
+                on_progress=bar.update,
+            )
+        )
+    command = canonical_command(
+        "tournament",
+        plan.strategies,
+        {
+            "--format": fmt.value,
+            "--players": plan.games[0].rules.players,
+            "--matches": matches,
+            "--seed": seed,
+            "--rules": rules,
+            "--baseline": baseline if fmt == Format.field else None,
+        },
+        rule,
+    )
+    write_tables(run_dir, plan, outcome)
+    write_manifest(run_dir, manifest(command, plan, outcome, seed, matches, n_workers, batch_size))
+    _charts_and_report(run_dir, no_charts)
+    if not quiet:
+        typer.echo(terminal_table(summary_frame(plan, outcome), plan))
+    rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
+    status = "PARTIAL (interrupted): " if outcome.partial else ""
+    typer.echo(
+        f"{status}{outcome.total_matches:,} matches in {outcome.wall_seconds:.1f} s ({rate:,.0f} matches/s, "
+        f"{n_workers} worker(s)); results in {run_dir}"
+    )
+    if outcome.partial:
+        raise typer.Exit(code=130)
+
+
+def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
+    from nines_sim.engine import IllegalMoveError, StrategyError
+
+    try:
+        return fn()
+    except (IllegalMoveError, StrategyError) as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+
+
+def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
+    from nines_sim.report import write_report
+
+    if not no_charts:
+        from nines_sim.charts import save_all
+
+        save_all(run_dir)
+    write_report(run_dir)
+
+
+def canonical_command(cmd: str, strategies: list[str], options: dict, rule: list[str] | None) -> str:
+    """The command line that reproduces a run (workers and batch size do not change the numbers)."""
+    parts = ["nines", cmd, *strategies]
+    for k, v in options.items():
+        if v is not None:
+            parts += [k, str(v)]
+    for r in rule or []:
+        parts += ["--rule", r]
+    return " ".join(parts)
+
+
+@app.command()
+def replay(
+    strategies: StrategiesArg = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")] = 0,
+    match: Annotated[int, typer.Option("--match", "-m", min=0, help="Index of the match to replay.")] = 0,
+    players: PlayersOpt = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+) -> None:
+    """Replay one match turn by turn: deals, moves, draws, declarations, scores.
+
+    Give the lineup as it was seated: for a table, the tournament's strategies;
+    for a round-robin game, its two strategies; for a field game, the strategy
+    then the baseline copies. The numbers are those of that match in any run
+    with the same seed.
+    """
+    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.replay import describe
+    from nines_sim.replay import replay as play_one
+
+    names = list(strategies or [])
+    if not names:
+        from nines_sim.tournament import DEFAULT_LINEUP
+
+        names = list(DEFAULT_LINEUP)
+    if players is not None and players != len(names):
+        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
+    r = build_rules(rules, rule, players=len(names))
+    try:
+        make_lineup(names)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    events, res = _run_or_explain(lambda: play_one(r, names, seed, match))
+    typer.echo(
+        f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
+    )
+    for line in describe(events, names):
+        typer.echo(line)
+    typer.echo(
+        f"\nregular hands {int(res.hands[0])}, tie-break hands {int(res.tiebreak_hands[0])}, "
+        f"final totals {res.totals[0].tolist()}, win shares {res.win_share[0].tolist()}"
+    )
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'nines tournament'.")]) -> None:
+    """Redraw the charts and report.md of a run folder from its CSVs."""
+    if not (run_dir / "summary.csv").is_file() or not (run_dir / "manifest.json").is_file():
+        raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv and manifest.json)")
+    _charts_and_report(run_dir, no_charts=False)
+    typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
 
 
 @app.callback(invoke_without_command=True)

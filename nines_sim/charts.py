@@ -1,0 +1,628 @@
+"""Charts of a tournament run, drawn from the run folder's CSV files alone.
+
+The runner writes ``summary.csv``, ``score_distribution.csv``,
+``seat_go_out.csv``, ``hands.csv``, ``pairwise.csv``, ``manifest.json`` and,
+for a round robin, ``head_to_head.csv`` into one folder.  This module reads
+them back (``load_run``) so that charts can be redrawn later without the
+simulation, e.g. by ``nines report DIR``.
+
+Each chart has a data function, which turns CSV tables into the numbers
+plotted, and a plot function ``plot_x(data, ax=None) -> Figure`` that only
+draws; ``save_all`` writes every chart the folder has data for.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+# Runs happen on servers and in CI without a display; choose the file-only backend before pyplot loads.
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.colors import TwoSlopeNorm  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+#: z of a two-sided 95% normal interval, used for the seat go-out intervals and the report's CIs.
+Z95 = 1.959963984540054
+
+#: File names of the charts, in the order the report shows them.
+CHART_FILES = ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png")
+
+#: Target number of bins of a score histogram: enough to show the shape, few enough to stay smooth.
+MAX_BINS = 50
+
+_DPI = 120
+
+
+# --------------------------------------------------------------------------- reading a run folder
+
+
+@dataclass
+class RunFolder:
+    """The tables of one run folder, as written by the tournament runner.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder.
+    manifest : dict
+        ``manifest.json``: command, seed, format, rules, lineup, matches, ...
+    summary : pandas.DataFrame
+        ``summary.csv``: one row per position (table) or strategy (round robin, field).
+    hands : pandas.DataFrame or None
+        ``hands.csv``: one row of hand statistics.
+    score_distribution : pandas.DataFrame or None
+        ``score_distribution.csv``: strategy, kind, points, count.
+    seat_go_out : pandas.DataFrame or None
+        ``seat_go_out.csv``: seat_from_dealer, hands, go_outs, go_out_rate.
+    pairwise : pandas.DataFrame or None
+        ``pairwise.csv``: one row per statistical comparison.
+    head_to_head : pandas.DataFrame or None
+        ``head_to_head.csv`` (round robin only).
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    summary: pd.DataFrame
+    hands: pd.DataFrame | None
+    score_distribution: pd.DataFrame | None
+    seat_go_out: pd.DataFrame | None
+    pairwise: pd.DataFrame | None
+    head_to_head: pd.DataFrame | None
+
+    @property
+    def format(self) -> str:
+        """``"table"``, ``"round-robin"`` or ``"field"``."""
+        return str(self.manifest.get("format", "table"))
+
+    @property
+    def players(self) -> int:
+        """Players at each table (from the manifest; a table run falls back to its number of seats)."""
+        p = self.manifest.get("players")
+        if p:
+            return int(p)
+        return 2 if self.format == "round-robin" else len(self.summary)
+
+
+def load_run(run_dir: Path | str) -> RunFolder:
+    """Read a run folder.
+
+    ``manifest.json`` and ``summary.csv`` are required; any other table that
+    is missing is ``None`` and its chart or report section is left out, so a
+    folder with a file deleted still renders what it can.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by the tournament runner.
+
+    Returns
+    -------
+    RunFolder
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder, ``manifest.json`` or ``summary.csv`` is missing.
+    """
+    run_dir = Path(run_dir)
+    for required in ("manifest.json", "summary.csv"):
+        if not (run_dir / required).is_file():
+            raise FileNotFoundError(f"{run_dir / required} not found; is {run_dir} a nines run folder?")
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+
+    def optional(name: str) -> pd.DataFrame | None:
+        p = run_dir / name
+        return pd.read_csv(p) if p.is_file() else None
+
+    # keep_default_na=False: a strategy could legitimately be called "NA" or "null".
+    summary = pd.read_csv(run_dir / "summary.csv", keep_default_na=False, na_values=[""])
+    summary["strategy"] = summary["strategy"].astype(str)
+    return RunFolder(
+        path=run_dir,
+        manifest=manifest,
+        summary=summary.sort_values("position", kind="stable").reset_index(drop=True),
+        hands=optional("hands.csv"),
+        score_distribution=optional("score_distribution.csv"),
+        seat_go_out=optional("seat_go_out.csv"),
+        pairwise=optional("pairwise.csv"),
+        head_to_head=optional("head_to_head.csv"),
+    )
+
+
+def entry_label(run_format: str, position: int, strategy: str) -> str:
+    """Label of a summary row as ``pairwise.csv`` writes it: ``"0:random"`` at a table, else the name.
+
+    At a table one strategy may sit in several seats, so the seat is part of the label.
+    """
+    return f"{position}:{strategy}" if run_format == "table" else strategy
+
+
+def readable_label(label: str) -> str:
+    """``"0:random"`` -> ``"random (seat 0)"``; a plain strategy name is returned unchanged."""
+    seat, sep, name = label.partition(":")
+    return f"{name} (seat {seat})" if sep and seat.isdigit() else label
+
+
+def reference_rate(run_format: str, players: int) -> float:
+    """Win rate of an entry with no edge: 0.5 heads-up in a round robin, else the fair share 1/P."""
+    return 0.5 if run_format == "round-robin" else 1.0 / players
+
+
+def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a binomial proportion.
+
+    Parameters
+    ----------
+    successes, trials : numpy.ndarray
+        float64, same shape: counts; ``trials == 0`` gives NaN bounds.
+    z : float
+        Normal quantile (1.96 for 95%).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        float64, same shape as the inputs.
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
+    return centre - half, centre + half
+
+
+# --------------------------------------------------------------------------- data functions
+
+
+@dataclass
+class WinRates:
+    """Win rate of each entry with its 95% interval.
+
+    Attributes
+    ----------
+    labels : list of str
+        Tick label per entry (seat and strategy at a table, else the strategy), in summary order.
+    rate, low, high : numpy.ndarray
+        float64, (n,): win rate and its 95% Wilson interval.
+    reference : float
+        Win rate with no edge (1/P, or 0.5 in a round robin).
+    reference_label : str
+        Legend text of the reference line.
+    entry_kind : str
+        ``"seat"`` or ``"strategy"``: what one entry is, for the axis label.
+    """
+
+    labels: list[str]
+    rate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    reference: float
+    reference_label: str
+    entry_kind: str
+
+
+def win_rate_data(summary: pd.DataFrame, run_format: str, players: int) -> WinRates:
+    """Win rates and intervals from ``summary.csv``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``summary.csv``, ordered by position.
+    run_format : str
+        ``"table"``, ``"round-robin"`` or ``"field"``.
+    players : int
+        Players at each table (P).
+
+    Returns
+    -------
+    WinRates
+    """
+    if run_format == "table":
+        labels = [f"seat {p}\n{s}" for p, s in zip(summary["position"], summary["strategy"])]
+    else:
+        labels = [str(s) for s in summary["strategy"]]
+    ref = reference_rate(run_format, players)
+    ref_label = "even heads-up (0.5)" if run_format == "round-robin" else f"fair share 1/{players} = {ref:.3g}"
+    return WinRates(
+        labels=labels,
+        rate=summary["win_rate"].to_numpy(dtype=np.float64),
+        low=summary["win_rate_low"].to_numpy(dtype=np.float64),
+        high=summary["win_rate_high"].to_numpy(dtype=np.float64),
+        reference=ref,
+        reference_label=ref_label,
+        entry_kind="seat" if run_format == "table" else "strategy",
+    )
+
+
+@dataclass
+class Histogram:
+    """Binned score distribution per strategy, as shares of that strategy's observations.
+
+    Attributes
+    ----------
+    kind : str
+        ``"final_total"`` (one observation per match and entry) or ``"hand_penalty"`` (per hand and entry).
+    edges : numpy.ndarray
+        float64, (B + 1,): bin edges in points; bin i is ``[edges[i], edges[i+1])``.
+    shares : dict of str to numpy.ndarray
+        float64, (B,) per strategy: share of its observations in each bin (sums to 1).
+    observations : dict of str to int
+        Number of observations per strategy.
+    """
+
+    kind: str
+    edges: np.ndarray
+    shares: dict[str, np.ndarray]
+    observations: dict[str, int]
+
+
+def nice_bin_width(span: float, max_bins: int = MAX_BINS) -> int:
+    """Smallest width among 1, 2, 5, 10, 20, 50, ... points that covers ``span`` in at most ``max_bins`` bins."""
+    width = 1
+    steps = (2, 2.5, 2)  # 1 -> 2 -> 5 -> 10 -> 20 -> 50 ...
+    i = 0
+    while span / width > max_bins:
+        width = int(round(width * steps[i % 3]))
+        i += 1
+    return width
+
+
+def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = None) -> Histogram:
+    """Bin one kind of ``score_distribution.csv`` per strategy.
+
+    Rows of the same strategy name are summed, so a strategy in several seats
+    has one curve.  Scores are integers, so bins start at multiples of the
+    width; hand-penalty bins start at 0 (a penalty of 0 means the player went out).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        ``score_distribution.csv``: strategy, kind, points, count.
+    kind : str
+        ``"final_total"`` or ``"hand_penalty"``.
+    bin_width : int, optional
+        Width of a bin in points; by default a round width giving at most ``MAX_BINS`` bins.
+
+    Returns
+    -------
+    Histogram
+    """
+    rows = scores[scores["kind"] == kind]
+    rows = rows.assign(strategy=rows["strategy"].astype(str))
+    counts = rows.groupby(["strategy", "points"], sort=True)["count"].sum()
+    if counts.empty:
+        return Histogram(kind=kind, edges=np.array([0.0, 1.0]), shares={}, observations={})
+    points = counts.index.get_level_values("points").to_numpy(dtype=np.float64)
+    # Hand penalties start at 0 so "went out" has a bin of its own edge; final totals start where the data do.
+    lo = min(0.0, float(points.min())) if kind == "hand_penalty" else float(points.min())
+    hi = float(points.max())
+    width = bin_width or nice_bin_width(hi - lo + 1)
+    start = math.floor(lo / width) * width
+    n_bins = int((hi - start) // width) + 1
+    edges = start + width * np.arange(n_bins + 1, dtype=np.float64)
+    shares: dict[str, np.ndarray] = {}
+    observations: dict[str, int] = {}
+    # Keep the strategies in the order they first appear in the file (the runner's lineup order).
+    for name in dict.fromkeys(rows["strategy"]):
+        s = counts.loc[name]
+        idx = ((s.index.to_numpy(dtype=np.float64) - start) // width).astype(np.int64)
+        binned = np.bincount(idx, weights=s.to_numpy(dtype=np.float64), minlength=n_bins)
+        total = binned.sum()
+        observations[name] = int(round(total))
+        shares[name] = binned / total if total > 0 else binned
+    return Histogram(kind=kind, edges=edges, shares=shares, observations=observations)
+
+
+@dataclass
+class SeatGoOut:
+    """Go-out rate of each seat counted from the dealer.
+
+    Attributes
+    ----------
+    seats : numpy.ndarray
+        int64, (P,): 1 = the dealer's left, ..., P = the dealer.
+    rate, low, high : numpy.ndarray
+        float64, (P,): share of hands that seat went out, with its 95% Wilson interval.
+    even : float
+        Mean rate over seats: what every seat would have if the seat did not matter.
+    """
+
+    seats: np.ndarray
+    rate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    even: float
+
+
+def seat_go_out_data(seat_go_out: pd.DataFrame) -> SeatGoOut:
+    """Go-out rates and intervals per seat from ``seat_go_out.csv``.
+
+    Parameters
+    ----------
+    seat_go_out : pandas.DataFrame
+        ``seat_go_out.csv``: seat_from_dealer, hands, go_outs, go_out_rate.
+
+    Returns
+    -------
+    SeatGoOut
+    """
+    t = seat_go_out.sort_values("seat_from_dealer")
+    go_outs = t["go_outs"].to_numpy(dtype=np.float64)
+    hands = t["hands"].to_numpy(dtype=np.float64)
+    low, high = wilson_interval(go_outs, hands)
+    rate = t["go_out_rate"].to_numpy(dtype=np.float64)
+    return SeatGoOut(
+        seats=t["seat_from_dealer"].to_numpy(dtype=np.int64),
+        rate=rate,
+        low=low,
+        high=high,
+        # No hands played (an empty partial run): no mean rather than a warning.
+        even=float(np.nanmean(rate)) if np.isfinite(rate).any() else float("nan"),
+    )
+
+
+@dataclass
+class HeadToHead:
+    """Heads-up win rates of a round robin as a matrix.
+
+    Attributes
+    ----------
+    labels : list of str
+        Strategies, in the order of rows and columns.
+    rate : numpy.ndarray
+        float64, (n, n): win rate of row strategy against column opponent; NaN where not played (diagonal).
+    """
+
+    labels: list[str]
+    rate: np.ndarray
+
+
+def head_to_head_data(head_to_head: pd.DataFrame, order: list[str] | None = None) -> HeadToHead:
+    """Matrix of heads-up win rates from ``head_to_head.csv``.
+
+    Parameters
+    ----------
+    head_to_head : pandas.DataFrame
+        strategy, opponent, matches, win_rate, win_rate_low, win_rate_high.
+    order : list of str, optional
+        Row and column order (e.g. the summary's); by default the order of first appearance.
+
+    Returns
+    -------
+    HeadToHead
+    """
+    t = head_to_head.assign(
+        strategy=head_to_head["strategy"].astype(str), opponent=head_to_head["opponent"].astype(str)
+    )
+    names = list(dict.fromkeys([*t["strategy"], *t["opponent"]]))
+    if order:
+        names = [n for n in order if n in names] + [n for n in names if n not in order]
+    matrix = t.pivot_table(index="strategy", columns="opponent", values="win_rate", aggfunc="mean")
+    matrix = matrix.reindex(index=names, columns=names)
+    return HeadToHead(labels=names, rate=matrix.to_numpy(dtype=np.float64))
+
+
+# --------------------------------------------------------------------------- plot functions
+
+
+def _figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+    """A new figure and axes, or the figure of the axes given."""
+    if ax is None:
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
+        return fig, ax
+    fig = ax.figure
+    # Axes inside a SubFigure report the SubFigure; walk up to the Figure that saves.
+    while not isinstance(fig, Figure):
+        fig = fig.figure
+    return fig, ax
+
+
+def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
+    """Win rate of each entry with 95% interval bars and a dashed line at the no-edge rate.
+
+    Parameters
+    ----------
+    data : WinRates
+        From ``win_rate_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2), 4.5))
+    x = np.arange(len(data.labels))
+    # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
+    yerr = np.vstack([data.rate - data.low, data.high - data.rate])
+    ax.errorbar(x, data.rate, yerr=yerr, fmt="o", capsize=4, color="C0", label="win rate, 95% Wilson interval")
+    ax.axhline(data.reference, linestyle="--", color="0.4", linewidth=1, label=data.reference_label)
+    ax.set_xticks(x, data.labels, rotation=0 if len(data.labels) <= 6 else 30, ha="center")
+    ax.set_xlabel(data.entry_kind.capitalize())
+    ax.set_ylabel("Win rate (share of matches won)")
+    ax.set_title("Win rate per " + data.entry_kind)
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None = None) -> Figure:
+    """Step histogram of a score distribution, one line per strategy.
+
+    Parameters
+    ----------
+    data : Histogram
+        From ``distribution_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+    log : bool, optional
+        Log scale on y; by default on for hand penalties, whose tail is long and thin.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _figure(ax, (8.0, 4.5))
+    if log is None:
+        log = data.kind == "hand_penalty"
+    per = "hand" if data.kind == "hand_penalty" else "match"  # what one observation is
+    for name, share in data.shares.items():
+        # Repeat the last value so the final bin is drawn to its right edge.
+        ax.step(data.edges, np.append(share, share[-1:]), where="post", label=name, linewidth=1.4)
+    if log and data.shares:
+        ax.set_yscale("log")
+    width = data.edges[1] - data.edges[0]
+    unit = "point" if width == 1 else f"{width:g} points"
+    if data.kind == "hand_penalty":
+        ax.set_title("Penalty points taken per hand")
+        ax.set_xlabel(f"Hand penalty (points, bins of {unit}; 0 = went out)")
+    else:
+        ax.set_title("Final match totals")
+        ax.set_xlabel(f"Final total (points, bins of {unit}; lower is better)")
+    ax.set_ylabel("Share of matches (rate)" if per == "match" else "Share of hands (rate)")
+    if data.shares:
+        ax.legend(loc="best", fontsize="small")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_final_totals(data: Histogram, ax: Axes | None = None) -> Figure:
+    """Distribution of final totals per strategy (linear y); see ``plot_distribution``."""
+    return plot_distribution(data, ax=ax, log=False)
+
+
+def plot_hand_penalties(data: Histogram, ax: Axes | None = None) -> Figure:
+    """Distribution of hand penalties per strategy (log y); see ``plot_distribution``."""
+    return plot_distribution(data, ax=ax, log=True)
+
+
+def plot_go_out_by_seat(data: SeatGoOut, ax: Axes | None = None) -> Figure:
+    """Bars of the go-out rate per seat from the dealer, with 95% intervals and the across-seat mean.
+
+    Parameters
+    ----------
+    data : SeatGoOut
+        From ``seat_go_out_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _figure(ax, (max(5.0, 1.1 * len(data.seats) + 2), 4.5))
+    n = len(data.seats)
+    names = []
+    for s in data.seats:
+        # The last seat from the dealer is the dealer; the first is the dealer's left, who plays first.
+        names.append(f"{s}\n(dealer)" if s == n else f"{s}\n(dealer's left)" if s == 1 else str(s))
+    yerr = np.vstack([data.rate - data.low, data.high - data.rate])
+    ax.bar(np.arange(n), data.rate, yerr=yerr, capsize=4, color="C2", alpha=0.8, label="go-out rate, 95% interval")
+    if np.isfinite(data.even):
+        ax.axhline(data.even, linestyle="--", color="0.4", linewidth=1, label=f"mean over seats = {data.even:.3f}")
+    ax.set_xticks(np.arange(n), names)
+    ax.set_xlabel("Seat counted from the dealer's left")
+    ax.set_ylabel("Go-out rate (share of hands)")
+    ax.set_title("Who goes out, by seat relative to the dealer")
+    if n and np.isfinite(data.high).any():
+        # Head room above the tallest bar so the legend never covers a bar.
+        ax.set_ylim(0, 1.3 * float(np.nanmax(data.high)))
+    ax.legend(loc="upper right", fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
+    """Heatmap of heads-up win rates, row strategy against column opponent, centred on 0.5.
+
+    Parameters
+    ----------
+    data : HeadToHead
+        From ``head_to_head_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    n = len(data.labels)
+    fig, ax = _figure(ax, (max(5.0, 0.9 * n + 3), max(4.0, 0.8 * n + 2)))
+    # Symmetric limits about 0.5 so equal colour strength means equal edge either way; a floor keeps
+    # near-even tables from turning tiny differences into saturated colours.
+    finite = data.rate[np.isfinite(data.rate)]
+    spread = max(0.05, float(np.max(np.abs(finite - 0.5)))) if finite.size else 0.05
+    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
+    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap="RdBu", norm=norm)
+    for i in range(n):
+        for j in range(n):
+            v = data.rate[i, j]
+            if np.isfinite(v):
+                # White text on the dark ends of the colormap, black in the pale middle.
+                colour = "white" if abs(v - 0.5) > 0.6 * spread else "black"
+                ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=colour, fontsize="small")
+    ax.set_xticks(np.arange(n), data.labels, rotation=30, ha="right")
+    ax.set_yticks(np.arange(n), data.labels)
+    ax.set_xlabel("Opponent")
+    ax.set_ylabel("Strategy")
+    ax.set_title("Heads-up win rate of row against column")
+    fig.colorbar(image, ax=ax, label="Win rate (share of matches won)")
+    return fig
+
+
+# --------------------------------------------------------------------------- writing them all
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    fig.savefig(path, dpi=_DPI)
+    # Figures are kept by pyplot until closed; a long session redrawing many runs would leak them.
+    plt.close(fig)
+    return path
+
+
+def save_all(run_dir: Path | str) -> list[Path]:
+    """Draw every chart the run folder has data for and save them as PNG files in it.
+
+    Writes ``win_rates.png``, ``final_totals.png``, ``hand_penalties.png``,
+    ``go_out_by_seat.png`` and, when ``head_to_head.csv`` exists,
+    ``head_to_head.png``.  A chart whose CSV is missing is skipped.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by the tournament runner.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, in ``CHART_FILES`` order.
+    """
+    run = load_run(run_dir)
+    out = run.path
+    written = [
+        _save(plot_win_rates(win_rate_data(run.summary, run.format, run.players)), out / "win_rates.png"),
+    ]
+    if run.score_distribution is not None:
+        totals = distribution_data(run.score_distribution, "final_total")
+        written.append(_save(plot_final_totals(totals), out / "final_totals.png"))
+        penalties = distribution_data(run.score_distribution, "hand_penalty")
+        written.append(_save(plot_hand_penalties(penalties), out / "hand_penalties.png"))
+    if run.seat_go_out is not None:
+        written.append(_save(plot_go_out_by_seat(seat_go_out_data(run.seat_go_out)), out / "go_out_by_seat.png"))
+    if run.head_to_head is not None:
+        order = list(dict.fromkeys(run.summary["strategy"]))
+        h2h = head_to_head_data(run.head_to_head, order=order)
+        written.append(_save(plot_head_to_head(h2h), out / "head_to_head.png"))
+    return written

@@ -1,0 +1,139 @@
+"""Writing a run folder: the CSVs, the manifest, the saved matches.
+
+Headers are the column lists declared in :mod:`nines_sim.tournament`; floats
+are written with a fixed format so that equal numbers give equal bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nines_sim import __version__
+from nines_sim.tournament import (
+    Plan,
+    RunOutcome,
+    distribution_frame,
+    hands_frame,
+    head_to_head_frame,
+    pairwise_frame,
+    seat_frame,
+    summary_frame,
+)
+
+FLOAT_FORMAT = "%.10g"
+RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
+             "head_to_head.csv", "matches.csv.gz", "manifest.json", "report.md")  # fmt: skip
+
+
+class OutputExists(FileExistsError):
+    """The output folder holds results already and --force was not given."""
+
+
+def default_run_dir(kind: str, root: Path = Path("reports")) -> Path:
+    """A new folder name under ``reports/``: ``<kind>-<UTC date-time>``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    path = root / f"{kind}-{stamp}"
+    n = 1
+    while path.exists():
+        n += 1
+        path = root / f"{kind}-{stamp}-{n}"
+    return path
+
+
+def prepare_dir(path: Path, force: bool) -> None:
+    """Create the run folder; refuse to write into one with results unless ``force``.
+
+    Raises
+    ------
+    OutputExists
+        If the folder exists and is not empty, without ``force``.
+    """
+    if path.exists() and not path.is_dir():
+        raise OutputExists(f"{path} exists and is not a folder; choose another --out")
+    if path.exists() and any(path.iterdir()):
+        if not force:
+            raise OutputExists(f"{path} already holds files; choose another --out or add --force to overwrite")
+        for name in RUN_FILES:
+            (path / name).unlink(missing_ok=True)
+        for png in path.glob("*.png"):
+            png.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    return path
+
+
+def write_tables(run_dir: Path, plan: Plan, out: RunOutcome) -> list[Path]:
+    """Write every CSV of a tournament run folder."""
+    paths = [
+        write_csv(summary_frame(plan, out), run_dir / "summary.csv"),
+        write_csv(hands_frame(out), run_dir / "hands.csv"),
+        write_csv(distribution_frame(plan, out), run_dir / "score_distribution.csv"),
+        write_csv(seat_frame(out), run_dir / "seat_go_out.csv"),
+        write_csv(pairwise_frame(plan, out), run_dir / "pairwise.csv"),
+    ]
+    if plan.format == "round-robin":
+        paths.append(write_csv(head_to_head_frame(plan, out), run_dir / "head_to_head.csv"))
+    if out.match_rows:
+        df = pd.concat(out.match_rows, ignore_index=True).sort_values(["game", "match"], kind="stable")
+        path = run_dir / "matches.csv.gz"
+        df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
+                  compression={"method": "gzip", "mtime": 0})  # fmt: skip
+        paths.append(path)
+    return paths
+
+
+def manifest(
+    command: str, plan: Plan, out: RunOutcome, seed: int, n_matches: int, workers: int, batch_size: int, **extra
+) -> dict:
+    """What reproduces the run, and how it went."""
+    rules = plan.games[0].rules
+    played = out.total_matches
+    return {
+        "command": command,
+        "version": __version__,
+        "seed": seed,
+        "format": plan.format,
+        "preset": rules.preset,
+        "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)},
+        "players": rules.players,
+        "lineup": list(plan.games[0].lineup) if plan.format == "table" else None,
+        "strategies": plan.strategies,
+        "baseline": plan.baseline,
+        "games": [
+            {"key": g.key, "lineup": list(g.lineup), "matches_played": out.matches_played[g.key]} for g in plan.games
+        ],  # fmt: skip
+        "matches": n_matches,
+        "matches_played": played,
+        "workers": workers,
+        "batch_size": batch_size,
+        "wall_seconds": round(out.wall_seconds, 3),
+        "matches_per_s": round(played / out.wall_seconds, 1) if out.wall_seconds > 0 else None,
+        "partial": out.partial,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "platform": sys.platform,
+        **extra,
+    }
+
+
+def write_manifest(run_dir: Path, data: dict) -> Path:
+    path = run_dir / "manifest.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def remove_dir(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,426 @@
+"""A readable Markdown report of a tournament run, written from the run folder alone.
+
+``write_report`` reads the same files as :mod:`nines_sim.charts` (CSV tables
+and ``manifest.json``) and writes ``report.md`` next to them: the settings,
+the ranked results table, which differences are statistically significant in
+plain sentences, hand statistics, the charts that exist, and the command that
+reproduces the run.  Draw the charts first (``charts.save_all``) so that the
+report can embed them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nines_sim.charts import (
+    CHART_FILES,
+    Z95,
+    RunFolder,
+    entry_label,
+    load_run,
+    readable_label,
+    reference_rate,
+)
+from nines_sim.rules import Rules
+
+#: Significance level of the Holm-adjusted tests (what ``pairwise.csv``'s ``significant`` column uses).
+ALPHA = 0.05
+
+#: Rules options always shown, changed or not: the ones a reader needs to place the numbers.
+ALWAYS_SHOWN = ("players", "target", "fixed_hands", "nine_penalty", "tie_rule")
+
+#: One-line caption per chart file.
+CAPTIONS = {
+    "win_rates.png": "Win rate of each {entry} with its 95% Wilson interval; the dashed line is {reference}.",
+    "final_totals.png": "Distribution of final match totals per strategy (points; lower wins).",
+    "hand_penalties.png": "Distribution of penalty points taken per hand per strategy (log scale; 0 = went out).",
+    "go_out_by_seat.png": "Share of hands in which each seat went out, seats counted from the dealer's left "
+    "(the last seat is the dealer), with 95% intervals.",
+    "head_to_head.png": "Heads-up win rate of the row strategy against the column opponent; blue above 0.5, red below.",
+}
+
+CHART_TITLES = {
+    "win_rates.png": "Win rates",
+    "final_totals.png": "Final totals",
+    "hand_penalties.png": "Hand penalties",
+    "go_out_by_seat.png": "Go-out rate by seat",
+    "head_to_head.png": "Head-to-head win rates",
+}
+
+
+# --------------------------------------------------------------------------- formatting helpers
+
+
+def _pct(x: float, decimals: int = 2) -> str:
+    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"``."""
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{decimals}f}%"
+
+
+def _fixed(x: float, decimals: int) -> str:
+    """A number with fixed decimals; NaN (e.g. nothing played) -> ``"n/a"``."""
+    return "n/a" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
+
+
+def _pp(x: float) -> str:
+    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``."""
+    return f"{100 * x:+.2f}"
+
+
+def format_p(p: float) -> str:
+    """``"p = 0.0123"``, or ``"p < 0.0001"`` below what four decimals can show."""
+    if p is None or not np.isfinite(p):
+        return "p = n/a"
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
+
+
+def format_seconds(s: float) -> str:
+    """Wall time for people: ``"42.0 s"``, ``"3 min 05 s"``, ``"2 h 03 min"``."""
+    if s is None or not np.isfinite(s):
+        return "n/a"
+    if s < 60:
+        return f"{s:.1f} s"
+    m, sec = divmod(int(round(s)), 60)
+    if m < 60:
+        return f"{m} min {sec:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+def _num(x: Any, fmt: str = ",") -> str:
+    """Format a manifest number, tolerating a missing or non-numeric value."""
+    try:
+        return format(x, fmt)
+    except (TypeError, ValueError):
+        return "n/a" if x is None else str(x)
+
+
+def _as_bool(col: pd.Series) -> pd.Series:
+    """``significant`` as booleans whether pandas read it as bool or as text ("True", "true", "1")."""
+    if col.dtype == bool:
+        return col
+    return col.astype(str).str.strip().str.lower().isin(("true", "1", "yes"))
+
+
+def _md_cell(text: str) -> str:
+    """Escape a pipe so a strategy name cannot break the Markdown table."""
+    return str(text).replace("|", "\\|")
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def key_options(rules: dict[str, Any]) -> dict[str, Any]:
+    """Rules options worth printing: the always-shown ones and every one that differs from the defaults.
+
+    Parameters
+    ----------
+    rules : dict
+        ``manifest["rules"]``: option name -> value (lists for tuples, as JSON stores them).
+
+    Returns
+    -------
+    dict
+        Option -> value, in the manifest's order.
+    """
+    defaults = Rules().options()
+    out: dict[str, Any] = {}
+    for name, value in rules.items():
+        default = defaults.get(name)
+        # JSON turns the hand_sizes tuple into a list; compare like with like.
+        same = (list(value) == list(default)) if isinstance(default, tuple) and value is not None else value == default
+        if name in ALWAYS_SHOWN or name not in defaults or not same:
+            out[name] = value
+    if out.get("fixed_hands") == 0:
+        # 0 means "play to the target": say nothing rather than print a confusing zero.
+        del out["fixed_hands"]
+    return out
+
+
+def matches_requested(manifest: dict[str, Any]) -> int | None:
+    """Matches the command asked for in all: ``matches`` is per game, and a round robin or field plays several games.
+
+    Parameters
+    ----------
+    manifest : dict
+        ``manifest.json``; ``games`` (a list, one entry per game) is optional and counts as one game when absent.
+
+    Returns
+    -------
+    int or None
+        None when the manifest has no ``matches``.
+    """
+    per_game = manifest.get("matches")
+    if not isinstance(per_game, int | float):
+        return None
+    games = manifest.get("games")
+    return int(per_game) * (len(games) if isinstance(games, list) and games else 1)
+
+
+def _matches_line(m: dict[str, Any]) -> str:
+    requested = matches_requested(m)
+    games = m.get("games")
+    per_game = ""
+    if isinstance(games, list) and len(games) > 1:
+        per_game = f" ({_num(m.get('matches'))} per game, {len(games)} games)"
+    return f"{_num(m.get('matches_played'))} played of {_num(requested)} requested{per_game}"
+
+
+def _settings(run: RunFolder) -> list[str]:
+    m = run.manifest
+    rules = m.get("rules") or {}
+    opts = key_options(rules)
+    shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}" for k, v in opts.items())
+    lineup = m.get("lineup") or list(run.summary["strategy"])
+    lines = [
+        "## Run",
+        "",
+        f"- **Command:** `{m.get('command', 'n/a')}`",
+        f"- **Format:** {run.format}, {run.players} players per table",
+        f"- **Rules:** preset `{m.get('preset', rules.get('preset', 'n/a'))}`; {shown or 'default options'}",
+        f"- **Lineup:** {', '.join(map(str, lineup))}",
+    ]
+    strategies = m.get("strategies")
+    if strategies and list(strategies) != list(lineup):
+        lines.append(f"- **Strategies:** {', '.join(map(str, strategies))}")
+    if m.get("baseline"):
+        lines.append(f"- **Baseline:** {m['baseline']}")
+    lines += [
+        f"- **Matches:** {_matches_line(m)}",
+        f"- **Seed:** {m.get('seed', 'n/a')}",
+        f"- **Workers:** {m.get('workers', 'n/a')} (batch size {m.get('batch_size', 'n/a')})",
+        f"- **Wall time:** {format_seconds(m.get('wall_seconds'))} ({_num(m.get('matches_per_s'), ',.0f')} matches/s)",
+        f"- **Software:** nines-sim {m.get('version', 'n/a')}, Python {m.get('python', 'n/a')}, "
+        f"numpy {m.get('numpy', 'n/a')}; started {m.get('started', 'n/a')}",
+        "",
+    ]
+    return lines
+
+
+def results_table(run: RunFolder) -> list[str]:
+    """The key table as Markdown lines: entries ranked by win rate, best first.
+
+    Parameters
+    ----------
+    run : RunFolder
+        From ``charts.load_run``.
+
+    Returns
+    -------
+    list of str
+        Header, separator and one row per summary row.
+    """
+    s = run.summary.sort_values(["win_rate", "position"], ascending=[False, True], kind="stable")
+    entry = "Seat: strategy" if run.format == "table" else "Strategy"
+    lines = [
+        f"| Rank | {entry} | Win rate (95% CI) | Mean total (points) | Go-out rate | Mean hand penalty (points) |",
+        "|---:|---|---|---:|---:|---:|",
+    ]
+    for rank, row in enumerate(s.itertuples(index=False), start=1):
+        label = readable_label(entry_label(run.format, int(row.position), row.strategy))
+        ci = f"{_pct(row.win_rate)} ({_pct(row.win_rate_low)} to {_pct(row.win_rate_high)})"
+        total = f"{_fixed(row.mean_total, 1)} (sd {_fixed(row.sd_total, 1)})"
+        rates = f"{_pct(row.go_out_rate, 1)} | {_fixed(row.mean_hand_penalty, 2)}"
+        lines.append(f"| {rank} | {_md_cell(label)} | {ci} | {total} | {rates} |")
+    return lines
+
+
+def significance_sentence(row: Any, players: int) -> str:
+    """One plain sentence for one row of ``pairwise.csv``.
+
+    Parameters
+    ----------
+    row : namedtuple
+        A row of ``pairwise.csv`` (``itertuples``): comparison, a, b, estimate, se, p_holm, ...
+    players : int
+        Players per table, for the fair share.
+
+    Returns
+    -------
+    str
+        E.g. "**hold-nines** won more often than the fair share of 1/4 = 25.00%: +3.10 percentage
+        points (95% CI +1.20 to +5.00), Holm-adjusted p = 0.0012."  A paired difference or a
+        head-to-head result is worded with the stronger side first.
+    """
+    a, b = readable_label(str(row.a)), readable_label(str(row.b))
+    est, se = float(row.estimate), float(row.se)
+    if row.comparison in ("paired-difference", "head-to-head") and est < 0:
+        # Both are antisymmetric (a - b = -(b - a); heads-up rates sum to 1): name the stronger side first.
+        a, b, est = b, a, -est
+    direction = "more" if est > 0 else "less"
+    ci = f"95% CI {_pp(est - Z95 * se)} to {_pp(est + Z95 * se)}"
+    tail = f"{_pp(est)} percentage points ({ci}), Holm-adjusted {format_p(float(row.p_holm))}."
+    if row.comparison == "paired-difference":
+        return f"**{a}** won {direction} often than **{b}** at the same table: {tail}"
+    if row.comparison == "vs-fair-share":
+        return f"**{a}** won {direction} often than the fair share of 1/{players} = {_pct(1 / players)}: {tail}"
+    if row.comparison == "head-to-head":
+        return (
+            f"Heads-up, **{a}** beat **{b}** {direction} often than half the time (win rate {_pct(0.5 + est)}): {tail}"
+        )
+    return f"**{a}** against **{b}** ({row.comparison}): estimate {tail}"
+
+
+#: What each kind of comparison in ``pairwise.csv`` tests, for the method paragraph.
+TEST_DESCRIPTIONS = {
+    "paired-difference": "for two positions at one table, the difference of their per-match win shares, "
+    "paired over the same matches",
+    "vs-fair-share": "for each {entry}, its win rate against the fair share 1/{players}",
+    "head-to-head": "for each pair in the round robin, the heads-up win rate against 0.5",
+}
+
+
+def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:
+    """The paragraph that says which tests were run: those of the comparison kinds in ``pairwise.csv``."""
+    entry = "position" if run_format == "table" else "strategy"
+    kinds = dict.fromkeys(pw["comparison"])
+    tests = "; ".join(TEST_DESCRIPTIONS.get(k, k).format(entry=entry, players=players) for k in kinds)
+    return (
+        f"Each comparison is a two-sided z-test of an estimate against its standard error ({tests}). "
+        f"The p-values are adjusted with the Holm-Bonferroni correction across all {len(pw)} comparisons "
+        f"together, and a result counts as significant when the adjusted p is below {ALPHA:g} (the 5% level). "
+        "Estimates are differences of win rate in percentage points; the 95% CI is the estimate ± 1.96 "
+        "standard errors."
+    )
+
+
+def _significance(run: RunFolder) -> list[str]:
+    lines = ["## Which differences are significant", ""]
+    pw = run.pairwise
+    if pw is None or pw.empty:
+        return [*lines, "No comparisons were recorded (`pairwise.csv` is missing or empty).", ""]
+    lines += [_method(pw, run.format, run.players), ""]
+    sig = _as_bool(pw["significant"])
+    hits = pw[sig].sort_values(["comparison", "p_holm", "a"], kind="stable")
+    if hits.empty:
+        lines.append("No difference is significant.")
+    else:
+        lines += [f"- {significance_sentence(r, run.players)}" for r in hits.itertuples(index=False)]
+    n_not = int((~sig).sum())
+    if n_not:
+        rest = (
+            f"{n_not} of {len(pw)} comparison{'s' if len(pw) != 1 else ''} "
+            f"{'was' if n_not == 1 else 'were'} not significant at the {ALPHA:.0%} level after the Holm correction."
+        )
+    else:
+        rest = f"All {len(pw)} comparisons were significant at the {ALPHA:.0%} level after the Holm correction."
+    lines += ["", rest, ""]
+    return lines
+
+
+def _hand_stats(run: RunFolder) -> list[str]:
+    if run.hands is None or run.hands.empty:
+        return []
+    h = run.hands.iloc[0]
+
+    def get(name: str) -> float:
+        return float(h[name]) if name in h and pd.notna(h[name]) else float("nan")
+
+    hands = get("hands")
+    capped = get("capped_hands")
+    lines = [
+        "## Hands",
+        "",
+        f"- **Hands played:** {_num(int(hands)) if np.isfinite(hands) else 'n/a'} "
+        f"({_fixed(get('mean_hands_per_match'), 2)} per match, {_fixed(get('mean_turns_per_hand'), 1)} turns per hand)",
+        f"- **Blocked hands** (nobody could go out): {_pct(get('blocked_rate'))}",
+        f"- **Hands stopped by the turn cap:** {_num(int(capped)) if np.isfinite(capped) else 'n/a'}",
+        f"- **Reshuffles of the discard pile:** {_fixed(get('reshuffles_per_hand'), 3)} per hand",
+        f"- **Starter was a 9:** {_pct(get('nine_starter_rate'))} of hands",
+        f"- **First player (the dealer's left) went out:** {_pct(get('first_player_go_out_rate'))} of hands",
+        "",
+    ]
+    return lines
+
+
+def _charts(run: RunFolder) -> list[str]:
+    present = [f for f in CHART_FILES if (run.path / f).is_file()]
+    if not present:
+        return []
+    entry = "seat" if run.format == "table" else "strategy"
+    ref = reference_rate(run.format, run.players)
+    reference = "an even heads-up 0.5" if run.format == "round-robin" else f"the fair share 1/{run.players} = {ref:.3g}"
+    lines = ["## Charts", ""]
+    for i, name in enumerate(present, start=1):
+        caption = CAPTIONS[name].format(entry=entry, reference=reference)
+        lines += [f"![{CHART_TITLES[name]}]({name})", "", f"*Figure {i}. {caption}*", ""]
+    return lines
+
+
+def _reproduce(run: RunFolder) -> list[str]:
+    m = run.manifest
+    return [
+        "## Reproduce",
+        "",
+        f"With nines-sim {m.get('version', 'n/a')}, this command replays the run exactly (seed {m.get('seed', 'n/a')}; "
+        "the results do not depend on the number of workers or the batch size):",
+        "",
+        "```bash",
+        str(m.get("command", "n/a")),
+        "```",
+        "",
+    ] + (
+        [f"The run above was partial; the command plays all {_num(matches_requested(m))} requested matches.", ""]
+        if m.get("partial")
+        else []
+    )
+
+
+def render_report(run: RunFolder) -> str:
+    """The whole report as Markdown text.
+
+    Parameters
+    ----------
+    run : RunFolder
+        From ``charts.load_run``.
+
+    Returns
+    -------
+    str
+    """
+    m = run.manifest
+    # A table has a lineup; a round robin or field only a list of strategies.
+    names = m.get("lineup") or m.get("strategies") or list(dict.fromkeys(run.summary["strategy"]))
+    lines = [f"# Nines {run.format} tournament: {', '.join(map(str, names))}", ""]
+    if m.get("partial"):
+        played, requested = m.get("matches_played"), matches_requested(m)
+        share = ""
+        if isinstance(played, int | float) and isinstance(requested, int | float) and requested:
+            share = f" ({played / requested:.0%})"
+        lines += [
+            f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches were played{share}. "
+            "The run stopped early; the numbers below cover the matches played, with wider intervals.",
+            "",
+        ]
+    lines += _settings(run)
+    lines += ["## Results", "", *results_table(run), ""]
+    lines += _significance(run)
+    lines += _hand_stats(run)
+    lines += _charts(run)
+    lines += _reproduce(run)
+    return "\n".join(lines)
+
+
+def write_report(run_dir: Path | str) -> Path:
+    """Write ``report.md`` into a run folder from its CSV files and manifest.
+
+    Charts are embedded only if their PNG files already exist, so call
+    ``charts.save_all`` first.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by the tournament runner.
+
+    Returns
+    -------
+    pathlib.Path
+        The report written.
+    """
+    run = load_run(run_dir)
+    path = run.path / "report.md"
+    path.write_text(render_report(run), encoding="utf-8")
+    return path

@@ -1,0 +1,399 @@
+"""Charts and report drawn from a run folder alone (no simulation: the folder is a hand-made fixture)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from nines_sim import charts, report  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+# --------------------------------------------------------------------------- fixture run folders
+
+
+def _wilson(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return charts.wilson_interval(k, n)
+
+
+def _pairwise_row(comparison: str, a: str, b: str, matches: int, estimate: float, se: float, p_holm: float) -> dict:
+    z = estimate / se
+    return {
+        "comparison": comparison,
+        "a": a,
+        "b": b,
+        "matches": matches,
+        "estimate": estimate,
+        "se": se,
+        "z": z,
+        "p_value": p_holm / 2,  # any value below p_holm: only p_holm is reported
+        "p_holm": p_holm,
+        "significant": p_holm < 0.05,
+    }
+
+
+def make_run(folder: Path, fmt: str = "table", partial: bool = False) -> Path:
+    """Write a small run folder as the tournament runner would: every CSV and the manifest.
+
+    ``fmt="table"``: 4 seats, random in seats 0-2 and hold-nines in seat 3.
+    ``fmt="round-robin"``: 3 strategies heads-up, with ``head_to_head.csv``.
+    """
+    rng = np.random.default_rng(7)
+    folder.mkdir(parents=True, exist_ok=True)
+    # matches is per game; a round robin of 3 strategies plays 3 games (pairs) of 400 heads-up matches.
+    requested = 1000 if fmt == "table" else 400
+    games = [{"key": "0"}] if fmt == "table" else [{"key": k} for k in ("0-1", "0-2", "1-2")]
+    played = (600 if partial else requested) if fmt == "table" else 1200
+    if fmt == "table":
+        strategies = ["random", "random", "random", "hold-nines"]
+        players = 4
+        wins = np.array([130.0, 140.5, 149.5, 180.0]) * played / 600
+        matches = np.full(4, played)
+    else:
+        strategies = ["random", "hold-nines", "dump-faces"]
+        players = 2
+        # 3 pairs x 400 heads-up matches: each strategy plays 800, and the 1200 wins add up.
+        wins = np.array([300.0, 520.0, 380.0])
+        matches = np.full(3, 800)
+    n = len(strategies)
+    low, high = _wilson(wins, matches)
+    pd.DataFrame(
+        {
+            "position": np.arange(n),
+            "strategy": strategies,
+            "matches": matches,
+            "wins": wins,
+            "win_rate": wins / matches,
+            "win_rate_low": low,
+            "win_rate_high": high,
+            "mean_total": 100 + rng.uniform(0, 20, n),
+            "sd_total": rng.uniform(20, 30, n),
+            "go_out_rate": rng.uniform(0.15, 0.35, n),
+            "mean_hand_penalty": rng.uniform(10, 20, n),
+        }
+    ).to_csv(folder / "summary.csv", index=False)
+
+    pd.DataFrame(
+        [
+            {
+                "hands": 6 * played,
+                "mean_turns_per_hand": 23.4,
+                "mean_hands_per_match": 6.0,
+                "blocked_rate": 0.012,
+                "capped_hands": 0,
+                "reshuffles_per_hand": 0.31,
+                "nine_starter_rate": 0.077,
+                "first_player_go_out_rate": 0.27,
+            }
+        ]
+    ).to_csv(folder / "hands.csv", index=False)
+
+    rows = []
+    for name in dict.fromkeys(strategies):
+        for points in range(100, 160, 3):
+            rows.append({"strategy": name, "kind": "final_total", "points": points, "count": int(rng.integers(1, 40))})
+        for points in range(0, 90):
+            count = int(rng.integers(0, 50)) if points else 900
+            if count:
+                rows.append({"strategy": name, "kind": "hand_penalty", "points": points, "count": count})
+    pd.DataFrame(rows).to_csv(folder / "score_distribution.csv", index=False)
+
+    hands = np.full(players, 6 * played)
+    go_outs = (hands * np.linspace(0.28, 0.22, players)).astype(np.int64)
+    pd.DataFrame(
+        {
+            "seat_from_dealer": np.arange(1, players + 1),
+            "hands": hands,
+            "go_outs": go_outs,
+            "go_out_rate": go_outs / hands,
+        }
+    ).to_csv(folder / "seat_go_out.csv", index=False)
+
+    if fmt == "table":
+        pairwise = [
+            _pairwise_row("paired-difference", "3:hold-nines", "0:random", played, 0.05, 0.01, 0.0004),
+            _pairwise_row("paired-difference", "3:hold-nines", "1:random", played, 0.0663, 0.02, 0.012),
+            _pairwise_row("paired-difference", "2:random", "1:random", played, 0.015, 0.02, 0.9),
+            _pairwise_row("vs-fair-share", "3:hold-nines", "fair share", played, 0.05, 0.015, 0.003),
+            _pairwise_row("vs-fair-share", "0:random", "fair share", played, -0.033, 0.02, 0.3),
+        ]
+    else:
+        pairwise = [
+            _pairwise_row("head-to-head", "hold-nines", "random", 400, 0.2, 0.025, 0.00001),
+            _pairwise_row("head-to-head", "dump-faces", "random", 400, 0.01, 0.025, 0.7),
+            _pairwise_row("head-to-head", "dump-faces", "hold-nines", 400, -0.09, 0.025, 0.001),
+            _pairwise_row("vs-fair-share", "random", "fair share", 800, -0.1, 0.018, 0.00002),
+        ]
+        h2h = []
+        for i, s in enumerate(strategies):
+            for j, o in enumerate(strategies):
+                if i != j:
+                    rate = float(np.clip(0.5 + 0.1 * (wins[i] - wins[j]) / wins.mean(), 0, 1))
+                    lo, hi = _wilson(np.array([rate * 400]), np.array([400]))
+                    h2h.append(
+                        {
+                            "strategy": s,
+                            "opponent": o,
+                            "matches": 400,
+                            "win_rate": rate,
+                            "win_rate_low": lo[0],
+                            "win_rate_high": hi[0],
+                        }
+                    )
+        pd.DataFrame(h2h).to_csv(folder / "head_to_head.csv", index=False)
+    pd.DataFrame(pairwise).to_csv(folder / "pairwise.csv", index=False)
+
+    rules = {
+        "players": players,
+        "nine_penalty": 25,
+        "hand_sizes": [7, 7, 7, 5, 5],
+        "draw_rule": "one",
+        "skip_reverse": False,
+        "decks": 1,
+        "pair_of_nines": False,
+        "no_nine_out": False,
+        "nine_on_nine": True,
+        "block_rule": "pass-circle",
+        "tie_rule": "playoff",
+        "target": 100,
+        "fixed_hands": 0,
+        "turn_cap": 10000,
+    }
+    # As the runner writes it: only a table has a lineup; a round robin lists its strategies.
+    lineup = strategies if fmt == "table" else None
+    manifest = {
+        "command": f"nines tournament {' '.join(strategies)} --format {fmt} --preset hard-nines "
+        f"-n {requested} --seed 42",
+        "version": "0.1.0",
+        "seed": 42,
+        "format": fmt,
+        "rules": rules,
+        "preset": "hard-nines",
+        "lineup": lineup,
+        "strategies": list(dict.fromkeys(strategies)),
+        "players": players,
+        "matches": requested,
+        "games": games,
+        "matches_played": played,
+        "workers": 2,
+        "batch_size": 4096,
+        "wall_seconds": 75.5,
+        "matches_per_s": played / 75.5,
+        "python": "3.11.2",
+        "numpy": np.__version__,
+        "partial": partial,
+        "started": "2025-01-01T12:00:00",
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def table_run(tmp_path: Path) -> Path:
+    return make_run(tmp_path / "table", "table")
+
+
+@pytest.fixture
+def rr_run(tmp_path: Path) -> Path:
+    return make_run(tmp_path / "rr", "round-robin")
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _assert_png(path: Path) -> None:
+    assert path.is_file(), path
+    assert path.read_bytes()[:8] == PNG_MAGIC, path
+
+
+def test_save_all_table_writes_four_pngs(table_run: Path) -> None:
+    paths = charts.save_all(table_run)
+    names = [p.name for p in paths]
+    assert names == ["win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"]
+    for p in paths:
+        assert p.parent == table_run
+        _assert_png(p)
+    assert not (table_run / "head_to_head.png").exists()
+    assert plt.get_fignums() == [], "save_all must close its figures"
+
+
+def test_save_all_round_robin_adds_head_to_head(rr_run: Path) -> None:
+    paths = charts.save_all(rr_run)
+    assert [p.name for p in paths][-1] == "head_to_head.png"
+    assert len(paths) == 5
+    for p in paths:
+        _assert_png(p)
+
+
+def test_plot_functions_draw_on_given_axes(rr_run: Path) -> None:
+    run = charts.load_run(rr_run)
+    fig, axes = plt.subplots(2, 3)
+    try:
+        drawn = [
+            charts.plot_win_rates(charts.win_rate_data(run.summary, run.format, run.players), ax=axes[0, 0]),
+            charts.plot_final_totals(charts.distribution_data(run.score_distribution, "final_total"), ax=axes[0, 1]),
+            charts.plot_hand_penalties(charts.distribution_data(run.score_distribution, "hand_penalty"), axes[0, 2]),
+            charts.plot_go_out_by_seat(charts.seat_go_out_data(run.seat_go_out), ax=axes[1, 0]),
+            charts.plot_head_to_head(charts.head_to_head_data(run.head_to_head), ax=axes[1, 1]),
+        ]
+        assert all(f is fig for f in drawn)
+        assert axes[0, 2].get_yscale() == "log"
+    finally:
+        plt.close(fig)
+
+
+def test_win_rate_reference_is_fair_share_or_half(table_run: Path, rr_run: Path) -> None:
+    t = charts.load_run(table_run)
+    assert charts.win_rate_data(t.summary, t.format, t.players).reference == pytest.approx(0.25)
+    r = charts.load_run(rr_run)
+    assert charts.win_rate_data(r.summary, r.format, r.players).reference == 0.5
+
+
+def test_distribution_merges_repeated_names(table_run: Path) -> None:
+    run = charts.load_run(table_run)
+    scores = pd.concat([run.score_distribution, run.score_distribution[run.score_distribution.strategy == "random"]])
+    h = charts.distribution_data(scores, "hand_penalty")
+    assert list(h.shares) == ["random", "hold-nines"]  # one curve per name, lineup order
+    for share in h.shares.values():
+        assert share.sum() == pytest.approx(1.0)
+        assert share.shape == (len(h.edges) - 1,)
+    assert h.edges[0] == 0  # a penalty of 0 (went out) starts the first bin
+
+
+def test_head_to_head_matrix_has_empty_diagonal(rr_run: Path) -> None:
+    run = charts.load_run(rr_run)
+    h = charts.head_to_head_data(run.head_to_head, order=["hold-nines", "random", "dump-faces"])
+    assert h.labels == ["hold-nines", "random", "dump-faces"]
+    assert np.isnan(np.diag(h.rate)).all()
+    row = run.head_to_head.set_index(["strategy", "opponent"]).loc[("hold-nines", "random"), "win_rate"]
+    assert h.rate[0, 1] == pytest.approx(row)
+
+
+def test_helpers() -> None:
+    assert charts.nice_bin_width(40) == 1
+    assert charts.nice_bin_width(200) == 5
+    assert charts.nice_bin_width(2000) == 50
+    # Wilson 95% for 5/10 is 0.2366 to 0.7634 (Agresti & Coull 1998, table values).
+    lo, hi = charts.wilson_interval(np.array([5.0]), np.array([10.0]))
+    assert (lo[0], hi[0]) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert charts.readable_label("2:random") == "random (seat 2)"
+    assert charts.readable_label("hold-nines") == "hold-nines"
+
+
+def test_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
+        charts.save_all(tmp_path)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def test_report_table_run(table_run: Path) -> None:
+    charts.save_all(table_run)
+    path = report.write_report(table_run)
+    assert path == table_run / "report.md"
+    text = path.read_text(encoding="utf-8")
+
+    assert text.startswith("# Nines table tournament")
+    assert "PARTIAL" not in text
+    assert (
+        "`nines tournament random random random hold-nines --format table --preset hard-nines -n 1000 --seed 42`"
+        in (text)
+    )
+    assert "preset `hard-nines`" in text and "nine_penalty=25" in text
+    assert "turn_cap" not in text  # left at its default: not a key option
+    assert "1,000 played of 1,000 requested" in text
+    assert "1 min 16 s" in text
+
+    # Key table: ranked by win rate, seat in the label.
+    summary = pd.read_csv(table_run / "summary.csv")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "(seat" in line]
+    assert len(rows) == 4
+    assert rows[0].startswith("| 1 | hold-nines (seat 3) | 30.00% (")
+    assert rows[-1].startswith("| 4 | random (seat 0) | 21.67% (")
+    hn = summary.iloc[3]
+    assert f"| {hn.mean_total:.1f} (sd {hn.sd_total:.1f}) | {100 * hn.go_out_rate:.1f}% |" in rows[0]
+
+    # Significance: a sentence per significant row with estimate, CI and adjusted p; none for the others.
+    assert "Holm-Bonferroni" in text and "two-sided z-test" in text and "1/4" in text
+    assert (
+        "**hold-nines (seat 3)** won more often than **random (seat 0)** at the same table: "
+        "+5.00 percentage points (95% CI +3.04 to +6.96), Holm-adjusted p = 0.0004." in text
+    )
+    assert "**hold-nines (seat 3)** won more often than **random (seat 1)** at the same table: +6.63" in text
+    assert "**hold-nines (seat 3)** won more often than the fair share of 1/4 = 25.00%: +5.00" in text
+    assert "**random (seat 2)** won" not in text
+    assert "**random (seat 0)** won" not in text
+    assert "2 of 5 comparisons were not significant" in text
+
+    # Hands and charts.
+    assert "23.4 turns per hand" in text and "1.20%" in text
+    for name in ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"):
+        assert f"]({name})" in text
+    assert "head_to_head.png" not in text
+    assert "fair share 1/4 = 0.25" in text
+    assert text.rstrip().endswith("```")  # the Reproduce block closes the report
+
+
+def test_report_round_robin(rr_run: Path) -> None:
+    charts.save_all(rr_run)
+    text = report.write_report(rr_run).read_text(encoding="utf-8")
+    assert text.startswith("# Nines round-robin tournament: random, hold-nines, dump-faces\n")
+    assert "- **Lineup:** random, hold-nines, dump-faces" in text
+    assert "![Head-to-head win rates](head_to_head.png)" in text
+    assert "| 1 | hold-nines |" in text
+    assert "Heads-up, **hold-nines** beat **random** more often than half the time (win rate 70.00%)" in text
+    # Stored as dump-faces vs hold-nines, -9 points: worded with the stronger side first.
+    assert (
+        "Heads-up, **hold-nines** beat **dump-faces** more often than half the time (win rate 59.00%): "
+        "+9.00 percentage points (95% CI +4.10 to +13.90), Holm-adjusted p = 0.0010." in text
+    )
+    assert "p < 0.0001" in text
+    assert "**dump-faces** beat **random**" not in text
+    assert "1 of 4 comparisons was not significant" in text
+    assert "- **Matches:** 1,200 played of 1,200 requested (400 per game, 3 games)" in text
+
+
+def test_report_all_significant(rr_run: Path) -> None:
+    pw = pd.read_csv(rr_run / "pairwise.csv")
+    pw["significant"] = True
+    pw.to_csv(rr_run / "pairwise.csv", index=False)
+    text = report.write_report(rr_run).read_text(encoding="utf-8")
+    assert "**dump-faces** beat **random**" in text
+    assert "All 4 comparisons were significant" in text
+    assert "not significant" not in text
+
+
+def test_partial_warning_only_when_partial(tmp_path: Path) -> None:
+    folder = make_run(tmp_path / "partial", "table", partial=True)
+    text = report.write_report(folder).read_text(encoding="utf-8")
+    first = text.split("## Run")[0]
+    assert "**PARTIAL RUN:** only 600 of 1,000 requested matches were played (60%)" in first
+
+
+def test_report_embeds_only_existing_charts(table_run: Path) -> None:
+    text = report.write_report(table_run).read_text(encoding="utf-8")
+    assert ".png)" not in text
+    assert "## Charts" not in text
+    charts.save_all(table_run)
+    (table_run / "hand_penalties.png").unlink()
+    text = report.write_report(table_run).read_text(encoding="utf-8")
+    assert "](win_rates.png)" in text and "](hand_penalties.png)" not in text
+
+
+def test_report_tolerates_numeric_significant_column(table_run: Path) -> None:
+    pw = pd.read_csv(table_run / "pairwise.csv")
+    pw["significant"] = pw["significant"].astype(int)  # 1/0 instead of True/False
+    pw.to_csv(table_run / "pairwise.csv", index=False)
+    text = report.write_report(table_run).read_text(encoding="utf-8")
+    assert "2 of 5 comparisons were not significant" in text

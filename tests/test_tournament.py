@@ -1,0 +1,191 @@
+"""The tournament command end to end: outputs, reproducibility, replay, formats, errors, Ctrl-C."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+
+runner = CliRunner()
+CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def run_ok(*args: str):
+    r = invoke(*args)
+    assert r.exit_code == 0, r.output
+    return r
+
+
+@pytest.fixture(scope="module")
+def default_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("runs")
+    out = {}
+    for key, extra in {
+        "w1": ["--workers", "1"],
+        "w2": ["--workers", "2"],
+        "b64": ["--workers", "1", "--batch-size", "64"],
+    }.items():
+        d = base / key
+        run_ok(
+            "tournament", "-n", "3000", "--out", str(d), "--quiet", *extra, *(["--no-charts"] if key == "b64" else [])
+        )
+        out[key] = d
+    return out
+
+
+def test_default_tournament_is_the_four_builtins_at_one_table(default_runs):
+    d = default_runs["w1"]
+    s = pd.read_csv(d / "summary.csv")
+    assert list(s.columns) == ["position", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
+                               "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty"]  # fmt: skip
+    assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority"]
+    assert (s["matches"] == 3000).all()
+    assert abs(s["wins"].sum() - 3000) < 1e-6  # every match has exactly one win in total
+    assert ((s["win_rate_low"] <= s["win_rate"]) & (s["win_rate"] <= s["win_rate_high"])).all()
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["seed"] == 0 and m["matches_played"] == 3000 and m["rules"]["tie_rule"] == "playoff"
+    assert m["lineup"] == ["random", "hold-nines", "dump-faces", "suit-majority"] and not m["partial"]
+    assert m["command"].startswith("nines tournament random hold-nines dump-faces suit-majority")
+    h = pd.read_csv(d / "hands.csv")
+    assert list(h.columns) == ["hands", "mean_turns_per_hand", "mean_hands_per_match", "blocked_rate",
+                               "capped_hands", "reshuffles_per_hand", "nine_starter_rate",
+                               "first_player_go_out_rate"]  # fmt: skip
+    dist = pd.read_csv(d / "score_distribution.csv")
+    finals = dist[dist.kind == "final_total"].groupby("strategy")["count"].sum()
+    assert (finals == 3000).all()
+
+
+def test_csvs_are_byte_identical_for_one_or_two_workers_and_any_batch_size(default_runs):
+    for name in CSVS:
+        a = (default_runs["w1"] / name).read_bytes()
+        assert a == (default_runs["w2"] / name).read_bytes(), name
+        assert a == (default_runs["b64"] / name).read_bytes(), name
+
+
+def test_charts_and_report_are_written(default_runs):
+    d = default_runs["w1"]
+    for png in ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"):
+        assert (d / png).read_bytes()[:4] == b"\x89PNG", png
+    text = (d / "report.md").read_text()
+    assert "win_rates.png" in text and "significant" in text.lower()
+    assert not (default_runs["b64"] / "win_rates.png").exists()  # --no-charts
+
+
+def test_terminal_summary_is_ranked_with_intervals(tmp_path):
+    r = run_ok("tournament", "-n", "500", "--workers", "1", "--out", str(tmp_path / "t"), "--no-charts")
+    lines = [x for x in r.output.splitlines() if x.strip().startswith(("1 ", "2 ", "3 ", "4 "))]
+    assert len(lines) == 4 and "[" in lines[0]
+    assert "matches/s" in r.output and str(tmp_path / "t") in r.output
+
+
+def test_replay_equals_its_row_from_save_matches(tmp_path):
+    d = tmp_path / "s"
+    run_ok("tournament", "random", "dump-faces", "-n", "200", "--seed", "5", "--out", str(d), "--save-matches",
+           "--no-charts", "--quiet", "--workers", "1")  # fmt: skip
+    with gzip.open(d / "matches.csv.gz", "rt") as fh:
+        rows = pd.read_csv(fh)
+    assert len(rows) == 200 and rows["match"].tolist() == list(range(200))
+    row = rows[rows.match == 137].iloc[0]
+    r = run_ok("replay", "random", "dump-faces", "--seed", "5", "--match", "137")
+    assert f"final totals [{row.total_0}, {row.total_1}]" in r.output
+    assert f"regular hands {row.hands}" in r.output
+    assert "deals; starter" in r.output and "plays" in r.output
+
+
+def test_round_robin_writes_the_head_to_head_matrix(tmp_path):
+    d = tmp_path / "rr"
+    run_ok("tournament", "random", "hold-nines", "dump-faces", "--format", "round-robin", "-n", "400",
+           "--out", str(d), "--quiet", "--workers", "2")  # fmt: skip
+    h = pd.read_csv(d / "head_to_head.csv")
+    assert list(h.columns) == ["strategy", "opponent", "matches", "win_rate", "win_rate_low", "win_rate_high"]
+    assert len(h) == 6 and (h["matches"] == 400).all()
+    pair = h.set_index(["strategy", "opponent"])["win_rate"]
+    assert abs(pair[("random", "dump-faces")] + pair[("dump-faces", "random")] - 1) < 1e-9
+    assert (d / "head_to_head.png").exists()
+    s = pd.read_csv(d / "summary.csv")
+    assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces"] and (s["matches"] == 800).all()
+
+
+def test_field_seats_each_strategy_against_the_baseline(tmp_path):
+    d = tmp_path / "f"
+    run_ok("tournament", "hold-nines", "dump-faces", "--format", "field", "--baseline", "random", "-p", "3",
+           "-n", "300", "--out", str(d), "--quiet", "--no-charts")  # fmt: skip
+    m = json.loads((d / "manifest.json").read_text())
+    assert [g["lineup"] for g in m["games"]] == [["hold-nines", "random", "random"], ["dump-faces", "random", "random"]]
+    s = pd.read_csv(d / "summary.csv")
+    assert s["strategy"].tolist() == ["hold-nines", "dump-faces"]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["tournament", "nosuch"], "unknown strategy 'nosuch'"),
+        (["tournament", "--rules", "nosuch"], "unknown preset 'nosuch'"),
+        (["tournament", "--rule", "nine_penalty=abc"], "nine_penalty takes a whole number"),
+        (["tournament", "--rule", "colour=red"], "unknown rules option 'colour'"),
+        (["tournament", "--rule", "nine_penalty"], "key=value"),
+        (["tournament", "random", "random", "-p", "3"], "--players 3 disagrees"),
+        (["tournament", "-p", "7", "--format", "field"], "players must be 2 to 6"),
+        (["tournament", "random", "--format", "round-robin"], "at least two strategies"),
+        (["tournament", "--format", "pyramid"], "pyramid"),
+        (["replay", "random", "nosuch"], "unknown strategy"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args, message, tmp_path):
+    r = invoke(*args, "--out", str(tmp_path / "x")) if args[0] == "tournament" else invoke(*args)
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert "Traceback" not in r.output
+
+
+def test_existing_output_folder_needs_force(tmp_path):
+    d = tmp_path / "o"
+    run_ok("tournament", "-n", "100", "--out", str(d), "--quiet", "--no-charts", "--workers", "1")
+    before = (d / "summary.csv").read_bytes()
+    r = invoke("tournament", "-n", "100", "--seed", "1", "--out", str(d), "--quiet", "--no-charts")
+    assert r.exit_code == 2 and "--force" in r.output
+    assert (d / "summary.csv").read_bytes() == before
+    run_ok("tournament", "-n", "100", "--seed", "1", "--out", str(d), "--quiet", "--no-charts", "--force")
+    assert (d / "summary.csv").read_bytes() != before
+
+
+def test_report_redraws_from_the_csvs(default_runs, tmp_path):
+    d = default_runs["b64"]
+    r = run_ok("report", str(d))
+    assert (d / "win_rates.png").exists() and (d / "report.md").exists()
+    r = invoke("report", str(tmp_path))
+    assert r.exit_code == 2 and "not a run folder" in r.output
+
+
+def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
+    d = tmp_path / "cc"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "nines_sim", "tournament", "-n", "3000000", "--workers", "2", "--out", str(d),
+           "--no-charts"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    time.sleep(4)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    out, _ = proc.communicate(timeout=60)
+    text = out.decode()
+    assert proc.returncode == 130, text
+    assert "PARTIAL" in text and "Traceback" not in text
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and 0 < m["matches_played"] < 3_000_000
+    s = pd.read_csv(d / "summary.csv")
+    assert (s["matches"] == m["matches_played"]).all()
+    assert abs(s["wins"].sum() - m["matches_played"]) < 1e-6
+    assert "PARTIAL" in (d / "report.md").read_text()
