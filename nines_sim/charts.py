@@ -308,7 +308,8 @@ def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = N
     # Hand penalties start at 0 so "went out" has a bin of its own edge; final totals start where the data do.
     lo = min(0.0, float(points.min())) if kind == "hand_penalty" else float(points.min())
     hi = float(points.max())
-    width = bin_width or nice_bin_width(hi - lo + 1)
+    # hand penalties in 1-point bins so that 0 ("went out") stays a bin of its own
+    width = bin_width or (1 if kind == "hand_penalty" else nice_bin_width(hi - lo + 1))
     start = math.floor(lo / width) * width
     n_bins = int((hi - start) // width) + 1
     edges = start + width * np.arange(n_bins + 1, dtype=np.float64)
@@ -565,7 +566,9 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     finite = data.rate[np.isfinite(data.rate)]
     spread = max(0.05, float(np.max(np.abs(finite - 0.5)))) if finite.size else 0.05
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
-    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap="RdBu", norm=norm)
+    # the diagonal (no strategy plays itself) in grey, not the white of 0.5
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
+    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap=cmap, norm=norm)
     for i in range(n):
         for j in range(n):
             v = data.rate[i, j]

@@ -137,7 +137,9 @@ def tournament(
             "round-robin: every pair heads-up; field: each strategy against P-1 baselines.",
         ),
     ] = Format.table,
-    baseline: Annotated[str, typer.Option("--baseline", help="The field's opponents (format field).")] = "random",
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="The field's opponents (format field; default random).")
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -174,6 +176,9 @@ def tournament(
     if fmt == Format.table and players is None and names and len(names) != base_rules.players:
         players = len(names)  # the lineup decides the table size unless --players says otherwise
     try:
+        if baseline is not None and fmt != Format.field:
+            raise TournamentError("--baseline applies to --format field only")
+        baseline = baseline or "random"
         plan = plan_tournament(fmt.value, names, base_rules, players=players, baseline=baseline)
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None

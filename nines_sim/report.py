@@ -287,6 +287,10 @@ def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:
     )
 
 
+def _readable(label: object) -> str:
+    return readable_label(str(label))
+
+
 def _significance(run: RunFolder) -> list[str]:
     lines = ["## Which differences are significant", ""]
     pw = run.pairwise
@@ -303,8 +307,14 @@ def _significance(run: RunFolder) -> list[str]:
     if n_not:
         rest = (
             f"{n_not} of {len(pw)} comparison{'s' if len(pw) != 1 else ''} "
-            f"{'was' if n_not == 1 else 'were'} not significant at the {ALPHA:.0%} level after the Holm correction."
+            f"{'was' if n_not == 1 else 'were'} not significant at the {ALPHA:.0%} level after the Holm correction"
         )
+        misses = pw[~sig]
+        if len(misses) <= 12:  # name them while the list stays readable
+            named = "; ".join(f"{_readable(r.a)} vs {_readable(r.b)} (adjusted {format_p(r.p_holm)})"
+                              for r in misses.itertuples(index=False))  # fmt: skip
+            rest += f": {named}"
+        rest += "."
     else:
         rest = f"All {len(pw)} comparisons were significant at the {ALPHA:.0%} level after the Holm correction."
     lines += ["", rest, ""]

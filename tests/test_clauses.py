@@ -362,3 +362,13 @@ def test_P2_free_nines_preset_options():
     r = make_rules("free-nines")
     assert (r.tie_rule, r.block_rule) == ("share", "no-play-circle")
     assert make_rules("free-nines", tie_rule="playoff").tie_rule == "playoff"
+
+
+def test_rules_md_in_the_repo_is_the_shared_specification():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    shared = root.parent / "shared" / "RULES.md"
+    if not shared.exists():
+        pytest.skip("no shared/ beside this checkout")
+    assert (root / "RULES.md").read_bytes() == shared.read_bytes()

@@ -189,3 +189,8 @@ def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
     assert (s["matches"] == m["matches_played"]).all()
     assert abs(s["wins"].sum() - m["matches_played"]) < 1e-6
     assert "PARTIAL" in (d / "report.md").read_text()
+
+
+def test_baseline_outside_field_format_is_a_usage_error(tmp_path):
+    r = invoke("tournament", "--baseline", "dump-faces", "--out", str(tmp_path / "b"))
+    assert r.exit_code == 2 and "--baseline applies to --format field only" in r.output
