@@ -130,6 +130,14 @@ def make_lineup(specs: list) -> list[Strategy]:
         if s not in made:
             made[s] = load_class(s)()
         out.append(made[s])
+    by_name: dict[str, type] = {}
+    for st in out:
+        other = by_name.setdefault(st.name, type(st))
+        if other is not type(st):
+            raise StrategyNotFound(
+                f"two strategies are named {st.name!r} ({other.__module__}.{other.__qualname__} and "
+                f"{type(st).__module__}.{type(st).__qualname__}); give one a different name"
+            )
     return out
 
 

@@ -55,7 +55,7 @@ class Observation:
         uint64, (n,): faces held (``hand[0]``).
     legal : numpy.ndarray
         uint64, (n,): faces the player may play now (T1, V5, V6); set for
-        ``play`` decisions, the drawn card's bit for ``play_drawn``.
+        ``play`` decisions, the drawn card's bit for ``play_drawn``, 0 for ``declare``.
     pair_legal : numpy.ndarray
         bool, (n,): whether two 9s together are a legal move now (V4).
     top : numpy.ndarray
@@ -111,7 +111,7 @@ class Observation:
 
     @property
     def legal(self) -> np.ndarray:
-        return self._cache["legal"]
+        return self._get("legal", lambda: np.zeros(self.n, dtype=np.uint64))
 
     @property
     def pair_legal(self) -> np.ndarray:

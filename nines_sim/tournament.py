@@ -73,15 +73,26 @@ class Plan:
     ----------
     format : str
     strategies : list of str
-        The strategies as given (for ``table``, one per seat).
+        The strategy specs as given (for ``table``, one per seat).
     games : list of Game
     baseline : str or None
+    labels : list of str
+        The strategies' names, as tables show them.
     """
 
     format: str
     strategies: list[str]
     games: list[Game]
     baseline: str | None = None
+    labels: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            self.labels = [s.name for s in make_lineup(self.strategies)]
+
+    def label_of(self, spec: str) -> str:
+        """The name a strategy spec is shown under (a class's ``name``, not its import path)."""
+        return self.labels[self.strategies.index(spec)]
 
 
 def plan_tournament(
@@ -333,7 +344,7 @@ def _drain(q, on_progress: Callable[[int], None] | None) -> None:  # noqa: ANN00
 
 
 def _label(plan: Plan, position: int) -> str:
-    return f"{position}:{plan.strategies[position]}" if plan.format == "table" else plan.strategies[position]
+    return f"{position}:{plan.labels[position]}" if plan.format == "table" else plan.labels[position]
 
 
 def seat_stats(plan: Plan, out: RunOutcome) -> list[SeatStats]:
@@ -361,7 +372,7 @@ def summary_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
         mean = st.total_sum / n if n else math.nan
         var = (st.total_sq / n - mean * mean) * n / (n - 1) if n > 1 else math.nan
         rows.append({
-            "position": pos, "strategy": plan.strategies[pos], "matches": n, "wins": st.wins,
+            "position": pos, "strategy": plan.labels[pos], "matches": n, "wins": st.wins,
             "win_rate": st.win_rate, "win_rate_low": lo, "win_rate_high": hi, "mean_total": mean,
             "sd_total": math.sqrt(max(var, 0.0)) if n > 1 else math.nan,
             "go_out_rate": st.go_outs / h if h else math.nan,
@@ -400,7 +411,7 @@ def distribution_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``score_distribution.csv``: histograms of final totals and hand penalties per strategy name."""
     by_name: dict[str, SeatStats] = {}
     for pos, st in enumerate(seat_stats(plan, out)):
-        name = plan.strategies[pos]
+        name = plan.labels[pos]
         by_name[name] = by_name[name] + st if name in by_name else st
     rows = []
     for name, st in by_name.items():
@@ -452,7 +463,8 @@ def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
             t = out.tallies[g.key]
             st = SeatStats.of(t, 0)
             if st.matches > 1:
-                add("head-to-head", g.lineup[0], g.lineup[1], st.matches, st.win_rate - 0.5, st.share_se)
+                a, b = plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1])
+                add("head-to-head", a, b, st.matches, st.win_rate - 0.5, st.share_se)
     df = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS[:-2])
     df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
     df["significant"] = df["p_holm"] < 0.05
@@ -467,7 +479,8 @@ def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
         for seat in (0, 1):
             st = SeatStats.of(t, seat)
             lo, hi = wilson(st.wins, st.matches)
-            rows.append((g.lineup[seat], g.lineup[1 - seat], st.matches, st.win_rate, lo, hi))
+            a, b = plan.label_of(g.lineup[seat]), plan.label_of(g.lineup[1 - seat])
+            rows.append((a, b, st.matches, st.win_rate, lo, hi))
     return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 

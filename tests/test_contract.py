@@ -1,0 +1,124 @@
+"""One contract over every registered strategy: legal moves only, reproducible, honest classifier.
+
+Plus: an observation carries no hidden information.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nines_sim.engine import BatchEngine
+from nines_sim.registry import available, make_lineup
+from nines_sim.rules import PRESETS, make_rules
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation
+from tests.test_properties import run_checked
+from tests.test_reproducibility import assert_same
+
+NAMES = [n for n, _, _ in available()]
+
+
+def play(rules, name: str, n: int = 30, seed: int = 3):
+    lineup = make_lineup([name, "random", "random", "random"][: rules.players])
+    return BatchEngine(rules, lineup, seed, 0, n, batch_size=n).run()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_contract_only_legal_moves_in_every_preset(name, preset):
+    rules = make_rules(preset)
+    others = ["random", "hold-nines", "dump-faces"]
+    _, res = run_checked(rules, 15, seed=len(preset), names=[name, *others])
+    assert len(res.hand_records) >= 15
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_contract_same_seed_same_decisions(name):
+    rules = make_rules("classic")
+    assert_same(play(rules, name), play(rules, name))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_contract_classifier_stochastic_is_honest(name, monkeypatch):
+    rules = make_rules("classic")
+    cls = dict((n, c) for n, c, _ in available())[name]
+    base = play(rules, name, seed=5)
+    original = Observation.random
+
+    def shifted(self, salt=0):
+        words = original(self, salt)
+        # only the strategy under test sees other random numbers (seat 0's decisions)
+        return np.where(self.seat == 0, words ^ np.uint64(0x9E3779B97F4A7C15), words)
+
+    monkeypatch.setattr(Observation, "random", shifted)
+    other = play(rules, name, seed=5)
+    changed = not np.array_equal(base.totals, other.totals)
+    assert changed == cls.classifier["stochastic"], cls.classifier
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_contract_classifier_public_history_is_honest(name, monkeypatch):
+    rules = make_rules("classic")
+    cls = dict((n, c) for n, c, _ in available())[name]
+    base = play(rules, name, n=60, seed=8)
+    for attr in ("played", "drew_on"):
+        original = getattr(Observation, attr)
+        monkeypatch.setattr(Observation, attr, property(lambda self, o=original: o.fget(self) * 0 + 15))
+    other = play(rules, name, n=60, seed=8)
+    changed = not np.array_equal(base.totals, other.totals)
+    assert changed == cls.classifier["uses_public_history"], cls.classifier
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_contract_classifier_pair_of_nines_is_honest(name, monkeypatch):
+    rules = make_rules("double-nines", players=4)
+    cls = dict((n, c) for n, c, _ in available())[name]
+    strat = make_lineup([name])[0]
+    moves: list[np.ndarray] = []
+    original = strat.play
+    monkeypatch.setattr(strat, "play", lambda obs: moves.append(np.asarray(original(obs))) or moves[-1])
+    BatchEngine(rules, [strat, *make_lineup(["random"] * 3)], 1, 0, 200, batch_size=200).run()
+    played_pair = any((m == PAIR_OF_NINES).any() for m in moves)
+    assert played_pair == cls.classifier["plays_pair_of_nines"]
+
+
+PUBLIC = ("hand", "held", "pair_legal", "top", "active_suit", "hand_sizes", "totals", "stock_size", "dealer",
+          "direction", "in_hand", "played", "drew_on")  # fmt: skip
+
+
+def snapshot(e: BatchEngine) -> dict:
+    idx = np.arange(e.B)
+    obs = Observation(e, idx, e.seat.copy(), DecisionKind.PLAY)
+    out = {k: np.array(getattr(obs, k)).copy() for k in PUBLIC}
+    out["random"] = obs.random().copy()
+    return out
+
+
+def test_an_observation_carries_no_hidden_information():
+    rules = make_rules("classic")
+    e = BatchEngine(rules, make_lineup(["random"] * 4), 4, 0, 64, batch_size=64)
+    e.start_run()
+    for _ in range(5):
+        e.advance()
+    before = snapshot(e)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for b in range(e.B):
+        me = int(e.seat[b])
+        opp = (me + 1) % 4
+        pos, end = int(e.stock_pos[b]), int(e.stock_end[b])
+        if end - pos < 2 or e.ncards[b, opp] == 0:
+            continue
+        # swap an opponent's card with a stock card, then shuffle the rest of the stock
+        opp_faces = [f for f in range(52) if (int(e.hands[0][b, opp]) >> f) & 1]
+        give = int(rng.choice(opp_faces))
+        take = int(e.stock[b, pos])
+        e.hands[0][b, opp] = np.uint64((int(e.hands[0][b, opp]) & ~(1 << give)) | (1 << take))
+        e.stock[b, pos] = give
+        e.stock[b, pos:end] = rng.permutation(e.stock[b, pos:end])
+        changed += 1
+    assert changed > 30
+    assert (e.card_counts() == 1).all()
+    after = snapshot(e)
+    for k in before:
+        assert np.array_equal(before[k], after[k]), k
