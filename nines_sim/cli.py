@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -107,6 +108,14 @@ StrategiesArg = Annotated[
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")]
 RulesOpt = Annotated[str, typer.Option("--rules", help="Rules preset; combine with '+' (see 'nines rules').")]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="Run on a Dask cluster: tcp://HOST:8786, or 'local' for a LocalCluster "
+        "of --workers processes (needs the dask extra). The numbers are identical to a local run.",
+    ),
+]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
 
 
@@ -157,6 +166,7 @@ def tournament(
         bool, typer.Option("--save-matches", help="Also write matches.csv.gz, one row per match.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
@@ -191,17 +201,17 @@ def tournament(
 
     total = matches * len(plan.games)
     with tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar:
-        outcome = _run_or_explain(
-            lambda: run_plan(
-                plan,
-                matches,
-                seed,
-                workers=n_workers,
-                batch_size=batch_size,
-                save_matches=save_matches,
-                on_progress=bar.update,
+        if scheduler:
+            from nines_sim.cluster import run_plan_dask
+
+            with _cluster(scheduler, n_workers) as client:
+                outcome = _run_or_explain(
+                    lambda: run_plan_dask(client, plan, matches, seed, batch_size, None, save_matches, bar.update)
+                )
+        else:
+            outcome = _run_or_explain(
+                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar.update)
             )
-        )
     command = canonical_command(
         "tournament",
         plan.strategies,
@@ -240,6 +250,18 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
         raise typer.Exit(code=1) from None
 
 
+@contextmanager
+def _cluster(scheduler: str, workers: int):
+    """A Dask client, or a usage error (exit 2) that says why not."""
+    from nines_sim.cluster import ClusterError, connect
+
+    try:
+        with connect(scheduler, workers=workers) as client:
+            yield client
+    except ClusterError as exc:
+        raise usage_error(str(exc)) from None
+
+
 def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
     from nines_sim.report import write_report
 
@@ -259,6 +281,124 @@ def canonical_command(cmd: str, strategies: list[str], options: dict, rule: list
     for r in rule or []:
         parts += ["--rule", r]
     return " ".join(parts)
+
+
+@app.command("compare-rules")
+def compare_rules(
+    strategies: StrategiesArg = None,
+    rules: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rules",
+            help="A rule set: preset[+preset][:key=value,...], e.g. classic or "
+            "'classic:nine_penalty=20,no_nine_out=true'. Repeat: at least two (the first is the reference).",
+        ),
+    ] = None,
+    sweep: Annotated[
+        str | None,
+        typer.Option(
+            "--sweep",
+            help="One rule set per value: option=v1,v2,... "
+            "(e.g. nine_penalty=10,15,20,25,30), on top of the --rules given (default classic).",
+        ),
+    ] = None,
+    players: PlayersOpt = None,
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per rule set.")] = 100_000,
+    seed: SeedOpt = 0,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            help="Worker processes (default: CPU count). The numbers are identical for any value.",
+        ),
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
+    out: Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
+    no_charts: Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Measure how rule variants change which strategy wins: one lineup under several rule sets.
+
+    Every rule set plays the same seed and match indices (common random
+    numbers), so deals coincide wherever deck, players and hand sizes agree,
+    and each shift in win rate is tested on paired matches.
+    """
+    from tqdm import tqdm
+
+    from nines_sim.compare import (
+        comparison_frame,
+        distribution_frame,
+        rule_sets_from,
+        run_comparison,
+        terminal_table,
+    )
+    from nines_sim.output import (
+        OutputExists,
+        comparison_manifest,
+        default_run_dir,
+        prepare_dir,
+        write_csv,
+        write_manifest,
+    )
+    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.simulate import cpu_count
+    from nines_sim.tournament import DEFAULT_LINEUP
+
+    names = list(strategies or DEFAULT_LINEUP)
+    if players is not None and strategies and players != len(names):
+        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
+    try:
+        sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
+        lineup = make_lineup(names)
+    except (RulesError, StrategyNotFound) as exc:
+        raise usage_error(str(exc)) from None
+    labels = [st.name for st in lineup]
+    n_workers = workers or cpu_count()
+    run_dir = out or default_run_dir("compare")
+    try:
+        prepare_dir(run_dir, force)
+    except OutputExists as exc:
+        raise usage_error(str(exc)) from None
+    with tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar:
+        if scheduler:
+            from nines_sim.cluster import run_comparison_dask
+
+            with _cluster(scheduler, n_workers) as client:
+                outcome = _run_or_explain(
+                    lambda: run_comparison_dask(client, sets, tuple(names), matches, seed, batch_size, None, bar.update)
+                )
+        else:
+            outcome = _run_or_explain(
+                lambda: run_comparison(sets, tuple(names), matches, seed, n_workers, batch_size, None, bar.update)
+            )
+    table = comparison_frame(sets, labels, outcome)
+    write_csv(table, run_dir / "comparison.csv")
+    write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
+    opts: dict = {"--players": len(names), "--matches": matches, "--seed": seed}
+    command = canonical_command("compare-rules", names, opts, None)
+    command += "".join(f" --rules {r}" for r in (rules or []))
+    if sweep:
+        command += f" --sweep {sweep}"
+    write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
+                                                n_workers, batch_size))  # fmt: skip
+    from nines_sim.compare_report import save_all_comparison, write_comparison_report
+
+    if not no_charts:
+        save_all_comparison(run_dir)
+    write_comparison_report(run_dir)
+    if not quiet:
+        typer.echo(terminal_table(table))
+    status = "PARTIAL (interrupted): " if outcome.partial else ""
+    typer.echo(
+        f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {outcome.wall_seconds:.1f} s; "
+        f"results in {run_dir}"
+    )
+    if outcome.partial:
+        raise typer.Exit(code=130)
 
 
 @app.command()
@@ -306,11 +446,21 @@ def replay(
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="A run folder written by 'nines tournament'.")]) -> None:
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
+) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs."""
-    if not (run_dir / "summary.csv").is_file() or not (run_dir / "manifest.json").is_file():
-        raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv and manifest.json)")
-    _charts_and_report(run_dir, no_charts=False)
+    from nines_sim.compare_report import is_comparison_folder, save_all_comparison, write_comparison_report
+
+    if not (run_dir / "manifest.json").is_file():
+        raise usage_error(f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)")
+    if is_comparison_folder(run_dir):
+        save_all_comparison(run_dir)
+        write_comparison_report(run_dir)
+    elif (run_dir / "summary.csv").is_file():
+        _charts_and_report(run_dir, no_charts=False)
+    else:
+        raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
 
 

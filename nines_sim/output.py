@@ -129,6 +129,49 @@ def manifest(
     }
 
 
+def comparison_manifest(
+    command: str,
+    rule_sets: list,
+    sweep: dict | None,
+    lineup: list[str],
+    n_matches: int,
+    seed: int,
+    out,  # noqa: ANN001 - a nines_sim.compare.CompareOutcome
+    workers: int,
+    batch_size: int,
+) -> dict:
+    """What reproduces a rule comparison, and how it went."""
+    from nines_sim.compare import deals_coupled
+
+    return {
+        "command": command,
+        "version": __version__,
+        "seed": seed,
+        "rule_sets": [
+            {
+                "label": rs.label,
+                "preset": rs.rules.preset,
+                "rules": rs.rules.options() | {"hand_sizes": list(rs.rules.hand_sizes)},
+                "deals_coupled": deals_coupled(rule_sets[0].rules, rs.rules),
+            }
+            for rs in rule_sets
+        ],
+        "sweep": sweep,
+        "lineup": lineup,
+        "players": len(lineup),
+        "matches": n_matches,
+        "matches_played": out.matches_played,
+        "workers": workers,
+        "batch_size": batch_size,
+        "wall_seconds": round(out.wall_seconds, 3),
+        "matches_per_s": round(out.matches_played * len(rule_sets) / out.wall_seconds, 1) if out.wall_seconds else None,
+        "partial": out.partial,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+
+
 def write_manifest(run_dir: Path, data: dict) -> Path:
     path = run_dir / "manifest.json"
     path.write_text(json.dumps(data, indent=2) + "\n")

@@ -66,8 +66,8 @@ def _fixed(x: float, decimals: int) -> str:
 
 
 def _pp(x: float) -> str:
-    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``."""
-    return f"{100 * x:+.2f}"
+    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``; NaN -> ``"n/a"``."""
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:+.2f}"
 
 
 def format_p(p: float) -> str:

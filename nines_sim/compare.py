@@ -1,0 +1,274 @@
+"""Rule comparisons: one lineup under several rule sets, with common random numbers.
+
+Every rule set plays the same seed and match indices.  Deals depend only on
+(seed, match, hand number) and the deck, so wherever two rule sets have the
+same deck, players and hand sizes, their matches start from the same deals and
+stay coupled as long as play allows; the per-match win shares are then paired
+and a shift in win rate is measured with the variance of the paired
+difference, which is much smaller than that of two independent runs.
+
+Work is cut into chunks of match indices; a chunk plays every rule set, so a
+run stopped by Ctrl-C keeps complete, still paired chunks for all rule sets.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from nines_sim import tournament as tour
+from nines_sim.engine import BatchEngine
+from nines_sim.registry import make_lineup
+from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
+from nines_sim.simulate import chunks
+from nines_sim.stats import holm, wilson, z_test
+from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
+
+COMPARISON_COLUMNS = [
+    "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
+    "mean_total", "mean_hands_per_match", "mean_turns_per_hand", "delta_win_rate", "delta_low", "delta_high",
+    "delta_p_value", "delta_p_holm", "significant",
+]  # fmt: skip
+DISTRIBUTION_COLUMNS = ["rule_set", "strategy", "kind", "points", "count"]
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A labelled rule set of a comparison (``value``: the swept value, if any)."""
+
+    label: str
+    rules: Rules
+    value: object = None
+
+
+def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> tuple[list[RuleSet], dict | None]:
+    """Rule sets from ``--rules`` specs and an optional ``--sweep option=v1,v2,...``.
+
+    Raises
+    ------
+    nines_sim.rules.RulesError
+        For fewer than two rule sets, an unknown preset or option, a value of the
+        wrong type or out of range, or a sweep of an option that does not exist.
+    """
+    extra = {} if players is None else {"players": players}
+
+    def build(spec: str, **over: object) -> Rules:
+        base = parse_rule_set(spec)
+        return base.replace(**extra, **over) if (extra or over) else base
+
+    if sweep is None:
+        if len(specs) < 2:
+            raise RulesError("compare at least two rule sets: --rules A --rules B (or --sweep option=v1,v2)")
+        return [RuleSet(s, build(s)) for s in specs], None
+    if len(specs) > 1:
+        raise RulesError("--sweep varies one base rule set: give at most one --rules with it")
+    if "=" not in sweep:
+        raise RulesError(f"a sweep is written option=v1,v2,..., not {sweep!r}")
+    option, _, values_text = sweep.partition("=")
+    option = option.strip()
+    base_spec = specs[0] if specs else "classic"
+    if option == "hand_sizes":
+        raise RulesError("hand_sizes cannot be swept (its values hold commas); compare --rules sets instead")
+    texts = [v for v in values_text.split(",") if v.strip()]
+    values = [parse_value(option, v) for v in texts]
+    if len(values) < 2:
+        raise RulesError("a sweep needs at least two values: option=v1,v2")
+    sets = [RuleSet(f"{option}={t.strip()}", build(base_spec, **{option: v}), v) for t, v in zip(texts, values)]
+    return sets, {"option": option, "values": values, "base": base_spec}
+
+
+def deals_coupled(a: Rules, b: Rules) -> bool:
+    """Whether two rule sets deal identical hands for the same seed and match (same deck, table, hand sizes)."""
+    return (a.decks, a.players, a.hand_sizes) == (b.decks, b.players, b.hand_sizes)
+
+
+@dataclass
+class CompareChunk:
+    """Tallies of one chunk under every rule set, and the paired cross sums against the first."""
+
+    tallies: list[Tally]
+    cross: list[np.ndarray]  # (P,) int64: sum over matches of s_r * s_0, in 3600ths
+
+
+def compare_range(
+    rule_sets: list[RuleSet],
+    lineup: tuple[str, ...],
+    seed: int,
+    start: int,
+    n: int,
+    batch_size: int,
+    on_matches: Callable[[int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> CompareChunk | None:
+    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end."""
+    tallies, shares = [], []
+    for rs in rule_sets:
+        engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n))
+        engine.start_run()
+        steps = 0
+        while engine.B:
+            engine.advance()
+            steps += 1
+            if should_stop and steps % 25 == 0 and should_stop():
+                return None
+        res = engine.results()
+        tallies.append(Tally.from_results(res))
+        shares.append(np.rint(res.win_share * SHARE_UNIT).astype(np.int64))
+        if on_matches:
+            on_matches(n)
+    cross = [(s * shares[0]).sum(axis=0) for s in shares]
+    return CompareChunk(tallies, cross)
+
+
+def _compare_range_in_worker(*args: object) -> CompareChunk | None:
+    return compare_range(*args, on_matches=tour._progress_queue.put, should_stop=tour._stop_event.is_set)
+
+
+@dataclass
+class CompareOutcome:
+    """Merged tallies per rule set, paired cross sums, and whether the run was cut short."""
+
+    tallies: list[Tally]
+    cross: list[np.ndarray]
+    partial: bool
+    wall_seconds: float
+    matches_played: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def run_comparison(
+    rule_sets: list[RuleSet],
+    lineup: tuple[str, ...],
+    n_matches: int,
+    seed: int,
+    workers: int = 1,
+    batch_size: int = 32768,
+    chunk_size: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> CompareOutcome:
+    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed``.
+
+    Returns
+    -------
+    CompareOutcome
+        ``partial`` when Ctrl-C stopped the run; complete chunks are kept.
+    """
+    P = rule_sets[0].rules.players
+    size = chunk_size or int(min(50_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
+    pieces = chunks(0, n_matches, size)
+    tallies = [Tally(P) for _ in rule_sets]
+    cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]
+    played = 0
+    t0 = time.perf_counter()
+
+    def take(c: CompareChunk | None) -> None:
+        nonlocal played
+        if c is None:
+            return
+        for i, t in enumerate(c.tallies):
+            tallies[i] = tallies[i] + t
+            cross[i] = cross[i] + c.cross[i]
+        played += c.tallies[0].matches
+
+    if workers <= 1:
+        with tour._Interrupt() as stop:
+            for s, n in pieces:
+                take(compare_range(rule_sets, lineup, seed, s, n, batch_size, on_progress, lambda: stop.flag))
+                if stop.flag:
+                    break
+        partial = stop.flag
+    else:
+        ctx = multiprocessing.get_context()
+        queue, event = ctx.Queue(), ctx.Event()
+        with (
+            tour._Interrupt(event) as stop,
+            ProcessPoolExecutor(
+                max_workers=workers, mp_context=ctx, initializer=tour._init_worker, initargs=(queue, event)
+            ) as pool,
+        ):
+            pending: set[Future] = {
+                pool.submit(_compare_range_in_worker, rule_sets, lineup, seed, s, n, batch_size) for s, n in pieces
+            }
+            while pending:
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                tour._drain(queue, on_progress)
+                for fut in done:
+                    take(fut.result())
+                if event.is_set():
+                    stop.flag = True
+                    for fut in pending:
+                        fut.cancel()
+            tour._drain(queue, on_progress)
+        partial = stop.flag or event.is_set()
+    return CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, played)
+
+
+def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
+    """``comparison.csv``: per rule set and seat, the win rate and its paired shift against the first."""
+    rows = []
+    base = out.tallies[0]
+    for r, (rs, t) in enumerate(zip(rule_sets, out.tallies)):
+        n = t.matches
+        for p in range(t.players):
+            st = SeatStats.of(t, p)
+            lo, hi = wilson(st.wins, n)
+            d = dlo = dhi = pval = math.nan
+            if n > 1 and base.matches == n:
+                s_r, s_0 = t.wins60[p] / SHARE_UNIT / n, base.wins60[p] / SHARE_UNIT / n
+                sq = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2 / n
+                d = s_r - s_0
+                se = math.sqrt(max(sq - d * d, 0.0) / (n - 1))
+                dlo, dhi = d - 1.959963984540054 * se, d + 1.959963984540054 * se
+                pval = z_test(d, se)[1] if r else math.nan
+            rows.append({
+                "rule_set": rs.label, "sweep_value": rs.value, "position": p, "strategy": labels[p], "matches": n,
+                "win_rate": st.win_rate, "win_rate_low": lo, "win_rate_high": hi,
+                "mean_total": st.total_sum / n if n else math.nan,
+                "mean_hands_per_match": t.hands / n if n else math.nan,
+                "mean_turns_per_hand": t.turns / t.hands if t.hands else math.nan,
+                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "delta_p_value": pval,
+            })  # fmt: skip
+    df = pd.DataFrame(rows)
+    tested = df["delta_p_value"].notna()
+    df["delta_p_holm"] = math.nan
+    if tested.any():
+        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
+    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
+    return df[COMPARISON_COLUMNS]
+
+
+def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
+    """``score_distribution.csv``: final-total and hand-penalty histograms per rule set and strategy name."""
+    rows = []
+    for rs, t in zip(rule_sets, out.tallies):
+        by_name: dict[str, SeatStats] = {}
+        for p in range(t.players):
+            st = SeatStats.of(t, p)
+            by_name[labels[p]] = by_name[labels[p]] + st if labels[p] in by_name else st
+        for name, st in by_name.items():
+            for kind, hist in (("final_total", st.total_hist), ("hand_penalty", st.penalty_hist)):
+                for pts in np.flatnonzero(hist).tolist():
+                    rows.append((rs.label, name, kind, pts, int(hist[pts])))
+    return pd.DataFrame(rows, columns=DISTRIBUTION_COLUMNS)
+
+
+def terminal_table(df: pd.DataFrame) -> str:
+    """The comparison a user reads in the terminal."""
+    lines = [f"{'rule set':<28} {'seat:strategy':<20} {'win rate [95% CI]':<26} {'change vs first [95% CI]':<28}"]
+    for r in df.itertuples():
+        ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+        if isinstance(r.delta_p_value, float) and not math.isnan(r.delta_p_value):
+            mark = " *" if r.significant else ""
+            delta = f"{100 * r.delta_win_rate:+.2f} pp [{100 * r.delta_low:+.2f}, {100 * r.delta_high:+.2f}]{mark}"
+        else:
+            delta = "(reference)"
+        lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
+    lines.append("* significant at 5% after Holm correction (paired z-test, common random numbers)")
+    return "\n".join(lines)

@@ -1,0 +1,154 @@
+"""nines compare-rules: common random numbers, sweeps, outputs and errors."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.compare import deals_coupled, rule_sets_from
+from nines_sim.engine import BatchEngine
+from nines_sim.registry import make_lineup
+from nines_sim.rules import make_rules
+
+runner = CliRunner()
+LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
+
+
+def first_deals(preset: str, n: int = 30) -> list[tuple]:
+    e = BatchEngine(make_rules(preset), make_lineup(LINEUP), 17, 0, n, batch_size=n, trace=True)
+    e.start_run()
+    return [e.trace[m][0] for m in range(n)]
+
+
+def test_common_random_numbers_classic_and_hard_nines_deal_identical_first_hands():
+    a, b = first_deals("classic"), first_deals("hard-nines")
+    assert a == b and all(ev[0] == "deal" for ev in a)
+    assert deals_coupled(make_rules("classic"), make_rules("hard-nines"))
+
+
+def test_a_double_deck_breaks_the_coupling():
+    assert first_deals("classic") != first_deals("double-nines")
+    assert not deals_coupled(make_rules("classic"), make_rules("double-nines"))
+    assert not deals_coupled(make_rules("classic"), make_rules("classic", hand_sizes=(7, 7, 6, 5, 5)))
+
+
+def run(*args: str, tmp_path, name: str = "c"):
+    return runner.invoke(app, ["compare-rules", *args, "--out", str(tmp_path / name), "--quiet"])
+
+
+@pytest.fixture(scope="module")
+def pair_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cmp")
+    out = {}
+    for w in ("1", "2"):
+        r = runner.invoke(app, ["compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "2000",
+                                "--workers", w, "--out", str(base / w), "--quiet"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        out[w] = base / w
+    return out
+
+
+def test_comparison_csv_and_manifest(pair_runs):
+    d = pair_runs["1"]
+    df = pd.read_csv(d / "comparison.csv")
+    assert df["rule_set"].tolist() == ["classic"] * 4 + ["hard-nines"] * 4
+    assert (df["matches"] == 2000).all()
+    ref = df[df.rule_set == "classic"]
+    assert (ref["delta_win_rate"] == 0).all() and not ref["significant"].any()
+    hn = df[df.rule_set == "hard-nines"]
+    assert ((hn["delta_low"] <= hn["delta_win_rate"]) & (hn["delta_win_rate"] <= hn["delta_high"])).all()
+    # shifts sum to zero over the seats: one win per match under each rule set
+    assert abs(hn["delta_win_rate"].sum()) < 1e-9
+    m = json.loads((d / "manifest.json").read_text())
+    assert [r["label"] for r in m["rule_sets"]] == ["classic", "hard-nines"]
+    assert m["rule_sets"][1]["rules"]["nine_penalty"] == 25 and m["rule_sets"][1]["deals_coupled"]
+    assert (d / "report.md").exists() and (d / "win_rates_by_rule_set.png").exists()
+
+
+def test_comparison_is_identical_for_one_and_two_workers(pair_runs):
+    for name in ("comparison.csv", "score_distribution.csv"):
+        assert (pair_runs["1"] / name).read_bytes() == (pair_runs["2"] / name).read_bytes()
+
+
+def test_paired_interval_is_narrower_than_independent_runs(pair_runs):
+    df = pd.read_csv(pair_runs["1"] / "comparison.csv")
+    hn = df[df.rule_set == "hard-nines"]
+    paired = (hn["delta_high"] - hn["delta_low"]) / 2
+    p = hn["win_rate"]
+    independent = 1.96 * ((2 * p * (1 - p) / hn["matches"]) ** 0.5)
+    assert (paired < independent).all()
+
+
+def test_sweep_runs_one_rule_set_per_value(tmp_path):
+    r = run("--sweep", "nine_penalty=10,20,30", "-n", "600", "--workers", "1", tmp_path=tmp_path)
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(tmp_path / "c" / "comparison.csv")
+    assert df["rule_set"].unique().tolist() == ["nine_penalty=10", "nine_penalty=20", "nine_penalty=30"]
+    assert sorted(df["sweep_value"].unique().tolist()) == [10, 20, 30]
+    m = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert m["sweep"]["option"] == "nine_penalty" and m["sweep"]["values"] == [10, 20, 30]
+    assert (tmp_path / "c" / "sweep.png").exists()
+
+
+def test_sweep_of_the_target(tmp_path):
+    r = run("random", "dump-faces", "--sweep", "target=50,100", "-n", "300", "--workers", "1", "--no-charts",
+            tmp_path=tmp_path)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(tmp_path / "c" / "comparison.csv")
+    short, long = (df[df.rule_set == f"target={t}"]["mean_hands_per_match"].iloc[0] for t in (50, 100))
+    assert short < long
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--rules", "classic"], "at least two rule sets"),
+        (["--rules", "classic", "--rules", "nosuch"], "unknown preset 'nosuch'"),
+        (["--rules", "classic", "--rules", "classic:colour=red"], "unknown rules option 'colour'"),
+        (["--rules", "classic", "--rules", "classic:nine_penalty=abc"], "takes a whole number"),
+        (["--rules", "classic", "--rules", "classic:nine_penalty=-5"], "nine_penalty must be >= 0"),
+        (["--rules", "classic", "--rules", "classic:players=9"], "players must be 2 to 6"),
+        (["--sweep", "colour=1,2"], "unknown rules option 'colour'"),
+        (["--sweep", "target=100"], "at least two values"),
+        (["--sweep", "target"], "option=v1,v2"),
+        (["--sweep", "target=0,100"], "target must be > 0"),
+        (["--rules", "a", "--rules", "b", "--sweep", "target=50,100"], "at most one --rules"),
+        (["nosuch", "random", "--rules", "classic", "--rules", "hard-nines"], "unknown strategy 'nosuch'"),
+    ],
+)
+def test_errors_exit_2_with_one_line(args, message, tmp_path):
+    r = run(*args, tmp_path=tmp_path)
+    assert r.exit_code == 2, r.output
+    assert message in r.output and "Traceback" not in r.output
+
+
+def test_every_preset_can_be_compared():
+    from nines_sim.rules import PRESETS
+
+    sets, _ = rule_sets_from(list(PRESETS), None, 4)
+    assert [s.label for s in sets] == list(PRESETS)
+
+
+def test_every_preset_runs_in_one_comparison(tmp_path):
+    from nines_sim.rules import PRESETS
+
+    args = [x for p in PRESETS for x in ("--rules", p)]
+    r = run(*args, "-n", "60", "--workers", "1", "--no-charts", tmp_path=tmp_path)
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(tmp_path / "c" / "comparison.csv")
+    assert df["rule_set"].unique().tolist() == list(PRESETS)
+    m = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    coupled = {r["label"]: r["deals_coupled"] for r in m["rule_sets"]}
+    assert not coupled["double-nines"] and coupled["hard-nines"] and coupled["skip-reverse"]
+
+
+def test_report_redraws_a_comparison_folder(pair_runs):
+    d = pair_runs["2"]
+    (d / "report.md").unlink()
+    r = runner.invoke(app, ["report", str(d)])
+    assert r.exit_code == 0, r.output
+    assert "hard-nines" in (d / "report.md").read_text()
