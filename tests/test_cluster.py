@@ -1,0 +1,78 @@
+"""Runs on a Dask cluster give the numbers of a local run (only with the dask extra installed)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+distributed = pytest.importorskip("distributed")
+
+from nines_sim.cli import app  # noqa: E402
+from nines_sim.cluster import CONNECT_TIMEOUT_S, run_plan_dask  # noqa: E402
+from nines_sim.output import write_tables  # noqa: E402
+from nines_sim.rules import make_rules  # noqa: E402
+from nines_sim.tournament import plan_tournament, run_plan  # noqa: E402
+
+runner = CliRunner()
+CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
+
+
+def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
+    args = ["tournament", "-n", "3000", "--quiet", "--no-charts"]
+    r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, [*args, "--workers", "2", "--scheduler", "local", "--out", str(tmp_path / "dask")])
+    assert r.exit_code == 0, r.output
+    for name in CSVS:
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+
+
+def test_compare_rules_on_a_local_cluster_matches_the_local_run(tmp_path):
+    args = ["compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "1500", "--quiet", "--no-charts"]
+    assert runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "a")]).exit_code == 0
+    r = runner.invoke(app, [*args, "--scheduler", "local", "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "a" / "comparison.csv").read_bytes() == (tmp_path / "b" / "comparison.csv").read_bytes()
+
+
+def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
+    plan = plan_tournament("table", [], make_rules("classic"))
+    local = run_plan(plan, 6000, seed=9, workers=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        with distributed.Client(lc) as client:
+            pids = client.run(os.getpid)
+            victim = pids[sorted(pids)[0]]
+            done = []
+
+            def progress(n: int) -> None:
+                done.append(n)
+                if len(done) == 1:  # the first chunk is in: kill a worker while the rest run
+                    os.kill(victim, signal.SIGKILL)
+
+            remote = run_plan_dask(client, plan, 6000, seed=9, chunk_size=250, on_progress=progress)
+            after = set(client.run(os.getpid).values())
+    assert victim not in after and len(done) == 24, "the worker was not killed during the run"
+    assert not remote.partial and remote.total_matches == 6000
+    write_tables(tmp_path, plan, local)
+    first = {n: (tmp_path / n).read_bytes() for n in CSVS}
+    write_tables(tmp_path, plan, remote)
+    for n in CSVS:
+        assert first[n] == (tmp_path / n).read_bytes(), n
+
+
+def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # free once closed: nobody listens there
+    t0 = time.monotonic()
+    r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", f"tcp://127.0.0.1:{port}", "--out",
+                            str(tmp_path / "u"), "--quiet"])  # fmt: skip
+    elapsed = time.monotonic() - t0
+    assert r.exit_code == 2, r.output
+    assert "cannot reach the Dask scheduler" in r.output and "Traceback" not in r.output
+    assert elapsed < CONNECT_TIMEOUT_S + 10
