@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -30,7 +31,7 @@ def usage_error(message: str) -> typer.Exit:
 def bench(
     workloads: Annotated[list[str] | None, typer.Argument(help="Workloads to run (default: all). See below.")] = None,
     matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per run.")] = 100_000,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Worker processes.")] = 1,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, max=256, help="Worker processes.")] = 1,
     repeat: Annotated[int, typer.Option("--repeat", "-r", min=1, help="Runs per workload; the median is shown.")] = 3,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Games in play at once.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead of a table.")] = False,
@@ -116,6 +117,23 @@ SchedulerOpt = Annotated[
         "of --workers processes (needs the dask extra). The numbers are identical to a local run.",
     ),
 ]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        "-w",
+        min=1,
+        max=256,
+        help="Worker processes (default: CPU count). The numbers are identical for any value.",
+    ),
+]
+BatchOpt = Annotated[
+    int, typer.Option("--batch-size", min=1, max=10_000_000, help="Games in play at once per process.")
+]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in an existing --out folder.")]
+NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
 
 
@@ -149,23 +167,15 @@ def tournament(
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="The field's opponents (format field; default random).")
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            min=1,
-            help="Worker processes (default: CPU count). The numbers are identical for any value.",
-        ),
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
-    out: Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
-    no_charts: Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")] = False,
+    workers: WorkersOpt = None,
+    batch_size: BatchOpt = 32768,
+    out: OutOpt = None,
+    force: ForceOpt = False,
+    no_charts: NoChartsOpt = False,
     save_matches: Annotated[
         bool, typer.Option("--save-matches", help="Also write matches.csv.gz, one row per match.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
@@ -176,12 +186,13 @@ def tournament(
     """
     from tqdm import tqdm
 
-    from nines_sim.output import OutputExists, default_run_dir, manifest, prepare_dir, write_manifest, write_tables
+    from nines_sim.output import clear_outputs, manifest, write_manifest, write_tables
     from nines_sim.registry import StrategyNotFound
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import TournamentError, plan_tournament, run_plan, summary_frame, terminal_table
 
     names = list(strategies or [])
+    players = _players_wanted(players, rule)
     base_rules = build_rules(rules, rule)
     if fmt == Format.table and players is None and names and len(names) != base_rules.players:
         players = len(names)  # the lineup decides the table size unless --players says otherwise
@@ -193,14 +204,11 @@ def tournament(
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None
     n_workers = workers or cpu_count()
-    run_dir = out or default_run_dir("tournament")
-    try:
-        prepare_dir(run_dir, force)
-    except OutputExists as exc:
-        raise usage_error(str(exc)) from None
-
     total = matches * len(plan.games)
-    with tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar:
+    with (
+        _run_folder(out, "tournament", force) as run_dir,
+        tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar,
+    ):
         if scheduler:
             from nines_sim.cluster import run_plan_dask
 
@@ -225,9 +233,11 @@ def tournament(
         },
         rule,
     )
-    write_tables(run_dir, plan, outcome)
-    write_manifest(run_dir, manifest(command, plan, outcome, seed, matches, n_workers, batch_size))
-    _charts_and_report(run_dir, no_charts)
+    with _writing():
+        clear_outputs(run_dir)
+        write_tables(run_dir, plan, outcome)
+        write_manifest(run_dir, manifest(command, plan, outcome, seed, matches, n_workers, batch_size))
+        _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(summary_frame(plan, outcome), plan))
     rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
@@ -248,6 +258,44 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     except (IllegalMoveError, StrategyError) as exc:
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(code=1) from None
+
+
+def _players_wanted(players: int | None, rule: list[str] | None) -> int | None:
+    """--players, else a --rule players=N; a usage error outside 2-6."""
+    if players is None:
+        try:
+            players = parse_overrides(rule or []).get("players")
+        except RulesError as exc:
+            raise usage_error(str(exc)) from None
+    if players is not None and not 2 <= players <= 6:
+        raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
+    return players
+
+
+@contextmanager
+def _run_folder(out: Path | None, kind: str, force: bool):
+    """The run folder, checked writable before any match is played; removed again if the run fails empty."""
+    from nines_sim.output import OutputExists, default_run_dir, discard_dir, prepare_dir
+
+    run_dir = out or default_run_dir(kind)
+    try:
+        created = prepare_dir(run_dir, force)
+    except OutputExists as exc:
+        raise usage_error(str(exc)) from None
+    try:
+        yield run_dir
+    except BaseException:
+        discard_dir(run_dir, created)
+        raise
+
+
+@contextmanager
+def _writing():
+    """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied."""
+    from nines_sim.tournament import _Interrupt
+
+    with _Interrupt():
+        yield
 
 
 @contextmanager
@@ -272,15 +320,17 @@ def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
     write_report(run_dir)
 
 
-def canonical_command(cmd: str, strategies: list[str], options: dict, rule: list[str] | None) -> str:
-    """The command line that reproduces a run (workers and batch size do not change the numbers)."""
+def canonical_command(
+    cmd: str, strategies: list[str], options: dict, rule: list[str] | None, extra: list[str] | None = None
+) -> str:
+    """The shell command that reproduces a run (workers and batch size do not change the numbers)."""
     parts = ["nines", cmd, *strategies]
     for k, v in options.items():
         if v is not None:
             parts += [k, str(v)]
     for r in rule or []:
         parts += ["--rule", r]
-    return " ".join(parts)
+    return shlex.join(parts + (extra or []))
 
 
 @app.command("compare-rules")
@@ -305,20 +355,12 @@ def compare_rules(
     players: PlayersOpt = None,
     matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per rule set.")] = 100_000,
     seed: SeedOpt = 0,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            min=1,
-            help="Worker processes (default: CPU count). The numbers are identical for any value.",
-        ),
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
-    out: Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in an existing --out folder.")] = False,
-    no_charts: Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")] = False,
+    workers: WorkersOpt = None,
+    batch_size: BatchOpt = 32768,
+    out: OutOpt = None,
+    force: ForceOpt = False,
+    no_charts: NoChartsOpt = False,
+    quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
@@ -336,21 +378,15 @@ def compare_rules(
         run_comparison,
         terminal_table,
     )
-    from nines_sim.output import (
-        OutputExists,
-        comparison_manifest,
-        default_run_dir,
-        prepare_dir,
-        write_csv,
-        write_manifest,
-    )
+    from nines_sim.output import clear_outputs, comparison_manifest, write_csv, write_manifest
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
-    if players is not None and strategies and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
+    players = _players_wanted(players, None)
+    if players is not None and players != len(names):
+        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies (one per seat)")
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
         lineup = make_lineup(names)
@@ -358,12 +394,10 @@ def compare_rules(
         raise usage_error(str(exc)) from None
     labels = [st.name for st in lineup]
     n_workers = workers or cpu_count()
-    run_dir = out or default_run_dir("compare")
-    try:
-        prepare_dir(run_dir, force)
-    except OutputExists as exc:
-        raise usage_error(str(exc)) from None
-    with tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar:
+    with (
+        _run_folder(out, "compare", force) as run_dir,
+        tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar,
+    ):
         if scheduler:
             from nines_sim.cluster import run_comparison_dask
 
@@ -376,20 +410,24 @@ def compare_rules(
                 lambda: run_comparison(sets, tuple(names), matches, seed, n_workers, batch_size, None, bar.update)
             )
     table = comparison_frame(sets, labels, outcome)
-    write_csv(table, run_dir / "comparison.csv")
-    write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
-    opts: dict = {"--players": len(names), "--matches": matches, "--seed": seed}
-    command = canonical_command("compare-rules", names, opts, None)
-    command += "".join(f" --rules {r}" for r in (rules or []))
+    parts: list[str] = []
+    for r in rules or []:
+        parts += ["--rules", r]
     if sweep:
-        command += f" --sweep {sweep}"
-    write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
-                                                n_workers, batch_size))  # fmt: skip
+        parts += ["--sweep", sweep]
+    command = canonical_command("compare-rules", names, {"--players": len(names), "--matches": matches,
+                                                         "--seed": seed}, None, parts)  # fmt: skip
     from nines_sim.compare_report import save_all_comparison, write_comparison_report
 
-    if not no_charts:
-        save_all_comparison(run_dir)
-    write_comparison_report(run_dir)
+    with _writing():
+        clear_outputs(run_dir)
+        write_csv(table, run_dir / "comparison.csv")
+        write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
+        write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
+                                                    n_workers, batch_size))  # fmt: skip
+        if not no_charts:
+            save_all_comparison(run_dir)
+        write_comparison_report(run_dir)
     if not quiet:
         typer.echo(terminal_table(table))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
@@ -405,7 +443,7 @@ def compare_rules(
 def replay(
     strategies: StrategiesArg = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")] = 0,
-    match: Annotated[int, typer.Option("--match", "-m", min=0, help="Index of the match to replay.")] = 0,
+    match: Annotated[int, typer.Option("--match", "-m", min=0, max=2**62, help="Index of the match to replay.")] = 0,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
@@ -426,9 +464,10 @@ def replay(
         from nines_sim.tournament import DEFAULT_LINEUP
 
         names = list(DEFAULT_LINEUP)
+    players = _players_wanted(players, rule)
     if players is not None and players != len(names):
         raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
-    r = build_rules(rules, rule, players=len(names))
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
     try:
         make_lineup(names)
     except StrategyNotFound as exc:
@@ -454,13 +493,17 @@ def report(
 
     if not (run_dir / "manifest.json").is_file():
         raise usage_error(f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)")
-    if is_comparison_folder(run_dir):
-        save_all_comparison(run_dir)
-        write_comparison_report(run_dir)
-    elif (run_dir / "summary.csv").is_file():
-        _charts_and_report(run_dir, no_charts=False)
-    else:
-        raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
+    try:
+        if is_comparison_folder(run_dir):
+            save_all_comparison(run_dir)
+            write_comparison_report(run_dir)
+        elif (run_dir / "summary.csv").is_file():
+            _charts_and_report(run_dir, no_charts=False)
+        else:
+            raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
+    except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
+        # json.JSONDecodeError and pandas' parser errors are ValueErrors
+        raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
 
 

@@ -110,7 +110,7 @@ def compare_range(
     """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end."""
     tallies, shares = [], []
     for rs in rule_sets:
-        engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n))
+        engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
         engine.start_run()
         steps = 0
         while engine.B:
@@ -200,7 +200,12 @@ def run_comparison(
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 tour._drain(queue, on_progress)
                 for fut in done:
-                    take(fut.result())
+                    try:
+                        result = fut.result()
+                    except BaseException:
+                        event.set()  # a strategy failed: stop the other workers now
+                        raise
+                    take(result)
                 if event.is_set():
                     stop.flag = True
                     for fut in pending:

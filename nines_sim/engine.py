@@ -152,6 +152,9 @@ class BatchEngine:
         Games in play at once (memory grows linearly; 2,000-20,000 is fast).
     trace : bool
         Record every event of every match (slow; for replay and tests).
+    specs : sequence of str, optional
+        How the lineup was named (e.g. ``file.py:Class``), for the replay
+        command that error messages print; default: the strategies' names.
 
     Raises
     ------
@@ -176,6 +179,7 @@ class BatchEngine:
         batch_size: int = 8192,
         trace: bool = False,
         on_step: Callable[[BatchEngine], None] | None = None,
+        specs: Sequence[str] | None = None,
     ):
         if len(lineup) != rules.players:
             raise ValueError(f"the lineup has {len(lineup)} strategies but the rules seat {rules.players} players")
@@ -199,6 +203,7 @@ class BatchEngine:
                 uniq.append(s)
         self.strategies = uniq
         self.lineup = list(lineup)
+        self.specs = list(specs) if specs is not None else [s.name for s in lineup]
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.legal_tab = legal_table(rules)
         self.next_tab = next_seat_table(self.P)
@@ -354,17 +359,12 @@ class BatchEngine:
                 obs._cache["legal"] = legal if sel is None else legal[sel]
             strat = self.strategies[s]
             try:
-                if kind == DecisionKind.PLAY:
-                    res = strat.play(obs)
-                elif kind == DecisionKind.PLAY_DRAWN:
-                    res = strat.play_drawn(obs, card if sel is None else card[sel])
-                else:
-                    res = strat.declare(obs)
+                res = self._ask(strat, kind, obs, card if sel is None or card is None else card[sel])
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
+                m = self._culprit(strat, kind, obs, card if sel is None or card is None else card[sel])
                 raise StrategyError(
                     f"strategy {strat.name!r} raised {type(exc).__name__}: {exc} while deciding "
-                    f"({kind.name.lower()}) in match {int(self.match[gi[0]])} of seed {self.seed}; "
-                    f"replay it with: nines replay --seed {self.seed} --match {int(self.match[gi[0]])}"
+                    f"({kind.name.lower()}) in match {m} of seed {self.seed}; replay it with: {self._replay(m)}"
                 ) from exc
             res = self._validate(strat, kind, obs, res)
             if sel is None:
@@ -373,13 +373,41 @@ class BatchEngine:
                 out[sel] = res
         return out
 
+    @staticmethod
+    def _ask(strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> object:
+        if kind == DecisionKind.PLAY:
+            return strat.play(obs)
+        if kind == DecisionKind.PLAY_DRAWN:
+            return strat.play_drawn(obs, card)
+        return strat.declare(obs)
+
+    def _culprit(self, strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> int:
+        """The match of the first game whose decision alone makes the strategy raise (else the first game's)."""
+        for j in range(obs.n):
+            one = Observation(self, obs.idx[j : j + 1], obs.seat[j : j + 1], kind)
+            if "legal" in obs._cache:
+                one._cache["legal"] = obs.legal[j : j + 1]
+            try:
+                self._ask(strat, kind, one, None if card is None else card[j : j + 1])
+            except Exception:
+                return int(self.match[obs.idx[j]])
+        return int(self.match[obs.idx[0]])
+
+    def _replay(self, match: int) -> str:
+        from nines_sim.replay import replay_command
+
+        return replay_command(self.rules, self.specs, self.seed, match)
+
     def _validate(self, strat: Strategy, kind: DecisionKind, obs: Observation, res: object) -> np.ndarray:
         arr = np.asarray(res)
         what = None
         if arr.shape != (obs.n,):
-            what = f"an answer of shape {arr.shape} for {obs.n} games"
+            what = f"an answer of shape {arr.shape} for {obs.n} games (return one value per game)"
             bad = np.zeros(obs.n, dtype=bool)
             bad[0] = True
+        elif arr.dtype.kind == "u" and (arr > np.iinfo(np.int64).max).any():
+            what = "values too large to be cards or suits"
+            bad = arr > np.iinfo(np.int64).max
         elif kind == DecisionKind.PLAY_DRAWN:
             if arr.dtype != np.bool_:
                 what = f"{arr.dtype} instead of bool for play_drawn"
@@ -407,10 +435,11 @@ class BatchEngine:
         if what is not None and bad.any():
             j = int(np.flatnonzero(bad)[0])
             m = int(self.match[obs.idx[j]])
-            val = arr[j] if arr.shape == (obs.n,) else arr
+            val = arr[j].item() if arr.shape == (obs.n,) else None
+            shown = "" if val is None else f": {val!r}"
             raise IllegalMoveError(
-                f"strategy {strat.name!r} returned {what}: {val!r} in match {m} of seed {self.seed}; "
-                f"replay it with: nines replay --seed {self.seed} --match {m}"
+                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}; "
+                f"replay it with: {self._replay(m)}"
             )
         return arr.astype(np.int64)
 
@@ -830,6 +859,11 @@ class BatchEngine:
         Its ``hand_records`` also hold the regular hands of matches still in play.
         """
         return self._collect(keep_unfinished_hands=True)
+
+    def lowest_unfinished(self) -> int:
+        """The lowest match index of the range not yet finished (``start + n_matches`` when all are)."""
+        live = self.match[self.match >= 0]
+        return int(live.min()) if live.size else self._next_match
 
     def harvest(self) -> MatchResults:
         """Take the matches finished since the last harvest, with their hands, out of the engine.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import platform
-import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,11 +29,13 @@ from nines_sim.tournament import (
 
 FLOAT_FORMAT = "%.10g"
 RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
-             "head_to_head.csv", "matches.csv.gz", "manifest.json", "report.md")  # fmt: skip
+             "head_to_head.csv", "comparison.csv", "matches.csv.gz", "manifest.json", "report.md",
+             "win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png",
+             "win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png")  # fmt: skip
 
 
 class OutputExists(FileExistsError):
-    """The output folder holds results already and --force was not given."""
+    """The output folder cannot take the results: it holds files already (without --force) or is not writable."""
 
 
 def default_run_dir(kind: str, root: Path = Path("reports")) -> Path:
@@ -48,24 +49,49 @@ def default_run_dir(kind: str, root: Path = Path("reports")) -> Path:
     return path
 
 
-def prepare_dir(path: Path, force: bool) -> None:
-    """Create the run folder; refuse to write into one with results unless ``force``.
+def prepare_dir(path: Path, force: bool) -> bool:
+    """Check, before any match is played, that the run folder can take the results.
+
+    Creates the folder if needed and proves it writable.  Nothing is deleted
+    here: with ``force``, :func:`clear_outputs` removes the previous run's files
+    only once the new results are ready to be written.
+
+    Returns
+    -------
+    bool
+        Whether the folder was created (so that a failed run can remove it again).
 
     Raises
     ------
     OutputExists
-        If the folder exists and is not empty, without ``force``.
+        If the path is a file, the folder holds files and ``force`` is off, or
+        it cannot be created or written.
     """
     if path.exists() and not path.is_dir():
         raise OutputExists(f"{path} exists and is not a folder; choose another --out")
-    if path.exists() and any(path.iterdir()):
-        if not force:
-            raise OutputExists(f"{path} already holds files; choose another --out or add --force to overwrite")
-        for name in RUN_FILES:
-            (path / name).unlink(missing_ok=True)
-        for png in path.glob("*.png"):
-            png.unlink()
-    path.mkdir(parents=True, exist_ok=True)
+    if path.exists() and any(path.iterdir()) and not force:
+        raise OutputExists(f"{path} already holds files; choose another --out or add --force to overwrite")
+    created = not path.exists()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".nines-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputExists(f"cannot write to {path} ({exc.strerror or exc}); choose another --out") from None
+    return created
+
+
+def clear_outputs(path: Path) -> None:
+    """Remove a previous run's files (only the names nines-sim writes; nothing else in the folder)."""
+    for name in RUN_FILES:
+        (path / name).unlink(missing_ok=True)
+
+
+def discard_dir(path: Path, created: bool) -> None:
+    """After a failed run: remove the run folder if this run created it and it is still empty."""
+    if created and path.is_dir() and not any(path.iterdir()):
+        path.rmdir()
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
@@ -176,7 +202,3 @@ def write_manifest(run_dir: Path, data: dict) -> Path:
     path = run_dir / "manifest.json"
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
-
-
-def remove_dir(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

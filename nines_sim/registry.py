@@ -128,7 +128,14 @@ def make_lineup(specs: list) -> list[Strategy]:
             out.append(s)
             continue
         if s not in made:
-            made[s] = load_class(s)()
+            cls = load_class(s)
+            try:
+                made[s] = cls()
+            except Exception as exc:
+                raise StrategyNotFound(
+                    f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
+                    f"give its __init__ defaults for every parameter"
+                ) from None
         out.append(made[s])
     by_name: dict[str, type] = {}
     for st in out:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from nines_sim.cards import SUIT_SYMBOLS, card_name
@@ -10,6 +11,17 @@ from nines_sim.registry import make_lineup
 from nines_sim.results import BLOCKED, CAPPED, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
+
+
+def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -> str:
+    """The ``nines replay`` command line that shows match ``match`` of a run."""
+    parts = ["nines", "replay", *lineup, "--seed", str(seed), "--match", str(match), "--rules", rules.preset]
+    for k, v in rules.overrides().items():
+        if k == "players":
+            continue  # the lineup seats the players
+        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v).lower() if isinstance(v, bool) else str(v)
+        parts += ["--rule", f"{k}={text}"]
+    return shlex.join(parts)
 
 
 def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int) -> tuple[list[tuple], MatchResults]:
@@ -21,7 +33,8 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
         (events, results): the events as ``BatchEngine`` traces them, and the
         one-match results (equal to that match's row in any run).
     """
-    e = BatchEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True)
+    specs = [s if isinstance(s, str) else s.name for s in lineup]
+    e = BatchEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True, specs=specs)
     res = e.run()
     return e.trace.get(match, []), res
 

@@ -104,6 +104,16 @@ class MatchResults:
     def n_matches(self) -> int:
         return int(self.match.shape[0])
 
+    def select(self, keep: np.ndarray) -> MatchResults:
+        """The matches where ``keep`` (bool, (n,)) holds, with their hands."""
+        hr = self.hand_records
+        rows = np.isin(hr.match, self.match[keep])
+        hands = HandRecords(**{f.name: getattr(hr, f.name)[rows] for f in fields(HandRecords)})
+        return MatchResults(
+            self.seed, self.match[keep], self.totals[keep], self.win_share[keep], self.hands[keep],
+            self.tiebreak_hands[keep], self.first_dealer[keep], hands,
+        )  # fmt: skip
+
     @classmethod
     def concat(cls, parts: list[MatchResults]) -> MatchResults:
         """Merge results of disjoint match ranges (same seed, rules and lineup), ordered by match."""

@@ -20,6 +20,11 @@ class RulesError(ValueError):
 
 
 DRAW_RULES = ("one", "until-playable")
+# Upper bounds keep every run finite and its score histograms small; far beyond any real table.
+MAX_NINE_PENALTY = 1_000
+MAX_TARGET = 10_000
+MAX_FIXED_HANDS = 1_000
+MAX_TURN_CAP = 1_000_000
 BLOCK_RULES = ("pass-circle", "no-play-circle")
 TIE_RULES = ("playoff", "share")
 
@@ -129,8 +134,8 @@ class Rules:
                 bad(f"{name} must be true or false, not {getattr(self, name)!r}")
         if not 2 <= self.players <= 6:
             bad(f"players must be 2 to 6 (RULES.md D1), not {self.players}")
-        if self.nine_penalty < 0:
-            bad(f"nine_penalty must be >= 0 points, not {self.nine_penalty}")
+        if not 0 <= self.nine_penalty <= MAX_NINE_PENALTY:
+            bad(f"nine_penalty must be 0 to {MAX_NINE_PENALTY} points, not {self.nine_penalty}")
         if self.decks not in (1, 2):
             bad(f"decks must be 1 or 2, not {self.decks}")
         if self.draw_rule not in DRAW_RULES:
@@ -139,12 +144,12 @@ class Rules:
             bad(f"block_rule must be one of {', '.join(BLOCK_RULES)}, not {self.block_rule!r}")
         if self.tie_rule not in TIE_RULES:
             bad(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {self.tie_rule!r}")
-        if self.target <= 0:
-            bad(f"target must be > 0 points, not {self.target}")
-        if self.fixed_hands < 0:
-            bad(f"fixed_hands must be >= 0 (0 plays to the target), not {self.fixed_hands}")
-        if self.turn_cap <= 0:
-            bad(f"turn_cap must be > 0 turns, not {self.turn_cap}")
+        if not 0 < self.target <= MAX_TARGET:
+            bad(f"target must be > 0 and at most {MAX_TARGET} points, not {self.target}")
+        if not 0 <= self.fixed_hands <= MAX_FIXED_HANDS:
+            bad(f"fixed_hands must be 0 to {MAX_FIXED_HANDS} (0 plays to the target), not {self.fixed_hands}")
+        if not 0 < self.turn_cap <= MAX_TURN_CAP:
+            bad(f"turn_cap must be > 0 and at most {MAX_TURN_CAP} turns, not {self.turn_cap}")
         hs = tuple(self.hand_sizes)
         if len(hs) != 5 or any(isinstance(h, bool) or not isinstance(h, int) for h in hs):
             bad(f"hand_sizes must be 5 whole numbers (for 2,3,4,5,6 players), not {self.hand_sizes!r}")
@@ -169,6 +174,11 @@ class Rules:
         """A copy with some options changed (validated; unknown names raise ``RulesError``)."""
         check_option_names(changes)
         return dataclasses.replace(self, **changes)
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from this rule set's preset (what ``--rule`` would have to say)."""
+        base = make_rules(self.preset).options()
+        return {k: v for k, v in self.options().items() if base[k] != v}
 
     def options(self) -> dict[str, Any]:
         """Every option and its value, in declaration order (no preset label)."""
@@ -221,7 +231,11 @@ def make_rules(preset: str = "classic", **overrides: Any) -> Rules:
         option, two presets that set one option differently, or an impossible
         combination.
     """
-    names = [p.strip() for p in preset.split("+") if p.strip()] or ["classic"]
+    names = [p.strip() for p in preset.split("+")]
+    if any(not n for n in names):
+        raise RulesError(f"a preset name is missing in {preset!r}; write e.g. hard-nines+no-nine-out")
+    if len(set(names)) != len(names):
+        raise RulesError(f"a preset is named twice in {preset!r}")
     merged: dict[str, Any] = {}
     setter: dict[str, str] = {}
     for name in names:

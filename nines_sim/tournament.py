@@ -29,6 +29,7 @@ import pandas as pd
 
 from nines_sim.engine import BatchEngine
 from nines_sim.registry import make_lineup
+from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.simulate import chunks
 from nines_sim.stats import holm, wilson, z_test
@@ -177,23 +178,35 @@ def play_range(
     """Play matches ``start .. start+n-1`` of one game, tallying finished matches as it goes.
 
     The engine's batch stays full across the whole range; every ``every``
-    steps the finished matches are harvested into the tally (so memory stays
-    flat), reported to ``on_matches``, and ``should_stop`` is asked whether to
-    stop early (Ctrl-C): then only finished matches are counted.
+    steps the finished matches below the lowest unfinished index are tallied
+    (so memory stays flat), reported to ``on_matches``, and ``should_stop`` is
+    asked whether to stop early (Ctrl-C): then the tally holds the matches
+    ``start .. k-1`` for the first unfinished ``k``, an unbiased block.
     """
-    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n))
+    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
+    waiting: list[MatchResults] = []
 
     def take() -> None:
-        nonlocal tally
-        res = engine.harvest()
-        if res.n_matches:
-            tally = tally + Tally.from_results(res)
+        # Count only matches below the lowest unfinished one: a run stopped early then keeps
+        # a whole block of match indices, not a sample biased towards short matches.
+        nonlocal tally, waiting
+        got = engine.harvest()
+        if got.n_matches:
+            waiting.append(got)
+        if not waiting:
+            return
+        pool = MatchResults.concat(waiting)
+        below = pool.match < engine.lowest_unfinished()
+        waiting = [pool.select(~below)] if (~below).any() else []
+        if below.any():
+            done = pool.select(below)
+            tally = tally + Tally.from_results(done)
             if keep:
-                rows.append(_match_rows(res, rules))
+                rows.append(_match_rows(done, rules))
             if on_matches:
-                on_matches(res.n_matches)
+                on_matches(done.n_matches)
 
     engine.start_run()
     steps = 0
@@ -322,7 +335,12 @@ def run_plan(
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 _drain(queue, on_progress)
                 for fut in done:
-                    take(futures[fut], fut.result())
+                    try:
+                        result = fut.result()
+                    except BaseException:
+                        event.set()  # a strategy failed: stop the other workers now, not at the end of their share
+                        raise
+                    take(futures[fut], result)
                 if event.is_set():
                     stop.flag = True
             _drain(queue, on_progress)

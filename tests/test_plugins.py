@@ -153,3 +153,26 @@ def test_unknown_name_lists_what_is_available():
 
 
 assert sys.version_info >= (3, 11)
+
+
+def test_the_replay_command_in_a_strategy_error_reproduces_it(tmp_path):
+    import shlex
+
+    f = tmp_path / "late.py"
+    late = GOOD.replace(
+        "    def play(self, obs):\n",
+        "    def play(self, obs):\n        if (obs.totals.sum(axis=1) > 120).any():  # only in some games, late\n"
+        "            raise RuntimeError('too far behind')\n",
+    )
+    assert late != GOOD
+    f.write_text(late)
+    args = [f"{f}:Cheapest", "random", "random", "-n", "300", "--rules", "hard-nines", "--rule", "target=150"]
+    r = runner.invoke(app, ["tournament", *args, "--out", str(tmp_path / "o"), "--quiet", "--workers", "1"])
+    assert r.exit_code == 1, r.output
+    assert "raised RuntimeError: too far behind" in r.output and "Traceback" not in r.output
+    hint = r.output.split("replay it with: ", 1)[1].strip()
+    args = shlex.split(hint)
+    assert args[:2] == ["nines", "replay"] and "--rule" in args and "target=150" in args
+    again = runner.invoke(app, args[1:])
+    assert again.exit_code == 1 and "too far behind" in again.output
+    assert f"in match {args[args.index('--match') + 1]} " in again.output

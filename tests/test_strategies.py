@@ -181,6 +181,7 @@ def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, 
     with pytest.raises(err) as info:
         e.run()
     msg = str(info.value)
-    assert cls.name in msg and "seed 99" in msg and "nines replay --seed 99 --match" in msg and what in msg
+    assert cls.name in msg and "seed 99" in msg and what in msg
+    assert f"nines replay {cls.name} random random random --seed 99 --match" in msg
     m = int(msg.split("in match ")[1].split()[0])
     assert 10 <= m < 50

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -175,7 +176,7 @@ def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
     d = tmp_path / "cc"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "nines_sim", "tournament", "-n", "3000000", "--workers", "2", "--out", str(d),
-           "--no-charts"]  # fmt: skip
+           "--no-charts", "--save-matches"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     time.sleep(4)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
@@ -189,8 +190,69 @@ def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
     assert (s["matches"] == m["matches_played"]).all()
     assert abs(s["wins"].sum() - m["matches_played"]) < 1e-6
     assert "PARTIAL" in (d / "report.md").read_text()
+    # each worker's range keeps a whole block of match indices from its start: no bias to short matches
+    with gzip.open(d / "matches.csv.gz", "rt") as fh:
+        kept = pd.read_csv(fh)["match"].to_numpy()
+    for lo, hi in ((0, 1_500_000), (1_500_000, 3_000_000)):
+        block = kept[(kept >= lo) & (kept < hi)]
+        assert (block == np.arange(lo, lo + len(block))).all()
 
 
 def test_baseline_outside_field_format_is_a_usage_error(tmp_path):
     r = invoke("tournament", "--baseline", "dump-faces", "--out", str(tmp_path / "b"))
     assert r.exit_code == 2 and "--baseline applies to --format field only" in r.output
+
+
+def test_force_replaces_only_nines_sim_files(tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "holiday.png").write_bytes(b"not ours")
+    (d / "summary.csv").write_text("old")
+    run_ok("tournament", "-n", "50", "--out", str(d), "--quiet", "--no-charts", "--force", "--workers", "1")
+    assert (d / "holiday.png").read_bytes() == b"not ours"
+    assert (d / "summary.csv").read_text().startswith("position,strategy")
+
+
+@pytest.mark.parametrize("where", ["/proc/nines-x", "{tmp}/a-file/sub"])
+def test_an_unwritable_output_folder_is_refused_before_any_match(tmp_path, where):
+    (tmp_path / "a-file").write_text("x")
+    r = invoke("tournament", "-n", "100000", "--out", where.format(tmp=tmp_path), "--quiet")
+    assert r.exit_code == 2 and "choose another --out" in r.output and "Traceback" not in r.output
+
+
+def test_a_failed_run_leaves_no_empty_folder(tmp_path):
+    d = tmp_path / "never"
+    f = tmp_path / "bad.py"
+    f.write_text("import numpy as np\nfrom nines_sim.strategy import Strategy\n"
+                 "class Bad(Strategy):\n    name = 'bad'\n"
+                 "    def play(self, obs):\n        return np.full(obs.n, 99)\n"
+                 "    def declare(self, obs):\n        return np.zeros(obs.n, dtype=int)\n")  # fmt: skip
+    r = invoke("tournament", f"{f}:Bad", "random", "-n", "100", "--out", str(d), "--quiet", "--workers", "1")
+    assert r.exit_code == 1 and "not a legal play" in r.output
+    assert not d.exists()
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["random", "random", "--rule", "players=3"], "--players 3 disagrees"),
+        (["-p", "7"], "players must be 2 to 6"),
+        (["--rule", "nine_penalty=99999999999999999999"], "nine_penalty must be 0 to 1000"),
+        (["--rule", "target=9223372036854775808"], "target must be > 0 and at most"),
+        (["--rules", "hard-nines+hard-nines"], "named twice"),
+        (["--rules", ""], "a preset name is missing"),
+    ],
+)
+def test_more_usage_errors(args, message, tmp_path):
+    r = invoke("tournament", *args, "--out", str(tmp_path / "x"))
+    assert r.exit_code == 2, r.output
+    assert message in r.output and "Traceback" not in r.output
+
+
+def test_manifest_command_is_shell_quoted(tmp_path):
+    import shlex
+
+    d = tmp_path / "q"
+    run_ok("tournament", "-n", "20", "--rule", "hand_sizes=6,6,6,5,5", "--out", str(d), "--quiet", "--no-charts")
+    cmd = json.loads((d / "manifest.json").read_text())["command"]
+    assert shlex.split(cmd)[:2] == ["nines", "tournament"] and "hand_sizes=6,6,6,5,5" in shlex.split(cmd)
