@@ -292,9 +292,9 @@ def _run_folder(out: Path | None, kind: str, force: bool):
 @contextmanager
 def _writing():
     """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied."""
-    from nines_sim.tournament import _Interrupt
+    from nines_sim.pool import Interrupt
 
-    with _Interrupt():
+    with Interrupt():
         yield
 
 

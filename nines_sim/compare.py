@@ -14,17 +14,15 @@ run stopped by Ctrl-C keeps complete, still paired chunks for all rule sets.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from nines_sim import tournament as tour
 from nines_sim.engine import BatchEngine
+from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.simulate import chunks
@@ -127,10 +125,6 @@ def compare_range(
     return CompareChunk(tallies, cross)
 
 
-def _compare_range_in_worker(*args: object) -> CompareChunk | None:
-    return compare_range(*args, on_matches=tour._progress_queue.put, should_stop=tour._stop_event.is_set)
-
-
 @dataclass
 class CompareOutcome:
     """Merged tallies per rule set, paired cross sums, and whether the run was cut short."""
@@ -177,41 +171,8 @@ def run_comparison(
             cross[i] = cross[i] + c.cross[i]
         played += c.tallies[0].matches
 
-    if workers <= 1:
-        with tour._Interrupt() as stop:
-            for s, n in pieces:
-                take(compare_range(rule_sets, lineup, seed, s, n, batch_size, on_progress, lambda: stop.flag))
-                if stop.flag:
-                    break
-        partial = stop.flag
-    else:
-        ctx = multiprocessing.get_context()
-        queue, event = ctx.Queue(), ctx.Event()
-        with (
-            tour._Interrupt(event) as stop,
-            ProcessPoolExecutor(
-                max_workers=workers, mp_context=ctx, initializer=tour._init_worker, initargs=(queue, event)
-            ) as pool,
-        ):
-            pending: set[Future] = {
-                pool.submit(_compare_range_in_worker, rule_sets, lineup, seed, s, n, batch_size) for s, n in pieces
-            }
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                tour._drain(queue, on_progress)
-                for fut in done:
-                    try:
-                        result = fut.result()
-                    except BaseException:
-                        event.set()  # a strategy failed: stop the other workers now
-                        raise
-                    take(result)
-                if event.is_set():
-                    stop.flag = True
-                    for fut in pending:
-                        fut.cancel()
-            tour._drain(queue, on_progress)
-        partial = stop.flag or event.is_set()
+    units = [(n, (rule_sets, lineup, seed, s, n, batch_size)) for s, n in pieces]
+    partial = run_units(compare_range, units, workers, lambda _n, c: take(c), on_progress)
     return CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, played)
 
 

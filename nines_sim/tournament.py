@@ -15,12 +15,8 @@ Formats
 from __future__ import annotations
 
 import math
-import multiprocessing
-import queue as queue_module
-import signal
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -28,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.engine import BatchEngine
+from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
@@ -139,19 +136,6 @@ def plan_tournament(
 
 # ---------------------------------------------------------------- running
 
-# Worker-process state, set by _init_worker (multiprocessing queues and events can
-# only be inherited at process start, not passed with each task).
-_progress_queue = None
-_stop_event = None
-
-
-def _init_worker(progress_queue, stop_event) -> None:  # noqa: ANN001
-    global _progress_queue, _stop_event
-    _progress_queue, _stop_event = progress_queue, stop_event
-    # Ctrl-C reaches every process of the group: a worker stops at the next step
-    # boundary and returns what finished, instead of dying mid-step.
-    signal.signal(signal.SIGINT, lambda *_: stop_event.set())
-
 
 def _match_rows(res, rules: Rules) -> pd.DataFrame:  # noqa: ANN001
     data = {"match": res.match, "hands": res.hands, "tiebreak_hands": res.tiebreak_hands,
@@ -221,13 +205,6 @@ def play_range(
     return tally, rows
 
 
-def _play_range_in_worker(
-    rules: Rules, lineup: tuple[str, ...], seed: int, start: int, n: int, batch_size: int, keep: bool
-) -> tuple[Tally, list[pd.DataFrame]]:
-    return play_range(rules, lineup, seed, start, n, batch_size, keep,
-                      on_matches=_progress_queue.put, should_stop=_stop_event.is_set)  # fmt: skip
-
-
 @dataclass
 class RunOutcome:
     """Tallies per game key, the matches played, and whether the run was cut short."""
@@ -241,31 +218,6 @@ class RunOutcome:
     @property
     def total_matches(self) -> int:
         return sum(self.matches_played.values())
-
-
-class _Interrupt:
-    """Turns Ctrl-C into a flag for the duration of a run (restored afterwards)."""
-
-    def __init__(self, event=None) -> None:  # noqa: ANN001
-        self.flag = False
-        self.event = event
-        self.previous = None
-
-    def __enter__(self) -> _Interrupt:
-        try:
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-        except ValueError:  # not the main thread: Ctrl-C cannot reach us anyway
-            self.previous = None
-        return self
-
-    def _handle(self, *_: object) -> None:
-        self.flag = True
-        if self.event is not None:
-            self.event.set()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
 
 
 def run_plan(
@@ -309,53 +261,9 @@ def run_plan(
             df.insert(0, "game", g.key)
             rows.append(df)
 
-    if workers <= 1:
-        with _Interrupt() as stop:
-            for g, s, n in tasks:
-                take(g, play_range(g.rules, g.lineup, seed, s, n, batch_size, save_matches,
-                                   on_matches=on_progress, should_stop=lambda: stop.flag))  # fmt: skip
-                if stop.flag:
-                    break
-        partial = stop.flag
-    else:
-        ctx = multiprocessing.get_context()
-        queue, event = ctx.Queue(), ctx.Event()
-        with (
-            _Interrupt(event) as stop,
-            ProcessPoolExecutor(
-                max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(queue, event)
-            ) as pool,
-        ):
-            futures: dict[Future, Game] = {
-                pool.submit(_play_range_in_worker, g.rules, g.lineup, seed, s, n, batch_size, save_matches): g
-                for g, s, n in tasks
-            }
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                _drain(queue, on_progress)
-                for fut in done:
-                    try:
-                        result = fut.result()
-                    except BaseException:
-                        event.set()  # a strategy failed: stop the other workers now, not at the end of their share
-                        raise
-                    take(futures[fut], result)
-                if event.is_set():
-                    stop.flag = True
-            _drain(queue, on_progress)
-        partial = stop.flag or event.is_set()
+    units = [(g, (g.rules, g.lineup, seed, s, n, batch_size, save_matches)) for g, s, n in tasks]
+    partial = run_units(play_range, units, workers, take, on_progress)
     return RunOutcome(tallies, played, partial, time.perf_counter() - t0, rows)
-
-
-def _drain(q, on_progress: Callable[[int], None] | None) -> None:  # noqa: ANN001
-    while True:
-        try:
-            n = q.get_nowait()
-        except queue_module.Empty:
-            return
-        if on_progress:
-            on_progress(n)
 
 
 # ---------------------------------------------------------------- tables
