@@ -877,7 +877,8 @@ def _partial_warning(run: ComparisonFolder) -> list[str]:
         share = f" ({played / requested:.0%})"
     return [
         f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches per rule set were "
-        f"played{share}. The run stopped early; the numbers below cover the matches played, with wider intervals.",
+        f"played{share}. The run stopped early; the numbers below cover the matches played, with wider intervals. "
+        "Only whole chunks of match indices, played under every rule set, were kept, so the comparison stays paired.",
         "",
     ]
 

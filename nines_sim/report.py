@@ -402,7 +402,9 @@ def render_report(run: RunFolder) -> str:
             share = f" ({played / requested:.0%})"
         lines += [
             f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches were played{share}. "
-            "The run stopped early; the numbers below cover the matches played, with wider intervals.",
+            "The run stopped early; the numbers below cover the matches played, with wider intervals. Each "
+            "worker kept a whole block of match indices (every match below its first unfinished one), so "
+            "short matches are not over-represented.",
             "",
         ]
     lines += _settings(run)
