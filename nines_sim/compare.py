@@ -155,7 +155,8 @@ def run_comparison(
         ``partial`` when Ctrl-C stopped the run; complete chunks are kept.
     """
     P = rule_sets[0].rules.players
-    size = chunk_size or int(min(50_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
+    # chunks of at most 20,000 matches: a Ctrl-C loses at most one unfinished chunk per worker
+    size = chunk_size or int(min(20_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
     pieces = chunks(0, n_matches, size)
     tallies = [Tally(P) for _ in rule_sets]
     cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]

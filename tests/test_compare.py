@@ -152,3 +152,26 @@ def test_report_redraws_a_comparison_folder(pair_runs):
     r = runner.invoke(app, ["report", str(d)])
     assert r.exit_code == 0, r.output
     assert "hard-nines" in (d / "report.md").read_text()
+
+
+def test_ctrl_c_keeps_whole_paired_chunks_and_marks_the_report_partial(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    d = tmp_path / "cc"
+    cmd = [sys.executable, "-m", "nines_sim", "compare-rules", "--rules", "classic", "--rules", "hard-nines",
+           "-n", "2000000", "--workers", "2", "--out", str(d), "--no-charts"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    time.sleep(9)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=90)
+    assert proc.returncode == 130, out.decode()
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and 0 < m["matches_played"] < 2_000_000
+    assert m["matches_played"] % 20_000 == 0  # whole chunks only
+    df = pd.read_csv(d / "comparison.csv")
+    assert (df["matches"] == m["matches_played"]).all()
+    assert "PARTIAL" in (d / "report.md").read_text()
