@@ -32,7 +32,7 @@ from matplotlib.colors import TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 #: z of a two-sided 95% normal interval, used for the seat go-out intervals and the report's CIs.
-Z95 = 1.959963984540054
+from nines_sim.stats import Z95, wilson_array  # noqa: E402
 
 #: File names of the charts, in the order the report shows them.
 CHART_FILES = ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png")
@@ -159,28 +159,8 @@ def reference_rate(run_format: str, players: int) -> float:
 
 
 def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval of a binomial proportion.
-
-    Parameters
-    ----------
-    successes, trials : numpy.ndarray
-        float64, same shape: counts; ``trials == 0`` gives NaN bounds.
-    z : float
-        Normal quantile (1.96 for 95%).
-
-    Returns
-    -------
-    low, high : numpy.ndarray
-        float64, same shape as the inputs.
-    """
-    k = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(trials, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        denom = 1 + z**2 / n
-        centre = (p + z**2 / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    return centre - half, centre + half
+    """Wilson score intervals (see :func:`nines_sim.stats.wilson_array`)."""
+    return wilson_array(successes, trials, z)
 
 
 # --------------------------------------------------------------------------- data functions
@@ -447,7 +427,7 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2), 4.5))
     x = np.arange(len(data.labels))
     # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
-    yerr = np.vstack([data.rate - data.low, data.high - data.rate])
+    yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
     ax.errorbar(x, data.rate, yerr=yerr, fmt="o", capsize=4, color="C0", label="win rate, 95% Wilson interval")
     ax.axhline(data.reference, linestyle="--", color="0.4", linewidth=1, label=data.reference_label)
     ax.set_xticks(x, data.labels, rotation=0 if len(data.labels) <= 6 else 30, ha="center")
@@ -529,7 +509,7 @@ def plot_go_out_by_seat(data: SeatGoOut, ax: Axes | None = None) -> Figure:
     for s in data.seats:
         # The last seat from the dealer is the dealer; the first is the dealer's left, who plays first.
         names.append(f"{s}\n(dealer)" if s == n else f"{s}\n(dealer's left)" if s == 1 else str(s))
-    yerr = np.vstack([data.rate - data.low, data.high - data.rate])
+    yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
     ax.bar(np.arange(n), data.rate, yerr=yerr, capsize=4, color="C2", alpha=0.8, label="go-out rate, 95% interval")
     if np.isfinite(data.even):
         ax.axhline(data.even, linestyle="--", color="0.4", linewidth=1, label=f"mean over seats = {data.even:.3f}")

@@ -204,6 +204,8 @@ def tournament(
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None
     n_workers = workers or cpu_count()
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     total = matches * len(plan.games)
     with (
         _run_folder(out, "tournament", force) as run_dir,
@@ -394,6 +396,8 @@ def compare_rules(
         raise usage_error(str(exc)) from None
     labels = [st.name for st in lineup]
     n_workers = workers or cpu_count()
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     with (
         _run_folder(out, "compare", force) as run_dir,
         tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar,

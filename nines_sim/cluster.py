@@ -2,9 +2,10 @@
 
 The work is the same chunks of match indices as on local workers, each
 returning the same mergeable tallies, so a cluster run writes byte-identical
-numbers whatever the number of Dask workers or the chunk size.  Dask retries
+numbers whatever the number of Dask workers or the chunk size.  Dask reruns
 the chunk of a worker that dies; the chunk's result is a pure function of its
-arguments, so the retry gives the same numbers.
+arguments, so the rerun gives the same numbers.  A strategy's error is not
+retried: it comes back as a value and stops the run.
 
 Nothing here is imported unless ``--scheduler`` is given.
 """
@@ -12,9 +13,13 @@ Nothing here is imported unless ``--scheduler`` is given.
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
+import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,8 +31,6 @@ from nines_sim.tally import Tally
 
 #: Seconds to wait for a scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
-#: Times Dask retries a chunk whose worker died.
-RETRIES = 3
 #: Environment of local Dask worker processes. Dask's nannies set MALLOC_TRIM_THRESHOLD_, which
 #: also freezes glibc's mmap threshold at 128 KiB: every batch-sized numpy temporary is then
 #: mmap'd and unmapped again, and the engine ran 1.7x slower (6.3 s -> 10.7 s for 100,000
@@ -79,19 +82,20 @@ def connect(address: str, workers: int = 2, timeout: float = CONNECT_TIMEOUT_S):
         if address == "local":
             import dask
 
-            with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}):
-                cluster = distributed.LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-                )
+            environ = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}
+            # Workers inherit an ignored SIGINT: a Ctrl-C is the client's to handle (it asks the
+            # running chunks to stop and keeps what they finished), not a reason for workers to die.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                with dask.config.set(environ):
+                    cluster = distributed.LocalCluster(
+                        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+                    )
+            finally:
+                signal.signal(signal.SIGINT, previous)
             client = distributed.Client(cluster, timeout=f"{timeout}s")
         else:
-            try:
-                client = distributed.Client(address, timeout=f"{timeout}s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ClusterError(
-                    f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({type(exc).__name__}); "
-                    f"start one with 'dask scheduler' and 'dask worker {address}', or check the address"
-                ) from None
+            client = _connect_remote(distributed, address, timeout)
         try:
             versions = client.run(_probe)
         except Exception as exc:  # a worker without the package fails to unpickle the probe
@@ -112,23 +116,95 @@ def connect(address: str, workers: int = 2, timeout: float = CONNECT_TIMEOUT_S):
             cluster.close()
 
 
+def _connect_remote(distributed: Any, address: str, timeout: float) -> Any:
+    """A client for a remote scheduler, or a ClusterError within about ``timeout`` seconds."""
+    if not address.strip():
+        raise ClusterError("--scheduler needs an address such as tcp://HOST:8786, or local")
+    outcome: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            outcome["client"] = distributed.Client(address, timeout=f"{timeout}s")
+        except BaseException as exc:  # reported below as a one-line error
+            outcome["error"] = exc
+
+    # A peer that accepts the connection but never answers can stall Dask's handshake
+    # past its own timeout, so the wait is bounded here.
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(timeout + 5)
+    if worker.is_alive() or "client" not in outcome:
+        exc = outcome.get("error")
+        if isinstance(exc, ValueError) and "://" not in address:
+            why = "not a scheduler address"
+        elif exc is None:
+            why = "no answer"
+        else:
+            why = type(exc).__name__
+        raise ClusterError(
+            f"cannot reach a Dask scheduler at {address} within {timeout:g} s ({why}); start one with "
+            f"'dask scheduler' and 'dask worker {address}', and write --scheduler tcp://HOST:PORT (or local)"
+        )
+    return outcome["client"]
+
+
+def _absolute(lineup: tuple[str, ...]) -> tuple[str, ...]:
+    """Strategy file specs with absolute paths, so that workers in other folders find them."""
+    out = []
+    for spec in lineup:
+        where, sep, cls = spec.rpartition(":")
+        out.append(f"{Path(where).resolve()}:{cls}" if sep and where.endswith(".py") else spec)
+    return tuple(out)
+
+
+def _stoppable(fn: Callable, args: tuple, stop_name: str) -> tuple[str, Any]:
+    """Run one chunk on a worker; its errors come back as values (Dask retries only lost workers)."""
+    import distributed
+
+    stop = distributed.Event(stop_name)
+    try:
+        return "ok", fn(*args, on_matches=None, should_stop=stop.is_set)
+    except Exception as exc:
+        return "error", exc
+
+
+def _run_chunks(client: Any, fn: Callable, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
+    """Run chunks on the cluster, handing each result to ``take``; True if Ctrl-C cut the run short.
+
+    On Ctrl-C the running chunks are asked to stop at their next step boundary and
+    return what they finished; on a chunk's error the others are stopped and it is raised.
+    """
+    distributed = _import_distributed()
+    stop_name = f"nines-stop-{uuid.uuid4().hex}"
+    stop = distributed.Event(stop_name, client=client)
+    futures = {client.submit(_stoppable, fn, args, stop_name, pure=False): tag for tag, args in units}
+    done = distributed.as_completed(list(futures))
+    partial = False
+
+    def handle(fut: Any) -> None:
+        status, value = fut.result()
+        if status == "error":
+            stop.set()
+            client.cancel(list(futures))
+            raise value
+        take(futures[fut], value)
+
+    try:
+        for fut in done:
+            handle(fut)
+    except KeyboardInterrupt:
+        partial = True
+        stop.set()
+        for fut in done:
+            handle(fut)
+    return partial
+
+
 def _chunk_size(n_matches: int, n_workers: int, chunk_size: int | None) -> int:
     if chunk_size:
         return chunk_size
     # few, large chunks keep each engine's batch full; enough of them to balance the workers
     return int(min(100_000, max(2_000, math.ceil(n_matches / (2 * max(n_workers, 1))))))
-
-
-def _gather(client: Any, futures: dict, on_done: Callable[[Any, Any], None]) -> bool:
-    """Collect futures as they complete; return True if Ctrl-C cut the run short."""
-    distributed = _import_distributed()
-    try:
-        for fut in distributed.as_completed(list(futures)):
-            on_done(futures[fut], fut.result())
-    except KeyboardInterrupt:
-        client.cancel(list(futures))
-        return True
-    return False
 
 
 def run_plan_dask(
@@ -148,12 +224,12 @@ def run_plan_dask(
     played = {g.key: 0 for g in plan.games}
     rows: list = []
     t0 = time.perf_counter()
-    futures = {}
-    for g in plan.games:
-        for s, n in chunks(0, n_matches, size):
-            fut = client.submit(tour.play_range, g.rules, g.lineup, seed, s, n, batch_size, save_matches,
-                                retries=RETRIES, pure=False)  # fmt: skip
-            futures[fut] = g
+    lineups = {g.key: _absolute(g.lineup) for g in plan.games}
+    units = [
+        (g, (g.rules, lineups[g.key], seed, s, n, batch_size, save_matches))
+        for g in plan.games
+        for s, n in chunks(0, n_matches, size)
+    ]
 
     def done(g: tour.Game, result: tuple) -> None:
         tally, dfs = result
@@ -165,7 +241,7 @@ def run_plan_dask(
         if on_progress:
             on_progress(tally.matches)
 
-    partial = _gather(client, futures, done)
+    partial = _run_chunks(client, tour.play_range, units, done)
     return tour.RunOutcome(tallies, played, partial, time.perf_counter() - t0, rows)
 
 
@@ -181,18 +257,18 @@ def run_comparison_dask(
 ) -> cmp.CompareOutcome:
     """A rule comparison on a Dask cluster; the same :class:`~nines_sim.compare.CompareOutcome` as locally."""
     n_workers = len(client.scheduler_info()["workers"])
-    size = _chunk_size(n_matches, n_workers, chunk_size)
+    # a comparison keeps whole chunks only, so they stay small enough to lose little to a Ctrl-C
+    size = chunk_size or min(20_000, _chunk_size(n_matches, n_workers, None))
     P = rule_sets[0].rules.players
     tallies = [Tally(P) for _ in rule_sets]
     cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]
     state = {"played": 0}
     t0 = time.perf_counter()
-    futures = {
-        client.submit(cmp.compare_range, rule_sets, lineup, seed, s, n, batch_size, retries=RETRIES, pure=False): n
-        for s, n in chunks(0, n_matches, size)
-    }
+    units = [(n, (rule_sets, _absolute(lineup), seed, s, n, batch_size)) for s, n in chunks(0, n_matches, size)]
 
-    def done(n: int, c: cmp.CompareChunk) -> None:
+    def done(n: int, c: cmp.CompareChunk | None) -> None:
+        if c is None:  # stopped before the end: a chunk is kept whole or not at all
+            return
         for i, t in enumerate(c.tallies):
             tallies[i] = tallies[i] + t
             cross[i] = cross[i] + c.cross[i]
@@ -200,5 +276,5 @@ def run_comparison_dask(
         if on_progress:
             on_progress(n * len(rule_sets))
 
-    partial = _gather(client, futures, done)
+    partial = _run_chunks(client, cmp.compare_range, units, done)
     return cmp.CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, state["played"])

@@ -24,7 +24,7 @@ import pandas as pd
 from nines_sim.engine import BatchEngine
 from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
-from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
+from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
 from nines_sim.simulate import chunks
 from nines_sim.stats import holm, wilson, z_test
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
@@ -55,15 +55,24 @@ def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> 
         For fewer than two rule sets, an unknown preset or option, a value of the
         wrong type or out of range, or a sweep of an option that does not exist.
     """
-    extra = {} if players is None else {"players": players}
 
     def build(spec: str, **over: object) -> Rules:
         base = parse_rule_set(spec)
-        return base.replace(**extra, **over) if (extra or over) else base
+        if base.players != make_rules(base.preset).players and players is not None and base.players != players:
+            raise RulesError(
+                f"rule set {spec!r} seats {base.players} players but the lineup has {players} strategies; "
+                f"the lineup decides the table size"
+            )
+        changes = dict(over)
+        if players is not None:
+            changes["players"] = players
+        return base.replace(**changes) if changes else base
 
     if sweep is None:
         if len(specs) < 2:
             raise RulesError("compare at least two rule sets: --rules A --rules B (or --sweep option=v1,v2)")
+        if len(set(specs)) != len(specs):
+            raise RulesError("a rule set is given twice; each --rules must differ")
         return [RuleSet(s, build(s)) for s in specs], None
     if len(specs) > 1:
         raise RulesError("--sweep varies one base rule set: give at most one --rules with it")
@@ -74,17 +83,27 @@ def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> 
     base_spec = specs[0] if specs else "classic"
     if option == "hand_sizes":
         raise RulesError("hand_sizes cannot be swept (its values hold commas); compare --rules sets instead")
-    texts = [v for v in values_text.split(",") if v.strip()]
+    if option == "players":
+        raise RulesError("players cannot be swept: the lineup fixes the table size (compare lineups with tournaments)")
+    texts = [v.strip() for v in values_text.split(",") if v.strip()]
     values = [parse_value(option, v) for v in texts]
     if len(values) < 2:
         raise RulesError("a sweep needs at least two values: option=v1,v2")
-    sets = [RuleSet(f"{option}={t.strip()}", build(base_spec, **{option: v}), v) for t, v in zip(texts, values)]
+    if len(set(values)) != len(values):
+        raise RulesError(f"a value is swept twice in {sweep!r}")
+    sets = [RuleSet(f"{option}={t}", build(base_spec, **{option: v}), v) for t, v in zip(texts, values)]
     return sets, {"option": option, "values": values, "base": base_spec}
 
 
 def deals_coupled(a: Rules, b: Rules) -> bool:
-    """Whether two rule sets deal identical hands for the same seed and match (same deck, table, hand sizes)."""
-    return (a.decks, a.players, a.hand_sizes) == (b.decks, b.players, b.hand_sizes)
+    """Whether two rule sets deal identical hands for the same seed and match.
+
+    Same deck and table, and the same hand size at this table and at every
+    smaller one a tie-break hand may be dealt for.
+    """
+    if (a.decks, a.players) != (b.decks, b.players):
+        return False
+    return all(a.hand_size(p) == b.hand_size(p) for p in range(2, a.players + 1))
 
 
 @dataclass

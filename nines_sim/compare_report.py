@@ -395,6 +395,13 @@ def sweep_data(comparison: pd.DataFrame, rule_sets: list[str], sweep: dict[str, 
 # --------------------------------------------------------------------------- plot functions
 
 
+def _colour(i: int, n: int) -> Any:
+    """Distinct colours for up to 20 rule sets (matplotlib's default cycle repeats after 10)."""
+    from matplotlib import colormaps
+
+    return f"C{i}" if n <= 10 else colormaps["tab20"](i % 20)
+
+
 def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) -> Figure:
     """Grouped bars: one group per seat, one bar per rule set, 95% interval whiskers, dashed line at 1/P.
 
@@ -416,8 +423,16 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     for r, label in enumerate(data.rule_sets):
         offset = (r - (n_sets - 1) / 2) * width
         # errorbar distances below/above the bar top; NaN (no matches) draws nothing rather than failing.
-        yerr = np.vstack([data.rate[r] - data.low[r], data.high[r] - data.rate[r]])
-        ax.bar(x + offset, data.rate[r], width=width, yerr=yerr, capsize=3, color=f"C{r % 10}", label=label)
+        yerr = np.clip(np.vstack([data.rate[r] - data.low[r], data.high[r] - data.rate[r]]), 0.0, None)
+        ax.bar(
+            x + offset,
+            data.rate[r],
+            width=width,
+            yerr=yerr,
+            capsize=3,
+            color=_colour(r, len(data.rule_sets)),
+            label=label,
+        )
     ax.axhline(data.reference, linestyle="--", color="0.3", linewidth=1, label=data.reference_label)
     ax.set_xticks(x, data.seat_labels)
     ax.set_xlabel("Seat and strategy")

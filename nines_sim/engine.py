@@ -44,6 +44,7 @@ from nines_sim.cards import (
     PENALTY_GROUPS,
     RANK_MASK,
     SUIT_MASK,
+    card_name,
     hand_faces,
 )
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
@@ -437,6 +438,14 @@ class BatchEngine:
             m = int(self.match[obs.idx[j]])
             val = arr[j].item() if arr.shape == (obs.n,) else None
             shown = "" if val is None else f": {val!r}"
+            if kind == DecisionKind.PLAY and isinstance(val, int):
+                shown += " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
+            if arr.shape != (obs.n,):
+                # a shape error depends on the batch, which a replay of one match does not have
+                raise IllegalMoveError(
+                    f"strategy {strat.name!r} returned {what} in match {m} of seed {self.seed}; "
+                    f"return an array of shape (obs.n,)"
+                )
             raise IllegalMoveError(
                 f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}; "
                 f"replay it with: {self._replay(m)}"

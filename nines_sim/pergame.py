@@ -208,24 +208,35 @@ class PerGameStrategy(Strategy):
         return True
 
     def play(self, obs: Observation) -> np.ndarray:
-        return np.array([_move(self.choose_card(v)) for v in views(obs)], dtype=np.int64)
+        out = []
+        for v in views(obs):
+            answer = self.choose_card(v)
+            if not (answer in v.legal or (answer == PAIR and v.pair_legal)):
+                raise ValueError(f"choose_card returned {answer!r}, not one of the legal cards {list(v.legal)}")
+            out.append(_move(answer))
+        return np.array(out, dtype=np.int64)
 
     def declare(self, obs: Observation) -> np.ndarray:
-        return np.array([_suit(self.choose_suit(v)) for v in views(obs)], dtype=np.int64)
+        out = []
+        for v in views(obs):
+            answer = self.choose_suit(v)
+            if _suit(answer) < 0:
+                raise ValueError(f"choose_suit returned {answer!r}, not one of 'C', 'D', 'H', 'S'")
+            out.append(_suit(answer))
+        return np.array(out, dtype=np.int64)
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        vs = views(obs)
-        return np.array([bool(self.play_drawn_card(v, card_name(int(c)))) for v, c in zip(vs, card)], dtype=bool)
+        out = []
+        for v, c in zip(views(obs), card):
+            answer = self.play_drawn_card(v, card_name(int(c)))
+            if not isinstance(answer, bool | np.bool_):
+                raise ValueError(f"play_drawn_card returned {answer!r}, not True or False")
+            out.append(bool(answer))
+        return np.array(out, dtype=bool)
 
 
 def _move(answer: str) -> int:
-    # An unparseable answer becomes -1, which the engine reports as an illegal move with the match to replay.
-    if answer == PAIR:
-        return PAIR_OF_NINES
-    try:
-        return parse_card(str(answer))
-    except ValueError:
-        return -1
+    return PAIR_OF_NINES if answer == PAIR else parse_card(answer)
 
 
 def _suit(answer: str) -> int:

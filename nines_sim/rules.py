@@ -289,6 +289,8 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         if "=" not in item:
             raise RulesError(f"a rule override is written key=value, not {item!r}")
         k, v = item.split("=", 1)
+        if k.strip() in out:
+            raise RulesError(f"{k.strip()} is set twice; give each option once")
         out[k.strip()] = parse_value(k.strip(), v)
     return out
 

@@ -9,11 +9,41 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 Z95 = 1.959963984540054
 
 
+def wilson_array(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score intervals of proportions (95% by default), elementwise.
+
+    Parameters
+    ----------
+    successes, trials : array_like
+        float64, same shape: successes (win shares summed, may be fractional) and trials;
+        ``trials == 0`` gives NaN bounds.
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        float64, same shape, within [0, 1]; exactly 0 at no success and 1 at all.
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z * np.sqrt(np.maximum(p * (1 - p) / n + z**2 / (4 * n**2), 0.0)) / denom
+        # rounding must not put the estimate outside its own interval
+        low = np.where(k <= 0, 0.0, np.clip(centre - half, 0.0, p))
+        high = np.where(k >= n, 1.0, np.clip(centre + half, p, 1.0))
+    bad = ~(n > 0)
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
 def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% by default).
+    """Wilson score interval of one proportion (95% by default); (0, 1) when ``n == 0``.
 
     Parameters
     ----------
@@ -21,19 +51,11 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
         Successes (win shares summed; may be fractional under shared wins).
     n : int
         Trials (matches), >= 0.
-
-    Returns
-    -------
-    tuple of float
-        (low, high), both in [0, 1]; (0, 1) when ``n == 0``.
     """
     if n <= 0:
         return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = wilson_array(np.array([wins]), np.array([n]), z)
+    return float(low[0]), float(high[0])
 
 
 def z_test(estimate: float, se: float) -> tuple[float, float]:

@@ -74,5 +74,64 @@ def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path):
                             str(tmp_path / "u"), "--quiet"])  # fmt: skip
     elapsed = time.monotonic() - t0
     assert r.exit_code == 2, r.output
-    assert "cannot reach the Dask scheduler" in r.output and "Traceback" not in r.output
+    assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
     assert elapsed < CONNECT_TIMEOUT_S + 10
+
+
+def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path):
+    with socket.socket() as listener:  # accepts connections, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(5)
+        port = listener.getsockname()[1]
+        t0 = time.monotonic()
+        r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", f"tcp://127.0.0.1:{port}", "--out",
+                                str(tmp_path / "s"), "--quiet"])  # fmt: skip
+        elapsed = time.monotonic() - t0
+    assert r.exit_code == 2 and "cannot reach a Dask scheduler" in r.output, r.output
+    assert elapsed < CONNECT_TIMEOUT_S + 10
+
+
+@pytest.mark.parametrize("address", ["", "garbage"])
+def test_a_malformed_scheduler_address_is_a_usage_error(tmp_path, address):
+    r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", address, "--out", str(tmp_path / "g"), "-q"])
+    assert r.exit_code == 2 and "tcp://HOST" in r.output and "Traceback" not in r.output
+
+
+def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):
+    f = tmp_path / "bad.py"
+    f.write_text(
+        "import numpy as np\nfrom nines_sim.strategy import Strategy\nfrom nines_sim.choice import pick_card\n"
+        "class BadSuit(Strategy):\n    name = 'bad-suit'\n"
+        "    def play(self, obs):\n        return pick_card([w & obs.legal for w in obs.hand], obs.random())\n"
+        "    def declare(self, obs):\n        return np.full(obs.n, 9)\n"
+    )
+    r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", "local",
+                            "--out", str(tmp_path / "b"), "-q"])  # fmt: skip
+    assert r.exit_code == 1 and "returned a suit outside 0..3" in r.output and "nines replay" in r.output
+
+
+def test_ctrl_c_on_a_local_cluster_keeps_whole_blocks(tmp_path):
+    import gzip
+    import subprocess
+    import sys
+
+    import numpy as np
+    import pandas as pd
+
+    d = tmp_path / "cc"
+    cmd = [sys.executable, "-m", "nines_sim", "tournament", "-n", "400000", "--workers", "2", "--scheduler",
+           "local", "--out", str(d), "--no-charts", "--save-matches"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    time.sleep(12)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out.decode()[-2000:]
+    import json
+
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and 0 < m["matches_played"] < 400_000
+    with gzip.open(d / "matches.csv.gz", "rt") as fh:
+        kept = pd.read_csv(fh)["match"].to_numpy()
+    for lo in (0, 100_000, 200_000, 300_000):  # the cluster's chunks of 100,000 matches
+        block = kept[(kept >= lo) & (kept < lo + 100_000)]
+        assert (block == np.arange(lo, lo + len(block))).all()

@@ -175,3 +175,23 @@ def test_ctrl_c_keeps_whole_paired_chunks_and_marks_the_report_partial(tmp_path)
     df = pd.read_csv(d / "comparison.csv")
     assert (df["matches"] == m["matches_played"]).all()
     assert "PARTIAL" in (d / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--rules", "classic", "--rules", "classic:players=2"], "the lineup decides the table size"),
+        (["--sweep", "players=2,4"], "players cannot be swept"),
+        (["--rules", "classic", "--rules", "classic"], "given twice"),
+        (["--sweep", "nine_penalty=15,15"], "swept twice"),
+        (["--rules", "classic", "--rules", "classic:nine_penalty=20,nine_penalty=30"], "set twice"),
+    ],
+)
+def test_rule_sets_that_cannot_be_compared(args, message, tmp_path):
+    r = run(*args, tmp_path=tmp_path)
+    assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_hand_sizes_of_other_tables_keep_the_coupling():
+    a, b = make_rules("classic"), make_rules("classic", hand_sizes=(7, 7, 7, 5, 6))
+    assert deals_coupled(a, b)  # 4 players: only the sizes for 2-4 players can be dealt

@@ -176,3 +176,17 @@ def test_the_replay_command_in_a_strategy_error_reproduces_it(tmp_path):
     again = runner.invoke(app, args[1:])
     assert again.exit_code == 1 and "too far behind" in again.output
     assert f"in match {args[args.index('--match') + 1]} " in again.output
+
+
+def test_a_per_game_strategy_answer_outside_the_legal_cards_is_named(tmp_path):
+    f = tmp_path / "pg.py"
+    f.write_text(
+        "from nines_sim.pergame import PerGameStrategy\n"
+        "class Stubborn(PerGameStrategy):\n    name = 'stubborn'\n"
+        "    def choose_card(self, view):\n        return 'XX' if 'KS' not in view.legal else 'KS'\n"
+        "    def choose_suit(self, view):\n        return 'C'\n"
+    )
+    r = runner.invoke(app, ["tournament", f"{f}:Stubborn", "random", "-n", "20", "--out", str(tmp_path / "o"),
+                            "--quiet", "--workers", "1"])  # fmt: skip
+    assert r.exit_code == 1
+    assert "choose_card returned 'XX', not one of the legal cards" in r.output and "nines replay" in r.output

@@ -256,3 +256,13 @@ def test_manifest_command_is_shell_quoted(tmp_path):
     run_ok("tournament", "-n", "20", "--rule", "hand_sizes=6,6,6,5,5", "--out", str(d), "--quiet", "--no-charts")
     cmd = json.loads((d / "manifest.json").read_text())["command"]
     assert shlex.split(cmd)[:2] == ["nines", "tournament"] and "hand_sizes=6,6,6,5,5" in shlex.split(cmd)
+
+
+def test_a_seat_that_never_wins_still_gets_its_chart(tmp_path):
+    d = tmp_path / "z"
+    run_ok("tournament", "random", "expert", "expert", "expert", "expert", "expert", "-n", "3", "--out", str(d),
+           "--quiet", "--workers", "1")  # fmt: skip
+    s = pd.read_csv(d / "summary.csv")
+    assert ((s["win_rate_low"] <= s["win_rate"]) & (s["win_rate"] <= s["win_rate_high"])).all()
+    assert (s.loc[s["wins"] == 0, "win_rate_low"] == 0).all()
+    assert (d / "win_rates.png").exists() and (d / "report.md").exists()
