@@ -570,7 +570,6 @@ class BatchEngine:
         has = legal != 0
         move = np.full(B, -1, dtype=np.int64)
         passed = np.zeros(B, dtype=bool)
-        from_draw = np.zeros(B, dtype=bool)
 
         pi = np.flatnonzero(has)
         if pi.size:
@@ -605,7 +604,6 @@ class BatchEngine:
                     bit = np.ones(oi.size, dtype=np.uint64) << faces[oi].astype(np.uint64)
                     yes = self._decide(DecisionKind.PLAY_DRAWN, g, ds[oi], legal=bit, card=faces[oi]).astype(bool)
                     move[g[yes]] = faces[oi][yes]
-            from_draw[di] = True
             if self.trace is not None:
                 for b in di[passed[di]].tolist():
                     self._log(b, ("pass", int(cur[b])))
