@@ -36,11 +36,11 @@ def _classes_in(module) -> list[type[Strategy]]:  # noqa: ANN001
 
 def builtin_classes() -> dict[str, type[Strategy]]:
     """Every strategy class defined in the ``strategies`` package, by name."""
-    import strategies
+    import nines_sim.strategies as strategies
 
     out: dict[str, type[Strategy]] = {}
     for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"strategies.{info.name}")
+        module = importlib.import_module(f"nines_sim.strategies.{info.name}")
         for c in _classes_in(module):
             if c.name in out and out[c.name] is not c:
                 raise StrategyNotFound(f"two built-in strategies are named {c.name!r}")

@@ -7,7 +7,7 @@ import numpy as np
 from nines_sim.cards import SUIT_NAMES, parse_card
 from nines_sim.registry import make_lineup
 from nines_sim.rules import make_rules
-from strategies.expert import DANGER_CARDS
+from nines_sim.strategies.expert import DANGER_CARDS
 from tests.scenario import setup
 from tests.test_strategies import Recorder
 

@@ -1,0 +1,92 @@
+"""Packaging: the built-ins install as ``nines_sim.strategies``, never as a top-level ``strategies``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    # No build isolation: the test extra brings setuptools and wheel, so no download is needed.
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        cwd=out,
+    )
+    (whl,) = out.glob("nines_sim-*.whl")
+    return whl
+
+
+def test_wheel_installs_only_the_nines_sim_package(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith((".dist-info", ".data"))}
+    assert top == {"nines_sim"}
+    assert "nines_sim/strategies/expert.py" in names
+    assert not any(n.startswith("strategies/") for n in names)
+
+
+def _without_editable_install(env_path: Path) -> dict[str, str]:
+    """Environment for ``python -S``: the given folder, then this venv's site-packages without its .pth hooks.
+
+    ``-S`` skips the ``site`` module, so the editable install's import hook (a .pth file) is not loaded and
+    ``nines_sim`` can only come from ``env_path``; numpy and the other dependencies still come from the venv.
+    """
+    site = sysconfig.get_paths()["purelib"]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(env_path), site])}
+
+
+def test_installed_wheel_runs_a_tournament_outside_the_repository(wheel: Path, tmp_path: Path):
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = _without_editable_install(target)
+    probe = subprocess.run(
+        [sys.executable, "-S", "-c", "import nines_sim.strategies as s; print(s.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert probe.stdout.strip().startswith(str(target))
+    r = subprocess.run(
+        [sys.executable, "-S", "-m", "nines_sim", "tournament", "-n", "1000", "--workers", "1", "--no-charts"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "1,000 matches" in r.stdout
+    assert (work / "reports").is_dir()
+
+
+def test_a_users_own_strategies_folder_does_not_shadow_the_builtins(tmp_path: Path):
+    own = tmp_path / "strategies"
+    own.mkdir()
+    (own / "__init__.py").write_text("raise ImportError('the user folder was imported')\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "nines_sim", "strategies"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    for name in ("random", "dump-faces", "hold-nines", "suit-majority", "expert"):
+        assert name in r.stdout
