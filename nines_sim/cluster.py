@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from nines_sim import compare as cmp
 from nines_sim import tournament as tour
 from nines_sim.simulate import chunks
@@ -260,21 +258,17 @@ def run_comparison_dask(
     # a comparison keeps whole chunks only, so they stay small enough to lose little to a Ctrl-C
     size = chunk_size or min(20_000, _chunk_size(n_matches, n_workers, None))
     P = rule_sets[0].rules.players
-    tallies = [Tally(P) for _ in rule_sets]
-    cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]
-    state = {"played": 0}
+    out = cmp.CompareOutcome.empty(P, len(rule_sets))
     t0 = time.perf_counter()
     units = [(n, (rule_sets, _absolute(lineup), seed, s, n, batch_size)) for s, n in chunks(0, n_matches, size)]
 
     def done(n: int, c: cmp.CompareChunk | None) -> None:
         if c is None:  # stopped before the end: a chunk is kept whole or not at all
             return
-        for i, t in enumerate(c.tallies):
-            tallies[i] = tallies[i] + t
-            cross[i] = cross[i] + c.cross[i]
-        state["played"] += c.tallies[0].matches
+        out.add(c)
         if on_progress:
             on_progress(n * len(rule_sets))
 
-    partial = _run_chunks(client, cmp.compare_range, units, done)
-    return cmp.CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, state["played"])
+    out.partial = _run_chunks(client, cmp.compare_range, units, done)
+    out.wall_seconds = time.perf_counter() - t0
+    return out

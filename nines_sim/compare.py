@@ -26,13 +26,13 @@ from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
 from nines_sim.simulate import chunks
-from nines_sim.stats import holm, wilson, z_test
+from nines_sim.stats import holm, paired_test, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 COMPARISON_COLUMNS = [
     "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
     "mean_total", "mean_hands_per_match", "mean_turns_per_hand", "delta_win_rate", "delta_low", "delta_high",
-    "delta_p_value", "delta_p_holm", "significant",
+    "test", "delta_p_value", "delta_p_holm", "significant",
 ]  # fmt: skip
 DISTRIBUTION_COLUMNS = ["rule_set", "strategy", "kind", "points", "count"]
 
@@ -108,10 +108,17 @@ def deals_coupled(a: Rules, b: Rules) -> bool:
 
 @dataclass
 class CompareChunk:
-    """Tallies of one chunk under every rule set, and the paired cross sums against the first."""
+    """Tallies of one chunk under every rule set, and the paired counts against the first.
+
+    ``cross[r]``: (P,) int64, sum over matches of ``s_r * s_0`` in 3600ths; ``gain[r]`` and ``loss[r]``:
+    (P,) int64, matches in which a seat's win share under rule set ``r`` was larger / smaller than under
+    the first (the discordant matches of the paired exact test).
+    """
 
     tallies: list[Tally]
-    cross: list[np.ndarray]  # (P,) int64: sum over matches of s_r * s_0, in 3600ths
+    cross: list[np.ndarray]
+    gain: list[np.ndarray]
+    loss: list[np.ndarray]
 
 
 def compare_range(
@@ -141,12 +148,14 @@ def compare_range(
         if on_matches:
             on_matches(n)
     cross = [(s * shares[0]).sum(axis=0) for s in shares]
-    return CompareChunk(tallies, cross)
+    gain = [(s > shares[0]).sum(axis=0).astype(np.int64) for s in shares]
+    loss = [(s < shares[0]).sum(axis=0).astype(np.int64) for s in shares]
+    return CompareChunk(tallies, cross, gain, loss)
 
 
 @dataclass
 class CompareOutcome:
-    """Merged tallies per rule set, paired cross sums, and whether the run was cut short."""
+    """Merged tallies per rule set, paired counts (see :class:`CompareChunk`), and whether the run was cut short."""
 
     tallies: list[Tally]
     cross: list[np.ndarray]
@@ -154,6 +163,27 @@ class CompareOutcome:
     wall_seconds: float
     matches_played: int = 0
     extra: dict = field(default_factory=dict)
+    gain: list[np.ndarray] = field(default_factory=list)
+    loss: list[np.ndarray] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, players: int, rule_sets: int) -> CompareOutcome:
+        """No matches yet, for ``rule_sets`` rule sets at a table of ``players``."""
+        tallies = [Tally(players) for _ in range(rule_sets)]
+        return cls(tallies, [np.zeros(players, dtype=np.int64) for _ in range(rule_sets)], False, 0.0)
+
+    def add(self, c: CompareChunk) -> None:
+        """Merge one finished chunk in (counts add, so the order of chunks does not matter)."""
+        P = self.tallies[0].players
+        if not self.gain:
+            self.gain = [np.zeros(P, dtype=np.int64) for _ in self.tallies]
+            self.loss = [np.zeros(P, dtype=np.int64) for _ in self.tallies]
+        for i, t in enumerate(c.tallies):
+            self.tallies[i] = self.tallies[i] + t
+            self.cross[i] = self.cross[i] + c.cross[i]
+            self.gain[i] = self.gain[i] + c.gain[i]
+            self.loss[i] = self.loss[i] + c.loss[i]
+        self.matches_played += c.tallies[0].matches
 
 
 def run_comparison(
@@ -177,27 +207,26 @@ def run_comparison(
     # chunks of at most 20,000 matches: a Ctrl-C loses at most one unfinished chunk per worker
     size = chunk_size or int(min(20_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
     pieces = chunks(0, n_matches, size)
-    tallies = [Tally(P) for _ in rule_sets]
-    cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]
-    played = 0
+    out = CompareOutcome.empty(P, len(rule_sets))
     t0 = time.perf_counter()
 
     def take(c: CompareChunk | None) -> None:
-        nonlocal played
-        if c is None:
-            return
-        for i, t in enumerate(c.tallies):
-            tallies[i] = tallies[i] + t
-            cross[i] = cross[i] + c.cross[i]
-        played += c.tallies[0].matches
+        if c is not None:
+            out.add(c)
 
     units = [(n, (rule_sets, lineup, seed, s, n, batch_size)) for s, n in pieces]
-    partial = run_units(compare_range, units, workers, lambda _n, c: take(c), on_progress)
-    return CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, played)
+    out.partial = run_units(compare_range, units, workers, lambda _n, c: take(c), on_progress)
+    out.wall_seconds = time.perf_counter() - t0
+    return out
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
-    """``comparison.csv``: per rule set and seat, the win rate and its paired shift against the first."""
+    """``comparison.csv``: per rule set and seat, the win rate and its paired shift against the first.
+
+    The shift is tested with the exact McNemar test (whole wins) or the exact sign test (shared wins) on
+    the matches in which the seat did better under one rule set than under the other, and its interval
+    is the Agresti-Min paired interval (see :mod:`nines_sim.stats`); ``test`` names the test.
+    """
     rows = []
     base = out.tallies[0]
     for r, (rs, t) in enumerate(zip(rule_sets, out.tallies)):
@@ -206,20 +235,22 @@ def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOu
             st = SeatStats.of(t, p)
             lo, hi = wilson(st.wins, n)
             d = dlo = dhi = pval = math.nan
-            if n > 1 and base.matches == n:
-                s_r, s_0 = t.wins60[p] / SHARE_UNIT / n, base.wins60[p] / SHARE_UNIT / n
-                sq = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2 / n
-                d = s_r - s_0
-                se = math.sqrt(max(sq - d * d, 0.0) / (n - 1))
-                dlo, dhi = d - 1.959963984540054 * se, d + 1.959963984540054 * se
-                pval = z_test(d, se)[1] if r else math.nan
+            test = ""
+            if n > 0 and base.matches == n:
+                d, dlo, dhi, test = 0.0, 0.0, 0.0, "reference"
+                if r:
+                    sum_d = (t.wins60[p] - base.wins60[p]) / SHARE_UNIT
+                    sum_d2 = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2
+                    whole = t.wins_outright[p] == t.wins_any[p] and base.wins_outright[p] == base.wins_any[p]
+                    res = paired_test(int(out.gain[r][p]), int(out.loss[r][p]), n, sum_d, sum_d2, bool(whole))
+                    d, dlo, dhi, test, pval = sum_d / n, res.low, res.high, res.test, res.p_value
             rows.append({
                 "rule_set": rs.label, "sweep_value": rs.value, "position": p, "strategy": labels[p], "matches": n,
                 "win_rate": st.win_rate, "win_rate_low": lo, "win_rate_high": hi,
                 "mean_total": st.total_sum / n if n else math.nan,
                 "mean_hands_per_match": t.hands / n if n else math.nan,
                 "mean_turns_per_hand": t.turns / t.hands if t.hands else math.nan,
-                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "delta_p_value": pval,
+                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "test": test, "delta_p_value": pval,
             })  # fmt: skip
     df = pd.DataFrame(rows)
     tested = df["delta_p_value"].notna()
@@ -256,5 +287,7 @@ def terminal_table(df: pd.DataFrame) -> str:
         else:
             delta = "(reference)"
         lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
-    lines.append("* significant at 5% after Holm correction (paired z-test, common random numbers)")
+    tests = sorted({t for t in df["test"] if t and t != "reference"})
+    named = ", ".join(tests) or "paired"
+    lines.append(f"* significant at 5% after Holm correction ({named} test, common random numbers)")
     return "\n".join(lines)

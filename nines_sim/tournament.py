@@ -29,14 +29,14 @@ from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.simulate import chunks
-from nines_sim.stats import holm, wilson, z_test
+from nines_sim.stats import TestResult, competition_ranks, holm, paired_test, proportion_test, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 FORMATS = ("table", "round-robin", "field")
 DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority")
 
 SUMMARY_COLUMNS = [
-    "position", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
+    "position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
     "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty",
 ]  # fmt: skip
 HANDS_COLUMNS = [
@@ -45,7 +45,10 @@ HANDS_COLUMNS = [
 ]  # fmt: skip
 DISTRIBUTION_COLUMNS = ["strategy", "kind", "points", "count"]
 SEAT_COLUMNS = ["seat_from_dealer", "hands", "go_outs", "go_out_rate"]
-PAIRWISE_COLUMNS = ["comparison", "a", "b", "matches", "estimate", "se", "z", "p_value", "p_holm", "significant"]
+PAIRWISE_COLUMNS = [
+    "comparison", "a", "b", "matches", "estimate", "se", "ci_low", "ci_high", "test", "p_value", "p_holm",
+    "significant",
+]  # fmt: skip
 HEAD_TO_HEAD_COLUMNS = ["strategy", "opponent", "matches", "win_rate", "win_rate_low", "win_rate_high"]
 MATCH_COLUMNS_FIXED = ["game", "match", "hands", "tiebreak_hands", "first_dealer"]
 
@@ -304,7 +307,9 @@ def summary_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
             "go_out_rate": st.go_outs / h if h else math.nan,
             "mean_hand_penalty": st.penalty_sum / h if h else math.nan,
         })  # fmt: skip
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    df = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    df["rank"] = competition_ranks(df["win_rate"].to_numpy(dtype=np.float64)) if len(df) else []
+    return df
 
 
 def merged_tally(out: RunOutcome) -> Tally | None:
@@ -361,36 +366,47 @@ def seat_frame(out: RunOutcome) -> pd.DataFrame:
 
 
 def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
-    """``pairwise.csv``: z-tests of win-rate differences, Holm-adjusted across all rows."""
+    """``pairwise.csv``: exact tests of win rates, Holm-adjusted across all rows.
+
+    Rows: ``paired-difference`` (two positions at one table, exact McNemar / sign test on the matches
+    one won and the other did not), ``vs-fair-share`` (table and field: a position's rate against 1/P)
+    and ``head-to-head`` (round-robin: the first strategy's heads-up rate against 0.5), both exact
+    binomial tests; see :mod:`nines_sim.stats` for the tests and intervals.  ``se`` is the sample
+    standard error of the estimate, for reference only: no test or interval is built on it.
+    """
     rows = []
 
-    def add(comparison: str, a: str, b: str, n: int, est: float, se: float) -> None:
-        z, p = z_test(est, se)
-        rows.append([comparison, a, b, n, est, se, z, p])
+    def add(comparison: str, a: str, b: str, n: int, est: float, se: float, res: TestResult) -> None:
+        rows.append([comparison, a, b, n, est, se, res.low, res.high, res.test, res.p_value])
+
+    def one_rate(comparison: str, a: str, b: str, st: SeatStats, p0: float) -> None:
+        res = proportion_test(st.wins, st.wins_outright, st.wins_any, st.matches, p0)
+        add(comparison, a, b, st.matches, st.win_rate - p0, st.share_se, res)
 
     stats = seat_stats(plan, out)
     if plan.format == "table":
         t = out.tallies["table"]
         n, P = t.matches, t.players
-        if n > 1:
-            x = t.share_xprod / SHARE_UNIT**2 / n
-            mean = t.wins60 / SHARE_UNIT / n
+        if n > 0:
+            x = t.share_xprod / SHARE_UNIT**2
+            wins = t.wins60 / SHARE_UNIT
+            whole = t.wins_outright == t.wins_any
             for a, b in combinations(range(P), 2):
-                d = mean[a] - mean[b]
-                var = max(x[a, a] + x[b, b] - 2 * x[a, b] - d * d, 0.0) * n / (n - 1)
-                add("paired-difference", _label(plan, a), _label(plan, b), n, d, math.sqrt(var / n))
+                sum_d, sum_d2 = wins[a] - wins[b], x[a, a] + x[b, b] - 2 * x[a, b]
+                d = sum_d / n
+                var = max(sum_d2 / n - d * d, 0.0) * n / (n - 1) if n > 1 else math.nan
+                res = paired_test(int(t.beats[a, b]), int(t.beats[b, a]), n, sum_d, sum_d2, bool(whole[a] and whole[b]))
+                add("paired-difference", _label(plan, a), _label(plan, b), n, d, math.sqrt(var / n), res)
     if plan.format in ("table", "field"):
         P = plan.games[0].rules.players
         for pos, st in enumerate(stats):
-            if st.matches > 1:
-                add("vs-fair-share", _label(plan, pos), "fair share", st.matches, st.win_rate - 1 / P, st.share_se)
+            if st.matches > 0:
+                one_rate("vs-fair-share", _label(plan, pos), "fair share", st, 1 / P)
     if plan.format == "round-robin":
         for g in plan.games:
-            t = out.tallies[g.key]
-            st = SeatStats.of(t, 0)
-            if st.matches > 1:
-                a, b = plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1])
-                add("head-to-head", a, b, st.matches, st.win_rate - 0.5, st.share_se)
+            st = SeatStats.of(out.tallies[g.key], 0)
+            if st.matches > 0:
+                one_rate("head-to-head", plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1]), st, 0.5)
     df = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS[:-2])
     df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
     df["significant"] = df["p_holm"] < 0.05
@@ -411,15 +427,14 @@ def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
 
 
 def terminal_table(summary: pd.DataFrame, plan: Plan) -> str:
-    """The ranked summary a user reads in the terminal."""
-    df = summary.sort_values("win_rate", ascending=False, kind="stable")
+    """The ranked summary a user reads in the terminal; equal win rates share a rank (1, 1, 3)."""
+    df = summary.sort_values(["rank", "position"], kind="stable")
     head = f"{'rank':>4}  {'strategy':<22} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"
     lines = [head]
-    for rank, r in enumerate(df.itertuples(), 1):
+    for r in df.itertuples():
         label = f"{r.position}:{r.strategy}" if plan.format == "table" else r.strategy
         ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
-        lines.append(
-            f"{rank:>4}  {label:<22} {ci:<26} {r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
-        )
+        tail = f"{r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
+        lines.append(f"{r.rank:>4}  {label:<22} {ci:<26} {tail}")
     return "\n".join(lines)

@@ -51,7 +51,7 @@ def default_runs(tmp_path_factory):
 def test_default_tournament_is_the_four_builtins_at_one_table(default_runs):
     d = default_runs["w1"]
     s = pd.read_csv(d / "summary.csv")
-    assert list(s.columns) == ["position", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
+    assert list(s.columns) == ["position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
                                "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty"]  # fmt: skip
     assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority"]
     assert (s["matches"] == 3000).all()
@@ -210,7 +210,7 @@ def test_force_replaces_only_nines_sim_files(tmp_path):
     (d / "summary.csv").write_text("old")
     run_ok("tournament", "-n", "50", "--out", str(d), "--quiet", "--no-charts", "--force", "--workers", "1")
     assert (d / "holiday.png").read_bytes() == b"not ours"
-    assert (d / "summary.csv").read_text().startswith("position,strategy")
+    assert (d / "summary.csv").read_text().startswith("position,rank,strategy")
 
 
 @pytest.mark.parametrize("where", ["/proc/nines-x", "{tmp}/a-file/sub"])
