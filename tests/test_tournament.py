@@ -51,8 +51,9 @@ def default_runs(tmp_path_factory):
 def test_default_tournament_is_the_four_builtins_at_one_table(default_runs):
     d = default_runs["w1"]
     s = pd.read_csv(d / "summary.csv")
-    assert list(s.columns) == ["position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
-                               "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty"]  # fmt: skip
+    assert list(s.columns) == ["position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low",
+                               "win_rate_high", "mean_total", "sd_total", "go_out_rate",
+                               "mean_hand_penalty"]  # fmt: skip
     assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority"]
     assert (s["matches"] == 3000).all()
     assert abs(s["wins"].sum() - 3000) < 1e-6  # every match has exactly one win in total
