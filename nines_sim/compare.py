@@ -26,7 +26,7 @@ from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
 from nines_sim.simulate import chunks
-from nines_sim.stats import holm, paired_test, wilson
+from nines_sim.stats import describe_test, holm, paired_test, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 COMPARISON_COLUMNS = [
@@ -147,10 +147,26 @@ def compare_range(
         shares.append(np.rint(res.win_share * SHARE_UNIT).astype(np.int64))
         if on_matches:
             on_matches(n)
+    return CompareChunk(tallies, *paired_counts(shares))
+
+
+def paired_counts(shares: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The paired sums of :class:`CompareChunk` from each rule set's per-match win shares.
+
+    Parameters
+    ----------
+    shares : list of numpy.ndarray
+        int64, (n, P) each, in 60ths, the same match indices in the same order; the first is the reference.
+
+    Returns
+    -------
+    cross, gain, loss : list of numpy.ndarray
+        int64, (P,) per rule set (see :class:`CompareChunk`).
+    """
     cross = [(s * shares[0]).sum(axis=0) for s in shares]
     gain = [(s > shares[0]).sum(axis=0).astype(np.int64) for s in shares]
     loss = [(s < shares[0]).sum(axis=0).astype(np.int64) for s in shares]
-    return CompareChunk(tallies, cross, gain, loss)
+    return cross, gain, loss
 
 
 @dataclass
@@ -221,7 +237,18 @@ def run_comparison(
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
-    """``comparison.csv``: per rule set and seat, the win rate and its paired shift against the first.
+    """``comparison.csv``: the rows of :func:`comparison_rows`, the shifts' p-values Holm-adjusted together."""
+    df = pd.DataFrame(comparison_rows(rule_sets, labels, out))
+    tested = df["delta_p_value"].notna()
+    df["delta_p_holm"] = math.nan
+    if tested.any():
+        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
+    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
+    return df[COMPARISON_COLUMNS]
+
+
+def comparison_rows(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> list[dict]:
+    """Per rule set and seat, the win rate and its paired shift against the first (before the Holm adjustment).
 
     The shift is tested with the exact McNemar test (whole wins) or the exact sign test (shared wins) on
     the matches in which the seat did better under one rule set than under the other, and its interval
@@ -252,13 +279,7 @@ def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOu
                 "mean_turns_per_hand": t.turns / t.hands if t.hands else math.nan,
                 "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "test": test, "delta_p_value": pval,
             })  # fmt: skip
-    df = pd.DataFrame(rows)
-    tested = df["delta_p_value"].notna()
-    df["delta_p_holm"] = math.nan
-    if tested.any():
-        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
-    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
-    return df[COMPARISON_COLUMNS]
+    return rows
 
 
 def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
@@ -288,6 +309,6 @@ def terminal_table(df: pd.DataFrame) -> str:
             delta = "(reference)"
         lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
     tests = sorted({t for t in df["test"] if t and t != "reference"})
-    named = ", ".join(tests) or "paired"
-    lines.append(f"* significant at 5% after Holm correction ({named} test, common random numbers)")
+    named = ", ".join(describe_test(t) for t in tests) or "paired test"
+    lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from nines_sim.charts import (
     reference_rate,
 )
 from nines_sim.rules import Rules
-from nines_sim.stats import competition_ranks
+from nines_sim.stats import competition_ranks, describe_test
 
 #: Significance level of the Holm-adjusted tests (what ``pairwise.csv``'s ``significant`` column uses).
 ALPHA = 0.05
@@ -305,7 +305,7 @@ def _test_name(row: Any) -> str:
     test = getattr(row, "test", None)
     if not isinstance(test, str) or not test:
         return "z-test"
-    return test if test.endswith("test") else f"{test} test"
+    return describe_test(test)
 
 
 def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:

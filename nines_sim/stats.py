@@ -163,6 +163,7 @@ def _binom_p(k: int, n: int, p: float, alternative: str = "two-sided") -> float:
     return float(binomtest(k, n, p, alternative=alternative).pvalue)
 
 
+@lru_cache(maxsize=65536)
 def _clopper_pearson(k: int, n: int) -> tuple[float, float]:
     from statsmodels.stats.proportion import proportion_confint
 
@@ -262,6 +263,12 @@ def holm(p_values: list[float]) -> list[float]:
     if not len(p_values):
         return []
     return [float(x) for x in multipletests(np.asarray(p_values, dtype=np.float64), method="holm")[1]]
+
+
+def describe_test(test: str) -> str:
+    """A ``test`` column value in words: ``"exact binomial"`` -> ``"exact binomial test"`` (names ending in
+    "test" stay as they are)."""
+    return test if test.endswith("test") else f"{test} test"
 
 
 def competition_ranks(win_rates: np.ndarray) -> np.ndarray:

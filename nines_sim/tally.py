@@ -100,6 +100,31 @@ class Tally:
             if getattr(self, name) is None:
                 setattr(self, name, np.zeros(shape, dtype=np.int64))
 
+    @staticmethod
+    def share_counts(s: np.ndarray) -> dict[str, object]:
+        """The win-share fields of a tally from per-match win shares.
+
+        Parameters
+        ----------
+        s : numpy.ndarray
+            int64, (n, P): each match's win share per seat, in 60ths.
+
+        Returns
+        -------
+        dict
+            ``matches``, ``wins60``, ``share_xprod``, ``wins_outright``, ``wins_any`` and ``beats``, as
+            :class:`Tally` keyword arguments.
+        """
+        s = np.asarray(s, dtype=np.int64)
+        return {
+            "matches": s.shape[0],
+            "wins60": s.sum(axis=0),
+            "share_xprod": s.T @ s,
+            "wins_outright": (s == SHARE_UNIT).sum(axis=0).astype(np.int64),
+            "wins_any": (s > 0).sum(axis=0).astype(np.int64),
+            "beats": (s[:, :, None] > s[:, None, :]).sum(axis=0).astype(np.int64),
+        }
+
     @classmethod
     def from_results(cls, res: MatchResults) -> Tally:
         """Tally one block of results."""
@@ -110,12 +135,7 @@ class Tally:
         out_dealer = hr.dealer[hr.outcome >= 0]
         return cls(
             players=P,
-            matches=res.n_matches,
-            wins60=s.sum(axis=0),
-            share_xprod=s.T @ s,
-            wins_outright=(s == SHARE_UNIT).sum(axis=0).astype(np.int64),
-            wins_any=(s > 0).sum(axis=0).astype(np.int64),
-            beats=(s[:, :, None] > s[:, None, :]).sum(axis=0).astype(np.int64),
+            **cls.share_counts(s),
             total_sum=res.totals.sum(axis=0),
             total_sq=(res.totals**2).sum(axis=0),
             total_hist=_hist_rows(res.totals),

@@ -366,7 +366,15 @@ def seat_frame(out: RunOutcome) -> pd.DataFrame:
 
 
 def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
-    """``pairwise.csv``: exact tests of win rates, Holm-adjusted across all rows.
+    """``pairwise.csv``: the rows of :func:`pairwise_rows`, their p-values Holm-adjusted together."""
+    df = pd.DataFrame(pairwise_rows(plan, out), columns=PAIRWISE_COLUMNS[:-2])
+    df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
+    df["significant"] = df["p_holm"] < 0.05
+    return df
+
+
+def pairwise_rows(plan: Plan, out: RunOutcome) -> list[list]:
+    """The tests of ``pairwise.csv`` before the Holm adjustment: one list per row, in ``PAIRWISE_COLUMNS`` order.
 
     Rows: ``paired-difference`` (two positions at one table, exact McNemar / sign test on the matches
     one won and the other did not), ``vs-fair-share`` (table and field: a position's rate against 1/P)
@@ -407,10 +415,7 @@ def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
             st = SeatStats.of(out.tallies[g.key], 0)
             if st.matches > 0:
                 one_rate("head-to-head", plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1]), st, 0.5)
-    df = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS[:-2])
-    df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
-    df["significant"] = df["p_holm"] < 0.05
-    return df
+    return rows
 
 
 def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
