@@ -139,6 +139,7 @@ def wilson_array(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> t
     return np.where(ok, low, np.nan), np.where(ok, high, np.nan)
 
 
+@lru_cache(maxsize=65536)
 def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of one proportion (95% by default); (0, 1) when ``n == 0``.
 

@@ -288,11 +288,15 @@ def table_rows(players: int, tie: float):
     return rows
 
 
-def round_robin_rows(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+def round_robin_rows():
     plan = plan_tournament("round-robin", ["random", "hold-nines"], make_rules("classic"))
     key = plan.games[0].key
-    out = RunOutcome({key: tally_of(null_shares(rng, n, 2, 0.0))}, {key: n}, False, 0.0)
-    return [(r[9], r[6], r[7]) for r in pairwise_rows(plan, out)]
+
+    def rows(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+        out = RunOutcome({key: tally_of(null_shares(rng, n, 2, 0.0))}, {key: n}, False, 0.0)
+        return [(r[9], r[6], r[7]) for r in pairwise_rows(plan, out)]
+
+    return rows
 
 
 def comparison_null_rows(tie: float):
@@ -314,7 +318,7 @@ NULLS = {
     "4 x random": table_rows(4, 0.0),
     "4 x random, shared wins": table_rows(4, 0.1),
     "random vs random heads-up, one table": table_rows(2, 0.0),
-    "random vs random heads-up, round robin": round_robin_rows,
+    "random vs random heads-up, round robin": round_robin_rows(),
     "a rule set against an identical one": comparison_null_rows(0.0),
     "the same, shared wins": comparison_null_rows(0.1),
 }
