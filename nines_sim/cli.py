@@ -4,27 +4,73 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from nines_sim import __version__
 from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
 
-app = typer.Typer(
-    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+# Typer vendors click in some versions: take click's exception classes from Typer's own.
+_CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def echo_error(message: str) -> None:
+    """Print ``Error: message`` on stderr, on a line of its own even right after a progress bar."""
+    from tqdm import tqdm
+
+    # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
+    fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
+    typer.echo(f"{fresh}Error: {message}", err=True)
 
 
 def usage_error(message: str) -> typer.Exit:
     """Print a one-line usage error and return the exit (code 2) to raise."""
-    typer.echo(f"Error: {message}", err=True)
+    echo_error(message)
     return typer.Exit(code=2)
+
+
+class OneLineErrors(TyperGroup):
+    """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except _CLICK_EXCEPTION as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
+                typer.echo(exc.format_message(), err=True)
+            else:
+                message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
+                if isinstance(exc, _USAGE_ERROR) and exc.ctx is not None:
+                    message += f" (see '{exc.ctx.command_path} --help')"
+                echo_error(message)
+            if not standalone_mode:
+                raise
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            echo_error("aborted")
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    # click's plain help shows switches as flags (Typer's rich help writes '--quiet <bool>')
+    rich_markup_mode=None,
+)
 
 
 @app.command()
@@ -258,7 +304,7 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     try:
         return fn()
     except (IllegalMoveError, StrategyError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        echo_error(str(exc))
         raise typer.Exit(code=1) from None
 
 

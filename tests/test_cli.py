@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
@@ -46,3 +51,47 @@ def test_strategies_lists_the_builtins():
     assert r.exit_code == 0, r.output
     for name in ("random", "hold-nines", "dump-faces", "suit-majority"):
         assert name in r.output
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["tournament", "-n", "0"], "'--matches' / '-n': Input should be greater than or equal to 1"),
+        (["tournament", "--seed", "-1"], "'--seed': Input should be greater than or equal to 0"),
+        (["tournament", "--workers", "abc"], "'--workers' / '-w': Input should be a valid integer"),
+        (["tournament", "--format", "roundrobin"], "'roundrobin' is not one of 'table', 'round-robin', 'field'"),
+        (["tournament", "--matchs", "3"], "No such option: --matchs"),
+        (["replay", "--match", "-1"], "'--match' / '-m': Input should be greater than or equal to 0"),
+        (["compare-rules", "-n", "0"], "'--matches' / '-n'"),
+        (["bench", "--repeat", "0"], "'--repeat' / '-r'"),
+        (["report"], "Missing argument"),
+        (["nosuch"], "No such command 'nosuch'"),
+    ],
+)
+def test_click_range_and_type_errors_are_one_line_usage_errors(args, says):
+    r = runner.invoke(app, args, prog_name="nines")
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and says in lines[0], r.output
+    assert f"(see 'nines {args[0]} --help')" in lines[0] or args[0] == "nosuch"
+    assert "╭" not in r.output and "Traceback" not in r.output
+
+
+def test_usage_errors_are_one_line_through_the_console_script_too():
+    nines = Path(sys.executable).with_name("nines")  # the console script installed next to this Python
+    r = subprocess.run([str(nines), "tournament", "-n", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "Error: Invalid value for '--matches' / '-n': Input should be greater than or equal to 1 "
+        "(see 'nines tournament --help')"
+    ]
+
+
+@pytest.mark.parametrize("command", ["tournament", "compare-rules", "bench", "replay", "report"])
+def test_help_shows_switches_as_flags(command):
+    r = runner.invoke(app, [command, "--help"])
+    assert r.exit_code == 0, r.output
+    assert "<bool>" not in r.output and "[OPTIONS]" in r.output
+    if command == "tournament":
+        assert re.search(r"^\s+-q, --quiet\s+No progress bar", r.output, re.M), r.output
+        assert re.search(r"^\s+--force\s+Overwrite", r.output, re.M), r.output
