@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import warnings
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -36,12 +37,19 @@ def usage_error(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Warnings as one ``Warning:`` line, without Python's source location."""
+    typer.echo(f"Warning: {message}", err=True)
+
+
 class OneLineErrors(TyperGroup):
     """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _one_line_warning
+                rv = super().main(*args, standalone_mode=False, **kwargs)
         except _CLICK_EXCEPTION as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
                 typer.echo(exc.format_message(), err=True)
@@ -124,18 +132,25 @@ def rules_cmd() -> None:
 
 @app.command("strategies")
 def strategies_cmd() -> None:
-    """List every available strategy: name, source, classifier, description."""
-    from nines_sim.registry import StrategyNotFound, available
+    """List every strategy: name, source, classifier, description; and installed plug-ins that are broken."""
+    from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
-        rows = available()
+        rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
+        found = plugins()
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
+    rows += [(p.name, p.cls, p.source) for p in found if p.cls is not None]
     for name, cls, src in rows:
         doc = " ".join((cls.__doc__ or "").split())
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
-        typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+        own = f"; its class calls itself {cls.name!r}" if cls.name and cls.name != name else ""
+        typer.echo(f"{name:<16} [{src}{own}] ({flags})\n    {first}")
+    for p in found:
+        if p.cls is None:
+            fix = f"pip uninstall {p.dist}" if p.dist else f"remove the entry point {p.value}"
+            typer.echo(f"{p.name:<16} [BROKEN {p.source}] cannot be used\n    {p.error} (fix it, or: {fix})")
 
 
 class Format(StrEnum):
@@ -506,7 +521,7 @@ def replay(
     with the same seed.
     """
     from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.replay import describe
+    from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
 
     names = list(strategies or [])
@@ -522,10 +537,16 @@ def replay(
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
-    events, res = _run_or_explain(lambda: play_one(r, names, seed, match))
     typer.echo(
         f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
     )
+    try:
+        events, res = play_one(r, names, seed, match)
+    except ReplayFailure as failure:
+        for line in describe(failure.events, names) + describe_failure(failure, names):
+            typer.echo(line)
+        echo_error(str(failure))
+        raise typer.Exit(code=1) from None
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(
