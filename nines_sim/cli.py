@@ -191,7 +191,10 @@ WorkersOpt = Annotated[
 BatchOpt = Annotated[
     int, typer.Option("--batch-size", min=1, max=10_000_000, help="Games in play at once per process.")
 ]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")]
+# a str, not a Path: Typer turns '' into Path('.'), and an empty --out must not mean the current folder
+OutOpt = Annotated[
+    str | None, typer.Option("--out", metavar="FOLDER", help="Run folder (default: a new one under reports/).")
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in an existing --out folder.")]
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
@@ -248,15 +251,28 @@ def tournament(
     from tqdm import tqdm
 
     from nines_sim.output import clear_outputs, manifest, write_manifest, write_tables
-    from nines_sim.registry import StrategyNotFound
+    from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
-    from nines_sim.tournament import TournamentError, plan_tournament, run_plan, summary_frame, terminal_table
+    from nines_sim.tournament import (
+        DEFAULT_LINEUP,
+        TournamentError,
+        plan_tournament,
+        run_plan,
+        summary_frame,
+        terminal_table,
+    )
 
     names = list(strategies or [])
-    players = _players_wanted(players, rule)
-    base_rules = build_rules(rules, rule)
-    if fmt == Format.table and players is None and names and len(names) != base_rules.players:
-        players = len(names)  # the lineup decides the table size unless --players says otherwise
+    players, flag = _players_wanted(players, rule)
+    try:
+        make_lineup(names)  # an unknown name is the first thing to say
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    if fmt == Format.table:
+        _check_seats(players, flag, names or list(DEFAULT_LINEUP), given=bool(names))
+        players = len(names or DEFAULT_LINEUP)  # the lineup decides the table size
+    # rules for the table actually seated: a hand size only a larger table deals is no error
+    base_rules = build_rules(rules, rule, 2 if fmt == Format.round_robin and players is None else players)
     try:
         if baseline is not None and fmt != Format.field:
             raise TournamentError("--baseline applies to --format field only")
@@ -323,24 +339,51 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
         raise typer.Exit(code=1) from None
 
 
-def _players_wanted(players: int | None, rule: list[str] | None) -> int | None:
-    """--players, else a --rule players=N; a usage error outside 2-6."""
+def _players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    flag = f"--players {players}"
     if players is None:
         try:
             players = parse_overrides(rule or []).get("players")
         except RulesError as exc:
             raise usage_error(str(exc)) from None
+        flag = f"--rule players={players}"
     if players is not None and not 2 <= players <= 6:
         raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
-    return players
+    return players, flag
+
+
+def _count(n: int, noun: str, nouns: str) -> str:
+    return f"{n} {noun if n == 1 else nouns}"
+
+
+def _check_seats(players: int | None, flag: str, names: list[str], given: bool) -> None:
+    """A usage error unless the lineup seats 2-6 players, one strategy each, and agrees with --players."""
+    n = len(names)
+    if players is not None and players != n:
+        if given:
+            raise usage_error(
+                f"{flag} disagrees with the {_count(n, 'strategy', 'strategies')} given; a table seats one "
+                f"strategy per player (repeat a name to seat it twice)"
+            )
+        raise usage_error(
+            f"{flag} needs {players} strategies, one per seat: name them (the default lineup is {n}: {' '.join(names)})"
+        )
+    if not 2 <= n <= 6:
+        raise usage_error(
+            f"a table seats 2 to 6 players, one strategy each (RULES.md D1); "
+            f"{_count(n, 'strategy', 'strategies')} given"
+        )
 
 
 @contextmanager
-def _run_folder(out: Path | None, kind: str, force: bool):
+def _run_folder(out: str | Path | None, kind: str, force: bool):
     """The run folder, checked writable before any match is played; removed again if the run fails empty."""
     from nines_sim.output import OutputExists, default_run_dir, discard_dir, prepare_dir
 
-    run_dir = out or default_run_dir(kind)
+    if out is not None and not str(out).strip():
+        raise usage_error("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
+    run_dir = Path(out) if out is not None else default_run_dir(kind)
     try:
         created = prepare_dir(run_dir, force)
     except OutputExists as exc:
@@ -447,12 +490,13 @@ def compare_rules(
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
-    players = _players_wanted(players, None)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies (one per seat)")
+    try:
+        lineup = make_lineup(names)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
-        lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     labels = [st.name for st in lineup]
@@ -523,20 +567,15 @@ def replay(
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
+    from nines_sim.tournament import DEFAULT_LINEUP
 
-    names = list(strategies or [])
-    if not names:
-        from nines_sim.tournament import DEFAULT_LINEUP
-
-        names = list(DEFAULT_LINEUP)
-    players = _players_wanted(players, rule)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
-    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
+    names = list(strategies or DEFAULT_LINEUP)
     try:
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
+    _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
     typer.echo(
         f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
     )
@@ -559,21 +598,26 @@ def replay(
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
 ) -> None:
-    """Redraw the charts and report.md of a run folder from its CSVs."""
-    from nines_sim.compare_report import is_comparison_folder, save_all_comparison, write_comparison_report
+    """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
+    from nines_sim.compare_report import save_all_comparison, write_comparison_report
+    from nines_sim.runcheck import RunFolderError, check_run_folder
 
-    if not (run_dir / "manifest.json").is_file():
-        raise usage_error(f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)")
     try:
-        if is_comparison_folder(run_dir):
+        kind = check_run_folder(run_dir)
+    except RunFolderError as exc:
+        raise usage_error(str(exc)) from None
+    try:
+        if kind == "comparison":
             save_all_comparison(run_dir)
             write_comparison_report(run_dir)
-        elif (run_dir / "summary.csv").is_file():
-            _charts_and_report(run_dir, no_charts=False)
         else:
-            raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
-    except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
-        # json.JSONDecodeError and pandas' parser errors are ValueErrors
+            _charts_and_report(run_dir, no_charts=False)
+    except OSError as exc:
+        raise usage_error(
+            f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
+            f"and run nines report there"
+        ) from None
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
 
