@@ -75,7 +75,9 @@ class Rules:
     nine_penalty : int
         Points for a 9 left in hand, >= 0 (C2; 25 under V1).
     hand_sizes : tuple of int
-        Cards dealt to each player for 2, 3, 4, 5 and 6 players (D4, V7).
+        Cards dealt to each player for 2, 3, 4, 5 and 6 players (D4, V7). Each
+        must fit the deck for the table seated and, under ``tie_rule="playoff"``,
+        for every smaller table a tie-break hand may deal (S4).
     draw_rule : str
         ``"one"`` (T4) or ``"until-playable"`` (V2).
     skip_reverse : bool
