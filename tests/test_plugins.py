@@ -259,6 +259,7 @@ def broken_plugin(tmp_path, monkeypatch):
     install_distribution(tmp_path, "nines-broken-pkg", {"shaky": "broken_nines_mod:Shaky"},
                          {"broken_nines_mod": "import no_such_dependency_xyz\n"})  # fmt: skip
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("nines_sim.registry._warned", set())  # the warning comes once per process
     return tmp_path
 
 
