@@ -4,27 +4,81 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
+import warnings
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from nines_sim import __version__
 from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
 
-app = typer.Typer(
-    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+# Typer vendors click in some versions: take click's exception classes from Typer's own.
+_CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def echo_error(message: str) -> None:
+    """Print ``Error: message`` on stderr, on a line of its own even right after a progress bar."""
+    from tqdm import tqdm
+
+    # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
+    fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
+    typer.echo(f"{fresh}Error: {message}", err=True)
 
 
 def usage_error(message: str) -> typer.Exit:
     """Print a one-line usage error and return the exit (code 2) to raise."""
-    typer.echo(f"Error: {message}", err=True)
+    echo_error(message)
     return typer.Exit(code=2)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Warnings as one ``Warning:`` line, without Python's source location."""
+    typer.echo(f"Warning: {message}", err=True)
+
+
+class OneLineErrors(TyperGroup):
+    """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _one_line_warning
+                rv = super().main(*args, standalone_mode=False, **kwargs)
+        except _CLICK_EXCEPTION as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
+                typer.echo(exc.format_message(), err=True)
+            else:
+                message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
+                if isinstance(exc, _USAGE_ERROR) and exc.ctx is not None:
+                    message += f" (see '{exc.ctx.command_path} --help')"
+                echo_error(message)
+            if not standalone_mode:
+                raise
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            echo_error("aborted")
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    # click's plain help shows switches as flags (Typer's rich help writes '--quiet <bool>')
+    rich_markup_mode=None,
+)
 
 
 @app.command()
@@ -78,18 +132,25 @@ def rules_cmd() -> None:
 
 @app.command("strategies")
 def strategies_cmd() -> None:
-    """List every available strategy: name, source, classifier, description."""
-    from nines_sim.registry import StrategyNotFound, available
+    """List every strategy: name, source, classifier, description; and installed plug-ins that are broken."""
+    from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
-        rows = available()
+        rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
+        found = plugins()
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
+    rows += [(p.name, p.cls, p.source) for p in found if p.cls is not None]
     for name, cls, src in rows:
         doc = " ".join((cls.__doc__ or "").split())
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
-        typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+        own = f"; its class calls itself {cls.name!r}" if cls.name and cls.name != name else ""
+        typer.echo(f"{name:<16} [{src}{own}] ({flags})\n    {first}")
+    for p in found:
+        if p.cls is None:
+            fix = f"pip uninstall {p.dist}" if p.dist else f"remove the entry point {p.value}"
+            typer.echo(f"{p.name:<16} [BROKEN {p.source}] cannot be used\n    {p.error} (fix it, or: {fix})")
 
 
 class Format(StrEnum):
@@ -130,7 +191,10 @@ WorkersOpt = Annotated[
 BatchOpt = Annotated[
     int, typer.Option("--batch-size", min=1, max=10_000_000, help="Games in play at once per process.")
 ]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")]
+# a str, not a Path: Typer turns '' into Path('.'), and an empty --out must not mean the current folder
+OutOpt = Annotated[
+    str | None, typer.Option("--out", metavar="FOLDER", help="Run folder (default: a new one under reports/).")
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in an existing --out folder.")]
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
@@ -187,15 +251,28 @@ def tournament(
     from tqdm import tqdm
 
     from nines_sim.output import clear_outputs, manifest, write_manifest, write_tables
-    from nines_sim.registry import StrategyNotFound
+    from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
-    from nines_sim.tournament import TournamentError, plan_tournament, run_plan, summary_frame, terminal_table
+    from nines_sim.tournament import (
+        DEFAULT_LINEUP,
+        TournamentError,
+        plan_tournament,
+        run_plan,
+        summary_frame,
+        terminal_table,
+    )
 
     names = list(strategies or [])
-    players = _players_wanted(players, rule)
-    base_rules = build_rules(rules, rule)
-    if fmt == Format.table and players is None and names and len(names) != base_rules.players:
-        players = len(names)  # the lineup decides the table size unless --players says otherwise
+    players, flag = _players_wanted(players, rule)
+    try:
+        make_lineup(names)  # an unknown name is the first thing to say
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    if fmt == Format.table:
+        _check_seats(players, flag, names or list(DEFAULT_LINEUP), given=bool(names))
+        players = len(names or DEFAULT_LINEUP)  # the lineup decides the table size
+    # rules for the table actually seated: a hand size only a larger table deals is no error
+    base_rules = build_rules(rules, rule, 2 if fmt == Format.round_robin and players is None else players)
     try:
         if baseline is not None and fmt != Format.field:
             raise TournamentError("--baseline applies to --format field only")
@@ -258,28 +335,55 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     try:
         return fn()
     except (IllegalMoveError, StrategyError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        echo_error(str(exc))
         raise typer.Exit(code=1) from None
 
 
-def _players_wanted(players: int | None, rule: list[str] | None) -> int | None:
-    """--players, else a --rule players=N; a usage error outside 2-6."""
+def _players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    flag = f"--players {players}"
     if players is None:
         try:
             players = parse_overrides(rule or []).get("players")
         except RulesError as exc:
             raise usage_error(str(exc)) from None
+        flag = f"--rule players={players}"
     if players is not None and not 2 <= players <= 6:
         raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
-    return players
+    return players, flag
+
+
+def _count(n: int, noun: str, nouns: str) -> str:
+    return f"{n} {noun if n == 1 else nouns}"
+
+
+def _check_seats(players: int | None, flag: str, names: list[str], given: bool) -> None:
+    """A usage error unless the lineup seats 2-6 players, one strategy each, and agrees with --players."""
+    n = len(names)
+    if players is not None and players != n:
+        if given:
+            raise usage_error(
+                f"{flag} disagrees with the {_count(n, 'strategy', 'strategies')} given; a table seats one "
+                f"strategy per player (repeat a name to seat it twice)"
+            )
+        raise usage_error(
+            f"{flag} needs {players} strategies, one per seat: name them (the default lineup is {n}: {' '.join(names)})"
+        )
+    if not 2 <= n <= 6:
+        raise usage_error(
+            f"a table seats 2 to 6 players, one strategy each (RULES.md D1); "
+            f"{_count(n, 'strategy', 'strategies')} given"
+        )
 
 
 @contextmanager
-def _run_folder(out: Path | None, kind: str, force: bool):
+def _run_folder(out: str | Path | None, kind: str, force: bool):
     """The run folder, checked writable before any match is played; removed again if the run fails empty."""
     from nines_sim.output import OutputExists, default_run_dir, discard_dir, prepare_dir
 
-    run_dir = out or default_run_dir(kind)
+    if out is not None and not str(out).strip():
+        raise usage_error("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
+    run_dir = Path(out) if out is not None else default_run_dir(kind)
     try:
         created = prepare_dir(run_dir, force)
     except OutputExists as exc:
@@ -386,12 +490,13 @@ def compare_rules(
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
-    players = _players_wanted(players, None)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies (one per seat)")
+    try:
+        lineup = make_lineup(names)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
-        lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     labels = [st.name for st in lineup]
@@ -460,26 +565,27 @@ def replay(
     with the same seed.
     """
     from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.replay import describe
+    from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
+    from nines_sim.tournament import DEFAULT_LINEUP
 
-    names = list(strategies or [])
-    if not names:
-        from nines_sim.tournament import DEFAULT_LINEUP
-
-        names = list(DEFAULT_LINEUP)
-    players = _players_wanted(players, rule)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
-    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
+    names = list(strategies or DEFAULT_LINEUP)
     try:
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
-    events, res = _run_or_explain(lambda: play_one(r, names, seed, match))
+    _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
     typer.echo(
         f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
     )
+    try:
+        events, res = play_one(r, names, seed, match)
+    except ReplayFailure as failure:
+        for line in describe(failure.events, names) + describe_failure(failure, names):
+            typer.echo(line)
+        echo_error(str(failure))
+        raise typer.Exit(code=1) from None
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(
@@ -492,21 +598,26 @@ def replay(
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
 ) -> None:
-    """Redraw the charts and report.md of a run folder from its CSVs."""
-    from nines_sim.compare_report import is_comparison_folder, save_all_comparison, write_comparison_report
+    """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
+    from nines_sim.compare_report import save_all_comparison, write_comparison_report
+    from nines_sim.runcheck import RunFolderError, check_run_folder
 
-    if not (run_dir / "manifest.json").is_file():
-        raise usage_error(f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)")
     try:
-        if is_comparison_folder(run_dir):
+        kind = check_run_folder(run_dir)
+    except RunFolderError as exc:
+        raise usage_error(str(exc)) from None
+    try:
+        if kind == "comparison":
             save_all_comparison(run_dir)
             write_comparison_report(run_dir)
-        elif (run_dir / "summary.csv").is_file():
-            _charts_and_report(run_dir, no_charts=False)
         else:
-            raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
-    except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
-        # json.JSONDecodeError and pandas' parser errors are ValueErrors
+            _charts_and_report(run_dir, no_charts=False)
+    except OSError as exc:
+        raise usage_error(
+            f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
+            f"and run nines report there"
+        ) from None
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
 

@@ -134,11 +134,11 @@ def _connect_remote(distributed: Any, address: str, timeout: float) -> Any:
     if worker.is_alive() or "client" not in outcome:
         exc = outcome.get("error")
         if isinstance(exc, ValueError) and "://" not in address:
-            why = "not a scheduler address"
-        elif exc is None:
-            why = "no answer"
-        else:
-            why = type(exc).__name__
+            raise ClusterError(
+                f"--scheduler {address} is not a scheduler address; write tcp://HOST:PORT, as 'dask scheduler' "
+                f"prints it (e.g. tcp://10.0.0.5:8786), or local"
+            )
+        why = "no answer" if exc is None else type(exc).__name__
         raise ClusterError(
             f"cannot reach a Dask scheduler at {address} within {timeout:g} s ({why}); start one with "
             f"'dask scheduler' and 'dask worker {address}', and write --scheduler tcp://HOST:PORT (or local)"

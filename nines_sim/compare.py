@@ -60,7 +60,8 @@ def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> 
         base = parse_rule_set(spec)
         if base.players != make_rules(base.preset).players and players is not None and base.players != players:
             raise RulesError(
-                f"rule set {spec!r} seats {base.players} players but the lineup has {players} strategies; "
+                f"rule set {spec!r} seats {base.players} players but the lineup has {players} "
+                f"{'strategy' if players == 1 else 'strategies'}; "
                 f"the lineup decides the table size"
             )
         changes = dict(over)

@@ -47,6 +47,7 @@ from nines_sim.cards import (
     card_name,
     hand_faces,
 )
+from nines_sim.debug import user_location
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
@@ -204,7 +205,7 @@ class BatchEngine:
                 uniq.append(s)
         self.strategies = uniq
         self.lineup = list(lineup)
-        self.specs = list(specs) if specs is not None else [s.name for s in lineup]
+        self.specs = list(specs) if specs is not None else None
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.legal_tab = legal_table(rules)
         self.next_tab = next_seat_table(self.P)
@@ -364,8 +365,8 @@ class BatchEngine:
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
                 m = self._culprit(strat, kind, obs, card if sel is None or card is None else card[sel])
                 raise StrategyError(
-                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc} while deciding "
-                    f"({kind.name.lower()}) in match {m} of seed {self.seed}; replay it with: {self._replay(m)}"
+                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
+                    f"while deciding ({kind.name.lower()}) in match {m} of seed {self.seed}{self._hint(m)}"
                 ) from exc
             res = self._validate(strat, kind, obs, res)
             if sel is None:
@@ -394,15 +395,24 @@ class BatchEngine:
                 return int(self.match[obs.idx[j]])
         return int(self.match[obs.idx[0]])
 
-    def _replay(self, match: int) -> str:
+    def _hint(self, match: int) -> str:
+        """Where to see a failing decision: the replay command (nothing when this is the replay)."""
+        if self.trace is not None:
+            return ""
+        from nines_sim.registry import spec_of
         from nines_sim.replay import replay_command
 
-        return replay_command(self.rules, self.specs, self.seed, match)
+        cmd = replay_command(self.rules, self.specs or [spec_of(s) for s in self.lineup], self.seed, match)
+        return f"; see the position and the traceback with: {cmd}"
 
     def _validate(self, strat: Strategy, kind: DecisionKind, obs: Observation, res: object) -> np.ndarray:
         arr = np.asarray(res)
         what = None
-        if arr.shape != (obs.n,):
+        if res is None:
+            what = "nothing (None; return one value per game)"
+            bad = np.ones(obs.n, dtype=bool)
+            arr = np.zeros(obs.n, dtype=np.int64)
+        elif arr.shape != (obs.n,):
             what = f"an answer of shape {arr.shape} for {obs.n} games (return one value per game)"
             bad = np.zeros(obs.n, dtype=bool)
             bad[0] = True
@@ -436,7 +446,7 @@ class BatchEngine:
         if what is not None and bad.any():
             j = int(np.flatnonzero(bad)[0])
             m = int(self.match[obs.idx[j]])
-            val = arr[j].item() if arr.shape == (obs.n,) else None
+            val = arr[j].item() if arr.shape == (obs.n,) and res is not None else None
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
@@ -447,8 +457,7 @@ class BatchEngine:
                     f"return an array of shape (obs.n,)"
                 )
             raise IllegalMoveError(
-                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}; "
-                f"replay it with: {self._replay(m)}"
+                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}{self._hint(m)}"
             )
         return arr.astype(np.int64)
 

@@ -95,6 +95,9 @@ def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path):
 def test_a_malformed_scheduler_address_is_a_usage_error(tmp_path, address):
     r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", address, "--out", str(tmp_path / "g"), "-q"])
     assert r.exit_code == 2 and "tcp://HOST" in r.output and "Traceback" not in r.output
+    assert "within" not in r.output and "dask worker" not in r.output  # it was never tried as an address
+    if address:
+        assert r.output.startswith(f"Error: --scheduler {address} is not a scheduler address;"), r.output
 
 
 def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):

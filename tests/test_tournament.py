@@ -236,7 +236,7 @@ def test_a_failed_run_leaves_no_empty_folder(tmp_path):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["random", "random", "--rule", "players=3"], "--players 3 disagrees"),
+        (["random", "random", "--rule", "players=3"], "--rule players=3 disagrees with the 2 strategies given"),
         (["-p", "7"], "players must be 2 to 6"),
         (["--rule", "nine_penalty=99999999999999999999"], "nine_penalty must be 0 to 1000"),
         (["--rule", "target=9223372036854775808"], "target must be > 0 and at most"),
