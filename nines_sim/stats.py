@@ -83,3 +83,16 @@ def holm(p_values: list[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = running
     return adjusted
+
+
+#: Fewest matches (per game or rule set) for a run's ranking and significance tests to be reported.
+#: The Wilson intervals and z-tests lean on the normal approximation to a win count, which the usual
+#: rule of thumb trusts when n * p * (1 - p) >= 10; at 200 matches that holds for every win rate from
+#: 5.3% to 94.7%, which covers a fair share of 1/6 (six players) down to a third of it. Below, a
+#: run's numbers are written but not ranked (a run stopped after a few seconds kept 2-3 matches).
+MIN_MATCHES_TO_RANK = 200
+
+
+def too_small_to_rank(matches: int) -> bool:
+    """Whether ``matches`` per game are too few to rank strategies or claim significance (see above)."""
+    return matches < MIN_MATCHES_TO_RANK
