@@ -137,6 +137,15 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's f
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
+ChunkOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--chunk-size",
+        min=1,
+        help="Matches per unit of work (default: from --matches and --workers). A Ctrl-C loses at most "
+        "the unfinished chunks, one per worker; the numbers are identical for any value.",
+    ),
+]
 RangesOpt = Annotated[
     str | None,
     typer.Option(
@@ -188,6 +197,7 @@ def tournament(
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
     ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
@@ -233,11 +243,13 @@ def tournament(
 
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
-                    lambda: run_plan_dask(client, plan, matches, seed, batch_size, None, save_matches, bar, wanted)
+                    lambda: run_plan_dask(
+                        client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted
+                    )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted)
+                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
             )
         if not outcome.total_matches:
             raise _nothing_kept()
@@ -272,6 +284,7 @@ def tournament(
         f"{n_workers} worker(s)); results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 
@@ -291,6 +304,10 @@ def _nothing_kept() -> typer.Exit:
     """A run stopped before any match finished: say so, write nothing, exit 130 (as Ctrl-C does)."""
     typer.echo("Stopped before any match finished: no results were written.", err=True)
     return typer.Exit(code=130)
+
+
+def _say_kept(kept: list[tuple[int, int]]) -> None:
+    typer.echo(f"kept matches {format_ranges(kept)}; the kept_command in manifest.json plays exactly these again")
 
 
 def _ranges_wanted(text: str | None, matches: int) -> list[tuple[int, int]]:
@@ -408,6 +425,7 @@ def compare_rules(
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
     ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
@@ -450,12 +468,14 @@ def compare_rules(
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
                     lambda: run_comparison_dask(
-                        client, sets, tuple(names), matches, seed, batch_size, None, bar, wanted
+                        client, sets, tuple(names), matches, seed, batch_size, chunk_size, bar, wanted
                     )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_comparison(sets, tuple(names), matches, seed, n_workers, batch_size, None, bar, wanted)
+                lambda: run_comparison(
+                    sets, tuple(names), matches, seed, n_workers, batch_size, chunk_size, bar, wanted
+                )
             )
         if not outcome.matches_played:
             raise _nothing_kept()
@@ -492,6 +512,7 @@ def compare_rules(
         f"results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 

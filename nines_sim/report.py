@@ -404,8 +404,12 @@ def too_small_note(m: dict[str, Any], per: str) -> list[str]:
     """The note atop a report of a run too small to rank: why there are no ranks and no significance claims."""
     if not too_small(m):
         return []
+    games = m.get("games")
+    kept = m.get("matches_played")
+    if isinstance(games, list) and games and all(isinstance(g, dict) for g in games):
+        kept = min((g.get("matches_played") for g in games), key=lambda x: x if isinstance(x, int) else 0)
     return [
-        f"> **TOO FEW MATCHES TO RANK:** {_num(m.get('matches_played'))} matches {per} were kept, fewer than the "
+        f"> **TOO FEW MATCHES TO RANK:** the results hold {_num(kept)} matches {per}, fewer than the "
         f"{_num(m.get('min_matches_to_rank'))} that the intervals and tests need (they rely on the normal "
         "approximation, n·p·(1-p) >= 10). The numbers are listed without ranks, and no difference is claimed "
         "significant.",

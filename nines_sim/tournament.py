@@ -345,6 +345,7 @@ def run_plan(
     save_matches: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
+    chunk: int | None = None,
 ) -> RunOutcome:
     """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
@@ -358,6 +359,8 @@ def run_plan(
         ``on_progress(played, kept)`` with the matches just finished (for a progress bar).
     ranges : list of (int, int), optional
         Half-open ranges of match indices to play instead of ``0 .. n_matches-1``.
+    chunk : int, optional
+        Matches per unit of work (default: :func:`chunk_size`); the numbers do not depend on it.
 
     Returns
     -------
@@ -367,7 +370,7 @@ def run_plan(
     """
     ranges = ranges or [(0, n_matches)]
     collect = Collector(plan, ranges)
-    units = plan_units(plan, ranges, chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
+    units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
     partial = run_units(play_games, units, workers, collect.take, on_progress)
     return collect.outcome(partial)
 
