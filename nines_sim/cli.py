@@ -296,8 +296,6 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     except (IllegalMoveError, StrategyError) as exc:
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(code=1) from None
-    except KeyboardInterrupt:  # before the run could hear it (e.g. while a Dask cluster starts)
-        raise _nothing_kept() from None
 
 
 def _nothing_kept() -> typer.Exit:
@@ -346,6 +344,9 @@ def _run_folder(out: Path | None, kind: str, force: bool):
         raise usage_error(str(exc)) from None
     try:
         yield run_dir
+    except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
+        discard_dir(run_dir, created)
+        raise _nothing_kept() from None
     except BaseException:
         discard_dir(run_dir, created)
         raise
