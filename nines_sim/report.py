@@ -217,7 +217,7 @@ def results_table(run: RunFolder) -> list[str]:
     s = (
         run.summary.sort_values(["win_rate", "position"], ascending=[False, True], kind="stable")
         if ranked
-        else (run.summary.sort_values("position", kind="stable"))
+        else run.summary.sort_values("position", kind="stable")
     )
     entry = "Seat: strategy" if run.format == "table" else "Strategy"
     lines = [
