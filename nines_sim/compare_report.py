@@ -50,7 +50,10 @@ from nines_sim.report import (
     _test_name,
     format_p,
     format_seconds,
+    kept_command_lines,
     key_options,
+    too_small,
+    too_small_note,
 )
 
 #: File names of the charts, in the order the report shows them.
@@ -833,6 +836,8 @@ def _significance(run: ComparisonFolder) -> list[str]:
     ref = run.reference
     shifts = run.comparison[run.comparison["rule_set"] != ref]
     lines = ["## Which shifts are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, "None is claimed: too few matches were played to test them (see the note at the top).", ""]
     if shifts.empty:
         return [*lines, "There is no rule set besides the reference, so there is nothing to test.", ""]
     tested = shifts[np.isfinite(shifts["delta_p_holm"].to_numpy(dtype=np.float64))]
@@ -899,6 +904,7 @@ def _reproduce(run: ComparisonFolder) -> list[str]:
     if m.get("partial"):
         lines[2:2] = [f"The run above was partial; the command plays all {_num(m.get('matches'))} requested "
                       "matches per rule set.", ""]  # fmt: skip
+        lines += kept_command_lines(m)
     return lines
 
 
@@ -931,6 +937,7 @@ def render_comparison_report(run: ComparisonFolder) -> str:
     lines = [f"# Rule comparison: {' vs '.join(run.rule_sets)}", ""]
     if run.manifest.get("partial"):
         lines += _partial_warning(run)
+    lines += too_small_note(run.manifest, "per rule set")
     lines += _run_facts(run)
     lines += coupling_paragraph(run)
     lines += ["## Results", "", *results_table(run), ""]

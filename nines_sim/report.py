@@ -214,10 +214,11 @@ def results_table(run: RunFolder) -> list[str]:
     list of str
         Header, separator and one row per summary row.
     """
+    ranked = not too_small(run.manifest)
     s = run.summary
     if "rank" not in s.columns:  # a folder written before summary.csv had ranks
         s = s.assign(rank=competition_ranks(s["win_rate"].to_numpy(dtype=np.float64)))
-    s = s.sort_values(["rank", "position"], kind="stable")
+    s = s.sort_values(["rank", "position"] if ranked else "position", kind="stable")
     entry = "Seat: strategy" if run.format == "table" else "Strategy"
     lines = [
         f"| Rank | {entry} | Win rate (95% CI) | Mean total (points) | Go-out rate | Mean hand penalty (points) |",
@@ -229,7 +230,7 @@ def results_table(run: RunFolder) -> list[str]:
         ci = f"{_pct(row.win_rate)} ({_pct(row.win_rate_low)} to {_pct(row.win_rate_high)})"
         total = f"{_fixed(row.mean_total, 1)} (sd {_fixed(row.sd_total, 1)})"
         rates = f"{_pct(row.go_out_rate, 1)} | {_fixed(row.mean_hand_penalty, 2)}"
-        lines.append(f"| {rank} | {_md_cell(label)} | {ci} | {total} | {rates} |")
+        lines.append(f"| {rank if ranked else '-'} | {_md_cell(label)} | {ci} | {total} | {rates} |")
     return lines
 
 
@@ -340,6 +341,8 @@ def _readable(label: object) -> str:
 
 def _significance(run: RunFolder) -> list[str]:
     lines = ["## Which differences are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, "None is claimed: too few matches were played to test them (see the note at the top).", ""]
     pw = run.pairwise
     if pw is None or pw.empty:
         return [*lines, "No comparisons were recorded (`pairwise.csv` is missing or empty).", ""]
@@ -421,9 +424,40 @@ def _reproduce(run: RunFolder) -> list[str]:
         "",
     ] + (
         [f"The run above was partial; the command plays all {_num(matches_requested(m))} requested matches.", ""]
+        + kept_command_lines(m)
         if m.get("partial")
         else []
     )
+
+
+def kept_command_lines(m: dict[str, Any]) -> list[str]:
+    """The command that plays exactly the matches a partial run kept (``kept_command`` in the manifest)."""
+    if not m.get("kept_command"):
+        return []
+    return ["This one plays exactly the matches kept, to the same numbers:", "", "```bash", str(m["kept_command"]),
+            "```", ""]  # fmt: skip
+
+
+def too_small(m: dict[str, Any]) -> bool:
+    """Whether the manifest marks the run as too small to rank (``too_small_to_rank``)."""
+    return bool(m.get("too_small_to_rank"))
+
+
+def too_small_note(m: dict[str, Any], per: str) -> list[str]:
+    """The note atop a report of a run too small to rank: why there are no ranks and no significance claims."""
+    if not too_small(m):
+        return []
+    games = m.get("games")
+    kept = m.get("matches_played")
+    if isinstance(games, list) and games and all(isinstance(g, dict) for g in games):
+        kept = min((g.get("matches_played") for g in games), key=lambda x: x if isinstance(x, int) else 0)
+    return [
+        f"> **TOO FEW MATCHES TO RANK:** the results hold {_num(kept)} matches {per}, fewer than the "
+        f"{_num(m.get('min_matches_to_rank'))} that the intervals and tests need (they rely on the normal "
+        "approximation, n·p·(1-p) >= 10). The numbers are listed without ranks, and no difference is claimed "
+        "significant.",
+        "",
+    ]
 
 
 def render_report(run: RunFolder) -> str:
@@ -449,11 +483,12 @@ def render_report(run: RunFolder) -> str:
             share = f" ({played / requested:.0%})"
         lines += [
             f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches were played{share}. "
-            "The run stopped early; the numbers below cover the matches played, with wider intervals. Each "
-            "worker kept a whole block of match indices (every match below its first unfinished one), so "
-            "short matches are not over-represented.",
+            "The run stopped early; the numbers below cover the matches kept, with wider intervals. They are "
+            "whole ranges of match indices (`kept_ranges` in manifest.json), the same for every game, so short "
+            "matches are not over-represented.",
             "",
         ]
+    lines += too_small_note(m, "per game")
     lines += _settings(run)
     lines += ["## Results", "", *results_table(run), ""]
     lines += _significance(run)
