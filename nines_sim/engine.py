@@ -30,7 +30,10 @@ and ``dkey`` for its strategies' random numbers (from the decision root).
 Strategies see a game only through an :class:`~nines_sim.strategy.Observation`
 built from the deciding seat's own hand and a
 :class:`~nines_sim.strategy.PublicState` of read-only public arrays; they never
-get the engine, another hand, the stock or ``hkey``.
+get the engine, another hand, the stock or ``hkey``.  They are asked only about
+live matches: when the match range runs out, a slot whose match is over
+(``match == -1``) is masked until the next compaction, a no-op under
+:meth:`BatchEngine.step`.
 """
 
 from __future__ import annotations
@@ -593,11 +596,15 @@ class BatchEngine:
     def step(self) -> np.ndarray:
         """Every game's player to move takes one turn (T1-T8, O1, V2-V6).
 
+        A slot whose match is over (``match == -1``: the range ran out and the
+        batch is not compacted yet) is masked: no strategy is asked about it,
+        nothing is drawn or played there, and its outcome is ``RUNNING``.
+
         Returns
         -------
         numpy.ndarray
-            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on,
-            the seat that went out, ``BLOCKED`` or ``CAPPED``.
+            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on
+            (or the slot is masked), the seat that went out, ``BLOCKED`` or ``CAPPED``.
         """
         rules = self.rules
         B, P, ar = self.B, self.P, self.ar
@@ -609,13 +616,19 @@ class BatchEngine:
             last = self.ncards.reshape(-1)[flat] == 1
             legal = np.where(last, legal & U64_NATURALS, legal)
         has = legal != 0
+        in_match = self.match >= 0
+        n_live = int(np.count_nonzero(in_match))
+        wants_draw = ~has
+        if n_live < B:
+            has &= in_match
+            wants_draw &= in_match
         move = np.full(B, -1, dtype=np.int64)
         passed = np.zeros(B, dtype=bool)
 
         pi = np.flatnonzero(has)
         if pi.size:
             move[pi] = self._decide(DecisionKind.PLAY, pi, cur[pi], legal=legal[pi])
-        di = np.flatnonzero(~has)
+        di = np.flatnonzero(wants_draw)
         if di.size:
             ds = cur[di]
             self.drew_on[di, ds] |= 1 << self.active[di]
@@ -705,6 +718,8 @@ class BatchEngine:
         out[blocked] = BLOCKED
         capped = (out == RUNNING) & (self.turn >= rules.turn_cap)
         out[capped] = CAPPED
+        if n_live < B:
+            out[~in_match] = RUNNING
 
         # The next seat (D7, V3).
         base = (self.seats_mask * 2) * P
@@ -730,7 +745,7 @@ class BatchEngine:
                         self._log(b, ("skip", int(nxt[b])))
                 nxt[ai] = self.next_tab[base[ai] + self.dirbit[ai] * P + victim]
         self.seat = nxt
-        self.turns_done += B
+        self.turns_done += n_live
         return out
 
     def _play_pair(self, idx: np.ndarray, seats: np.ndarray) -> None:
@@ -889,13 +904,14 @@ class BatchEngine:
             in the slot order before any compaction.
         """
         outcome = self.step()
-        # slots whose run is over keep stepping until the next compaction; ignore them
-        ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
+        ended = np.flatnonzero(outcome != RUNNING)
         if ended.size:
             self._end_hands(ended, outcome[ended])
             live = self.match >= 0
             n_live = int(live.sum())
-            if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
+            # finished slots are masked in step() but still cost array work: drop them once an
+            # eighth of the batch is finished (a few dozen compactions in a run's tail)
+            if n_live < self.B and (n_live <= self.B - self.B // 8 or n_live == 0):
                 self._compact(np.flatnonzero(live))
         if self.on_step is not None:
             self.on_step(self)
