@@ -196,16 +196,11 @@ class Observation:
     @property
     def pair_legal(self) -> np.ndarray:
         p = self._pub
+        if not p.rules.pair_of_nines:  # spare the gathers below under most rules
+            return self._get("pair_legal", lambda: np.zeros(self.n, dtype=bool))
+        own_count = self.hand_sizes[np.arange(self.n), self.seat]
         return self._get(
-            "pair_legal",
-            lambda: pair_legal(
-                self.hand,
-                self.top,
-                self.active_suit,
-                self.hand_sizes[np.arange(self.n), self.seat],
-                p.rules,
-                p.legal_tab,
-            ),  # fmt: skip
+            "pair_legal", lambda: pair_legal(self.hand, self.top, self.active_suit, own_count, p.rules, p.legal_tab)
         )
 
     @property
