@@ -1,0 +1,803 @@
+"""The compiled turn loop: numba machine code for deal, turn, powers, scoring and match flow.
+
+:func:`play_slots` plays whole matches one game slot at a time, each game to its
+end before the slot takes the next match index, so a table of built-in
+strategies never returns to Python.  A seat played by a Python strategy makes
+its game wait: the kernel records the decision asked for (kind, seat, legal
+set, drawn card) in the slot and moves on to the next slot; Python decides for
+every waiting game at once and calls the kernel again, which resumes each
+game where it stopped.  Every rule, random stream and tie-break follows
+:mod:`nines_sim.engine` (the lockstep numpy engine) exactly, so both produce
+the same numbers (the tests compare them byte for byte).
+
+Layout (``B`` slots, ``P`` seats, ``D`` decks)
+----------------------------------------------
+``st``     int64 (B, NST)    one row of named scalars per slot (the ``S_*`` columns)
+``keys``   uint64 (B, NKEY)  match and hand keys (card and decision streams), the legal set asked about
+``hands``  uint64 (D, B, P)  count-coded hands (:mod:`nines_sim.cards`)
+``under``  uint64 (D, B)     count-coded discard pile below the top card
+``played`` uint64 (B,)       faces played this hand
+``ncards, totals, drew_on``  int64 (B, P)
+``stock``  int8 (B, 52 D)    faces of the stock
+``rp``     int64 (NRP,)      the rules as numbers (:func:`rules_params`)
+
+Inside the kernel a set of faces is an int64 (52 bits); it is stored as uint64
+so that Python strategies see the same arrays as from the numpy engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nines_sim import rng
+from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
+from nines_sim.rules import Rules
+
+# ----------------------------------------------------------------- constants
+# rules parameters
+R_P, R_NINE_PEN, R_HS, R_UNTIL, R_SKIPREV, R_DECKS, R_PAIR, R_NNO = 0, 1, 2, 7, 8, 9, 10, 11
+R_NOPLAY_BLOCK, R_SHARE, R_TARGET, R_FIXED, R_CAP = 12, 13, 14, 15, 16
+NRP = 17
+
+# slot scalars
+(S_MATCH, S_HAND_SEQ, S_HANDS, S_TB_HANDS, S_FIRST, S_IN_TB, S_MASK, S_N_IN, S_POS, S_END, S_TOP, S_ACTIVE,
+ S_SEAT, S_DEALER, S_DIR, S_TURN, S_STREAK, S_DRAWN, S_RESH, S_NINE_START, S_PHASE, S_MOVE, S_PASSED,
+ S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, NST) = range(31)  # fmt: skip
+# keys: card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
+K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
+
+# phases of a slot
+PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END = range(9)
+# decision kinds (strategy.DecisionKind)
+K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
+# seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
+SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_EXPERT = range(6)
+# kernel return codes
+DONE, BUFFER_FULL = 0, 1
+
+RUNNING, BLOCKED, CAPPED = -3, -1, -2
+PAIR = 52
+NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN = 8, 0, 10, 11
+# hand record columns
+H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
+# match record columns
+M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
+
+I_NINES = np.int64(NINES)
+I_NATURALS = np.int64(NATURALS)
+SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
+# natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
+GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+# natural penalty of each face, 0 for a 9 (expert's weights)
+FACE_NAT_PEN = np.zeros(52, dtype=np.float64)
+for _p, _m in PENALTY_GROUPS:
+    for _f in range(52):
+        if (_m >> _f) & 1:
+            FACE_NAT_PEN[_f] = _p
+
+U_C1 = np.uint64(0xBF58476D1CE4E5B9)
+U_C2 = np.uint64(0x94D049BB133111EB)
+U_HAND = np.uint64(rng.HAND)
+U_COUNTER = np.uint64(rng.COUNTER)
+U_FIRST = np.uint64((rng.FIRST_DEALER * rng.PURPOSE) & rng.M64)
+U_DEAL = np.uint64((rng.DEAL * rng.PURPOSE) & rng.M64)
+U_RESH = np.uint64((rng.RESHUFFLE * rng.PURPOSE) & rng.M64)
+U_DECISION = np.array([((rng.DECISION + k) * rng.PURPOSE) & rng.M64 for k in range(4)], dtype=np.uint64)
+U30, U27, U31, U32, U58 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32), np.uint64(58)
+
+
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the int64 array the kernel reads (the ``R_*`` indices).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (NRP,).
+    """
+    rp = np.zeros(NRP, dtype=np.int64)
+    rp[R_P] = rules.players
+    rp[R_NINE_PEN] = rules.nine_penalty
+    rp[R_HS : R_HS + 5] = rules.hand_sizes
+    rp[R_UNTIL] = rules.draw_rule == "until-playable"
+    rp[R_SKIPREV] = rules.skip_reverse
+    rp[R_DECKS] = rules.decks
+    rp[R_PAIR] = rules.pair_of_nines
+    rp[R_NNO] = rules.no_nine_out
+    rp[R_NOPLAY_BLOCK] = rules.block_rule == "no-play-circle"
+    rp[R_SHARE] = rules.tie_rule == "share"
+    rp[R_TARGET] = rules.target
+    rp[R_FIXED] = rules.fixed_hands
+    rp[R_CAP] = rules.turn_cap
+    return rp
+
+
+# ----------------------------------------------------------------- random streams (twins of nines_sim.rng)
+@njit(cache=True, inline="always")
+def mix(x):
+    x = (x ^ (x >> U30)) * U_C1
+    x = (x ^ (x >> U27)) * U_C2
+    return x ^ (x >> U31)
+
+
+@njit(cache=True, inline="always")
+def hand_key(match_key, hand_seq):
+    return mix(match_key ^ (np.uint64(hand_seq + 1) * U_HAND))
+
+
+@njit(cache=True, inline="always")
+def stream(key, purpose, counter):
+    return mix(key ^ purpose ^ (np.uint64(counter) * U_COUNTER))
+
+
+@njit(cache=True, inline="always")
+def below(x, n):
+    return np.int64(((x >> U32) * np.uint64(n)) >> U32)
+
+
+# ----------------------------------------------------------------- bit helpers (int64 sets of faces)
+@njit(cache=True, inline="always")
+def popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def lowest_face(x):
+    return popcount((x & -x) - 1)
+
+
+@njit(cache=True, inline="always")
+def nth_face(x, r):
+    for _ in range(r):
+        x &= x - 1
+    return lowest_face(x)
+
+
+@njit(cache=True, inline="always")
+def pick_card(w0, w1, x):
+    """A uniformly chosen physical card of a count-coded pile (word 0's faces first), -1 if empty."""
+    c0 = popcount(w0)
+    total = c0 + popcount(w1)
+    if total == 0:
+        return -1
+    r = below(x, total)
+    if r < c0:
+        return nth_face(w0, r)
+    return nth_face(w1, r - c0)
+
+
+@njit(cache=True, inline="always")
+def face_suit(f):
+    return f // 13
+
+
+@njit(cache=True, inline="always")
+def face_rank(f):
+    return f % 13
+
+
+@njit(cache=True)
+def sort_cards(keys, ids, n, buf_k, buf_i, counts):
+    """Sort ``ids[:n]`` by ``keys[:n]`` ascending (keys are distinct): bucket pass on the top bits, then insertion."""
+    for j in range(64):
+        counts[j] = 0
+    for j in range(n):
+        counts[np.int64(keys[j] >> U58)] += 1
+    s = 0
+    for j in range(64):
+        c = counts[j]
+        counts[j] = s
+        s += c
+    for j in range(n):
+        bk = np.int64(keys[j] >> U58)
+        p = counts[bk]
+        counts[bk] = p + 1
+        buf_k[p] = keys[j]
+        buf_i[p] = ids[j]
+    for j in range(1, n):
+        k = buf_k[j]
+        i = buf_i[j]
+        m = j - 1
+        while m >= 0 and buf_k[m] > k:
+            buf_k[m + 1] = buf_k[m]
+            buf_i[m + 1] = buf_i[m]
+            m -= 1
+        buf_k[m + 1] = k
+        buf_i[m + 1] = i
+
+
+# ----------------------------------------------------------------- card moves
+@njit(cache=True, inline="always")
+def add_to_hand(hands, ncards, D, b, s, f):
+    bit = np.int64(1) << f
+    h0 = np.int64(hands[0, b, s])
+    if D == 2 and (h0 & bit) != 0:
+        hands[1, b, s] = np.uint64(np.int64(hands[1, b, s]) | bit)
+    else:
+        hands[0, b, s] = np.uint64(h0 | bit)
+    ncards[b, s] += 1
+
+
+@njit(cache=True, inline="always")
+def remove_from_hand(hands, ncards, D, b, s, f):
+    bit = np.int64(1) << f
+    if D == 2 and (np.int64(hands[1, b, s]) & bit) != 0:
+        hands[1, b, s] = np.uint64(np.int64(hands[1, b, s]) & ~bit)
+    else:
+        hands[0, b, s] = np.uint64(np.int64(hands[0, b, s]) & ~bit)
+    ncards[b, s] -= 1
+
+
+@njit(cache=True, inline="always")
+def add_under(under, D, b, f):
+    bit = np.int64(1) << f
+    u0 = np.int64(under[0, b])
+    if D == 2 and (u0 & bit) != 0:
+        under[1, b] = np.uint64(np.int64(under[1, b]) | bit)
+    else:
+        under[0, b] = np.uint64(u0 | bit)
+
+
+@njit(cache=True)
+def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
+    """Rebuild the stock from the discard pile below the top card (T5)."""
+    n = 0
+    base = np.uint64(st[b, S_RESH] * 256)
+    key = keys[b, K_CHK]
+    for d in range(D):
+        w = np.int64(under[d, b])
+        while w != 0:
+            f = lowest_face(w)
+            w &= w - 1
+            cid = d * 52 + f
+            sk[n] = stream(key, U_RESH, np.uint64(cid) + base)
+            si[n] = cid
+            n += 1
+    sort_cards(sk, si, n, bk, bi, counts)
+    for j in range(n):
+        stock[b, j] = bi[j] % 52
+    st[b, S_POS] = 0
+    st[b, S_END] = n
+    for d in range(D):
+        under[d, b] = np.uint64(0)
+    st[b, S_RESH] += 1
+
+
+@njit(cache=True)
+def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
+    """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
+    if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
+        reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts)
+    pos = st[b, S_POS]
+    if pos >= st[b, S_END]:
+        return -1
+    f = np.int64(stock[b, pos])
+    add_to_hand(hands, ncards, D, b, s, f)
+    st[b, S_POS] = pos + 1
+    st[b, S_DRAWN] += 1
+    return f
+
+
+@njit(cache=True)
+def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
+    """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
+    P = rp[R_P]
+    D = rp[R_DECKS]
+    S = 52 * D
+    seq = st[b, S_HAND_SEQ]
+    keys[b, K_CHK] = hand_key(keys[b, K_CMK], seq)
+    keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
+    st[b, S_HAND_SEQ] = seq + 1
+    key = keys[b, K_CHK]
+    for c in range(S):
+        sk[c] = stream(key, U_DEAL, c)
+        si[c] = c
+    sort_cards(sk, si, S, bk, bi, counts)
+    for d in range(D):
+        under[d, b] = np.uint64(0)
+        for p in range(P):
+            hands[d, b, p] = np.uint64(0)
+    for p in range(P):
+        ncards[b, p] = 0
+        drew_on[b, p] = 0
+    k = st[b, S_N_IN]
+    h = rp[R_HS + k - 2]
+    mask = st[b, S_MASK]
+    s = st[b, S_DEALER]
+    first = 0
+    for i in range(k):
+        s = next_tab[(mask * 2) * P + s]
+        if i == 0:
+            first = s
+        for j in range(h):
+            add_to_hand(hands, ncards, D, b, s, bi[i + j * k] % 52)
+    starter = bi[k * h] % 52
+    rest = S - k * h - 1
+    for j in range(rest):
+        stock[b, j] = bi[k * h + 1 + j] % 52
+    st[b, S_POS] = 0
+    st[b, S_END] = rest
+    st[b, S_TOP] = starter
+    st[b, S_ACTIVE] = face_suit(starter)
+    st[b, S_SEAT] = first
+    st[b, S_DIR] = 0
+    st[b, S_TURN] = 0
+    st[b, S_STREAK] = 0
+    st[b, S_DRAWN] = 0
+    st[b, S_RESH] = 0
+    played[b] = np.uint64(np.int64(1) << starter)
+    nine = face_rank(starter) == NINE_RANK
+    st[b, S_NINE_START] = nine
+    st[b, S_PHASE] = PH_DEALER_DECL if nine else PH_TURN
+
+
+# ----------------------------------------------------------------- compiled built-in strategies
+@njit(cache=True, inline="always")
+def _rand(keys, st, b, kind, salt):
+    return stream(keys[b, K_DHK], U_DECISION[kind], st[b, S_TURN] * 64 + salt)
+
+
+@njit(cache=True)
+def _suit_counts_nat(h0, h1):
+    out = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        m = SUIT_MASKS[s] & I_NATURALS
+        out[s] = popcount(h0 & m) + popcount(h1 & m)
+    return out
+
+
+@njit(cache=True)
+def _pick_bit_of_suits(best, x):
+    tied = 0
+    for s in range(4):
+        if best[s]:
+            tied |= 1 << s
+    return pick_card(tied, 0, x)
+
+
+@njit(cache=True)
+def _expert_threat(st, ncards, drew_on, P, b, seat):
+    threat = np.zeros(4, dtype=np.float64)
+    step = 1 - 2 * st[b, S_DIR]
+    nxt = (seat + step + P) % P
+    for p in range(P):
+        sz = ncards[b, p]
+        if sz > 0 and sz <= 1 and p != seat:
+            wgt = 2.0 if nxt == p else 1.0
+            for s in range(4):
+                threat[s] += wgt * ((drew_on[b, p] >> s) & 1)
+    return threat
+
+
+@njit(cache=True)
+def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, ncards, drew_on, rp):
+    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn."""
+    D = rp[R_DECKS]
+    h0 = np.int64(hands[0, b, seat])
+    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+    if kind == K_PLAY_DRAWN:
+        if sid == SID_EXPERT:
+            return 1 if (face_rank(card) != NINE_RANK or ncards[b, seat] - 1 <= 2) else 0
+        return 1
+    if kind == K_DECLARE or kind == K_DEALER_DECLARE:
+        if sid == SID_SUIT_MAJORITY:
+            counts = _suit_counts_nat(h0, h1)
+            mx = counts.max()
+            best = counts == mx
+            return _pick_bit_of_suits(best, _rand(keys, st, b, kind, 1))
+        if sid == SID_EXPERT:
+            held = _suit_counts_nat(h0, h1).astype(np.float64)
+            threat = _expert_threat(st, ncards, drew_on, rp[R_P], b, seat)
+            score = np.zeros(4, dtype=np.float64)
+            for s in range(4):
+                pts = 0.0
+                m = SUIT_MASKS[s] & I_NATURALS
+                for w in (h0, h1):
+                    x = w & m
+                    while x != 0:
+                        pts += FACE_NAT_PEN[lowest_face(x)]
+                        x &= x - 1
+                score[s] = held[s] * 100.0 + pts + 400.0 * threat[s]
+            best = score == score.max()
+            return _pick_bit_of_suits(best, _rand(keys, st, b, kind, 1))
+        return below(_rand(keys, st, b, kind, 1), 4)
+    # K_PLAY
+    x = _rand(keys, st, b, kind, 0)
+    if sid == SID_RANDOM:
+        l0 = h0 & legal
+        l1 = h1 & legal
+        c0 = popcount(l0)
+        cards = c0 + popcount(l1)
+        r = below(x, cards + (1 if pair_ok else 0))
+        if r == cards:
+            return PAIR
+        if r < c0:
+            return nth_face(l0, r)
+        return nth_face(l1, r - c0)
+    if sid == SID_HOLD_NINES:
+        nat = legal & I_NATURALS
+        choose = nat if nat != 0 else legal
+        return pick_card(h0 & choose, h1 & choose, x)
+    if sid == SID_DUMP_FACES:
+        nat = legal & I_NATURALS
+        choose = legal
+        for g in range(GROUP_MASK.shape[0]):
+            hit = nat & GROUP_MASK[g]
+            if hit != 0:
+                choose = hit
+                break
+        return pick_card(h0 & choose, h1 & choose, x)
+    if sid == SID_SUIT_MAJORITY:
+        return pick_card(h0 & legal, h1 & legal, x)
+    # SID_EXPERT
+    P = rp[R_P]
+    held = _suit_counts_nat(h0, h1).astype(np.float64)
+    threat = _expert_threat(st, ncards, drew_on, P, b, seat)
+    natural = legal & I_NATURALS
+    best = -np.inf
+    w = natural
+    while w != 0:
+        f = lowest_face(w)
+        w &= w - 1
+        s = face_suit(f)
+        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
+        if sc > best:
+            best = sc
+    top = 0
+    w = natural
+    while w != 0:
+        f = lowest_face(w)
+        w &= w - 1
+        s = face_suit(f)
+        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
+        if sc >= best - 1e-9:
+            top |= np.int64(1) << f
+    choice = pick_card(top, 0, x)
+    nines = legal & I_NINES
+    has_natural = natural != 0
+    best_suit = face_suit(choice) if has_natural else 0
+    natural_blocks = threat[best_suit] > 0
+    danger = threat.sum() > 0
+    step = 1 - 2 * st[b, S_DIR]
+    nxt = (seat + step + P) % P
+    can_block = threat.max() > 0 and ncards[b, nxt] <= 1
+    use_nine = nines != 0 and (
+        (not has_natural) or (danger and can_block and not natural_blocks) or ncards[b, seat] <= 2
+    )
+    if use_nine:
+        return pick_card(nines, 0, _rand(keys, st, b, kind, 2))
+    return choice
+
+
+# ----------------------------------------------------------------- the loop
+@njit(cache=True)
+def pair_legal(st, hands, ncards, rp, legal_tab, b, seat):
+    """Whether two 9s together are a legal move (V4, V5)."""
+    if rp[R_PAIR] == 0:
+        return False
+    n9 = popcount(np.int64(hands[0, b, seat]) & I_NINES)
+    if rp[R_DECKS] == 2:
+        n9 += popcount(np.int64(hands[1, b, seat]) & I_NINES)
+    if n9 < 2:
+        return False
+    if (np.int64(legal_tab[st[b, S_TOP] * 4 + st[b, S_ACTIVE]]) & I_NINES) == 0:
+        return False
+    if rp[R_NNO] != 0 and ncards[b, seat] <= 2:
+        return False
+    return True
+
+
+@njit(cache=True)
+def penalty(hands, D, b, p, nine_pen):
+    total = 0
+    for d in range(D):
+        w = np.int64(hands[d, b, p])
+        for g in range(GROUP_MASK.shape[0]):
+            total += GROUP_PTS[g] * popcount(w & GROUP_MASK[g])
+        total += nine_pen * popcount(w & I_NINES)
+    return total
+
+
+@njit(cache=True)
+def play_slots(
+    st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount,
+):  # fmt: skip
+    """Advance every slot until its game waits on a Python seat, or no match is left to start.
+
+    Parameters
+    ----------
+    mkeys : uint64 (n_matches, 2)
+        Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
+    next_match : int64 (1,)
+        Index (from ``start``) of the next match to start; advanced here.
+    max_new : int
+        At most this many matches are started in this call.
+    hrec, hpen, hcount, mrec, mtot, mshare, mcount
+        Output buffers of hand and match records and their fill counts (int64 (1,)).
+
+    Returns
+    -------
+    int
+        ``DONE``, or ``BUFFER_FULL`` when the record buffers must be drained before calling again.
+    """
+    B = st.shape[0]
+    P = rp[R_P]
+    D = rp[R_DECKS]
+    S = 52 * D
+    sk = np.empty(S, dtype=np.uint64)
+    si = np.empty(S, dtype=np.int64)
+    bk = np.empty(S, dtype=np.uint64)
+    bi = np.empty(S, dtype=np.int64)
+    counts = np.empty(64, dtype=np.int64)
+    pen = np.zeros(P, dtype=np.int64)
+    started = 0
+    hcap = hrec.shape[0]
+    mcap = mrec.shape[0]
+    full_mask = (1 << P) - 1
+    for b in range(B):
+        while True:
+            ph = st[b, S_PHASE]
+            if st[b, S_WAITING] != 0:
+                break
+            if ph == PH_TURN:
+                cur = st[b, S_SEAT]
+                tab = np.int64(legal_tab[st[b, S_TOP] * 4 + st[b, S_ACTIVE]])
+                legal = np.int64(hands[0, b, cur]) & tab
+                if rp[R_NNO] != 0 and ncards[b, cur] == 1:
+                    legal &= I_NATURALS
+                st[b, S_PASSED] = 0
+                if legal != 0:
+                    keys[b, K_LEGAL] = np.uint64(legal)
+                    st[b, S_PHASE] = PH_PLAY
+                    continue
+                drew_on[b, cur] |= 1 << st[b, S_ACTIVE]
+                f = draw(st, keys, hands, ncards, under, stock, D, b, cur, sk, si, bk, bi, counts)
+                if rp[R_UNTIL] != 0:
+                    while f >= 0 and ((tab >> f) & 1) == 0:
+                        f = draw(st, keys, hands, ncards, under, stock, D, b, cur, sk, si, bk, bi, counts)
+                    st[b, S_PASSED] = f < 0
+                    st[b, S_MOVE] = f
+                    st[b, S_PHASE] = PH_APPLY
+                else:
+                    st[b, S_PASSED] = f < 0
+                    if f >= 0 and ((tab >> f) & 1) == 1:
+                        st[b, S_CARD] = f
+                        keys[b, K_LEGAL] = np.uint64(np.int64(1) << f)
+                        st[b, S_PHASE] = PH_PLAY_DRAWN
+                    else:
+                        st[b, S_MOVE] = -1
+                        st[b, S_PHASE] = PH_APPLY
+            elif ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
+                if ph == PH_PLAY:
+                    kind = K_PLAY
+                    seat = st[b, S_SEAT]
+                elif ph == PH_PLAY_DRAWN:
+                    kind = K_PLAY_DRAWN
+                    seat = st[b, S_SEAT]
+                elif ph == PH_DECLARE:
+                    kind = K_DECLARE
+                    seat = st[b, S_SEAT]
+                else:
+                    kind = K_DEALER_DECLARE
+                    seat = st[b, S_DEALER]
+                sid = seat_sid[seat]
+                if sid == SID_PYTHON:
+                    if st[b, S_HAVE_ANS] == 0:
+                        st[b, S_WAITING] = 1
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = seat
+                        break
+                    st[b, S_HAVE_ANS] = 0
+                    ans = st[b, S_ANSWER]
+                else:
+                    legal = np.int64(keys[b, K_LEGAL]) if kind == K_PLAY or kind == K_PLAY_DRAWN else np.int64(0)
+                    pok = pair_legal(st, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
+                    ans = builtin_decide(
+                        sid, kind, b, seat, legal, st[b, S_CARD], pok, st, keys, hands, ncards, drew_on, rp
+                    )
+                if kind == K_PLAY:
+                    st[b, S_MOVE] = ans
+                    st[b, S_PHASE] = PH_APPLY
+                elif kind == K_PLAY_DRAWN:
+                    st[b, S_MOVE] = st[b, S_CARD] if ans != 0 else -1
+                    st[b, S_PHASE] = PH_APPLY
+                else:
+                    st[b, S_ACTIVE] = ans
+                    st[b, S_PHASE] = PH_FINISH if kind == K_DECLARE else PH_TURN
+            elif ph == PH_APPLY:
+                mv = st[b, S_MOVE]
+                cur = st[b, S_SEAT]
+                if mv < 0:
+                    st[b, S_PHASE] = PH_FINISH
+                    continue
+                if mv == PAIR:
+                    # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
+                    f2 = np.zeros(2, dtype=np.int64)
+                    for j in range(2):
+                        pick = np.int64(hands[D - 1, b, cur]) & I_NINES
+                        if pick == 0:
+                            pick = np.int64(hands[0, b, cur]) & I_NINES
+                        f = -1
+                        for nine in range(4):
+                            fc = 13 * nine + NINE_RANK
+                            if (pick >> fc) & 1:
+                                f = fc
+                        remove_from_hand(hands, ncards, D, b, cur, f)
+                        f2[j] = f
+                    add_under(under, D, b, st[b, S_TOP])
+                    add_under(under, D, b, f2[1])
+                    st[b, S_TOP] = f2[0]
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f2[0]) | (np.int64(1) << f2[1]))
+                    st[b, S_PHASE] = PH_DECLARE
+                else:
+                    remove_from_hand(hands, ncards, D, b, cur, mv)
+                    add_under(under, D, b, st[b, S_TOP])
+                    st[b, S_TOP] = mv
+                    st[b, S_ACTIVE] = face_suit(mv)
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+                    st[b, S_PHASE] = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
+            elif ph == PH_FINISH:
+                cur = st[b, S_SEAT]
+                mv = st[b, S_MOVE]
+                out = RUNNING
+                skip = False
+                reverse = False
+                ace = False
+                if mv >= 0:
+                    alive = ncards[b, cur] != 0
+                    if not alive:
+                        out = cur
+                    if mv == PAIR:
+                        skip = alive
+                    elif alive and rp[R_SKIPREV] != 0:
+                        r = face_rank(mv)
+                        skip = r == RANK_JACK
+                        reverse = r == RANK_QUEEN
+                        ace = r == RANK_ACE
+                if rp[R_NOPLAY_BLOCK] == 0:
+                    st[b, S_STREAK] = st[b, S_STREAK] + 1 if st[b, S_PASSED] != 0 else 0
+                else:
+                    st[b, S_STREAK] = 0 if mv >= 0 else st[b, S_STREAK] + 1
+                st[b, S_TURN] += 1
+                if out == RUNNING and st[b, S_STREAK] >= st[b, S_N_IN]:
+                    out = BLOCKED
+                if out == RUNNING and st[b, S_TURN] >= rp[R_CAP]:
+                    out = CAPPED
+                base = (st[b, S_MASK] * 2) * P
+                if reverse:
+                    st[b, S_DIR] ^= 1
+                    if st[b, S_N_IN] == 2:
+                        skip = True
+                dirbit = st[b, S_DIR]
+                nxt = next_tab[base + dirbit * P + cur]
+                if out == RUNNING:
+                    if skip:
+                        nxt = next_tab[base + dirbit * P + nxt]
+                    elif ace:
+                        victim = nxt
+                        for _ in range(2):
+                            draw(st, keys, hands, ncards, under, stock, D, b, victim, sk, si, bk, bi, counts)
+                        nxt = next_tab[base + dirbit * P + victim]
+                st[b, S_SEAT] = nxt
+                if out == RUNNING:
+                    st[b, S_PHASE] = PH_TURN
+                else:
+                    st[b, S_OUTCOME] = out
+                    st[b, S_PHASE] = PH_END
+            elif ph == PH_END:
+                # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
+                if hcount[0] >= hcap or mcount[0] >= mcap:
+                    return BUFFER_FULL
+                out = st[b, S_OUTCOME]
+                for p in range(P):
+                    pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+                finished = False
+                if st[b, S_IN_TB] == 0:
+                    h = hcount[0]
+                    hrec[h, H_MATCH] = st[b, S_MATCH]
+                    hrec[h, H_HAND] = st[b, S_HANDS]
+                    hrec[h, H_DEALER] = st[b, S_DEALER]
+                    hrec[h, H_OUTCOME] = out
+                    hrec[h, H_TURNS] = st[b, S_TURN]
+                    hrec[h, H_DRAWN] = st[b, S_DRAWN]
+                    hrec[h, H_RESH] = st[b, S_RESH]
+                    hrec[h, H_NINE] = st[b, S_NINE_START]
+                    for p in range(P):
+                        hpen[h, p] = pen[p]
+                        totals[b, p] += pen[p]
+                    hcount[0] = h + 1
+                    st[b, S_HANDS] += 1
+                    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
+                    if rp[R_FIXED] > 0:
+                        over = st[b, S_HANDS] >= rp[R_FIXED]
+                    else:
+                        over = totals[b].max() >= rp[R_TARGET]
+                    if over:
+                        lo = totals[b].min()
+                        mask = 0
+                        k = 0
+                        for p in range(P):
+                            if totals[b, p] == lo:
+                                mask |= 1 << p
+                                k += 1
+                        if k == 1 or rp[R_SHARE] != 0:
+                            m = mcount[0]
+                            for p in range(P):
+                                mshare[m, p] = (1.0 / k) if (mask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            st[b, S_IN_TB] = 1
+                            st[b, S_MASK] = mask
+                            st[b, S_N_IN] = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
+                else:
+                    st[b, S_TB_HANDS] += 1
+                    m = mcount[0]
+                    if out >= 0:
+                        for p in range(P):
+                            mshare[m, p] = 1.0 if p == out else 0.0
+                        finished = True
+                    else:
+                        inmask = st[b, S_MASK]
+                        lo = np.iinfo(np.int64).max
+                        for p in range(P):
+                            if (inmask >> p) & 1 and pen[p] < lo:
+                                lo = pen[p]
+                        mask = 0
+                        k = 0
+                        for p in range(P):
+                            if (inmask >> p) & 1 and pen[p] == lo:
+                                mask |= 1 << p
+                                k += 1
+                        if k == 1:
+                            for p in range(P):
+                                mshare[m, p] = 1.0 if (mask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            st[b, S_MASK] = mask
+                            st[b, S_N_IN] = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
+                if finished:
+                    m = mcount[0]
+                    mrec[m, M_MATCH] = st[b, S_MATCH]
+                    mrec[m, M_HANDS] = st[b, S_HANDS]
+                    mrec[m, M_TB] = st[b, S_TB_HANDS]
+                    mrec[m, M_FIRST] = st[b, S_FIRST]
+                    for p in range(P):
+                        mtot[m, p] = totals[b, p]
+                    mcount[0] = m + 1
+                    st[b, S_MATCH] = -1
+                    st[b, S_PHASE] = PH_NEW
+                else:
+                    deal(
+                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
+                    )
+            else:  # PH_NEW: the slot takes the next match
+                j = next_match[0]
+                if j >= n_matches or started >= max_new:
+                    st[b, S_MATCH] = -1
+                    break
+                next_match[0] = j + 1
+                started += 1
+                st[b, S_MATCH] = start + j
+                keys[b, K_CMK] = mkeys[j, 0]
+                keys[b, K_DMK] = mkeys[j, 1]
+                first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
+                st[b, S_FIRST] = first
+                st[b, S_DEALER] = first
+                st[b, S_HAND_SEQ] = 0
+                st[b, S_HANDS] = 0
+                st[b, S_TB_HANDS] = 0
+                for p in range(P):
+                    totals[b, p] = 0
+                st[b, S_IN_TB] = 0
+                st[b, S_MASK] = full_mask
+                st[b, S_N_IN] = P
+                st[b, S_HAVE_ANS] = 0
+                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
+    return DONE
