@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
@@ -127,7 +127,7 @@ def compare_range(
     """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end."""
     tallies, shares = [], []
     for rs in rule_sets:
-        engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+        engine = make_engine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
         engine.start_run()
         steps = 0
         while engine.B:

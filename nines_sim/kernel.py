@@ -27,12 +27,38 @@ so that Python strategies see the same arrays as from the numpy engine.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import numba
 import numpy as np
 from numba import njit
 
 from nines_sim import rng
 from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
 from nines_sim.rules import Rules
+
+
+def cache_dir() -> Path | None:
+    """Where compiled code is cached when the package folder is read-only (``None``: next to the code).
+
+    numba caches in ``__pycache__`` beside this file; a read-only install (a system
+    site-packages, a container image) gets ``$XDG_CACHE_HOME/nines-sim`` (default
+    ``~/.cache/nines-sim``) instead, unless ``NUMBA_CACHE_DIR`` already says where.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    here = Path(__file__).resolve().parent
+    pyc = here / "__pycache__"
+    if os.access(pyc if pyc.is_dir() else here, os.W_OK):
+        return None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nines-sim"
+
+
+# Set before the first @njit below: numba picks its cache locator when a function is decorated.
+_CACHE = cache_dir()
+if _CACHE is not None and not numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = str(_CACHE)
 
 # ----------------------------------------------------------------- constants
 # rules parameters
@@ -267,7 +293,7 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
     st[b, S_RESH] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
@@ -337,8 +363,8 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
 
 # ----------------------------------------------------------------- compiled built-in strategies
 @njit(cache=True, inline="always")
-def _rand(keys, st, b, kind, salt):
-    return stream(keys[b, K_DHK], U_DECISION[kind], st[b, S_TURN] * 64 + salt)
+def _rand(dkey, turn, kind, salt):
+    return stream(dkey, U_DECISION[kind], turn * 64 + salt)
 
 
 @njit(cache=True)
@@ -360,9 +386,9 @@ def _pick_bit_of_suits(best, x):
 
 
 @njit(cache=True)
-def _expert_threat(st, ncards, drew_on, P, b, seat):
+def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
     threat = np.zeros(4, dtype=np.float64)
-    step = 1 - 2 * st[b, S_DIR]
+    step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     for p in range(P):
         sz = ncards[b, p]
@@ -373,8 +399,8 @@ def _expert_threat(st, ncards, drew_on, P, b, seat):
     return threat
 
 
-@njit(cache=True)
-def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, ncards, drew_on, rp):
+@njit(cache=True, inline="always")
+def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn."""
     D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
@@ -388,10 +414,10 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, nc
             counts = _suit_counts_nat(h0, h1)
             mx = counts.max()
             best = counts == mx
-            return _pick_bit_of_suits(best, _rand(keys, st, b, kind, 1))
+            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
         if sid == SID_EXPERT:
             held = _suit_counts_nat(h0, h1).astype(np.float64)
-            threat = _expert_threat(st, ncards, drew_on, rp[R_P], b, seat)
+            threat = _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat)
             score = np.zeros(4, dtype=np.float64)
             for s in range(4):
                 pts = 0.0
@@ -403,10 +429,10 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, nc
                         x &= x - 1
                 score[s] = held[s] * 100.0 + pts + 400.0 * threat[s]
             best = score == score.max()
-            return _pick_bit_of_suits(best, _rand(keys, st, b, kind, 1))
-        return below(_rand(keys, st, b, kind, 1), 4)
+            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
+        return below(_rand(dkey, turn, kind, 1), 4)
     # K_PLAY
-    x = _rand(keys, st, b, kind, 0)
+    x = _rand(dkey, turn, kind, 0)
     if sid == SID_RANDOM:
         l0 = h0 & legal
         l1 = h1 & legal
@@ -436,7 +462,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, nc
     # SID_EXPERT
     P = rp[R_P]
     held = _suit_counts_nat(h0, h1).astype(np.float64)
-    threat = _expert_threat(st, ncards, drew_on, P, b, seat)
+    threat = _expert_threat(dirbit, ncards, drew_on, P, b, seat)
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
@@ -462,20 +488,20 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, st, keys, hands, nc
     best_suit = face_suit(choice) if has_natural else 0
     natural_blocks = threat[best_suit] > 0
     danger = threat.sum() > 0
-    step = 1 - 2 * st[b, S_DIR]
+    step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     can_block = threat.max() > 0 and ncards[b, nxt] <= 1
     use_nine = nines != 0 and (
         (not has_natural) or (danger and can_block and not natural_blocks) or ncards[b, seat] <= 2
     )
     if use_nine:
-        return pick_card(nines, 0, _rand(keys, st, b, kind, 2))
+        return pick_card(nines, 0, _rand(dkey, turn, kind, 2))
     return choice
 
 
 # ----------------------------------------------------------------- the loop
-@njit(cache=True)
-def pair_legal(st, hands, ncards, rp, legal_tab, b, seat):
+@njit(cache=True, inline="always")
+def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
     """Whether two 9s together are a legal move (V4, V5)."""
     if rp[R_PAIR] == 0:
         return False
@@ -484,7 +510,7 @@ def pair_legal(st, hands, ncards, rp, legal_tab, b, seat):
         n9 += popcount(np.int64(hands[1, b, seat]) & I_NINES)
     if n9 < 2:
         return False
-    if (np.int64(legal_tab[st[b, S_TOP] * 4 + st[b, S_ACTIVE]]) & I_NINES) == 0:
+    if (np.int64(legal_tab[top * 4 + active]) & I_NINES) == 0:
         return False
     if rp[R_NNO] != 0 and ncards[b, seat] <= 2:
         return False
@@ -539,245 +565,32 @@ def play_slots(
     hcap = hrec.shape[0]
     mcap = mrec.shape[0]
     full_mask = (1 << P) - 1
+    nno = rp[R_NNO] != 0
+    until = rp[R_UNTIL] != 0
+    skiprev = rp[R_SKIPREV] != 0
+    noplay_block = rp[R_NOPLAY_BLOCK] != 0
+    cap = rp[R_CAP]
+    code = DONE
     for b in range(B):
+        if st[b, S_WAITING] != 0:
+            continue
+        # the hot state of this slot lives in locals while it plays (stored back below)
+        ph = st[b, S_PHASE]
+        top = st[b, S_TOP]
+        active = st[b, S_ACTIVE]
+        seat = st[b, S_SEAT]
+        dirbit = st[b, S_DIR]
+        turn = st[b, S_TURN]
+        streak = st[b, S_STREAK]
+        n_in = st[b, S_N_IN]
+        mask = st[b, S_MASK]
+        mv = st[b, S_MOVE]
+        passed = st[b, S_PASSED] != 0
+        card = st[b, S_CARD]
+        dkey = keys[b, K_DHK]
+        legal = np.int64(keys[b, K_LEGAL])
         while True:
-            ph = st[b, S_PHASE]
-            if st[b, S_WAITING] != 0:
-                break
-            if ph == PH_TURN:
-                cur = st[b, S_SEAT]
-                tab = np.int64(legal_tab[st[b, S_TOP] * 4 + st[b, S_ACTIVE]])
-                legal = np.int64(hands[0, b, cur]) & tab
-                if rp[R_NNO] != 0 and ncards[b, cur] == 1:
-                    legal &= I_NATURALS
-                st[b, S_PASSED] = 0
-                if legal != 0:
-                    keys[b, K_LEGAL] = np.uint64(legal)
-                    st[b, S_PHASE] = PH_PLAY
-                    continue
-                drew_on[b, cur] |= 1 << st[b, S_ACTIVE]
-                f = draw(st, keys, hands, ncards, under, stock, D, b, cur, sk, si, bk, bi, counts)
-                if rp[R_UNTIL] != 0:
-                    while f >= 0 and ((tab >> f) & 1) == 0:
-                        f = draw(st, keys, hands, ncards, under, stock, D, b, cur, sk, si, bk, bi, counts)
-                    st[b, S_PASSED] = f < 0
-                    st[b, S_MOVE] = f
-                    st[b, S_PHASE] = PH_APPLY
-                else:
-                    st[b, S_PASSED] = f < 0
-                    if f >= 0 and ((tab >> f) & 1) == 1:
-                        st[b, S_CARD] = f
-                        keys[b, K_LEGAL] = np.uint64(np.int64(1) << f)
-                        st[b, S_PHASE] = PH_PLAY_DRAWN
-                    else:
-                        st[b, S_MOVE] = -1
-                        st[b, S_PHASE] = PH_APPLY
-            elif ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                if ph == PH_PLAY:
-                    kind = K_PLAY
-                    seat = st[b, S_SEAT]
-                elif ph == PH_PLAY_DRAWN:
-                    kind = K_PLAY_DRAWN
-                    seat = st[b, S_SEAT]
-                elif ph == PH_DECLARE:
-                    kind = K_DECLARE
-                    seat = st[b, S_SEAT]
-                else:
-                    kind = K_DEALER_DECLARE
-                    seat = st[b, S_DEALER]
-                sid = seat_sid[seat]
-                if sid == SID_PYTHON:
-                    if st[b, S_HAVE_ANS] == 0:
-                        st[b, S_WAITING] = 1
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = seat
-                        break
-                    st[b, S_HAVE_ANS] = 0
-                    ans = st[b, S_ANSWER]
-                else:
-                    legal = np.int64(keys[b, K_LEGAL]) if kind == K_PLAY or kind == K_PLAY_DRAWN else np.int64(0)
-                    pok = pair_legal(st, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
-                    ans = builtin_decide(
-                        sid, kind, b, seat, legal, st[b, S_CARD], pok, st, keys, hands, ncards, drew_on, rp
-                    )
-                if kind == K_PLAY:
-                    st[b, S_MOVE] = ans
-                    st[b, S_PHASE] = PH_APPLY
-                elif kind == K_PLAY_DRAWN:
-                    st[b, S_MOVE] = st[b, S_CARD] if ans != 0 else -1
-                    st[b, S_PHASE] = PH_APPLY
-                else:
-                    st[b, S_ACTIVE] = ans
-                    st[b, S_PHASE] = PH_FINISH if kind == K_DECLARE else PH_TURN
-            elif ph == PH_APPLY:
-                mv = st[b, S_MOVE]
-                cur = st[b, S_SEAT]
-                if mv < 0:
-                    st[b, S_PHASE] = PH_FINISH
-                    continue
-                if mv == PAIR:
-                    # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
-                    f2 = np.zeros(2, dtype=np.int64)
-                    for j in range(2):
-                        pick = np.int64(hands[D - 1, b, cur]) & I_NINES
-                        if pick == 0:
-                            pick = np.int64(hands[0, b, cur]) & I_NINES
-                        f = -1
-                        for nine in range(4):
-                            fc = 13 * nine + NINE_RANK
-                            if (pick >> fc) & 1:
-                                f = fc
-                        remove_from_hand(hands, ncards, D, b, cur, f)
-                        f2[j] = f
-                    add_under(under, D, b, st[b, S_TOP])
-                    add_under(under, D, b, f2[1])
-                    st[b, S_TOP] = f2[0]
-                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f2[0]) | (np.int64(1) << f2[1]))
-                    st[b, S_PHASE] = PH_DECLARE
-                else:
-                    remove_from_hand(hands, ncards, D, b, cur, mv)
-                    add_under(under, D, b, st[b, S_TOP])
-                    st[b, S_TOP] = mv
-                    st[b, S_ACTIVE] = face_suit(mv)
-                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
-                    st[b, S_PHASE] = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
-            elif ph == PH_FINISH:
-                cur = st[b, S_SEAT]
-                mv = st[b, S_MOVE]
-                out = RUNNING
-                skip = False
-                reverse = False
-                ace = False
-                if mv >= 0:
-                    alive = ncards[b, cur] != 0
-                    if not alive:
-                        out = cur
-                    if mv == PAIR:
-                        skip = alive
-                    elif alive and rp[R_SKIPREV] != 0:
-                        r = face_rank(mv)
-                        skip = r == RANK_JACK
-                        reverse = r == RANK_QUEEN
-                        ace = r == RANK_ACE
-                if rp[R_NOPLAY_BLOCK] == 0:
-                    st[b, S_STREAK] = st[b, S_STREAK] + 1 if st[b, S_PASSED] != 0 else 0
-                else:
-                    st[b, S_STREAK] = 0 if mv >= 0 else st[b, S_STREAK] + 1
-                st[b, S_TURN] += 1
-                if out == RUNNING and st[b, S_STREAK] >= st[b, S_N_IN]:
-                    out = BLOCKED
-                if out == RUNNING and st[b, S_TURN] >= rp[R_CAP]:
-                    out = CAPPED
-                base = (st[b, S_MASK] * 2) * P
-                if reverse:
-                    st[b, S_DIR] ^= 1
-                    if st[b, S_N_IN] == 2:
-                        skip = True
-                dirbit = st[b, S_DIR]
-                nxt = next_tab[base + dirbit * P + cur]
-                if out == RUNNING:
-                    if skip:
-                        nxt = next_tab[base + dirbit * P + nxt]
-                    elif ace:
-                        victim = nxt
-                        for _ in range(2):
-                            draw(st, keys, hands, ncards, under, stock, D, b, victim, sk, si, bk, bi, counts)
-                        nxt = next_tab[base + dirbit * P + victim]
-                st[b, S_SEAT] = nxt
-                if out == RUNNING:
-                    st[b, S_PHASE] = PH_TURN
-                else:
-                    st[b, S_OUTCOME] = out
-                    st[b, S_PHASE] = PH_END
-            elif ph == PH_END:
-                # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
-                if hcount[0] >= hcap or mcount[0] >= mcap:
-                    return BUFFER_FULL
-                out = st[b, S_OUTCOME]
-                for p in range(P):
-                    pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
-                finished = False
-                if st[b, S_IN_TB] == 0:
-                    h = hcount[0]
-                    hrec[h, H_MATCH] = st[b, S_MATCH]
-                    hrec[h, H_HAND] = st[b, S_HANDS]
-                    hrec[h, H_DEALER] = st[b, S_DEALER]
-                    hrec[h, H_OUTCOME] = out
-                    hrec[h, H_TURNS] = st[b, S_TURN]
-                    hrec[h, H_DRAWN] = st[b, S_DRAWN]
-                    hrec[h, H_RESH] = st[b, S_RESH]
-                    hrec[h, H_NINE] = st[b, S_NINE_START]
-                    for p in range(P):
-                        hpen[h, p] = pen[p]
-                        totals[b, p] += pen[p]
-                    hcount[0] = h + 1
-                    st[b, S_HANDS] += 1
-                    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
-                    if rp[R_FIXED] > 0:
-                        over = st[b, S_HANDS] >= rp[R_FIXED]
-                    else:
-                        over = totals[b].max() >= rp[R_TARGET]
-                    if over:
-                        lo = totals[b].min()
-                        mask = 0
-                        k = 0
-                        for p in range(P):
-                            if totals[b, p] == lo:
-                                mask |= 1 << p
-                                k += 1
-                        if k == 1 or rp[R_SHARE] != 0:
-                            m = mcount[0]
-                            for p in range(P):
-                                mshare[m, p] = (1.0 / k) if (mask >> p) & 1 else 0.0
-                            finished = True
-                        else:
-                            st[b, S_IN_TB] = 1
-                            st[b, S_MASK] = mask
-                            st[b, S_N_IN] = k
-                            st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
-                else:
-                    st[b, S_TB_HANDS] += 1
-                    m = mcount[0]
-                    if out >= 0:
-                        for p in range(P):
-                            mshare[m, p] = 1.0 if p == out else 0.0
-                        finished = True
-                    else:
-                        inmask = st[b, S_MASK]
-                        lo = np.iinfo(np.int64).max
-                        for p in range(P):
-                            if (inmask >> p) & 1 and pen[p] < lo:
-                                lo = pen[p]
-                        mask = 0
-                        k = 0
-                        for p in range(P):
-                            if (inmask >> p) & 1 and pen[p] == lo:
-                                mask |= 1 << p
-                                k += 1
-                        if k == 1:
-                            for p in range(P):
-                                mshare[m, p] = 1.0 if (mask >> p) & 1 else 0.0
-                            finished = True
-                        else:
-                            st[b, S_MASK] = mask
-                            st[b, S_N_IN] = k
-                            st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
-                if finished:
-                    m = mcount[0]
-                    mrec[m, M_MATCH] = st[b, S_MATCH]
-                    mrec[m, M_HANDS] = st[b, S_HANDS]
-                    mrec[m, M_TB] = st[b, S_TB_HANDS]
-                    mrec[m, M_FIRST] = st[b, S_FIRST]
-                    for p in range(P):
-                        mtot[m, p] = totals[b, p]
-                    mcount[0] = m + 1
-                    st[b, S_MATCH] = -1
-                    st[b, S_PHASE] = PH_NEW
-                else:
-                    deal(
-                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
-                    )
-            else:  # PH_NEW: the slot takes the next match
+            if ph == PH_NEW:  # the slot takes the next match
                 j = next_match[0]
                 if j >= n_matches or started >= max_new:
                     st[b, S_MATCH] = -1
@@ -800,4 +613,272 @@ def play_slots(
                 st[b, S_N_IN] = P
                 st[b, S_HAVE_ANS] = 0
                 deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
+                ph = st[b, S_PHASE]
+                top = st[b, S_TOP]
+                active = st[b, S_ACTIVE]
+                seat = st[b, S_SEAT]
+                dirbit = 0
+                turn = 0
+                streak = 0
+                n_in = P
+                mask = full_mask
+                dkey = keys[b, K_DHK]
+            if ph == PH_DEALER_DECL or ph == PH_DECLARE:  # a suit to declare (D6, T3)
+                kind = K_DEALER_DECLARE if ph == PH_DEALER_DECL else K_DECLARE
+                who = st[b, S_DEALER] if ph == PH_DEALER_DECL else seat
+                sid = seat_sid[who]
+                if sid == SID_PYTHON:
+                    if st[b, S_HAVE_ANS] == 0:
+                        st[b, S_WAITING] = 1
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = who
+                        break
+                    st[b, S_HAVE_ANS] = 0
+                    active = st[b, S_ANSWER]
+                else:
+                    active = builtin_decide(
+                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                    )
+                ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
+            if ph == PH_TURN:
+                tab = np.int64(legal_tab[top * 4 + active])
+                legal = np.int64(hands[0, b, seat]) & tab
+                if nno and ncards[b, seat] == 1:
+                    legal &= I_NATURALS
+                passed = False
+                if legal != 0:
+                    ph = PH_PLAY
+                else:
+                    drew_on[b, seat] |= 1 << active
+                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                    if until:  # V2: draw until a legal card comes, and play it
+                        while f >= 0 and ((tab >> f) & 1) == 0:
+                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                        passed = f < 0
+                        mv = f
+                        ph = PH_APPLY
+                    else:
+                        passed = f < 0
+                        if f >= 0 and ((tab >> f) & 1) == 1:
+                            card = f
+                            legal = np.int64(1) << f
+                            ph = PH_PLAY_DRAWN
+                        else:
+                            mv = -1
+                            ph = PH_APPLY
+            if ph == PH_PLAY or ph == PH_PLAY_DRAWN:
+                kind = K_PLAY if ph == PH_PLAY else K_PLAY_DRAWN
+                sid = seat_sid[seat]
+                if sid == SID_PYTHON:
+                    if st[b, S_HAVE_ANS] == 0:
+                        st[b, S_WAITING] = 1
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = seat
+                        break
+                    st[b, S_HAVE_ANS] = 0
+                    ans = st[b, S_ANSWER]
+                else:
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
+                    ans = builtin_decide(
+                        sid, kind, b, seat, legal, card, pok, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                    )
+                if kind == K_PLAY:
+                    mv = ans
+                else:
+                    mv = card if ans != 0 else -1
+                ph = PH_APPLY
+            if ph == PH_APPLY:
+                if mv < 0:
+                    ph = PH_FINISH
+                elif mv == PAIR:
+                    # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
+                    f0 = -1
+                    f1 = -1
+                    for j in range(2):
+                        pick = np.int64(hands[D - 1, b, seat]) & I_NINES
+                        if pick == 0:
+                            pick = np.int64(hands[0, b, seat]) & I_NINES
+                        f = -1
+                        for nine in range(4):
+                            fc = 13 * nine + NINE_RANK
+                            if (pick >> fc) & 1:
+                                f = fc
+                        remove_from_hand(hands, ncards, D, b, seat, f)
+                        if j == 0:
+                            f0 = f
+                        else:
+                            f1 = f
+                    add_under(under, D, b, top)
+                    add_under(under, D, b, f1)
+                    top = f0
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
+                    ph = PH_DECLARE
+                else:
+                    remove_from_hand(hands, ncards, D, b, seat, mv)
+                    add_under(under, D, b, top)
+                    top = mv
+                    active = face_suit(mv)
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+                    ph = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
+                if ph == PH_DECLARE:
+                    continue
+            if ph == PH_FINISH:
+                out = RUNNING
+                skip = False
+                reverse = False
+                ace = False
+                if mv >= 0:
+                    alive = ncards[b, seat] != 0
+                    if not alive:
+                        out = seat
+                    if mv == PAIR:
+                        skip = alive
+                    elif alive and skiprev:
+                        r = face_rank(mv)
+                        skip = r == RANK_JACK
+                        reverse = r == RANK_QUEEN
+                        ace = r == RANK_ACE
+                if noplay_block:
+                    streak = 0 if mv >= 0 else streak + 1
+                else:
+                    streak = streak + 1 if passed else 0
+                turn += 1
+                if out == RUNNING and streak >= n_in:
+                    out = BLOCKED
+                if out == RUNNING and turn >= cap:
+                    out = CAPPED
+                base = (mask * 2) * P
+                if reverse:
+                    dirbit ^= 1
+                    if n_in == 2:
+                        skip = True
+                nxt = next_tab[base + dirbit * P + seat]
+                if out == RUNNING:
+                    if skip:
+                        nxt = next_tab[base + dirbit * P + nxt]
+                    elif ace:
+                        for _ in range(2):
+                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sk, si, bk, bi, counts)
+                        nxt = next_tab[base + dirbit * P + nxt]
+                seat = nxt
+                if out == RUNNING:
+                    ph = PH_TURN
+                    continue
+                st[b, S_OUTCOME] = out
+                ph = PH_END
+            if ph == PH_END:
+                # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
+                if hcount[0] >= hcap or mcount[0] >= mcap:
+                    code = BUFFER_FULL
+                    break
+                st[b, S_TURN] = turn
+                out = st[b, S_OUTCOME]
+                for p in range(P):
+                    pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+                finished = False
+                if st[b, S_IN_TB] == 0:
+                    h = hcount[0]
+                    hrec[h, H_MATCH] = st[b, S_MATCH]
+                    hrec[h, H_HAND] = st[b, S_HANDS]
+                    hrec[h, H_DEALER] = st[b, S_DEALER]
+                    hrec[h, H_OUTCOME] = out
+                    hrec[h, H_TURNS] = turn
+                    hrec[h, H_DRAWN] = st[b, S_DRAWN]
+                    hrec[h, H_RESH] = st[b, S_RESH]
+                    hrec[h, H_NINE] = st[b, S_NINE_START]
+                    for p in range(P):
+                        hpen[h, p] = pen[p]
+                        totals[b, p] += pen[p]
+                    hcount[0] = h + 1
+                    st[b, S_HANDS] += 1
+                    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
+                    if rp[R_FIXED] > 0:
+                        over = st[b, S_HANDS] >= rp[R_FIXED]
+                    else:
+                        over = totals[b].max() >= rp[R_TARGET]
+                    if over:
+                        lo = totals[b].min()
+                        tmask = 0
+                        k = 0
+                        for p in range(P):
+                            if totals[b, p] == lo:
+                                tmask |= 1 << p
+                                k += 1
+                        if k == 1 or rp[R_SHARE] != 0:
+                            m = mcount[0]
+                            for p in range(P):
+                                mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            st[b, S_IN_TB] = 1
+                            mask = tmask
+                            n_in = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
+                else:
+                    st[b, S_TB_HANDS] += 1
+                    m = mcount[0]
+                    if out >= 0:
+                        for p in range(P):
+                            mshare[m, p] = 1.0 if p == out else 0.0
+                        finished = True
+                    else:
+                        lo = np.iinfo(np.int64).max
+                        for p in range(P):
+                            if (mask >> p) & 1 and pen[p] < lo:
+                                lo = pen[p]
+                        tmask = 0
+                        k = 0
+                        for p in range(P):
+                            if (mask >> p) & 1 and pen[p] == lo:
+                                tmask |= 1 << p
+                                k += 1
+                        if k == 1:
+                            for p in range(P):
+                                mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            mask = tmask
+                            n_in = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
+                if finished:
+                    m = mcount[0]
+                    mrec[m, M_MATCH] = st[b, S_MATCH]
+                    mrec[m, M_HANDS] = st[b, S_HANDS]
+                    mrec[m, M_TB] = st[b, S_TB_HANDS]
+                    mrec[m, M_FIRST] = st[b, S_FIRST]
+                    for p in range(P):
+                        mtot[m, p] = totals[b, p]
+                    mcount[0] = m + 1
+                    st[b, S_MATCH] = -1
+                    ph = PH_NEW
+                else:
+                    st[b, S_MASK] = mask
+                    st[b, S_N_IN] = n_in
+                    deal(
+                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
+                    )
+                    ph = st[b, S_PHASE]
+                    top = st[b, S_TOP]
+                    active = st[b, S_ACTIVE]
+                    seat = st[b, S_SEAT]
+                    dirbit = 0
+                    turn = 0
+                    streak = 0
+                    dkey = keys[b, K_DHK]
+        # store the slot's state where Python (and the next call) can see it
+        st[b, S_PHASE] = ph
+        st[b, S_TOP] = top
+        st[b, S_ACTIVE] = active
+        st[b, S_SEAT] = seat
+        st[b, S_DIR] = dirbit
+        st[b, S_TURN] = turn
+        st[b, S_STREAK] = streak
+        st[b, S_N_IN] = n_in
+        st[b, S_MASK] = mask
+        st[b, S_MOVE] = mv
+        st[b, S_PASSED] = passed
+        st[b, S_CARD] = card
+        keys[b, K_LEGAL] = np.uint64(legal)
+        if code == BUFFER_FULL:
+            return code
     return DONE

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
@@ -21,7 +21,7 @@ DEFAULT_BATCH = 32768
 
 
 def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, batch_size: int) -> MatchResults:
-    return BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
+    return make_engine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
 
 
 def chunks(start: int, n_matches: int, size: int) -> list[tuple[int, int]]:
@@ -86,7 +86,7 @@ def simulate(
     parts: list[MatchResults] = []
     if workers == 1 or len(pieces) == 1:
         for s, n in pieces:
-            part = BatchEngine(rules, players, seed, s, n, batch_size).run()
+            part = make_engine(rules, players, seed, s, n, batch_size).run()
             parts.append(part)
             if on_chunk:
                 on_chunk(part)

@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
@@ -167,7 +167,7 @@ def play_range(
     asked whether to stop early (Ctrl-C): then the tally holds the matches
     ``start .. k-1`` for the first unfinished ``k``, an unbiased block.
     """
-    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
     waiting: list[MatchResults] = []
