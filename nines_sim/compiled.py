@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from nines_sim import rng
-from nines_sim.engine import BatchEngine
+from nines_sim.engine import BatchEngine, IllegalMoveError
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
@@ -58,8 +58,13 @@ def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
 
     Only the exact built-in classes count: a subclass may override a decision, so it is asked in Python.
     """
+    from nines_sim.compiled_strategy import CompiledStrategy
+
     ids = builtin_ids()
-    return np.array([ids.get(type(s), K.SID_PYTHON) for s in lineup], dtype=np.int64)
+    return np.array(
+        [K.SID_USER if isinstance(s, CompiledStrategy) else ids.get(type(s), K.SID_PYTHON) for s in lineup],
+        dtype=np.int64,
+    )
 
 
 class CompiledEngine(BatchEngine):
@@ -93,8 +98,12 @@ class CompiledEngine(BatchEngine):
             raise RuntimeError("the compiled engine needs numba; install it or use BatchEngine")
         if trace or on_step is not None:
             raise ValueError("the compiled engine keeps no trace; use BatchEngine for traces and on_step")
+        from nines_sim.compiled_strategy import compiled_function
+
         self._sid = seat_ids(lineup)
         self._python = bool((self._sid == K.SID_PYTHON).any())
+        user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
+        self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
         m = np.arange(start, start + n_matches, dtype=np.int64)
@@ -164,15 +173,31 @@ class CompiledEngine(BatchEngine):
                 self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
                 self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._mkeys,
                 self.start, self.n_matches, self._next, max_new, self._hrec, self._hpen, self._hcount,
-                self._mrec, self._mtot, self._mshare, self._mcount,
+                self._mrec, self._mtot, self._mshare, self._mcount, self._fs,
             )  # fmt: skip
             self._drain()
+            if code == K.ILLEGAL:
+                self._illegal()
             if code != K.BUFFER_FULL:
                 break
         waiting = np.flatnonzero(self.st[:, K.S_WAITING])
         if waiting.size:
             self._answer(waiting)
         self._update_live()
+
+    def _illegal(self) -> None:
+        """Raise for the compiled user strategy's answer the kernel refused."""
+        b = int(np.flatnonzero(self.st[:, K.S_WAITING] == 2)[0])
+        kind, seat, val = (int(self.st[b, c]) for c in (K.S_WAIT_KIND, K.S_WAIT_SEAT, K.S_ANSWER))
+        what = {
+            K.K_PLAY: "a card that is not a legal play (T1, T2, V4, V5, V6)",
+            K.K_PLAY_DRAWN: "a play_drawn answer other than 0 or 1",
+        }.get(kind, "a suit outside 0..3")
+        m = int(self.match[b])
+        raise IllegalMoveError(
+            f"strategy {self.lineup[seat].name!r} returned {what}: {val} in match {m} of seed {self.seed}; "
+            f"replay it with: {self._replay(m)}"
+        )
 
     def _answer(self, waiting: np.ndarray) -> None:
         """Ask the Python seats for the decisions their games wait on, kind by kind."""

@@ -32,7 +32,10 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit
+from numba.core import types as nbt
+from numba.extending import intrinsic
 
 from nines_sim import rng
 from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
@@ -78,9 +81,17 @@ PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, P
 # decision kinds (strategy.DecisionKind)
 K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
 # seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
-SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_EXPERT = range(6)
+SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_EXPERT, SID_USER = range(7)
 # kernel return codes
-DONE, BUFFER_FULL = 0, 1
+DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
+#: Seats a table can have: the length of the tuple of user decision functions.
+MAX_SEATS = 6
+
+# What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
+(G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
+ G_NINE_PENALTY, G_TURN, G_KEY, G_IN_HAND, G_DECKS, NG) = range(17)  # fmt: skip
+#: ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int64``: the form of a compiled user strategy.
+DECIDE_SIG = nbt.int64(nbt.int64, nbt.int64[::1], nbt.uint64[::1], nbt.int64[::1], nbt.int64[::1], nbt.int64[::1])
 
 RUNNING, BLOCKED, CAPPED = -3, -1, -2
 PAIR = 52
@@ -163,17 +174,36 @@ def below(x, n):
 
 
 # ----------------------------------------------------------------- bit helpers (int64 sets of faces)
+@intrinsic
+def _ctpop(typingctx, x):
+    """The processor's population count (LLVM ctpop) of an int64."""
+    sig = nbt.int64(nbt.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zeros (LLVM cttz) of an int64; 64 for 0."""
+    sig = nbt.int64(nbt.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
+    return _ctpop(np.int64(x))
 
 
 @njit(cache=True, inline="always")
 def lowest_face(x):
-    return popcount((x & -x) - 1)
+    return _cttz(np.int64(x))
 
 
 @njit(cache=True, inline="always")
@@ -529,9 +559,32 @@ def penalty(hands, D, b, p, nine_pen):
 
 
 @njit(cache=True)
+def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey):
+    """What a compiled user strategy sees of game ``b`` (the ``G_*`` fields, and its own hand in ``hb``)."""
+    g[G_SEAT] = seat
+    g[G_LEGAL] = legal
+    g[G_PAIR_LEGAL] = pok
+    g[G_TOP] = top
+    g[G_ACTIVE] = active
+    g[G_STOCK] = st[b, S_END] - st[b, S_POS]
+    g[G_DEALER] = st[b, S_DEALER]
+    g[G_DIRECTION] = 1 - 2 * dirbit
+    g[G_PLAYED] = np.int64(played[b])
+    g[G_CARD] = card
+    g[G_PLAYERS] = rp[R_P]
+    g[G_NINE_PENALTY] = rp[R_NINE_PEN]
+    g[G_TURN] = turn
+    g[G_KEY] = np.int64(dkey)
+    g[G_IN_HAND] = mask
+    g[G_DECKS] = rp[R_DECKS]
+    hb[0] = hands[0, b, seat]
+    hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
+
+
+@njit(cache=True)
 def play_slots(
     st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
-    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount,
+    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
 ):  # fmt: skip
     """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
@@ -545,11 +598,15 @@ def play_slots(
         At most this many matches are started in this call.
     hrec, hpen, hcount, mrec, mtot, mshare, mcount
         Output buffers of hand and match records and their fill counts (int64 (1,)).
+    fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
+        Each seat's compiled user strategy (a placeholder where the seat has none).
 
     Returns
     -------
     int
-        ``DONE``, or ``BUFFER_FULL`` when the record buffers must be drained before calling again.
+        ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again;
+        ``ILLEGAL`` when a compiled user strategy answered outside the rules (the slot's
+        ``S_WAIT_KIND``, ``S_WAIT_SEAT`` and ``S_ANSWER`` say what, ``S_MATCH`` where).
     """
     B = st.shape[0]
     P = rp[R_P]
@@ -561,6 +618,8 @@ def play_slots(
     bi = np.empty(S, dtype=np.int64)
     counts = np.empty(64, dtype=np.int64)
     pen = np.zeros(P, dtype=np.int64)
+    g = np.zeros(NG, dtype=np.int64)
+    hb = np.zeros(2, dtype=np.uint64)
     started = 0
     hcap = hrec.shape[0]
     mcap = mrec.shape[0]
@@ -635,6 +694,16 @@ def play_slots(
                         break
                     st[b, S_HAVE_ANS] = 0
                     active = st[b, S_ANSWER]
+                elif sid == SID_USER:
+                    fill_view(g, hb, st, hands, played, rp, b, who, 0, False, top, active, dirbit, turn, mask, 0, dkey)
+                    active = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                    if active < 0 or active > 3:
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = who
+                        st[b, S_ANSWER] = active
+                        st[b, S_WAITING] = 2  # marks the slot for the error message
+                        code = ILLEGAL
+                        break
                 else:
                     active = builtin_decide(
                         sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp
@@ -677,6 +746,23 @@ def play_slots(
                         break
                     st[b, S_HAVE_ANS] = 0
                     ans = st[b, S_ANSWER]
+                elif sid == SID_USER:
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
+                    fill_view(
+                        g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey
+                    )
+                    ans = fs[seat](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                    if kind == K_PLAY:
+                        ok = (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
+                    else:
+                        ok = ans == 0 or ans == 1
+                    if not ok:
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = seat
+                        st[b, S_ANSWER] = ans
+                        st[b, S_WAITING] = 2  # marks the slot for the error message
+                        code = ILLEGAL
+                        break
                 else:
                     pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
                     ans = builtin_decide(
@@ -879,6 +965,6 @@ def play_slots(
         st[b, S_PASSED] = passed
         st[b, S_CARD] = card
         keys[b, K_LEGAL] = np.uint64(legal)
-        if code == BUFFER_FULL:
+        if code != DONE:
             return code
     return DONE
