@@ -133,7 +133,7 @@ def compare_range(
         while engine.B:
             engine.advance()
             steps += 1
-            if should_stop and steps % 25 == 0 and should_stop():
+            if should_stop and steps % engine.check_every == 0 and should_stop():
                 return None
         res = engine.results()
         tallies.append(Tally.from_results(res))

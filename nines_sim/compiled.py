@@ -151,6 +151,11 @@ class CompiledEngine(BatchEngine):
             setattr(self, name, st[:, col])
         self.hkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
 
+    @property
+    def check_every(self) -> int:  # type: ignore[override]
+        """Advances between a caller's checks: each is a block of whole matches unless a Python seat plays."""
+        return BatchEngine.check_every if self._python else 1
+
     def _compact(self, keep: np.ndarray) -> None:  # slots are reused in place, never compacted
         raise NotImplementedError
 

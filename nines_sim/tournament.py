@@ -197,7 +197,7 @@ def play_range(
     while engine.B:
         engine.advance()
         steps += 1
-        if steps % every == 0:
+        if steps % min(every, engine.check_every) == 0:
             take()
             if should_stop and should_stop():
                 break
