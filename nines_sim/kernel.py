@@ -150,25 +150,29 @@ def rules_params(rules: Rules) -> np.ndarray:
     return rp
 
 
+# Every kernel function uses numpy's error model: no division here can be by zero, and Python's
+# ZeroDivisionError checks would cost a branch on every % and //.
+
+
 # ----------------------------------------------------------------- random streams (twins of nines_sim.rng)
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def mix(x):
     x = (x ^ (x >> U30)) * U_C1
     x = (x ^ (x >> U27)) * U_C2
     return x ^ (x >> U31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def hand_key(match_key, hand_seq):
     return mix(match_key ^ (np.uint64(hand_seq + 1) * U_HAND))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def stream(key, purpose, counter):
     return mix(key ^ purpose ^ (np.uint64(counter) * U_COUNTER))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def below(x, n):
     return np.int64(((x >> U32) * np.uint64(n)) >> U32)
 
@@ -196,24 +200,24 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def popcount(x):
     return _ctpop(np.int64(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def lowest_face(x):
     return _cttz(np.int64(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def nth_face(x, r):
     for _ in range(r):
         x &= x - 1
     return lowest_face(x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def pick_card(w0, w1, x):
     """A uniformly chosen physical card of a count-coded pile (word 0's faces first), -1 if empty."""
     c0 = popcount(w0)
@@ -226,17 +230,17 @@ def pick_card(w0, w1, x):
     return nth_face(w1, r - c0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def face_suit(f):
     return f // 13
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def face_rank(f):
     return f % 13
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sort_cards(keys, ids, n, buf_k, buf_i, counts):
     """Sort ``ids[:n]`` by ``keys[:n]`` ascending (keys are distinct): bucket pass on the top bits, then insertion."""
     for j in range(64):
@@ -267,7 +271,7 @@ def sort_cards(keys, ids, n, buf_k, buf_i, counts):
 
 
 # ----------------------------------------------------------------- card moves
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def add_to_hand(hands, ncards, D, b, s, f):
     bit = np.int64(1) << f
     h0 = np.int64(hands[0, b, s])
@@ -278,7 +282,7 @@ def add_to_hand(hands, ncards, D, b, s, f):
     ncards[b, s] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def remove_from_hand(hands, ncards, D, b, s, f):
     bit = np.int64(1) << f
     if D == 2 and (np.int64(hands[1, b, s]) & bit) != 0:
@@ -288,7 +292,7 @@ def remove_from_hand(hands, ncards, D, b, s, f):
     ncards[b, s] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def add_under(under, D, b, f):
     bit = np.int64(1) << f
     u0 = np.int64(under[0, b])
@@ -298,7 +302,7 @@ def add_under(under, D, b, f):
         under[0, b] = np.uint64(u0 | bit)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
     """Rebuild the stock from the discard pile below the top card (T5)."""
     n = 0
@@ -323,7 +327,7 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
     st[b, S_RESH] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
@@ -338,7 +342,7 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts)
     return f
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
     """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
     P = rp[R_P]
@@ -392,12 +396,12 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
 
 
 # ----------------------------------------------------------------- compiled built-in strategies
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _rand(dkey, turn, kind, salt):
     return stream(dkey, U_DECISION[kind], turn * 64 + salt)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _suit_counts_nat(h0, h1):
     out = np.zeros(4, dtype=np.int64)
     for s in range(4):
@@ -406,7 +410,7 @@ def _suit_counts_nat(h0, h1):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pick_bit_of_suits(best, x):
     tied = 0
     for s in range(4):
@@ -415,7 +419,7 @@ def _pick_bit_of_suits(best, x):
     return pick_card(tied, 0, x)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
     threat = np.zeros(4, dtype=np.float64)
     step = 1 - 2 * dirbit
@@ -429,7 +433,7 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
     return threat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn."""
     D = rp[R_DECKS]
@@ -530,7 +534,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
 
 
 # ----------------------------------------------------------------- the loop
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
     """Whether two 9s together are a legal move (V4, V5)."""
     if rp[R_PAIR] == 0:
@@ -547,7 +551,7 @@ def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def penalty(hands, D, b, p, nine_pen):
     total = 0
     for d in range(D):
@@ -558,7 +562,7 @@ def penalty(hands, D, b, p, nine_pen):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey):
     """What a compiled user strategy sees of game ``b`` (the ``G_*`` fields, and its own hand in ``hb``)."""
     g[G_SEAT] = seat
@@ -581,7 +585,7 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play_slots(
     st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
     mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
