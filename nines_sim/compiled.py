@@ -107,8 +107,8 @@ class CompiledEngine(BatchEngine):
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
         m = np.arange(start, start + n_matches, dtype=np.int64)
-        mk = rng.match_keys(seed, m)
-        self._mkeys = np.ascontiguousarray(np.stack([mk, mk], axis=1))
+        # card and decision match keys, from the run's two roots (see nines_sim.rng)
+        self._mkeys = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
         self._next = np.zeros(1, dtype=np.int64)
         P = self.P
         self._hrec = np.zeros((RECORD_BUFFER, K.NH), dtype=np.int64)
@@ -149,7 +149,8 @@ class CompiledEngine(BatchEngine):
             ("stock_end", K.S_END), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
         ):  # fmt: skip
             setattr(self, name, st[:, col])
-        self.hkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
+        self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)
+        self.dkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
 
     @property
     def check_every(self) -> int:  # type: ignore[override]

@@ -88,18 +88,20 @@ class CompiledStrategy(Strategy):
     # --- the numpy engine's path: the same function, compiled, one game at a time
     def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
         fn = jitted(type(self))
-        e = obs._e
         g = np.zeros(NG, dtype=np.int64)
         hand = np.zeros(2, dtype=np.uint64)
         legal = obs.legal.astype(np.int64)
         pair = obs.pair_legal if kind == PLAY else np.zeros(obs.n, dtype=bool)
+        # the decision stream's key and counter, as Observation.random reads them
+        dkey = obs._col("dkey").view(np.int64)
+        turn = obs._col("turn")
+        in_hand = (obs.in_hand * (1 << np.arange(obs.players))).sum(axis=1)
         out = np.empty(obs.n, dtype=np.int64)
         for j in range(obs.n):
-            b = int(obs.idx[j])
             g[:] = (
                 obs.seat[j], legal[j], pair[j], obs.top[j], obs.active_suit[j], obs.stock_size[j], obs.dealer[j],
                 obs.direction[j], np.int64(obs.played[j]), -1 if card is None else card[j], obs.players,
-                obs.nine_penalty, e.turn[b], np.uint64(e.hkey[b]).astype(np.int64), e.seats_mask[b], len(obs.hand),
+                obs.nine_penalty, turn[j], dkey[j], in_hand[j], len(obs.hand),
             )  # fmt: skip
             hand[0] = obs.hand[0][j]
             hand[1] = obs.hand[1][j] if len(obs.hand) == 2 else 0

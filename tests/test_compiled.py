@@ -75,18 +75,18 @@ def test_every_preset_and_table_size_matches_the_numpy_engine(preset, players):
     assert_identical(a, b)
 
 
-# Options no preset sets, and combinations that reach rare paths.
+# Options no preset sets, and combinations that reach rare paths (as tests/test_reference_agreement.py does).
 COMBOS = [
     ("skip-reverse", {"players": 2}),
     ("skip-reverse+double-nines", {"players": 5}),
     ("double-nines+no-nine-out", {"players": 3}),
     ("no-stacking+hard-nines", {"players": 4, "tie_rule": "share"}),
     ("draw-until-playable+skip-reverse", {"players": 6}),
-    ("classic", {"players": 6, "hand_sizes": (7, 7, 7, 9, 8), "block_rule": "no-play-circle"}),  # crowded: passes
-    ("classic", {"players": 4, "hand_sizes": (7, 7, 12, 5, 5), "turn_cap": 25}),  # blocks and capped hands
-    ("classic", {"players": 3, "target": 20, "nine_penalty": 0}),  # tie-breaks
-    ("fixed-hands-5", {"players": 5, "tie_rule": "share", "nine_penalty": 0}),  # shared wins
-    ("double-nines", {"players": 2, "hand_sizes": (40, 7, 7, 5, 5), "turn_cap": 60}),  # two decks, reshuffles
+    ("draw-until-playable+no-stacking", {"players": 3, "hand_sizes": (25, 16, 12, 5, 5)}),  # crowded: passes
+    ("free-nines", {"players": 2, "turn_cap": 2, "fixed_hands": 3, "hand_sizes": (3, 3, 3, 3, 3)}),  # blocks at the cap
+    ("free-nines", {"players": 4, "target": 30}),  # shared wins
+    ("classic", {"players": 4, "fixed_hands": 1, "turn_cap": 2, "nine_penalty": 10, "hand_sizes": (2, 2, 2, 2, 2)}),
+    ("double-nines", {"players": 2, "hand_sizes": (40, 7, 7, 5, 5), "turn_cap": 60}),  # two decks, reshuffles, caps
 ]
 
 
