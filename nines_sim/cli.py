@@ -91,18 +91,36 @@ def bench(
     repeat: Annotated[int, typer.Option("--repeat", "-r", min=1, help="Runs per workload; the median is shown.")] = 3,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Games in play at once.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead of a table.")] = False,
+    against_c: Annotated[
+        Path | None,
+        typer.Option(
+            "--against-c",
+            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first; print ratios to it.",
+        ),
+    ] = None,
 ) -> None:
     """Time named workloads of full matches: matches/s, hands/s, turns/s (median of the repeats).
 
     W1 classic 4 x random; W2 classic 2 x random; W3 classic 6 x random;
-    W4 classic random, hold-nines, dump-faces, suit-majority; W5 double-nines 6 x random.
+    W4 classic random, hold-nines, dump-faces, suit-majority; W5 double-nines 6 x random;
+    W6 classic expert, hold-nines, dump-faces, suit-majority; W7 classic, the README's
+    batched plug-in LowestFirst and 3 x random (a Python seat).
     """
-    from nines_sim.bench import WORKLOADS, run_workload
+    from nines_sim.bench import WORKLOADS, ReferenceError, reference_speeds, run_workload
 
     names = workloads or list(WORKLOADS)
     for n in names:
         if n not in WORKLOADS:
             raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}")
+    refs: dict[str, float] = {}
+    if against_c is not None:
+        try:
+            refs = reference_speeds(against_c)
+        except ReferenceError as exc:
+            raise usage_error(str(exc)) from None
+        if not as_json:
+            for k, v in refs.items():
+                typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
     rows = []
     for n in names:
         r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size)
@@ -112,10 +130,19 @@ def bench(
                 f"{n}  {WORKLOADS[n][0]:<30} {r.matches_per_s:>10,.0f} matches/s {r.hands_per_s:>11,.0f} hands/s "
                 f"{r.turns_per_s:>13,.0f} turns/s  ({r.matches:,} matches, {r.workers} process(es), "
                 f"{r.cores} cores, median of {r.repeat})"
+                + "".join(f"  = {_ratio(r.matches_per_s, v)} of {k}" for k, v in refs.items())
             )
     if as_json:
         keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
-        typer.echo(json.dumps([{k: r.as_dict()[k] for k in keys} for r in rows], indent=2))
+        listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
+        for row in listed:
+            row.update({f"ratio_to_{k.replace(' ', '_')}": row["matches_per_s"] / v for k, v in refs.items()})
+        typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+
+
+def _ratio(x: float, ref: float) -> str:
+    """``1/3.2`` below the reference, ``4.1x`` above it."""
+    return f"{x / ref:.1f}x" if x >= ref else f"1/{ref / x:.1f}"
 
 
 @app.command("rules")

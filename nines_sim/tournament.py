@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
@@ -201,7 +201,7 @@ def play_range(
     rows: list[pd.DataFrame] = []
     if should_stop and should_stop():
         return tally, rows
-    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     waiting: list[MatchResults] = []
     reported = 0
 
@@ -232,7 +232,7 @@ def play_range(
         steps += 1
         if should_stop and should_stop():
             break
-        if steps % every == 0:
+        if steps % min(every, engine.check_every) == 0:
             take()
     take()
     return tally, rows
