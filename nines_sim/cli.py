@@ -79,6 +79,7 @@ def rules_cmd() -> None:
 @app.command("strategies")
 def strategies_cmd() -> None:
     """List every available strategy: name, source, classifier, description."""
+    from nines_sim.params import declared
     from nines_sim.registry import StrategyNotFound, available
 
     try:
@@ -90,6 +91,8 @@ def strategies_cmd() -> None:
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
         typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+        for p in declared(cls):
+            typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10} {p.help}")
 
 
 class Format(StrEnum):
@@ -101,7 +104,8 @@ class Format(StrEnum):
 StrategiesArg = Annotated[
     list[str] | None,
     typer.Argument(
-        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class. "
+        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class, "
+        "each optionally with parameter values (NAME:key=value,... or NAME@best.json). "
         "Default: random hold-nines dump-faces suit-majority.",
         show_default=False,
     ),
@@ -381,7 +385,7 @@ def compare_rules(
         terminal_table,
     )
     from nines_sim.output import clear_outputs, comparison_manifest, write_csv, write_manifest
-    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
 
@@ -391,10 +395,11 @@ def compare_rules(
         raise usage_error(f"--players {players} disagrees with the {len(names)} strategies (one per seat)")
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
+        names = [canonical_spec(s) for s in names]
         lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
-    labels = [st.name for st in lineup]
+    labels = [display_name(st) for st in lineup]
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
@@ -459,7 +464,7 @@ def replay(
     then the baseline copies. The numbers are those of that match in any run
     with the same seed.
     """
-    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.replay import describe
     from nines_sim.replay import replay as play_one
 
@@ -473,6 +478,7 @@ def replay(
         raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
     r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
     try:
+        names = [canonical_spec(s) for s in names]
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None

@@ -5,6 +5,10 @@ A strategy is found by
 - its ``name`` among the classes in the ``strategies`` package (built-ins),
 - its name among entry points of the group ``nines_sim.strategies``,
 - ``package.module:Class`` or ``path/to/file.py:Class``.
+
+Any of these may carry parameter values (``expert:w_follow=2.5``,
+``file.py:Class:k=v``, ``expert@best.json``); :func:`resolve_spec` splits them
+off before the name is looked up (see :mod:`nines_sim.params`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from nines_sim import params as P
 from nines_sim.strategy import Strategy
 
 ENTRY_POINT_GROUP = "nines_sim.strategies"
@@ -119,6 +124,31 @@ def load_class(spec: str) -> type[Strategy]:
     raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
 
 
+def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
+    """The class a spec names, its spec without values, and the values it carries (checked).
+
+    Raises
+    ------
+    StrategyNotFound
+        As :func:`load_class`, and for values that do not fit the class's
+        parameters or a parameter file that is missing, malformed or for another strategy.
+    """
+    base, inline, path = P.split_spec(spec)
+    cls = load_class(base)
+    name = cls.name or base
+    try:
+        raw = P.parse_inline(inline, name) if inline else P.read_json(path, name) if path else {}
+        return cls, base, P.check_values(cls, raw, name)
+    except P.ParamError as exc:
+        raise StrategyNotFound(str(exc)) from None
+
+
+def canonical_spec(spec: str) -> str:
+    """A spec with its values written inline and exact (a ``@file.json`` read once), for manifests and workers."""
+    _, base, values = resolve_spec(spec)
+    return P.spec_with(base, values)
+
+
 def make_lineup(specs: list) -> list[Strategy]:
     """Strategy instances for a lineup of specs or instances; a repeated spec shares one instance."""
     made: dict[str, Strategy] = {}
@@ -128,9 +158,9 @@ def make_lineup(specs: list) -> list[Strategy]:
             out.append(s)
             continue
         if s not in made:
-            cls = load_class(s)
+            cls, _, values = resolve_spec(s)
             try:
-                made[s] = cls()
+                made[s] = cls(**values)
             except Exception as exc:
                 raise StrategyNotFound(
                     f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
@@ -150,4 +180,4 @@ def make_lineup(specs: list) -> list[Strategy]:
 
 def display_name(strategy: Strategy) -> str:
     """The name a strategy is shown under."""
-    return strategy.name or type(strategy).__name__
+    return strategy.label or type(strategy).__name__
