@@ -134,7 +134,13 @@ def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
         parameters or a parameter file that is missing, malformed or for another strategy.
     """
     base, inline, path = P.split_spec(spec)
-    cls = load_class(base)
+    try:
+        cls = load_class(base)
+    except StrategyNotFound:
+        head = base.rpartition(":")[0]
+        if head and head in {n for n, _, _ in available()}:  # 'expert:w_follow' is a value, not module:Class
+            raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
+        raise
     name = cls.name or base
     try:
         raw = P.parse_inline(inline, name) if inline else P.read_json(path, name) if path else {}

@@ -453,6 +453,7 @@ class Validation:
     gain: float
     gain_ci: tuple[float, float]
     p_value: float
+    match_range: tuple[int, int] = (0, 0)
 
     def frame(self) -> pd.DataFrame:
         """``validation.csv``: the two configurations and the paired gain."""
@@ -491,9 +492,12 @@ def validate(setup: Setup, best_spec: str, n_matches: int, runner: Runner) -> Va
     b = play(setup, base_spec, VALIDATION_START, per, runner, keep=True)
     a = b if best_spec == base_spec else play(setup, best_spec, VALIDATION_START, per, runner, keep=True)
     sa, sb = a.shares(), b.shares()
+    if not (sa[["rotation", "match"]].to_numpy() == sb[["rotation", "match"]].to_numpy()).all():
+        raise RuntimeError("validation: the best and the baseline did not play the same matches")
     gain, ci, p = paired_gain(sa["share"].to_numpy(), sb["share"].to_numpy())
+    played = (int(sa["match"].min()), int(sa["match"].max()) + 1)
     return Validation(
-        best_spec, base_spec, a.stats.matches, a.win_rate, b.win_rate, a.interval(), b.interval(), gain, ci, p
+        best_spec, base_spec, a.stats.matches, a.win_rate, b.win_rate, a.interval(), b.interval(), gain, ci, p, played
     )
 
 
