@@ -529,7 +529,11 @@ def tune(
     ],
     opponents: Annotated[
         list[str] | None,
-        typer.Option("--opponents", help="Opponent specs, P-1 of them (write them all after one --opponents)."),
+        typer.Option(
+            "--opponents",
+            help="Opponent specs, P-1 of them (write them all after one --opponents); "
+            "or one that fills every other seat of --players.",
+        ),
     ] = None,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
@@ -585,7 +589,7 @@ def tune(
         raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    players = _players_wanted(players, rule) or (len(opps) + 1 if len(opps) > 1 else None)
+    players = _players_wanted(players, rule) or len(opps) + 1
     r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], players)
     try:
         setup = make_setup(strategy, opps, r, params, matches, seed)

@@ -25,6 +25,7 @@ import json
 import math
 import re
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -294,8 +295,8 @@ def make_sampler(setup: Setup, seed: int) -> Any:
     declared = setup.declared()
     kinds = {declared[n].kind for n in setup.tuned}
     if kinds == {"float"} and len(setup.tuned) >= 2:
-        x0 = {n: setup.baseline_values()[n] for n in setup.tuned}
-        return optuna.samplers.CmaEsSampler(x0=x0, seed=seed, warn_independent_sampling=False)
+        # the baseline is the enqueued first trial; CMA-ES's own start is the middle of the bounds
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
 
 
@@ -517,11 +518,15 @@ def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> V
 
 
 def importances(study: Any, setup: Setup) -> pd.DataFrame:
-    """Optuna's parameter importances (fANOVA) over the completed trials; empty when there are too few."""
+    """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
     import optuna
 
-    try:
-        imp = optuna.importance.get_param_importances(study, params=list(setup.tuned))
-    except (ValueError, RuntimeError, ImportError):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            imp = optuna.importance.get_param_importances(study, params=list(setup.tuned))
+        except (ValueError, RuntimeError, ImportError):
+            imp = {}
+    if not imp or any("too small" in str(w.message) for w in caught):  # equal shares would be made up
         return pd.DataFrame(columns=["parameter", "importance"])
     return pd.DataFrame(list(imp.items()), columns=["parameter", "importance"])
