@@ -5,13 +5,13 @@ it in every seat equally often: the lineup is rotated so that the tuned
 strategy sits at each seat in turn with its opponents in the same clockwise
 order, and every rotation plays the same match indices.  Every trial plays the
 same matches (common random numbers), so two trials differ by their
-parameters, not by the deals.  A trial's matches are played one rotation at a
-time (a chunk per seat) through the tournament's machinery
+parameters, not by the deals.  A trial's matches are played in chunks of whole
+rotations (one per worker at a time) through the tournament's machinery
 (:func:`nines_sim.tournament.play_range` on local workers or a Dask cluster);
-after each rotation the running win rate goes to Optuna's pruner, which stops
-trials that trail the median at the same step.  A chunk is a whole rotation
-because an engine's cost is mostly per step, whatever its batch: one engine
-per rotation is the least a balanced trial can start.
+after each chunk the running win rate goes to Optuna's pruner, which stops
+trials that trail the median at the same step.  A chunk is made of whole
+rotations because an engine's cost is mostly per step, whatever its batch: one
+engine per rotation is the least a balanced trial can start.
 
 At the end the best parameters and the baseline (the strategy as named,
 usually its defaults) play fresh matches from :data:`VALIDATION_START` on,
@@ -242,10 +242,10 @@ def play(
     runner: Runner,
     played: Played | None = None,
     keep: bool = False,
-    only: int | None = None,
+    only: tuple[int, ...] | None = None,
 ) -> Played:
-    """Play matches ``start .. start+n-1`` of every rotation (or rotation ``only``) with ``spec`` as the tuned
-    strategy, adding them to ``played``.
+    """Play matches ``start .. start+n-1`` of every rotation (or the rotations ``only``) with ``spec`` as the
+    tuned strategy, adding them to ``played``.
 
     Raises
     ------
@@ -254,12 +254,13 @@ def play(
     """
     out = played or Played()
     lineups = rotations(spec, setup.opponents)
-    pieces = max(1, math.ceil(runner.workers / len(lineups))) if runner.workers > 1 else 1
+    which = range(len(lineups)) if only is None else only
+    pieces = max(1, math.ceil(runner.workers / len(which))) if runner.workers > 1 else 1
     size = math.ceil(n / pieces)
     units = [
         (r, (setup.rules, lineup, setup.seed, s, k, min(runner.batch_size, k), keep))
         for r, lineup in enumerate(lineups)
-        if only is None or r == only
+        if r in which
         for s, k in chunks(start, n, size)
     ]
 
@@ -382,14 +383,17 @@ def optimize(
     # a fresh seed per resumption: the same seed would propose the same first points again
     study.sampler = make_sampler(setup, setup.seed + len(study.trials))
     per = setup.per_rotation
+    # a step plays as many rotations as there are workers, each in one engine
+    g = max(1, min(runner.workers, setup.players))
+    steps = [tuple(range(i, min(i + g, setup.players))) for i in range(0, setup.players, g)]
 
     def objective(trial: optuna.Trial) -> float:
         values = {n: suggest(trial, declared[n]) for n in setup.tuned}
         spec = setup.spec(values)
         t0 = time.perf_counter()
         played = Played()
-        for step in range(setup.players):
-            play(setup, spec, 0, per, runner, played, only=step)
+        for step, group in enumerate(steps):
+            play(setup, spec, 0, per, runner, played, only=group)
             _record(trial, played, time.perf_counter() - t0)
             trial.report(played.win_rate, step)
             if trial.should_prune():

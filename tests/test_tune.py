@@ -40,6 +40,8 @@ def test_play_gives_every_seat_the_same_matches():
     shares = played.shares()
     assert played.stats.matches == 9
     assert shares.groupby("rotation")["match"].apply(list).to_dict() == {0: [0, 1, 2], 1: [0, 1, 2], 2: [0, 1, 2]}
+    # the same numbers whatever the workers (two rotations at a time, in two processes)
+    pd.testing.assert_frame_equal(T.play(setup, "expert", 0, 3, T.Runner(workers=2), keep=True).shares(), shares)
     # the tuned strategy's share in rotation r is seat r's share of a plain run of that lineup
     from nines_sim.simulate import simulate
 
