@@ -109,6 +109,22 @@ class Expert(Strategy):
             4,
             help="next player's hand size at or below which a 9 switches to a suit they drew on",
         ),
+        Param(
+            "spare_nines",
+            "int",
+            8,
+            0,
+            8,
+            help="9s held beyond this many are played like naturals (tip: keep one or two 9s for the end)",
+        ),
+        Param(
+            "declare_points",
+            "float",
+            1.0,
+            0.0,
+            200.0,
+            help="weight of penalty points held in a suit against 100 per card when declaring (tip: shed K, Q, J)",
+        ),
     )
 
     def _threat(self, obs: Observation) -> np.ndarray:
@@ -161,8 +177,13 @@ class Expert(Strategy):
         natural_blocks = threat[np.arange(n), best_suit] > 0
         can_block_with_nine = (threat.max(axis=1) > 0) & (self._next_size(obs) <= self.switch_against)
         own_cards = obs.hand_sizes[np.arange(n), obs.seat]
+        # more 9s than the ones worth keeping: the spare ones go like any card
+        nines_held = sum(np.bitwise_count(w & np.uint64(NINES)).astype(np.int64) for w in obs.hand)
         use_nine = has_nine & (
-            ~has_natural | (danger & can_block_with_nine & ~natural_blocks) | (own_cards <= self.shed_nine_at)
+            ~has_natural
+            | (danger & can_block_with_nine & ~natural_blocks)
+            | (own_cards <= self.shed_nine_at)
+            | (nines_held > self.spare_nines)
         )
         nine = pick_bit(nines, obs.random(salt=2))
         return np.where(use_nine, nine, choice)
@@ -175,7 +196,7 @@ class Expert(Strategy):
             for w in obs.hand:
                 m = w & SUIT_MASK[s] & np.uint64(NATURALS)
                 pts[:, s] += (_bits(m) * _NATURAL_PENALTY[None, :]).sum(axis=1)
-        score = held * 100.0 + pts + self.w_block * 100.0 * self._threat(obs)
+        score = held * 100.0 + self.declare_points * pts + self.w_block * 100.0 * self._threat(obs)
         best = score == score.max(axis=1, keepdims=True)
         tied = (best * (1 << np.arange(4))).sum(axis=1).astype(np.uint64)
         return pick_bit(tied, obs.random(salt=1))

@@ -43,11 +43,15 @@ def test_expert_at_its_defaults_plays_byte_for_byte_as_before(preset):
     assert _digest(res2) == BEFORE[preset]
 
 
-def test_a_parameter_change_changes_decisions():
+@pytest.mark.parametrize("spec", ["expert:shed_nine_at=8", "expert:spare_nines=1", "expert:declare_points=150"])
+def test_a_parameter_change_changes_decisions(spec):
     rules = make_rules("classic", players=4)
     base = simulate(rules, LINEUP, 200, seed=3)
-    changed = simulate(rules, ["expert:shed_nine_at=8", *LINEUP[1:]], 200, seed=3)
+    changed = simulate(rules, [spec, *LINEUP[1:]], 200, seed=3)
     assert not np.array_equal(base.totals, changed.totals)
+
+
+def test_values_reach_the_instance():
     st = make_lineup(["expert:shed_nine_at=8,w_follow=2.5"])[0]
     assert st.shed_nine_at == 8 and st.w_follow == 2.5 and st.w_block == 4.0
     assert st.label == "expert(w_follow=2.5,shed_nine_at=8)"
