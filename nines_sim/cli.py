@@ -522,6 +522,7 @@ def tune(
     words: Annotated[
         list[str],
         typer.Argument(
+            metavar="STRATEGY",
             help="The strategy to tune (a spec; values it carries are the baseline), then, after --opponents, "
             "the opponents clockwise after it: nines tune expert --opponents dump-faces hold-nines suit-majority.",
             show_default=False,

@@ -327,25 +327,25 @@ def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
         raise TuneError(
             f"cannot open the storage {storage} ({type(exc).__name__}: {str(exc).splitlines()[0]})"
         ) from None
-    if name in names:
-        study = optuna.load_study(study_name=name, storage=st)
-        theirs = study.user_attrs.get("setup")
-        if theirs != setup.as_json():
-            diff = [k for k in setup.as_json() if (theirs or {}).get(k) != setup.as_json()[k]]
-            raise TuneError(
-                f"study {name!r} in {storage} was made for another strategy or table (it differs in "
-                f"{', '.join(diff) or 'everything'}); choose another --study or --storage"
-            )
-        return study
-    if not create:
+    if name not in names and not create:
         return None
+    # load_if_exists: another process may create the same study at the same moment
     study = optuna.create_study(
         study_name=name,
         storage=st,
         direction="maximize",
         pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
+        load_if_exists=True,
     )
-    study.set_user_attr("setup", setup.as_json())
+    mine, theirs = setup.as_json(), study.user_attrs.get("setup")
+    if theirs is None:
+        study.set_user_attr("setup", mine)
+    elif theirs != mine:
+        diff = [k for k in mine if theirs.get(k) != mine[k]]
+        raise TuneError(
+            f"study {name!r} in {storage} was made for another strategy or table (it differs in "
+            f"{', '.join(diff) or 'everything'}); choose another --study or --storage"
+        )
     return study
 
 
