@@ -319,7 +319,8 @@ def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
     """
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Optuna logs a trial stopped by Ctrl-C as a warning with a traceback; the command says it in one line
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     try:
         st = optuna.storages.RDBStorage(storage)
         names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
