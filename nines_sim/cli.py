@@ -702,14 +702,16 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
 
     with _writing():
         m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
-    if checked is not None:
+    if checked is not None and checked.best_spec == checked.baseline_spec:
+        typer.echo(f"no trial beat the baseline; its win rate on {checked.matches:,} fresh matches: {checked.best:.4f}")
+    elif checked is not None:
         typer.echo(
             f"validated on {checked.matches:,} fresh matches: win rate {checked.baseline:.4f} -> {checked.best:.4f}, "
             f"gain {100 * checked.gain:+.2f} points (95% CI {100 * checked.gain_ci[0]:+.2f} to "
             f"{100 * checked.gain_ci[1]:+.2f}); in-sample gain {100 * m['in_sample_gain']:+.2f} points"
         )
     typer.echo(
-        f"{m['trials_finished']} trials ({ran} run now) in {wall:.1f} s ({m['trials_per_minute']:.2f} trials/min); "
+        f"{m['trials_finished']} trials ({ran} run now, {wall:.1f} s; {m['trials_per_minute'] or 0:.2f} trials/min); "
         f"best {m['best_spec']}; results in {run_dir}"
     )
 

@@ -120,7 +120,15 @@ def write_report(run_dir: Path) -> Path:
     ins = m.get("in_sample_gain")
     lines.append("## Answer")
     lines.append("")
-    if v is not None and len(v):
+    if best["params"] == best["baseline"]:
+        lines.append(
+            f"No trial beat the baseline: the best of {m['trials_finished']} trials is the baseline itself "
+            f"(win rate {_pct(best['win_rate_in_sample'])} in the trials' matches"
+            + (f", {_pct(v.set_index('row').loc['baseline', 'win_rate'])} on {int(v['matches'].iloc[0]):,} fresh "
+               f"matches)." if v is not None and len(v) else ").")
+            + " Widen the parameters or the bounds, or run more trials."
+        )  # fmt: skip
+    elif v is not None and len(v):
         g = v.set_index("row")
         gain, lo, hi, p = (g.loc["gain", k] for k in ("win_rate", "low", "high", "p_value"))
         verdict = (
@@ -145,8 +153,9 @@ def write_report(run_dir: Path) -> Path:
         lines.append(f"| {k} | {best['baseline'].get(k)} | {_md_cell(str(val))} |")
     lines += ["", "## Trials", ""]
     counts = trials["state"].value_counts().to_dict()
-    lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) + f"; {m['trials_per_minute']:.2f} trials per "
-                 f"minute in this process ({format_seconds(m['wall_seconds'])}).")  # fmt: skip
+    rate = m.get("trials_per_minute")
+    lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) + (f"; {rate:.2f} trials per minute of trial "
+                 "time" if rate else "") + f"; this run took {format_seconds(m['wall_seconds'])}.")  # fmt: skip
     top = trials[trials["state"] == "complete"].sort_values("win_rate", ascending=False).head(5)
     cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds")]
     lines += ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -209,6 +218,7 @@ def write_tune_folder(
         write_csv(checked.frame(), run_dir / "validation.csv")
     write_csv(T.importances(study, setup), run_dir / "importances.csv")
     n_done = len(T.finished(study))
+    spent = float(trials.loc[trials["state"].isin(["complete", "pruned"]), "seconds"].sum())
     manifest = {
         "tool": "tune", "command": command, "version": __version__, "study": study_name, "storage": storage,
         "setup": setup.as_json(), "preset": setup.rules.preset, "sampler": T.sampler_name(study.sampler),
@@ -219,7 +229,8 @@ def write_tune_folder(
         "validation_match_range": list(checked.match_range) if checked else None,
         "trial_match_range": [0, setup.per_rotation],
         "workers": workers, "wall_seconds": round(wall_seconds, 3),
-        "trials_per_minute": round(60 * trials_run / wall_seconds, 3) if wall_seconds > 0 else 0.0,
+        # from the trials' own times, so that a resumed run (or one that only validates) still says it
+        "trials_per_minute": round(60 * n_done / spent, 3) if spent > 0 else None,
         "started": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
         "optuna": optuna.__version__,
     }  # fmt: skip
