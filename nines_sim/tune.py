@@ -231,7 +231,8 @@ class Played:
 
     def shares(self) -> pd.DataFrame:
         """Per (rotation, match): the tuned strategy's win share (kept matches only)."""
-        return pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
+        df = pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
+        return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
 
 
 def play(
