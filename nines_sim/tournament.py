@@ -27,7 +27,7 @@ from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
-from nines_sim.registry import make_lineup
+from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.simulate import whole_chunk_size
@@ -103,7 +103,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            self.labels = [s.name for s in make_lineup(self.strategies)]
+            self.labels = [display_name(s) for s in make_lineup(self.strategies)]
 
     def label_of(self, spec: str) -> str:
         """The name a strategy spec is shown under (a class's ``name``, not its import path)."""
@@ -125,7 +125,9 @@ def plan_tournament(
     """
     if fmt not in FORMATS:
         raise TournamentError(f"unknown format {fmt!r}; formats are: {', '.join(FORMATS)}")
-    names = list(strategies) or list(DEFAULT_LINEUP)
+    # values inline and exact (a @file.json read here, once): the specs travel to workers and manifests
+    names = [canonical_spec(s) for s in list(strategies) or list(DEFAULT_LINEUP)]
+    baseline = canonical_spec(baseline) if fmt == "field" else baseline
     make_lineup(names + ([baseline] if fmt == "field" else []))  # fail early on unknown specs
     if fmt == "table":
         p = players if players is not None else len(names)
