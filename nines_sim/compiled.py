@@ -207,8 +207,8 @@ class CompiledEngine(BatchEngine):
         }.get(kind, "a suit outside 0..3")
         m = int(self.match[b])
         raise IllegalMoveError(
-            f"strategy {self.lineup[seat].name!r} returned {what}: {val} in match {m} of seed {self.seed}; "
-            f"replay it with: {self._replay(m)}"
+            f"strategy {self.lineup[seat].name!r} returned {what}: {val} in match {m} of seed {self.seed}"
+            f"{self._hint(m)}"
         )
 
     def _answer(self, waiting: np.ndarray) -> None:
