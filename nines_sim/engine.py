@@ -371,6 +371,8 @@ class BatchEngine:
             gc = card if sel is None or card is None else card[sel]
             obs = self.observe(gi, gs, kind, gl)
             strat = self.strategies[s]
+            if strat.classifier.get("sees_hidden_cards"):  # an openly unfair reference player (clairvoyant)
+                strat.reveal([w[gi] for w in self.hands], self.stock[gi], self.stock_pos[gi], self.stock_end[gi])
             try:
                 res = self._ask(strat, kind, obs, gc)
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause

@@ -337,6 +337,7 @@ class PositionEngine(BatchEngine):
             return super()._decide(kind, idx, seats, legal, card)
         out = np.empty(idx.shape[0], dtype=np.int64)
         out[forced] = f[forced]
+        self.force_move[idx[forced]] = -1  # once: a later hand may reach the same turn number
         rest = ~forced
         if rest.any():
             out[rest] = super()._decide(
@@ -353,6 +354,7 @@ def play_out(
     seed: int = 0,
     force: np.ndarray | None = None,
     force_kind: DecisionKind = DecisionKind.PLAY,
+    engine: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Play positions forward with the engine, to the end of the hand or of the match.
 
@@ -369,6 +371,10 @@ def play_out(
         int64, (B,): a move the seat to move makes at its first ``force_kind``
         decision (-1: none); it must be legal there.
     force_kind : DecisionKind
+    engine : {"auto", "compiled", "numpy"}
+        ``auto`` plays on the compiled turn loop (:mod:`nines_sim.position_kernel`)
+        when every seat is a built-in with a compiled twin and the forced move is
+        a play, else on the numpy engine; both give the same results.
 
     Returns
     -------
@@ -385,6 +391,16 @@ def play_out(
     if to not in ("hand", "match"):
         raise PositionError(f"play_out to {to!r}: choose 'hand' or 'match'")
     batch = positions if isinstance(positions, PositionBatch) else PositionBatch.from_positions(positions)
+    if engine not in ("auto", "compiled", "numpy"):
+        raise PositionError(f"play_out on engine {engine!r}: choose 'auto', 'compiled' or 'numpy'")
+    if engine != "numpy" and force_kind == DecisionKind.PLAY:
+        from nines_sim.position_kernel import compiled_ids, play_out_kernel
+
+        sids = compiled_ids(lineup)
+        if sids is not None:
+            return play_out_kernel(batch, sids, to, force)
+        if engine == "compiled":
+            raise PositionError("the compiled engine plays positions only with built-in strategies (and numba)")
     eng = PositionEngine(batch, lineup, seed)
     if force is not None:
         eng.force_move = np.asarray(force, dtype=np.int64).copy()

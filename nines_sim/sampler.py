@@ -137,7 +137,7 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0) -> PositionB
         "streak": pub("streak"),
         "drawn": pub("drawn"),
         "reshuffles": pub("reshuffles"),
-        "in_tb": pub("in_tb"),
+        "in_tb": pub("in_tb").astype(bool),
         "hands_played": pub("hands_played"),
         "tb_hands": pub("tb_hands"),
         "hand_seq": pub("hands_played") + pub("tb_hands") + 1,

@@ -100,3 +100,20 @@ def test_a_nine_on_top_takes_any_declared_suit_but_not_five():
     assert p.active == 3
     with pytest.raises(PositionError, match="not a suit"):
         p.with_(active=5)
+
+
+@pytest.mark.parametrize("preset", ["classic", "hard-nines", "double-nines+skip-reverse"])
+@pytest.mark.parametrize("to", ["hand", "match"])
+def test_the_compiled_and_numpy_engines_play_positions_alike(preset, to):
+    eng = _engine_at(preset, seed=21, start=0, n=12, turns=4)
+    lineup = make_lineup(["expert", "dump-faces", "hold-nines", "suit-majority"][: eng.P])
+    batch = positions_from_engine(eng)
+    # force each game's lowest legal card, where the seat to move has one
+    legal = np.array([int(eng.hands[0][b, eng.seat[b]]) & int(eng.legal_tab[eng.top[b] * 4 + eng.active[b]])
+                      for b in range(eng.B)], dtype=object)  # fmt: skip
+    force = np.array([(x & -x).bit_length() - 1 if x else -1 for x in legal], dtype=np.int64)
+    a = play_out(batch, lineup, to=to, force=force, engine="numpy")
+    b = play_out(batch, lineup, to=to, force=force, engine="compiled")
+    assert np.array_equal(a[0], b[0])
+    if to == "match":
+        assert np.array_equal(a[1], b[1])
