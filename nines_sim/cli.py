@@ -117,6 +117,13 @@ def strategies_cmd() -> None:
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
         typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+        if cls.classifier.get("sees_hidden_cards"):
+            typer.echo(
+                "    NOT A FAIR PLAYER: it sees every hand and the stock (a reference for what hidden cards are worth)."
+            )
+        for sname, kind, default, low, high, help_ in getattr(cls, "settings", ()):
+            rng_ = f"{low}..{high}" if kind == "int" else "|".join(high)
+            typer.echo(f"    setting {sname}={default} ({rng_}): {help_}")
 
 
 class Format(StrEnum):
@@ -269,6 +276,10 @@ def tournament(
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(summary_frame(plan, outcome), plan))
+    from nines_sim.registry import hidden_card_note
+
+    if note := hidden_card_note(list(plan.strategies)):
+        typer.echo(note)
     rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(

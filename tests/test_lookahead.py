@@ -87,3 +87,19 @@ def test_same_seed_same_decisions_for_every_worker_count():
     two = simulate(rules, [la, "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
     assert np.array_equal(one.totals, two.totals)
     assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
+
+
+def test_a_tournament_with_clairvoyant_says_so_in_the_terminal_and_the_report(tmp_path):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    res = CliRunner().invoke(
+        app, ["tournament", "clairvoyant", "expert", "--matches", "2", "--players", "2", "--seed", "3",
+              "--workers", "1", "--no-charts", "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "Not a fair comparison: clairvoyant sees every hand" in res.output
+    assert "Not a fair comparison" in (tmp_path / "report.md").read_text()
+    listing = CliRunner().invoke(app, ["strategies"]).output
+    assert "NOT A FAIR PLAYER" in listing.split("clairvoyant", 1)[1].split("\n")[2]
