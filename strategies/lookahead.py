@@ -49,11 +49,14 @@ class Lookahead(Strategy):
         for name, _, default, _, _, _ in SETTINGS:
             setattr(self, name, values.get(name, default))
         self._policy = make_lineup([self.policy])[0]
+        #: Games decided by search in this process (for speed figures).
+        self.decisions = 0
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray) -> PositionBatch:
         return sample_positions(obs, samples)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
+        self.decisions += obs.n
         return search(obs, self._worlds, self.samples, self._policy, self.outcome, card)
 
     def play(self, obs: Observation) -> np.ndarray:
