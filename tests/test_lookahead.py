@@ -103,3 +103,17 @@ def test_a_tournament_with_clairvoyant_says_so_in_the_terminal_and_the_report(tm
     assert "Not a fair comparison" in (tmp_path / "report.md").read_text()
     listing = CliRunner().invoke(app, ["strategies"]).output
     assert "NOT A FAIR PLAYER" in listing.split("clairvoyant", 1)[1].split("\n")[2]
+
+
+@pytest.mark.parametrize("preset", ["classic", "hard-nines", "double-nines+skip-reverse", "draw-until-playable"])
+@pytest.mark.parametrize("cls", [Lookahead, Clairvoyant])
+def test_search_players_make_only_legal_moves_and_keep_every_card_in_one_place(preset, cls):
+    from tests.test_properties import run_checked
+
+    rules = make_rules(preset)
+    strat = cls(samples=4)
+    if cls is Clairvoyant:  # the checker's wrapper would hide the true cards from it: play it unwrapped
+        res = simulate(rules, [strat, "random", "hold-nines", "dump-faces"], 3, seed=2, batch_size=3)
+    else:
+        _, res = run_checked(rules, 3, seed=2, names=[strat, "random", "hold-nines", "dump-faces"])
+    assert len(res.match) == 3 and np.allclose(res.win_share.sum(axis=1), 1.0)
