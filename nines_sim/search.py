@@ -183,11 +183,12 @@ def choose(obs: Observation, est: Estimate) -> np.ndarray:
 
 def search(
     obs: Observation,
-    worlds_of: Callable[[Observation, int, np.ndarray], PositionBatch],
+    worlds_of: Callable[[Observation, int, np.ndarray, int], PositionBatch],
     samples: int,
     policy: Strategy,
     outcome: str,
     card: np.ndarray | None = None,
+    rounds: int = 1,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -195,10 +196,16 @@ def search(
     ----------
     obs : Observation
     worlds_of : callable
-        ``worlds_of(sub, samples, rows) -> PositionBatch``: the sampled (or true)
-        positions of the games ``rows`` (int64 indices into ``obs``), whose observation is ``sub``.
+        ``worlds_of(sub, samples, rows, salt) -> PositionBatch``: the sampled (or
+        true) positions of the games ``rows`` (int64 indices into ``obs``), whose
+        observation is ``sub``; ``salt`` picks an independent set.
     samples, policy, outcome, card
         As for :func:`evaluate`.
+    rounds : int
+        1: every candidate gets ``samples`` rollouts.  More: successive halving;
+        after each round only the better half of the candidates (at least two)
+        goes on, with ``samples`` fresh rollouts each, and the choice is made on
+        all the rollouts a candidate got (samples go where the decision is close).
 
     Returns
     -------
@@ -217,10 +224,22 @@ def search(
     for lo in range(0, todo.size, per):
         sel = todo[lo : lo + per]
         sub = _subset(obs, sel)
-        est = evaluate(
-            sub, worlds_of(sub, samples, sel), moves[sel], policy, outcome, None if card is None else card[sel]
-        )
-        out[sel] = choose(sub, est)
+        mv = moves[sel]
+        drawn = None if card is None else card[sel]
+        total = np.zeros(mv.shape)
+        alive = mv >= 0
+        for r in range(rounds):
+            est = evaluate(sub, worlds_of(sub, samples, sel, r), np.where(alive, mv, -1), policy, outcome, drawn)
+            total += np.where(alive, est.mean, 0.0)
+            if r == rounds - 1:
+                break
+            # keep the better half (at least two) of each game's candidates still in play
+            score = np.where(alive, total, -np.inf)
+            keep = np.maximum(2, -(-alive.sum(axis=1) // 2))
+            rank = np.argsort(np.argsort(-score, axis=1, kind="stable"), axis=1)
+            alive &= rank < keep[:, None]
+        # every candidate alive at the end took part in every round: compare their summed means
+        out[sel] = choose(sub, Estimate(mv, np.where(alive, total, -np.inf), np.zeros(mv.shape)))
     return out
 
 

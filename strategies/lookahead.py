@@ -17,6 +17,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("samples", "int", 64, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
     ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
+    ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
 )
 
 
@@ -52,12 +53,12 @@ class Lookahead(Strategy):
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0
 
-    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray) -> PositionBatch:
-        return sample_positions(obs, samples)
+    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
+        return sample_positions(obs, samples, salt)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
         self.decisions += obs.n
-        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card)
+        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds)
 
     def play(self, obs: Observation) -> np.ndarray:
         return self._decide(obs)
@@ -84,10 +85,10 @@ class Clairvoyant(Lookahead):
         """Called by the engine before each decision: the true hands (D uint64 (n, P)) and stock (int8 (n, S))."""
         self._hidden = (hands, stock, pos, end)
 
-    def _worlds(self, obs: Observation, samples: int, sel: np.ndarray) -> PositionBatch:
+    def _worlds(self, obs: Observation, samples: int, sel: np.ndarray, salt: int = 0) -> PositionBatch:
         if self._hidden is None:
             raise RuntimeError("clairvoyant plays only in an engine that reveals the hidden cards")
-        batch = sample_positions(obs, samples)  # the public fields and independent rollout keys
+        batch = sample_positions(obs, samples, salt)  # the public fields and independent rollout keys
         hands, stock, pos, end = self._hidden
         rows = np.repeat(sel, samples)
         a = batch.arrays

@@ -117,3 +117,11 @@ def test_search_players_make_only_legal_moves_and_keep_every_card_in_one_place(p
     else:
         _, res = run_checked(rules, 3, seed=2, names=[strat, "random", "hold-nines", "dump-faces"])
     assert len(res.match) == 3 and np.allclose(res.win_share.sum(axis=1), 1.0)
+
+
+def test_successive_halving_still_finds_the_obvious_move_and_is_reproducible():
+    la = Lookahead(samples=32, rounds=3)
+    pos = position("KH 9S", "2C 3C 4D 5D 6S 8S JC", "7H")
+    first = decide(la, pos)
+    assert (first == parse_card("KH")).all()
+    assert np.array_equal(first, decide(la, pos))
