@@ -14,7 +14,7 @@ from nines_sim.strategy import Observation, Strategy
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
-    ("samples", "int", 64, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
+    ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
     ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
