@@ -4,27 +4,83 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
+import warnings
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from nines_sim import __version__
+from nines_sim.ranges import format_ranges
+from nines_sim.ranges import total as ranges_total
 from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
 
-app = typer.Typer(
-    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+# Typer vendors click in some versions: take click's exception classes from Typer's own.
+_CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def echo_error(message: str) -> None:
+    """Print ``Error: message`` on stderr, on a line of its own even right after a progress bar."""
+    from tqdm import tqdm
+
+    # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
+    fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
+    typer.echo(f"{fresh}Error: {message}", err=True)
 
 
 def usage_error(message: str) -> typer.Exit:
     """Print a one-line usage error and return the exit (code 2) to raise."""
-    typer.echo(f"Error: {message}", err=True)
+    echo_error(message)
     return typer.Exit(code=2)
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Warnings as one ``Warning:`` line, without Python's source location."""
+    typer.echo(f"Warning: {message}", err=True)
+
+
+class OneLineErrors(TyperGroup):
+    """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _one_line_warning
+                rv = super().main(*args, standalone_mode=False, **kwargs)
+        except _CLICK_EXCEPTION as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
+                typer.echo(exc.format_message(), err=True)
+            else:
+                message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
+                if isinstance(exc, _USAGE_ERROR) and exc.ctx is not None:
+                    message += f" (see '{exc.ctx.command_path} --help')"
+                echo_error(message)
+            if not standalone_mode:
+                raise
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            echo_error("aborted")
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    help="nines-sim: seeded simulations of the card game Nines - tournaments, rule variants, benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    # click's plain help shows switches as flags (Typer's rich help writes '--quiet <bool>')
+    rich_markup_mode=None,
+)
 
 
 @app.command()
@@ -105,25 +161,32 @@ def rules_cmd() -> None:
 
 @app.command("strategies")
 def strategies_cmd() -> None:
-    """List every available strategy: name, source, classifier, description."""
-    from nines_sim.registry import StrategyNotFound, available
+    """List every strategy: name, source, classifier, description, parameters; and broken plug-ins."""
+    from nines_sim.params import declared
+    from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
-        rows = available()
+        rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
+        found = plugins()
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
+    rows += [(p.name, p.cls, p.source) for p in found if p.cls is not None]
     for name, cls, src in rows:
         doc = " ".join((cls.__doc__ or "").split())
         first = doc.split(". ")[0].rstrip(".") + "."
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
-        typer.echo(f"{name:<16} [{src}] ({flags})\n    {first}")
+        own = f"; its class calls itself {cls.name!r}" if cls.name and cls.name != name else ""
+        typer.echo(f"{name:<16} [{src}{own}] ({flags})\n    {first}")
         if cls.classifier.get("sees_hidden_cards"):
             typer.echo(
                 "    NOT A FAIR PLAYER: it sees every hand and the stock (a reference for what hidden cards are worth)."
             )
-        for sname, kind, default, low, high, help_ in getattr(cls, "settings", ()):
-            rng_ = f"{low}..{high}" if kind == "int" else "|".join(high)
-            typer.echo(f"    setting {sname}={default} ({rng_}): {help_}")
+        for p in declared(cls):
+            typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10} {p.help}")
+    for p in found:
+        if p.cls is None:
+            fix = f"pip uninstall {p.dist}" if p.dist else f"remove the entry point {p.value}"
+            typer.echo(f"{p.name:<16} [BROKEN {p.source}] cannot be used\n    {p.error} (fix it, or: {fix})")
 
 
 class Format(StrEnum):
@@ -135,7 +198,8 @@ class Format(StrEnum):
 StrategiesArg = Annotated[
     list[str] | None,
     typer.Argument(
-        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class. "
+        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class, "
+        "each optionally with parameter values (NAME:key=value,... or NAME@best.json). "
         "Default: random hold-nines dump-faces suit-majority.",
         show_default=False,
     ),
@@ -164,11 +228,31 @@ WorkersOpt = Annotated[
 BatchOpt = Annotated[
     int, typer.Option("--batch-size", min=1, max=10_000_000, help="Games in play at once per process.")
 ]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Run folder (default: a new one under reports/).")]
+# a str, not a Path: Typer turns '' into Path('.'), and an empty --out must not mean the current folder
+OutOpt = Annotated[
+    str | None, typer.Option("--out", metavar="FOLDER", help="Run folder (default: a new one under reports/).")
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in an existing --out folder.")]
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
+ChunkOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--chunk-size",
+        min=1,
+        help="Matches per unit of work (default: from --matches and --workers). A Ctrl-C loses at most "
+        "the unfinished chunks, one per worker; the numbers are identical for any value.",
+    ),
+]
+RangesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ranges",
+        help="Play only these match indices of --matches: START:END[,START:END...] (end exclusive), "
+        "e.g. the kept_command of a partial run's manifest.json.",
+    ),
+]
 
 
 def build_rules(preset: str, overrides: list[str] | None, players: int | None = None) -> Rules:
@@ -211,25 +295,42 @@ def tournament(
     ] = False,
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
+    ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
     With no arguments: the four built-ins at a 4-seat table, classic rules,
-    100,000 matches, seed 0. Ctrl-C stops cleanly: what finished is written and
-    the report is marked partial.
+    100,000 matches, seed 0. Ctrl-C stops within a second or two: what finished
+    is written, the report is marked partial and the manifest gives the command
+    that plays exactly the kept matches again.
     """
-    from tqdm import tqdm
-
-    from nines_sim.output import clear_outputs, manifest, write_manifest, write_tables
-    from nines_sim.registry import StrategyNotFound
+    from nines_sim.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
+    from nines_sim.progress import RunProgress
+    from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
-    from nines_sim.tournament import TournamentError, plan_tournament, run_plan, summary_frame, terminal_table
+    from nines_sim.stats import too_small_to_rank
+    from nines_sim.tournament import (
+        DEFAULT_LINEUP,
+        TournamentError,
+        matches_per_game,
+        plan_tournament,
+        run_plan,
+        summary_frame,
+        terminal_table,
+    )
 
     names = list(strategies or [])
-    players = _players_wanted(players, rule)
-    base_rules = build_rules(rules, rule)
-    if fmt == Format.table and players is None and names and len(names) != base_rules.players:
-        players = len(names)  # the lineup decides the table size unless --players says otherwise
+    players, flag = _players_wanted(players, rule)
+    try:
+        make_lineup(names)  # an unknown name is the first thing to say
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    if fmt == Format.table:
+        _check_seats(players, flag, names or list(DEFAULT_LINEUP), given=bool(names))
+        players = len(names or DEFAULT_LINEUP)  # the lineup decides the table size
+    # rules for the table actually seated: a hand size only a larger table deals is no error
+    base_rules = build_rules(rules, rule, 2 if fmt == Format.round_robin and players is None else players)
     try:
         if baseline is not None and fmt != Format.field:
             raise TournamentError("--baseline applies to --format field only")
@@ -240,42 +341,49 @@ def tournament(
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    total = matches * len(plan.games)
-    with (
-        _run_folder(out, "tournament", force) as run_dir,
-        tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar,
-    ):
+    wanted = _ranges_wanted(ranges, matches)
+    total = ranges_total(wanted) * len(plan.games)
+    with _run_folder(out, "tournament", force) as run_dir, RunProgress(total, quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_plan_dask
 
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
-                    lambda: run_plan_dask(client, plan, matches, seed, batch_size, None, save_matches, bar.update)
+                    lambda: run_plan_dask(
+                        client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted
+                    )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar.update)
+                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
             )
-    command = canonical_command(
-        "tournament",
-        plan.strategies,
-        {
+        if not outcome.total_matches:
+            raise _nothing_kept()
+
+    def command_for(kept: list | None) -> str:
+        options = {
             "--format": fmt.value,
             "--players": plan.games[0].rules.players,
             "--matches": matches,
             "--seed": seed,
             "--rules": rules,
             "--baseline": baseline if fmt == Format.field else None,
-        },
-        rule,
-    )
+            "--ranges": format_ranges(kept) if kept else None,
+        }
+        return canonical_command("tournament", plan.strategies, options, rule)
+
+    command = command_for(None if ranges is None else wanted)
+    extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
     with _writing():
         clear_outputs(run_dir)
         write_tables(run_dir, plan, outcome)
-        write_manifest(run_dir, manifest(command, plan, outcome, seed, matches, n_workers, batch_size))
+        write_manifest(
+            run_dir, manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra)
+        )
         _charts_and_report(run_dir, no_charts)
     if not quiet:
-        typer.echo(terminal_table(summary_frame(plan, outcome), plan))
+        ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
+        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked))
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(plan.strategies)):
@@ -287,6 +395,7 @@ def tournament(
         f"{n_workers} worker(s)); results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 
@@ -296,34 +405,86 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     try:
         return fn()
     except (IllegalMoveError, StrategyError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        echo_error(str(exc))
         raise typer.Exit(code=1) from None
 
 
-def _players_wanted(players: int | None, rule: list[str] | None) -> int | None:
-    """--players, else a --rule players=N; a usage error outside 2-6."""
+def _nothing_kept() -> typer.Exit:
+    """A run stopped before any match finished: say so, write nothing, exit 130 (as Ctrl-C does)."""
+    typer.echo("Stopped before any match finished: no results were written.", err=True)
+    return typer.Exit(code=130)
+
+
+def _say_kept(kept: list[tuple[int, int]]) -> None:
+    typer.echo(f"kept matches {format_ranges(kept)}; the kept_command in manifest.json plays exactly these again")
+
+
+def _ranges_wanted(text: str | None, matches: int) -> list[tuple[int, int]]:
+    """--ranges, read within --matches (a usage error if it cannot be); all matches without it."""
+    from nines_sim.ranges import RangesError, parse_ranges
+
+    if text is None:
+        return [(0, matches)]
+    try:
+        return parse_ranges(text, matches)
+    except RangesError as exc:
+        raise usage_error(str(exc)) from None
+
+
+def _players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    flag = f"--players {players}"
     if players is None:
         try:
             players = parse_overrides(rule or []).get("players")
         except RulesError as exc:
             raise usage_error(str(exc)) from None
+        flag = f"--rule players={players}"
     if players is not None and not 2 <= players <= 6:
         raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
-    return players
+    return players, flag
+
+
+def _count(n: int, noun: str, nouns: str) -> str:
+    return f"{n} {noun if n == 1 else nouns}"
+
+
+def _check_seats(players: int | None, flag: str, names: list[str], given: bool) -> None:
+    """A usage error unless the lineup seats 2-6 players, one strategy each, and agrees with --players."""
+    n = len(names)
+    if players is not None and players != n:
+        if given:
+            raise usage_error(
+                f"{flag} disagrees with the {_count(n, 'strategy', 'strategies')} given; a table seats one "
+                f"strategy per player (repeat a name to seat it twice)"
+            )
+        raise usage_error(
+            f"{flag} needs {players} strategies, one per seat: name them (the default lineup is {n}: {' '.join(names)})"
+        )
+    if not 2 <= n <= 6:
+        raise usage_error(
+            f"a table seats 2 to 6 players, one strategy each (RULES.md D1); "
+            f"{_count(n, 'strategy', 'strategies')} given"
+        )
 
 
 @contextmanager
-def _run_folder(out: Path | None, kind: str, force: bool):
+def _run_folder(out: str | Path | None, kind: str, force: bool):
     """The run folder, checked writable before any match is played; removed again if the run fails empty."""
     from nines_sim.output import OutputExists, default_run_dir, discard_dir, prepare_dir
 
-    run_dir = out or default_run_dir(kind)
+    if out is not None and not str(out).strip():
+        raise usage_error("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
+    run_dir = Path(out) if out is not None else default_run_dir(kind)
     try:
         created = prepare_dir(run_dir, force)
     except OutputExists as exc:
         raise usage_error(str(exc)) from None
     try:
         yield run_dir
+    except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
+        discard_dir(run_dir, created)
+        raise _nothing_kept() from None
     except BaseException:
         discard_dir(run_dir, created)
         raise
@@ -402,15 +563,16 @@ def compare_rules(
     no_charts: NoChartsOpt = False,
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
+    ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
     Every rule set plays the same seed and match indices (common random
     numbers), so deals coincide wherever deck, players and hand sizes agree,
-    and each shift in win rate is tested on paired matches.
+    and each shift in win rate is tested on paired matches. Ctrl-C stops within a
+    second or two and keeps every finished chunk (played under every rule set).
     """
-    from tqdm import tqdm
-
     from nines_sim.compare import (
         comparison_frame,
         distribution_frame,
@@ -418,55 +580,69 @@ def compare_rules(
         run_comparison,
         terminal_table,
     )
-    from nines_sim.output import clear_outputs, comparison_manifest, write_csv, write_manifest
-    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
+    from nines_sim.progress import RunProgress
+    from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
-    players = _players_wanted(players, None)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies (one per seat)")
+    try:
+        lineup = make_lineup(names)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
+        names = [canonical_spec(s) for s in names]
         lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
-    labels = [st.name for st in lineup]
+    labels = [display_name(st) for st in lineup]
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    with (
-        _run_folder(out, "compare", force) as run_dir,
-        tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar,
-    ):
+    wanted = _ranges_wanted(ranges, matches)
+    with _run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_comparison_dask
 
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
-                    lambda: run_comparison_dask(client, sets, tuple(names), matches, seed, batch_size, None, bar.update)
+                    lambda: run_comparison_dask(
+                        client, sets, tuple(names), matches, seed, batch_size, chunk_size, bar, wanted
+                    )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_comparison(sets, tuple(names), matches, seed, n_workers, batch_size, None, bar.update)
+                lambda: run_comparison(
+                    sets, tuple(names), matches, seed, n_workers, batch_size, chunk_size, bar, wanted
+                )
             )
+        if not outcome.matches_played:
+            raise _nothing_kept()
     table = comparison_frame(sets, labels, outcome)
     parts: list[str] = []
     for r in rules or []:
         parts += ["--rules", r]
     if sweep:
         parts += ["--sweep", sweep]
-    command = canonical_command("compare-rules", names, {"--players": len(names), "--matches": matches,
-                                                         "--seed": seed}, None, parts)  # fmt: skip
+
+    def command_for(kept: list | None) -> str:
+        options = {"--players": len(names), "--matches": matches, "--seed": seed,
+                   "--ranges": format_ranges(kept) if kept else None}  # fmt: skip
+        return canonical_command("compare-rules", names, options, None, parts)
+
+    command = command_for(None if ranges is None else wanted)
+    extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)
     from nines_sim.compare_report import save_all_comparison, write_comparison_report
 
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
-        write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
-                                                    n_workers, batch_size))  # fmt: skip
+        write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
+                                                    outcome, n_workers, batch_size) | extra)  # fmt: skip
         if not no_charts:
             save_all_comparison(run_dir)
         write_comparison_report(run_dir)
@@ -478,6 +654,7 @@ def compare_rules(
         f"results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 
@@ -497,27 +674,29 @@ def replay(
     then the baseline copies. The numbers are those of that match in any run
     with the same seed.
     """
-    from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.replay import describe
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
+    from nines_sim.tournament import DEFAULT_LINEUP
 
-    names = list(strategies or [])
-    if not names:
-        from nines_sim.tournament import DEFAULT_LINEUP
-
-        names = list(DEFAULT_LINEUP)
-    players = _players_wanted(players, rule)
-    if players is not None and players != len(names):
-        raise usage_error(f"--players {players} disagrees with the {len(names)} strategies given")
-    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
+    names = list(strategies or DEFAULT_LINEUP)
     try:
+        names = [canonical_spec(s) for s in names]
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
-    events, res = _run_or_explain(lambda: play_one(r, names, seed, match))
+    _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
     typer.echo(
         f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
     )
+    try:
+        events, res = play_one(r, names, seed, match)
+    except ReplayFailure as failure:
+        for line in describe(failure.events, names) + describe_failure(failure, names):
+            typer.echo(line)
+        echo_error(str(failure))
+        raise typer.Exit(code=1) from None
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(
@@ -582,7 +761,7 @@ def analyze(
                 size_list = [int(x) for x in sizes.split(",")]
             except ValueError:
                 raise usage_error(f"--sizes must be whole numbers separated by commas, not {sizes!r}") from None
-            n = _players_wanted(players, rule) or len(size_list) + 1
+            n = _players_wanted(players, rule)[0] or len(size_list) + 1
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
         res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None))
@@ -596,23 +775,227 @@ def analyze(
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
 ) -> None:
-    """Redraw the charts and report.md of a run folder from its CSVs."""
-    from nines_sim.compare_report import is_comparison_folder, save_all_comparison, write_comparison_report
+    """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
+    from nines_sim.compare_report import save_all_comparison, write_comparison_report
+    from nines_sim.runcheck import RunFolderError, check_run_folder
 
-    if not (run_dir / "manifest.json").is_file():
-        raise usage_error(f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)")
     try:
-        if is_comparison_folder(run_dir):
+        kind = check_run_folder(run_dir)
+    except RunFolderError as exc:
+        raise usage_error(str(exc)) from None
+    try:
+        if kind == "comparison":
             save_all_comparison(run_dir)
             write_comparison_report(run_dir)
-        elif (run_dir / "summary.csv").is_file():
-            _charts_and_report(run_dir, no_charts=False)
         else:
-            raise usage_error(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
-    except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
-        # json.JSONDecodeError and pandas' parser errors are ValueErrors
+            _charts_and_report(run_dir, no_charts=False)
+    except OSError as exc:
+        raise usage_error(
+            f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
+            f"and run nines report there"
+        ) from None
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
+
+
+@app.command()
+def tune(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="STRATEGY",
+            help="The strategy to tune (a spec; values it carries are the baseline), then, after --opponents, "
+            "the opponents clockwise after it: nines tune expert --opponents dump-faces hold-nines suit-majority.",
+            show_default=False,
+        ),
+    ],
+    opponents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opponents",
+            help="Opponent specs, P-1 of them (write them all after one --opponents); "
+            "or one that fills every other seat of --players.",
+        ),
+    ] = None,
+    players: PlayersOpt = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    params: Annotated[
+        str, typer.Option("--params", help="Parameters to tune: p1,p2 or all (see 'nines strategies').")
+    ] = "all",
+    trials: Annotated[
+        int, typer.Option("--trials", help="Finished trials the study should hold (a resumed study counts its own).")
+    ] = 100,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", help="Matches per trial (the same ones in every trial).")
+    ] = 20_000,
+    seed: SeedOpt = 0,
+    storage: Annotated[
+        str | None,
+        typer.Option("--storage", help="Optuna storage, sqlite:///PATH (default: study.db in the run folder)."),
+    ] = None,
+    study: Annotated[
+        str | None,
+        typer.Option("--study", help="Study name (default: strategy, rules, table and a hash of the setup)."),
+    ] = None,
+    validate: Annotated[
+        int, typer.Option("--validate", help="Fresh matches for best vs baseline, paired (0: skip).")
+    ] = 200_000,
+    workers: WorkersOpt = None,
+    batch_size: BatchOpt = 32768,
+    scheduler: SchedulerOpt = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default: reports/tune-STUDY; the same command resumes).")
+    ] = None,
+    force: ForceOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Tune a strategy's parameters for the highest win rate at a table, with Optuna; then validate.
+
+    Every trial plays the same --matches matches with the strategy in every seat
+    equally often; hopeless trials are pruned after a chunk. The study lives in
+    SQLite: Ctrl-C keeps finished trials, and the same command resumes (several
+    processes on one --storage share the study). The best values and the
+    baseline then play --validate fresh matches, paired.
+    """
+    from nines_sim.tune import TuneError, make_setup
+
+    strategy, opps = words[0], list(opponents or []) + list(words[1:])
+    if not opps:
+        raise usage_error("give the opponents: nines tune STRATEGY --opponents A B C")
+    if trials < 1:
+        raise usage_error(f"--trials must be at least 1, not {trials}")
+    if matches < 1:
+        raise usage_error(f"--matches must be at least 1, not {matches}")
+    if validate < 0:
+        raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
+    players = _players_wanted(players, rule) or len(opps) + 1
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], players)
+    try:
+        setup = make_setup(strategy, opps, r, params, matches, seed)
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
+    name = study or setup.default_study_name()
+    run_dir = out or Path("reports") / f"tune-{name}"
+    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    _check_tune_target(url, storage is not None, name, setup, run_dir, force)
+    command = canonical_command(
+        "tune",
+        [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+        {"--players": setup.players, "--rules": rules, "--params": ",".join(setup.tuned), "--trials": trials,
+         "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
+         "--storage": storage, "--out": str(run_dir)},
+        [x for x in rule or [] if not x.replace(" ", "").startswith("players=")],
+    )  # fmt: skip
+    n_workers = workers or cpu_count_default()
+    if scheduler:
+        with _cluster(scheduler, n_workers) as client:
+            _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
+    else:
+        _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, None, quiet, command)
+
+
+def cpu_count_default() -> int:
+    from nines_sim.simulate import cpu_count
+
+    return cpu_count()
+
+
+def _check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path, force: bool) -> None:  # noqa: ANN001
+    """Refuse, before anything is written, a storage that is not SQLite or cannot be opened, a study of that
+    name with another setup, and a run folder that holds something other than this study's files."""
+    from nines_sim.tune import TuneError, open_study
+
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or not url[len(prefix) :] or url[len(prefix) :] == ":memory:":
+        raise usage_error(f"--storage must be a SQLite file, sqlite:///PATH, not {url!r}")
+    db = Path(url[len(prefix) :])
+    if db.exists() and not db.is_file():
+        raise usage_error(f"cannot open the storage {url}: {db} is not a file")
+    if explicit and not db.exists() and not db.parent.is_dir():
+        raise usage_error(f"cannot open the storage {url}: the folder {db.parent} does not exist")
+    if db.is_file():
+        try:
+            open_study(url, name, setup, create=False)
+        except TuneError as exc:
+            raise usage_error(str(exc)) from None
+    if run_dir.exists() and not run_dir.is_dir():
+        raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
+    if run_dir.is_dir() and any(run_dir.iterdir()) and not force:
+        ours = (run_dir / "study.db").is_file()
+        try:
+            ours = ours or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
+        except (OSError, ValueError):
+            pass
+        if not ours:
+            raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+
+
+def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size, client, quiet, command) -> None:  # noqa: ANN001, PLR0913
+    import math
+    import time
+
+    from tqdm import tqdm
+
+    from nines_sim.output import prepare_dir
+    from nines_sim.tune import Runner, TuneError, TuneInterrupted, finished, open_study, optimize, validate_best
+
+    prepare_dir(run_dir, force=True)
+    try:
+        st = open_study(url, name, setup, create=True)
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
+    runner = Runner(workers=workers, batch_size=batch_size, client=client)
+    before = len(finished(st))
+    t0 = time.perf_counter()
+    best = {"v": max((t.value for t in st.trials if t.value is not None and t.state.name == "COMPLETE"),
+                     default=-math.inf)}  # fmt: skip
+
+    with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
+
+        def on_trial(t) -> None:  # noqa: ANN001
+            if t.state.name in ("COMPLETE", "PRUNED"):
+                bar.update(1)
+            if t.state.name == "COMPLETE" and t.value > best["v"]:
+                best["v"] = t.value
+            bar.set_postfix_str(f"best {best['v']:.4f}" if best["v"] > -math.inf else "")
+
+        try:
+            optimize(st, setup, n_trials, runner, on_trial)
+        except (TuneInterrupted, KeyboardInterrupt):
+            bar.close()
+            typer.echo(
+                f"Interrupted: {len(finished(st))} finished trials are kept in {url}; run the same command to resume.",
+                err=True,
+            )
+            raise typer.Exit(code=130) from None
+    wall = time.perf_counter() - t0
+    ran = len(finished(st)) - before
+    try:
+        checked = _run_or_explain(lambda: validate_best(st, setup, validate, runner)) if validate else None
+    except TuneInterrupted:
+        typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to resume.",
+                   err=True)  # fmt: skip
+        raise typer.Exit(code=130) from None
+    from nines_sim.tune_report import write_tune_folder
+
+    with _writing():
+        m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
+    if checked is not None and checked.best_spec == checked.baseline_spec:
+        typer.echo(f"no trial beat the baseline; its win rate on {checked.matches:,} fresh matches: {checked.best:.4f}")
+    elif checked is not None:
+        typer.echo(
+            f"validated on {checked.matches:,} fresh matches: win rate {checked.baseline:.4f} -> {checked.best:.4f}, "
+            f"gain {100 * checked.gain:+.2f} points (95% CI {100 * checked.gain_ci[0]:+.2f} to "
+            f"{100 * checked.gain_ci[1]:+.2f}); in-sample gain {100 * m['in_sample_gain']:+.2f} points"
+        )
+    typer.echo(
+        f"{m['trials_finished']} trials ({ran} run now, {wall:.1f} s; {m['trials_per_minute'] or 0:.2f} trials/min); "
+        f"best {m['best_spec']}; results in {run_dir}"
+    )
 
 
 @app.callback(invoke_without_command=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,16 +23,18 @@ import pandas as pd
 
 from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
+from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
-from nines_sim.simulate import chunks
-from nines_sim.stats import holm, wilson, z_test
+from nines_sim.simulate import whole_chunk_size
+from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 COMPARISON_COLUMNS = [
     "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
     "mean_total", "mean_hands_per_match", "mean_turns_per_hand", "delta_win_rate", "delta_low", "delta_high",
-    "delta_p_value", "delta_p_holm", "significant",
+    "test", "delta_p_value", "delta_p_holm", "significant",
 ]  # fmt: skip
 DISTRIBUTION_COLUMNS = ["rule_set", "strategy", "kind", "points", "count"]
 
@@ -60,7 +62,8 @@ def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> 
         base = parse_rule_set(spec)
         if base.players != make_rules(base.preset).players and players is not None and base.players != players:
             raise RulesError(
-                f"rule set {spec!r} seats {base.players} players but the lineup has {players} strategies; "
+                f"rule set {spec!r} seats {base.players} players but the lineup has {players} "
+                f"{'strategy' if players == 1 else 'strategies'}; "
                 f"the lineup decides the table size"
             )
         changes = dict(over)
@@ -108,10 +111,17 @@ def deals_coupled(a: Rules, b: Rules) -> bool:
 
 @dataclass
 class CompareChunk:
-    """Tallies of one chunk under every rule set, and the paired cross sums against the first."""
+    """Tallies of one chunk under every rule set, and the paired counts against the first.
+
+    ``cross[r]``: (P,) int64, sum over matches of ``s_r * s_0`` in 3600ths; ``gain[r]`` and ``loss[r]``:
+    (P,) int64, matches in which a seat's win share under rule set ``r`` was larger / smaller than under
+    the first (the discordant matches of the paired exact test).
+    """
 
     tallies: list[Tally]
-    cross: list[np.ndarray]  # (P,) int64: sum over matches of s_r * s_0, in 3600ths
+    cross: list[np.ndarray]
+    gain: list[np.ndarray]
+    loss: list[np.ndarray]
 
 
 def compare_range(
@@ -121,32 +131,66 @@ def compare_range(
     start: int,
     n: int,
     batch_size: int,
-    on_matches: Callable[[int], None] | None = None,
+    on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> CompareChunk | None:
-    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end."""
+    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end.
+
+    ``should_stop`` is asked before each engine starts and after every step;
+    ``on_matches(played, kept)`` hears of finished matches as they come (kept:
+    all ``n`` of every rule set, once the chunk is whole).
+    """
     tallies, shares = [], []
     for rs in rule_sets:
+        if should_stop and should_stop():
+            return None
         engine = make_engine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
         engine.start_run()
-        steps = 0
+        steps = reported = 0
         while engine.B:
             engine.advance()
             steps += 1
-            if should_stop and steps % engine.check_every == 0 and should_stop():
+            if should_stop and should_stop():
                 return None
+            if on_matches and steps % 25 == 0 and engine.matches_done > reported:
+                on_matches(engine.matches_done - reported, 0)
+                reported = engine.matches_done
         res = engine.results()
         tallies.append(Tally.from_results(res))
         shares.append(np.rint(res.win_share * SHARE_UNIT).astype(np.int64))
         if on_matches:
-            on_matches(n)
+            on_matches(n - reported, 0)
+    if on_matches:
+        on_matches(0, n * len(rule_sets))
+    return CompareChunk(tallies, *paired_counts(shares))
+
+
+def paired_counts(shares: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The paired sums of :class:`CompareChunk` from each rule set's per-match win shares.
+
+    Parameters
+    ----------
+    shares : list of numpy.ndarray
+        int64, (n, P) each, in 60ths, the same match indices in the same order; the first is the reference.
+
+    Returns
+    -------
+    cross, gain, loss : list of numpy.ndarray
+        int64, (P,) per rule set (see :class:`CompareChunk`).
+    """
     cross = [(s * shares[0]).sum(axis=0) for s in shares]
-    return CompareChunk(tallies, cross)
+    gain = [(s > shares[0]).sum(axis=0).astype(np.int64) for s in shares]
+    loss = [(s < shares[0]).sum(axis=0).astype(np.int64) for s in shares]
+    return cross, gain, loss
 
 
 @dataclass
 class CompareOutcome:
-    """Merged tallies per rule set, paired cross sums, and whether the run was cut short."""
+    """Merged tallies per rule set, paired counts (see :class:`CompareChunk`), and whether the run was cut short.
+
+    ``ranges`` are the match indices asked for, ``kept`` those the tallies hold
+    (whole chunks, the same under every rule set).
+    """
 
     tallies: list[Tally]
     cross: list[np.ndarray]
@@ -154,6 +198,61 @@ class CompareOutcome:
     wall_seconds: float
     matches_played: int = 0
     extra: dict = field(default_factory=dict)
+    gain: list[np.ndarray] = field(default_factory=list)
+    loss: list[np.ndarray] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, players: int, rule_sets: int) -> CompareOutcome:
+        """No matches yet, for ``rule_sets`` rule sets at a table of ``players``."""
+        tallies = [Tally(players) for _ in range(rule_sets)]
+        return cls(tallies, [np.zeros(players, dtype=np.int64) for _ in range(rule_sets)], False, 0.0)
+
+    def add(self, c: CompareChunk) -> None:
+        """Merge one finished chunk in (counts add, so the order of chunks does not matter)."""
+        P = self.tallies[0].players
+        if not self.gain:
+            self.gain = [np.zeros(P, dtype=np.int64) for _ in self.tallies]
+            self.loss = [np.zeros(P, dtype=np.int64) for _ in self.tallies]
+        for i, t in enumerate(c.tallies):
+            self.tallies[i] = self.tallies[i] + t
+            self.cross[i] = self.cross[i] + c.cross[i]
+            self.gain[i] = self.gain[i] + c.gain[i]
+            self.loss[i] = self.loss[i] + c.loss[i]
+        self.matches_played += c.tallies[0].matches
+
+    ranges: list[Range] = field(default_factory=list)
+    kept: list[Range] = field(default_factory=list)
+
+
+def compare_units(
+    rule_sets: list[RuleSet], lineup: tuple[str, ...], ranges: list[Range], size: int, seed: int, batch_size: int
+) -> Iterator[tuple[tuple[int, int], tuple]]:
+    """The units of :func:`compare_range`, lazily: ``((start, n), args)`` per chunk of the ranges."""
+    for s, n in cut(ranges, size):
+        yield (s, n), (rule_sets, lineup, seed, s, n, batch_size)
+
+
+class CompareCollector:
+    """Merges whole chunks of a comparison as they finish (``take``) into a :class:`CompareOutcome`."""
+
+    def __init__(self, rule_sets: list[RuleSet], ranges: list[Range]) -> None:
+        self.out = CompareOutcome.empty(rule_sets[0].rules.players, len(rule_sets))
+        self.out.ranges = ranges
+        self.kept: list[Range] = []
+        self.t0 = time.perf_counter()
+
+    def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
+        """Merge one chunk (None: stopped, dropped); returns the matches kept per rule set."""
+        if c is None:
+            return 0
+        self.out.add(c)
+        self.kept.append((tag[0], tag[0] + tag[1]))
+        return tag[1]
+
+    def outcome(self, partial: bool) -> CompareOutcome:
+        self.out.partial, self.out.kept = partial, merge(self.kept)
+        self.out.wall_seconds = time.perf_counter() - self.t0
+        return self.out
 
 
 def run_comparison(
@@ -164,40 +263,44 @@ def run_comparison(
     workers: int = 1,
     batch_size: int = 32768,
     chunk_size: int | None = None,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
 ) -> CompareOutcome:
-    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed``.
+    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
     Returns
     -------
     CompareOutcome
         ``partial`` when Ctrl-C stopped the run; complete chunks are kept.
     """
-    P = rule_sets[0].rules.players
-    # chunks of at most 20,000 matches: a Ctrl-C loses at most one unfinished chunk per worker
-    size = chunk_size or int(min(20_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
-    pieces = chunks(0, n_matches, size)
-    tallies = [Tally(P) for _ in rule_sets]
-    cross = [np.zeros(P, dtype=np.int64) for _ in rule_sets]
-    played = 0
-    t0 = time.perf_counter()
-
-    def take(c: CompareChunk | None) -> None:
-        nonlocal played
-        if c is None:
-            return
-        for i, t in enumerate(c.tallies):
-            tallies[i] = tallies[i] + t
-            cross[i] = cross[i] + c.cross[i]
-        played += c.tallies[0].matches
-
-    units = [(n, (rule_sets, lineup, seed, s, n, batch_size)) for s, n in pieces]
-    partial = run_units(compare_range, units, workers, lambda _n, c: take(c), on_progress)
-    return CompareOutcome(tallies, cross, partial, time.perf_counter() - t0, played)
+    ranges = ranges or [(0, n_matches)]
+    size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)
+    collect = CompareCollector(rule_sets, ranges)
+    units = compare_units(rule_sets, lineup, ranges, size, seed, batch_size)
+    partial = run_units(compare_range, units, workers, collect.take, on_progress)
+    return collect.outcome(partial)
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
-    """``comparison.csv``: per rule set and seat, the win rate and its paired shift against the first."""
+    """``comparison.csv``: the rows of :func:`comparison_rows`, the shifts' p-values Holm-adjusted together."""
+    df = pd.DataFrame(comparison_rows(rule_sets, labels, out))
+    tested = df["delta_p_value"].notna()
+    df["delta_p_holm"] = math.nan
+    if tested.any():
+        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
+    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
+    if too_small_to_rank(out.matches_played, out.partial):
+        df["significant"] = None  # written empty: a stopped run too small to claim anything (stats.MIN_MATCHES_TO_RANK)
+    return df[COMPARISON_COLUMNS]
+
+
+def comparison_rows(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> list[dict]:
+    """Per rule set and seat, the win rate and its paired shift against the first (before the Holm adjustment).
+
+    The shift is tested with the exact McNemar test (whole wins) or the exact sign test (shared wins) on
+    the matches in which the seat did better under one rule set than under the other, and its interval
+    is the Agresti-Min paired interval (see :mod:`nines_sim.stats`); ``test`` names the test.
+    """
     rows = []
     base = out.tallies[0]
     for r, (rs, t) in enumerate(zip(rule_sets, out.tallies)):
@@ -206,28 +309,24 @@ def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOu
             st = SeatStats.of(t, p)
             lo, hi = wilson(st.wins, n)
             d = dlo = dhi = pval = math.nan
-            if n > 1 and base.matches == n:
-                s_r, s_0 = t.wins60[p] / SHARE_UNIT / n, base.wins60[p] / SHARE_UNIT / n
-                sq = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2 / n
-                d = s_r - s_0
-                se = math.sqrt(max(sq - d * d, 0.0) / (n - 1))
-                dlo, dhi = d - 1.959963984540054 * se, d + 1.959963984540054 * se
-                pval = z_test(d, se)[1] if r else math.nan
+            test = ""
+            if n > 0 and base.matches == n:
+                d, dlo, dhi, test = 0.0, 0.0, 0.0, "reference"
+                if r:
+                    sum_d = (t.wins60[p] - base.wins60[p]) / SHARE_UNIT
+                    sum_d2 = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2
+                    whole = t.wins_outright[p] == t.wins_any[p] and base.wins_outright[p] == base.wins_any[p]
+                    res = paired_test(int(out.gain[r][p]), int(out.loss[r][p]), n, sum_d, sum_d2, bool(whole))
+                    d, dlo, dhi, test, pval = sum_d / n, res.low, res.high, res.test, res.p_value
             rows.append({
                 "rule_set": rs.label, "sweep_value": rs.value, "position": p, "strategy": labels[p], "matches": n,
                 "win_rate": st.win_rate, "win_rate_low": lo, "win_rate_high": hi,
                 "mean_total": st.total_sum / n if n else math.nan,
                 "mean_hands_per_match": t.hands / n if n else math.nan,
                 "mean_turns_per_hand": t.turns / t.hands if t.hands else math.nan,
-                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "delta_p_value": pval,
+                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "test": test, "delta_p_value": pval,
             })  # fmt: skip
-    df = pd.DataFrame(rows)
-    tested = df["delta_p_value"].notna()
-    df["delta_p_holm"] = math.nan
-    if tested.any():
-        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
-    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
-    return df[COMPARISON_COLUMNS]
+    return rows
 
 
 def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
@@ -256,5 +355,10 @@ def terminal_table(df: pd.DataFrame) -> str:
         else:
             delta = "(reference)"
         lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
-    lines.append("* significant at 5% after Holm correction (paired z-test, common random numbers)")
+    if df["significant"].isna().any():
+        lines.append(f"stopped with too few matches to test the shifts (fewer than {MIN_MATCHES_TO_RANK} per rule set)")
+    else:
+        tests = sorted({t for t in df["test"] if t and t != "reference"})
+        named = ", ".join(describe_test(t) for t in tests) or "paired test"
+        lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
     return "\n".join(lines)

@@ -47,9 +47,13 @@ from nines_sim.report import (
     _num,
     _pct,
     _pp,
+    _test_name,
     format_p,
     format_seconds,
+    kept_command_lines,
     key_options,
+    too_small,
+    too_small_note,
 )
 
 #: File names of the charts, in the order the report shows them.
@@ -788,7 +792,7 @@ def shift_sentence(row: Any, reference: str) -> str:
     -------
     str
         E.g. "Under hard-nines, dump-faces (seat 2) wins 2.31 percentage points more than under classic
-        (95% CI 1.92 to 2.70; Holm-adjusted p < 0.0001)."
+        (95% CI 1.92 to 2.70; exact McNemar test, Holm-adjusted p < 0.0001)."
     """
     est, lo, hi = float(row.delta_win_rate), float(row.delta_low), float(row.delta_high)
     direction = "more" if est >= 0 else "less"
@@ -800,7 +804,31 @@ def shift_sentence(row: Any, reference: str) -> str:
         ci = f"95% CI {_pp(lo)} to {_pp(hi)}"
     return (
         f"Under {row.rule_set}, {_seat(row)} wins {abs(100 * est):.2f} percentage points {direction} than under "
-        f"{reference} ({ci}; Holm-adjusted {format_p(float(row.delta_p_holm))})."
+        f"{reference} ({ci}; {_test_name(row)}, Holm-adjusted {format_p(float(row.delta_p_holm))})."
+    )
+
+
+def _shift_method(tested: pd.DataFrame, ref: str) -> str:
+    """The paragraph that says how the shifts were tested: the tests named in ``comparison.csv``'s ``test`` column."""
+    holm = (
+        f"The p-values are adjusted with the Holm correction across all {len(tested)} shifts together, and a shift "
+        f"counts as significant when the adjusted p is below {ALPHA:g} (the 5% level)."
+    )
+    head = f"Each shift is the change of one seat's win rate under a rule set against `{ref}`"
+    if "test" not in tested.columns:  # a folder written before the exact tests
+        return (
+            f"{head}, tested with a paired two-sided z-test of the per-match win-share difference under common "
+            f"random numbers (the same match indices under both rule sets). {holm} The 95% CI is the estimate "
+            "± 1.96 standard errors of the paired difference."
+        )
+    used = [str(t) for t in dict.fromkeys(tested["test"]) if isinstance(t, str) and t]
+    names = " and the ".join(used) if used else "paired exact"
+    return (
+        f"{head}, paired over the same match indices under both rule sets (common random numbers) and tested "
+        f"with the two-sided {names} test{'s' if len(used) > 1 else ''}: a binomial test of 1/2 on the matches in "
+        "which the seat did better under one rule set than under the other (won under one and not the other, "
+        "or took a larger share of a shared win), which holds its level at any number of matches. "
+        f"{holm} The 95% CI is the Agresti-Min interval of the paired difference, which never has zero width."
     )
 
 
@@ -808,17 +836,12 @@ def _significance(run: ComparisonFolder) -> list[str]:
     ref = run.reference
     shifts = run.comparison[run.comparison["rule_set"] != ref]
     lines = ["## Which shifts are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, "None is claimed: too few matches were played to test them (see the note at the top).", ""]
     if shifts.empty:
         return [*lines, "There is no rule set besides the reference, so there is nothing to test.", ""]
     tested = shifts[np.isfinite(shifts["delta_p_holm"].to_numpy(dtype=np.float64))]
-    lines += [
-        f"Each shift is the change of one seat's win rate under a rule set against `{ref}`, tested with a paired "
-        "two-sided z-test of the per-match win-share difference under common random numbers (the same match "
-        f"indices under both rule sets). The p-values are adjusted with the Holm correction across all "
-        f"{len(tested)} shifts together, and a shift counts as significant when the adjusted p is below {ALPHA:g} "
-        "(the 5% level). The 95% CI is the estimate ± 1.96 standard errors of the paired difference.",
-        "",
-    ]
+    lines += [_shift_method(tested, ref), ""]
     hits = tested[tested["significant"]]
     lines += [f"- {shift_sentence(r, ref)}" for r in hits.itertuples(index=False)]
     misses = tested[~tested["significant"]]
@@ -836,7 +859,7 @@ def _significance(run: ComparisonFolder) -> list[str]:
             group = misses[misses["rule_set"] == label]
             if len(group):
                 named = "; ".join(
-                    f"{_seat(r)} {_pp(r.delta_win_rate)} pp (adjusted {format_p(r.delta_p_holm)})"
+                    f"{_seat(r)} {_pp(r.delta_win_rate)} pp ({_test_name(r)}, adjusted {format_p(r.delta_p_holm)})"
                     for r in group.itertuples(index=False)
                 )
                 lines.append(f"- under {label}: {named}")
@@ -881,6 +904,7 @@ def _reproduce(run: ComparisonFolder) -> list[str]:
     if m.get("partial"):
         lines[2:2] = [f"The run above was partial; the command plays all {_num(m.get('matches'))} requested "
                       "matches per rule set.", ""]  # fmt: skip
+        lines += kept_command_lines(m)
     return lines
 
 
@@ -913,6 +937,7 @@ def render_comparison_report(run: ComparisonFolder) -> str:
     lines = [f"# Rule comparison: {' vs '.join(run.rule_sets)}", ""]
     if run.manifest.get("partial"):
         lines += _partial_warning(run)
+    lines += too_small_note(run.manifest, "per rule set")
     lines += _run_facts(run)
     lines += coupling_paragraph(run)
     lines += ["## Results", "", *results_table(run), ""]

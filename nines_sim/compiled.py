@@ -21,6 +21,7 @@ import numpy as np
 
 from nines_sim import rng
 from nines_sim.engine import BatchEngine, IllegalMoveError
+from nines_sim.params import defaults
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
@@ -56,15 +57,20 @@ def builtin_ids() -> dict[type, int]:
 def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
     """Kernel strategy id per seat: a built-in's compiled twin, or 0 for a Python strategy.
 
-    Only the exact built-in classes count: a subclass may override a decision, so it is asked in Python.
+    Only the exact built-in classes at their default parameter values count: a subclass may override a
+    decision and the compiled twins hold the defaults as constants, so those are asked in Python.
     """
     from nines_sim.compiled_strategy import CompiledStrategy
 
     ids = builtin_ids()
-    return np.array(
-        [K.SID_USER if isinstance(s, CompiledStrategy) else ids.get(type(s), K.SID_PYTHON) for s in lineup],
-        dtype=np.int64,
-    )
+
+    def sid(s: Strategy) -> int:
+        if isinstance(s, CompiledStrategy):
+            return K.SID_USER
+        at_defaults = all(getattr(s, k) == v for k, v in defaults(type(s)).items())
+        return ids.get(type(s), K.SID_PYTHON) if at_defaults else K.SID_PYTHON
+
+    return np.array([sid(s) for s in lineup], dtype=np.int64)
 
 
 class CompiledEngine(BatchEngine):

@@ -30,7 +30,10 @@ and ``dkey`` for its strategies' random numbers (from the decision root).
 Strategies see a game only through an :class:`~nines_sim.strategy.Observation`
 built from the deciding seat's own hand and a
 :class:`~nines_sim.strategy.PublicState` of read-only public arrays; they never
-get the engine, another hand, the stock or ``hkey``.
+get the engine, another hand, the stock or ``hkey``.  They are asked only about
+live matches: when the match range runs out, a slot whose match is over
+(``match == -1``) is masked until the next compaction, a no-op under
+:meth:`BatchEngine.step`.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from nines_sim.cards import (
     card_name,
     hand_faces,
 )
+from nines_sim.debug import user_location
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
@@ -215,7 +219,7 @@ class BatchEngine:
                 uniq.append(s)
         self.strategies = uniq
         self.lineup = list(lineup)
-        self.specs = list(specs) if specs is not None else [s.name for s in lineup]
+        self.specs = list(specs) if specs is not None else None
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.legal_tab = legal_table(rules)
         self.next_tab = next_seat_table(self.P)
@@ -378,8 +382,8 @@ class BatchEngine:
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
                 m = self._culprit(strat, kind, gi, gs, gl, gc)
                 raise StrategyError(
-                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc} while deciding "
-                    f"({kind.name.lower()}) in match {m} of seed {self.seed}; replay it with: {self._replay(m)}"
+                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
+                    f"while deciding ({kind.name.lower()}) in match {m} of seed {self.seed}{self._hint(m)}"
                 ) from exc
             res = self._validate(strat, kind, gi, gs, gl, res)
             if sel is None:
@@ -437,10 +441,15 @@ class BatchEngine:
                 return int(self.match[idx[j]])
         return int(self.match[idx[0]])
 
-    def _replay(self, match: int) -> str:
+    def _hint(self, match: int) -> str:
+        """Where to see a failing decision: the replay command (nothing when this is the replay)."""
+        if self.trace is not None:
+            return ""
+        from nines_sim.registry import spec_of
         from nines_sim.replay import replay_command
 
-        return replay_command(self.rules, self.specs, self.seed, match)
+        cmd = replay_command(self.rules, self.specs or [spec_of(s) for s in self.lineup], self.seed, match)
+        return f"; see the position and the traceback with: {cmd}"
 
     def _validate(
         self,
@@ -455,7 +464,11 @@ class BatchEngine:
         arr = np.asarray(res)
         what = None
         n = idx.shape[0]
-        if arr.shape != (n,):
+        if res is None:
+            what = "nothing (None; return one value per game)"
+            bad = np.ones(n, dtype=bool)
+            arr = np.zeros(n, dtype=np.int64)
+        elif arr.shape != (n,):
             what = f"an answer of shape {arr.shape} for {n} games (return one value per game)"
             bad = np.zeros(n, dtype=bool)
             bad[0] = True
@@ -490,7 +503,7 @@ class BatchEngine:
         if what is not None and bad.any():
             j = int(np.flatnonzero(bad)[0])
             m = int(self.match[idx[j]])
-            val = arr[j].item() if arr.shape == (n,) else None
+            val = arr[j].item() if arr.shape == (n,) and res is not None else None
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
@@ -501,8 +514,7 @@ class BatchEngine:
                     f"return an array of shape (obs.n,)"
                 )
             raise IllegalMoveError(
-                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}; "
-                f"replay it with: {self._replay(m)}"
+                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}{self._hint(m)}"
             )
         return arr.astype(np.int64)
 
@@ -604,11 +616,15 @@ class BatchEngine:
     def step(self) -> np.ndarray:
         """Every game's player to move takes one turn (T1-T8, O1, V2-V6).
 
+        A slot whose match is over (``match == -1``: the range ran out and the
+        batch is not compacted yet) is masked: no strategy is asked about it,
+        nothing is drawn or played there, and its outcome is ``RUNNING``.
+
         Returns
         -------
         numpy.ndarray
-            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on,
-            the seat that went out, ``BLOCKED`` or ``CAPPED``.
+            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on
+            (or the slot is masked), the seat that went out, ``BLOCKED`` or ``CAPPED``.
         """
         rules = self.rules
         B, P, ar = self.B, self.P, self.ar
@@ -620,13 +636,19 @@ class BatchEngine:
             last = self.ncards.reshape(-1)[flat] == 1
             legal = np.where(last, legal & U64_NATURALS, legal)
         has = legal != 0
+        in_match = self.match >= 0
+        n_live = int(np.count_nonzero(in_match))
+        wants_draw = ~has
+        if n_live < B:
+            has &= in_match
+            wants_draw &= in_match
         move = np.full(B, -1, dtype=np.int64)
         passed = np.zeros(B, dtype=bool)
 
         pi = np.flatnonzero(has)
         if pi.size:
             move[pi] = self._decide(DecisionKind.PLAY, pi, cur[pi], legal=legal[pi])
-        di = np.flatnonzero(~has)
+        di = np.flatnonzero(wants_draw)
         if di.size:
             ds = cur[di]
             self.drew_on[di, ds] |= 1 << self.active[di]
@@ -716,6 +738,8 @@ class BatchEngine:
         out[blocked] = BLOCKED
         capped = (out == RUNNING) & (self.turn >= rules.turn_cap)
         out[capped] = CAPPED
+        if n_live < B:
+            out[~in_match] = RUNNING
 
         # The next seat (D7, V3).
         base = (self.seats_mask * 2) * P
@@ -741,7 +765,7 @@ class BatchEngine:
                         self._log(b, ("skip", int(nxt[b])))
                 nxt[ai] = self.next_tab[base[ai] + self.dirbit[ai] * P + victim]
         self.seat = nxt
-        self.turns_done += B
+        self.turns_done += n_live
         return out
 
     def _play_pair(self, idx: np.ndarray, seats: np.ndarray) -> None:
@@ -900,13 +924,14 @@ class BatchEngine:
             in the slot order before any compaction.
         """
         outcome = self.step()
-        # slots whose run is over keep stepping until the next compaction; ignore them
-        ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
+        ended = np.flatnonzero(outcome != RUNNING)
         if ended.size:
             self._end_hands(ended, outcome[ended])
             live = self.match >= 0
             n_live = int(live.sum())
-            if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
+            # finished slots are masked in step() but still cost array work: drop them once an
+            # eighth of the batch is finished (a few dozen compactions in a run's tail)
+            if n_live < self.B and (n_live <= self.B - self.B // 8 or n_live == 0):
                 self._compact(np.flatnonzero(live))
         if self.on_step is not None:
             self.on_step(self)

@@ -2,9 +2,20 @@
 
 A strategy is found by
 
-- its ``name`` among the classes in the ``strategies`` package (built-ins),
-- its name among entry points of the group ``nines_sim.strategies``,
-- ``package.module:Class`` or ``path/to/file.py:Class``.
+- its ``name`` among the classes in the ``nines_sim.strategies`` package (built-ins),
+- its entry-point name among entry points of the group ``nines_sim.strategies``:
+  the entry-point name is the strategy's name, how it is called and shown,
+  whatever the class's own ``name`` says,
+- ``package.module:Class`` (the current folder is searched after the installed
+  packages) or ``path/to/file.py:Class``.
+
+An installed plug-in that does not import does not stop the others: it is
+skipped with a :class:`BrokenPluginWarning` naming its distribution, and is an
+error only when asked for by name.
+
+Any of these may carry parameter values (``expert:w_follow=2.5``,
+``file.py:Class:k=v``, ``expert@best.json``); :func:`resolve_spec` splits them
+off before the name is looked up (see :mod:`nines_sim.params`).
 """
 
 from __future__ import annotations
@@ -12,18 +23,63 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import os
 import pkgutil
 import sys
+import warnings
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from nines_sim import params as P
 from nines_sim.strategy import Strategy
 
 ENTRY_POINT_GROUP = "nines_sim.strategies"
+_USER_MODULE_PREFIX = "nines_user_"
 
 
 class StrategyNotFound(LookupError):
     """A strategy spec that names nothing usable; the message says what is available."""
+
+
+class BrokenPluginWarning(UserWarning):
+    """An installed plug-in that cannot be used was skipped; the message names its distribution."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One entry point of the group ``nines_sim.strategies``.
+
+    Attributes
+    ----------
+    name : str
+        The entry-point name: the strategy's name.
+    value : str
+        What it points at, ``module:Class``.
+    dist : str
+        The distribution that declares it (the name to ``pip uninstall``), or "".
+    cls : type of Strategy or None
+        The class, or None where it is broken.
+    error : str
+        Why it is broken ("" where it is not).
+    """
+
+    name: str
+    value: str
+    dist: str
+    cls: type[Strategy] | None
+    error: str = ""
+
+    @property
+    def source(self) -> str:
+        return f"plugin {self.value}" + (f" from {self.dist}" if self.dist else "")
+
+    def broken_message(self) -> str:
+        fix = f"pip uninstall {self.dist}" if self.dist else f"remove its entry point {self.value}"
+        return f"the plug-in {self.name!r} ({self.value}) cannot be used: {self.error}; fix it or {fix}"
+
+
+_warned: set[tuple[str, str, str]] = set()
 
 
 def _classes_in(module) -> list[type[Strategy]]:  # noqa: ANN001
@@ -48,27 +104,45 @@ def builtin_classes() -> dict[str, type[Strategy]]:
     return out
 
 
-def plugin_classes() -> dict[str, tuple[type[Strategy], str]]:
-    """Strategies declared by installed packages in the entry-point group, by name, with their source."""
-    out: dict[str, tuple[type[Strategy], str]] = {}
+def plugins(warn: bool = False) -> list[Plugin]:
+    """Every entry point of the group, loaded; broken ones carry the reason.
+
+    Parameters
+    ----------
+    warn : bool
+        Issue a :class:`BrokenPluginWarning` (once per process) for each broken one.
+    """
+    builtins = builtin_classes()
+    out: list[Plugin] = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(getattr(ep, "dist", None), "name", None) or ""
         try:
             c = ep.load()
+            _check_class(c, ep.value)
+            if ep.name in builtins:
+                raise StrategyNotFound(f"its name clashes with the built-in {ep.name!r}")
+            error = ""
         except Exception as exc:  # a broken plug-in must not hide the others
-            raise StrategyNotFound(f"plug-in {ep.name!r} ({ep.value}) does not import: {exc}") from exc
-        _check_class(c, ep.value)
-        out[c.name or ep.name] = (c, f"plugin {ep.value}")
+            c, error = None, str(exc) if isinstance(exc, StrategyNotFound) else f"{type(exc).__name__}: {exc}"
+        if any(p.name == ep.name for p in out):
+            c, error = None, f"two installed plug-ins are named {ep.name!r}"
+        plugin = Plugin(ep.name, ep.value, dist, c, error)
+        out.append(plugin)
+        if error and warn and (plugin.name, plugin.value, dist) not in _warned:
+            _warned.add((plugin.name, plugin.value, dist))
+            warnings.warn(f"skipped {plugin.broken_message()}", BrokenPluginWarning, stacklevel=2)
     return out
 
 
+def plugin_classes() -> dict[str, tuple[type[Strategy], str]]:
+    """Strategies of the working plug-ins, by entry-point name, with their source (broken ones are skipped)."""
+    return {p.name: (p.cls, p.source) for p in plugins(warn=True) if p.cls is not None}
+
+
 def available() -> list[tuple[str, type[Strategy], str]]:
-    """(name, class, source) of every strategy found, built-ins first."""
+    """(name, class, source) of every usable strategy, built-ins first; broken plug-ins are skipped with a warning."""
     rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
-    seen = {n for n, _, _ in rows}
-    for n, (c, src) in plugin_classes().items():
-        if n in seen:
-            raise StrategyNotFound(f"two strategies are named {n!r} (a built-in and {src}); rename one")
-        rows.append((n, c, src))
+    rows += [(n, c, src) for n, (c, src) in plugin_classes().items()]
     return rows
 
 
@@ -79,44 +153,142 @@ def _check_class(c: object, spec: str) -> None:
         raise StrategyNotFound(f"{spec} does not implement play() and declare()")
 
 
+def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
+    path = Path(where)
+    if not path.is_file():
+        raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
+    mod_name = f"{_USER_MODULE_PREFIX}{abs(hash(str(path.resolve())))}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+    sys.modules[mod_name] = module
+    try:
+        module_spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        del sys.modules[mod_name]
+        raise StrategyNotFound(f"{where} does not import: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def _import_module(where: str):  # noqa: ANN202 - a module
+    # As ``python -m`` does, find modules of the current folder; after the installed ones, which they cannot shadow.
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+    try:
+        return importlib.import_module(where)
+    except Exception as exc:
+        raise StrategyNotFound(f"module {where!r} does not import: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_path(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
+def _find(spec: str) -> tuple[type[Strategy], str | None]:
+    """The class a spec names, and the name to show it under where that is not the class's own."""
+    if ":" in spec:
+        where, _, cls_name = spec.rpartition(":")
+        module = _load_file(where, spec) if _is_path(where) else _import_module(where)
+        c = getattr(module, cls_name, None)
+        if c is None:
+            raise StrategyNotFound(f"{where} has no class {cls_name!r}")
+        _check_class(c, spec)
+        return c, None
+    if _is_path(spec):
+        found = [c.__name__ for c in _classes_in(_load_file(spec, spec))]
+        listed = f"it defines {', '.join(found)}" if found else "it defines no Strategy subclass with a name"
+        raise StrategyNotFound(f"a strategy file needs a class name, as in {spec}:ClassName; {listed}")
+    builtins = builtin_classes()
+    if spec in builtins:
+        return builtins[spec], None
+    found_plugins = plugins(warn=True)
+    for p in found_plugins:
+        if p.name == spec:
+            if p.cls is None:
+                raise StrategyNotFound(p.broken_message())
+            return p.cls, (spec if p.cls.name != spec else None)
+    names = ", ".join([*builtins, *(p.name for p in found_plugins if p.cls is not None)])
+    raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
+
+
 def load_class(spec: str) -> type[Strategy]:
     """The strategy class a spec names.
 
     Raises
     ------
     StrategyNotFound
-        For an unknown name (listing the known ones), a module or file that does
-        not import, a missing class, or a class that is not a strategy.
+        For an unknown name (listing the known ones), a broken plug-in asked for
+        by name, a module or file that does not import, a file without a class
+        name (listing its strategy classes), a missing class, or a class that is
+        not a strategy.
     """
-    if ":" in spec:
-        where, _, cls_name = spec.rpartition(":")
-        if where.endswith(".py") or "/" in where or "\\" in where:
-            path = Path(where)
-            if not path.is_file():
-                raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
-            mod_name = f"nines_user_{abs(hash(str(path.resolve())))}"
-            module_spec = importlib.util.spec_from_file_location(mod_name, path)
-            module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
-            sys.modules[mod_name] = module
-            try:
-                module_spec.loader.exec_module(module)  # type: ignore[union-attr]
-            except Exception as exc:
-                raise StrategyNotFound(f"{where} does not import: {type(exc).__name__}: {exc}") from exc
-        else:
-            try:
-                module = importlib.import_module(where)
-            except Exception as exc:
-                raise StrategyNotFound(f"module {where!r} does not import: {type(exc).__name__}: {exc}") from exc
-        c = getattr(module, cls_name, None)
-        if c is None:
-            raise StrategyNotFound(f"{where} has no class {cls_name!r}")
-        _check_class(c, spec)
-        return c
-    for name, c, _ in available():
-        if name == spec:
-            return c
-    names = ", ".join(n for n, _, _ in available())
-    raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
+    return _find(spec)[0]
+
+
+def spec_of(strategy: Strategy) -> str:
+    """How the CLI can find a strategy instance: its registered name, ``file.py:Class`` or ``module:Class``.
+
+    Falls back to the strategy's name for a class defined where no file holds it
+    (an interactive session).
+    """
+    cls = type(strategy)
+    if builtin_classes().get(strategy.name) is cls:
+        return strategy.name
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(_USER_MODULE_PREFIX) or cls.__module__ == "__main__":
+        path = getattr(module, "__file__", None)
+        return f"{path}:{cls.__qualname__}" if path else strategy.name
+    if module is not None and "<locals>" not in cls.__qualname__:
+        return f"{cls.__module__}:{cls.__qualname__}"
+    return strategy.name
+
+
+def describe_class(cls: type) -> str:
+    """Where a strategy class comes from, as a user would name it (a file path, not an internal module name)."""
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(_USER_MODULE_PREFIX) and getattr(module, "__file__", None):
+        return f"{module.__file__}:{cls.__qualname__}"
+    if cls.__module__.startswith("nines_sim.strategies.") and getattr(cls, "name", ""):
+        return f"the built-in {cls.name!r}"
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
+    """The class a spec names, its spec without values, and the values it carries (checked).
+
+    Raises
+    ------
+    StrategyNotFound
+        As :func:`load_class`, and for values that do not fit the class's
+        parameters or a parameter file that is missing, malformed or for another strategy.
+    """
+    return _resolve(spec)[:3]
+
+
+def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
+    """:func:`resolve_spec`, and the name to show the strategy under where that is not the class's own."""
+    base, inline, path = P.split_spec(spec)
+    try:
+        cls, shown = _find(base)
+    except StrategyNotFound:
+        head = base.rpartition(":")[0]
+        if head and head in {n for n, _, _ in available()}:  # 'expert:w_follow' is a value, not module:Class
+            raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
+        raise
+    name = shown or cls.name or base
+    try:
+        raw = P.parse_inline(inline, name) if inline else P.read_json(path, name) if path else {}
+        return cls, base, P.check_values(cls, raw, name), shown
+    except P.ParamError as exc:
+        raise StrategyNotFound(str(exc)) from None
+
+
+def canonical_spec(spec: str) -> str:
+    """A spec with its values written inline and exact (a ``@file.json`` read once), for manifests and workers."""
+    _, base, values = resolve_spec(spec)
+    return P.spec_with(base, values)
 
 
 def make_lineup(specs: list) -> list[Strategy]:
@@ -128,22 +300,24 @@ def make_lineup(specs: list) -> list[Strategy]:
             out.append(s)
             continue
         if s not in made:
-            cls = load_class(s)
+            cls, _, values, shown = _resolve(s)
             try:
-                made[s] = cls()
+                made[s] = cls(**values)
             except Exception as exc:
                 raise StrategyNotFound(
                     f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
                     f"give its __init__ defaults for every parameter"
                 ) from None
+            if shown is not None:
+                made[s].name = shown  # a plug-in is called and shown by its entry-point name
         out.append(made[s])
     by_name: dict[str, type] = {}
     for st in out:
         other = by_name.setdefault(st.name, type(st))
         if other is not type(st):
             raise StrategyNotFound(
-                f"two strategies are named {st.name!r} ({other.__module__}.{other.__qualname__} and "
-                f"{type(st).__module__}.{type(st).__qualname__}); give one a different name"
+                f"two strategies are named {st.name!r} ({describe_class(other)} and {describe_class(type(st))}); "
+                f"give one a different name"
             )
     return out
 
@@ -178,4 +352,4 @@ def hidden_card_note(specs: list) -> str | None:
 
 def display_name(strategy: Strategy) -> str:
     """The name a strategy is shown under."""
-    return strategy.name or type(strategy).__name__
+    return strategy.label or type(strategy).__name__

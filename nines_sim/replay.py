@@ -5,12 +5,16 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+import numpy as np
+
 from nines_sim.cards import SUIT_SYMBOLS, card_name
+from nines_sim.debug import user_traceback
 from nines_sim.engine import BatchEngine
+from nines_sim.pergame import views
 from nines_sim.registry import make_lineup
 from nines_sim.results import BLOCKED, CAPPED, MatchResults
 from nines_sim.rules import Rules
-from nines_sim.strategy import Strategy
+from nines_sim.strategy import Observation, Strategy
 
 
 def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -> str:
@@ -24,6 +28,55 @@ def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -
     return shlex.join(parts)
 
 
+class ReplayFailure(RuntimeError):
+    """A strategy failed in the replayed match: the events up to then, the position, the user's exception.
+
+    Attributes
+    ----------
+    events : list of tuple
+        The match's events before the failing decision, as ``BatchEngine`` traces them.
+    position : dict
+        The failing decision: ``seat``, ``kind`` ("play", "declare", "play_drawn"),
+        ``hand``, ``legal`` and ``top`` (card names), ``active_suit``, ``drawn``.
+    error : Exception
+        The engine's :class:`~nines_sim.engine.StrategyError` or
+        :class:`~nines_sim.engine.IllegalMoveError`; its ``__cause__`` is what
+        the strategy raised, if it raised.
+    """
+
+    def __init__(self, events: list[tuple], position: dict, error: Exception):
+        super().__init__(str(error))
+        self.events, self.position, self.error = events, position, error
+
+
+class _Watched(Strategy):
+    """A strategy seen through: records the position of each decision before asking it."""
+
+    def __init__(self, inner: Strategy, last: dict):
+        self.inner, self.last = inner, last
+        self.name = inner.name  # type: ignore[misc] - shown under the inner strategy's name
+        self.classifier = inner.classifier  # type: ignore[misc]
+
+    def _see(self, obs: Observation, kind: str, card: np.ndarray | None = None) -> None:
+        v = views(obs)[0]  # a replay plays one match: one game per decision
+        self.last.clear()
+        drawn = None if card is None else card_name(int(card[0]))
+        self.last.update(seat=v.seat, kind=kind, hand=v.hand, legal=v.legal, top=v.top, active_suit=v.active_suit,
+                         drawn=drawn)  # fmt: skip
+
+    def play(self, obs: Observation) -> np.ndarray:
+        self._see(obs, "play")
+        return self.inner.play(obs)
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        self._see(obs, "declare")
+        return self.inner.declare(obs)
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        self._see(obs, "play_drawn", card)
+        return self.inner.play_drawn(obs, card)
+
+
 def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int) -> tuple[list[tuple], MatchResults]:
     """Play match ``match`` of ``seed`` alone, recording every event.
 
@@ -32,11 +85,44 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
     tuple
         (events, results): the events as ``BatchEngine`` traces them, and the
         one-match results (equal to that match's row in any run).
+
+    Raises
+    ------
+    ReplayFailure
+        If a strategy raises or returns an illegal answer: the events up to
+        that decision and its position.
     """
+    from nines_sim.engine import IllegalMoveError, StrategyError
+
     specs = [s if isinstance(s, str) else s.name for s in lineup]
-    e = BatchEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True, specs=specs)
-    res = e.run()
+    last: dict = {}
+    seen: dict[int, _Watched] = {}
+    players = [seen.setdefault(id(s), _Watched(s, last)) for s in make_lineup(list(lineup))]
+    e = BatchEngine(rules, players, seed, match, 1, batch_size=1, trace=True, specs=specs)
+    try:
+        res = e.run()
+    except (StrategyError, IllegalMoveError) as exc:
+        raise ReplayFailure(e.trace.get(match, []), dict(last), exc) from exc
     return e.trace.get(match, []), res
+
+
+def describe_failure(failure: ReplayFailure, names: Sequence[str]) -> list[str]:
+    """Readable lines for the failing decision: the position, and the strategy's traceback if it raised."""
+    p = failure.position
+    if not p:
+        return []
+    what = {"play": "to play", "declare": "to declare a suit", "play_drawn": "to play the card drawn or keep it"}
+    lines = [
+        f"\n== seat {p['seat']} ({names[p['seat']]}) {what[p['kind']]}: this decision fails",
+        f"   hand: {' '.join(p['hand'])}",
+        f"   legal cards: {' '.join(p['legal']) or '-'}",
+        f"   top card {p['top']}, active suit {p['active_suit']}"
+        + (f", card drawn {p['drawn']}" if p["drawn"] else ""),
+    ]
+    cause = failure.error.__cause__
+    if cause is not None:
+        lines += ["", user_traceback(cause)]
+    return lines
 
 
 def describe(events: list[tuple], names: Sequence[str]) -> list[str]:

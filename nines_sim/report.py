@@ -26,6 +26,7 @@ from nines_sim.charts import (
     reference_rate,
 )
 from nines_sim.rules import Rules
+from nines_sim.stats import competition_ranks, describe_test
 
 #: Significance level of the Holm-adjusted tests (what ``pairwise.csv``'s ``significant`` column uses).
 ALPHA = 0.05
@@ -205,7 +206,7 @@ def _settings(run: RunFolder) -> list[str]:
 
 
 def results_table(run: RunFolder) -> list[str]:
-    """The key table as Markdown lines: entries ranked by win rate, best first.
+    """The key table as Markdown lines: entries ranked by win rate, best first; equal rates share a rank.
 
     Parameters
     ----------
@@ -217,18 +218,23 @@ def results_table(run: RunFolder) -> list[str]:
     list of str
         Header, separator and one row per summary row.
     """
-    s = run.summary.sort_values(["win_rate", "position"], ascending=[False, True], kind="stable")
+    ranked = not too_small(run.manifest)
+    s = run.summary
+    if "rank" not in s.columns:  # a folder written before summary.csv had ranks
+        s = s.assign(rank=competition_ranks(s["win_rate"].to_numpy(dtype=np.float64)))
+    s = s.sort_values(["rank", "position"] if ranked else "position", kind="stable")
     entry = "Seat: strategy" if run.format == "table" else "Strategy"
     lines = [
         f"| Rank | {entry} | Win rate (95% CI) | Mean total (points) | Go-out rate | Mean hand penalty (points) |",
         "|---:|---|---|---:|---:|---:|",
     ]
-    for rank, row in enumerate(s.itertuples(index=False), start=1):
+    for row in s.itertuples(index=False):
+        rank = int(row.rank)
         label = readable_label(entry_label(run.format, int(row.position), row.strategy))
         ci = f"{_pct(row.win_rate)} ({_pct(row.win_rate_low)} to {_pct(row.win_rate_high)})"
         total = f"{_fixed(row.mean_total, 1)} (sd {_fixed(row.sd_total, 1)})"
         rates = f"{_pct(row.go_out_rate, 1)} | {_fixed(row.mean_hand_penalty, 2)}"
-        lines.append(f"| {rank} | {_md_cell(label)} | {ci} | {total} | {rates} |")
+        lines.append(f"| {rank if ranked else '-'} | {_md_cell(label)} | {ci} | {total} | {rates} |")
     return lines
 
 
@@ -246,17 +252,18 @@ def significance_sentence(row: Any, players: int) -> str:
     -------
     str
         E.g. "**hold-nines** won more often than the fair share of 1/4 = 25.00%: +3.10 percentage
-        points (95% CI +1.20 to +5.00), Holm-adjusted p = 0.0012."  A paired difference or a
-        head-to-head result is worded with the stronger side first.
+        points (95% CI +1.20 to +5.00), exact binomial test, Holm-adjusted p = 0.0012."  A paired
+        difference or a head-to-head result is worded with the stronger side first.
     """
     a, b = readable_label(str(row.a)), readable_label(str(row.b))
-    est, se = float(row.estimate), float(row.se)
+    est = float(row.estimate)
+    lo, hi = _interval(row)
     if row.comparison in ("paired-difference", "head-to-head") and est < 0:
         # Both are antisymmetric (a - b = -(b - a); heads-up rates sum to 1): name the stronger side first.
-        a, b, est = b, a, -est
+        a, b, est, lo, hi = b, a, -est, -hi, -lo
     direction = "more" if est > 0 else "less"
-    ci = f"95% CI {_pp(est - Z95 * se)} to {_pp(est + Z95 * se)}"
-    tail = f"{_pp(est)} percentage points ({ci}), Holm-adjusted {format_p(float(row.p_holm))}."
+    ci = f"95% CI {_pp(lo)} to {_pp(hi)}"
+    tail = f"{_pp(est)} percentage points ({ci}), {_test_name(row)}, Holm-adjusted {format_p(float(row.p_holm))}."
     if row.comparison == "paired-difference":
         return f"**{a}** won {direction} often than **{b}** at the same table: {tail}"
     if row.comparison == "vs-fair-share":
@@ -270,11 +277,40 @@ def significance_sentence(row: Any, players: int) -> str:
 
 #: What each kind of comparison in ``pairwise.csv`` tests, for the method paragraph.
 TEST_DESCRIPTIONS = {
-    "paired-difference": "for two positions at one table, the difference of their per-match win shares, "
-    "paired over the same matches",
+    "paired-difference": "for two positions at one table, the difference of their win rates, paired over "
+    "the same matches",
     "vs-fair-share": "for each {entry}, its win rate against the fair share 1/{players}",
     "head-to-head": "for each pair in the round robin, the heads-up win rate against 0.5",
 }
+
+#: How each test in the ``test`` column of ``pairwise.csv`` works, in one clause.
+TEST_METHODS = {
+    "exact binomial": "the exact binomial test counts whole wins against the share expected under the null",
+    "exact binomial bound": "with shared wins in a small run, the exact binomial bound tests the matches won "
+    "outright and the matches with any share, which bracket the shared wins (conservative)",
+    "score z-test": "with shared wins in a large run, the score z-test uses the variance the rate would have "
+    "if every win were whole, the largest it can have (conservative)",
+    "exact McNemar": "the exact McNemar test is a binomial test of 1/2 on the matches that one position won "
+    "and the other did not",
+    "exact sign test": "with shared wins, the exact sign test is a binomial test of 1/2 on the matches in which "
+    "one position took a larger share than the other",
+}
+
+
+def _interval(row: Any) -> tuple[float, float]:
+    """The row's 95% interval: its own columns, or estimate ± 1.96 se in a folder written before they existed."""
+    if hasattr(row, "ci_low") and hasattr(row, "ci_high"):
+        return float(row.ci_low), float(row.ci_high)
+    est, se = float(row.estimate), float(row.se)
+    return est - Z95 * se, est + Z95 * se
+
+
+def _test_name(row: Any) -> str:
+    """The row's test in words ("exact binomial test"); "z-test" in a folder written before the column existed."""
+    test = getattr(row, "test", None)
+    if not isinstance(test, str) or not test:
+        return "z-test"
+    return describe_test(test)
 
 
 def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:
@@ -282,12 +318,24 @@ def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:
     entry = "position" if run_format == "table" else "strategy"
     kinds = dict.fromkeys(pw["comparison"])
     tests = "; ".join(TEST_DESCRIPTIONS.get(k, k).format(entry=entry, players=players) for k in kinds)
-    return (
-        f"Each comparison is a two-sided z-test of an estimate against its standard error ({tests}). "
+    holm = (
         f"The p-values are adjusted with the Holm-Bonferroni correction across all {len(pw)} comparisons "
         f"together, and a result counts as significant when the adjusted p is below {ALPHA:g} (the 5% level). "
-        "Estimates are differences of win rate in percentage points; the 95% CI is the estimate ± 1.96 "
-        "standard errors."
+    )
+    if "test" not in pw.columns:  # a folder written before the exact tests
+        return (
+            f"Each comparison is a two-sided z-test of an estimate against its standard error ({tests}). {holm}"
+            "Estimates are differences of win rate in percentage points; the 95% CI is the estimate ± 1.96 "
+            "standard errors."
+        )
+    used = [t for t in dict.fromkeys(pw["test"].astype(str)) if t]
+    how = "; ".join(TEST_METHODS.get(t, t) for t in used)
+    return (
+        f"Each comparison is a two-sided test that holds its 5% level at any number of matches ({tests}); "
+        f"each sentence names its test: {how}. {holm}"
+        "Estimates are differences of win rate in percentage points. The 95% CI of a rate against a fixed share "
+        "is the Clopper-Pearson interval (Wilson for the score z-test), and that of a paired difference the "
+        "Agresti-Min interval; none of them has zero width."
     )
 
 
@@ -297,6 +345,8 @@ def _readable(label: object) -> str:
 
 def _significance(run: RunFolder) -> list[str]:
     lines = ["## Which differences are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, "None is claimed: too few matches were played to test them (see the note at the top).", ""]
     pw = run.pairwise
     if pw is None or pw.empty:
         return [*lines, "No comparisons were recorded (`pairwise.csv` is missing or empty).", ""]
@@ -315,7 +365,7 @@ def _significance(run: RunFolder) -> list[str]:
         )
         misses = pw[~sig]
         if len(misses) <= 12:  # name them while the list stays readable
-            named = "; ".join(f"{_readable(r.a)} vs {_readable(r.b)} (adjusted {format_p(r.p_holm)})"
+            named = "; ".join(f"{_readable(r.a)} vs {_readable(r.b)} ({_test_name(r)}, adjusted {format_p(r.p_holm)})"
                               for r in misses.itertuples(index=False))  # fmt: skip
             rest += f": {named}"
         rest += "."
@@ -378,9 +428,40 @@ def _reproduce(run: RunFolder) -> list[str]:
         "",
     ] + (
         [f"The run above was partial; the command plays all {_num(matches_requested(m))} requested matches.", ""]
+        + kept_command_lines(m)
         if m.get("partial")
         else []
     )
+
+
+def kept_command_lines(m: dict[str, Any]) -> list[str]:
+    """The command that plays exactly the matches a partial run kept (``kept_command`` in the manifest)."""
+    if not m.get("kept_command"):
+        return []
+    return ["This one plays exactly the matches kept, to the same numbers:", "", "```bash", str(m["kept_command"]),
+            "```", ""]  # fmt: skip
+
+
+def too_small(m: dict[str, Any]) -> bool:
+    """Whether the manifest marks the run as too small to rank (``too_small_to_rank``)."""
+    return bool(m.get("too_small_to_rank"))
+
+
+def too_small_note(m: dict[str, Any], per: str) -> list[str]:
+    """The note atop a report of a run too small to rank: why there are no ranks and no significance claims."""
+    if not too_small(m):
+        return []
+    games = m.get("games")
+    kept = m.get("matches_played")
+    if isinstance(games, list) and games and all(isinstance(g, dict) for g in games):
+        kept = min((g.get("matches_played") for g in games), key=lambda x: x if isinstance(x, int) else 0)
+    return [
+        f"> **TOO FEW MATCHES TO RANK:** the results hold {_num(kept)} matches {per}, fewer than the "
+        f"{_num(m.get('min_matches_to_rank'))} that the intervals and tests need (they rely on the normal "
+        "approximation, n·p·(1-p) >= 10). The numbers are listed without ranks, and no difference is claimed "
+        "significant.",
+        "",
+    ]
 
 
 def render_report(run: RunFolder) -> str:
@@ -406,11 +487,12 @@ def render_report(run: RunFolder) -> str:
             share = f" ({played / requested:.0%})"
         lines += [
             f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches were played{share}. "
-            "The run stopped early; the numbers below cover the matches played, with wider intervals. Each "
-            "worker kept a whole block of match indices (every match below its first unfinished one), so "
-            "short matches are not over-represented.",
+            "The run stopped early; the numbers below cover the matches kept, with wider intervals. They are "
+            "whole ranges of match indices (`kept_ranges` in manifest.json), the same for every game, so short "
+            "matches are not over-represented.",
             "",
         ]
+    lines += too_small_note(m, "per game")
     lines += _settings(run)
     lines += ["## Results", "", *results_table(run), ""]
     lines += _significance(run)

@@ -75,7 +75,9 @@ class Rules:
     nine_penalty : int
         Points for a 9 left in hand, >= 0 (C2; 25 under V1).
     hand_sizes : tuple of int
-        Cards dealt to each player for 2, 3, 4, 5 and 6 players (D4, V7).
+        Cards dealt to each player for 2, 3, 4, 5 and 6 players (D4, V7). Each
+        must fit the deck for the table seated and, under ``tie_rule="playoff"``,
+        for every smaller table a tie-break hand may deal (S4).
     draw_rule : str
         ``"one"`` (T4) or ``"until-playable"`` (V2).
     skip_reverse : bool
@@ -156,14 +158,21 @@ class Rules:
         object.__setattr__(self, "hand_sizes", hs)
         if any(h < 1 for h in hs):
             bad(f"hand_sizes must all be >= 1 card, not {hs}")
-        # A tie-break hand may be dealt for any smaller table, so those counts must fit too.
+        # Under tie_rule=playoff a tie-break hand among 2..P-1 tied players is dealt with
+        # that table's hand size (S4), so those counts must fit too; under share none is dealt.
         cards = N_FACES * self.decks
-        for p in range(2, self.players + 1):
+        smallest = 2 if self.tie_rule == "playoff" else self.players
+        for p in range(self.players, smallest - 1, -1):
             need = p * hs[p - 2] + 1
             if need > cards:
+                fix = "lower hand_sizes or use decks=2"
+                if p == self.players:
+                    bad(f"dealing {hs[p - 2]} cards to {p} players needs {need} cards with the starter, "
+                        f"but {self.decks} deck(s) hold {cards} (RULES.md D4); {fix}")  # fmt: skip
                 bad(
-                    f"dealing {hs[p - 2]} cards to {p} players needs {need} cards with the starter, "
-                    f"but {self.decks} deck(s) hold {cards}; lower hand_sizes or use decks=2"
+                    f"hand_sizes gives {hs[p - 2]} cards to a {p}-player table, which a tie-break hand among {p} "
+                    f"tied players is dealt (RULES.md S4): that needs {need} cards with the starter, but "
+                    f"{self.decks} deck(s) hold {cards}; {fix}, or set tie_rule=share (no tie-break hand)"
                 )
 
     def hand_size(self, players: int | None = None) -> int:

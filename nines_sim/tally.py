@@ -45,6 +45,12 @@ class Tally:
     share_xprod : numpy.ndarray
         int64, (P, P): sums of products of per-match win shares, in 3600ths
         (for the variances of paired differences).
+    wins_outright, wins_any : numpy.ndarray
+        int64, (P,): matches won outright (share 1) and matches with any share (> 0); equal when no
+        win was shared.  Whole counts for the exact tests of :mod:`nines_sim.stats`.
+    beats : numpy.ndarray
+        int64, (P, P): ``beats[a, b]`` counts the matches in which seat ``a`` took a larger win share
+        than seat ``b`` (the discordant matches of the paired exact tests).
     total_sum, total_sq : numpy.ndarray
         int64, (P,): sums of final totals and of their squares, points.
     total_hist : numpy.ndarray
@@ -66,6 +72,9 @@ class Tally:
     matches: int = 0
     wins60: np.ndarray = field(default=None)  # type: ignore[assignment]
     share_xprod: np.ndarray = field(default=None)  # type: ignore[assignment]
+    wins_outright: np.ndarray = field(default=None)  # type: ignore[assignment]
+    wins_any: np.ndarray = field(default=None)  # type: ignore[assignment]
+    beats: np.ndarray = field(default=None)  # type: ignore[assignment]
     total_sum: np.ndarray = field(default=None)  # type: ignore[assignment]
     total_sq: np.ndarray = field(default=None)  # type: ignore[assignment]
     total_hist: np.ndarray = field(default=None)  # type: ignore[assignment]
@@ -84,11 +93,37 @@ class Tally:
 
     def __post_init__(self) -> None:
         P = self.players
-        for name, shape in (("wins60", (P,)), ("share_xprod", (P, P)), ("total_sum", (P,)), ("total_sq", (P,)),
+        for name, shape in (("wins60", (P,)), ("share_xprod", (P, P)), ("wins_outright", (P,)), ("wins_any", (P,)),
+                            ("beats", (P, P)), ("total_sum", (P,)), ("total_sq", (P,)),
                             ("total_hist", (P, 1)), ("go_outs", (P,)), ("go_outs_from_dealer", (P,)),
                             ("penalty_sum", (P,)), ("penalty_hist", (P, 1))):  # fmt: skip
             if getattr(self, name) is None:
                 setattr(self, name, np.zeros(shape, dtype=np.int64))
+
+    @staticmethod
+    def share_counts(s: np.ndarray) -> dict[str, object]:
+        """The win-share fields of a tally from per-match win shares.
+
+        Parameters
+        ----------
+        s : numpy.ndarray
+            int64, (n, P): each match's win share per seat, in 60ths.
+
+        Returns
+        -------
+        dict
+            ``matches``, ``wins60``, ``share_xprod``, ``wins_outright``, ``wins_any`` and ``beats``, as
+            :class:`Tally` keyword arguments.
+        """
+        s = np.asarray(s, dtype=np.int64)
+        return {
+            "matches": s.shape[0],
+            "wins60": s.sum(axis=0),
+            "share_xprod": s.T @ s,
+            "wins_outright": (s == SHARE_UNIT).sum(axis=0).astype(np.int64),
+            "wins_any": (s > 0).sum(axis=0).astype(np.int64),
+            "beats": (s[:, :, None] > s[:, None, :]).sum(axis=0).astype(np.int64),
+        }
 
     @classmethod
     def from_results(cls, res: MatchResults) -> Tally:
@@ -100,9 +135,7 @@ class Tally:
         out_dealer = hr.dealer[hr.outcome >= 0]
         return cls(
             players=P,
-            matches=res.n_matches,
-            wins60=s.sum(axis=0),
-            share_xprod=s.T @ s,
+            **cls.share_counts(s),
             total_sum=res.totals.sum(axis=0),
             total_sq=(res.totals**2).sum(axis=0),
             total_hist=_hist_rows(res.totals),
@@ -147,6 +180,8 @@ class SeatStats:
     hands: int = 0
     wins60: int = 0
     share_sq: int = 0
+    wins_outright: int = 0
+    wins_any: int = 0
     total_sum: int = 0
     total_sq: int = 0
     go_outs: int = 0
@@ -158,18 +193,18 @@ class SeatStats:
     def of(cls, t: Tally, seat: int) -> SeatStats:
         return cls(
             matches=t.matches, hands=t.hands, wins60=int(t.wins60[seat]), share_sq=int(t.share_xprod[seat, seat]),
+            wins_outright=int(t.wins_outright[seat]), wins_any=int(t.wins_any[seat]),
             total_sum=int(t.total_sum[seat]), total_sq=int(t.total_sq[seat]), go_outs=int(t.go_outs[seat]),
             penalty_sum=int(t.penalty_sum[seat]), total_hist=t.total_hist[seat].copy(),
             penalty_hist=t.penalty_hist[seat].copy(),
         )  # fmt: skip
 
     def __add__(self, o: SeatStats) -> SeatStats:
-        return SeatStats(
-            self.matches + o.matches, self.hands + o.hands, self.wins60 + o.wins60, self.share_sq + o.share_sq,
-            self.total_sum + o.total_sum, self.total_sq + o.total_sq, self.go_outs + o.go_outs,
-            self.penalty_sum + o.penalty_sum, _add_hist(self.total_hist, o.total_hist),
-            _add_hist(self.penalty_hist, o.penalty_hist),
-        )  # fmt: skip
+        kw = {}
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(o, f.name)
+            kw[f.name] = _add_hist(a, b) if f.name.endswith("_hist") else a + b
+        return SeatStats(**kw)
 
     @property
     def wins(self) -> float:

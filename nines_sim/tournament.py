@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -25,18 +25,29 @@ import pandas as pd
 
 from nines_sim.compiled import make_engine
 from nines_sim.pool import run_units
-from nines_sim.registry import make_lineup
+from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import total as ranges_total
+from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
-from nines_sim.simulate import chunks
-from nines_sim.stats import holm, wilson, z_test
+from nines_sim.simulate import whole_chunk_size
+from nines_sim.stats import (
+    MIN_MATCHES_TO_RANK,
+    TestResult,
+    competition_ranks,
+    holm,
+    paired_test,
+    proportion_test,
+    too_small_to_rank,
+    wilson,
+)
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 FORMATS = ("table", "round-robin", "field")
 DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority")
 
 SUMMARY_COLUMNS = [
-    "position", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
+    "position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
     "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty",
 ]  # fmt: skip
 HANDS_COLUMNS = [
@@ -45,9 +56,15 @@ HANDS_COLUMNS = [
 ]  # fmt: skip
 DISTRIBUTION_COLUMNS = ["strategy", "kind", "points", "count"]
 SEAT_COLUMNS = ["seat_from_dealer", "hands", "go_outs", "go_out_rate"]
-PAIRWISE_COLUMNS = ["comparison", "a", "b", "matches", "estimate", "se", "z", "p_value", "p_holm", "significant"]
+PAIRWISE_COLUMNS = [
+    "comparison", "a", "b", "matches", "estimate", "se", "ci_low", "ci_high", "test", "p_value", "p_holm",
+    "significant",
+]  # fmt: skip
 HEAD_TO_HEAD_COLUMNS = ["strategy", "opponent", "matches", "win_rate", "win_rate_low", "win_rate_high"]
 MATCH_COLUMNS_FIXED = ["game", "match", "hands", "tiebreak_hands", "first_dealer"]
+TOO_SMALL_NOTE = (
+    f"stopped with too few matches to rank (under {MIN_MATCHES_TO_RANK} per game): no ranks, no significance claims"
+)
 
 
 class TournamentError(ValueError):
@@ -86,7 +103,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            self.labels = [s.name for s in make_lineup(self.strategies)]
+            self.labels = [display_name(s) for s in make_lineup(self.strategies)]
 
     def label_of(self, spec: str) -> str:
         """The name a strategy spec is shown under (a class's ``name``, not its import path)."""
@@ -108,7 +125,9 @@ def plan_tournament(
     """
     if fmt not in FORMATS:
         raise TournamentError(f"unknown format {fmt!r}; formats are: {', '.join(FORMATS)}")
-    names = list(strategies) or list(DEFAULT_LINEUP)
+    # values inline and exact (a @file.json read here, once): the specs travel to workers and manifests
+    names = [canonical_spec(s) for s in list(strategies) or list(DEFAULT_LINEUP)]
+    baseline = canonical_spec(baseline) if fmt == "field" else baseline
     make_lineup(names + ([baseline] if fmt == "field" else []))  # fail early on unknown specs
     if fmt == "table":
         p = players if players is not None else len(names)
@@ -155,69 +174,180 @@ def play_range(
     n: int,
     batch_size: int,
     keep: bool,
-    on_matches: Callable[[int], None] | None = None,
+    on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     every: int = 25,
 ) -> tuple[Tally, list[pd.DataFrame]]:
     """Play matches ``start .. start+n-1`` of one game, tallying finished matches as it goes.
 
-    The engine's batch stays full across the whole range; every ``every``
-    steps the finished matches below the lowest unfinished index are tallied
-    (so memory stays flat), reported to ``on_matches``, and ``should_stop`` is
-    asked whether to stop early (Ctrl-C): then the tally holds the matches
-    ``start .. k-1`` for the first unfinished ``k``, an unbiased block.
+    The engine's batch stays full across the whole range.  ``should_stop`` is
+    asked before the engine starts and after every step; every ``every`` steps
+    (and when stopping) the finished matches below the lowest unfinished index
+    are tallied, so memory stays flat and a stopped range keeps the matches
+    ``start .. k-1`` for its first unfinished ``k``: a whole block of match
+    indices, not a sample biased towards short matches.
+
+    Parameters
+    ----------
+    on_matches : callable, optional
+        ``on_matches(played, kept)``: matches finished since the last call, and
+        how many more are now tallied (kept).
+
+    Returns
+    -------
+    (Tally, list of pandas.DataFrame)
+        The tally of matches ``start .. start + tally.matches - 1``, and their
+        rows when ``keep``.
     """
-    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
+    if should_stop and should_stop():
+        return tally, rows
+    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     waiting: list[MatchResults] = []
+    reported = 0
 
     def take() -> None:
-        # Count only matches below the lowest unfinished one: a run stopped early then keeps
-        # a whole block of match indices, not a sample biased towards short matches.
-        nonlocal tally, waiting
+        nonlocal tally, waiting, reported
         got = engine.harvest()
         if got.n_matches:
             waiting.append(got)
-        if not waiting:
-            return
-        pool = MatchResults.concat(waiting)
-        below = pool.match < engine.lowest_unfinished()
-        waiting = [pool.select(~below)] if (~below).any() else []
-        if below.any():
-            done = pool.select(below)
-            tally = tally + Tally.from_results(done)
-            if keep:
-                rows.append(_match_rows(done, rules))
-            if on_matches:
-                on_matches(done.n_matches)
+        kept = 0
+        if waiting:
+            pool = MatchResults.concat(waiting)
+            below = pool.match < engine.lowest_unfinished()
+            waiting = [pool.select(~below)] if (~below).any() else []
+            if below.any():
+                done = pool.select(below)
+                tally = tally + Tally.from_results(done)
+                kept = done.n_matches
+                if keep:
+                    rows.append(_match_rows(done, rules))
+        if on_matches and (engine.matches_done > reported or kept):
+            on_matches(engine.matches_done - reported, kept)
+            reported = engine.matches_done
 
     engine.start_run()
     steps = 0
     while engine.B:
         engine.advance()
         steps += 1
+        if should_stop and should_stop():
+            break
         if steps % min(every, engine.check_every) == 0:
             take()
-            if should_stop and should_stop():
-                break
     take()
     return tally, rows
 
 
+def play_games(
+    games: tuple[tuple[Rules, tuple[str, ...]], ...],
+    seed: int,
+    start: int,
+    n: int,
+    batch_size: int,
+    keep: bool,
+    on_matches: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> list[tuple[Tally, list[pd.DataFrame]]] | None:
+    """One chunk of a tournament: matches ``start .. start+n-1`` of every game, one game after the other.
+
+    With one game, a stopped chunk keeps its finished block of matches (see
+    :func:`play_range`).  With several, a chunk is kept whole or not at all
+    (None), so that every game of a stopped run holds the same match indices.
+    """
+    if len(games) == 1:
+        rules, lineup = games[0]
+        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop)]
+
+    def played_only(played: int, kept: int) -> None:
+        if on_matches:
+            on_matches(played, 0)
+
+    out = []
+    for rules, lineup in games:
+        tally, rows = play_range(rules, lineup, seed, start, n, batch_size, keep, played_only, should_stop)
+        if tally.matches < n:
+            return None
+        out.append((tally, rows))
+    if on_matches:
+        on_matches(0, n * len(games))
+    return out
+
+
 @dataclass
 class RunOutcome:
-    """Tallies per game key, the matches played, and whether the run was cut short."""
+    """Tallies per game key, the matches played, and whether the run was cut short.
+
+    ``ranges`` are the match indices asked for; ``kept`` those whose results
+    the tallies hold (the same for every game), sorted and merged.
+    """
 
     tallies: dict[str, Tally]
     matches_played: dict[str, int]
     partial: bool
     wall_seconds: float
     match_rows: list[pd.DataFrame] = field(default_factory=list)
+    ranges: list[Range] = field(default_factory=list)
+    kept: list[Range] = field(default_factory=list)
 
     @property
     def total_matches(self) -> int:
         return sum(self.matches_played.values())
+
+
+def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
+    """Matches per chunk: one chunk per worker for one game (its block survives a stop), else small whole chunks."""
+    n = ranges_total(ranges)
+    if len(plan.games) == 1:
+        return max(1, math.ceil(n / max(workers, 1)))
+    return whole_chunk_size(n, workers)
+
+
+def plan_units(
+    plan: Plan,
+    ranges: list[Range],
+    size: int,
+    seed: int,
+    batch_size: int,
+    save_matches: bool,
+    lineups: dict[str, tuple[str, ...]] | None = None,
+) -> Iterator[tuple[tuple[int, int], tuple]]:
+    """The units of :func:`play_games`, lazily: ``((start, n), args)`` per chunk of the ranges."""
+    games = tuple((g.rules, (lineups or {}).get(g.key, g.lineup)) for g in plan.games)
+    for s, n in cut(ranges, size):
+        yield (s, n), (games, seed, s, n, batch_size, save_matches)
+
+
+class Collector:
+    """Merges the chunks of a tournament as they finish (``take``) into a :class:`RunOutcome`."""
+
+    def __init__(self, plan: Plan, ranges: list[Range]) -> None:
+        self.plan = plan
+        self.ranges = ranges
+        self.tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
+        self.played = {g.key: 0 for g in plan.games}
+        self.rows: list[pd.DataFrame] = []
+        self.kept: list[Range] = []
+        self.t0 = time.perf_counter()
+
+    def take(self, tag: tuple[int, int], result: list[tuple[Tally, list[pd.DataFrame]]] | None) -> int:
+        """Merge one chunk's result; returns the matches kept per game."""
+        if result is None:
+            return 0
+        for g, (tally, dfs) in zip(self.plan.games, result):
+            self.tallies[g.key] = self.tallies[g.key] + tally
+            self.played[g.key] += tally.matches
+            for df in dfs:
+                df.insert(0, "game", g.key)
+                self.rows.append(df)
+        got = result[0][0].matches
+        self.kept.append((tag[0], tag[0] + got))
+        return got
+
+    def outcome(self, partial: bool) -> RunOutcome:
+        return RunOutcome(self.tallies, self.played, partial, time.perf_counter() - self.t0, self.rows,
+                          self.ranges, merge(self.kept))  # fmt: skip
 
 
 def run_plan(
@@ -227,43 +357,36 @@ def run_plan(
     workers: int = 1,
     batch_size: int = 32768,
     save_matches: bool = False,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
+    chunk: int | None = None,
 ) -> RunOutcome:
-    """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed``.
+    """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
-    Each game's matches are cut into as many contiguous ranges as keep the
-    workers busy; each range runs in one engine whose batch stays full.
+    One game's matches are cut into one range per worker, each run in one
+    engine whose batch stays full; several games are cut into small chunks,
+    each played by every game.
 
     Parameters
     ----------
     on_progress : callable, optional
-        Called with the number of matches just finished (for a progress bar).
+        ``on_progress(played, kept)`` with the matches just finished (for a progress bar).
+    ranges : list of (int, int), optional
+        Half-open ranges of match indices to play instead of ``0 .. n_matches-1``.
+    chunk : int, optional
+        Matches per unit of work (default: :func:`chunk_size`); the numbers do not depend on it.
 
     Returns
     -------
     RunOutcome
-        ``partial`` is True when Ctrl-C stopped the run; every match that
-        finished is counted, none that did not.
+        ``partial`` is True when Ctrl-C stopped the run; ``kept`` says which
+        matches the tallies hold.
     """
-    per_game = max(1, math.ceil(workers / len(plan.games))) if workers > 1 else 1
-    size = math.ceil(n_matches / per_game)
-    tasks = [(g, s, n) for g in plan.games for s, n in chunks(0, n_matches, size)]
-    tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
-    played = {g.key: 0 for g in plan.games}
-    rows: list[pd.DataFrame] = []
-    t0 = time.perf_counter()
-
-    def take(g: Game, result: tuple[Tally, list[pd.DataFrame]]) -> None:
-        tally, dfs = result
-        tallies[g.key] = tallies[g.key] + tally
-        played[g.key] += tally.matches
-        for df in dfs:
-            df.insert(0, "game", g.key)
-            rows.append(df)
-
-    units = [(g, (g.rules, g.lineup, seed, s, n, batch_size, save_matches)) for g, s, n in tasks]
-    partial = run_units(play_range, units, workers, take, on_progress)
-    return RunOutcome(tallies, played, partial, time.perf_counter() - t0, rows)
+    ranges = ranges or [(0, n_matches)]
+    collect = Collector(plan, ranges)
+    units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
+    partial = run_units(play_games, units, workers, collect.take, on_progress)
+    return collect.outcome(partial)
 
 
 # ---------------------------------------------------------------- tables
@@ -304,7 +427,9 @@ def summary_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
             "go_out_rate": st.go_outs / h if h else math.nan,
             "mean_hand_penalty": st.penalty_sum / h if h else math.nan,
         })  # fmt: skip
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    df = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    df["rank"] = competition_ranks(df["win_rate"].to_numpy(dtype=np.float64)) if len(df) else []
+    return df
 
 
 def merged_tally(out: RunOutcome) -> Tally | None:
@@ -361,40 +486,63 @@ def seat_frame(out: RunOutcome) -> pd.DataFrame:
 
 
 def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
-    """``pairwise.csv``: z-tests of win-rate differences, Holm-adjusted across all rows."""
+    """``pairwise.csv``: the rows of :func:`pairwise_rows`, their p-values Holm-adjusted together."""
+    df = pd.DataFrame(pairwise_rows(plan, out), columns=PAIRWISE_COLUMNS[:-2])
+    df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
+    df["significant"] = df["p_holm"] < 0.05
+    if too_small_to_rank(matches_per_game(out), out.partial):
+        df["significant"] = None  # written empty: a stopped run too small to claim anything (stats.MIN_MATCHES_TO_RANK)
+    return df
+
+
+def pairwise_rows(plan: Plan, out: RunOutcome) -> list[list]:
+    """The tests of ``pairwise.csv`` before the Holm adjustment: one list per row, in ``PAIRWISE_COLUMNS`` order.
+
+    Rows: ``paired-difference`` (two positions at one table, exact McNemar / sign test on the matches
+    one won and the other did not), ``vs-fair-share`` (table and field: a position's rate against 1/P)
+    and ``head-to-head`` (round-robin: the first strategy's heads-up rate against 0.5), both exact
+    binomial tests; see :mod:`nines_sim.stats` for the tests and intervals.  ``se`` is the sample
+    standard error of the estimate, for reference only: no test or interval is built on it.
+    """
     rows = []
 
-    def add(comparison: str, a: str, b: str, n: int, est: float, se: float) -> None:
-        z, p = z_test(est, se)
-        rows.append([comparison, a, b, n, est, se, z, p])
+    def add(comparison: str, a: str, b: str, n: int, est: float, se: float, res: TestResult) -> None:
+        rows.append([comparison, a, b, n, est, se, res.low, res.high, res.test, res.p_value])
+
+    def one_rate(comparison: str, a: str, b: str, st: SeatStats, p0: float) -> None:
+        res = proportion_test(st.wins, st.wins_outright, st.wins_any, st.matches, p0)
+        add(comparison, a, b, st.matches, st.win_rate - p0, st.share_se, res)
 
     stats = seat_stats(plan, out)
     if plan.format == "table":
         t = out.tallies["table"]
         n, P = t.matches, t.players
-        if n > 1:
-            x = t.share_xprod / SHARE_UNIT**2 / n
-            mean = t.wins60 / SHARE_UNIT / n
+        if n > 0:
+            x = t.share_xprod / SHARE_UNIT**2
+            wins = t.wins60 / SHARE_UNIT
+            whole = t.wins_outright == t.wins_any
             for a, b in combinations(range(P), 2):
-                d = mean[a] - mean[b]
-                var = max(x[a, a] + x[b, b] - 2 * x[a, b] - d * d, 0.0) * n / (n - 1)
-                add("paired-difference", _label(plan, a), _label(plan, b), n, d, math.sqrt(var / n))
+                sum_d, sum_d2 = wins[a] - wins[b], x[a, a] + x[b, b] - 2 * x[a, b]
+                d = sum_d / n
+                var = max(sum_d2 / n - d * d, 0.0) * n / (n - 1) if n > 1 else math.nan
+                res = paired_test(int(t.beats[a, b]), int(t.beats[b, a]), n, sum_d, sum_d2, bool(whole[a] and whole[b]))
+                add("paired-difference", _label(plan, a), _label(plan, b), n, d, math.sqrt(var / n), res)
     if plan.format in ("table", "field"):
         P = plan.games[0].rules.players
         for pos, st in enumerate(stats):
-            if st.matches > 1:
-                add("vs-fair-share", _label(plan, pos), "fair share", st.matches, st.win_rate - 1 / P, st.share_se)
+            if st.matches > 0:
+                one_rate("vs-fair-share", _label(plan, pos), "fair share", st, 1 / P)
     if plan.format == "round-robin":
         for g in plan.games:
-            t = out.tallies[g.key]
-            st = SeatStats.of(t, 0)
-            if st.matches > 1:
-                a, b = plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1])
-                add("head-to-head", a, b, st.matches, st.win_rate - 0.5, st.share_se)
-    df = pd.DataFrame(rows, columns=PAIRWISE_COLUMNS[:-2])
-    df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
-    df["significant"] = df["p_holm"] < 0.05
-    return df
+            st = SeatStats.of(out.tallies[g.key], 0)
+            if st.matches > 0:
+                one_rate("head-to-head", plan.label_of(g.lineup[0]), plan.label_of(g.lineup[1]), st, 0.5)
+    return rows
+
+
+def matches_per_game(out: RunOutcome) -> int:
+    """Matches each game kept (the same for all games of a run)."""
+    return min(out.matches_played.values(), default=0)
 
 
 def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
@@ -410,16 +558,20 @@ def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 
-def terminal_table(summary: pd.DataFrame, plan: Plan) -> str:
-    """The ranked summary a user reads in the terminal."""
-    df = summary.sort_values("win_rate", ascending=False, kind="stable")
+def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True) -> str:
+    """The ranked summary a user reads in the terminal; equal win rates share a rank (1, 1, 3).
+
+    When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.
+    """
+    df = summary.sort_values(["rank", "position"], kind="stable") if ranked else summary
     head = f"{'rank':>4}  {'strategy':<22} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"
     lines = [head]
-    for rank, r in enumerate(df.itertuples(), 1):
+    for r in df.itertuples():
         label = f"{r.position}:{r.strategy}" if plan.format == "table" else r.strategy
         ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
-        lines.append(
-            f"{rank:>4}  {label:<22} {ci:<26} {r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
-        )
+        tail = f"{r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
+        lines.append(f"{r.rank if ranked else '-':>4}  {label:<22} {ci:<26} {tail}")
+    if not ranked:
+        lines.append(TOO_SMALL_NOTE)
     return "\n".join(lines)

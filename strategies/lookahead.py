@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from nines_sim.params import Param, ParamError
 from nines_sim.position import PositionBatch
 from nines_sim.registry import make_lineup
 from nines_sim.sampler import sample_positions
@@ -36,19 +37,19 @@ class Lookahead(Strategy):
                   "sees_hidden_cards": False}  # fmt: skip
     settings = SETTINGS
 
+    #: The settings as tunable parameters (``lookahead:samples=128,policy=dump-faces``), checked by the base class.
+    params = tuple(
+        Param(name, kind, default, low=low, high=high, help=help_)
+        if kind == "int"
+        else Param(name, kind, default, choices=tuple(high), help=help_)
+        for name, kind, default, low, high, help_ in SETTINGS
+    )
+
     def __init__(self, **values: Any) -> None:
-        known = {s[0]: s for s in SETTINGS}
-        for k, v in values.items():
-            if k not in known:
-                raise SettingError(f"{self.name} has no setting {k!r}; settings: {', '.join(known)}")
-            _, kind, _, low, high, _ = known[k]
-            if kind == "int" and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not low <= v <= high):
-                raise SettingError(f"{self.name}: {k} must be a whole number from {low} to {high}, not {v!r}")
-            if kind == "choice" and v not in high:
-                raise SettingError(f"{self.name}: {k} must be one of {', '.join(high)}, not {v!r}")
-        self.values = dict(values)
-        for name, _, default, _, _, _ in SETTINGS:
-            setattr(self, name, values.get(name, default))
+        try:
+            super().__init__(**values)
+        except ParamError as exc:
+            raise SettingError(str(exc)) from None
         self._policy = make_lineup([self.policy])[0]
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0

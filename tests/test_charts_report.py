@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from nines_sim import charts, report  # noqa: E402
+from nines_sim.stats import Z95  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -27,7 +28,6 @@ def _wilson(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pairwise_row(comparison: str, a: str, b: str, matches: int, estimate: float, se: float, p_holm: float) -> dict:
-    z = estimate / se
     return {
         "comparison": comparison,
         "a": a,
@@ -35,7 +35,9 @@ def _pairwise_row(comparison: str, a: str, b: str, matches: int, estimate: float
         "matches": matches,
         "estimate": estimate,
         "se": se,
-        "z": z,
+        "ci_low": estimate - Z95 * se,
+        "ci_high": estimate + Z95 * se,
+        "test": "exact McNemar" if comparison == "paired-difference" else "exact binomial",
         "p_value": p_holm / 2,  # any value below p_holm: only p_holm is reported
         "p_holm": p_holm,
         "significant": p_holm < 0.05,
@@ -325,10 +327,11 @@ def test_report_table_run(table_run: Path) -> None:
     assert f"| {hn.mean_total:.1f} (sd {hn.sd_total:.1f}) | {100 * hn.go_out_rate:.1f}% |" in rows[0]
 
     # Significance: a sentence per significant row with estimate, CI and adjusted p; none for the others.
-    assert "Holm-Bonferroni" in text and "two-sided z-test" in text and "1/4" in text
+    assert "Holm-Bonferroni" in text and "holds its 5% level at any number of matches" in text and "1/4" in text
+    assert "the exact McNemar test is a binomial test of 1/2" in text and "the exact binomial test counts" in text
     assert (
         "**hold-nines (seat 3)** won more often than **random (seat 0)** at the same table: "
-        "+5.00 percentage points (95% CI +3.04 to +6.96), Holm-adjusted p = 0.0004." in text
+        "+5.00 percentage points (95% CI +3.04 to +6.96), exact McNemar test, Holm-adjusted p = 0.0004." in text
     )
     assert "**hold-nines (seat 3)** won more often than **random (seat 1)** at the same table: +6.63" in text
     assert "**hold-nines (seat 3)** won more often than the fair share of 1/4 = 25.00%: +5.00" in text
@@ -356,7 +359,7 @@ def test_report_round_robin(rr_run: Path) -> None:
     # Stored as dump-faces vs hold-nines, -9 points: worded with the stronger side first.
     assert (
         "Heads-up, **hold-nines** beat **dump-faces** more often than half the time (win rate 59.00%): "
-        "+9.00 percentage points (95% CI +4.10 to +13.90), Holm-adjusted p = 0.0010." in text
+        "+9.00 percentage points (95% CI +4.10 to +13.90), exact binomial test, Holm-adjusted p = 0.0010." in text
     )
     assert "p < 0.0001" in text
     assert "**dump-faces** beat **random**" not in text

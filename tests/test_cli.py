@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
+import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
@@ -46,3 +53,177 @@ def test_strategies_lists_the_builtins():
     assert r.exit_code == 0, r.output
     for name in ("random", "hold-nines", "dump-faces", "suit-majority"):
         assert name in r.output
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["tournament", "-n", "0"], "'--matches' / '-n': Input should be greater than or equal to 1"),
+        (["tournament", "--seed", "-1"], "'--seed': Input should be greater than or equal to 0"),
+        (["tournament", "--workers", "abc"], "'--workers' / '-w': Input should be a valid integer"),
+        (["tournament", "--format", "roundrobin"], "'roundrobin' is not one of 'table', 'round-robin', 'field'"),
+        (["tournament", "--matchs", "3"], "No such option: --matchs"),
+        (["replay", "--match", "-1"], "'--match' / '-m': Input should be greater than or equal to 0"),
+        (["compare-rules", "-n", "0"], "'--matches' / '-n'"),
+        (["bench", "--repeat", "0"], "'--repeat' / '-r'"),
+        (["report"], "Missing argument"),
+        (["nosuch"], "No such command 'nosuch'"),
+    ],
+)
+def test_click_range_and_type_errors_are_one_line_usage_errors(args, says):
+    r = runner.invoke(app, args, prog_name="nines")
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and says in lines[0], r.output
+    assert f"(see 'nines {args[0]} --help')" in lines[0] or args[0] == "nosuch"
+    assert "╭" not in r.output and "Traceback" not in r.output
+
+
+def test_usage_errors_are_one_line_through_the_console_script_too():
+    nines = Path(sys.executable).with_name("nines")  # the console script installed next to this Python
+    r = subprocess.run([str(nines), "tournament", "-n", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "Error: Invalid value for '--matches' / '-n': Input should be greater than or equal to 1 "
+        "(see 'nines tournament --help')"
+    ]
+
+
+@pytest.mark.parametrize("command", ["tournament", "compare-rules", "bench", "replay", "report"])
+def test_help_shows_switches_as_flags(command):
+    r = runner.invoke(app, [command, "--help"])
+    assert r.exit_code == 0, r.output
+    assert "<bool>" not in r.output and "[OPTIONS]" in r.output
+    if command == "tournament":
+        assert re.search(r"^\s+-q, --quiet\s+No progress bar", r.output, re.M), r.output
+        assert re.search(r"^\s+--force\s+Overwrite", r.output, re.M), r.output
+
+
+def one_error_line(r) -> str:  # noqa: ANN001 - a click Result
+    """The output's single line, which must be an error."""
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("Error: "), r.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["replay", "randm"], "Error: unknown strategy 'randm'; available: "),
+        (["replay", "random"], "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given"),
+        (["tournament", "random", "-p", "2"], "--players 2 disagrees with the 1 strategy given"),
+        (
+            ["tournament", "-p", "2"],
+            "--players 2 needs 2 strategies, one per seat: name them (the default lineup is 4:",
+        ),
+        (["replay", "-p", "2"], "--players 2 needs 2 strategies"),
+        (["compare-rules", "-p", "2", "--rules", "classic", "--rules", "hard-nines"], "--players 2 needs 2 strategies"),
+        (["tournament", "random", "random", "--rule", "players=3"], "--rule players=3 disagrees with the 2 strategies"),
+        (["replay", "random", "random", "--rule", "players=3"], "--rule players=3 disagrees with the 2 strategies"),
+        (["tournament", "--out", ""], "--out is empty; give a folder name"),
+        (["compare-rules", "--rules", "classic", "--rules", "hard-nines", "--out", " "], "--out is empty"),
+    ],
+)
+def test_messages_say_what_is_wrong(args, says, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, [*args, "-q"] if args[0] != "replay" else args))
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even into the current folder
+
+
+def test_a_tie_break_hand_size_that_does_not_fit_is_named_as_such_rule_s4():
+    line = one_error_line(runner.invoke(app, ["tournament", "--rule", "hand_sizes=7,20,7,5,5", "-q"]))
+    # 4 players: 3 tied players would be dealt 20 cards each in a tie-break hand (RULES.md S4)
+    assert "a tie-break hand among 3 tied players" in line and "RULES.md S4" in line and "tie_rule=share" in line
+    assert "61 cards" in line and "hold 52" in line
+
+
+def test_tie_rule_share_deals_no_tie_break_hand_so_its_hand_size_is_not_checked_rule_s4(tmp_path):
+    r = runner.invoke(app, ["tournament", "--rule", "hand_sizes=7,20,7,5,5", "--rule", "tie_rule=share", "-n", "30",
+                            "--out", str(tmp_path / "o"), "-q", "--no-charts", "--workers", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    line = one_error_line(runner.invoke(app, ["tournament", "-p", "3", "random", "random", "random", "--rule",
+                                              "hand_sizes=7,20,7,5,5", "--rule", "tie_rule=share", "-q"]))  # fmt: skip
+    assert "dealing 20 cards to 3 players needs 61 cards with the starter" in line and "D4" in line
+
+
+def test_a_hand_size_only_a_larger_table_deals_does_not_stop_a_smaller_one_rule_d4(tmp_path):
+    r = runner.invoke(app, ["tournament", "random", "random", "--rule", "hand_sizes=7,20,7,5,5", "-n", "30",
+                            "--out", str(tmp_path / "o"), "-q", "--no-charts", "--workers", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("run") / "t"
+    r = runner.invoke(app, ["tournament", "-n", "40", "--out", str(d), "-q", "--no-charts", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    return d
+
+
+@pytest.fixture
+def run_copy(small_run, tmp_path):
+    d = tmp_path / "copy"
+    shutil.copytree(small_run, d)
+    return d
+
+
+def test_report_on_a_missing_folder_says_it_does_not_exist(tmp_path):
+    assert one_error_line(runner.invoke(app, ["report", str(tmp_path / "nope")])) == (
+        f"Error: {tmp_path / 'nope'} does not exist"
+    )
+
+
+def test_report_on_a_broken_csv_names_the_file(run_copy):
+    path = run_copy / "summary.csv"
+    path.write_text(path.read_text().replace("strategy", "strat", 1))
+    line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
+    assert f"{path} is not a nines-sim table: it lacks the column(s) strategy" in line and "KeyError" not in line
+
+
+def test_report_refuses_a_summary_cut_short_of_the_manifests_lineup(run_copy):
+    path = run_copy / "summary.csv"
+    before = (run_copy / "report.md").read_text()
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))  # header and 1 of 4 rows
+    line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
+    assert f"{path} does not match manifest.json: 1 row(s), but the run ranks 4" in line
+    assert (run_copy / "report.md").read_text() == before  # nothing rewritten
+
+
+def test_report_refuses_a_summary_whose_matches_disagree_with_the_manifest(run_copy):
+    df = pd.read_csv(run_copy / "summary.csv")
+    df.loc[2, "matches"] = 39
+    df.to_csv(run_copy / "summary.csv", index=False)
+    line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
+    assert "does not match manifest.json: position 2 has 39 matches, the manifest 40" in line
+
+
+def test_report_that_cannot_write_says_so_not_unreadable(run_copy):
+    (run_copy / "report.md").unlink()
+    (run_copy / "report.md").mkdir()  # the report's own file cannot be written (permissions do not bind root)
+    line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
+    assert f"cannot write the report into {run_copy}" in line and "not a readable run folder" not in line
+
+
+def test_report_refuses_a_comparison_cut_short(tmp_path):
+    d = tmp_path / "c"
+    r = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", "hard-nines", "-n",
+                            "20", "--out", str(d), "-q", "--no-charts", "--workers", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert runner.invoke(app, ["report", str(d)]).exit_code == 0
+    path = d / "comparison.csv"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    line = one_error_line(runner.invoke(app, ["report", str(d)]))
+    assert f"{path} does not match manifest.json: 2 row(s), but 2 rule sets x 2 strategies make 4" in line
+
+
+def test_an_error_after_a_progress_bar_starts_on_a_line_of_its_own(tmp_path):
+    f = tmp_path / "boom.py"
+    f.write_text("from nines_sim.strategies.random_play import *\n"
+                 "class Boom(RandomPlay):\n    name = 'boom'\n"
+                 "    def play(self, obs):\n        raise RuntimeError('boom')\n")  # fmt: skip
+    r = runner.invoke(app, ["tournament", f"{f}:Boom", "random", "-n", "20", "--out", str(tmp_path / "o"),
+                            "--workers", "1"])  # fmt: skip
+    assert r.exit_code == 1, r.output
+    assert "matches" in r.output  # the bar was drawn (stderr is not a terminal here)
+    assert any(line.startswith("Error: strategy 'boom' raised RuntimeError: boom") for line in r.output.splitlines())

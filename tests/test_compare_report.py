@@ -17,6 +17,7 @@ import pytest  # noqa: E402
 
 from nines_sim import charts, compare_report  # noqa: E402
 from nines_sim.rules import make_rules  # noqa: E402
+from nines_sim.stats import holm  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 Z95 = 1.959963984540054
@@ -37,16 +38,6 @@ SWEEP_SHIFTS = {
 
 
 # --------------------------------------------------------------------------- fixture run folders
-
-
-def _holm(p: list[float]) -> list[float]:
-    order = np.argsort(p)
-    out = np.empty(len(p))
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        out[i] = running
-    return out.tolist()
 
 
 def _rules_entry(label: str, preset: str, overrides: dict, reference: dict | None) -> dict:
@@ -93,13 +84,14 @@ def make_comparison(
                     "delta_win_rate": d,
                     "delta_low": d - Z95 * se,
                     "delta_high": d + Z95 * se,
+                    "test": "exact McNemar" if r else "reference",
                     "delta_p_value": math.erfc(abs(d / se) / math.sqrt(2)) if r else math.nan,
                 }
             )
     table = pd.DataFrame(rows)
     tested = table["delta_p_value"].notna()
     table["delta_p_holm"] = math.nan
-    table.loc[tested, "delta_p_holm"] = _holm(table.loc[tested, "delta_p_value"].tolist())
+    table.loc[tested, "delta_p_holm"] = holm(table.loc[tested, "delta_p_value"].tolist())
     table["significant"] = tested & (table["delta_p_holm"] < 0.05)
     table.to_csv(folder / "comparison.csv", index=False)
 
@@ -287,19 +279,20 @@ def test_report_two_rule_sets(two_sets: Path) -> None:
     assert "| +0.12 (-0.66 to +0.90) | 85.0 |" in rows[4]  # not significant: no mark
 
     # Significance: the test named, a sentence per significant shift, the others named briefly.
-    assert "paired two-sided z-test of the per-match win-share difference under common random numbers" in text
+    assert "paired over the same match indices under both rule sets (common random numbers)" in text
+    assert "tested with the two-sided exact McNemar test: a binomial test of 1/2" in text
     assert "Holm correction across all 4 shifts" in text
     assert (
         "- Under hard-nines, dump-faces (seat 2) wins 2.31 percentage points more than under classic "
-        "(95% CI 1.92 to 2.70; Holm-adjusted p < 0.0001)." in text
+        "(95% CI 1.92 to 2.70; exact McNemar test, Holm-adjusted p < 0.0001)." in text
     )
     assert (
         "- Under hard-nines, hold-nines (seat 1) wins 3.10 percentage points less than under classic "
-        "(95% CI 2.12 to 4.08; Holm-adjusted p < 0.0001)." in text
+        "(95% CI 2.12 to 4.08; exact McNemar test, Holm-adjusted p < 0.0001)." in text
     )
     assert "random (seat 0) wins" not in text and "random (seat 3) wins" not in text
     assert "2 of 4 shifts were not significant" in text
-    assert "- under hard-nines: random (seat 0) +0.12 pp (adjusted p = " in text
+    assert "- under hard-nines: random (seat 0) +0.12 pp (exact McNemar test, adjusted p = " in text
 
     # With nothing significant: no sentence, every shift listed once.
     table = pd.read_csv(two_sets / "comparison.csv")
@@ -308,7 +301,7 @@ def test_report_two_rule_sets(two_sets: Path) -> None:
     text = compare_report.write_comparison_report(two_sets).read_text(encoding="utf-8")
     assert "No shift is significant at the 5% level after the Holm correction:" in text
     assert " wins " not in text and "not significant" not in text
-    assert "hold-nines (seat 1) -3.10 pp (adjusted p < 0.0001)" in text
+    assert "hold-nines (seat 1) -3.10 pp (exact McNemar test, adjusted p < 0.0001)" in text
 
     # Charts that exist, then the command.
     assert "![Win rates by rule set](win_rates_by_rule_set.png)" in text

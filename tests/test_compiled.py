@@ -156,6 +156,19 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
     assert_identical(a, b)
 
 
+def test_a_builtin_with_parameter_values_decides_in_python_and_matches_the_numpy_engine():
+    """The compiled twins hold the default weights; other values must reach the strategy (issue 13)."""
+    rules = make_rules("classic", players=4)
+    lineup = make_lineup(["expert:shed_nine_at=3,danger_cards=2", "expert", "dump-faces", "random"])
+    from nines_sim import kernel as K
+
+    assert seat_ids(lineup).tolist() == [K.SID_PYTHON, K.SID_EXPERT, K.SID_DUMP_FACES, K.SID_RANDOM]
+    a, b = both(rules, lineup, seed=21, n=25, batch=8)
+    assert_identical(a, b)
+    at_defaults = CompiledEngine(rules, make_lineup(["expert", "expert", "dump-faces", "random"]), 21, 0, 25).run()
+    assert not np.array_equal(a.totals, at_defaults.totals)
+
+
 def test_results_do_not_depend_on_batch_size_or_chunks():
     rules = make_rules("classic", players=3)
     lineup = make_lineup([Lowest(), "random", "hold-nines"])

@@ -62,11 +62,11 @@ def test_clairvoyant_keeps_the_suit_a_one_card_opponent_cannot_follow():
 @pytest.mark.parametrize(
     "values, words",
     [
-        (dict(samples=0), "samples must be a whole number from 1 to 4096"),
-        (dict(samples=2.5), "samples must be a whole number"),
+        (dict(samples=0), r"samples must lie in 1\.\.4096"),
+        (dict(samples=2.5), "samples takes an integer"),
         (dict(policy="lookahead"), "policy must be one of"),
-        (dict(outcome="win"), "outcome must be one of hand, match"),
-        (dict(depth=3), "has no setting 'depth'"),
+        (dict(outcome="win"), r"outcome must be one of hand\|match"),
+        (dict(depth=3), "has no parameter 'depth'"),
     ],
 )
 def test_bad_settings_are_refused_in_one_line(values, words):
@@ -78,6 +78,12 @@ def test_bad_settings_are_refused_in_one_line(values, words):
 def test_clairvoyant_says_it_sees_hidden_cards_and_lookahead_does_not():
     assert load_class("clairvoyant").classifier["sees_hidden_cards"] is True
     assert load_class("lookahead").classifier["sees_hidden_cards"] is False
+
+
+def test_settings_come_in_a_strategy_spec():
+    assert make_lineup(["lookahead:samples=16,rounds=2"])[0].samples == 16
+    with pytest.raises(Exception, match="samples must lie in"):
+        make_lineup(["lookahead:samples=0"])
 
 
 def test_same_seed_same_decisions_for_every_worker_count():

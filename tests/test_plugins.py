@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -58,6 +60,46 @@ def test_file_spec_plugs_in(tmp_path):
     assert pd.read_csv(tmp_path / "o" / "summary.csv")["strategy"].tolist() == ["cheapest", "random"]
 
 
+# A per-game plug-in that refuses to decide in a position no live game can reach: another seat
+# of the hand already holds no card, so the hand is over (O1).  (Two players: both are in every hand.)
+STRICT = textwrap.dedent(
+    """
+    from nines_sim.pergame import PerGameStrategy
+
+    class Strict(PerGameStrategy):
+        name = "strict"
+        classifier = {"stochastic": False, "uses_public_history": False, "plays_pair_of_nines": False}
+
+        def _check(self, view):
+            if any(n == 0 for s, n in enumerate(view.hand_sizes) if s != view.seat):
+                raise RuntimeError(f"impossible position: hand sizes {view.hand_sizes}")
+
+        def choose_card(self, view):
+            self._check(view)
+            return view.legal[0]
+
+        def choose_suit(self, view):
+            self._check(view)
+            return "S"
+    """
+)
+
+
+def test_no_decision_in_a_finished_match_issue_case(tmp_path):
+    """Issue 10: once the match range runs out, finished slots are not played; the run does not depend on the batch."""
+    f = tmp_path / "strict.py"
+    f.write_text(STRICT)
+    args = ["tournament", f"{f}:Strict", "random", "-p", "2", "-n", "200", "--seed", "3", "--batch-size", "200"]
+    r = runner.invoke(app, [*args, "--out", str(tmp_path / "o"), "--quiet", "--no-charts", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    rules = make_rules("classic", players=2)
+    strict = load_class(f"{f}:Strict")
+    whole = simulate(rules, [strict(), "random"], 200, seed=3, batch_size=200)
+    alone = simulate(rules, [strict(), "random"], 12, seed=3, batch_size=1)
+    assert np.array_equal(whole.totals[:12], alone.totals)
+    assert np.array_equal(whole.win_share[:12], alone.win_share)
+
+
 def test_module_spec_plugs_in(tmp_path, monkeypatch):
     (tmp_path / "my_nines_mod.py").write_text(GOOD)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -74,7 +116,7 @@ def test_entry_point_plugin_is_found_by_name_and_listed(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ncheapest = nines_plugin_pkg:Cheapest\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     names = {n: src for n, _, src in available()}
-    assert names["cheapest"] == "plugin nines_plugin_pkg:Cheapest"
+    assert names["cheapest"] == "plugin nines_plugin_pkg:Cheapest from nines-plugin-pkg"
     r = runner.invoke(app, ["strategies"])
     assert r.exit_code == 0 and "cheapest" in r.output and "plugin nines_plugin_pkg:Cheapest" in r.output
     r = tournament("cheapest", "random", out=tmp_path / "o")
@@ -157,7 +199,7 @@ def test_unknown_name_lists_what_is_available():
 assert sys.version_info >= (3, 11)
 
 
-def test_the_replay_command_in_a_strategy_error_reproduces_it(tmp_path):
+def test_a_strategy_that_raises_is_named_with_its_file_and_line_and_replay_shows_the_position(tmp_path):
     import shlex
 
     f = tmp_path / "late.py"
@@ -168,16 +210,63 @@ def test_the_replay_command_in_a_strategy_error_reproduces_it(tmp_path):
     )
     assert late != GOOD
     f.write_text(late)
+    raise_line = late.splitlines().index("            raise RuntimeError('too far behind')") + 1
     args = [f"{f}:Cheapest", "random", "random", "-n", "300", "--rules", "hard-nines", "--rule", "target=150"]
     r = runner.invoke(app, ["tournament", *args, "--out", str(tmp_path / "o"), "--quiet", "--workers", "1"])
     assert r.exit_code == 1, r.output
     assert "raised RuntimeError: too far behind" in r.output and "Traceback" not in r.output
-    hint = r.output.split("replay it with: ", 1)[1].strip()
+    assert f"(at {f}, line {raise_line}, in play)" in r.output
+    hint = r.output.split("see the position and the traceback with: ", 1)[1].strip()
     args = shlex.split(hint)
     assert args[:2] == ["nines", "replay"] and "--rule" in args and "target=150" in args
+    match = args[args.index("--match") + 1]
     again = runner.invoke(app, args[1:])
-    assert again.exit_code == 1 and "too far behind" in again.output
-    assert f"in match {args[args.index('--match') + 1]} " in again.output
+    assert again.exit_code == 1, again.output
+    out = again.output
+    # the play up to the failing decision, then the position and the user's traceback, then the error
+    assert "== hand 1:" in out and "-- hand over:" in out
+    position = out.split(f"seat 0 ({f}:Cheapest) to play: this decision fails", 1)[1]
+    hand = re.search(r"hand: (.+)", position).group(1).split()
+    legal = re.search(r"legal cards: (.+)", position).group(1).split()
+    assert legal and set(legal) <= set(hand)
+    assert re.search(r"top card \w+, active suit [CDHS]", position)
+    assert f'File "{f}", line {raise_line}, in play' in position and "RuntimeError: too far behind" in position
+    assert "engine.py" not in position  # only the user's frames
+    assert f"in match {match} " in out.strip().splitlines()[-1] and "nines replay" not in out
+
+
+def test_a_strategy_returning_an_illegal_card_replays_to_the_position(tmp_path):
+    f = tmp_path / "bad.py"
+    f.write_text(GOOD.replace("return pick_card(", "return 0 * pick_card("))  # always the ace of clubs
+    r = tournament(f"{f}:Cheapest", "random", out=tmp_path / "o")
+    assert r.exit_code == 1 and "not a legal play" in r.output, r.output
+    hint = r.output.split("with: ", 1)[1].strip()
+    again = runner.invoke(app, shlex.split(hint)[1:])
+    assert again.exit_code == 1
+    legal = re.search(r"legal cards: (.+)", again.output).group(1).split()
+    assert "AC" not in legal and "Traceback" not in again.output
+
+
+def test_python_api_hint_names_the_strategy_as_the_cli_finds_it(tmp_path):
+    from nines_sim.engine import StrategyError
+
+    f = tmp_path / "late.py"
+    f.write_text(
+        GOOD.replace("        return pick_card(", "        raise ValueError('oops')\n        return pick_card(", 1)
+    )
+    cls = load_class(f"{f}:Cheapest")
+    with pytest.raises(StrategyError) as info:
+        simulate(make_rules("classic", players=2), [cls(), "random"], 5, seed=3)
+    cmd = shlex.split(str(info.value).split("with: ", 1)[1])
+    assert cmd[2:4] == [f"{f}:Cheapest", "random"], cmd  # the file spec, not the class's name 'cheapest'
+
+
+def test_a_strategy_returning_none_is_reported_as_returning_nothing(tmp_path):
+    f = tmp_path / "none.py"
+    f.write_text(GOOD.replace("return pick_card([w & obs.legal for w in obs.hand], obs.random())", "pass"))
+    r = tournament(f"{f}:Cheapest", "random", out=tmp_path / "o")
+    assert r.exit_code == 1, r.output
+    assert "strategy 'cheapest' returned nothing (None" in r.output and "shape ()" not in r.output
 
 
 def test_a_per_game_strategy_answer_outside_the_legal_cards_is_named(tmp_path):
@@ -192,3 +281,118 @@ def test_a_per_game_strategy_answer_outside_the_legal_cards_is_named(tmp_path):
                             "--quiet", "--workers", "1"])  # fmt: skip
     assert r.exit_code == 1
     assert "choose_card returned 'XX', not one of the legal cards" in r.output and "nines replay" in r.output
+
+
+def install_distribution(root: Path, dist: str, entries: dict[str, str], modules: dict[str, str]) -> None:
+    """A real installed distribution under ``root`` (add ``root`` to sys.path): modules, METADATA, entry points."""
+    for name, code in modules.items():
+        (root / f"{name}.py").write_text(code)
+    info = root / f"{dist.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    lines = "".join(f"{k} = {v}\n" for k, v in entries.items())
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{lines}")
+
+
+@pytest.fixture
+def broken_plugin(tmp_path, monkeypatch):
+    """One working plug-in ('cheapest') and, in another distribution, one whose module does not import."""
+    install_distribution(tmp_path, "nines-good-pkg", {"cheapest": "good_nines_mod:Cheapest"}, {"good_nines_mod": GOOD})
+    install_distribution(tmp_path, "nines-broken-pkg", {"shaky": "broken_nines_mod:Shaky"},
+                         {"broken_nines_mod": "import no_such_dependency_xyz\n"})  # fmt: skip
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("nines_sim.registry._warned", set())  # the warning comes once per process
+    return tmp_path
+
+
+def test_a_broken_plugin_not_asked_for_is_skipped_with_one_warning_naming_its_distribution(broken_plugin):
+    r = tournament("cheapest", "random", out=broken_plugin / "o")
+    assert r.exit_code == 0, r.output
+    warnings = [line for line in r.output.splitlines() if line.startswith("Warning:")]
+    assert len(warnings) == 1, r.output
+    assert (
+        "'shaky' (broken_nines_mod:Shaky)" in warnings[0] and "No module named 'no_such_dependency_xyz'" in warnings[0]
+    )
+    assert warnings[0].endswith("pip uninstall nines-broken-pkg")
+    assert pd.read_csv(broken_plugin / "o" / "summary.csv")["strategy"].tolist() == ["cheapest", "random"]
+
+
+def test_built_in_lineups_run_whatever_plugins_are_broken(broken_plugin):
+    r = tournament("random", "dump-faces", out=broken_plugin / "o")
+    assert r.exit_code == 0, r.output
+
+
+def test_strategies_lists_a_broken_plugin_with_the_reason(broken_plugin):
+    r = runner.invoke(app, ["strategies"])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("shaky"))
+    assert "BROKEN plugin broken_nines_mod:Shaky from nines-broken-pkg" in line
+    assert "ModuleNotFoundError: No module named 'no_such_dependency_xyz'" in r.output
+    assert "pip uninstall nines-broken-pkg" in r.output
+    assert re.search(r"^cheapest\s+\[plugin good_nines_mod:Cheapest from nines-good-pkg\]", r.output, re.M)
+
+
+def test_asking_for_a_broken_plugin_by_name_is_a_usage_error(broken_plugin):
+    r = tournament("shaky", "random", out=broken_plugin / "o")
+    assert r.exit_code == 2, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "the plug-in 'shaky' (broken_nines_mod:Shaky) cannot be used" in errors[0]
+    assert "pip uninstall nines-broken-pkg" in errors[0] and "Traceback" not in r.output
+
+
+def test_a_plugin_named_like_a_built_in_is_skipped_and_the_built_in_kept(tmp_path, monkeypatch):
+    install_distribution(tmp_path, "nines-clash-pkg", {"random": "clash_nines_mod:Cheapest"},
+                         {"clash_nines_mod": GOOD})  # fmt: skip
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = runner.invoke(app, ["strategies"])
+    assert r.exit_code == 0, r.output
+    assert "its name clashes with the built-in 'random'" in r.output and "pip uninstall nines-clash-pkg" in r.output
+    assert load_class("random").__module__.startswith("nines_sim.strategies.")
+
+
+def test_the_entry_point_name_is_the_strategy_name(tmp_path, monkeypatch):
+    install_distribution(
+        tmp_path,
+        "alias-pkg",
+        {"alias-ep": "alias_nines_mod:Alias"},
+        {"alias_nines_mod": GOOD.replace("Cheapest", "Alias").replace('"cheapest"', '"alias-real"')},
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = tournament("alias-ep", "random", out=tmp_path / "o")
+    assert r.exit_code == 0, r.output
+    assert pd.read_csv(tmp_path / "o" / "summary.csv")["strategy"].tolist() == ["alias-ep", "random"]
+    assert "alias-ep random" in __import__("json").loads((tmp_path / "o" / "manifest.json").read_text())["command"]
+    listed = runner.invoke(app, ["strategies"]).output
+    assert re.search(r"^alias-ep\s+\[plugin alias_nines_mod:Alias from alias-pkg; its class calls itself 'alias-real'",
+                     listed, re.M), listed  # fmt: skip
+    r = tournament("alias-real", "random", out=tmp_path / "o2")
+    assert r.exit_code == 2 and "unknown strategy 'alias-real'" in r.output and "alias-ep" in r.output
+
+
+def test_a_module_spec_is_found_in_the_current_folder_as_python_m_does(tmp_path):
+    (tmp_path / "my_cwd_strategy.py").write_text(GOOD)
+    nines = Path(sys.executable).with_name("nines")
+    args = ["tournament", "my_cwd_strategy:Cheapest", "random", "-n", "40", "--out", "o", "--quiet", "--no-charts"]
+    r = subprocess.run([str(nines), *args, "--workers", "1"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert pd.read_csv(tmp_path / "o" / "summary.csv")["strategy"].tolist() == ["cheapest", "random"]
+
+
+def test_a_file_without_a_class_name_lists_the_strategy_classes_in_it(tmp_path):
+    f = tmp_path / "shape.py"
+    f.write_text(GOOD + GOOD.replace("Cheapest", "Priciest").replace('"cheapest"', '"priciest"'))
+    r = tournament(str(f), "random", out=tmp_path / "o")
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == (
+        f"Error: a strategy file needs a class name, as in {f}:ClassName; it defines Cheapest, Priciest"
+    )
+
+
+def test_a_file_strategy_clashing_with_a_built_in_is_named_by_its_path(tmp_path):
+    (tmp_path / "clash.py").write_text(
+        GOOD.replace('name = "cheapest"', 'name = "random"').replace("Cheapest", "Impostor")
+    )
+    r = tournament(f"{tmp_path}/clash.py:Impostor", "random", out=tmp_path / "o")
+    assert r.exit_code == 2, r.output
+    assert f"two strategies are named 'random' ({tmp_path}/clash.py:Impostor and the built-in 'random')" in r.output
+    assert "nines_user_" not in r.output

@@ -184,6 +184,7 @@ def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, 
         e.run()
     msg = str(info.value)
     assert cls.name in msg and "seed 99" in msg and what in msg
-    assert f"nines replay {cls.name} random random random --seed 99 --match" in msg
+    # the class as the command line finds it (this module is importable from the project folder)
+    assert f"nines replay {__name__}:{cls.__name__} random random random --seed 99 --match" in msg
     m = int(msg.split("in match ")[1].split()[0])
     assert 10 <= m < 50

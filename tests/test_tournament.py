@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pandas as pd
@@ -51,8 +46,9 @@ def default_runs(tmp_path_factory):
 def test_default_tournament_is_the_four_builtins_at_one_table(default_runs):
     d = default_runs["w1"]
     s = pd.read_csv(d / "summary.csv")
-    assert list(s.columns) == ["position", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
-                               "mean_total", "sd_total", "go_out_rate", "mean_hand_penalty"]  # fmt: skip
+    assert list(s.columns) == ["position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low",
+                               "win_rate_high", "mean_total", "sd_total", "go_out_rate",
+                               "mean_hand_penalty"]  # fmt: skip
     assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority"]
     assert (s["matches"] == 3000).all()
     assert abs(s["wins"].sum() - 3000) < 1e-6  # every match has exactly one win in total
@@ -173,29 +169,29 @@ def test_report_redraws_from_the_csvs(default_runs, tmp_path):
 
 
 def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
+    from tests.interrupt import ctrl_c_once_kept
+
     d = tmp_path / "cc"
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "nines_sim", "tournament", "-n", "3000000", "--workers", "2", "--out", str(d),
-           "--no-charts", "--save-matches"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    time.sleep(4)
-    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    out, _ = proc.communicate(timeout=60)
-    text = out.decode()
-    assert proc.returncode == 130, text
-    assert "PARTIAL" in text and "Traceback" not in text
+    # Ctrl-C as soon as the bar shows kept matches: by an event, with nearly all of the run still to play
+    args = ["tournament", "-n", "3000000", "--workers", "2", "--chunk-size", "5000", "--batch-size", "1000",
+            "--out", str(d), "--no-charts", "--save-matches"]  # fmt: skip
+    rc, out, err = ctrl_c_once_kept(args)
+    assert rc == 130, out + err[-2000:]
+    assert "PARTIAL" in out and "Stopping (Ctrl-C)" in err and "Traceback" not in out + err
     m = json.loads((d / "manifest.json").read_text())
     assert m["partial"] and 0 < m["matches_played"] < 3_000_000
     s = pd.read_csv(d / "summary.csv")
     assert (s["matches"] == m["matches_played"]).all()
     assert abs(s["wins"].sum() - m["matches_played"]) < 1e-6
     assert "PARTIAL" in (d / "report.md").read_text()
-    # each worker's range keeps a whole block of match indices from its start: no bias to short matches
+    # each chunk keeps a whole block of match indices from its start (no bias to short matches), and the
+    # manifest lists exactly the matches kept
     with gzip.open(d / "matches.csv.gz", "rt") as fh:
         kept = pd.read_csv(fh)["match"].to_numpy()
-    for lo, hi in ((0, 1_500_000), (1_500_000, 3_000_000)):
-        block = kept[(kept >= lo) & (kept < hi)]
-        assert (block == np.arange(lo, lo + len(block))).all()
+    ranges = m["kept_ranges"]
+    assert all(a % 5000 == 0 for a, _ in ranges)
+    assert (kept == np.concatenate([np.arange(a, b) for a, b in ranges])).all()
+    assert f"--ranges {','.join(f'{a}:{b}' for a, b in ranges)}" in m["kept_command"]
 
 
 def test_baseline_outside_field_format_is_a_usage_error(tmp_path):
@@ -210,7 +206,7 @@ def test_force_replaces_only_nines_sim_files(tmp_path):
     (d / "summary.csv").write_text("old")
     run_ok("tournament", "-n", "50", "--out", str(d), "--quiet", "--no-charts", "--force", "--workers", "1")
     assert (d / "holiday.png").read_bytes() == b"not ours"
-    assert (d / "summary.csv").read_text().startswith("position,strategy")
+    assert (d / "summary.csv").read_text().startswith("position,rank,strategy")
 
 
 @pytest.mark.parametrize("where", ["/proc/nines-x", "{tmp}/a-file/sub"])
@@ -235,7 +231,7 @@ def test_a_failed_run_leaves_no_empty_folder(tmp_path):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["random", "random", "--rule", "players=3"], "--players 3 disagrees"),
+        (["random", "random", "--rule", "players=3"], "--rule players=3 disagrees with the 2 strategies given"),
         (["-p", "7"], "players must be 2 to 6"),
         (["--rule", "nine_penalty=99999999999999999999"], "nine_penalty must be 0 to 1000"),
         (["--rule", "target=9223372036854775808"], "target must be > 0 and at most"),

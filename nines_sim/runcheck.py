@@ -1,0 +1,150 @@
+"""Checking a run folder before its charts and report are redrawn: every CSV readable and in line with manifest.json.
+
+``nines report`` redraws from the files alone, so a hand-edited or truncated CSV
+would otherwise give a report that looks right and is not (a summary cut to one
+strategy ranks that one first). Each check names the file at fault.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from nines_sim.compare import COMPARISON_COLUMNS
+from nines_sim.compare import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
+from nines_sim.tournament import (
+    DISTRIBUTION_COLUMNS,
+    HANDS_COLUMNS,
+    HEAD_TO_HEAD_COLUMNS,
+    PAIRWISE_COLUMNS,
+    SEAT_COLUMNS,
+    SUMMARY_COLUMNS,
+)
+
+TOURNAMENT_FILES = {
+    "summary.csv": SUMMARY_COLUMNS,
+    "hands.csv": HANDS_COLUMNS,
+    "score_distribution.csv": DISTRIBUTION_COLUMNS,
+    "seat_go_out.csv": SEAT_COLUMNS,
+    "pairwise.csv": PAIRWISE_COLUMNS,
+    "head_to_head.csv": HEAD_TO_HEAD_COLUMNS,
+}
+COMPARISON_FILES = {"comparison.csv": COMPARISON_COLUMNS, "score_distribution.csv": COMPARISON_DISTRIBUTION_COLUMNS}
+
+
+class RunFolderError(ValueError):
+    """A folder that is not a complete, consistent run folder; the message names the file."""
+
+
+def _read(path: Path, columns: list[str]) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"strategy": str, "rule_set": str})
+    except (OSError, ValueError) as exc:  # pandas' parser errors are ValueErrors
+        raise RunFolderError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise RunFolderError(f"{path} is not a nines-sim table: it lacks the column(s) {', '.join(missing)}")
+    return df
+
+
+def _expected_matches(manifest: dict) -> list[int] | None:
+    """Matches behind each summary.csv row, in position order, from the manifest's games (None if not recorded)."""
+    games = manifest.get("games")
+    if not isinstance(games, list) or not games:
+        return None
+    played = [(list(g["lineup"]), int(g["matches_played"])) for g in games]
+    fmt = manifest.get("format")
+    if fmt == "table":
+        return [played[0][1]] * len(played[0][0])
+    strategies = manifest.get("strategies") or []
+    if fmt == "field":
+        return [sum(n for lineup, n in played if lineup[0] == s) for s in strategies]
+    return [sum(n for lineup, n in played if s in lineup) for s in strategies]
+
+
+def _check_tournament(run_dir: Path, manifest: dict) -> None:
+    tables = {n: _read(run_dir / n, cols) for n, cols in TOURNAMENT_FILES.items() if (run_dir / n).is_file()}
+    summary = tables["summary.csv"].sort_values("position", kind="stable")
+    path = run_dir / "summary.csv"
+    try:
+        expected = _expected_matches(manifest)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunFolderError(f"{run_dir / 'manifest.json'} lacks what the run recorded ({exc})") from None
+    if expected is None:
+        return
+    if len(summary) != len(expected):
+        raise RunFolderError(
+            f"{path} does not match manifest.json: {len(summary)} row(s), but the run ranks {len(expected)} "
+            f"(the manifest's lineup); rerun the manifest's command to rewrite the folder"
+        )
+    if summary["position"].tolist() != list(range(len(expected))):
+        raise RunFolderError(f"{path} does not match manifest.json: positions {summary['position'].tolist()}")
+    for pos, (got, want) in enumerate(zip(summary["matches"].tolist(), expected)):
+        if got != want:
+            raise RunFolderError(
+                f"{path} does not match manifest.json: position {pos} has {got} matches, the manifest {want}"
+            )
+    scores = tables.get("score_distribution.csv")
+    if scores is not None and not set(scores["strategy"]) <= set(summary["strategy"]):
+        extra = sorted(set(scores["strategy"]) - set(summary["strategy"]))
+        raise RunFolderError(f"{run_dir / 'score_distribution.csv'} names strategies not in summary.csv: {extra}")
+
+
+def _check_comparison(run_dir: Path, manifest: dict) -> None:
+    tables = {n: _read(run_dir / n, cols) for n, cols in COMPARISON_FILES.items() if (run_dir / n).is_file()}
+    table, path = tables["comparison.csv"], run_dir / "comparison.csv"
+    labels = [rs.get("label") for rs in manifest.get("rule_sets") or []]
+    lineup = manifest.get("lineup") or []
+    if labels and lineup and len(table) != len(labels) * len(lineup):
+        raise RunFolderError(
+            f"{path} does not match manifest.json: {len(table)} row(s), but {len(labels)} rule sets x "
+            f"{len(lineup)} strategies make {len(labels) * len(lineup)}"
+        )
+    if labels and set(table["rule_set"]) != {str(x) for x in labels}:
+        raise RunFolderError(
+            f"{path} does not match manifest.json: rule sets {sorted(set(table['rule_set']))}, the manifest {labels}"
+        )
+    played = manifest.get("matches_played")
+    if isinstance(played, int) and not (table["matches"] == played).all():
+        raise RunFolderError(f"{path} does not match manifest.json: matches other than the {played} played")
+
+
+def check_run_folder(run_dir: Path) -> str:
+    """Check a run folder before redrawing it.
+
+    Returns
+    -------
+    str
+        ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one.
+
+    Raises
+    ------
+    RunFolderError
+        If the folder does not exist, lacks ``manifest.json`` or its table, a
+        file cannot be read or lacks a declared column, or a table disagrees
+        with the manifest (its lineup, rule sets or matches played).
+    """
+    if not run_dir.exists():
+        raise RunFolderError(f"{run_dir} does not exist")
+    if not run_dir.is_dir():
+        raise RunFolderError(f"{run_dir} is not a folder")
+    path = run_dir / "manifest.json"
+    if not path.is_file():
+        raise RunFolderError(
+            f"{run_dir} is not a run folder (it needs manifest.json and summary.csv or comparison.csv)"
+        )
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunFolderError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
+    if not isinstance(manifest, dict):
+        raise RunFolderError(f"{path} is not a nines-sim manifest (not a JSON object)")
+    if (run_dir / "comparison.csv").is_file():
+        _check_comparison(run_dir, manifest)
+        return "comparison"
+    if (run_dir / "summary.csv").is_file():
+        _check_tournament(run_dir, manifest)
+        return "tournament"
+    raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
