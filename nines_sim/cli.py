@@ -177,6 +177,10 @@ def strategies_cmd() -> None:
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
         own = f"; its class calls itself {cls.name!r}" if cls.name and cls.name != name else ""
         typer.echo(f"{name:<16} [{src}{own}] ({flags})\n    {first}")
+        if cls.classifier.get("sees_hidden_cards"):
+            typer.echo(
+                "    NOT A FAIR PLAYER: it sees every hand and the stock (a reference for what hidden cards are worth)."
+            )
         for p in declared(cls):
             typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10} {p.help}")
     for p in found:
@@ -380,6 +384,10 @@ def tournament(
     if not quiet:
         ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
         typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked))
+    from nines_sim.registry import hidden_card_note
+
+    if note := hidden_card_note(list(plan.strategies)):
+        typer.echo(note)
     rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
@@ -695,6 +703,72 @@ def replay(
         f"\nregular hands {int(res.hands[0])}, tie-break hands {int(res.tiebreak_hands[0])}, "
         f"final totals {res.totals[0].tolist()}, win shares {res.win_share[0].tolist()}"
     )
+
+
+@app.command()
+def analyze(
+    strategies: StrategiesArg = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run to replay.")] = 0,
+    match: Annotated[
+        int | None, typer.Option("--match", "-m", min=0, help="Match to replay (with --hand, --turn).")
+    ] = None,
+    hand: Annotated[int, typer.Option("--hand", min=0, help="Hand of that match, from 0 (tie-break hands count).")] = 0,
+    turn: Annotated[int, typer.Option("--turn", min=0, help="Turn of that hand, from 0.")] = 0,
+    cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
+    top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
+    active: Annotated[str | None, typer.Option("--active", help="Active suit C/D/H/S when a 9 is on top.")] = None,
+    sizes: Annotated[
+        str | None, typer.Option("--sizes", help="The other seats' hand sizes, next seat first: 7,3,5.")
+    ] = None,
+    pile: Annotated[str, typer.Option("--pile", help="Cards in the discard pile below the top card.")] = "",
+    samples: Annotated[int, typer.Option("--samples", min=1, max=65536, help="Samples of the hidden cards.")] = 256,
+    policy: Annotated[str, typer.Option("--policy", help="Rollout strategy.")] = "expert",
+    outcome: Annotated[str, typer.Option("--outcome", help="hand (penalties) or match (win share).")] = "hand",
+    players: PlayersOpt = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+) -> None:
+    """Estimate every legal play of one position, and show what each built-in strategy would play.
+
+    Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or describe a position
+    (--cards, --top, --sizes): you are seat 0 and it is your turn.
+    """
+    from nines_sim.analyze import analyze as run_analysis
+    from nines_sim.analyze import builtin_names, position_from_cards, position_from_replay, render
+    from nines_sim.position import PositionError
+    from nines_sim.registry import StrategyNotFound
+    from nines_sim.search import policy_names
+
+    if policy not in policy_names():
+        raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
+    if outcome not in ("hand", "match"):
+        raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
+    if (match is None) == (cards is None):
+        raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
+    try:
+        if match is not None:
+            names = list(strategies or [])
+            if not names:
+                from nines_sim.tournament import DEFAULT_LINEUP
+
+                names = list(DEFAULT_LINEUP)
+            r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
+            pos = position_from_replay(r, names, seed, match, hand, turn)
+        else:
+            if top is None or sizes is None:
+                raise usage_error("--cards needs --top and --sizes")
+            try:
+                size_list = [int(x) for x in sizes.split(",")]
+            except ValueError:
+                raise usage_error(f"--sizes must be whole numbers separated by commas, not {sizes!r}") from None
+            n = _players_wanted(players, rule)[0] or len(size_list) + 1
+            r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
+            pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
+        res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None))
+    except (PositionError, StrategyNotFound) as exc:
+        raise usage_error(str(exc)) from None
+    for line in render(res):
+        typer.echo(line)
 
 
 @app.command()

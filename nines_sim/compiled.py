@@ -153,6 +153,9 @@ class CompiledEngine(BatchEngine):
             ("match", K.S_MATCH), ("top", K.S_TOP), ("active", K.S_ACTIVE), ("seat", K.S_SEAT),
             ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN), ("stock_pos", K.S_POS),
             ("stock_end", K.S_END), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
+            # public history that Observation.public shows (the search player's sampler reads it)
+            ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("hands_played", K.S_HANDS),
+            ("tb_hands", K.S_TB_HANDS), ("in_tb", K.S_IN_TB),
         ):  # fmt: skip
             setattr(self, name, st[:, col])
         self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)

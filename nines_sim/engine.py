@@ -375,6 +375,8 @@ class BatchEngine:
             gc = card if sel is None or card is None else card[sel]
             obs = self.observe(gi, gs, kind, gl)
             strat = self.strategies[s]
+            if strat.classifier.get("sees_hidden_cards"):  # an openly unfair reference player (clairvoyant)
+                strat.reveal([w[gi] for w in self.hands], self.stock[gi], self.stock_pos[gi], self.stock_end[gi])
             try:
                 res = self._ask(strat, kind, obs, gc)
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
@@ -408,7 +410,9 @@ class BatchEngine:
         Observation
             The seat's own hand (gathered now) and lazy views of public state only.
         """
-        public = PublicState(self.rules, self.legal_tab, **{name: getattr(self, name) for name in PublicState.ARRAYS})
+        public = PublicState(
+            self.rules, self.legal_tab, under=self.under, **{name: getattr(self, name) for name in PublicState.ARRAYS}
+        )
         return Observation(public, idx, seats, kind, [w[idx, seats] for w in self.hands], legal)
 
     @staticmethod
@@ -524,7 +528,7 @@ class BatchEngine:
         """Deal a hand in games ``idx`` (D4-D7); ``dealer`` and ``seats_mask`` are set."""
         S, P = self.S, self.P
         self.hkey[idx] = rng.hand_keys(self.mkey[idx], self.hand_seq[idx])
-        self.dkey[idx] = rng.hand_keys(rng.match_keys(self.decision_root, self.match[idx]), self.hand_seq[idx])
+        self.dkey[idx] = rng.hand_keys(self._decision_match_keys(idx), self.hand_seq[idx])
         self.hand_seq[idx] += 1
         keys = rng.stream(self.hkey[idx, None], rng.DEAL, np.arange(S, dtype=np.uint64)[None, :])
         order = np.argsort(keys, axis=1, kind="stable")
@@ -583,6 +587,10 @@ class BatchEngine:
             if self.trace is not None:
                 for b, s in zip(ni.tolist(), suits.tolist()):
                     self._log(b, ("declare", int(self.dealer[b]), s))
+
+    def _decision_match_keys(self, idx: np.ndarray) -> np.ndarray:
+        """The decision match keys of games ``idx`` (uint64, (n,)), from which each hand's ``dkey`` is chained."""
+        return rng.match_keys(self.decision_root, self.match[idx])
 
     def _new_matches(self, idx: np.ndarray) -> np.ndarray:
         """Give slots ``idx`` the next match indices; return the slots that got one."""

@@ -189,6 +189,10 @@ def _settings(run: RunFolder) -> list[str]:
         lines.append(f"- **Strategies:** {', '.join(map(str, strategies))}")
     if m.get("baseline"):
         lines.append(f"- **Baseline:** {m['baseline']}")
+    from nines_sim.registry import hidden_card_note
+
+    if note := hidden_card_note(list(strategies or lineup)):
+        lines.append(f"- **{note.split(':')[0]}:**{note.split(':', 1)[1]}")
     lines += [
         f"- **Matches:** {_matches_line(m)}",
         f"- **Seed:** {m.get('seed', 'n/a')}",

@@ -60,12 +60,16 @@ class PublicState:
     """
 
     ARRAYS = ("top", "active", "dealer", "dirbit", "seats_mask", "played", "turn", "stock_pos", "stock_end",
-              "ncards", "totals", "drew_on", "dkey")  # fmt: skip
-    __slots__ = ("rules", "legal_tab", *ARRAYS)
+              "ncards", "totals", "drew_on", "dkey", "streak", "in_tb", "hands_played", "tb_hands", "drawn",
+              "reshuffles")  # fmt: skip
+    __slots__ = ("rules", "legal_tab", "under", *ARRAYS)
 
-    def __init__(self, rules: Rules, legal_tab: np.ndarray, **arrays: np.ndarray):
+    def __init__(self, rules: Rules, legal_tab: np.ndarray, under: list[np.ndarray] | None = None,
+                 **arrays: np.ndarray):  # fmt: skip
         self.rules = rules
         self.legal_tab = _read_only(legal_tab)
+        # the discard pile below the top card is public: everyone saw each card played onto it
+        self.under = None if under is None else [_read_only(w) for w in under]
         for name in self.ARRAYS:
             setattr(self, name, _read_only(arrays[name]))
 
@@ -244,6 +248,27 @@ class Observation:
     @property
     def drew_on(self) -> np.ndarray:
         return self._col("drew_on")
+
+    @property
+    def pile(self) -> list[np.ndarray]:
+        """The discard pile below the top card, count-coded: ``D`` uint64 arrays, (n,).
+
+        Public: every card in it was played face up.
+
+        Raises
+        ------
+        AttributeError
+            If the engine that built this observation does not show the pile.
+        """
+        if self._pub.under is None:
+            raise AttributeError("this observation does not show the discard pile")
+        return self._get("pile", lambda: [w[self._idx] for w in self._pub.under])
+
+    def public(self, name: str) -> np.ndarray:
+        """This decision's rows of any public array of :class:`PublicState` (e.g. ``"streak"``, ``"in_tb"``): a copy."""
+        if name not in PublicState.ARRAYS:
+            raise AttributeError(f"no public array {name!r}; public arrays: {', '.join(PublicState.ARRAYS)}")
+        return self._col(name)
 
     def random(self, salt: int = 0) -> np.ndarray:
         """Random words for this decision, one per game: uint64, shape (n,).

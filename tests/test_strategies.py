@@ -129,7 +129,9 @@ def test_suit_majority_declares_its_longest_natural_suit_after_the_nine_left():
 
 
 def test_builtins_always_play_a_legal_drawn_card():
-    for name in builtin_classes():
+    for name, cls in builtin_classes().items():
+        if getattr(cls, "settings", ()):  # a search player may keep a drawn card: it is its choice
+            continue
         e = setup(
             C2, make_lineup([name, "random"]), {0: "KC 2D", 1: "3C"}, top="5H", stock="6H", copies=50, trace=False
         )

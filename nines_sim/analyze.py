@@ -1,0 +1,171 @@
+"""``nines analyze``: every legal move of one position, with its estimated outcome, and what each strategy plays.
+
+The position is either reached in a replay of a match (seed, match, hand,
+turn) or described directly (the player's cards, the top card, the other
+seats' hand sizes).  The estimate is the search player's
+(:mod:`nines_sim.search`): the hidden cards are sampled from what the player
+sees and every move is played out with a rollout policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nines_sim.cards import N_FACES, SUIT_NAMES, card_name, hand_faces, parse_card
+from nines_sim.engine import BatchEngine
+from nines_sim.position import Position, PositionBatch, PositionEngine, PositionError, positions_from_engine
+from nines_sim.registry import builtin_classes, make_lineup
+from nines_sim.rules import Rules
+from nines_sim.sampler import sample_positions
+from nines_sim.search import candidates, evaluate
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Strategy
+
+
+@dataclass
+class Analysis:
+    """The result of :func:`analyze`: per legal move the mean outcome and its 95% interval, and each strategy's move."""
+
+    position: Position
+    moves: list[str]
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    samples: int
+    outcome: str
+    choices: dict[str, str]
+
+
+def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: int, hand: int, turn: int) -> Position:
+    """The position at the start of ``turn`` (0-based) of ``hand`` (0-based, every hand dealt counted) of a match.
+
+    Raises
+    ------
+    PositionError
+        If the match ends before that hand or that hand before that turn.
+    """
+    eng = BatchEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1)
+    eng.start_run()
+    while eng.B and not (int(eng.hand_seq[0]) - 1 == hand and int(eng.turn[0]) == turn):
+        if int(eng.hand_seq[0]) - 1 > hand:
+            raise PositionError(f"hand {hand} of match {match} ends before turn {turn}")
+        eng.advance()
+    if not eng.B:
+        raise PositionError(f"match {match} of seed {seed} ends before hand {hand}, turn {turn}")
+    return positions_from_engine(eng).position(0)
+
+
+def position_from_cards(
+    rules: Rules, cards: str, top: str, sizes: Sequence[int], active: str | None = None, pile: str = "",
+    totals: Sequence[int] | None = None,
+) -> Position:  # fmt: skip
+    """A position where seat 0 is to move holding ``cards``; the other seats hold ``sizes`` cards (seat 1 first).
+
+    The hidden cards are placed arbitrarily (the analysis samples them anyway).
+
+    Raises
+    ------
+    PositionError
+        For a card name that is not a card, a wrong number of sizes, a suit that is not C/D/H/S,
+        or an impossible position (see :meth:`Position.validate`).
+    """
+    try:
+        mine = [parse_card(c) for c in cards.split()]
+        t = parse_card(top)
+        under = [parse_card(c) for c in pile.split()]
+    except ValueError as exc:
+        raise PositionError(str(exc)) from None
+    P = rules.players
+    if len(sizes) != P - 1:
+        raise PositionError(f"--sizes gives {len(sizes)} hand sizes; the other {P - 1} seats need one each")
+    if any(s < 1 for s in sizes):
+        raise PositionError("every other seat holds at least one card (a hand ends when a player goes out)")
+    if active is None:
+        suit = t // 13
+    elif active.upper() in SUIT_NAMES:
+        suit = SUIT_NAMES.index(active.upper())
+    else:
+        raise PositionError(f"active suit {active!r} is not one of C, D, H, S")
+    counts = np.bincount(np.array(mine + under + [t], dtype=np.int64), minlength=N_FACES)
+    if counts.max() > rules.decks:
+        f = int(np.argmax(counts))
+        raise PositionError(f"card {card_name(f)} appears {counts[f]} times (the deck has {rules.decks} of each)")
+    rest = [f for f in range(N_FACES) for _ in range(rules.decks - int(counts[f]))]
+    if sum(sizes) > len(rest):
+        raise PositionError(f"the other hands hold {sum(sizes)} cards but only {len(rest)} are unseen")
+    hands = [tuple(mine)]
+    at = 0
+    for s in sizes:
+        hands.append(tuple(rest[at : at + s]))
+        at += s
+    return Position(rules, tuple(hands), tuple(rest[at:]), tuple(under), t, suit, seat=0, dealer=P - 1,
+                    totals=tuple(totals) if totals else None)  # fmt: skip
+
+
+def _move_name(m: int, kind: DecisionKind) -> str:
+    if kind == DecisionKind.PLAY:
+        return "two 9s" if m == PAIR_OF_NINES else card_name(m)
+    if kind == DecisionKind.PLAY_DRAWN:
+        return "play it" if m == 1 else "keep it"
+    return SUIT_NAMES[m]
+
+
+def analyze(
+    pos: Position, samples: int = 256, policy: str = "expert", outcome: str = "hand", strategies: Sequence[str] = ()
+) -> Analysis:
+    """Estimate every legal play of the seat to move, and ask each strategy what it would play.
+
+    Raises
+    ------
+    PositionError
+        If the seat to move holds no legal card (it draws: there is no choice to analyse).
+    """
+    batch = PositionBatch.from_positions([pos])
+    pol = make_lineup([policy])[0]
+    eng = PositionEngine(batch, [pol] * pos.rules.players)
+    idx = np.zeros(1, dtype=np.int64)
+    seats = eng.seat.copy()
+    legal = eng.hands[0][idx, seats] & eng.legal_tab[eng.top * 4 + eng.active]
+    if legal[0] == 0:
+        raise PositionError("the seat to move holds no legal card: it draws (T1, T4), there is no play to analyse")
+    obs = eng.observe(idx, seats, DecisionKind.PLAY, legal)
+    moves = candidates(obs)
+    est = evaluate(obs, sample_positions(obs, samples, salt=5), moves, pol, outcome)
+    ok = moves[0] >= 0
+    mv = moves[0][ok]
+    mean, se = est.mean[0][ok], est.se[0][ok]
+    order = np.argsort(-mean, kind="stable")
+    choices: dict[str, str] = {}
+    for name in strategies:
+        strat: Strategy = make_lineup([name])[0]
+        e2 = PositionEngine(batch, [strat] * pos.rules.players)
+        choices[name] = _move_name(int(e2._decide(DecisionKind.PLAY, idx, seats, legal=legal)[0]), DecisionKind.PLAY)
+    return Analysis(
+        pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],
+        (mean - 1.96 * se)[order], (mean + 1.96 * se)[order], samples, outcome, choices,
+    )  # fmt: skip
+
+
+def builtin_names(sees_hidden: bool) -> list[str]:
+    """Built-in strategies to ask, without those that see hidden cards unless ``sees_hidden``."""
+    return [n for n, c in builtin_classes().items() if sees_hidden or not c.classifier.get("sees_hidden_cards")]
+
+
+def render(a: Analysis) -> list[str]:
+    """Lines of text for the terminal."""
+    p = a.position
+    held = " ".join(card_name(f) for f in hand_faces(np.array([sum(1 << f for f in set(p.hands[p.seat]))])))
+    unit = "opponents' mean hand penalty minus your own" if a.outcome == "hand" else "your match win share"
+    lines = [
+        f"Seat {p.seat} to move, holding {held}; top {card_name(p.top)}, active suit {SUIT_NAMES[p.active]}; "
+        f"hand sizes {','.join(map(str, p.sizes))}; stock {len(p.stock)}; totals {','.join(map(str, p.totals))}",
+        f"Each legal play, over {a.samples} samples of the hidden cards ({unit}; higher is better; 95% interval):",
+    ]
+    for i, m in enumerate(a.moves):
+        best = "  <- best" if i == 0 else ""
+        lines.append(f"  {m:<8} {a.mean[i]:+8.2f}  [{a.low[i]:+.2f}, {a.high[i]:+.2f}]{best}")
+    if a.choices:
+        lines.append("What each strategy plays: " + ", ".join(f"{k} {v}" for k, v in a.choices.items()))
+    return lines

@@ -1,0 +1,127 @@
+"""Play positions forward on the compiled turn loop (:func:`nines_sim.kernel.play_slots`).
+
+The kernel plays from any state its slots hold, so a batch of positions is
+loaded into slots and run with no new matches to start.  To stop at the end of
+the hand, the slots run under the same rules with a match of one fixed hand
+(the hand is played exactly as under the real rules; only what follows it
+differs).  A forced first move enters at the kernel's apply phase, as a Python
+seat's answer would.  Results equal :func:`nines_sim.position.play_out` on the
+numpy engine (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from nines_sim.cards import N_FACES
+from nines_sim.engine import legal_table, next_seat_table
+from nines_sim.position import PositionBatch
+from nines_sim.strategy import Strategy
+
+try:
+    from nines_sim import kernel as K
+except ImportError:  # pragma: no cover - numba missing: the numpy engine plays positions
+    K = None  # type: ignore[assignment]
+
+RECORDS = 1 << 14
+
+
+def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
+    """Kernel ids of the lineup's seats, or None where a seat has no compiled twin (or numba is missing)."""
+    if K is None:
+        return None
+    from nines_sim.compiled import seat_ids
+
+    ids = seat_ids(lineup)
+    if (ids == K.SID_PYTHON).any() or (ids == K.SID_USER).any():
+        return None
+    return ids
+
+
+def play_out_kernel(
+    batch: PositionBatch, sids: np.ndarray, to: str, force: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``)."""
+    from nines_sim.compiled_strategy import compiled_function
+
+    rules = batch.rules
+    a = batch.arrays
+    B, P, D = batch.n, rules.players, rules.decks
+    rp = K.rules_params(rules)
+    if to == "hand":
+        rp[K.R_FIXED] = 1
+    st = np.zeros((B, K.NST), dtype=np.int64)
+    rows = np.arange(B, dtype=np.int64)
+    for name, col in (
+        ("hand_seq", K.S_HAND_SEQ), ("hands_played", K.S_HANDS), ("tb_hands", K.S_TB_HANDS),
+        ("first_dealer", K.S_FIRST), ("in_tb", K.S_IN_TB), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
+        ("stock_pos", K.S_POS), ("stock_end", K.S_END), ("top", K.S_TOP), ("active", K.S_ACTIVE),
+        ("seat", K.S_SEAT), ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN),
+        ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("nine_starter", K.S_NINE_START),
+    ):  # fmt: skip
+        st[:, col] = a[name]  # type: ignore[index]
+    st[:, K.S_MATCH] = rows
+    if to == "hand":
+        st[:, K.S_HANDS] = 0
+        st[:, K.S_IN_TB] = 0
+    st[:, K.S_PHASE] = K.PH_TURN
+    if force is not None:
+        f = force >= 0
+        st[f, K.S_PHASE] = K.PH_APPLY
+        st[f, K.S_MOVE] = force[f]
+    keys = np.zeros((B, K.NKEY), dtype=np.uint64)
+    keys[:, K.K_CMK] = a["mkey"]
+    keys[:, K.K_DMK] = a["dmkey"]
+    keys[:, K.K_CHK] = a["hkey"]
+    keys[:, K.K_DHK] = a["dkey"]
+    hands = np.ascontiguousarray(np.stack(a["hands"]))  # type: ignore[arg-type]
+    under = np.ascontiguousarray(np.stack(a["under"]))  # type: ignore[arg-type]
+    ncards = a["ncards"].copy()  # type: ignore[union-attr]
+    totals = a["totals"].copy()  # type: ignore[union-attr]
+    drew_on = a["drew_on"].copy()  # type: ignore[union-attr]
+    stock = np.ascontiguousarray(a["stock"]).copy()  # type: ignore[union-attr]
+    assert stock.shape[1] == N_FACES * D
+    played = a["played"].copy()  # type: ignore[union-attr]
+    seat_sid = np.asarray(sids, dtype=np.int64)
+    fs = tuple(compiled_function(None) for _ in range(K.MAX_SEATS))
+    n_rec = min(RECORDS, max(B, 1)) if to == "hand" else RECORDS
+    hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
+    hpen = np.zeros((n_rec, P), dtype=np.int64)
+    hcount = np.zeros(1, dtype=np.int64)
+    mrec = np.zeros((n_rec, K.NM), dtype=np.int64)
+    mtot = np.zeros((n_rec, P), dtype=np.int64)
+    mshare = np.zeros((n_rec, P), dtype=np.float64)
+    mcount = np.zeros(1, dtype=np.int64)
+    pen = np.zeros((B, P), dtype=np.int64)
+    scored = np.zeros(B, dtype=bool)
+    share = np.zeros((B, P)) if to == "match" else None
+    legal_tab, next_tab = legal_table(rules), next_seat_table(P)
+    mkeys = np.zeros((0, 2), dtype=np.uint64)
+    nxt = np.zeros(1, dtype=np.int64)
+    while True:
+        code = K.play_slots(
+            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
+        )  # fmt: skip
+        h = int(hcount[0])
+        if h:
+            m = hrec[:h, K.H_MATCH]
+            # a slot's hands come in order: its first record is the hand being played
+            first = np.unique(m, return_index=True)[1]
+            m1 = m[first]
+            new = ~scored[m1]
+            pen[m1[new]] = hpen[:h][first[new]]
+            scored[m1[new]] = True
+            hcount[0] = 0
+        mc = int(mcount[0])
+        if mc:
+            if share is not None:
+                share[mrec[:mc, K.M_MATCH]] = mshare[:mc]
+            mcount[0] = 0
+        if code == K.DONE:
+            break
+        if code != K.BUFFER_FULL:  # pragma: no cover - built-ins never answer illegally
+            raise RuntimeError(f"the kernel stopped with code {code}")
+    return pen, share

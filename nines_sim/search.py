@@ -1,0 +1,254 @@
+"""Determinized search (Perfect Information Monte Carlo) on the batch engine.
+
+For each decision: sample ``K`` complete positions consistent with what the
+player sees (:mod:`nines_sim.sampler`), and for every candidate move play each
+sample out with a rollout policy on the engine (:func:`nines_sim.position.play_out`);
+keep the move with the best mean outcome.  Every game, sample and candidate of
+a decision goes through the engine as one batch of positions.  The same samples
+and the same rollout keys serve every candidate (common random numbers), so the
+comparison between moves is much sharper than each estimate alone.
+
+Applying a candidate reuses the engine: a card to play is forced on the seat's
+first decision of the played-out turn; a suit, or declining a drawn card, is
+written into the position, which then starts at the next seat's turn (D7, V3).
+Readings: a declined drawn card counts towards a blocked hand only as the
+engine counts it (T7); the skip of two 9s played together (V4) is not applied
+when searching the suit declared after them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nines_sim.engine import next_seat_table
+from nines_sim.position import PositionBatch, play_out
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+
+#: Rows (positions) played out together at most; bigger decisions are cut by games.
+MAX_ROWS = 1 << 15
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Outcome estimates of each candidate move, per game.
+
+    Attributes
+    ----------
+    moves : numpy.ndarray
+        int64, (n, C): candidate moves (faces, :data:`PAIR_OF_NINES`, suits, or 1/0 for
+        playing a drawn card or not); -1 where a game has fewer candidates.
+    mean, se : numpy.ndarray
+        float64, (n, C): mean outcome over the samples and its standard error
+        (higher is better: opponents' mean hand penalty minus the own, or the
+        match win share); -inf and 0 where there is no candidate.
+    """
+
+    moves: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+
+
+def candidates(obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
+    """The candidate moves of each game of a decision.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, (n, C), padded with -1: the legal faces (and :data:`PAIR_OF_NINES`
+        where legal, V4) for ``play``; suits 0..3 for a declaration; ``1, 0``
+        (play it, keep it) for ``play_drawn``.
+    """
+    n = obs.n
+    if obs.kind in (DecisionKind.DECLARE, DecisionKind.DEALER_DECLARE):
+        return np.tile(np.arange(4, dtype=np.int64), (n, 1))
+    if obs.kind == DecisionKind.PLAY_DRAWN:
+        return np.tile(np.array([1, 0], dtype=np.int64), (n, 1))
+    bits = ((obs.legal[:, None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)) == 1
+    faces = np.where(bits, np.arange(52), 99)
+    faces.sort(axis=1)
+    C = max(int(bits.sum(axis=1).max(initial=0)), 1)
+    out = np.where(faces[:, :C] == 99, -1, faces[:, :C]).astype(np.int64)
+    if obs.players and obs._pub.rules.pair_of_nines:
+        pl = obs.pair_legal
+        if pl.any():
+            out = np.concatenate([out, np.where(pl, PAIR_OF_NINES, -1)[:, None]], axis=1)
+    return out
+
+
+def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np.ndarray | None) -> np.ndarray:
+    """Write each row's candidate into its position; return the move to force (-1: none)."""
+    a = batch.arrays
+    rules = batch.rules
+    P = rules.players
+    force = np.full(batch.n, -1, dtype=np.int64)
+    nxt = next_seat_table(P)
+    if kind == DecisionKind.PLAY:
+        return moves.copy()
+    if kind == DecisionKind.PLAY_DRAWN:
+        yes = moves == 1
+        force[yes] = card[yes]  # type: ignore[index]
+        no = ~yes
+        seat = a["seat"]
+        base = (a["seats_mask"] * 2 + a["dirbit"]) * P  # type: ignore[operator]
+        seat[no] = nxt[base[no] + seat[no]]  # type: ignore[index]
+        a["turn"][no] += 1  # type: ignore[index]
+        if rules.block_rule == "pass-circle":  # keeping a drawn card is not a pass (T7)
+            a["streak"][no] = 0  # type: ignore[index]
+        else:
+            a["streak"][no] += 1  # type: ignore[index]
+        return force
+    a["active"][:] = moves  # type: ignore[index]
+    if kind == DecisionKind.DEALER_DECLARE:
+        a["seat"][:] = nxt[(a["seats_mask"] * 2) * P + a["dealer"]]  # type: ignore[index, operator]
+    else:
+        base = (a["seats_mask"] * 2 + a["dirbit"]) * P  # type: ignore[operator]
+        a["seat"][:] = nxt[base + a["seat"]]  # type: ignore[index, operator]
+        a["turn"] += 1  # type: ignore[operator]
+        a["streak"][:] = 0  # type: ignore[index]
+    return force
+
+
+def evaluate(
+    obs: Observation,
+    worlds: PositionBatch,
+    moves: np.ndarray,
+    policy: Strategy,
+    outcome: str = "hand",
+    card: np.ndarray | None = None,
+) -> Estimate:
+    """Play every sampled world out after every candidate move.
+
+    Parameters
+    ----------
+    obs : Observation
+        The decision, ``n`` games.
+    worlds : PositionBatch
+        ``n * K`` positions, game-major (:func:`nines_sim.sampler.sample_positions`).
+    moves : numpy.ndarray
+        int64, (n, C) from :func:`candidates`.
+    policy : Strategy
+        Plays every seat in the rollouts.
+    outcome : {"hand", "match"}
+        What a rollout scores: the hand (opponents' mean penalty minus the own)
+        or the match (the own win share).
+    card : numpy.ndarray, optional
+        int64, (n,): the drawn card, for ``play_drawn``.
+
+    Returns
+    -------
+    Estimate
+    """
+    n, C = moves.shape
+    K = worlds.n // n
+    P = worlds.rules.players
+    gg, cc = np.nonzero(moves >= 0)
+    rows = (gg[:, None] * K + np.arange(K)[None, :]).ravel()
+    batch = worlds.take(rows)
+    mv = np.repeat(moves[gg, cc], K)
+    own = np.repeat(obs.seat[gg], K)
+    drawn = None if card is None else np.repeat(card[gg], K)
+    force = _apply(batch, obs.kind, mv, drawn)
+    n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
+    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY)
+    r = np.arange(rows.shape[0])
+    if outcome == "match":
+        value = share[r, own]  # type: ignore[index]
+    else:
+        value = (pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]
+    value = value.reshape(-1, K)
+    mean = np.full((n, C), -np.inf)
+    se = np.zeros((n, C))
+    mean[gg, cc] = value.mean(axis=1)
+    se[gg, cc] = value.std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
+    return Estimate(moves, mean, se)
+
+
+def choose(obs: Observation, est: Estimate) -> np.ndarray:
+    """The candidate with the best mean per game; ties broken by the decision's random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, (n,): the chosen entry of ``est.moves``.
+    """
+    best = est.mean.max(axis=1, keepdims=True)
+    tied = est.mean == best
+    r = obs.random_below(tied.sum(axis=1), salt=9)
+    col = np.argmax(tied & (np.cumsum(tied, axis=1) == r[:, None] + 1), axis=1)
+    return est.moves[np.arange(obs.n), col]
+
+
+def search(
+    obs: Observation,
+    worlds_of: Callable[[Observation, int, np.ndarray, int], PositionBatch],
+    samples: int,
+    policy: Strategy,
+    outcome: str,
+    card: np.ndarray | None = None,
+    rounds: int = 1,
+) -> np.ndarray:
+    """Choose a move for each game of a decision by determinized search.
+
+    Parameters
+    ----------
+    obs : Observation
+    worlds_of : callable
+        ``worlds_of(sub, samples, rows, salt) -> PositionBatch``: the sampled (or
+        true) positions of the games ``rows`` (int64 indices into ``obs``), whose
+        observation is ``sub``; ``salt`` picks an independent set.
+    samples, policy, outcome, card
+        As for :func:`evaluate`.
+    rounds : int
+        1: every candidate gets ``samples`` rollouts.  More: successive halving;
+        after each round only the better half of the candidates (at least two)
+        goes on, with ``samples`` fresh rollouts each, and the choice is made on
+        all the rollouts a candidate got (samples go where the decision is close).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, (n,): faces / suits, or 1/0 for ``play_drawn``.
+    """
+    moves = candidates(obs, card)
+    n_cand = (moves >= 0).sum(axis=1)
+    out = moves[:, 0].copy()
+    todo = np.flatnonzero(n_cand > 1)
+    if obs.kind == DecisionKind.DECLARE:  # a 9 that was the last card: the hand is over, any suit will do
+        todo = todo[obs.hand_sizes[todo, obs.seat[todo]] > 0]
+    if not todo.size:
+        return out
+    per = max(1, MAX_ROWS // (samples * moves.shape[1]))
+    for lo in range(0, todo.size, per):
+        sel = todo[lo : lo + per]
+        sub = _subset(obs, sel)
+        mv = moves[sel]
+        drawn = None if card is None else card[sel]
+        total = np.zeros(mv.shape)
+        alive = mv >= 0
+        for r in range(rounds):
+            est = evaluate(sub, worlds_of(sub, samples, sel, r), np.where(alive, mv, -1), policy, outcome, drawn)
+            total += np.where(alive, est.mean, 0.0)
+            if r == rounds - 1:
+                break
+            # keep the better half (at least two) of each game's candidates still in play
+            score = np.where(alive, total, -np.inf)
+            keep = np.maximum(2, -(-alive.sum(axis=1) // 2))
+            rank = np.argsort(np.argsort(-score, axis=1, kind="stable"), axis=1)
+            alive &= rank < keep[:, None]
+        # every candidate alive at the end took part in every round: compare their summed means
+        out[sel] = choose(sub, Estimate(mv, np.where(alive, total, -np.inf), np.zeros(mv.shape)))
+    return out
+
+
+def _subset(obs: Observation, rows: np.ndarray) -> Observation:
+    """An observation of some of the games of another."""
+    return Observation(obs._pub, obs._idx[rows], obs.seat[rows], obs.kind, [w[rows] for w in obs.hand],
+                       obs.legal[rows])  # fmt: skip
+
+
+def policy_names() -> Sequence[str]:
+    """Strategies a rollout may use: the built-ins that decide without searching."""
+    return ("expert", "dump-faces", "hold-nines", "suit-majority", "random")

@@ -1,0 +1,101 @@
+"""``lookahead`` and ``clairvoyant``: determinized search on the batch engine (see :mod:`nines_sim.search`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nines_sim.params import Param, ParamError
+from nines_sim.position import PositionBatch
+from nines_sim.registry import make_lineup
+from nines_sim.sampler import sample_positions
+from nines_sim.search import policy_names, search
+from nines_sim.strategy import Observation, Strategy
+
+#: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
+SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
+    ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
+    ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
+    ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
+    ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
+)
+
+
+class SettingError(ValueError):
+    """A setting that a search strategy does not have, or a value out of range (one line)."""
+
+
+class Lookahead(Strategy):
+    """For each decision, sample the hidden cards ``samples`` times, play every legal move out on the
+    engine with the rollout ``policy``, and keep the move with the best mean outcome (Perfect Information
+    Monte Carlo).  Ties are broken by the decision's random stream.  Source: determinized search for
+    hidden-card games (Cowling, Powley and Whitehouse 2012)."""
+
+    name = "lookahead"
+    classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": True,
+                  "sees_hidden_cards": False}  # fmt: skip
+    settings = SETTINGS
+
+    #: The settings as tunable parameters (``lookahead:samples=128,policy=dump-faces``), checked by the base class.
+    params = tuple(
+        Param(name, kind, default, low=low, high=high, help=help_)
+        if kind == "int"
+        else Param(name, kind, default, choices=tuple(high), help=help_)
+        for name, kind, default, low, high, help_ in SETTINGS
+    )
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ParamError as exc:
+            raise SettingError(str(exc)) from None
+        self._policy = make_lineup([self.policy])[0]
+        #: Games decided by search in this process (for speed figures).
+        self.decisions = 0
+
+    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
+        return sample_positions(obs, samples, salt)
+
+    def _decide(self, obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
+        self.decisions += obs.n
+        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds)
+
+    def play(self, obs: Observation) -> np.ndarray:
+        return self._decide(obs)
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        return self._decide(obs)
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        return self._decide(obs, card) == 1
+
+
+class Clairvoyant(Lookahead):
+    """The same search on the true position: it sees every hand and the order of the stock.  Not a fair
+    player; it measures what hidden information is worth (the most any inference could gain)."""
+
+    name = "clairvoyant"
+    classifier = {**Lookahead.classifier, "sees_hidden_cards": True}
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self._hidden: tuple | None = None
+
+    def reveal(self, hands: list[np.ndarray], stock: np.ndarray, pos: np.ndarray, end: np.ndarray) -> None:
+        """Called by the engine before each decision: the true hands (D uint64 (n, P)) and stock (int8 (n, S))."""
+        self._hidden = (hands, stock, pos, end)
+
+    def _worlds(self, obs: Observation, samples: int, sel: np.ndarray, salt: int = 0) -> PositionBatch:
+        if self._hidden is None:
+            raise RuntimeError("clairvoyant plays only in an engine that reveals the hidden cards")
+        batch = sample_positions(obs, samples, salt)  # the public fields and independent rollout keys
+        hands, stock, pos, end = self._hidden
+        rows = np.repeat(sel, samples)
+        a = batch.arrays
+        a["hands"] = [w[rows] for w in hands]
+        S = stock.shape[1]
+        col = np.minimum(pos[rows, None] + np.arange(S)[None, :], S - 1)
+        true_stock = np.take_along_axis(stock[rows], col, axis=1)
+        a["stock"] = np.where(np.arange(S)[None, :] < (end - pos)[rows, None], true_stock, 0).astype(np.int8)
+        return batch
