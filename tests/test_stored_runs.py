@@ -1,0 +1,61 @@
+"""Every run kind's report, redrawn from a small stored run folder, equals the stored report.md byte for byte.
+
+The folders under ``tests/data/runs`` (see its README for the commands that wrote them) hold the CSVs and
+``manifest.json`` of a table, a round robin, a field, a rule comparison and a sweep, and the ``report.md``
+written with them. Reports are rendered from the files alone, so any change of wording, number format or
+section order shows up here; a deliberate change regenerates the stored reports in its own commit.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.compare_report import write_comparison_report
+from nines_sim.report import write_report
+
+RUNS = Path(__file__).parent / "data" / "runs"
+KINDS = {"table": "tournament", "round-robin": "tournament", "field": "tournament", "compare": "comparison",
+         "sweep": "comparison"}  # fmt: skip
+CHARTS = {
+    "tournament": {"win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"},
+    "comparison": {"win_rates_by_rule_set.png", "final_totals_by_rule_set.png"},
+}
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    dst = tmp_path / name
+    shutil.copytree(RUNS / name, dst)
+    return dst
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_rendering_a_stored_run_reproduces_its_report_byte_for_byte(name: str, tmp_path: Path) -> None:
+    run = _copy(name, tmp_path)
+    (run / "report.md").unlink()
+    write = write_comparison_report if KINDS[name] == "comparison" else write_report
+    write(run)
+    assert (run / "report.md").read_bytes() == (RUNS / name / "report.md").read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_nines_report_redraws_every_kind_of_run_folder(name: str, tmp_path: Path) -> None:
+    run = _copy(name, tmp_path)
+    result = CliRunner().invoke(app, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    drawn = {p.name for p in run.glob("*.png")}
+    want = set(CHARTS[KINDS[name]])
+    want |= {"head_to_head.png"} if name == "round-robin" else set()
+    want |= {"sweep.png"} if name == "sweep" else set()
+    assert drawn == want
+    text = (run / "report.md").read_text(encoding="utf-8")
+    for png in drawn:
+        assert f"]({png})" in text
+    # Apart from the charts it now embeds, the report is the stored one.
+    without_charts = re.sub(r"## Charts\n.*?(?=## Reproduce)", "", text, flags=re.S)
+    assert without_charts == (RUNS / name / "report.md").read_text(encoding="utf-8")
