@@ -417,13 +417,9 @@ def _cluster(scheduler: str, workers: int):
 
 
 def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
-    from nines_sim.report import write_report
+    from nines_sim.reporting import redraw
 
-    if not no_charts:
-        from nines_sim.charts import save_all
-
-        save_all(run_dir)
-    write_report(run_dir)
+    redraw(run_dir, charts=not no_charts)
 
 
 def canonical_command(
@@ -526,17 +522,13 @@ def compare_rules(
         parts += ["--sweep", sweep]
     command = canonical_command("compare-rules", names, {"--players": len(names), "--matches": matches,
                                                          "--seed": seed}, None, parts)  # fmt: skip
-    from nines_sim.compare_report import save_all_comparison, write_comparison_report
-
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
                                                     n_workers, batch_size))  # fmt: skip
-        if not no_charts:
-            save_all_comparison(run_dir)
-        write_comparison_report(run_dir)
+        _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(table))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
@@ -599,19 +591,14 @@ def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
-    from nines_sim.compare_report import save_all_comparison, write_comparison_report
-    from nines_sim.runcheck import RunFolderError, check_run_folder
+    from nines_sim.reporting.check import RunFolderError, check_run_folder
 
     try:
-        kind = check_run_folder(run_dir)
+        check_run_folder(run_dir)
     except RunFolderError as exc:
         raise usage_error(str(exc)) from None
     try:
-        if kind == "comparison":
-            save_all_comparison(run_dir)
-            write_comparison_report(run_dir)
-        else:
-            _charts_and_report(run_dir, no_charts=False)
+        _charts_and_report(run_dir, no_charts=False)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "

@@ -1,19 +1,16 @@
-"""Charts of a tournament run, drawn from the run folder's CSV files alone.
-
-The runner writes ``summary.csv``, ``score_distribution.csv``,
-``seat_go_out.csv``, ``hands.csv``, ``pairwise.csv``, ``manifest.json`` and,
-for a round robin, ``head_to_head.csv`` into one folder.  This module reads
-them back (``load_run``) so that charts can be redrawn later without the
-simulation, e.g. by ``nines report DIR``.
+"""Every chart of every run kind: a small data object built from the run folder's CSVs, and a function that draws it.
 
 Each chart has a data function, which turns CSV tables into the numbers
-plotted, and a plot function ``plot_x(data, ax=None) -> Figure`` that only
-draws; ``save_all`` writes every chart the folder has data for.
+plotted (``win_rate_data``, ``distribution_data``, ``seat_go_out_data``,
+``head_to_head_data`` for a tournament; ``win_rates_by_rule_set_data``,
+``final_totals_by_rule_set_data``, ``sweep_data`` for a rule comparison), and a
+plot function ``plot_x(data, ax=None) -> Figure`` that only draws.
+``save_all`` and ``save_all_comparison`` write every chart a folder has data
+for.  Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +28,21 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.colors import TwoSlopeNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-#: z of a two-sided 95% normal interval, used for the seat go-out intervals and the report's CIs.
-from nines_sim.stats import Z95, wilson_array  # noqa: E402
+from nines_sim.reporting.folders import (  # noqa: E402
+    entry_label,
+    load_comparison,
+    load_run,
+    readable_label,
+    reference_rate,
+    seat_labels,
+)
+from nines_sim.stats import wilson_array  # noqa: E402
 
-#: File names of the charts, in the order the report shows them.
+#: File names of a tournament's charts, in the order the report shows them.
 CHART_FILES = ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png")
+
+#: File names of a rule comparison's charts, in the order the report shows them.
+COMPARISON_CHART_FILES = ("win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png")
 
 #: Target number of bins of a score histogram: enough to show the shape, few enough to stay smooth.
 MAX_BINS = 50
@@ -43,127 +50,7 @@ MAX_BINS = 50
 _DPI = 120
 
 
-# --------------------------------------------------------------------------- reading a run folder
-
-
-@dataclass
-class RunFolder:
-    """The tables of one run folder, as written by the tournament runner.
-
-    Attributes
-    ----------
-    path : pathlib.Path
-        The folder.
-    manifest : dict
-        ``manifest.json``: command, seed, format, rules, lineup, matches, ...
-    summary : pandas.DataFrame
-        ``summary.csv``: one row per position (table) or strategy (round robin, field).
-    hands : pandas.DataFrame or None
-        ``hands.csv``: one row of hand statistics.
-    score_distribution : pandas.DataFrame or None
-        ``score_distribution.csv``: strategy, kind, points, count.
-    seat_go_out : pandas.DataFrame or None
-        ``seat_go_out.csv``: seat_from_dealer, hands, go_outs, go_out_rate.
-    pairwise : pandas.DataFrame or None
-        ``pairwise.csv``: one row per statistical comparison.
-    head_to_head : pandas.DataFrame or None
-        ``head_to_head.csv`` (round robin only).
-    """
-
-    path: Path
-    manifest: dict[str, Any]
-    summary: pd.DataFrame
-    hands: pd.DataFrame | None
-    score_distribution: pd.DataFrame | None
-    seat_go_out: pd.DataFrame | None
-    pairwise: pd.DataFrame | None
-    head_to_head: pd.DataFrame | None
-
-    @property
-    def format(self) -> str:
-        """``"table"``, ``"round-robin"`` or ``"field"``."""
-        return str(self.manifest.get("format", "table"))
-
-    @property
-    def players(self) -> int:
-        """Players at each table (from the manifest; a table run falls back to its number of seats)."""
-        p = self.manifest.get("players")
-        if p:
-            return int(p)
-        return 2 if self.format == "round-robin" else len(self.summary)
-
-
-def load_run(run_dir: Path | str) -> RunFolder:
-    """Read a run folder.
-
-    ``manifest.json`` and ``summary.csv`` are required; any other table that
-    is missing is ``None`` and its chart or report section is left out, so a
-    folder with a file deleted still renders what it can.
-
-    Parameters
-    ----------
-    run_dir : pathlib.Path or str
-        Folder written by the tournament runner.
-
-    Returns
-    -------
-    RunFolder
-
-    Raises
-    ------
-    FileNotFoundError
-        If the folder, ``manifest.json`` or ``summary.csv`` is missing.
-    """
-    run_dir = Path(run_dir)
-    for required in ("manifest.json", "summary.csv"):
-        if not (run_dir / required).is_file():
-            raise FileNotFoundError(f"{run_dir / required} not found; is {run_dir} a nines run folder?")
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-
-    def optional(name: str) -> pd.DataFrame | None:
-        p = run_dir / name
-        return pd.read_csv(p) if p.is_file() else None
-
-    # keep_default_na=False: a strategy could legitimately be called "NA" or "null".
-    summary = pd.read_csv(run_dir / "summary.csv", keep_default_na=False, na_values=[""])
-    summary["strategy"] = summary["strategy"].astype(str)
-    return RunFolder(
-        path=run_dir,
-        manifest=manifest,
-        summary=summary.sort_values("position", kind="stable").reset_index(drop=True),
-        hands=optional("hands.csv"),
-        score_distribution=optional("score_distribution.csv"),
-        seat_go_out=optional("seat_go_out.csv"),
-        pairwise=optional("pairwise.csv"),
-        head_to_head=optional("head_to_head.csv"),
-    )
-
-
-def entry_label(run_format: str, position: int, strategy: str) -> str:
-    """Label of a summary row as ``pairwise.csv`` writes it: ``"0:random"`` at a table, else the name.
-
-    At a table one strategy may sit in several seats, so the seat is part of the label.
-    """
-    return f"{position}:{strategy}" if run_format == "table" else strategy
-
-
-def readable_label(label: str) -> str:
-    """``"0:random"`` -> ``"random (seat 0)"``; a plain strategy name is returned unchanged."""
-    seat, sep, name = label.partition(":")
-    return f"{name} (seat {seat})" if sep and seat.isdigit() else label
-
-
-def reference_rate(run_format: str, players: int) -> float:
-    """Win rate of an entry with no edge: 0.5 heads-up in a round robin, else the fair share 1/P."""
-    return 0.5 if run_format == "round-robin" else 1.0 / players
-
-
-def wilson_interval(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score intervals (see :func:`nines_sim.stats.wilson_array`)."""
-    return wilson_array(successes, trials, z)
-
-
-# --------------------------------------------------------------------------- data functions
+# --------------------------------------------------------------------------- tournament: data functions
 
 
 @dataclass
@@ -342,7 +229,7 @@ def seat_go_out_data(seat_go_out: pd.DataFrame) -> SeatGoOut:
     t = seat_go_out.sort_values("seat_from_dealer")
     go_outs = t["go_outs"].to_numpy(dtype=np.float64)
     hands = t["hands"].to_numpy(dtype=np.float64)
-    low, high = wilson_interval(go_outs, hands)
+    low, high = wilson_array(go_outs, hands)
     rate = t["go_out_rate"].to_numpy(dtype=np.float64)
     return SeatGoOut(
         seats=t["seat_from_dealer"].to_numpy(dtype=np.int64),
@@ -395,7 +282,7 @@ def head_to_head_data(head_to_head: pd.DataFrame, order: list[str] | None = None
     return HeadToHead(labels=names, rate=matrix.to_numpy(dtype=np.float64))
 
 
-# --------------------------------------------------------------------------- plot functions
+# --------------------------------------------------------------------------- tournament: plot functions
 
 
 def _figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -565,7 +452,7 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     return fig
 
 
-# --------------------------------------------------------------------------- writing them all
+# --------------------------------------------------------------------------- tournament: writing them all
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -608,4 +495,326 @@ def save_all(run_dir: Path | str) -> list[Path]:
         order = list(dict.fromkeys(run.summary["strategy"]))
         h2h = head_to_head_data(run.head_to_head, order=order)
         written.append(_save(plot_head_to_head(h2h), out / "head_to_head.png"))
+    return written
+
+
+# --------------------------------------------------------------------------- rule comparison: data functions
+
+
+@dataclass
+class GroupedWinRates:
+    """Win rate of each seat under each rule set, with 95% intervals.
+
+    Attributes
+    ----------
+    seat_labels : list of str
+        Tick label per seat: ``"seat k\\nstrategy"``.
+    rule_sets : list of str
+        Rule set labels, one bar per seat each, in run order.
+    rate, low, high : numpy.ndarray
+        float64, (R, P): win rate and its 95% Wilson interval; NaN where a rule set has no row for a seat.
+    reference : float
+        Fair share 1/P.
+    reference_label : str
+        Legend text of the reference line.
+    """
+
+    seat_labels: list[str]
+    rule_sets: list[str]
+    rate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    reference: float
+    reference_label: str
+
+
+def _by_rule_set_and_seat(comparison: pd.DataFrame, rule_sets: list[str], column: str) -> np.ndarray:
+    """One column of ``comparison.csv`` as a (R, P) array in rule set and position order."""
+    positions, _ = seat_labels(comparison)
+    wide = comparison.pivot_table(index="rule_set", columns="position", values=column, aggfunc="mean", dropna=False)
+    return wide.reindex(index=rule_sets, columns=positions).to_numpy(dtype=np.float64)
+
+
+def win_rates_by_rule_set_data(comparison: pd.DataFrame, rule_sets: list[str], players: int) -> GroupedWinRates:
+    """Win rates and intervals per rule set and seat from ``comparison.csv``.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        ``comparison.csv``.
+    rule_sets : list of str
+        Rule set labels in run order.
+    players : int
+        Players at the table (P).
+
+    Returns
+    -------
+    GroupedWinRates
+    """
+    positions, names = seat_labels(comparison)
+    fair = 1.0 / players
+    return GroupedWinRates(
+        seat_labels=[f"seat {p}\n{s}" for p, s in zip(positions, names)],
+        rule_sets=list(rule_sets),
+        rate=_by_rule_set_and_seat(comparison, rule_sets, "win_rate"),
+        low=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_low"),
+        high=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_high"),
+        reference=fair,
+        reference_label=f"fair share 1/{players} = {fair:.3g}",
+    )
+
+
+def final_totals_by_rule_set_data(scores: pd.DataFrame, rule_sets: list[str] | None = None) -> Histogram:
+    """Final-total distribution per rule set, all strategies merged.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        ``score_distribution.csv``: rule_set, strategy, kind, points, count.
+    rule_sets : list of str, optional
+        Order of the curves; by default the order of first appearance.
+
+    Returns
+    -------
+    Histogram
+        One entry of ``shares`` per rule set (keyed by label), on common bins.
+    """
+    # distribution_data merges rows of one "strategy" name: name each row by its rule set to merge the seats.
+    merged = distribution_data(scores.assign(strategy=scores["rule_set"].astype(str)), "final_total")
+    asked = [r for r in (rule_sets or []) if r in merged.shares]
+    order = asked + [r for r in merged.shares if r not in asked]
+    return Histogram(
+        kind=merged.kind,
+        edges=merged.edges,
+        shares={r: merged.shares[r] for r in order},
+        observations={r: merged.observations[r] for r in order},
+    )
+
+
+@dataclass
+class SweepLines:
+    """Each seat's win rate along a sweep of one rules option.
+
+    Attributes
+    ----------
+    option : str
+        The swept option, e.g. ``"nine_penalty"``.
+    x : numpy.ndarray
+        float64, (R,): the swept values when numeric, else 0, 1, ..., R-1.
+    tick_labels : list of str or None
+        Text of each value when it is not numeric (e.g. ``"one"``, ``"True"``); None for a numeric axis.
+    seat_labels : list of str
+        Legend text per seat: ``"strategy (seat k)"``.
+    rate, low, high : numpy.ndarray
+        float64, (P, R): win rate and its 95% Wilson interval of each seat at each value.
+    reference : float
+        Fair share 1/P.
+    """
+
+    option: str
+    x: np.ndarray
+    tick_labels: list[str] | None
+    seat_labels: list[str]
+    rate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    reference: float
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+
+
+def sweep_data(comparison: pd.DataFrame, rule_sets: list[str], sweep: dict[str, Any], players: int) -> SweepLines:
+    """Win rate of each seat against the swept value.
+
+    The value of each rule set is its ``sweep_value``; where the file leaves it
+    empty, the manifest's ``sweep["values"]`` in rule set order.  A numeric
+    option gets a numeric axis; any other (a bool, a rule name) one tick per value.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        ``comparison.csv``.
+    rule_sets : list of str
+        Rule set labels in run order (the sweep's order).
+    sweep : dict
+        ``manifest["sweep"]``: ``{"option": ..., "values": [...]}``.
+    players : int
+        Players at the table (P).
+
+    Returns
+    -------
+    SweepLines
+    """
+    first = comparison.drop_duplicates("rule_set").set_index("rule_set")["sweep_value"]
+    values: list[Any] = [first.get(r) for r in rule_sets]
+    listed = list(sweep.get("values") or [])
+    for i, v in enumerate(values):
+        if (v is None or (isinstance(v, float) and np.isnan(v))) and i < len(listed):
+            values[i] = listed[i]
+    numeric = all(_is_number(v) and np.isfinite(float(v)) for v in values)
+    if not numeric:
+        # Text read from the CSV ("25") next to numbers from the manifest: numeric if every value parses.
+        parsed = pd.to_numeric(pd.Series([str(v) for v in values]), errors="coerce")
+        if not any(isinstance(v, bool | np.bool_) for v in values) and parsed.notna().all():
+            values, numeric = parsed.tolist(), True
+    if numeric:
+        x, ticks = np.array([float(v) for v in values], dtype=np.float64), None
+    else:
+        x, ticks = np.arange(len(values), dtype=np.float64), [str(v) for v in values]
+    positions, names = seat_labels(comparison)
+    return SweepLines(
+        option=str(sweep.get("option")),
+        x=x,
+        tick_labels=ticks,
+        seat_labels=[readable_label(entry_label("table", int(p), s)) for p, s in zip(positions, names)],
+        rate=_by_rule_set_and_seat(comparison, rule_sets, "win_rate").T,
+        low=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_low").T,
+        high=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_high").T,
+        reference=1.0 / players,
+    )
+
+
+# --------------------------------------------------------------------------- rule comparison: plot functions
+
+
+def _colour(i: int, n: int) -> Any:
+    """Distinct colours for up to 20 rule sets (matplotlib's default cycle repeats after 10)."""
+    from matplotlib import colormaps
+
+    return f"C{i}" if n <= 10 else colormaps["tab20"](i % 20)
+
+
+def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) -> Figure:
+    """Grouped bars: one group per seat, one bar per rule set, 95% interval whiskers, dashed line at 1/P.
+
+    Parameters
+    ----------
+    data : GroupedWinRates
+        From ``win_rates_by_rule_set_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    n_sets, n_seats = data.rate.shape
+    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2), 4.8))
+    x = np.arange(n_seats)
+    width = 0.8 / max(n_sets, 1)
+    for r, label in enumerate(data.rule_sets):
+        offset = (r - (n_sets - 1) / 2) * width
+        # errorbar distances below/above the bar top; NaN (no matches) draws nothing rather than failing.
+        yerr = np.clip(np.vstack([data.rate[r] - data.low[r], data.high[r] - data.rate[r]]), 0.0, None)
+        ax.bar(
+            x + offset,
+            data.rate[r],
+            width=width,
+            yerr=yerr,
+            capsize=3,
+            color=_colour(r, len(data.rule_sets)),
+            label=label,
+        )
+    ax.axhline(data.reference, linestyle="--", color="0.3", linewidth=1, label=data.reference_label)
+    ax.set_xticks(x, data.seat_labels)
+    ax.set_xlabel("Seat and strategy")
+    ax.set_ylabel("Win rate (share of matches won)")
+    ax.set_title("Win rate per seat under each rule set (95% Wilson intervals)")
+    if np.isfinite(data.high).any():
+        # Head room for the legend above the tallest whisker.
+        ax.set_ylim(0, 1.3 * max(float(np.nanmax(data.high)), data.reference))
+    ax.legend(loc="upper right", fontsize="small", ncols=2 if n_sets > 3 else 1)
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Figure:
+    """Step histogram of final totals, one line per rule set (see ``plot_distribution``).
+
+    Parameters
+    ----------
+    data : Histogram
+        From ``final_totals_by_rule_set_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = plot_final_totals(data, ax=ax)
+    ax = ax if ax is not None else fig.axes[0]
+    ax.set_title("Final match totals by rule set (all seats)")
+    ax.set_ylabel("Share of seat-matches (rate)")
+    if data.shares:
+        ax.legend(loc="best", fontsize="small", title="rule set", title_fontsize="small")
+    return fig
+
+
+def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
+    """Each seat's win rate against the swept value: lines with markers and a shaded 95% band.
+
+    Parameters
+    ----------
+    data : SweepLines
+        From ``sweep_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _figure(ax, (8.0, 4.8))
+    for i, label in enumerate(data.seat_labels):
+        colour = f"C{i % 10}"
+        ax.fill_between(data.x, data.low[i], data.high[i], color=colour, alpha=0.18, linewidth=0)
+        ax.plot(data.x, data.rate[i], marker="o", color=colour, linewidth=1.5, label=label)
+    ax.axhline(data.reference, linestyle="--", color="0.3", linewidth=1, label=f"fair share = {data.reference:.3g}")
+    if data.tick_labels is not None:
+        ax.set_xticks(data.x, data.tick_labels)
+    else:
+        ax.set_xticks(data.x, [f"{v:g}" for v in data.x])
+    ax.set_xlabel(data.option)
+    ax.set_ylabel("Win rate (share of matches won)")
+    ax.set_title(f"Win rate per seat as {data.option} varies (95% Wilson bands)")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+# --------------------------------------------------------------------------- rule comparison: writing them all
+
+
+def save_all_comparison(run_dir: Path | str) -> list[Path]:
+    """Draw every chart the comparison folder has data for and save them as PNG files in it.
+
+    Writes ``win_rates_by_rule_set.png``; ``final_totals_by_rule_set.png``
+    when ``score_distribution.csv`` exists; ``sweep.png`` when the manifest
+    records a sweep.  A stale ``sweep.png`` of a folder that is no sweep is removed.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by ``nines compare-rules``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, in ``COMPARISON_CHART_FILES`` order.
+    """
+    run = load_comparison(run_dir)
+    out, sets = run.path, run.rule_sets
+    grouped = win_rates_by_rule_set_data(run.comparison, sets, run.players)
+    written = [_save(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
+    if run.score_distribution is not None:
+        totals = final_totals_by_rule_set_data(run.score_distribution, sets)
+        written.append(_save(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
+    if run.sweep is not None:
+        lines = sweep_data(run.comparison, sets, run.sweep, run.players)
+        written.append(_save(plot_sweep(lines), out / "sweep.png"))
+    else:
+        (out / "sweep.png").unlink(missing_ok=True)
     return written
