@@ -15,6 +15,8 @@ import typer
 from typer.core import TyperGroup
 
 from nines_sim import __version__
+from nines_sim.ranges import format_ranges
+from nines_sim.ranges import total as ranges_total
 from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
@@ -199,6 +201,23 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's f
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
+ChunkOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--chunk-size",
+        min=1,
+        help="Matches per unit of work (default: from --matches and --workers). A Ctrl-C loses at most "
+        "the unfinished chunks, one per worker; the numbers are identical for any value.",
+    ),
+]
+RangesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ranges",
+        help="Play only these match indices of --matches: START:END[,START:END...] (end exclusive), "
+        "e.g. the kept_command of a partial run's manifest.json.",
+    ),
+]
 
 
 def build_rules(preset: str, overrides: list[str] | None, players: int | None = None) -> Rules:
@@ -241,21 +260,25 @@ def tournament(
     ] = False,
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
+    ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
     With no arguments: the four built-ins at a 4-seat table, classic rules,
-    100,000 matches, seed 0. Ctrl-C stops cleanly: what finished is written and
-    the report is marked partial.
+    100,000 matches, seed 0. Ctrl-C stops within a second or two: what finished
+    is written, the report is marked partial and the manifest gives the command
+    that plays exactly the kept matches again.
     """
-    from tqdm import tqdm
-
-    from nines_sim.output import clear_outputs, manifest, write_manifest, write_tables
+    from nines_sim.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
+    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
+    from nines_sim.stats import too_small_to_rank
     from nines_sim.tournament import (
         DEFAULT_LINEUP,
         TournamentError,
+        matches_per_game,
         plan_tournament,
         run_plan,
         summary_frame,
@@ -283,42 +306,49 @@ def tournament(
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    total = matches * len(plan.games)
-    with (
-        _run_folder(out, "tournament", force) as run_dir,
-        tqdm(total=total, unit="match", unit_scale=True, disable=quiet, desc="matches", smoothing=0.1) as bar,
-    ):
+    wanted = _ranges_wanted(ranges, matches)
+    total = ranges_total(wanted) * len(plan.games)
+    with _run_folder(out, "tournament", force) as run_dir, RunProgress(total, quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_plan_dask
 
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
-                    lambda: run_plan_dask(client, plan, matches, seed, batch_size, None, save_matches, bar.update)
+                    lambda: run_plan_dask(
+                        client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted
+                    )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar.update)
+                lambda: run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
             )
-    command = canonical_command(
-        "tournament",
-        plan.strategies,
-        {
+        if not outcome.total_matches:
+            raise _nothing_kept()
+
+    def command_for(kept: list | None) -> str:
+        options = {
             "--format": fmt.value,
             "--players": plan.games[0].rules.players,
             "--matches": matches,
             "--seed": seed,
             "--rules": rules,
             "--baseline": baseline if fmt == Format.field else None,
-        },
-        rule,
-    )
+            "--ranges": format_ranges(kept) if kept else None,
+        }
+        return canonical_command("tournament", plan.strategies, options, rule)
+
+    command = command_for(None if ranges is None else wanted)
+    extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
     with _writing():
         clear_outputs(run_dir)
         write_tables(run_dir, plan, outcome)
-        write_manifest(run_dir, manifest(command, plan, outcome, seed, matches, n_workers, batch_size))
+        write_manifest(
+            run_dir, manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra)
+        )
         _charts_and_report(run_dir, no_charts)
     if not quiet:
-        typer.echo(terminal_table(summary_frame(plan, outcome), plan))
+        ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
+        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked))
     rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
@@ -326,6 +356,7 @@ def tournament(
         f"{n_workers} worker(s)); results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 
@@ -337,6 +368,28 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     except (IllegalMoveError, StrategyError) as exc:
         echo_error(str(exc))
         raise typer.Exit(code=1) from None
+
+
+def _nothing_kept() -> typer.Exit:
+    """A run stopped before any match finished: say so, write nothing, exit 130 (as Ctrl-C does)."""
+    typer.echo("Stopped before any match finished: no results were written.", err=True)
+    return typer.Exit(code=130)
+
+
+def _say_kept(kept: list[tuple[int, int]]) -> None:
+    typer.echo(f"kept matches {format_ranges(kept)}; the kept_command in manifest.json plays exactly these again")
+
+
+def _ranges_wanted(text: str | None, matches: int) -> list[tuple[int, int]]:
+    """--ranges, read within --matches (a usage error if it cannot be); all matches without it."""
+    from nines_sim.ranges import RangesError, parse_ranges
+
+    if text is None:
+        return [(0, matches)]
+    try:
+        return parse_ranges(text, matches)
+    except RangesError as exc:
+        raise usage_error(str(exc)) from None
 
 
 def _players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
@@ -390,6 +443,9 @@ def _run_folder(out: str | Path | None, kind: str, force: bool):
         raise usage_error(str(exc)) from None
     try:
         yield run_dir
+    except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
+        discard_dir(run_dir, created)
+        raise _nothing_kept() from None
     except BaseException:
         discard_dir(run_dir, created)
         raise
@@ -464,15 +520,16 @@ def compare_rules(
     no_charts: NoChartsOpt = False,
     quiet: QuietOpt = False,
     scheduler: SchedulerOpt = None,
+    ranges: RangesOpt = None,
+    chunk_size: ChunkOpt = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
     Every rule set plays the same seed and match indices (common random
     numbers), so deals coincide wherever deck, players and hand sizes agree,
-    and each shift in win rate is tested on paired matches.
+    and each shift in win rate is tested on paired matches. Ctrl-C stops within a
+    second or two and keeps every finished chunk (played under every rule set).
     """
-    from tqdm import tqdm
-
     from nines_sim.compare import (
         comparison_frame,
         distribution_frame,
@@ -480,7 +537,8 @@ def compare_rules(
         run_comparison,
         terminal_table,
     )
-    from nines_sim.output import clear_outputs, comparison_manifest, write_csv, write_manifest
+    from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
+    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
@@ -499,35 +557,45 @@ def compare_rules(
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    with (
-        _run_folder(out, "compare", force) as run_dir,
-        tqdm(total=matches * len(sets), unit="match", unit_scale=True, disable=quiet, desc="matches") as bar,
-    ):
+    wanted = _ranges_wanted(ranges, matches)
+    with _run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_comparison_dask
 
             with _cluster(scheduler, n_workers) as client:
                 outcome = _run_or_explain(
-                    lambda: run_comparison_dask(client, sets, tuple(names), matches, seed, batch_size, None, bar.update)
+                    lambda: run_comparison_dask(
+                        client, sets, tuple(names), matches, seed, batch_size, chunk_size, bar, wanted
+                    )
                 )
         else:
             outcome = _run_or_explain(
-                lambda: run_comparison(sets, tuple(names), matches, seed, n_workers, batch_size, None, bar.update)
+                lambda: run_comparison(
+                    sets, tuple(names), matches, seed, n_workers, batch_size, chunk_size, bar, wanted
+                )
             )
+        if not outcome.matches_played:
+            raise _nothing_kept()
     table = comparison_frame(sets, labels, outcome)
     parts: list[str] = []
     for r in rules or []:
         parts += ["--rules", r]
     if sweep:
         parts += ["--sweep", sweep]
-    command = canonical_command("compare-rules", names, {"--players": len(names), "--matches": matches,
-                                                         "--seed": seed}, None, parts)  # fmt: skip
+
+    def command_for(kept: list | None) -> str:
+        options = {"--players": len(names), "--matches": matches, "--seed": seed,
+                   "--ranges": format_ranges(kept) if kept else None}  # fmt: skip
+        return canonical_command("compare-rules", names, options, None, parts)
+
+    command = command_for(None if ranges is None else wanted)
+    extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
-        write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, matches, seed, outcome,
-                                                    n_workers, batch_size))  # fmt: skip
+        write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
+                                                    outcome, n_workers, batch_size) | extra)  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(table))
@@ -537,6 +605,7 @@ def compare_rules(
         f"results in {run_dir}"
     )
     if outcome.partial:
+        _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 

@@ -17,15 +17,17 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from nines_sim import compare as cmp
 from nines_sim import tournament as tour
-from nines_sim.simulate import chunks
-from nines_sim.tally import Tally
+from nines_sim.pool import POLL_S, STOP_NOTICE, Interrupt, drive
+from nines_sim.ranges import Range
+from nines_sim.ranges import total as ranges_total
+from nines_sim.simulate import whole_chunk_size
 
 #: Seconds to wait for a scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
@@ -155,47 +157,66 @@ def _absolute(lineup: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: Seconds between a Dask worker's looks at the stop event (each look is a round trip to the scheduler).
+STOP_CHECK_S = 0.25
+
+
 def _stoppable(fn: Callable, args: tuple, stop_name: str) -> tuple[str, Any]:
     """Run one chunk on a worker; its errors come back as values (Dask retries only lost workers)."""
     import distributed
 
     stop = distributed.Event(stop_name)
+    last = [time.monotonic(), False]
+
+    def should_stop() -> bool:
+        # Asked after every engine step: look at the scheduler's event a few times a second only.
+        now = time.monotonic()
+        if not last[1] and now - last[0] >= STOP_CHECK_S:
+            last[0], last[1] = now, stop.is_set()
+        return bool(last[1])
+
+    if stop.is_set():
+        return "stopped", None
     try:
-        return "ok", fn(*args, on_matches=None, should_stop=stop.is_set)
+        return "ok", fn(*args, on_matches=None, should_stop=should_stop)
     except Exception as exc:
         return "error", exc
 
 
-def _run_chunks(client: Any, fn: Callable, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
+def _run_chunks(
+    client: Any, fn: Callable, units: Iterable[tuple[Any, tuple]], take: Callable[[Any, Any], None]
+) -> bool:
     """Run chunks on the cluster, handing each result to ``take``; True if Ctrl-C cut the run short.
 
-    On Ctrl-C the running chunks are asked to stop at their next step boundary and
-    return what they finished; on a chunk's error the others are stopped and it is raised.
+    Chunks are submitted lazily, two per worker at a time, so a Ctrl-C waits
+    for no queued work: the running chunks are asked to stop at their next
+    step and return what they finished; on a chunk's error the others are
+    stopped and it is raised.
     """
     distributed = _import_distributed()
     stop_name = f"nines-stop-{uuid.uuid4().hex}"
     stop = distributed.Event(stop_name, client=client)
-    futures = {client.submit(_stoppable, fn, args, stop_name, pure=False): tag for tag, args in units}
-    done = distributed.as_completed(list(futures))
-    partial = False
+    n_workers = max(1, len(client.scheduler_info()["workers"]))
 
-    def handle(fut: Any) -> None:
+    def submit(args: tuple) -> Any:
+        return client.submit(_stoppable, fn, args, stop_name, pure=False)
+
+    def wait_done(futures: list) -> list:
+        try:
+            distributed.wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return []
+        return [f for f in futures if f.done()]
+
+    def result(fut: Any) -> Any:
         status, value = fut.result()
         if status == "error":
-            stop.set()
-            client.cancel(list(futures))
             raise value
-        take(futures[fut], value)
+        return value
 
-    try:
-        for fut in done:
-            handle(fut)
-    except KeyboardInterrupt:
-        partial = True
-        stop.set()
-        for fut in done:
-            handle(fut)
-    return partial
+    with Interrupt(notice=STOP_NOTICE) as flag:
+        drive(units, 2 * n_workers, submit, wait_done, result, lambda: flag.flag, stop.set, take)
+    return flag.flag
 
 
 def _chunk_size(n_matches: int, n_workers: int, chunk_size: int | None) -> int:
@@ -213,34 +234,30 @@ def run_plan_dask(
     batch_size: int = 32768,
     chunk_size: int | None = None,
     save_matches: bool = False,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
 ) -> tour.RunOutcome:
-    """A tournament on a Dask cluster; the same :class:`~nines_sim.tournament.RunOutcome` as local workers."""
+    """A tournament on a Dask cluster; the same :class:`~nines_sim.tournament.RunOutcome` as local workers.
+
+    ``on_progress(played, kept)`` hears of each chunk as it comes back.
+    """
     n_workers = len(client.scheduler_info()["workers"])
-    size = _chunk_size(n_matches, n_workers, chunk_size)
-    tallies = {g.key: Tally(g.rules.players) for g in plan.games}
-    played = {g.key: 0 for g in plan.games}
-    rows: list = []
-    t0 = time.perf_counter()
+    ranges = ranges or [(0, n_matches)]
+    n = ranges_total(ranges)
+    if chunk_size is None and len(plan.games) > 1:
+        chunk_size = whole_chunk_size(n, n_workers)
+    size = _chunk_size(n, n_workers, chunk_size)
+    collect = tour.Collector(plan, ranges)
     lineups = {g.key: _absolute(g.lineup) for g in plan.games}
-    units = [
-        (g, (g.rules, lineups[g.key], seed, s, n, batch_size, save_matches))
-        for g in plan.games
-        for s, n in chunks(0, n_matches, size)
-    ]
+    units = tour.plan_units(plan, ranges, size, seed, batch_size, save_matches, lineups)
 
-    def done(g: tour.Game, result: tuple) -> None:
-        tally, dfs = result
-        tallies[g.key] = tallies[g.key] + tally
-        played[g.key] += tally.matches
-        for df in dfs:
-            df.insert(0, "game", g.key)
-            rows.append(df)
-        if on_progress:
-            on_progress(tally.matches)
+    def done(tag: tuple[int, int], result: Any) -> None:
+        kept = collect.take(tag, result) * len(plan.games)
+        if on_progress and kept:
+            on_progress(kept, kept)
 
-    partial = _run_chunks(client, tour.play_range, units, done)
-    return tour.RunOutcome(tallies, played, partial, time.perf_counter() - t0, rows)
+    partial = _run_chunks(client, tour.play_games, units, done)
+    return collect.outcome(partial)
 
 
 def run_comparison_dask(
@@ -251,24 +268,21 @@ def run_comparison_dask(
     seed: int,
     batch_size: int = 32768,
     chunk_size: int | None = None,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
 ) -> cmp.CompareOutcome:
     """A rule comparison on a Dask cluster; the same :class:`~nines_sim.compare.CompareOutcome` as locally."""
     n_workers = len(client.scheduler_info()["workers"])
+    ranges = ranges or [(0, n_matches)]
     # a comparison keeps whole chunks only, so they stay small enough to lose little to a Ctrl-C
-    size = chunk_size or min(20_000, _chunk_size(n_matches, n_workers, None))
-    P = rule_sets[0].rules.players
-    out = cmp.CompareOutcome.empty(P, len(rule_sets))
-    t0 = time.perf_counter()
-    units = [(n, (rule_sets, _absolute(lineup), seed, s, n, batch_size)) for s, n in chunks(0, n_matches, size)]
+    size = chunk_size or whole_chunk_size(ranges_total(ranges), n_workers)
+    collect = cmp.CompareCollector(rule_sets, ranges)
+    units = cmp.compare_units(rule_sets, _absolute(lineup), ranges, size, seed, batch_size)
 
-    def done(n: int, c: cmp.CompareChunk | None) -> None:
-        if c is None:  # stopped before the end: a chunk is kept whole or not at all
-            return
-        out.add(c)
-        if on_progress:
-            on_progress(n * len(rule_sets))
+    def done(tag: tuple[int, int], c: cmp.CompareChunk | None) -> None:
+        kept = collect.take(tag, c) * len(rule_sets)
+        if on_progress and kept:
+            on_progress(kept, kept)
 
-    out.partial = _run_chunks(client, cmp.compare_range, units, done)
-    out.wall_seconds = time.perf_counter() - t0
-    return out
+    partial = _run_chunks(client, cmp.compare_range, units, done)
+    return collect.outcome(partial)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,10 +23,12 @@ import pandas as pd
 
 from nines_sim.engine import BatchEngine
 from nines_sim.pool import run_units
+from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
-from nines_sim.simulate import chunks
-from nines_sim.stats import describe_test, holm, paired_test, wilson
+from nines_sim.simulate import whole_chunk_size
+from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 COMPARISON_COLUMNS = [
@@ -129,25 +131,37 @@ def compare_range(
     start: int,
     n: int,
     batch_size: int,
-    on_matches: Callable[[int], None] | None = None,
+    on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> CompareChunk | None:
-    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end."""
+    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end.
+
+    ``should_stop`` is asked before each engine starts and after every step;
+    ``on_matches(played, kept)`` hears of finished matches as they come (kept:
+    all ``n`` of every rule set, once the chunk is whole).
+    """
     tallies, shares = [], []
     for rs in rule_sets:
+        if should_stop and should_stop():
+            return None
         engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
         engine.start_run()
-        steps = 0
+        steps = reported = 0
         while engine.B:
             engine.advance()
             steps += 1
-            if should_stop and steps % 25 == 0 and should_stop():
+            if should_stop and should_stop():
                 return None
+            if on_matches and steps % 25 == 0 and engine.matches_done > reported:
+                on_matches(engine.matches_done - reported, 0)
+                reported = engine.matches_done
         res = engine.results()
         tallies.append(Tally.from_results(res))
         shares.append(np.rint(res.win_share * SHARE_UNIT).astype(np.int64))
         if on_matches:
-            on_matches(n)
+            on_matches(n - reported, 0)
+    if on_matches:
+        on_matches(0, n * len(rule_sets))
     return CompareChunk(tallies, *paired_counts(shares))
 
 
@@ -172,7 +186,11 @@ def paired_counts(shares: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.n
 
 @dataclass
 class CompareOutcome:
-    """Merged tallies per rule set, paired counts (see :class:`CompareChunk`), and whether the run was cut short."""
+    """Merged tallies per rule set, paired counts (see :class:`CompareChunk`), and whether the run was cut short.
+
+    ``ranges`` are the match indices asked for, ``kept`` those the tallies hold
+    (whole chunks, the same under every rule set).
+    """
 
     tallies: list[Tally]
     cross: list[np.ndarray]
@@ -202,6 +220,40 @@ class CompareOutcome:
             self.loss[i] = self.loss[i] + c.loss[i]
         self.matches_played += c.tallies[0].matches
 
+    ranges: list[Range] = field(default_factory=list)
+    kept: list[Range] = field(default_factory=list)
+
+
+def compare_units(
+    rule_sets: list[RuleSet], lineup: tuple[str, ...], ranges: list[Range], size: int, seed: int, batch_size: int
+) -> Iterator[tuple[tuple[int, int], tuple]]:
+    """The units of :func:`compare_range`, lazily: ``((start, n), args)`` per chunk of the ranges."""
+    for s, n in cut(ranges, size):
+        yield (s, n), (rule_sets, lineup, seed, s, n, batch_size)
+
+
+class CompareCollector:
+    """Merges whole chunks of a comparison as they finish (``take``) into a :class:`CompareOutcome`."""
+
+    def __init__(self, rule_sets: list[RuleSet], ranges: list[Range]) -> None:
+        self.out = CompareOutcome.empty(rule_sets[0].rules.players, len(rule_sets))
+        self.out.ranges = ranges
+        self.kept: list[Range] = []
+        self.t0 = time.perf_counter()
+
+    def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
+        """Merge one chunk (None: stopped, dropped); returns the matches kept per rule set."""
+        if c is None:
+            return 0
+        self.out.add(c)
+        self.kept.append((tag[0], tag[0] + tag[1]))
+        return tag[1]
+
+    def outcome(self, partial: bool) -> CompareOutcome:
+        self.out.partial, self.out.kept = partial, merge(self.kept)
+        self.out.wall_seconds = time.perf_counter() - self.t0
+        return self.out
+
 
 def run_comparison(
     rule_sets: list[RuleSet],
@@ -211,30 +263,22 @@ def run_comparison(
     workers: int = 1,
     batch_size: int = 32768,
     chunk_size: int | None = None,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
 ) -> CompareOutcome:
-    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed``.
+    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
     Returns
     -------
     CompareOutcome
         ``partial`` when Ctrl-C stopped the run; complete chunks are kept.
     """
-    P = rule_sets[0].rules.players
-    # chunks of at most 20,000 matches: a Ctrl-C loses at most one unfinished chunk per worker
-    size = chunk_size or int(min(20_000, max(2_000, math.ceil(n_matches / (4 * workers)))))
-    pieces = chunks(0, n_matches, size)
-    out = CompareOutcome.empty(P, len(rule_sets))
-    t0 = time.perf_counter()
-
-    def take(c: CompareChunk | None) -> None:
-        if c is not None:
-            out.add(c)
-
-    units = [(n, (rule_sets, lineup, seed, s, n, batch_size)) for s, n in pieces]
-    out.partial = run_units(compare_range, units, workers, lambda _n, c: take(c), on_progress)
-    out.wall_seconds = time.perf_counter() - t0
-    return out
+    ranges = ranges or [(0, n_matches)]
+    size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)
+    collect = CompareCollector(rule_sets, ranges)
+    units = compare_units(rule_sets, lineup, ranges, size, seed, batch_size)
+    partial = run_units(compare_range, units, workers, collect.take, on_progress)
+    return collect.outcome(partial)
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
@@ -245,6 +289,8 @@ def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOu
     if tested.any():
         df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
     df["significant"] = tested & (df["delta_p_holm"] < 0.05)
+    if too_small_to_rank(out.matches_played, out.partial):
+        df["significant"] = None  # written empty: a stopped run too small to claim anything (stats.MIN_MATCHES_TO_RANK)
     return df[COMPARISON_COLUMNS]
 
 
@@ -309,7 +355,10 @@ def terminal_table(df: pd.DataFrame) -> str:
         else:
             delta = "(reference)"
         lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
-    tests = sorted({t for t in df["test"] if t and t != "reference"})
-    named = ", ".join(describe_test(t) for t in tests) or "paired test"
-    lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
+    if df["significant"].isna().any():
+        lines.append(f"stopped with too few matches to test the shifts (fewer than {MIN_MATCHES_TO_RANK} per rule set)")
+    else:
+        tests = sorted({t for t in df["test"] if t and t != "reference"})
+        named = ", ".join(describe_test(t) for t in tests) or "paired test"
+        lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
     return "\n".join(lines)

@@ -198,6 +198,35 @@ def comparison_manifest(
     }
 
 
+def kept_fields(out, matches_kept: int, kept_command: str | None) -> dict:  # noqa: ANN001 - either outcome
+    """Manifest fields saying which matches a run played and kept, and whether they are enough to rank.
+
+    Parameters
+    ----------
+    out : nines_sim.tournament.RunOutcome or nines_sim.compare.CompareOutcome
+        With ``ranges`` (asked for) and ``kept`` (held by the results), half-open match index pairs.
+    matches_kept : int
+        Matches each game (or rule set) kept.
+    kept_command : str or None
+        For a partial run, the command that plays exactly the kept matches again (``--ranges``).
+
+    Returns
+    -------
+    dict
+        ``ranges``, ``kept_ranges`` (lists of [start, end) pairs), ``kept_command``,
+        ``too_small_to_rank`` and ``min_matches_to_rank`` (see :data:`nines_sim.stats.MIN_MATCHES_TO_RANK`).
+    """
+    from nines_sim.stats import MIN_MATCHES_TO_RANK, too_small_to_rank
+
+    return {
+        "ranges": [list(r) for r in out.ranges],
+        "kept_ranges": [list(r) for r in out.kept],
+        "kept_command": kept_command,
+        "too_small_to_rank": too_small_to_rank(matches_kept, out.partial),
+        "min_matches_to_rank": MIN_MATCHES_TO_RANK,
+    }
+
+
 def write_manifest(run_dir: Path, data: dict) -> Path:
     path = run_dir / "manifest.json"
     path.write_text(json.dumps(data, indent=2) + "\n")

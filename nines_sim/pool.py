@@ -1,10 +1,15 @@
-"""Running units of work on local worker processes, with progress and a clean Ctrl-C.
+"""Running units of work with progress and a clean Ctrl-C, on local processes or any executor.
 
 A unit of work is a module-level function called as
-``fn(*args, on_matches=callback, should_stop=callback)``: it reports finished
-matches as it goes and asks whether to stop at each of its step boundaries.
-Ctrl-C (or a failing unit) sets a shared stop flag: every unit returns what it
-finished, and the caller keeps it.
+``fn(*args, on_matches=callback, should_stop=callback)``: it reports matches as
+they finish (``on_matches(played, kept)``: played, and how many of them it will
+keep if stopped now), asks ``should_stop()`` before it starts and at every
+engine step, and returns what it keeps.
+
+Units are handed out lazily, a few more than there are workers, so that a
+Ctrl-C never waits for queued work: it sets a stop flag, nothing new starts,
+the running units return what they finished within a step, and the caller
+keeps it.  A failing unit stops the others the same way and is raised.
 """
 
 from __future__ import annotations
@@ -12,9 +17,19 @@ from __future__ import annotations
 import multiprocessing
 import queue as queue_module
 import signal
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
+
+#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.
+Progress = Callable[[int, int], None]
+
+#: What a run prints on Ctrl-C, at once (the stop itself takes a step of each running engine).
+STOP_NOTICE = "Stopping (Ctrl-C): finishing the current step; every finished chunk is kept."
+
+#: Seconds between looks at finished units, progress and the stop flag.
+POLL_S = 0.2
 
 # Worker-process state, set by _init_worker (multiprocessing queues and events can
 # only be inherited at process start, not passed with each task).
@@ -26,20 +41,33 @@ def _init_worker(progress_queue: Any, stop_event: Any) -> None:
     global _progress_queue, _stop_event
     _progress_queue, _stop_event = progress_queue, stop_event
     # Ctrl-C reaches every process of the group: a worker stops at the next step
-    # boundary and returns what finished, instead of dying mid-step.
+    # and returns what finished, instead of dying mid-step.
     signal.signal(signal.SIGINT, lambda *_: stop_event.set())
 
 
+def _report(played: int, kept: int) -> None:
+    _progress_queue.put((played, kept))
+
+
 def _call_in_worker(fn: Callable, *args: Any) -> Any:
-    return fn(*args, on_matches=_progress_queue.put, should_stop=_stop_event.is_set)
+    return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
 
 
 class Interrupt:
-    """Turns Ctrl-C into a flag for the duration of a block (restored afterwards)."""
+    """Turns Ctrl-C into a flag for the duration of a block (restored afterwards).
 
-    def __init__(self, event: Any = None) -> None:
+    Parameters
+    ----------
+    event : multiprocessing.Event or similar, optional
+        Also set on Ctrl-C (to reach worker processes).
+    notice : str, optional
+        Printed to stderr on the first Ctrl-C, so the user knows the run heard it.
+    """
+
+    def __init__(self, event: Any = None, notice: str | None = None) -> None:
         self.flag = False
         self.event = event
+        self.notice = notice
         self.previous: Any = None
 
     def __enter__(self) -> Interrupt:
@@ -50,6 +78,9 @@ class Interrupt:
         return self
 
     def _handle(self, *_: object) -> None:
+        if not self.flag and self.notice:
+            sys.stderr.write(f"\n{self.notice}\n")
+            sys.stderr.flush()
         self.flag = True
         if self.event is not None:
             self.event.set()
@@ -59,22 +90,84 @@ class Interrupt:
             signal.signal(signal.SIGINT, self.previous)
 
 
-def _drain(q: Any, on_progress: Callable[[int], None] | None) -> None:
+def drive(
+    units: Iterable[tuple[Any, tuple]],
+    limit: int,
+    submit: Callable[[tuple], Any],
+    wait_done: Callable[[list], list],
+    result: Callable[[Any], Any],
+    stopped: Callable[[], bool],
+    stop: Callable[[], None],
+    take: Callable[[Any, Any], None],
+) -> None:
+    """Hand out units lazily, at most ``limit`` at a time, until all are done or a stop is asked.
+
+    Parameters
+    ----------
+    units : iterable of (tag, args)
+    limit : int
+        Units submitted and not yet taken, at most (workers plus a few queued).
+    submit : callable
+        ``submit(args) -> handle`` starts one unit.
+    wait_done : callable
+        ``wait_done(handles) -> finished handles``; returns within about :data:`POLL_S`.
+    result : callable
+        ``result(handle) -> value``; raises the unit's error.
+    stopped, stop : callable
+        Whether a stop was asked (Ctrl-C); ask every running unit to stop (called once).
+    take : callable
+        Receives ``(tag, value)`` of each finished unit.
+
+    Raises
+    ------
+    Exception
+        A unit's error, after every running unit was asked to stop.
+    """
+    todo = iter(units)
+    running: dict[Any, Any] = {}
+    asked = False
+    try:
+        while True:
+            if not asked and stopped():
+                asked = True
+                stop()
+            while not asked and len(running) < limit:
+                nxt = next(todo, None)
+                if nxt is None:
+                    break
+                running[submit(nxt[1])] = nxt[0]
+            if not running:
+                return
+            for handle in wait_done(list(running)):
+                take(running.pop(handle), result(handle))
+    except BaseException:
+        stop()
+        raise
+
+
+class _Done:
+    """A unit run in this process, as a handle for :func:`drive`."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _drain(q: Any, on_progress: Progress | None) -> None:
     while True:
         try:
-            n = q.get_nowait()
+            played, kept = q.get_nowait()
         except queue_module.Empty:
             return
         if on_progress:
-            on_progress(n)
+            on_progress(played, kept)
 
 
 def run_units(
     fn: Callable,
-    units: Sequence[tuple[Any, tuple]],
+    units: Iterable[tuple[Any, tuple]],
     workers: int,
     take: Callable[[Any, Any], None],
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Progress | None = None,
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
 
@@ -82,13 +175,14 @@ def run_units(
     ----------
     fn : callable
         A module-level function (it is pickled by reference for worker processes).
-    units : sequence of (tag, args)
+    units : iterable of (tag, args)
+        Consumed lazily: a unit is built and submitted only when a worker is about to be free.
     workers : int
         1 runs the units in this process, in order; more use a process pool.
     take : callable
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
-        Receives counts of finished matches (for a progress bar).
+        ``on_progress(played, kept)`` with counts of matches (for a progress bar).
 
     Returns
     -------
@@ -101,33 +195,28 @@ def run_units(
         The first exception of a unit, after the other units were told to stop.
     """
     if workers <= 1:
-        with Interrupt() as stop:
-            for tag, args in units:
-                take(tag, fn(*args, on_matches=on_progress, should_stop=lambda: stop.flag))
-                if stop.flag:
-                    break
-        return stop.flag
+        with Interrupt(notice=STOP_NOTICE) as flag:
+
+            def now(args: tuple) -> _Done:
+                return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+
+            drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
+        return flag.flag
     ctx = multiprocessing.get_context()
     progress, event = ctx.Queue(), ctx.Event()
+
+    def wait_done(handles: list[Future]) -> list[Future]:
+        done, _ = wait(handles, timeout=POLL_S, return_when=FIRST_COMPLETED)
+        _drain(progress, on_progress)
+        return [f for f in handles if f in done]  # in submission order: the same order of takes every run
+
     with (
-        Interrupt(event) as stop,
+        Interrupt(event, notice=STOP_NOTICE) as flag,
         ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(progress, event)
         ) as pool,
     ):
-        futures: dict[Future, Any] = {pool.submit(_call_in_worker, fn, *args): tag for tag, args in units}
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            _drain(progress, on_progress)
-            for fut in done:
-                try:
-                    result = fut.result()
-                except BaseException:
-                    event.set()  # a unit failed: stop the others now, not at the end of their share
-                    raise
-                take(futures[fut], result)
-            if event.is_set():
-                stop.flag = True
+        drive(units, 2 * workers, lambda args: pool.submit(_call_in_worker, fn, *args), wait_done,
+              lambda f: f.result(), event.is_set, event.set, take)  # fmt: skip
         _drain(progress, on_progress)
-    return stop.flag or event.is_set()
+    return flag.flag or event.is_set()

@@ -7,11 +7,13 @@ speed, never the numbers.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from nines_sim.engine import BatchEngine
+from nines_sim.ranges import cut
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
@@ -26,7 +28,17 @@ def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, b
 
 def chunks(start: int, n_matches: int, size: int) -> list[tuple[int, int]]:
     """``(start, count)`` pieces covering ``n_matches`` matches from ``start``."""
-    return [(s, min(size, start + n_matches - s)) for s in range(start, start + n_matches, size)]
+    return cut([(start, start + n_matches)], size)
+
+
+def whole_chunk_size(n_matches: int, workers: int) -> int:
+    """Matches per chunk of work that is kept whole or not at all (several games or rule sets).
+
+    At most 20,000: a Ctrl-C loses at most one such chunk per worker; at least
+    2,000, so that each engine's batch stays large enough to be fast; about
+    four chunks per worker in between, to balance the workers.
+    """
+    return int(min(20_000, max(2_000, math.ceil(n_matches / (4 * max(workers, 1))))))
 
 
 def simulate(

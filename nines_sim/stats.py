@@ -287,3 +287,19 @@ def competition_ranks(win_rates: np.ndarray) -> np.ndarray:
     """
     rates = np.nan_to_num(np.asarray(win_rates, dtype=np.float64), nan=-np.inf)
     return 1 + (rates[None, :] > rates[:, None]).sum(axis=1).astype(np.int64)
+
+
+#: Fewest matches (per game or rule set) for a run cut short by Ctrl-C to be ranked. The exact tests
+#: hold their level at any n, so a run asked for at a small size is ranked as usual; a stopped run holds
+#: a sample size nobody chose (a tournament stopped after 3 s kept 2-3 matches), and below this its
+#: numbers are written without ranks or significance claims. At 200 matches a Wilson interval of a fair
+#: share of 1/4 is about +-6 points wide.
+MIN_MATCHES_TO_RANK = 200
+
+
+def too_small_to_rank(matches: int, partial: bool = True) -> bool:
+    """Whether a run keeping ``matches`` per game is too small to rank or claim significance (see above).
+
+    Only a ``partial`` run (stopped by Ctrl-C) can be too small; a complete run is always ranked.
+    """
+    return partial and matches < MIN_MATCHES_TO_RANK

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -25,11 +25,22 @@ import pandas as pd
 
 from nines_sim.engine import BatchEngine
 from nines_sim.pool import run_units
+from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
-from nines_sim.simulate import chunks
-from nines_sim.stats import TestResult, competition_ranks, holm, paired_test, proportion_test, wilson
+from nines_sim.simulate import whole_chunk_size
+from nines_sim.stats import (
+    MIN_MATCHES_TO_RANK,
+    TestResult,
+    competition_ranks,
+    holm,
+    paired_test,
+    proportion_test,
+    too_small_to_rank,
+    wilson,
+)
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 FORMATS = ("table", "round-robin", "field")
@@ -51,6 +62,9 @@ PAIRWISE_COLUMNS = [
 ]  # fmt: skip
 HEAD_TO_HEAD_COLUMNS = ["strategy", "opponent", "matches", "win_rate", "win_rate_low", "win_rate_high"]
 MATCH_COLUMNS_FIXED = ["game", "match", "hands", "tiebreak_hands", "first_dealer"]
+TOO_SMALL_NOTE = (
+    f"stopped with too few matches to rank (under {MIN_MATCHES_TO_RANK} per game): no ranks, no significance claims"
+)
 
 
 class TournamentError(ValueError):
@@ -158,69 +172,180 @@ def play_range(
     n: int,
     batch_size: int,
     keep: bool,
-    on_matches: Callable[[int], None] | None = None,
+    on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     every: int = 25,
 ) -> tuple[Tally, list[pd.DataFrame]]:
     """Play matches ``start .. start+n-1`` of one game, tallying finished matches as it goes.
 
-    The engine's batch stays full across the whole range; every ``every``
-    steps the finished matches below the lowest unfinished index are tallied
-    (so memory stays flat), reported to ``on_matches``, and ``should_stop`` is
-    asked whether to stop early (Ctrl-C): then the tally holds the matches
-    ``start .. k-1`` for the first unfinished ``k``, an unbiased block.
+    The engine's batch stays full across the whole range.  ``should_stop`` is
+    asked before the engine starts and after every step; every ``every`` steps
+    (and when stopping) the finished matches below the lowest unfinished index
+    are tallied, so memory stays flat and a stopped range keeps the matches
+    ``start .. k-1`` for its first unfinished ``k``: a whole block of match
+    indices, not a sample biased towards short matches.
+
+    Parameters
+    ----------
+    on_matches : callable, optional
+        ``on_matches(played, kept)``: matches finished since the last call, and
+        how many more are now tallied (kept).
+
+    Returns
+    -------
+    (Tally, list of pandas.DataFrame)
+        The tally of matches ``start .. start + tally.matches - 1``, and their
+        rows when ``keep``.
     """
-    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
+    if should_stop and should_stop():
+        return tally, rows
+    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     waiting: list[MatchResults] = []
+    reported = 0
 
     def take() -> None:
-        # Count only matches below the lowest unfinished one: a run stopped early then keeps
-        # a whole block of match indices, not a sample biased towards short matches.
-        nonlocal tally, waiting
+        nonlocal tally, waiting, reported
         got = engine.harvest()
         if got.n_matches:
             waiting.append(got)
-        if not waiting:
-            return
-        pool = MatchResults.concat(waiting)
-        below = pool.match < engine.lowest_unfinished()
-        waiting = [pool.select(~below)] if (~below).any() else []
-        if below.any():
-            done = pool.select(below)
-            tally = tally + Tally.from_results(done)
-            if keep:
-                rows.append(_match_rows(done, rules))
-            if on_matches:
-                on_matches(done.n_matches)
+        kept = 0
+        if waiting:
+            pool = MatchResults.concat(waiting)
+            below = pool.match < engine.lowest_unfinished()
+            waiting = [pool.select(~below)] if (~below).any() else []
+            if below.any():
+                done = pool.select(below)
+                tally = tally + Tally.from_results(done)
+                kept = done.n_matches
+                if keep:
+                    rows.append(_match_rows(done, rules))
+        if on_matches and (engine.matches_done > reported or kept):
+            on_matches(engine.matches_done - reported, kept)
+            reported = engine.matches_done
 
     engine.start_run()
     steps = 0
     while engine.B:
         engine.advance()
         steps += 1
+        if should_stop and should_stop():
+            break
         if steps % every == 0:
             take()
-            if should_stop and should_stop():
-                break
     take()
     return tally, rows
 
 
+def play_games(
+    games: tuple[tuple[Rules, tuple[str, ...]], ...],
+    seed: int,
+    start: int,
+    n: int,
+    batch_size: int,
+    keep: bool,
+    on_matches: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> list[tuple[Tally, list[pd.DataFrame]]] | None:
+    """One chunk of a tournament: matches ``start .. start+n-1`` of every game, one game after the other.
+
+    With one game, a stopped chunk keeps its finished block of matches (see
+    :func:`play_range`).  With several, a chunk is kept whole or not at all
+    (None), so that every game of a stopped run holds the same match indices.
+    """
+    if len(games) == 1:
+        rules, lineup = games[0]
+        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop)]
+
+    def played_only(played: int, kept: int) -> None:
+        if on_matches:
+            on_matches(played, 0)
+
+    out = []
+    for rules, lineup in games:
+        tally, rows = play_range(rules, lineup, seed, start, n, batch_size, keep, played_only, should_stop)
+        if tally.matches < n:
+            return None
+        out.append((tally, rows))
+    if on_matches:
+        on_matches(0, n * len(games))
+    return out
+
+
 @dataclass
 class RunOutcome:
-    """Tallies per game key, the matches played, and whether the run was cut short."""
+    """Tallies per game key, the matches played, and whether the run was cut short.
+
+    ``ranges`` are the match indices asked for; ``kept`` those whose results
+    the tallies hold (the same for every game), sorted and merged.
+    """
 
     tallies: dict[str, Tally]
     matches_played: dict[str, int]
     partial: bool
     wall_seconds: float
     match_rows: list[pd.DataFrame] = field(default_factory=list)
+    ranges: list[Range] = field(default_factory=list)
+    kept: list[Range] = field(default_factory=list)
 
     @property
     def total_matches(self) -> int:
         return sum(self.matches_played.values())
+
+
+def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
+    """Matches per chunk: one chunk per worker for one game (its block survives a stop), else small whole chunks."""
+    n = ranges_total(ranges)
+    if len(plan.games) == 1:
+        return max(1, math.ceil(n / max(workers, 1)))
+    return whole_chunk_size(n, workers)
+
+
+def plan_units(
+    plan: Plan,
+    ranges: list[Range],
+    size: int,
+    seed: int,
+    batch_size: int,
+    save_matches: bool,
+    lineups: dict[str, tuple[str, ...]] | None = None,
+) -> Iterator[tuple[tuple[int, int], tuple]]:
+    """The units of :func:`play_games`, lazily: ``((start, n), args)`` per chunk of the ranges."""
+    games = tuple((g.rules, (lineups or {}).get(g.key, g.lineup)) for g in plan.games)
+    for s, n in cut(ranges, size):
+        yield (s, n), (games, seed, s, n, batch_size, save_matches)
+
+
+class Collector:
+    """Merges the chunks of a tournament as they finish (``take``) into a :class:`RunOutcome`."""
+
+    def __init__(self, plan: Plan, ranges: list[Range]) -> None:
+        self.plan = plan
+        self.ranges = ranges
+        self.tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
+        self.played = {g.key: 0 for g in plan.games}
+        self.rows: list[pd.DataFrame] = []
+        self.kept: list[Range] = []
+        self.t0 = time.perf_counter()
+
+    def take(self, tag: tuple[int, int], result: list[tuple[Tally, list[pd.DataFrame]]] | None) -> int:
+        """Merge one chunk's result; returns the matches kept per game."""
+        if result is None:
+            return 0
+        for g, (tally, dfs) in zip(self.plan.games, result):
+            self.tallies[g.key] = self.tallies[g.key] + tally
+            self.played[g.key] += tally.matches
+            for df in dfs:
+                df.insert(0, "game", g.key)
+                self.rows.append(df)
+        got = result[0][0].matches
+        self.kept.append((tag[0], tag[0] + got))
+        return got
+
+    def outcome(self, partial: bool) -> RunOutcome:
+        return RunOutcome(self.tallies, self.played, partial, time.perf_counter() - self.t0, self.rows,
+                          self.ranges, merge(self.kept))  # fmt: skip
 
 
 def run_plan(
@@ -230,43 +355,36 @@ def run_plan(
     workers: int = 1,
     batch_size: int = 32768,
     save_matches: bool = False,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    ranges: list[Range] | None = None,
+    chunk: int | None = None,
 ) -> RunOutcome:
-    """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed``.
+    """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
-    Each game's matches are cut into as many contiguous ranges as keep the
-    workers busy; each range runs in one engine whose batch stays full.
+    One game's matches are cut into one range per worker, each run in one
+    engine whose batch stays full; several games are cut into small chunks,
+    each played by every game.
 
     Parameters
     ----------
     on_progress : callable, optional
-        Called with the number of matches just finished (for a progress bar).
+        ``on_progress(played, kept)`` with the matches just finished (for a progress bar).
+    ranges : list of (int, int), optional
+        Half-open ranges of match indices to play instead of ``0 .. n_matches-1``.
+    chunk : int, optional
+        Matches per unit of work (default: :func:`chunk_size`); the numbers do not depend on it.
 
     Returns
     -------
     RunOutcome
-        ``partial`` is True when Ctrl-C stopped the run; every match that
-        finished is counted, none that did not.
+        ``partial`` is True when Ctrl-C stopped the run; ``kept`` says which
+        matches the tallies hold.
     """
-    per_game = max(1, math.ceil(workers / len(plan.games))) if workers > 1 else 1
-    size = math.ceil(n_matches / per_game)
-    tasks = [(g, s, n) for g in plan.games for s, n in chunks(0, n_matches, size)]
-    tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
-    played = {g.key: 0 for g in plan.games}
-    rows: list[pd.DataFrame] = []
-    t0 = time.perf_counter()
-
-    def take(g: Game, result: tuple[Tally, list[pd.DataFrame]]) -> None:
-        tally, dfs = result
-        tallies[g.key] = tallies[g.key] + tally
-        played[g.key] += tally.matches
-        for df in dfs:
-            df.insert(0, "game", g.key)
-            rows.append(df)
-
-    units = [(g, (g.rules, g.lineup, seed, s, n, batch_size, save_matches)) for g, s, n in tasks]
-    partial = run_units(play_range, units, workers, take, on_progress)
-    return RunOutcome(tallies, played, partial, time.perf_counter() - t0, rows)
+    ranges = ranges or [(0, n_matches)]
+    collect = Collector(plan, ranges)
+    units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
+    partial = run_units(play_games, units, workers, collect.take, on_progress)
+    return collect.outcome(partial)
 
 
 # ---------------------------------------------------------------- tables
@@ -370,6 +488,8 @@ def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     df = pd.DataFrame(pairwise_rows(plan, out), columns=PAIRWISE_COLUMNS[:-2])
     df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
     df["significant"] = df["p_holm"] < 0.05
+    if too_small_to_rank(matches_per_game(out), out.partial):
+        df["significant"] = None  # written empty: a stopped run too small to claim anything (stats.MIN_MATCHES_TO_RANK)
     return df
 
 
@@ -418,6 +538,11 @@ def pairwise_rows(plan: Plan, out: RunOutcome) -> list[list]:
     return rows
 
 
+def matches_per_game(out: RunOutcome) -> int:
+    """Matches each game kept (the same for all games of a run)."""
+    return min(out.matches_played.values(), default=0)
+
+
 def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``head_to_head.csv`` (round-robin): each strategy's heads-up win rate against each opponent."""
     rows = []
@@ -431,9 +556,12 @@ def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 
-def terminal_table(summary: pd.DataFrame, plan: Plan) -> str:
-    """The ranked summary a user reads in the terminal; equal win rates share a rank (1, 1, 3)."""
-    df = summary.sort_values(["rank", "position"], kind="stable")
+def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True) -> str:
+    """The ranked summary a user reads in the terminal; equal win rates share a rank (1, 1, 3).
+
+    When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.
+    """
+    df = summary.sort_values(["rank", "position"], kind="stable") if ranked else summary
     head = f"{'rank':>4}  {'strategy':<22} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"
     lines = [head]
@@ -441,5 +569,7 @@ def terminal_table(summary: pd.DataFrame, plan: Plan) -> str:
         label = f"{r.position}:{r.strategy}" if plan.format == "table" else r.strategy
         ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
         tail = f"{r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
-        lines.append(f"{r.rank:>4}  {label:<22} {ci:<26} {tail}")
+        lines.append(f"{r.rank if ranked else '-':>4}  {label:<22} {ci:<26} {tail}")
+    if not ranked:
+        lines.append(TOO_SMALL_NOTE)
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 
 import pandas as pd
 import pytest
@@ -155,26 +156,31 @@ def test_report_redraws_a_comparison_folder(pair_runs):
 
 
 def test_ctrl_c_keeps_whole_paired_chunks_and_marks_the_report_partial(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+    from tests.interrupt import ctrl_c_once_kept
 
     d = tmp_path / "cc"
-    cmd = [sys.executable, "-m", "nines_sim", "compare-rules", "--rules", "classic", "--rules", "hard-nines",
-           "-n", "2000000", "--workers", "2", "--out", str(d), "--no-charts"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    time.sleep(9)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, _ = proc.communicate(timeout=90)
-    assert proc.returncode == 130, out.decode()
+    # 2,000,000 matches in chunks of 1,000: Ctrl-C comes once the bar shows a kept chunk, with nearly all
+    # the work still queued, which a stop must not wait for
+    args = ["compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "2000000", "--chunk-size", "1000",
+            "--workers", "2", "--out", str(d), "--no-charts"]  # fmt: skip
+    rc, out, err = ctrl_c_once_kept(args)
+    assert rc == 130, out + err[-2000:]
+    assert "Stopping (Ctrl-C)" in err and "Traceback" not in out + err
     m = json.loads((d / "manifest.json").read_text())
+    kept = m["kept_ranges"]
     assert m["partial"] and 0 < m["matches_played"] < 2_000_000
-    assert m["matches_played"] % 20_000 == 0  # whole chunks only
+    assert all(a % 1000 == 0 and b % 1000 == 0 for a, b in kept)  # whole chunks only
+    assert sum(b - a for a, b in kept) == m["matches_played"]
     df = pd.read_csv(d / "comparison.csv")
     assert (df["matches"] == m["matches_played"]).all()
-    assert "PARTIAL" in (d / "report.md").read_text()
+    report = (d / "report.md").read_text()
+    assert "PARTIAL" in report and m["kept_command"] in report
+    # the kept_command plays exactly the kept chunks again, to the same bytes (here on one worker)
+    args = shlex.split(m["kept_command"])
+    r = runner.invoke(app, [*args[1:], "--workers", "1", "--out", str(tmp_path / "again"), "--quiet", "--no-charts"])
+    assert r.exit_code == 0, r.output
+    for name in ("comparison.csv", "score_distribution.csv"):
+        assert (d / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pandas as pd
@@ -174,29 +169,29 @@ def test_report_redraws_from_the_csvs(default_runs, tmp_path):
 
 
 def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
+    from tests.interrupt import ctrl_c_once_kept
+
     d = tmp_path / "cc"
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "nines_sim", "tournament", "-n", "3000000", "--workers", "2", "--out", str(d),
-           "--no-charts", "--save-matches"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    time.sleep(4)
-    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    out, _ = proc.communicate(timeout=60)
-    text = out.decode()
-    assert proc.returncode == 130, text
-    assert "PARTIAL" in text and "Traceback" not in text
+    # Ctrl-C as soon as the bar shows kept matches: by an event, with nearly all of the run still to play
+    args = ["tournament", "-n", "3000000", "--workers", "2", "--chunk-size", "5000", "--batch-size", "1000",
+            "--out", str(d), "--no-charts", "--save-matches"]  # fmt: skip
+    rc, out, err = ctrl_c_once_kept(args)
+    assert rc == 130, out + err[-2000:]
+    assert "PARTIAL" in out and "Stopping (Ctrl-C)" in err and "Traceback" not in out + err
     m = json.loads((d / "manifest.json").read_text())
     assert m["partial"] and 0 < m["matches_played"] < 3_000_000
     s = pd.read_csv(d / "summary.csv")
     assert (s["matches"] == m["matches_played"]).all()
     assert abs(s["wins"].sum() - m["matches_played"]) < 1e-6
     assert "PARTIAL" in (d / "report.md").read_text()
-    # each worker's range keeps a whole block of match indices from its start: no bias to short matches
+    # each chunk keeps a whole block of match indices from its start (no bias to short matches), and the
+    # manifest lists exactly the matches kept
     with gzip.open(d / "matches.csv.gz", "rt") as fh:
         kept = pd.read_csv(fh)["match"].to_numpy()
-    for lo, hi in ((0, 1_500_000), (1_500_000, 3_000_000)):
-        block = kept[(kept >= lo) & (kept < hi)]
-        assert (block == np.arange(lo, lo + len(block))).all()
+    ranges = m["kept_ranges"]
+    assert all(a % 5000 == 0 for a, _ in ranges)
+    assert (kept == np.concatenate([np.arange(a, b) for a, b in ranges])).all()
+    assert f"--ranges {','.join(f'{a}:{b}' for a, b in ranges)}" in m["kept_command"]
 
 
 def test_baseline_outside_field_format_is_a_usage_error(tmp_path):

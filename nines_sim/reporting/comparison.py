@@ -21,6 +21,7 @@ import pandas as pd
 from nines_sim.reporting.folders import ComparisonFolder, entry_label, load_comparison, readable_label, seat_labels
 from nines_sim.reporting.markdown import (
     ALPHA,
+    NONE_CLAIMED,
     all_significant,
     cell,
     charts_section,
@@ -38,6 +39,8 @@ from nines_sim.reporting.markdown import (
     run_facts_tail,
     share_of,
     test_name,
+    too_small,
+    too_small_note,
 )
 
 CHART_TITLES = {
@@ -331,6 +334,8 @@ def _significance(run: ComparisonFolder) -> list[str]:
     ref = run.reference
     shifts = run.comparison[run.comparison["rule_set"] != ref]
     lines = ["## Which shifts are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, NONE_CLAIMED, ""]
     if shifts.empty:
         return [*lines, "There is no rule set besides the reference, so there is nothing to test.", ""]
     tested = shifts[np.isfinite(shifts["delta_p_holm"].to_numpy(dtype=np.float64))]
@@ -405,6 +410,7 @@ def render_comparison_report(run: ComparisonFolder) -> str:
     lines = [f"# Rule comparison: {' vs '.join(run.rule_sets)}", ""]
     if run.manifest.get("partial"):
         lines += _partial_warning(run)
+    lines += too_small_note(run.manifest, "per rule set")
     lines += _run_facts(run)
     lines += coupling_paragraph(run)
     lines += ["## Results", "", *results_table(run), ""]

@@ -4,7 +4,8 @@ Numbers: ``pct`` (rates as percentages), ``pp`` (differences of rates in signed
 percentage points), ``fixed``, ``num`` (manifest counts), ``format_p``,
 ``format_seconds``.  Words: ``test_name`` (the test behind a row),
 ``join_words``, ``not_significant`` / ``all_significant`` (the closing
-sentence of a significance section).  Sections: ``key_options`` and
+sentence of a significance section), ``too_small_note`` and ``NONE_CLAIMED`` (a run too small
+to rank).  Sections: ``key_options`` and
 ``options_text`` (the rules of a run), ``run_facts_tail`` (seed, workers, wall
 time, software), ``charts_section`` and ``reproduce``.  Every formatter prints
 ``"n/a"`` for a missing or non-finite number rather than failing.
@@ -206,8 +207,42 @@ def charts_section(folder: Path, captions: dict[str, tuple[str, str]]) -> list[s
     return lines
 
 
+def kept_command_lines(m: dict[str, Any]) -> list[str]:
+    """The command that plays exactly the matches a partial run kept (``kept_command`` in the manifest)."""
+    if not m.get("kept_command"):
+        return []
+    return ["This one plays exactly the matches kept, to the same numbers:", "", "```bash", str(m["kept_command"]),
+            "```", ""]  # fmt: skip
+
+
+def too_small(m: dict[str, Any]) -> bool:
+    """Whether the manifest marks the run as too small to rank (``too_small_to_rank``)."""
+    return bool(m.get("too_small_to_rank"))
+
+
+def too_small_note(m: dict[str, Any], per: str) -> list[str]:
+    """The note atop a report of a run too small to rank: why there are no ranks and no significance claims."""
+    if not too_small(m):
+        return []
+    games = m.get("games")
+    kept = m.get("matches_played")
+    if isinstance(games, list) and games and all(isinstance(g, dict) for g in games):
+        kept = min((g.get("matches_played") for g in games), key=lambda x: x if isinstance(x, int) else 0)
+    return [
+        f"> **TOO FEW MATCHES TO RANK:** the results hold {num(kept)} matches {per}, fewer than the "
+        f"{num(m.get('min_matches_to_rank'))} that the intervals and tests need (they rely on the normal "
+        "approximation, n·p·(1-p) >= 10). The numbers are listed without ranks, and no difference is claimed "
+        "significant.",
+        "",
+    ]
+
+
+#: The significance section of a run too small to rank.
+NONE_CLAIMED = "None is claimed: too few matches were played to test them (see the note at the top)."
+
+
 def reproduce(m: dict[str, Any], partial_note: str | None = None, note_first: bool = False) -> list[str]:
-    """``## Reproduce``: the command that replays the run, and for a partial run what the command plays.
+    """``## Reproduce``: the command that replays the run; for a partial run what it plays, and the kept command.
 
     Parameters
     ----------
@@ -228,4 +263,5 @@ def reproduce(m: dict[str, Any], partial_note: str | None = None, note_first: bo
         "",
     ]
     note = [partial_note, ""] if partial_note and m.get("partial") else []
-    return ["## Reproduce", "", *(note + lines if note_first else lines + note)]
+    kept = kept_command_lines(m) if m.get("partial") else []
+    return ["## Reproduce", "", *(note + lines if note_first else lines + note), *kept]

@@ -20,6 +20,7 @@ import pandas as pd
 from nines_sim.reporting.folders import RunFolder, as_bool, entry_label, load_run, readable_label, reference_rate
 from nines_sim.reporting.markdown import (
     ALPHA,
+    NONE_CLAIMED,
     all_significant,
     cell,
     charts_section,
@@ -34,6 +35,8 @@ from nines_sim.reporting.markdown import (
     run_facts_tail,
     share_of,
     test_name,
+    too_small,
+    too_small_note,
 )
 from nines_sim.stats import Z95, competition_ranks
 
@@ -118,10 +121,11 @@ def results_table(run: RunFolder) -> list[str]:
     list of str
         Header, separator and one row per summary row.
     """
+    ranked = not too_small(run.manifest)
     s = run.summary
     if "rank" not in s.columns:  # a folder written before summary.csv had ranks
         s = s.assign(rank=competition_ranks(s["win_rate"].to_numpy(dtype=np.float64)))
-    s = s.sort_values(["rank", "position"], kind="stable")
+    s = s.sort_values(["rank", "position"] if ranked else "position", kind="stable")
     entry = "Seat: strategy" if run.format == "table" else "Strategy"
     lines = [
         f"| Rank | {entry} | Win rate (95% CI) | Mean total (points) | Go-out rate | Mean hand penalty (points) |",
@@ -133,7 +137,7 @@ def results_table(run: RunFolder) -> list[str]:
         ci = f"{pct(row.win_rate)} ({pct(row.win_rate_low)} to {pct(row.win_rate_high)})"
         total = f"{fixed(row.mean_total, 1)} (sd {fixed(row.sd_total, 1)})"
         rates = f"{pct(row.go_out_rate, 1)} | {fixed(row.mean_hand_penalty, 2)}"
-        lines.append(f"| {rank} | {cell(label)} | {ci} | {total} | {rates} |")
+        lines.append(f"| {rank if ranked else '-'} | {cell(label)} | {ci} | {total} | {rates} |")
     return lines
 
 
@@ -236,6 +240,8 @@ def _readable(label: object) -> str:
 
 def _significance(run: RunFolder) -> list[str]:
     lines = ["## Which differences are significant", ""]
+    if too_small(run.manifest):
+        return [*lines, NONE_CLAIMED, ""]
     pw = run.pairwise
     if pw is None or pw.empty:
         return [*lines, "No comparisons were recorded (`pairwise.csv` is missing or empty).", ""]
@@ -324,11 +330,12 @@ def render_report(run: RunFolder) -> str:
         lines += [
             f"> **PARTIAL RUN:** only {num(played)} of {num(requested)} requested matches were played"
             f"{share_of(played, requested)}. "
-            "The run stopped early; the numbers below cover the matches played, with wider intervals. Each "
-            "worker kept a whole block of match indices (every match below its first unfinished one), so "
-            "short matches are not over-represented.",
+            "The run stopped early; the numbers below cover the matches kept, with wider intervals. They are "
+            "whole ranges of match indices (`kept_ranges` in manifest.json), the same for every game, so short "
+            "matches are not over-represented.",
             "",
         ]
+    lines += too_small_note(m, "per game")
     lines += _settings(run)
     lines += ["## Results", "", *results_table(run), ""]
     lines += _significance(run)
