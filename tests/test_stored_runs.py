@@ -59,3 +59,58 @@ def test_nines_report_redraws_every_kind_of_run_folder(name: str, tmp_path: Path
     # Apart from the charts it now embeds, the report is the stored one.
     without_charts = re.sub(r"## Charts\n.*?(?=## Reproduce)", "", text, flags=re.S)
     assert without_charts == (RUNS / name / "report.md").read_text(encoding="utf-8")
+
+
+def _figures(run: Path) -> dict[str, object]:
+    """Every chart of a stored run folder as a figure, drawn by the functions that save_all uses."""
+    from nines_sim.reporting import charts
+    from nines_sim.reporting.folders import load_comparison, load_run
+
+    if KINDS[run.name] == "comparison":
+        c = load_comparison(run)
+        figs = {
+            "by rule set": charts.plot_win_rates_by_rule_set(
+                charts.win_rates_by_rule_set_data(c.comparison, c.rule_sets, c.players)
+            ),
+            "totals": charts.plot_final_totals_by_rule_set(
+                charts.final_totals_by_rule_set_data(c.score_distribution, c.rule_sets)
+            ),
+        }
+        if c.sweep is not None:
+            figs["sweep"] = charts.plot_sweep(charts.sweep_data(c.comparison, c.rule_sets, c.sweep, c.players))
+        return figs
+    t = load_run(run)
+    return {
+        "win rates": charts.plot_win_rates(charts.win_rate_data(t.summary, t.format, t.players)),
+        "totals": charts.plot_final_totals(charts.distribution_data(t.score_distribution, "final_total")),
+        "penalties": charts.plot_hand_penalties(charts.distribution_data(t.score_distribution, "hand_penalty")),
+        "seats": charts.plot_go_out_by_seat(charts.seat_go_out_data(t.seat_go_out)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_no_legend_covers_the_data_of_any_chart(name: str) -> None:
+    import matplotlib.pyplot as plt
+
+    for chart, fig in _figures(RUNS / name).items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            box, plot = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+            # The legend lies wholly to the right of the plotting area: no point, bar or band under it.
+            assert box.x0 >= plot.x1, (name, chart, box, plot)
+            assert box.x1 <= fig.bbox.x1 + 1, (name, chart, "legend cut off by the figure's edge")
+        plt.close(fig)
+
+
+def test_the_hand_penalty_axis_names_points_not_bins_of_point() -> None:
+    import matplotlib.pyplot as plt
+
+    figs = _figures(RUNS / "table")
+    label = figs["penalties"].axes[0].get_xlabel()
+    for fig in figs.values():
+        plt.close(fig)
+    assert "bins of point" not in label and label == "Hand penalty (points; 0 = went out)"

@@ -49,6 +49,9 @@ MAX_BINS = 50
 
 _DPI = 120
 
+#: Inches added to a figure's width for a legend drawn outside the axes.
+LEGEND_WIDTH = 2.2
+
 
 # --------------------------------------------------------------------------- tournament: data functions
 
@@ -297,6 +300,14 @@ def _figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     return fig, ax
 
 
+def _legend_outside(ax: Axes, **kwargs: Any) -> None:
+    """The legend to the right of the axes, outside the data, so that it can hide no point, bar or band.
+
+    Constrained layout (``_figure``) makes room for it; the figure grows by ``LEGEND_WIDTH`` to keep the plot's size.
+    """
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
+
+
 def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     """Win rate of each entry with 95% interval bars and a dashed line at the no-edge rate.
 
@@ -311,7 +322,7 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2), 4.5))
+    fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2) + LEGEND_WIDTH, 4.5))
     x = np.arange(len(data.labels))
     # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
     yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
@@ -321,7 +332,7 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     ax.set_xlabel(data.entry_kind.capitalize())
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per " + data.entry_kind)
-    ax.legend(loc="best", fontsize="small")
+    _legend_outside(ax)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -342,7 +353,7 @@ def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None 
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (8.0, 4.5))
+    fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
     if log is None:
         log = data.kind == "hand_penalty"
     per = "hand" if data.kind == "hand_penalty" else "match"  # what one observation is
@@ -352,16 +363,17 @@ def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None 
     if log and data.shares:
         ax.set_yscale("log")
     width = data.edges[1] - data.edges[0]
-    unit = "point" if width == 1 else f"{width:g} points"
+    # One-point bins are the points themselves; only wider bins need saying.
+    bins = "" if width == 1 else f", in bins of {width:g} points"
     if data.kind == "hand_penalty":
         ax.set_title("Penalty points taken per hand")
-        ax.set_xlabel(f"Hand penalty (points, bins of {unit}; 0 = went out)")
+        ax.set_xlabel(f"Hand penalty (points{bins}; 0 = went out)")
     else:
         ax.set_title("Final match totals")
-        ax.set_xlabel(f"Final total (points, bins of {unit}; lower is better)")
+        ax.set_xlabel(f"Final total (points{bins}; lower is better)")
     ax.set_ylabel("Share of matches (rate)" if per == "match" else "Share of hands (rate)")
     if data.shares:
-        ax.legend(loc="best", fontsize="small")
+        _legend_outside(ax)
     ax.grid(alpha=0.3)
     return fig
 
@@ -390,7 +402,7 @@ def plot_go_out_by_seat(data: SeatGoOut, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (max(5.0, 1.1 * len(data.seats) + 2), 4.5))
+    fig, ax = _figure(ax, (max(5.0, 1.1 * len(data.seats) + 2) + LEGEND_WIDTH, 4.5))
     n = len(data.seats)
     names = []
     for s in data.seats:
@@ -404,10 +416,7 @@ def plot_go_out_by_seat(data: SeatGoOut, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("Seat counted from the dealer's left")
     ax.set_ylabel("Go-out rate (share of hands)")
     ax.set_title("Who goes out, by seat relative to the dealer")
-    if n and np.isfinite(data.high).any():
-        # Head room above the tallest bar so the legend never covers a bar.
-        ax.set_ylim(0, 1.3 * float(np.nanmax(data.high)))
-    ax.legend(loc="upper right", fontsize="small")
+    _legend_outside(ax)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -701,7 +710,7 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.rate.shape
-    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2), 4.8))
+    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
     x = np.arange(n_seats)
     width = 0.8 / max(n_sets, 1)
     for r, label in enumerate(data.rule_sets):
@@ -722,10 +731,7 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per seat under each rule set (95% Wilson intervals)")
-    if np.isfinite(data.high).any():
-        # Head room for the legend above the tallest whisker.
-        ax.set_ylim(0, 1.3 * max(float(np.nanmax(data.high)), data.reference))
-    ax.legend(loc="upper right", fontsize="small", ncols=2 if n_sets > 3 else 1)
+    _legend_outside(ax, ncols=2 if n_sets > 10 else 1)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -749,7 +755,7 @@ def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Fi
     ax.set_title("Final match totals by rule set (all seats)")
     ax.set_ylabel("Share of seat-matches (rate)")
     if data.shares:
-        ax.legend(loc="best", fontsize="small", title="rule set", title_fontsize="small")
+        _legend_outside(ax, title="rule set", title_fontsize="small")
     return fig
 
 
@@ -767,7 +773,7 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (8.0, 4.8))
+    fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.8))
     for i, label in enumerate(data.seat_labels):
         colour = f"C{i % 10}"
         ax.fill_between(data.x, data.low[i], data.high[i], color=colour, alpha=0.18, linewidth=0)
@@ -780,7 +786,7 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
     ax.set_xlabel(data.option)
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title(f"Win rate per seat as {data.option} varies (95% Wilson bands)")
-    ax.legend(loc="best", fontsize="small")
+    _legend_outside(ax)
     ax.grid(alpha=0.3)
     return fig
 
