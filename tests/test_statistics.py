@@ -391,10 +391,10 @@ def test_tied_seats_share_a_rank_in_summary_terminal_and_report():
     assert s["rank"].tolist() == [1, 1, 3, 4]
     lines = terminal_table(s, plan).splitlines()[1:]
     assert [line.split()[0] for line in lines] == ["1", "1", "3", "4"]
-    md = report.results_table(SimpleNamespace(summary=s, format="table"))
+    md = report.results_table(SimpleNamespace(summary=s, format="table", manifest={}))
     assert [row.split("|")[1].strip() for row in md[2:]] == ["1", "1", "3", "4"]
     # a summary.csv written before the rank column: the report ranks it the same way
-    md_old = report.results_table(SimpleNamespace(summary=s.drop(columns="rank"), format="table"))
+    md_old = report.results_table(SimpleNamespace(summary=s.drop(columns="rank"), format="table", manifest={}))
     assert md_old == md
 
 
