@@ -166,7 +166,11 @@ def _report(folder: Path) -> str:
 
 def test_save_all_two_rule_sets_writes_no_sweep_chart(two_sets: Path) -> None:
     paths = charts.save_all_comparison(two_sets)
-    assert [p.name for p in paths] == ["win_rates_by_rule_set.png", "final_totals_by_rule_set.png"]
+    assert [p.name for p in paths] == [
+        "win_rates_by_rule_set.png",
+        "shifts_by_rule_set.png",
+        "final_totals_by_rule_set.png",
+    ]
     for p in paths:
         assert p.parent == two_sets
         _assert_png(p)
@@ -191,6 +195,20 @@ def test_grouped_win_rate_data(two_sets: Path) -> None:
     assert g.rate[1, 2] == pytest.approx(0.26 + 0.0231)
     assert (g.low < g.rate).all() and (g.rate < g.high).all()
     assert g.reference == pytest.approx(0.25)
+
+
+def test_shift_data_charts_the_paired_shifts_and_their_marks(two_sets: Path) -> None:
+    run = folders.load_comparison(two_sets)
+    d = charts.shift_data(run.comparison, run.rule_sets)
+    assert d.rule_sets == ["hard-nines"] and d.reference == "classic" and d.shift.shape == (1, 4)
+    # In percentage points, as comparison.csv gives them: the shifts of TWO_SET_SHIFTS, not the raw rates.
+    np.testing.assert_allclose(d.shift[0], [100 * est for est, _ in TWO_SET_SHIFTS[1]])
+    assert (d.low < d.shift).all() and (d.shift < d.high).all()
+    assert d.significant[0].tolist() == run.comparison[run.comparison.rule_set == "hard-nines"]["significant"].tolist()
+    assert d.significant[0].tolist() == [False, True, True, False]
+    fig = charts.plot_shifts(d)
+    assert "pp" in fig.axes[0].get_ylabel()
+    plt.close(fig)
 
 
 def test_final_totals_merge_strategies_per_rule_set(two_sets: Path) -> None:
@@ -374,7 +392,7 @@ def test_report_tolerates_text_significant_and_no_distribution(two_sets: Path) -
     table.to_csv(two_sets / "comparison.csv", index=False)
     (two_sets / "score_distribution.csv").unlink()
     paths = charts.save_all_comparison(two_sets)
-    assert [p.name for p in paths] == ["win_rates_by_rule_set.png"]
+    assert [p.name for p in paths] == ["win_rates_by_rule_set.png", "shifts_by_rule_set.png"]
     text = compare_report.write_comparison_report(two_sets).read_text(encoding="utf-8")
     assert "dump-faces (seat 2) wins 2.31 percentage points more" in text
     assert "2 of 4 shifts were not significant" in text

@@ -24,7 +24,7 @@ KINDS = {"table": "tournament", "round-robin": "tournament", "field": "tournamen
          "sweep": "comparison"}  # fmt: skip
 CHARTS = {
     "tournament": {"win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"},
-    "comparison": {"win_rates_by_rule_set.png", "final_totals_by_rule_set.png"},
+    "comparison": {"win_rates_by_rule_set.png", "shifts_by_rule_set.png", "final_totals_by_rule_set.png"},
 }
 
 
@@ -72,6 +72,7 @@ def _figures(run: Path) -> dict[str, object]:
             "by rule set": charts.plot_win_rates_by_rule_set(
                 charts.win_rates_by_rule_set_data(c.comparison, c.rule_sets, c.players)
             ),
+            "shifts": charts.plot_shifts(charts.shift_data(c.comparison, c.rule_sets)),
             "totals": charts.plot_final_totals_by_rule_set(
                 charts.final_totals_by_rule_set_data(c.score_distribution, c.rule_sets)
             ),

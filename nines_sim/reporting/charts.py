@@ -3,7 +3,7 @@
 Each chart has a data function, which turns CSV tables into the numbers
 plotted (``win_rate_data``, ``distribution_data``, ``seat_go_out_data``,
 ``head_to_head_data`` for a tournament; ``win_rates_by_rule_set_data``,
-``final_totals_by_rule_set_data``, ``sweep_data`` for a rule comparison), and a
+``shift_data``, ``final_totals_by_rule_set_data``, ``sweep_data`` for a rule comparison), and a
 plot function ``plot_x(data, ax=None) -> Figure`` that only draws.
 ``save_all`` and ``save_all_comparison`` write every chart a folder has data
 for.  Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
@@ -42,7 +42,12 @@ from nines_sim.stats import wilson_array  # noqa: E402
 CHART_FILES = ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png")
 
 #: File names of a rule comparison's charts, in the order the report shows them.
-COMPARISON_CHART_FILES = ("win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png")
+COMPARISON_CHART_FILES = (
+    "win_rates_by_rule_set.png",
+    "shifts_by_rule_set.png",
+    "final_totals_by_rule_set.png",
+    "sweep.png",
+)
 
 #: Target number of bins of a score histogram: enough to show the shape, few enough to stay smooth.
 MAX_BINS = 50
@@ -601,6 +606,62 @@ def final_totals_by_rule_set_data(scores: pd.DataFrame, rule_sets: list[str] | N
 
 
 @dataclass
+class Shifts:
+    """The paired shift of each seat's win rate under each rule set against the first, with its 95% interval.
+
+    Attributes
+    ----------
+    seat_labels : list of str
+        Tick label per seat: ``"seat k\nstrategy"``.
+    rule_sets : list of str
+        The rule sets after the first (the reference), one marker per seat each.
+    reference : str
+        The first rule set, against which every shift is measured.
+    shift, low, high : numpy.ndarray
+        float64, (R - 1, P): shift of win rate in percentage points and its paired (Agresti-Min) 95% interval,
+        as ``comparison.csv`` gives them; NaN where a rule set has no row for a seat.
+    significant : numpy.ndarray
+        bool, (R - 1, P): significant after the Holm correction.
+    """
+
+    seat_labels: list[str]
+    rule_sets: list[str]
+    reference: str
+    shift: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    significant: np.ndarray
+
+
+def shift_data(comparison: pd.DataFrame, rule_sets: list[str]) -> Shifts:
+    """Paired shifts and their intervals per rule set and seat from ``comparison.csv`` (no test is run here).
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        ``comparison.csv``, with ``significant`` as bool (``folders.load_comparison``).
+    rule_sets : list of str
+        Rule set labels in run order; the first is the reference.
+
+    Returns
+    -------
+    Shifts
+    """
+    positions, names = seat_labels(comparison)
+    others = list(rule_sets[1:])
+    sig = comparison.assign(significant=comparison["significant"].fillna(False).astype(float))
+    return Shifts(
+        seat_labels=[f"seat {p}\n{s}" for p, s in zip(positions, names)],
+        rule_sets=others,
+        reference=rule_sets[0] if rule_sets else "",
+        shift=100 * _by_rule_set_and_seat(comparison, others, "delta_win_rate"),
+        low=100 * _by_rule_set_and_seat(comparison, others, "delta_low"),
+        high=100 * _by_rule_set_and_seat(comparison, others, "delta_high"),
+        significant=_by_rule_set_and_seat(sig, others, "significant") == 1.0,
+    )
+
+
+@dataclass
 class SweepLines:
     """Each seat's win rate along a sweep of one rules option.
 
@@ -736,6 +797,48 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     return fig
 
 
+def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
+    """Each seat's paired shift of win rate under each rule set against the first: points with 95% intervals.
+
+    The chart of the comparison's finding: the shift is measured on the same matches under both rule sets, so its
+    interval is narrower than the two rule sets' own win-rate intervals suggest.  A filled marker is a shift
+    significant after the Holm correction, a hollow one is not; the line at 0 is no change.
+
+    Parameters
+    ----------
+    data : Shifts
+        From ``shift_data``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    n_sets, n_seats = data.shift.shape
+    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
+    x = np.arange(n_seats)
+    width = 0.8 / max(n_sets, 1)
+    for r, label in enumerate(data.rule_sets):
+        offset = (r - (n_sets - 1) / 2) * width
+        colour = _colour(r + 1, len(data.rule_sets) + 1)  # the colour this rule set has in the win-rate chart
+        yerr = np.clip(np.vstack([data.shift[r] - data.low[r], data.high[r] - data.shift[r]]), 0.0, None)
+        ax.errorbar(x + offset, data.shift[r], yerr=yerr, fmt="none", ecolor=colour, capsize=4)
+        sig = data.significant[r]
+        ax.plot((x + offset)[sig], data.shift[r][sig], "o", color=colour,
+                label=f"{label} (filled: significant)" if sig.any() else None)  # fmt: skip
+        ax.plot((x + offset)[~sig], data.shift[r][~sig], "o", markerfacecolor="white", color=colour,
+                label=f"{label} (hollow: not significant)" if (~sig).any() else None)  # fmt: skip
+    ax.axhline(0.0, linestyle="--", color="0.3", linewidth=1, label=f"no change from {data.reference}")
+    ax.set_xticks(x, data.seat_labels)
+    ax.set_xlabel("Seat and strategy")
+    ax.set_ylabel(f"Change of win rate vs {data.reference} (pp)")
+    ax.set_title("Paired shift of each seat's win rate (95% intervals, Holm-corrected marks)")
+    _legend_outside(ax)
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
 def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Figure:
     """Step histogram of final totals, one line per rule set (see ``plot_distribution``).
 
@@ -797,7 +900,8 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
 def save_all_comparison(run_dir: Path | str) -> list[Path]:
     """Draw every chart the comparison folder has data for and save them as PNG files in it.
 
-    Writes ``win_rates_by_rule_set.png``; ``final_totals_by_rule_set.png``
+    Writes ``win_rates_by_rule_set.png``; ``shifts_by_rule_set.png`` (the paired shifts, with two rule sets
+    or more); ``final_totals_by_rule_set.png``
     when ``score_distribution.csv`` exists; ``sweep.png`` when the manifest
     records a sweep.  A stale ``sweep.png`` of a folder that is no sweep is removed.
 
@@ -815,6 +919,8 @@ def save_all_comparison(run_dir: Path | str) -> list[Path]:
     out, sets = run.path, run.rule_sets
     grouped = win_rates_by_rule_set_data(run.comparison, sets, run.players)
     written = [_save(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
+    if len(sets) > 1:
+        written.append(_save(plot_shifts(shift_data(run.comparison, sets)), out / "shifts_by_rule_set.png"))
     if run.score_distribution is not None:
         totals = final_totals_by_rule_set_data(run.score_distribution, sets)
         written.append(_save(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
