@@ -35,6 +35,7 @@ from nines_sim.reporting.markdown import (
     options_text,
     pct,
     pp,
+    pp_size,
     reproduce,
     run_facts_tail,
     share_of,
@@ -300,12 +301,12 @@ def shift_sentence(row: Any, reference: str) -> str:
     direction = "more" if est >= 0 else "less"
     if np.isfinite(lo) and np.isfinite(hi) and lo * hi > 0:
         # The interval lies on one side of zero: give it in the same words as the estimate (sizes of the shift).
-        a, b = sorted((abs(100 * lo), abs(100 * hi)))
-        ci = f"95% CI {a:.2f} to {b:.2f}"
+        a, b = sorted((abs(lo), abs(hi)))
+        ci = f"95% CI {pp_size(a)} to {pp_size(b)}"
     else:
         ci = f"95% CI {pp(lo)} to {pp(hi)}"
     return (
-        f"Under {row.rule_set}, {_seat(row)} wins {abs(100 * est):.2f} percentage points {direction} than under "
+        f"Under {row.rule_set}, {_seat(row)} wins {pp_size(est)} percentage points {direction} than under "
         f"{reference} ({ci}; {test_name(row)}, Holm-adjusted {format_p(float(row.delta_p_holm))})."
     )
 

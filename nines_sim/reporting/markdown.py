@@ -1,6 +1,7 @@
 """The Markdown parts every report is built from: numbers with their units, table cells, and shared sections.
 
-Numbers: ``pct`` (rates as percentages), ``pp`` (differences of rates in signed
+Numbers, rounded by the one rule of :mod:`nines_sim.numbers` that the console uses too:
+``pct`` (rates as percentages), ``pp`` and ``pp_size`` (differences of rates in
 percentage points), ``fixed``, ``num`` (manifest counts), ``format_p``,
 ``format_seconds``.  Words: ``test_name`` (the test behind a row),
 ``join_words``, ``not_significant`` / ``all_significant`` (the closing
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from nines_sim.numbers import decimal_text
 from nines_sim.rules import Rules
 from nines_sim.stats import describe_test
 
@@ -32,18 +34,24 @@ ALWAYS_SHOWN = ("players", "target", "fixed_hands", "nine_penalty", "tie_rule")
 
 
 def pct(x: float, decimals: int = 2) -> str:
-    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{decimals}f}%"
+    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"`` (rounded as in :mod:`nines_sim.numbers`)."""
+    text = decimal_text(x, decimals, scale=100)
+    return text if text == "n/a" else f"{text}%"
 
 
 def fixed(x: float, decimals: int) -> str:
     """A number with fixed decimals; NaN (e.g. nothing played) -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
+    return decimal_text(x, decimals)
 
 
 def pp(x: float) -> str:
-    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``; NaN -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:+.2f}"
+    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``, ~0 -> ``"0.00"``; NaN -> ``"n/a"``."""
+    return decimal_text(x, 2, signed=True, scale=100)
+
+
+def pp_size(x: float) -> str:
+    """The size of a difference of rates in percentage points, unsigned: -0.0123 -> ``"1.23"``."""
+    return decimal_text(abs(x), 2, scale=100)
 
 
 def format_p(p: float) -> str:
