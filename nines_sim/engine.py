@@ -23,7 +23,17 @@ block, the turn cap) applies no power of the card played on that turn (V3,
 V4); the declaration of a 9 is asked for even when it is the last card.
 
 Randomness comes only from :mod:`nines_sim.rng` keyed by (seed, match, hand,
-counters), which makes a match's play independent of the batch it is in.
+counters), which makes a match's play independent of the batch it is in.  Each
+game carries two hand keys: ``hkey`` for its cards (from the run's card root)
+and ``dkey`` for its strategies' random numbers (from the decision root).
+
+Strategies see a game only through an :class:`~nines_sim.strategy.Observation`
+built from the deciding seat's own hand and a
+:class:`~nines_sim.strategy.PublicState` of read-only public arrays; they never
+get the engine, another hand, the stock or ``hkey``.  They are asked only about
+live matches: when the match range runs out, a slot whose match is over
+(``match == -1``) is masked until the next compaction, a no-op under
+:meth:`BatchEngine.step`.
 """
 
 from __future__ import annotations
@@ -50,7 +60,7 @@ from nines_sim.cards import (
 from nines_sim.debug import user_location
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.rules import Rules
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
 
 ONE = np.uint64(1)
 U64_NATURALS = np.uint64(NATURALS)
@@ -165,7 +175,7 @@ class BatchEngine:
     """
 
     _SLOT_FIELDS = (
-        "match", "mkey", "hkey", "hand_seq", "hands_played", "tb_hands", "first_dealer", "in_tb",
+        "match", "mkey", "hkey", "dkey", "hand_seq", "hands_played", "tb_hands", "first_dealer", "in_tb",
         "seats_mask", "n_in", "totals", "ncards", "stock", "stock_pos", "stock_end", "top", "active",
         "seat", "dealer", "dirbit", "turn", "streak", "drawn", "reshuffles", "nine_starter",
         "played", "drew_on",
@@ -191,6 +201,7 @@ class BatchEngine:
             raise ValueError(f"seed must be a whole number from 0 to 2**64-1, not {seed}")
         self.rules = rules
         self.seed = seed
+        self.card_root, self.decision_root = rng.roots(seed)
         self.P = rules.players
         self.D = rules.decks
         self.S = N_FACES * rules.decks
@@ -229,6 +240,7 @@ class BatchEngine:
         self.match = np.full(B, -1, dtype=np.int64)
         self.mkey = np.zeros(B, dtype=np.uint64)
         self.hkey = np.zeros(B, dtype=np.uint64)
+        self.dkey = np.zeros(B, dtype=np.uint64)
         for name in ("hand_seq", "hands_played", "tb_hands", "first_dealer", "seats_mask", "n_in",
                      "stock_pos", "stock_end", "top", "active", "seat", "dealer", "dirbit", "turn",
                      "streak", "drawn", "reshuffles"):  # fmt: skip
@@ -356,24 +368,45 @@ class BatchEngine:
                 continue
             gi = idx if sel is None else idx[sel]
             gs = seats if sel is None else seats[sel]
-            obs = Observation(self, gi, gs, kind)
-            if legal is not None:
-                obs._cache["legal"] = legal if sel is None else legal[sel]
+            gl = legal if sel is None or legal is None else legal[sel]
+            gc = card if sel is None or card is None else card[sel]
+            obs = self.observe(gi, gs, kind, gl)
             strat = self.strategies[s]
             try:
-                res = self._ask(strat, kind, obs, card if sel is None or card is None else card[sel])
+                res = self._ask(strat, kind, obs, gc)
             except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
-                m = self._culprit(strat, kind, obs, card if sel is None or card is None else card[sel])
+                m = self._culprit(strat, kind, gi, gs, gl, gc)
                 raise StrategyError(
                     f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
                     f"while deciding ({kind.name.lower()}) in match {m} of seed {self.seed}{self._hint(m)}"
                 ) from exc
-            res = self._validate(strat, kind, obs, res)
+            res = self._validate(strat, kind, gi, gs, gl, res)
             if sel is None:
                 out = res
             else:
                 out[sel] = res
         return out
+
+    def observe(
+        self, idx: np.ndarray, seats: np.ndarray, kind: DecisionKind, legal: np.ndarray | None = None
+    ) -> Observation:
+        """What the players at ``seats`` of games ``idx`` may see, for a decision of ``kind``.
+
+        Parameters
+        ----------
+        idx, seats : numpy.ndarray
+            int64, (n,): slots of the batch and the deciding seat in each.
+        kind : DecisionKind
+        legal : numpy.ndarray, optional
+            uint64, (n,): the legal faces to show (default none).
+
+        Returns
+        -------
+        Observation
+            The seat's own hand (gathered now) and lazy views of public state only.
+        """
+        public = PublicState(self.rules, self.legal_tab, **{name: getattr(self, name) for name in PublicState.ARRAYS})
+        return Observation(public, idx, seats, kind, [w[idx, seats] for w in self.hands], legal)
 
     @staticmethod
     def _ask(strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> object:
@@ -383,17 +416,23 @@ class BatchEngine:
             return strat.play_drawn(obs, card)
         return strat.declare(obs)
 
-    def _culprit(self, strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> int:
+    def _culprit(
+        self,
+        strat: Strategy,
+        kind: DecisionKind,
+        idx: np.ndarray,
+        seats: np.ndarray,
+        legal: np.ndarray | None,
+        card: np.ndarray | None,
+    ) -> int:
         """The match of the first game whose decision alone makes the strategy raise (else the first game's)."""
-        for j in range(obs.n):
-            one = Observation(self, obs.idx[j : j + 1], obs.seat[j : j + 1], kind)
-            if "legal" in obs._cache:
-                one._cache["legal"] = obs.legal[j : j + 1]
+        for j in range(idx.shape[0]):
+            one = self.observe(idx[j : j + 1], seats[j : j + 1], kind, None if legal is None else legal[j : j + 1])
             try:
                 self._ask(strat, kind, one, None if card is None else card[j : j + 1])
             except Exception:
-                return int(self.match[obs.idx[j]])
-        return int(self.match[obs.idx[0]])
+                return int(self.match[idx[j]])
+        return int(self.match[idx[0]])
 
     def _hint(self, match: int) -> str:
         """Where to see a failing decision: the replay command (nothing when this is the replay)."""
@@ -405,16 +444,26 @@ class BatchEngine:
         cmd = replay_command(self.rules, self.specs or [spec_of(s) for s in self.lineup], self.seed, match)
         return f"; see the position and the traceback with: {cmd}"
 
-    def _validate(self, strat: Strategy, kind: DecisionKind, obs: Observation, res: object) -> np.ndarray:
+    def _validate(
+        self,
+        strat: Strategy,
+        kind: DecisionKind,
+        idx: np.ndarray,
+        seats: np.ndarray,
+        legal: np.ndarray | None,
+        res: object,
+    ) -> np.ndarray:
+        """Check a strategy's answers against the engine's own legal moves (never the observation's copy)."""
         arr = np.asarray(res)
         what = None
+        n = idx.shape[0]
         if res is None:
             what = "nothing (None; return one value per game)"
-            bad = np.ones(obs.n, dtype=bool)
-            arr = np.zeros(obs.n, dtype=np.int64)
-        elif arr.shape != (obs.n,):
-            what = f"an answer of shape {arr.shape} for {obs.n} games (return one value per game)"
-            bad = np.zeros(obs.n, dtype=bool)
+            bad = np.ones(n, dtype=bool)
+            arr = np.zeros(n, dtype=np.int64)
+        elif arr.shape != (n,):
+            what = f"an answer of shape {arr.shape} for {n} games (return one value per game)"
+            bad = np.zeros(n, dtype=bool)
             bad[0] = True
         elif arr.dtype.kind == "u" and (arr > np.iinfo(np.int64).max).any():
             what = "values too large to be cards or suits"
@@ -422,21 +471,22 @@ class BatchEngine:
         elif kind == DecisionKind.PLAY_DRAWN:
             if arr.dtype != np.bool_:
                 what = f"{arr.dtype} instead of bool for play_drawn"
-                bad = np.ones(obs.n, dtype=bool)
+                bad = np.ones(n, dtype=bool)
             else:
                 return arr.astype(np.int64)
         elif not np.issubdtype(arr.dtype, np.integer):
             what = f"{arr.dtype} values instead of integers"
-            bad = np.ones(obs.n, dtype=bool)
+            bad = np.ones(n, dtype=bool)
         elif kind == DecisionKind.PLAY:
             arr = arr.astype(np.int64)
             face_ok = (arr >= 0) & (arr < N_FACES)
-            in_legal = ((obs.legal >> np.clip(arr, 0, 63).astype(np.uint64)) & ONE) == ONE
+            assert legal is not None
+            in_legal = ((legal >> np.clip(arr, 0, 63).astype(np.uint64)) & ONE) == ONE
             ok = face_ok & in_legal
             if self.rules.pair_of_nines:
                 is_pair = arr == PAIR_OF_NINES
                 if is_pair.any():
-                    ok |= is_pair & obs.pair_legal
+                    ok |= is_pair & self.pair_legal(idx, seats)
             bad = ~ok
             what = "a card that is not a legal play (T1, T2, V4, V5, V6)"
         else:
@@ -445,12 +495,12 @@ class BatchEngine:
             what = "a suit outside 0..3"
         if what is not None and bad.any():
             j = int(np.flatnonzero(bad)[0])
-            m = int(self.match[obs.idx[j]])
-            val = arr[j].item() if arr.shape == (obs.n,) and res is not None else None
+            m = int(self.match[idx[j]])
+            val = arr[j].item() if arr.shape == (n,) and res is not None else None
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
-            if arr.shape != (obs.n,):
+            if arr.shape != (n,):
                 # a shape error depends on the batch, which a replay of one match does not have
                 raise IllegalMoveError(
                     f"strategy {strat.name!r} returned {what} in match {m} of seed {self.seed}; "
@@ -463,21 +513,15 @@ class BatchEngine:
 
     def pair_legal(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Whether two 9s together are a legal move (V4, V5): bool, shape (n,)."""
-        if not self.rules.pair_of_nines:
-            return np.zeros(idx.shape[0], dtype=bool)
-        nines = np.zeros(idx.shape[0], dtype=np.int64)
-        for w in self.hands:
-            nines += np.bitwise_count(w[idx, seats] & U64_NINES)
-        ok = (nines >= 2) & ((self.legal_tab[self.top[idx] * 4 + self.active[idx]] & U64_NINES) != 0)
-        if self.rules.no_nine_out:
-            ok &= self.ncards[idx, seats] > 2
-        return ok
+        hand = [w[idx, seats] for w in self.hands]
+        return pair_legal(hand, self.top[idx], self.active[idx], self.ncards[idx, seats], self.rules, self.legal_tab)
 
     # ------------------------------------------------------------------ deal
     def _deal(self, idx: np.ndarray) -> None:
         """Deal a hand in games ``idx`` (D4-D7); ``dealer`` and ``seats_mask`` are set."""
         S, P = self.S, self.P
         self.hkey[idx] = rng.hand_keys(self.mkey[idx], self.hand_seq[idx])
+        self.dkey[idx] = rng.hand_keys(rng.match_keys(self.decision_root, self.match[idx]), self.hand_seq[idx])
         self.hand_seq[idx] += 1
         keys = rng.stream(self.hkey[idx, None], rng.DEAL, np.arange(S, dtype=np.uint64)[None, :])
         order = np.argsort(keys, axis=1, kind="stable")
@@ -545,7 +589,7 @@ class BatchEngine:
         self._next_match += take.shape[0]
         self.match[idx] = -1
         self.match[take] = m
-        self.mkey[take] = rng.match_keys(self.seed, m)
+        self.mkey[take] = rng.match_keys(self.card_root, m)
         first = rng.below(rng.stream(self.mkey[take], rng.FIRST_DEALER, 0), self.P)
         self.first_dealer[take] = first
         self.dealer[take] = first
@@ -561,11 +605,15 @@ class BatchEngine:
     def step(self) -> np.ndarray:
         """Every game's player to move takes one turn (T1-T8, O1, V2-V6).
 
+        A slot whose match is over (``match == -1``: the range ran out and the
+        batch is not compacted yet) is masked: no strategy is asked about it,
+        nothing is drawn or played there, and its outcome is ``RUNNING``.
+
         Returns
         -------
         numpy.ndarray
-            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on,
-            the seat that went out, ``BLOCKED`` or ``CAPPED``.
+            int64, shape (B,): per game, ``RUNNING`` (-3) if the hand goes on
+            (or the slot is masked), the seat that went out, ``BLOCKED`` or ``CAPPED``.
         """
         rules = self.rules
         B, P, ar = self.B, self.P, self.ar
@@ -577,13 +625,19 @@ class BatchEngine:
             last = self.ncards.reshape(-1)[flat] == 1
             legal = np.where(last, legal & U64_NATURALS, legal)
         has = legal != 0
+        in_match = self.match >= 0
+        n_live = int(np.count_nonzero(in_match))
+        wants_draw = ~has
+        if n_live < B:
+            has &= in_match
+            wants_draw &= in_match
         move = np.full(B, -1, dtype=np.int64)
         passed = np.zeros(B, dtype=bool)
 
         pi = np.flatnonzero(has)
         if pi.size:
             move[pi] = self._decide(DecisionKind.PLAY, pi, cur[pi], legal=legal[pi])
-        di = np.flatnonzero(~has)
+        di = np.flatnonzero(wants_draw)
         if di.size:
             ds = cur[di]
             self.drew_on[di, ds] |= 1 << self.active[di]
@@ -673,6 +727,8 @@ class BatchEngine:
         out[blocked] = BLOCKED
         capped = (out == RUNNING) & (self.turn >= rules.turn_cap)
         out[capped] = CAPPED
+        if n_live < B:
+            out[~in_match] = RUNNING
 
         # The next seat (D7, V3).
         base = (self.seats_mask * 2) * P
@@ -698,7 +754,7 @@ class BatchEngine:
                         self._log(b, ("skip", int(nxt[b])))
                 nxt[ai] = self.next_tab[base[ai] + self.dirbit[ai] * P + victim]
         self.seat = nxt
-        self.turns_done += B
+        self.turns_done += n_live
         return out
 
     def _play_pair(self, idx: np.ndarray, seats: np.ndarray) -> None:
@@ -857,13 +913,14 @@ class BatchEngine:
             in the slot order before any compaction.
         """
         outcome = self.step()
-        # slots whose run is over keep stepping until the next compaction; ignore them
-        ended = np.flatnonzero((outcome != RUNNING) & (self.match >= 0))
+        ended = np.flatnonzero(outcome != RUNNING)
         if ended.size:
             self._end_hands(ended, outcome[ended])
             live = self.match >= 0
             n_live = int(live.sum())
-            if n_live < self.B and (n_live <= self.B // 2 or n_live == 0):
+            # finished slots are masked in step() but still cost array work: drop them once an
+            # eighth of the batch is finished (a few dozen compactions in a run's tail)
+            if n_live < self.B and (n_live <= self.B - self.B // 8 or n_live == 0):
                 self._compact(np.flatnonzero(live))
         if self.on_step is not None:
             self.on_step(self)

@@ -5,24 +5,49 @@ match index and counters inside the match, never of the batch it was played
 in or of any global state.  That is what makes match ``k`` of seed ``s`` the
 same whether it is played alone, in a batch of 1,000, or on another process.
 
-The generator is the SplitMix64 finaliser (a bijective 64-bit mixer) applied
-to a chain of keys::
+Two roots, one way
+------------------
+The seed is turned, once per run, into two independent 64-bit roots by a
+one-way function (BLAKE2b, 8-byte digest, read little-endian)::
 
-    match_key = mix(mix(seed + GOLDEN) ^ match)
+    card_root     = blake2b(b"nines-sim/cards/"     + str(seed).encode("ascii"))
+    decision_root = blake2b(b"nines-sim/decisions/" + str(seed).encode("ascii"))
+
+The cards (first dealer, deal, reshuffles) draw only on keys chained from
+``card_root``; the random numbers handed to strategies
+(:meth:`nines_sim.strategy.Observation.random`) draw only on keys chained from
+``decision_root``.  The chain below is a bijection at every link, so a strategy
+that inverts its random words gets back its decision keys, and even the
+decision root; but no card key can be computed from those without inverting
+BLAKE2b.  (Anyone who knows the seed can of course recompute everything: that
+is what makes a run reproducible.  Strategies are not told the seed.)
+
+The chain
+---------
+The generator is the SplitMix64 finaliser (a bijective 64-bit mixer) applied
+to a chain of keys, the same for both roots::
+
+    match_key = mix(mix(root + GOLDEN) ^ match)
     hand_key  = mix(match_key ^ (hand_seq + 1) * HAND)        # hand_seq counts every hand dealt
     key(k, purpose, counter) = mix(k ^ purpose * PURPOSE ^ counter * COUNTER)
 
-A uniform integer below ``n`` is ``((x >> 32) * n) >> 32`` of a mixed word
-``x`` (exact integer arithmetic, so a plain-Python reimplementation agrees bit
-for bit).  The deal sorts the physical cards ``0 .. 52*D-1`` by
-``key(hand_key, DEAL, card)``; a reshuffle of the discard pile sorts its cards,
-named ``face + 52 * copy`` (``copy`` 1 for a face's second copy in the pile),
-by ``key(hand_key, RESHUFFLE, card + 256 * reshuffle_no)``, reshuffle_no counting
-from 0 within the hand.  Decisions of strategies use
-``key(hand_key, DECISION + kind, turn)`` streams (see ``nines_sim.strategy``).
+Each game therefore carries a card hand key (from ``card_root``) and a decision
+hand key (from ``decision_root``).  A uniform integer below ``n`` is
+``((x >> 32) * n) >> 32`` of a mixed word ``x`` (exact integer arithmetic, so a
+plain-Python reimplementation agrees bit for bit).  The first dealer is
+``below(key(card match_key, FIRST_DEALER, 0), P)``.  The deal sorts the
+physical cards ``0 .. 52*D-1`` by ``key(card hand_key, DEAL, card)``; a
+reshuffle of the discard pile sorts its cards, named ``face + 52 * copy``
+(``copy`` 1 for a face's second copy in the pile), by
+``key(card hand_key, RESHUFFLE, card + 256 * reshuffle_no)``, reshuffle_no
+counting from 0 within the hand.  Decisions of strategies use
+``key(decision hand_key, DECISION + kind, turn * 64 + salt)`` (see
+``nines_sim.strategy``).
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
@@ -40,6 +65,45 @@ FIRST_DEALER = 1
 DEAL = 2
 RESHUFFLE = 3
 DECISION = 100  # + decision kind (see strategy.DecisionKind)
+
+# Purpose labels of the two roots (hashed with the seed).
+CARDS_LABEL = b"nines-sim/cards/"
+DECISIONS_LABEL = b"nines-sim/decisions/"
+
+
+def root(label: bytes, seed: int) -> int:
+    """A 64-bit root of the key chain: BLAKE2b (8-byte digest, little-endian) of ``label`` + the seed in decimal.
+
+    Parameters
+    ----------
+    label : bytes
+        :data:`CARDS_LABEL` or :data:`DECISIONS_LABEL`.
+    seed : int
+        The run's seed, 0 <= seed < 2**64.
+
+    Returns
+    -------
+    int
+        0 <= root < 2**64.
+    """
+    digest = hashlib.blake2b(label + str(int(seed)).encode("ascii"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def roots(seed: int) -> tuple[int, int]:
+    """The run's ``(card_root, decision_root)``: independent, and neither computable from the other.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed, 0 <= seed < 2**64.
+
+    Returns
+    -------
+    tuple of int
+        Two roots, each 0 <= root < 2**64.
+    """
+    return root(CARDS_LABEL, seed), root(DECISIONS_LABEL, seed)
 
 
 def mix(x: np.ndarray) -> np.ndarray:
@@ -70,13 +134,13 @@ def mix_int(x: int) -> int:
     return x ^ (x >> 31)
 
 
-def match_keys(seed: int, matches: np.ndarray) -> np.ndarray:
-    """Key of each match.
+def match_keys(root: int, matches: np.ndarray) -> np.ndarray:
+    """Key of each match, chained from one of the run's roots (see :func:`roots`).
 
     Parameters
     ----------
-    seed : int
-        The run's seed, 0 <= seed < 2**64.
+    root : int
+        The card root or the decision root, 0 <= root < 2**64.
     matches : numpy.ndarray
         int64, shape (n,), match indices.
 
@@ -85,7 +149,7 @@ def match_keys(seed: int, matches: np.ndarray) -> np.ndarray:
     numpy.ndarray
         uint64, shape (n,).
     """
-    base = np.uint64(mix_int((seed + GOLDEN) & M64))
+    base = np.uint64(mix_int((root + GOLDEN) & M64))
     return mix(np.asarray(matches, dtype=np.int64).astype(np.uint64) ^ base)
 
 

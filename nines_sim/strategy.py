@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from nines_sim import rng
 from nines_sim.cards import FACE_SUIT, NINE_RANK, NINES, SUIT_MASK
+from nines_sim.rules import Rules
 
-if TYPE_CHECKING:
-    from nines_sim.engine import BatchEngine
+U64_NINES = np.uint64(NINES)
 
 #: Move code of "two 9s together" (V4), returned by :meth:`Strategy.play` in place of a face.
 PAIR_OF_NINES = 52
@@ -36,11 +36,82 @@ class DecisionKind(IntEnum):
     DEALER_DECLARE = 3
 
 
-class Observation:
-    """What the deciding players may see, for ``n`` games of a batch (lazy views).
+class PublicState:
+    """Read-only views of a batch's public per-game arrays, from which an :class:`Observation` computes its fields.
 
-    Attributes are computed on first use from the engine's state, so a strategy
-    pays only for what it reads.  Every array has a leading axis of length ``n``.
+    It holds public information only: no seat's hand, no stock order, no card
+    key.  The engine builds one for each decision; the views show its state
+    during that decision (read an observation's fields within the call that
+    received it).
+
+    Parameters
+    ----------
+    rules : Rules
+        The rules of the run.
+    legal_tab : numpy.ndarray
+        uint64, (52 * 4,): faces playable on each ``top * 4 + active_suit`` (T1, V6).
+    **arrays : numpy.ndarray
+        The batch's ``top, active, dealer, dirbit, seats_mask, played, turn,
+        stock_pos, stock_end`` (shape (B,)), ``ncards, totals, drew_on`` (shape
+        (B, P)) and ``dkey`` (uint64, (B,): the decision hand key, see
+        :mod:`nines_sim.rng`).
+    """
+
+    ARRAYS = ("top", "active", "dealer", "dirbit", "seats_mask", "played", "turn", "stock_pos", "stock_end",
+              "ncards", "totals", "drew_on", "dkey")  # fmt: skip
+    __slots__ = ("rules", "legal_tab", *ARRAYS)
+
+    def __init__(self, rules: Rules, legal_tab: np.ndarray, **arrays: np.ndarray):
+        self.rules = rules
+        self.legal_tab = _read_only(legal_tab)
+        for name in self.ARRAYS:
+            setattr(self, name, _read_only(arrays[name]))
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def pair_legal(hand: list[np.ndarray], top: np.ndarray, active: np.ndarray, count: np.ndarray, rules: Rules,
+               legal_tab: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Whether two 9s together are a legal move (V4, V5).
+
+    Parameters
+    ----------
+    hand : list of numpy.ndarray
+        ``D`` uint64 arrays, (n,): the player's count-coded hand.
+    top, active, count : numpy.ndarray
+        int64, (n,): top face, active suit, cards in the player's hand.
+    rules : Rules
+    legal_tab : numpy.ndarray
+        The table of :func:`nines_sim.engine.legal_table`.
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, (n,).
+    """
+    if not rules.pair_of_nines:
+        return np.zeros(top.shape[0], dtype=bool)
+    nines = np.zeros(top.shape[0], dtype=np.int64)
+    for w in hand:
+        nines += np.bitwise_count(w & U64_NINES)
+    ok = (nines >= 2) & ((legal_tab[top * 4 + active] & U64_NINES) != 0)
+    if rules.no_nine_out:
+        ok &= count > 2
+    return ok
+
+
+class Observation:
+    """What the deciding players may see, for ``n`` games of a batch.
+
+    The own hand and the legal moves are given; the other fields are computed
+    on first use from a :class:`PublicState`, so a strategy pays only for what
+    it reads.  An observation offers these fields only: it holds no reference to
+    the engine, to another seat's hand, to the stock or to a card key.  Every
+    array has a leading axis of length ``n``.
 
     Attributes
     ----------
@@ -48,6 +119,8 @@ class Observation:
         Number of games in this decision.
     seat : numpy.ndarray
         int64, (n,): the deciding player's seat, 0..P-1.
+    kind : DecisionKind
+        What is being decided.
     hand : list of numpy.ndarray
         ``D`` uint64 arrays, (n,): the player's own hand, count-coded
         (:mod:`nines_sim.cards`); ``hand[0]`` is the set of faces held.
@@ -85,90 +158,101 @@ class Observation:
         Points of a 9 left in hand under these rules.
     """
 
-    def __init__(self, engine: BatchEngine, idx: np.ndarray, seat: np.ndarray, kind: DecisionKind):
-        self._e = engine
-        self.idx = idx
+    __slots__ = ("n", "seat", "kind", "hand", "legal", "players", "nine_penalty", "_pub", "_idx", "_cache")
+
+    def __init__(
+        self,
+        public: PublicState,
+        idx: np.ndarray,
+        seat: np.ndarray,
+        kind: DecisionKind,
+        hand: list[np.ndarray],
+        legal: np.ndarray | None = None,
+    ):
+        self._pub = public
+        self._idx = idx
+        self._cache: dict[str, Any] = {}
         self.seat = seat
         self.kind = kind
         self.n = int(idx.shape[0])
-        self.players = engine.rules.players
-        self.nine_penalty = engine.rules.nine_penalty
-        self._cache: dict[str, Any] = {}
+        self.hand = hand
+        self.legal = legal if legal is not None else np.zeros(self.n, dtype=np.uint64)
+        self.players = public.rules.players
+        self.nine_penalty = public.rules.nine_penalty
 
     def _get(self, name: str, fn) -> Any:  # noqa: ANN001 - tiny memo helper
         if name not in self._cache:
             self._cache[name] = fn()
         return self._cache[name]
 
-    @property
-    def hand(self) -> list[np.ndarray]:
-        e = self._e
-        return self._get("hand", lambda: [w[self.idx, self.seat] for w in e.hands])
+    def _col(self, name: str) -> np.ndarray:
+        """This decision's rows of one public array (a copy)."""
+        return self._get(name, lambda: getattr(self._pub, name)[self._idx])
 
     @property
     def held(self) -> np.ndarray:
         return self.hand[0]
 
     @property
-    def legal(self) -> np.ndarray:
-        return self._get("legal", lambda: np.zeros(self.n, dtype=np.uint64))
-
-    @property
     def pair_legal(self) -> np.ndarray:
-        return self._get("pair_legal", lambda: self._e.pair_legal(self.idx, self.seat))
+        p = self._pub
+        if not p.rules.pair_of_nines:  # spare the gathers below under most rules
+            return self._get("pair_legal", lambda: np.zeros(self.n, dtype=bool))
+        own_count = self.hand_sizes[np.arange(self.n), self.seat]
+        return self._get(
+            "pair_legal", lambda: pair_legal(self.hand, self.top, self.active_suit, own_count, p.rules, p.legal_tab)
+        )
 
     @property
     def top(self) -> np.ndarray:
-        return self._get("top", lambda: self._e.top[self.idx])
+        return self._col("top")
 
     @property
     def active_suit(self) -> np.ndarray:
-        return self._get("active", lambda: self._e.active[self.idx])
+        return self._col("active")
 
     @property
     def hand_sizes(self) -> np.ndarray:
-        return self._get("sizes", lambda: self._e.ncards[self.idx].astype(np.int64))
+        return self._col("ncards")
 
     @property
     def totals(self) -> np.ndarray:
-        return self._get("totals", lambda: self._e.totals[self.idx].astype(np.int64))
+        return self._col("totals")
 
     @property
     def stock_size(self) -> np.ndarray:
-        e = self._e
-        return self._get("stock", lambda: (e.stock_end[self.idx] - e.stock_pos[self.idx]).astype(np.int64))
+        return self._get("stock", lambda: self._col("stock_end") - self._col("stock_pos"))
 
     @property
     def dealer(self) -> np.ndarray:
-        return self._get("dealer", lambda: self._e.dealer[self.idx])
+        return self._col("dealer")
 
     @property
     def direction(self) -> np.ndarray:
-        return self._get("direction", lambda: 1 - 2 * self._e.dirbit[self.idx])
+        return self._get("direction", lambda: 1 - 2 * self._col("dirbit"))
 
     @property
     def in_hand(self) -> np.ndarray:
-        e = self._e
-        return self._get("in_hand", lambda: ((e.seats_mask[self.idx, None] >> np.arange(self.players)) & 1) == 1)
+        return self._get("in_hand", lambda: ((self._col("seats_mask")[:, None] >> np.arange(self.players)) & 1) == 1)
 
     @property
     def played(self) -> np.ndarray:
-        return self._get("played", lambda: self._e.played[self.idx])
+        return self._col("played")
 
     @property
     def drew_on(self) -> np.ndarray:
-        return self._get("drew_on", lambda: self._e.drew_on[self.idx].astype(np.int64))
+        return self._col("drew_on")
 
     def random(self, salt: int = 0) -> np.ndarray:
         """Random words for this decision, one per game: uint64, shape (n,).
 
-        The stream is keyed by (seed, match, hand, turn, decision kind, ``salt``);
-        use a different ``salt`` for each independent draw within one decision.
+        The stream is keyed by (match, hand, turn, decision kind, ``salt``) under
+        the run's decision root, which is independent of the cards (see
+        :mod:`nines_sim.rng`); use a different ``salt`` (0..63) for each
+        independent draw within one decision.
         """
-        e = self._e
-        key = e.hkey[self.idx]
-        counter = e.turn[self.idx].astype(np.uint64) * np.uint64(64) + np.uint64(salt)
-        return rng.stream(key, rng.DECISION + int(self.kind), counter)
+        counter = self._col("turn").astype(np.uint64) * np.uint64(64) + np.uint64(salt)
+        return rng.stream(self._col("dkey"), rng.DECISION + int(self.kind), counter)
 
     def random_below(self, n: np.ndarray | int, salt: int = 0) -> np.ndarray:
         """Uniform integers in ``[0, n)``: int64, shape (n,)."""

@@ -8,7 +8,10 @@ with the engine; everything else is written again here from RULES.md and the
 conventions of the agreement test:
 
 * faces 0..51, face = 13 * suit + rank, rank 8 is the 9 (wild);
-* random words from ``mix_int`` chained as match key -> hand key -> stream;
+* random words from ``mix_int`` chained as root -> match key -> hand key -> stream,
+  where the cards use the root ``blake2b(b"nines-sim/cards/" + seed)`` and the
+  strategies' random numbers the root ``blake2b(b"nines-sim/decisions/" + seed)``
+  (computed here with ``hashlib`` again, not taken from the engine);
 * events are plain tuples (see :func:`play_match`).
 
 The two deterministic strategies mirrored here ("det-lowest", "det-highest-pair")
@@ -17,12 +20,14 @@ are plain functions over a small :class:`View` of the deciding player's situatio
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
 from nines_sim.rng import (
     COUNTER,
     DEAL,
+    DECISION,
     FIRST_DEALER,
     GOLDEN,
     HAND,
@@ -64,8 +69,17 @@ def penalty(face: int, rules: Rules) -> int:
 
 
 # ---------------------------------------------------------------- random keys
-def match_key(seed: int, match: int) -> int:
-    return mix_int(mix_int((seed + GOLDEN) & M64) ^ match)
+def card_root(seed: int) -> int:
+    return int.from_bytes(hashlib.blake2b(b"nines-sim/cards/" + str(seed).encode(), digest_size=8).digest(), "little")
+
+
+def decision_root(seed: int) -> int:
+    digest = hashlib.blake2b(b"nines-sim/decisions/" + str(seed).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def match_key(root: int, match: int) -> int:
+    return mix_int(mix_int((root + GOLDEN) & M64) ^ match)
 
 
 def hand_key(mkey: int, hand_seq: int) -> int:
@@ -74,6 +88,12 @@ def hand_key(mkey: int, hand_seq: int) -> int:
 
 def stream(key: int, purpose: int, counter: int) -> int:
     return mix_int(key ^ ((purpose * PURPOSE) & M64) ^ ((counter * COUNTER) & M64))
+
+
+def decision_word(seed: int, match: int, hand_seq: int, kind: int, turn: int, salt: int = 0) -> int:
+    """The random word a strategy gets for a decision of ``kind`` on ``turn`` of a hand (``salt`` 0..63)."""
+    dkey = hand_key(match_key(decision_root(seed), match), hand_seq)
+    return stream(dkey, DECISION + kind, turn * 64 + salt)
 
 
 # ---------------------------------------------------------------- strategies
@@ -414,7 +434,7 @@ def play_match(rules: Rules, lineup: list, seed: int, match: int) -> dict:
     for name in lineup:
         if name not in STRATEGIES:
             raise ValueError(f"unknown reference strategy {name!r}")
-    mkey = match_key(seed, match)
+    mkey = match_key(card_root(seed), match)
     dealer = below_int(stream(mkey, FIRST_DEALER, 0), P)
     events: list = []
     totals = [0] * P

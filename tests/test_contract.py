@@ -88,7 +88,7 @@ PUBLIC = ("hand", "held", "pair_legal", "top", "active_suit", "hand_sizes", "tot
 
 def snapshot(e: BatchEngine) -> dict:
     idx = np.arange(e.B)
-    obs = Observation(e, idx, e.seat.copy(), DecisionKind.PLAY)
+    obs = e.observe(idx, e.seat.copy(), DecisionKind.PLAY)
     out = {k: np.array(getattr(obs, k)).copy() for k in PUBLIC}
     out["random"] = obs.random().copy()
     return out
@@ -119,6 +119,9 @@ def test_an_observation_carries_no_hidden_information():
         changed += 1
     assert changed > 30
     assert (e.card_counts() == 1).all()
+    # and other deal keys: the cards of every match and hand come from other streams
+    e.mkey[:] = rng.integers(0, 2**63, e.B, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
+    e.hkey[:] = rng.integers(0, 2**63, e.B, dtype=np.int64).astype(np.uint64) * np.uint64(2)
     after = snapshot(e)
     for k in before:
         assert np.array_equal(before[k], after[k]), k

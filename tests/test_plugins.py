@@ -60,6 +60,46 @@ def test_file_spec_plugs_in(tmp_path):
     assert pd.read_csv(tmp_path / "o" / "summary.csv")["strategy"].tolist() == ["cheapest", "random"]
 
 
+# A per-game plug-in that refuses to decide in a position no live game can reach: another seat
+# of the hand already holds no card, so the hand is over (O1).  (Two players: both are in every hand.)
+STRICT = textwrap.dedent(
+    """
+    from nines_sim.pergame import PerGameStrategy
+
+    class Strict(PerGameStrategy):
+        name = "strict"
+        classifier = {"stochastic": False, "uses_public_history": False, "plays_pair_of_nines": False}
+
+        def _check(self, view):
+            if any(n == 0 for s, n in enumerate(view.hand_sizes) if s != view.seat):
+                raise RuntimeError(f"impossible position: hand sizes {view.hand_sizes}")
+
+        def choose_card(self, view):
+            self._check(view)
+            return view.legal[0]
+
+        def choose_suit(self, view):
+            self._check(view)
+            return "S"
+    """
+)
+
+
+def test_no_decision_in_a_finished_match_issue_case(tmp_path):
+    """Issue 10: once the match range runs out, finished slots are not played; the run does not depend on the batch."""
+    f = tmp_path / "strict.py"
+    f.write_text(STRICT)
+    args = ["tournament", f"{f}:Strict", "random", "-p", "2", "-n", "200", "--seed", "3", "--batch-size", "200"]
+    r = runner.invoke(app, [*args, "--out", str(tmp_path / "o"), "--quiet", "--no-charts", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    rules = make_rules("classic", players=2)
+    strict = load_class(f"{f}:Strict")
+    whole = simulate(rules, [strict(), "random"], 200, seed=3, batch_size=200)
+    alone = simulate(rules, [strict(), "random"], 12, seed=3, batch_size=1)
+    assert np.array_equal(whole.totals[:12], alone.totals)
+    assert np.array_equal(whole.win_share[:12], alone.win_share)
+
+
 def test_module_spec_plugs_in(tmp_path, monkeypatch):
     (tmp_path / "my_nines_mod.py").write_text(GOOD)
     monkeypatch.syspath_prepend(str(tmp_path))

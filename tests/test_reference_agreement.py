@@ -27,8 +27,9 @@ import pytest
 
 from nines_sim.engine import BatchEngine
 from nines_sim.rules import PRESETS, RulesError, make_rules
+from nines_sim.strategy import DecisionKind
 from tests.det_strategies import HighestPair, Lowest
-from tests.reference import play_match
+from tests.reference import decision_word, play_match
 
 LOW, HIGH = "det-lowest", "det-highest-pair"
 BATCH = 37
@@ -308,7 +309,7 @@ COMBOS = {
             (("hand_sizes", (25, 17, 12, 10, 8)), ("turn_cap", 300)),
             3,
             "lowest",
-            77,
+            103,
             25,
             id="pass-one-v3-3p",
         ),
@@ -317,7 +318,7 @@ COMBOS = {
             (("hand_sizes", (25, 17, 12, 10, 8)), ("turn_cap", 300)),
             5,
             "mixed",
-            77,
+            62,
             25,
             id="pass-one-v3v6-5p",
         ),
@@ -326,7 +327,7 @@ COMBOS = {
             (("hand_sizes", (51, 34, 25, 20, 17)), ("turn_cap", 300)),
             6,
             "highest",
-            77,
+            60,
             25,
             id="pair-out-v4v6-6p",
         ),
@@ -336,7 +337,7 @@ COMBOS = {
     + _combo_cases("free-nines+hard-nines+skip-reverse", (), ALL_P, ("mixed",), 10, "p2v1v3")
     + _combo_cases("draw-until-playable+no-nine-out+fixed-hands-5", (), ALL_P, ("mixed-hp-first",), 10, "v2v5s3")
     + _combo_cases("double-nines+free-nines+draw-until-playable", (("target", 50),), ALL_P, ("mixed",), 10, "v4p2v2"),
-    # the seed at the top of the 64-bit range (seed + GOLDEN wraps)
+    # the seeds at the top of the 64-bit range (their decimal forms are hashed into the roots)
     "top_seed": [
         pytest.param("classic", (), 4, "mixed", (1 << 64) - 1, 20, id="seed-2**64-1"),
         pytest.param("double-nines", (), 5, "mixed", (1 << 64) - 2, 20, id="seed-2**64-2"),
@@ -401,6 +402,24 @@ def test_V1_V2_V3_V4_V5_V6_P2_S3_reference_agrees_more_option_combinations(
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["top_seed"])
 def test_D2_D5_reference_agrees_at_the_top_of_the_seed_range(spec, overrides, players, kind, seed, matches):
     _check(spec, overrides, players, kind, seed, matches)
+
+
+@pytest.mark.parametrize("seed", [12345, (1 << 64) - 1])
+def test_D2_strategies_random_words_follow_the_documented_decision_chain(seed):
+    """``obs.random(salt)`` is the word the reference derives from the decision root (nines_sim.rng)."""
+    e = BatchEngine(make_rules("classic"), [Lowest()] * 4, seed, 3, 20, batch_size=20)
+    e.start_run()
+    for _ in range(9):
+        e.advance()
+    idx = np.arange(e.B)
+    for kind in DecisionKind:
+        for salt in (0, 5, 63):
+            got = e.observe(idx, e.seat, kind).random(salt).tolist()
+            want = [
+                decision_word(seed, int(e.match[b]), int(e.hand_seq[b]) - 1, int(kind), int(e.turn[b]), salt)
+                for b in idx.tolist()
+            ]
+            assert got == want, (kind, salt)
 
 
 # ------------------------------------------------------------------ the suite is not vacuous

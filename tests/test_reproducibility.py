@@ -7,6 +7,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+from nines_sim.engine import BatchEngine
+from nines_sim.registry import make_lineup
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import make_rules
 from nines_sim.simulate import simulate
@@ -49,3 +51,28 @@ def test_different_seeds_give_different_matches():
     a = simulate(rules, LINEUP, 200, seed=1)
     b = simulate(rules, LINEUP, 200, seed=2)
     assert not np.array_equal(a.totals, b.totals)
+
+
+class _LiveOnly(BatchEngine):
+    """An engine that records the match of every game a strategy is asked about."""
+
+    asked: list[np.ndarray]
+
+    def _decide(self, kind, idx, seats, legal=None, card=None):
+        self.asked.append(self.match[idx].copy())
+        return super()._decide(kind, idx, seats, legal, card)
+
+
+@pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse"])
+def test_no_decision_in_a_finished_match_at_any_batch_size(preset):
+    """When the match range runs out, finished slots are masked: strategies are asked about live matches only."""
+    rules = make_rules(preset)
+    turns = set()
+    for batch in (4, 13, 30):
+        e = _LiveOnly(rules, make_lineup(LINEUP), 5, 10, 30, batch_size=batch)
+        e.asked = []
+        e.run()
+        asked = np.concatenate(e.asked)
+        assert asked.min() >= 10 and asked.max() < 40  # real matches of the range, never -1
+        turns.add(e.turns_done)
+    assert len(turns) == 1  # the turns counted are played turns, whatever the batch

@@ -347,18 +347,21 @@ def test_V3_every_hand_starts_clockwise():
 
 
 class _Recorder(Strategy):
-    """Random play that records (top, active, legal, pair_legal, dirbit, seat, dealer, turn) of each play decision."""
+    """Random play that records, at each play decision, what the observation shows:
+    (top, active, legal, pair_legal, direction, seat, dealer, first turn of the hand, all seats in the hand)."""
 
     name = "recorder"
     classifier = {"stochastic": True, "uses_public_history": False, "plays_pair_of_nines": True}
 
-    def __init__(self):
+    def __init__(self, rules: Rules):
         self.inner = make_lineup(["random"])[0]
         self.rows: list[np.ndarray] = []
+        self.rules = rules
 
     def play(self, obs: Observation) -> np.ndarray:
-        e = obs._e
-        i = obs.idx
+        # nothing played on the starter yet and every hand still as dealt: the hand's first turn
+        dealt = obs.hand_sizes == self.rules.hand_size(self.rules.players)
+        first = (np.bitwise_count(obs.played) == 1) & dealt.all(axis=1)
         self.rows.append(
             np.stack(
                 [
@@ -366,11 +369,11 @@ class _Recorder(Strategy):
                     obs.active_suit.astype(np.int64),
                     obs.legal.astype(np.int64),
                     obs.pair_legal.astype(np.int64),
-                    e.dirbit[i].astype(np.int64),
+                    obs.direction,
                     obs.seat.astype(np.int64),
-                    e.dealer[i].astype(np.int64),
-                    e.turn[i].astype(np.int64),
-                    e.seats_mask[i].astype(np.int64),
+                    obs.dealer,
+                    first.astype(np.int64),
+                    obs.in_hand.all(axis=1).astype(np.int64),
                 ],
                 axis=1,
             )
@@ -386,13 +389,13 @@ class _Recorder(Strategy):
 
 def test_V3_real_run_hands_start_clockwise_from_the_dealers_left_and_starter_has_no_power():
     rules = make_rules("skip-reverse")
-    rec = _Recorder()
+    rec = _Recorder(rules)
     BatchEngine(rules, [rec] * 4, seed=11, start=0, n_matches=150, batch_size=150).run()
     t = rec.table()
-    first = t[t[:, 7] == 0]  # first turn of a hand that is a play decision
-    full = first[first[:, 8] == 15]
+    first = t[t[:, 7] == 1]  # first turn of a hand that is a play decision
+    full = first[first[:, 8] == 1]
     assert len(full) > 100
-    assert (first[:, 4] == 0).all()  # clockwise
+    assert (first[:, 4] == 1).all()  # clockwise
     # the dealer's left moves first, whatever the starter (a J/Q/A starter has no power)
     assert (full[:, 5] == (full[:, 6] + 1) % 4).all()
     ranks = full[:, 0] % 13
@@ -669,15 +672,15 @@ def test_V6_V4_pair_not_offered_on_a_nine_under_no_stacking():
 @pytest.mark.parametrize(("preset", "stacking"), [("no-stacking", False), ("classic", True)])
 def test_V6_nine_starter_real_run(preset, stacking):
     rules = make_rules(preset)
-    rec = _Recorder()
+    rec = _Recorder(rules)
     BatchEngine(rules, [rec] * 4, seed=4, start=0, n_matches=150, batch_size=150).run()
     t = rec.table()
     on_nine = t[t[:, 0] % 13 == NINE_RANK]
-    starters = on_nine[on_nine[:, 7] == 0]  # first turn of a hand with a 9 starter
+    starters = on_nine[on_nine[:, 7] == 1]  # first turn of a hand with a 9 starter
     assert len(starters) > 10
     nines_legal = (t[:, 2].astype(np.uint64) & np.uint64(NINES)) != 0
     on_nine_legal9 = nines_legal[t[:, 0] % 13 == NINE_RANK]
-    start_legal9 = on_nine_legal9[on_nine[:, 7] == 0]
+    start_legal9 = on_nine_legal9[on_nine[:, 7] == 1]
     if stacking:
         assert start_legal9.any() and on_nine_legal9.any()
     else:
