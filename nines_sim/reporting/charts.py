@@ -756,6 +756,12 @@ def _colour(i: int, n: int) -> Any:
     return f"C{i}" if n <= 10 else colormaps["tab20"](i % 20)
 
 
+def _grouped(ax: Axes | None, n_sets: int, n_seats: int) -> tuple[Figure, Axes, np.ndarray, float]:
+    """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set."""
+    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
+    return fig, ax, np.arange(n_seats), 0.8 / max(n_sets, 1)
+
+
 def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) -> Figure:
     """Grouped bars: one group per seat, one bar per rule set, 95% interval whiskers, dashed line at 1/P.
 
@@ -771,11 +777,9 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.rate.shape
-    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
-    x = np.arange(n_seats)
-    width = 0.8 / max(n_sets, 1)
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
     for r, label in enumerate(data.rule_sets):
-        offset = (r - (n_sets - 1) / 2) * width
+        offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         # errorbar distances below/above the bar top; NaN (no matches) draws nothing rather than failing.
         yerr = np.clip(np.vstack([data.rate[r] - data.low[r], data.high[r] - data.rate[r]]), 0.0, None)
         ax.bar(
@@ -816,11 +820,9 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.shift.shape
-    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
-    x = np.arange(n_seats)
-    width = 0.8 / max(n_sets, 1)
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
     for r, label in enumerate(data.rule_sets):
-        offset = (r - (n_sets - 1) / 2) * width
+        offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         colour = _colour(r + 1, len(data.rule_sets) + 1)  # the colour this rule set has in the win-rate chart
         yerr = np.clip(np.vstack([data.shift[r] - data.low[r], data.high[r] - data.shift[r]]), 0.0, None)
         ax.errorbar(x + offset, data.shift[r], yerr=yerr, fmt="none", ecolor=colour, capsize=4)
