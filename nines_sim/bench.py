@@ -7,12 +7,21 @@ runs differ only in speed.
 
 from __future__ import annotations
 
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from nines_sim.rules import make_rules
 from nines_sim.simulate import cpu_count, simulate
+
+#: The README's batched plug-in (a Python seat): W7 keeps the plug-in path measured.
+PLUGIN = "nines_sim.lowest_first:LowestFirst"
 
 #: name -> (description, preset, players, lineup)
 WORKLOADS: dict[str, tuple[str, str, int, tuple[str, ...]]] = {
@@ -21,6 +30,8 @@ WORKLOADS: dict[str, tuple[str, str, int, tuple[str, ...]]] = {
     "W3": ("classic, 6 x random", "classic", 6, ("random",) * 6),
     "W4": ("classic, the four built-ins", "classic", 4, ("random", "hold-nines", "dump-faces", "suit-majority")),
     "W5": ("double-nines, 6 x random", "double-nines", 6, ("random",) * 6),
+    "W6": ("classic, expert v the heuristics", "classic", 4, ("expert", "hold-nines", "dump-faces", "suit-majority")),
+    "W7": ("classic, README plug-in + 3 random", "classic", 4, (PLUGIN, "random", "random", "random")),
 }
 
 
@@ -81,3 +92,61 @@ def run_workload(
         turns = int(res.hand_records.turns.sum())
     sec = statistics.median(times)
     return BenchResult(name, matches, workers, sec, matches / sec, hands / sec, turns / sec, cpu_count(), repeat)
+
+
+class ReferenceError(RuntimeError):
+    """A reference engine could not be built or run; the message says why."""
+
+
+def _result_rate(out: str) -> float:
+    """Matches/s from the ``RESULT ... median N matches/s`` line of a reference engine."""
+    m = re.search(r"^RESULT .*?median ([\d,.]+) matches/s", out, re.MULTILINE)
+    if not m:
+        raise ReferenceError(f"no 'RESULT ... matches/s' line in the reference's output: {out.strip()[-200:]!r}")
+    return float(m.group(1).replace(",", ""))
+
+
+def reference_speeds(c_source: Path, seconds: float = 3.0, players: int = 4) -> dict[str, float]:
+    """Build and run the reference engines of ``../shared/bench`` in this sitting (W1's work: classic, random play).
+
+    Parameters
+    ----------
+    c_source : Path
+        ``nines_c.c``; compiled with ``gcc -O2 -march=native``.  A ``nines_py.py``
+        beside it (the plain-Python loop) is run too.
+    seconds : float
+        Seconds per repeat (each reference takes the median of three repeats).
+
+    Returns
+    -------
+    dict
+        ``{"C": matches/s, "plain Python": matches/s}`` (the latter only where ``nines_py.py`` exists).
+
+    Raises
+    ------
+    ReferenceError
+        If the source is missing, gcc is missing or fails, or a reference prints no result.
+    """
+    c_source = Path(c_source)
+    if not c_source.is_file():
+        raise ReferenceError(f"no C reference at {c_source}")
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        raise ReferenceError("gcc is not on PATH; it is needed to build the C reference")
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "nines_c"
+        done = subprocess.run(
+            [gcc, "-O2", "-march=native", "-o", str(exe), str(c_source)], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise ReferenceError(f"gcc failed on {c_source}: {done.stderr.strip()[-300:]}")
+        run = subprocess.run([str(exe), "match", str(seconds), str(players), "1"], capture_output=True, text=True)
+        out["C"] = _result_rate(run.stdout)
+    py = c_source.parent / "nines_py.py"
+    if py.is_file():
+        run = subprocess.run(
+            [sys.executable, str(py), "match", str(seconds), str(players), "1"], capture_output=True, text=True
+        )
+        out["plain Python"] = _result_rate(run.stdout)
+    return out

@@ -91,18 +91,36 @@ def bench(
     repeat: Annotated[int, typer.Option("--repeat", "-r", min=1, help="Runs per workload; the median is shown.")] = 3,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Games in play at once.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead of a table.")] = False,
+    against_c: Annotated[
+        Path | None,
+        typer.Option(
+            "--against-c",
+            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first; print ratios to it.",
+        ),
+    ] = None,
 ) -> None:
     """Time named workloads of full matches: matches/s, hands/s, turns/s (median of the repeats).
 
     W1 classic 4 x random; W2 classic 2 x random; W3 classic 6 x random;
-    W4 classic random, hold-nines, dump-faces, suit-majority; W5 double-nines 6 x random.
+    W4 classic random, hold-nines, dump-faces, suit-majority; W5 double-nines 6 x random;
+    W6 classic expert, hold-nines, dump-faces, suit-majority; W7 classic, the README's
+    batched plug-in LowestFirst and 3 x random (a Python seat).
     """
-    from nines_sim.bench import WORKLOADS, run_workload
+    from nines_sim.bench import WORKLOADS, ReferenceError, reference_speeds, run_workload
 
     names = workloads or list(WORKLOADS)
     for n in names:
         if n not in WORKLOADS:
             raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}")
+    refs: dict[str, float] = {}
+    if against_c is not None:
+        try:
+            refs = reference_speeds(against_c)
+        except ReferenceError as exc:
+            raise usage_error(str(exc)) from None
+        if not as_json:
+            for k, v in refs.items():
+                typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
     rows = []
     for n in names:
         r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size)
@@ -112,10 +130,19 @@ def bench(
                 f"{n}  {WORKLOADS[n][0]:<30} {r.matches_per_s:>10,.0f} matches/s {r.hands_per_s:>11,.0f} hands/s "
                 f"{r.turns_per_s:>13,.0f} turns/s  ({r.matches:,} matches, {r.workers} process(es), "
                 f"{r.cores} cores, median of {r.repeat})"
+                + "".join(f"  = {_ratio(r.matches_per_s, v)} of {k}" for k, v in refs.items())
             )
     if as_json:
         keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
-        typer.echo(json.dumps([{k: r.as_dict()[k] for k in keys} for r in rows], indent=2))
+        listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
+        for row in listed:
+            row.update({f"ratio_to_{k.replace(' ', '_')}": row["matches_per_s"] / v for k, v in refs.items()})
+        typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+
+
+def _ratio(x: float, ref: float) -> str:
+    """``1/3.2`` below the reference, ``4.1x`` above it."""
+    return f"{x / ref:.1f}x" if x >= ref else f"1/{ref / x:.1f}"
 
 
 @app.command("rules")
@@ -134,7 +161,8 @@ def rules_cmd() -> None:
 
 @app.command("strategies")
 def strategies_cmd() -> None:
-    """List every strategy: name, source, classifier, description; and installed plug-ins that are broken."""
+    """List every strategy: name, source, classifier, description, parameters; and broken plug-ins."""
+    from nines_sim.params import declared
     from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
@@ -149,6 +177,8 @@ def strategies_cmd() -> None:
         flags = ", ".join(k for k, v in cls.classifier.items() if v) or "-"
         own = f"; its class calls itself {cls.name!r}" if cls.name and cls.name != name else ""
         typer.echo(f"{name:<16} [{src}{own}] ({flags})\n    {first}")
+        for p in declared(cls):
+            typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10} {p.help}")
     for p in found:
         if p.cls is None:
             fix = f"pip uninstall {p.dist}" if p.dist else f"remove the entry point {p.value}"
@@ -164,7 +194,8 @@ class Format(StrEnum):
 StrategiesArg = Annotated[
     list[str] | None,
     typer.Argument(
-        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class. "
+        help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class, "
+        "each optionally with parameter values (NAME:key=value,... or NAME@best.json). "
         "Default: random hold-nines dump-faces suit-majority.",
         show_default=False,
     ),
@@ -539,7 +570,7 @@ def compare_rules(
     )
     from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
     from nines_sim.progress import RunProgress
-    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
 
@@ -551,9 +582,11 @@ def compare_rules(
     _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
+        names = [canonical_spec(s) for s in names]
+        lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
-    labels = [st.name for st in lineup]
+    labels = [display_name(st) for st in lineup]
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
@@ -625,13 +658,14 @@ def replay(
     then the baseline copies. The numbers are those of that match in any run
     with the same seed.
     """
-    from nines_sim.registry import StrategyNotFound, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
     try:
+        names = [canonical_spec(s) for s in names]
         make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
@@ -657,7 +691,9 @@ def replay(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder of 'nines tournament', 'nines compare-rules' or 'nines tune'.")
+    ],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
     from nines_sim.reporting.check import RunFolderError, check_run_folder
@@ -676,6 +712,209 @@ def report(
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
     typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
+
+
+@app.command()
+def tune(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="STRATEGY",
+            help="The strategy to tune (a spec; values it carries are the baseline), then, after --opponents, "
+            "the opponents clockwise after it: nines tune expert --opponents dump-faces hold-nines suit-majority.",
+            show_default=False,
+        ),
+    ],
+    opponents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opponents",
+            help="Opponent specs, P-1 of them (write them all after one --opponents); "
+            "or one that fills every other seat of --players.",
+        ),
+    ] = None,
+    players: PlayersOpt = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    params: Annotated[
+        str, typer.Option("--params", help="Parameters to tune: p1,p2 or all (see 'nines strategies').")
+    ] = "all",
+    trials: Annotated[
+        int, typer.Option("--trials", help="Finished trials the study should hold (a resumed study counts its own).")
+    ] = 100,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", help="Matches per trial (the same ones in every trial).")
+    ] = 20_000,
+    seed: SeedOpt = 0,
+    storage: Annotated[
+        str | None,
+        typer.Option("--storage", help="Optuna storage, sqlite:///PATH (default: study.db in the run folder)."),
+    ] = None,
+    study: Annotated[
+        str | None,
+        typer.Option("--study", help="Study name (default: strategy, rules, table and a hash of the setup)."),
+    ] = None,
+    validate: Annotated[
+        int, typer.Option("--validate", help="Fresh matches for best vs baseline, paired (0: skip).")
+    ] = 200_000,
+    workers: WorkersOpt = None,
+    batch_size: BatchOpt = 32768,
+    scheduler: SchedulerOpt = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default: reports/tune-STUDY; the same command resumes).")
+    ] = None,
+    force: ForceOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Tune a strategy's parameters for the highest win rate at a table, with Optuna; then validate.
+
+    Every trial plays the same --matches matches with the strategy in every seat
+    equally often; hopeless trials are pruned after a chunk. The study lives in
+    SQLite: Ctrl-C keeps finished trials, and the same command resumes (several
+    processes on one --storage share the study). The best values and the
+    baseline then play --validate fresh matches, paired.
+    """
+    from nines_sim.tune import TuneError, make_setup
+
+    strategy, opps = words[0], list(opponents or []) + list(words[1:])
+    if not opps:
+        raise usage_error("give the opponents: nines tune STRATEGY --opponents A B C")
+    if trials < 1:
+        raise usage_error(f"--trials must be at least 1, not {trials}")
+    if matches < 1:
+        raise usage_error(f"--matches must be at least 1, not {matches}")
+    if validate < 0:
+        raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
+    players = _players_wanted(players, rule) or len(opps) + 1
+    r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], players)
+    try:
+        setup = make_setup(strategy, opps, r, params, matches, seed)
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
+    name = study or setup.default_study_name()
+    run_dir = out or Path("reports") / f"tune-{name}"
+    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    _check_tune_target(url, storage is not None, name, setup, run_dir, force)
+    command = canonical_command(
+        "tune",
+        [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+        {"--players": setup.players, "--rules": rules, "--params": ",".join(setup.tuned), "--trials": trials,
+         "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
+         "--storage": storage, "--out": str(run_dir)},
+        [x for x in rule or [] if not x.replace(" ", "").startswith("players=")],
+    )  # fmt: skip
+    n_workers = workers or cpu_count_default()
+    if scheduler:
+        with _cluster(scheduler, n_workers) as client:
+            _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
+    else:
+        _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, None, quiet, command)
+
+
+def cpu_count_default() -> int:
+    from nines_sim.simulate import cpu_count
+
+    return cpu_count()
+
+
+def _check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path, force: bool) -> None:  # noqa: ANN001
+    """Refuse, before anything is written, a storage that is not SQLite or cannot be opened, a study of that
+    name with another setup, and a run folder that holds something other than this study's files."""
+    from nines_sim.tune import TuneError, open_study
+
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or not url[len(prefix) :] or url[len(prefix) :] == ":memory:":
+        raise usage_error(f"--storage must be a SQLite file, sqlite:///PATH, not {url!r}")
+    db = Path(url[len(prefix) :])
+    if db.exists() and not db.is_file():
+        raise usage_error(f"cannot open the storage {url}: {db} is not a file")
+    if explicit and not db.exists() and not db.parent.is_dir():
+        raise usage_error(f"cannot open the storage {url}: the folder {db.parent} does not exist")
+    if db.is_file():
+        try:
+            open_study(url, name, setup, create=False)
+        except TuneError as exc:
+            raise usage_error(str(exc)) from None
+    if run_dir.exists() and not run_dir.is_dir():
+        raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
+    if run_dir.is_dir() and any(run_dir.iterdir()) and not force:
+        ours = (run_dir / "study.db").is_file()
+        try:
+            ours = ours or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
+        except (OSError, ValueError):
+            pass
+        if not ours:
+            raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+
+
+def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size, client, quiet, command) -> None:  # noqa: ANN001, PLR0913
+    import math
+    import time
+
+    from tqdm import tqdm
+
+    from nines_sim.output import prepare_dir
+    from nines_sim.tune import Runner, TuneError, TuneInterrupted, finished, open_study, optimize, validate_best
+
+    prepare_dir(run_dir, force=True)
+    try:
+        st = open_study(url, name, setup, create=True)
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
+    runner = Runner(workers=workers, batch_size=batch_size, client=client)
+    before = len(finished(st))
+    t0 = time.perf_counter()
+    best = {"v": max((t.value for t in st.trials if t.value is not None and t.state.name == "COMPLETE"),
+                     default=-math.inf)}  # fmt: skip
+
+    with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
+
+        def on_trial(t) -> None:  # noqa: ANN001
+            if t.state.name in ("COMPLETE", "PRUNED"):
+                bar.update(1)
+            if t.state.name == "COMPLETE" and t.value > best["v"]:
+                best["v"] = t.value
+            bar.set_postfix_str(f"best {best['v']:.4f}" if best["v"] > -math.inf else "")
+
+        try:
+            optimize(st, setup, n_trials, runner, on_trial)
+        except (TuneInterrupted, KeyboardInterrupt):
+            bar.close()
+            typer.echo(
+                f"Interrupted: {len(finished(st))} finished trials are kept in {url}; run the same command to resume.",
+                err=True,
+            )
+            raise typer.Exit(code=130) from None
+    wall = time.perf_counter() - t0
+    ran = len(finished(st)) - before
+    try:
+        checked = _run_or_explain(lambda: validate_best(st, setup, validate, runner)) if validate else None
+    except TuneInterrupted:
+        typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to resume.",
+                   err=True)  # fmt: skip
+        raise typer.Exit(code=130) from None
+    from nines_sim.numbers import decimal_text
+    from nines_sim.reporting.tune import write_tune_folder
+
+    def pts(x: float) -> str:  # the report's rounding rule for points of win rate
+        return decimal_text(x, 2, signed=True, scale=100)
+
+    with _writing():
+        m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
+    if checked is not None and checked.best_spec == checked.baseline_spec:
+        typer.echo(f"no trial beat the baseline; its win rate on {checked.matches:,} fresh matches: {checked.best:.4f}")
+    elif checked is not None:
+        typer.echo(
+            f"validated on {checked.matches:,} fresh matches: win rate {checked.baseline:.4f} -> {checked.best:.4f}, "
+            f"gain {pts(checked.gain)} points (95% CI {pts(checked.gain_ci[0])} to "
+            f"{pts(checked.gain_ci[1])}); in-sample gain {pts(m['in_sample_gain'])} points"
+        )
+    typer.echo(
+        f"{m['trials_finished']} trials ({ran} run now, {wall:.1f} s; {m['trials_per_minute'] or 0:.2f} trials/min); "
+        f"best {m['best_spec']}; results in {run_dir}"
+    )
 
 
 @app.callback(invoke_without_command=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
@@ -145,7 +145,7 @@ def compare_range(
     for rs in rule_sets:
         if should_stop and should_stop():
             return None
-        engine = BatchEngine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+        engine = make_engine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
         engine.start_run()
         steps = reported = 0
         while engine.B:

@@ -174,6 +174,9 @@ class BatchEngine:
         If the lineup does not have ``rules.players`` strategies, or sizes are not positive.
     """
 
+    #: Steps between a caller's checks for Ctrl-C and harvests (a step here is one turn of every game).
+    check_every = 25
+
     _SLOT_FIELDS = (
         "match", "mkey", "hkey", "dkey", "hand_seq", "hands_played", "tb_hands", "first_dealer", "in_tb",
         "seats_mask", "n_in", "totals", "ncards", "stock", "stock_pos", "stock_end", "top", "active",

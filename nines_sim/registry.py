@@ -12,6 +12,10 @@ A strategy is found by
 An installed plug-in that does not import does not stop the others: it is
 skipped with a :class:`BrokenPluginWarning` naming its distribution, and is an
 error only when asked for by name.
+
+Any of these may carry parameter values (``expert:w_follow=2.5``,
+``file.py:Class:k=v``, ``expert@best.json``); :func:`resolve_spec` splits them
+off before the name is looked up (see :mod:`nines_sim.params`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from nines_sim import params as P
 from nines_sim.strategy import Strategy
 
 ENTRY_POINT_GROUP = "nines_sim.strategies"
@@ -250,6 +255,42 @@ def describe_class(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
+    """The class a spec names, its spec without values, and the values it carries (checked).
+
+    Raises
+    ------
+    StrategyNotFound
+        As :func:`load_class`, and for values that do not fit the class's
+        parameters or a parameter file that is missing, malformed or for another strategy.
+    """
+    return _resolve(spec)[:3]
+
+
+def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
+    """:func:`resolve_spec`, and the name to show the strategy under where that is not the class's own."""
+    base, inline, path = P.split_spec(spec)
+    try:
+        cls, shown = _find(base)
+    except StrategyNotFound:
+        head = base.rpartition(":")[0]
+        if head and head in {n for n, _, _ in available()}:  # 'expert:w_follow' is a value, not module:Class
+            raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
+        raise
+    name = shown or cls.name or base
+    try:
+        raw = P.parse_inline(inline, name) if inline else P.read_json(path, name) if path else {}
+        return cls, base, P.check_values(cls, raw, name), shown
+    except P.ParamError as exc:
+        raise StrategyNotFound(str(exc)) from None
+
+
+def canonical_spec(spec: str) -> str:
+    """A spec with its values written inline and exact (a ``@file.json`` read once), for manifests and workers."""
+    _, base, values = resolve_spec(spec)
+    return P.spec_with(base, values)
+
+
 def make_lineup(specs: list) -> list[Strategy]:
     """Strategy instances for a lineup of specs or instances; a repeated spec shares one instance."""
     made: dict[str, Strategy] = {}
@@ -259,9 +300,9 @@ def make_lineup(specs: list) -> list[Strategy]:
             out.append(s)
             continue
         if s not in made:
-            cls, shown = _find(s)
+            cls, _, values, shown = _resolve(s)
             try:
-                made[s] = cls()
+                made[s] = cls(**values)
             except Exception as exc:
                 raise StrategyNotFound(
                     f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
@@ -283,4 +324,4 @@ def make_lineup(specs: list) -> list[Strategy]:
 
 def display_name(strategy: Strategy) -> str:
     """The name a strategy is shown under."""
-    return strategy.name or type(strategy).__name__
+    return strategy.label or type(strategy).__name__

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.ranges import cut
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
@@ -23,7 +23,7 @@ DEFAULT_BATCH = 32768
 
 
 def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, batch_size: int) -> MatchResults:
-    return BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
+    return make_engine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
 
 
 def chunks(start: int, n_matches: int, size: int) -> list[tuple[int, int]]:
@@ -98,7 +98,7 @@ def simulate(
     parts: list[MatchResults] = []
     if workers == 1 or len(pieces) == 1:
         for s, n in pieces:
-            part = BatchEngine(rules, players, seed, s, n, batch_size).run()
+            part = make_engine(rules, players, seed, s, n, batch_size).run()
             parts.append(part)
             if on_chunk:
                 on_chunk(part)

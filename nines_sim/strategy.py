@@ -19,6 +19,8 @@ import numpy as np
 
 from nines_sim import rng
 from nines_sim.cards import FACE_SUIT, NINE_RANK, NINES, SUIT_MASK
+from nines_sim.params import Param, check_values, defaults
+from nines_sim.params import label as param_label
 from nines_sim.rules import Rules
 
 U64_NINES = np.uint64(NINES)
@@ -292,6 +294,29 @@ class Strategy(ABC):
         "uses_public_history": False,
         "plays_pair_of_nines": False,
     }
+    #: What a user or ``nines tune`` may change (:class:`nines_sim.params.Param`); each becomes an
+    #: instance attribute of the same name, at its default unless given to ``__init__``.
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: The parameter values given (not the defaults), in declaration order.
+    values: dict[str, Any]
+
+    def __init__(self, **values: Any) -> None:
+        """Set the declared parameters: ``values`` over the defaults.
+
+        Raises
+        ------
+        nines_sim.params.ParamError
+            For an unknown name, a value of the wrong type or outside the bounds,
+            or any value given to a strategy that declares no parameters.
+        """
+        self.values = check_values(type(self), values, self.name or type(self).__name__)
+        for k, v in (defaults(type(self)) | self.values).items():
+            setattr(self, k, v)
+
+    @property
+    def label(self) -> str:
+        """The name shown in tables and charts, with the values given: ``expert(w_follow=2.5)``."""
+        return param_label(self.name, getattr(self, "values", {}))
 
     @abstractmethod
     def play(self, obs: Observation) -> np.ndarray:
@@ -336,7 +361,7 @@ class Strategy(ABC):
         return np.ones(obs.n, dtype=bool)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
+        return f"{type(self).__name__}({self.label!r})"
 
 
 def is_nine(face: np.ndarray) -> np.ndarray:

@@ -23,12 +23,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import make_engine
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
-from nines_sim.registry import make_lineup
+from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.simulate import whole_chunk_size
@@ -104,7 +104,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            self.labels = [s.name for s in make_lineup(self.strategies)]
+            self.labels = [display_name(s) for s in make_lineup(self.strategies)]
 
     def label_of(self, spec: str) -> str:
         """The name a strategy spec is shown under (a class's ``name``, not its import path)."""
@@ -126,7 +126,9 @@ def plan_tournament(
     """
     if fmt not in FORMATS:
         raise TournamentError(f"unknown format {fmt!r}; formats are: {', '.join(FORMATS)}")
-    names = list(strategies) or list(DEFAULT_LINEUP)
+    # values inline and exact (a @file.json read here, once): the specs travel to workers and manifests
+    names = [canonical_spec(s) for s in list(strategies) or list(DEFAULT_LINEUP)]
+    baseline = canonical_spec(baseline) if fmt == "field" else baseline
     make_lineup(names + ([baseline] if fmt == "field" else []))  # fail early on unknown specs
     if fmt == "table":
         p = players if players is not None else len(names)
@@ -202,7 +204,7 @@ def play_range(
     rows: list[pd.DataFrame] = []
     if should_stop and should_stop():
         return tally, rows
-    engine = BatchEngine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
     waiting: list[MatchResults] = []
     reported = 0
 
@@ -233,7 +235,7 @@ def play_range(
         steps += 1
         if should_stop and should_stop():
             break
-        if steps % every == 0:
+        if steps % min(every, engine.check_every) == 0:
             take()
     take()
     return tally, rows

@@ -6,6 +6,7 @@ import numpy as np
 
 from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, SUIT_MASK, natural_penalty
 from nines_sim.choice import pick_bit
+from nines_sim.params import Param
 from nines_sim.strategy import Observation, Strategy
 
 #: Weight of a card's penalty points when choosing what to shed.
@@ -49,6 +50,82 @@ class Expert(Strategy):
 
     name = "expert"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
+    # The named constants above, as parameters with today's values as defaults; the bounds are
+    # the tuner's search range (`nines tune expert`), wide enough to switch each tip off or overdo it.
+    params = (
+        Param(
+            "w_penalty",
+            "float",
+            W_PENALTY,
+            0.0,
+            5.0,
+            help="weight of a card's penalty points when shedding (tip: shed K, Q, J early)",
+        ),
+        Param(
+            "w_follow",
+            "float",
+            W_FOLLOW,
+            0.0,
+            10.0,
+            help="weight of each natural left in the played suit (tip: keep a suit you can follow)",
+        ),
+        Param(
+            "w_block",
+            "float",
+            W_BLOCK,
+            0.0,
+            12.0,
+            help="bonus for leaving a suit a nearly-out opponent drew on (tip: play a suit they cannot match)",
+        ),
+        Param(
+            "danger_cards",
+            "int",
+            DANGER_CARDS,
+            0,
+            4,
+            help="hand size at or below which an opponent counts as about to go out (tip: 1-2 cards)",
+        ),
+        Param(
+            "next_player_factor",
+            "float",
+            NEXT_PLAYER_FACTOR,
+            0.0,
+            6.0,
+            help="how much more the next player's threat counts (they move first on what we leave)",
+        ),
+        Param(
+            "shed_nine_at",
+            "int",
+            SHED_NINE_AT,
+            0,
+            8,
+            help="own hand size at or below which a 9 is played at once (tip: do not hold a 9 at the end)",
+        ),
+        Param(
+            "switch_against",
+            "int",
+            SWITCH_AGAINST,
+            0,
+            4,
+            help="next player's hand size at or below which a 9 switches to a suit they drew on",
+        ),
+        Param(
+            "spare_nines",
+            "int",
+            8,
+            0,
+            8,
+            help="9s held beyond this many are played like naturals (tip: keep one or two 9s for the end)",
+        ),
+        Param(
+            "declare_points",
+            "float",
+            1.0,
+            0.0,
+            200.0,
+            help="weight of penalty points held in a suit against 100 per card when declaring (tip: shed K, Q, J)",
+        ),
+    )
 
     def _threat(self, obs: Observation) -> np.ndarray:
         """Per game and suit, how much leaving that suit active hinders opponents about to go out.
@@ -61,8 +138,8 @@ class Expert(Strategy):
         nxt = (obs.seat + step) % P
         threat = np.zeros((n, 4))
         for p in range(P):
-            close = (sizes[:, p] > 0) & (sizes[:, p] <= DANGER_CARDS) & (p != obs.seat)
-            weight = np.where(nxt == p, NEXT_PLAYER_FACTOR, 1.0) * close
+            close = (sizes[:, p] > 0) & (sizes[:, p] <= self.danger_cards) & (p != obs.seat)
+            weight = np.where(nxt == p, self.next_player_factor, 1.0) * close
             for s in range(4):
                 threat[:, s] += weight * ((drew[:, p] >> s) & 1)
         return threat
@@ -84,7 +161,7 @@ class Expert(Strategy):
         # score of each natural legal card: its penalty, what we can follow with, what it blocks
         suit_of = FACE_SUIT.astype(np.int64)
         follow = held[:, suit_of] - 1.0  # the card itself leaves the suit
-        score = W_PENALTY * _NATURAL_PENALTY[None, :] + W_FOLLOW * follow + W_BLOCK * threat[:, suit_of]
+        score = self.w_penalty * _NATURAL_PENALTY[None, :] + self.w_follow * follow + self.w_block * threat[:, suit_of]
         score = np.where(natural, score, -np.inf)
         best = score.max(axis=1)
         # ties broken uniformly at random among the best naturals
@@ -98,10 +175,15 @@ class Expert(Strategy):
         has_natural = natural.any(axis=1)
         best_suit = np.where(has_natural, suit_of[np.maximum(choice, 0)], 0)
         natural_blocks = threat[np.arange(n), best_suit] > 0
-        can_block_with_nine = (threat.max(axis=1) > 0) & (self._next_size(obs) <= SWITCH_AGAINST)
+        can_block_with_nine = (threat.max(axis=1) > 0) & (self._next_size(obs) <= self.switch_against)
         own_cards = obs.hand_sizes[np.arange(n), obs.seat]
+        # more 9s than the ones worth keeping: the spare ones go like any card
+        nines_held = sum(np.bitwise_count(w & np.uint64(NINES)).astype(np.int64) for w in obs.hand)
         use_nine = has_nine & (
-            ~has_natural | (danger & can_block_with_nine & ~natural_blocks) | (own_cards <= SHED_NINE_AT)
+            ~has_natural
+            | (danger & can_block_with_nine & ~natural_blocks)
+            | (own_cards <= self.shed_nine_at)
+            | (nines_held > self.spare_nines)
         )
         nine = pick_bit(nines, obs.random(salt=2))
         return np.where(use_nine, nine, choice)
@@ -114,7 +196,7 @@ class Expert(Strategy):
             for w in obs.hand:
                 m = w & SUIT_MASK[s] & np.uint64(NATURALS)
                 pts[:, s] += (_bits(m) * _NATURAL_PENALTY[None, :]).sum(axis=1)
-        score = held * 100.0 + pts + W_BLOCK * 100.0 * self._threat(obs)
+        score = held * 100.0 + self.declare_points * pts + self.w_block * 100.0 * self._threat(obs)
         best = score == score.max(axis=1, keepdims=True)
         tied = (best * (1 << np.arange(4))).sum(axis=1).astype(np.uint64)
         return pick_bit(tied, obs.random(salt=1))
@@ -122,4 +204,4 @@ class Expert(Strategy):
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
         # a drawn 9 is kept for the critical moment unless the hand is nearly empty
         own_cards = obs.hand_sizes[np.arange(obs.n), obs.seat]
-        return (FACE_RANK[card] != NINE_RANK) | (own_cards - 1 <= SHED_NINE_AT)
+        return (FACE_RANK[card] != NINE_RANK) | (own_cards - 1 <= self.shed_nine_at)

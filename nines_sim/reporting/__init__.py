@@ -7,7 +7,8 @@
 - :mod:`~nines_sim.reporting.markdown` holds the shared Markdown parts: numbers with units, intervals,
   significance sentences, the run facts and reproduce sections;
 - one module per run kind assembles its report: :mod:`~nines_sim.reporting.tournament`
-  (``nines tournament``) and :mod:`~nines_sim.reporting.comparison` (``nines compare-rules``).
+  (``nines tournament``), :mod:`~nines_sim.reporting.comparison` (``nines compare-rules``) and
+  :mod:`~nines_sim.reporting.tune` (``nines tune``, with the writer of its folder).
 
 ``redraw`` draws the charts and writes the report of any kind of run folder.
 """
@@ -23,14 +24,14 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     Parameters
     ----------
     run_dir : pathlib.Path or str
-        A folder written by ``nines tournament`` or ``nines compare-rules``.
+        A folder written by ``nines tournament``, ``nines compare-rules`` or ``nines tune``.
     charts : bool
         Draw the PNG charts first, so that the report embeds them.
 
     Returns
     -------
     str
-        The run kind: ``"tournament"`` or ``"comparison"``.
+        The run kind: ``"tournament"``, ``"comparison"`` or ``"tune"``.
 
     Raises
     ------
@@ -44,7 +45,13 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     from nines_sim.reporting.tournament import write_report
 
     kind = run_kind(run_dir)
-    if kind == "comparison":
+    if kind == "tune":
+        from nines_sim.reporting import tune
+
+        if charts:
+            tune.save_charts(Path(run_dir))
+        tune.write_report(Path(run_dir))
+    elif kind == "comparison":
         if charts:
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)

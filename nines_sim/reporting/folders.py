@@ -35,8 +35,10 @@ def as_bool(col: pd.Series) -> pd.Series:
 
 
 def run_kind(run_dir: Path | str) -> str:
-    """``"comparison"`` for a ``nines compare-rules`` folder (it has ``comparison.csv``), else ``"tournament"``."""
-    return "comparison" if is_comparison_folder(run_dir) else "tournament"
+    """``"comparison"`` (``comparison.csv``), ``"tune"`` (``trials.csv`` of ``nines tune``) or ``"tournament"``."""
+    if is_comparison_folder(run_dir):
+        return "comparison"
+    return "tune" if (Path(run_dir) / "trials.csv").is_file() else "tournament"
 
 
 # --------------------------------------------------------------------------- tournament folders

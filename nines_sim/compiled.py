@@ -1,0 +1,285 @@
+"""The compiled engine: the numba turn loop of :mod:`nines_sim.kernel` behind the batch engine's interface.
+
+:class:`CompiledEngine` plays the same matches as :class:`~nines_sim.engine.BatchEngine`
+with the same results, byte for byte.  Seats played by a built-in strategy
+(``random``, ``hold-nines``, ``dump-faces``, ``suit-majority``, ``expert``) decide
+inside the kernel; any other strategy (a batched or per-game plug-in, or a
+subclass of a built-in) is a Python seat: the kernel stops each game at that
+seat's decision, the strategy decides for all waiting games at once through the
+usual :class:`~nines_sim.strategy.Observation`, and the kernel resumes them.
+
+:func:`make_engine` picks the compiled engine, or the numpy one where numba is
+missing or ``NINES_ENGINE=numpy`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from nines_sim import rng
+from nines_sim.engine import BatchEngine, IllegalMoveError
+from nines_sim.params import defaults
+from nines_sim.results import HandRecords, MatchResults
+from nines_sim.rules import Rules
+from nines_sim.strategy import DecisionKind, Strategy
+
+try:  # numba is a dependency, but a platform without a wheel still gets the numpy engine
+    from nines_sim import kernel as K
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    K = None  # type: ignore[assignment]
+
+#: Matches a table of compiled seats starts per :meth:`CompiledEngine.advance` (how often a caller may stop it).
+MATCHES_PER_ADVANCE = 2048
+#: Rows of the hand and match record buffers drained after each kernel call.
+RECORD_BUFFER = 1 << 15
+
+
+def builtin_ids() -> dict[type, int]:
+    """The built-in strategy classes that have compiled twins, and their kernel ids."""
+    from nines_sim.strategies.dump_faces import DumpFaces
+    from nines_sim.strategies.expert import Expert
+    from nines_sim.strategies.hold_nines import HoldNines
+    from nines_sim.strategies.random_play import RandomPlay
+    from nines_sim.strategies.suit_majority import SuitMajority
+
+    return {
+        RandomPlay: K.SID_RANDOM,
+        HoldNines: K.SID_HOLD_NINES,
+        DumpFaces: K.SID_DUMP_FACES,
+        SuitMajority: K.SID_SUIT_MAJORITY,
+        Expert: K.SID_EXPERT,
+    }
+
+
+def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
+    """Kernel strategy id per seat: a built-in's compiled twin, or 0 for a Python strategy.
+
+    Only the exact built-in classes at their default parameter values count: a subclass may override a
+    decision and the compiled twins hold the defaults as constants, so those are asked in Python.
+    """
+    from nines_sim.compiled_strategy import CompiledStrategy
+
+    ids = builtin_ids()
+
+    def sid(s: Strategy) -> int:
+        if isinstance(s, CompiledStrategy):
+            return K.SID_USER
+        at_defaults = all(getattr(s, k) == v for k, v in defaults(type(s)).items())
+        return ids.get(type(s), K.SID_PYTHON) if at_defaults else K.SID_PYTHON
+
+    return np.array([sid(s) for s in lineup], dtype=np.int64)
+
+
+class CompiledEngine(BatchEngine):
+    """Plays matches ``start .. start + n_matches - 1`` of one seed with the compiled turn loop.
+
+    Same parameters, results and errors as :class:`~nines_sim.engine.BatchEngine`,
+    except that it keeps no trace and calls no ``on_step`` (use the numpy engine to
+    watch a match move by move).  ``batch_size`` is the number of games waiting at
+    once for a Python seat's batched decision; a table of compiled seats plays its
+    matches one after the other in one slot.
+
+    Raises
+    ------
+    ValueError
+        As ``BatchEngine``, or when ``trace`` or ``on_step`` is asked for.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        lineup: Sequence[Strategy],
+        seed: int,
+        start: int,
+        n_matches: int,
+        batch_size: int = 8192,
+        trace: bool = False,
+        on_step=None,  # noqa: ANN001 - same signature as BatchEngine
+        specs: Sequence[str] | None = None,
+    ):
+        if K is None:  # pragma: no cover
+            raise RuntimeError("the compiled engine needs numba; install it or use BatchEngine")
+        if trace or on_step is not None:
+            raise ValueError("the compiled engine keeps no trace; use BatchEngine for traces and on_step")
+        from nines_sim.compiled_strategy import compiled_function
+
+        self._sid = seat_ids(lineup)
+        self._python = bool((self._sid == K.SID_PYTHON).any())
+        user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
+        self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
+        super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
+        self._rp = K.rules_params(rules)
+        m = np.arange(start, start + n_matches, dtype=np.int64)
+        # card and decision match keys, from the run's two roots (see nines_sim.rng)
+        self._mkeys = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
+        self._next = np.zeros(1, dtype=np.int64)
+        P = self.P
+        self._hrec = np.zeros((RECORD_BUFFER, K.NH), dtype=np.int64)
+        self._hpen = np.zeros((RECORD_BUFFER, P), dtype=np.int64)
+        self._hcount = np.zeros(1, dtype=np.int64)
+        self._mrec = np.zeros((RECORD_BUFFER, K.NM), dtype=np.int64)
+        self._mtot = np.zeros((RECORD_BUFFER, P), dtype=np.int64)
+        self._mshare = np.zeros((RECORD_BUFFER, P), dtype=np.float64)
+        self._mcount = np.zeros(1, dtype=np.int64)
+
+    # ------------------------------------------------------------------ state
+    def _alloc(self, B: int) -> None:
+        # compiled seats need no batch: one slot plays every match in turn
+        B = B if self._python else 1
+        P, D, S = self.P, self.D, self.S
+        self.B = B
+        self.st = np.zeros((B, K.NST), dtype=np.int64)
+        self.st[:, K.S_MATCH] = -1
+        self.keys = np.zeros((B, K.NKEY), dtype=np.uint64)
+        self.hands_arr = np.zeros((D, B, P), dtype=np.uint64)
+        self.under_arr = np.zeros((D, B), dtype=np.uint64)
+        self.totals = np.zeros((B, P), dtype=np.int64)
+        self.ncards = np.zeros((B, P), dtype=np.int64)
+        self.drew_on = np.zeros((B, P), dtype=np.int64)
+        self.stock = np.zeros((B, S), dtype=np.int8)
+        self.played = np.zeros(B, dtype=np.uint64)
+        self.ar = np.arange(B)
+        self._views()
+
+    def _views(self) -> None:
+        """Name the kernel's columns as the numpy engine names its arrays (what Observation reads)."""
+        st = self.st
+        self.hands = [self.hands_arr[d] for d in range(self.D)]
+        self.under = [self.under_arr[d] for d in range(self.D)]
+        for name, col in (
+            ("match", K.S_MATCH), ("top", K.S_TOP), ("active", K.S_ACTIVE), ("seat", K.S_SEAT),
+            ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN), ("stock_pos", K.S_POS),
+            ("stock_end", K.S_END), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
+        ):  # fmt: skip
+            setattr(self, name, st[:, col])
+        self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)
+        self.dkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
+
+    @property
+    def check_every(self) -> int:  # type: ignore[override]
+        """Advances between a caller's checks: each is a block of whole matches unless a Python seat plays."""
+        return BatchEngine.check_every if self._python else 1
+
+    def _compact(self, keep: np.ndarray) -> None:  # slots are reused in place, never compacted
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- run
+    def start_run(self) -> None:
+        """Nothing to prepare: slots take their matches as the kernel runs."""
+        self._update_live()
+
+    def _update_live(self) -> None:
+        if self._next[0] >= self.n_matches and not (self.st[:, K.S_MATCH] >= 0).any():
+            self.B = 0
+
+    def advance(self) -> None:  # type: ignore[override]
+        """Play until every game waits on a Python seat (then those seats decide), or a block of matches is done."""
+        if self.B == 0:
+            return
+        max_new = self.n_matches if self._python else MATCHES_PER_ADVANCE
+        while True:
+            code = K.play_slots(
+                self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
+                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._mkeys,
+                self.start, self.n_matches, self._next, max_new, self._hrec, self._hpen, self._hcount,
+                self._mrec, self._mtot, self._mshare, self._mcount, self._fs,
+            )  # fmt: skip
+            self._drain()
+            if code == K.ILLEGAL:
+                self._illegal()
+            if code != K.BUFFER_FULL:
+                break
+        waiting = np.flatnonzero(self.st[:, K.S_WAITING])
+        if waiting.size:
+            self._answer(waiting)
+        self._update_live()
+
+    def _illegal(self) -> None:
+        """Raise for the compiled user strategy's answer the kernel refused."""
+        b = int(np.flatnonzero(self.st[:, K.S_WAITING] == 2)[0])
+        kind, seat, val = (int(self.st[b, c]) for c in (K.S_WAIT_KIND, K.S_WAIT_SEAT, K.S_ANSWER))
+        what = {
+            K.K_PLAY: "a card that is not a legal play (T1, T2, V4, V5, V6)",
+            K.K_PLAY_DRAWN: "a play_drawn answer other than 0 or 1",
+        }.get(kind, "a suit outside 0..3")
+        m = int(self.match[b])
+        raise IllegalMoveError(
+            f"strategy {self.lineup[seat].name!r} returned {what}: {val} in match {m} of seed {self.seed}; "
+            f"replay it with: {self._replay(m)}"
+        )
+
+    def _answer(self, waiting: np.ndarray) -> None:
+        """Ask the Python seats for the decisions their games wait on, kind by kind."""
+        st = self.st
+        kinds = st[waiting, K.S_WAIT_KIND]
+        for kind in np.unique(kinds).tolist():
+            idx = waiting[kinds == kind]
+            seats = st[idx, K.S_WAIT_SEAT]
+            legal = self.keys[idx, K.K_LEGAL] if kind in (K.K_PLAY, K.K_PLAY_DRAWN) else None
+            card = st[idx, K.S_CARD] if kind == K.K_PLAY_DRAWN else None
+            st[idx, K.S_ANSWER] = self._decide(DecisionKind(kind), idx, seats, legal=legal, card=card)
+            st[idx, K.S_HAVE_ANS] = 1
+            st[idx, K.S_WAITING] = 0
+
+    def _drain(self) -> None:
+        """Move the kernel's finished hands and matches into result blocks."""
+        h = int(self._hcount[0])
+        if h:
+            r = self._hrec[:h]
+            self._hand_parts.append(
+                HandRecords(
+                    match=r[:, K.H_MATCH].copy(), hand=r[:, K.H_HAND].copy(), dealer=r[:, K.H_DEALER].copy(),
+                    outcome=r[:, K.H_OUTCOME].copy(), penalty=self._hpen[:h].copy(), turns=r[:, K.H_TURNS].copy(),
+                    drawn=r[:, K.H_DRAWN].copy(), reshuffles=r[:, K.H_RESH].copy(),
+                    nine_starter=r[:, K.H_NINE].astype(bool),
+                )
+            )  # fmt: skip
+            self._hcount[0] = 0
+        m = int(self._mcount[0])
+        if m:
+            r = self._mrec[:m]
+            self._match_parts.append(
+                MatchResults(
+                    seed=self.seed, match=r[:, K.M_MATCH].copy(), totals=self._mtot[:m].copy(),
+                    win_share=self._mshare[:m].copy(), hands=r[:, K.M_HANDS].copy(),
+                    tiebreak_hands=r[:, K.M_TB].copy(), first_dealer=r[:, K.M_FIRST].copy(),
+                    hand_records=HandRecords.concat([], self.P),
+                )
+            )  # fmt: skip
+            self.matches_done += m
+            self._mcount[0] = 0
+
+    def run(self) -> MatchResults:
+        """Play every match of the range to its end; results ordered by match index."""
+        self.start_run()
+        while self.B:
+            self.advance()
+        return self.results()
+
+    def lowest_unfinished(self) -> int:
+        """The lowest match index of the range not yet finished (``start + n_matches`` when all are)."""
+        live = self.match[self.match >= 0]
+        return int(live.min()) if live.size else self.start + int(self._next[0])
+
+
+def engine_class() -> type[BatchEngine]:
+    """The engine bulk runs use: compiled, unless numba is missing or ``NINES_ENGINE=numpy``."""
+    if K is None or os.environ.get("NINES_ENGINE", "").lower() == "numpy":
+        return BatchEngine
+    return CompiledEngine
+
+
+def make_engine(
+    rules: Rules,
+    lineup: Sequence[Strategy],
+    seed: int,
+    start: int,
+    n_matches: int,
+    batch_size: int = 8192,
+    specs: Sequence[str] | None = None,
+) -> BatchEngine:
+    """An engine for a bulk run (no trace): see :func:`engine_class`."""
+    return engine_class()(rules, lineup, seed, start, n_matches, batch_size, specs=specs)

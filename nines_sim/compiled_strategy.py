@@ -1,0 +1,178 @@
+"""Strategies written as one compiled function over one game's arrays (the fastest plug-in form).
+
+Subclass :class:`CompiledStrategy` and set ``decide`` to a plain Python function
+of the form ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int`` written in
+the subset of Python that numba compiles:
+
+``kind``
+    The decision: ``PLAY`` (answer a face in ``g[G_LEGAL]``, or ``PAIR`` where
+    ``g[G_PAIR_LEGAL]``), ``DECLARE`` or ``DEALER_DECLARE`` (a suit 0-3), ``PLAY_DRAWN``
+    (1 to play the legal card ``g[G_CARD]`` just drawn, 0 to keep it).
+``g``
+    int64 (NG,): the game as the deciding player sees it, by the ``G_*`` indices
+    (seat, legal set, top, active suit, stock size, dealer, direction, played set,
+    drawn card, players, nine penalty, turn, random key, seats in the hand, decks).
+``hand``
+    uint64 (2,): the own hand, count-coded (word 1 is 0 with one deck).
+``hand_sizes``, ``totals``, ``drew_on``
+    int64 (P,): per seat, as in :class:`~nines_sim.strategy.Observation`.
+
+The compiled engine calls it from inside its turn loop (no return to Python); the
+numpy engine calls the same function compiled, game by game, so both engines
+agree.  :func:`random_word` and :func:`random_below` give the decision's own
+counter-based random stream, as ``Observation.random`` does.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import cfunc, njit
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+from nines_sim import kernel as K
+from nines_sim.kernel import (  # noqa: F401 - the names a user strategy needs, from one place
+    G_ACTIVE,
+    G_CARD,
+    G_DEALER,
+    G_DECKS,
+    G_DIRECTION,
+    G_IN_HAND,
+    G_KEY,
+    G_LEGAL,
+    G_NINE_PENALTY,
+    G_PAIR_LEGAL,
+    G_PLAYED,
+    G_PLAYERS,
+    G_SEAT,
+    G_STOCK,
+    G_TOP,
+    G_TURN,
+    NG,
+    PAIR,
+    pick_card,
+    popcount,
+)
+from nines_sim.strategy import DecisionKind, Observation, Strategy
+
+PLAY, DECLARE, PLAY_DRAWN, DEALER_DECLARE = K.K_PLAY, K.K_DECLARE, K.K_PLAY_DRAWN, K.K_DEALER_DECLARE
+NATURALS = K.I_NATURALS
+NINES = K.I_NINES
+
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+
+
+@njit(cache=True)
+def random_word(g: np.ndarray, kind: int, salt: int) -> np.uint64:
+    """The decision's random word for ``salt`` (the same as ``Observation.random(salt)``)."""
+    return K.stream(np.uint64(g[G_KEY]), K.U_DECISION[kind], g[G_TURN] * 64 + salt)
+
+
+@njit(cache=True)
+def random_below(g: np.ndarray, kind: int, n: int, salt: int) -> int:
+    """A uniform integer in ``[0, n)`` from the decision's stream (as ``Observation.random_below``)."""
+    return K.below(random_word(g, kind, salt), n)
+
+
+class CompiledStrategy(Strategy):
+    """Base class of a strategy given as one compiled function, ``decide`` (see the module docs).
+
+    Set ``name``, ``classifier`` and ``decide`` (a plain function; it is compiled on first use
+    and cached on disk beside its source file).
+    """
+
+    decide: ClassVar[Any] = None
+
+    # --- the numpy engine's path: the same function, compiled, one game at a time
+    def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
+        fn = jitted(type(self))
+        g = np.zeros(NG, dtype=np.int64)
+        hand = np.zeros(2, dtype=np.uint64)
+        legal = obs.legal.astype(np.int64)
+        pair = obs.pair_legal if kind == PLAY else np.zeros(obs.n, dtype=bool)
+        # the decision stream's key and counter, as Observation.random reads them
+        dkey = obs._col("dkey").view(np.int64)
+        turn = obs._col("turn")
+        in_hand = (obs.in_hand * (1 << np.arange(obs.players))).sum(axis=1)
+        out = np.empty(obs.n, dtype=np.int64)
+        for j in range(obs.n):
+            g[:] = (
+                obs.seat[j], legal[j], pair[j], obs.top[j], obs.active_suit[j], obs.stock_size[j], obs.dealer[j],
+                obs.direction[j], np.int64(obs.played[j]), -1 if card is None else card[j], obs.players,
+                obs.nine_penalty, turn[j], dkey[j], in_hand[j], len(obs.hand),
+            )  # fmt: skip
+            hand[0] = obs.hand[0][j]
+            hand[1] = obs.hand[1][j] if len(obs.hand) == 2 else 0
+            out[j] = fn(
+                kind,
+                g,
+                hand,
+                np.ascontiguousarray(obs.hand_sizes[j]),
+                np.ascontiguousarray(obs.totals[j]),
+                np.ascontiguousarray(obs.drew_on[j]),
+            )
+        return out
+
+    def play(self, obs: Observation) -> np.ndarray:
+        return self._ask(obs, PLAY)
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        return self._ask(obs, int(obs.kind))
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        return self._ask(obs, PLAY_DRAWN, card) != 0
+
+
+_JITTED: dict[type, Any] = {}
+_CFUNCS: dict[Any, Any] = {}
+
+
+def _py_func(cls: type) -> Any:
+    fn = cls.__dict__.get("decide") or next((c.__dict__["decide"] for c in cls.__mro__ if "decide" in c.__dict__), None)
+    if isinstance(fn, staticmethod):
+        fn = fn.__func__
+    fn = getattr(fn, "py_func", fn)  # an @njit function: compile its Python source our way
+    if fn is None or not callable(fn):
+        raise TypeError(
+            f"{cls.__name__} must set decide to a function decide(kind, g, hand, hand_sizes, totals, drew_on)"
+        )
+    return fn
+
+
+def jitted(cls: type) -> Any:
+    """``cls.decide`` compiled for calls from Python (the numpy engine's path; compiled once per process)."""
+    if cls not in _JITTED:
+        # not cached: numba would file it under the same name as the C callback below, which is
+        _JITTED[cls] = njit(K.DECIDE_SIG)(_py_func(cls))
+    return _JITTED[cls]
+
+
+def _cacheable(fn: Any) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and not code.co_filename.startswith("<")
+
+
+def compiled_function(strategy: Strategy | None) -> Any:
+    """The compiled-engine form of a seat's strategy: ``decide`` as a C callback, or a placeholder."""
+    fn = _py_func(type(strategy)) if isinstance(strategy, CompiledStrategy) else _placeholder
+    if fn not in _CFUNCS:
+        _CFUNCS[fn] = cfunc(K.DECIDE_SIG, cache=_cacheable(fn))(fn)
+    return _CFUNCS[fn]
+
+
+def _placeholder(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
+    return -1
+
+
+__all__ = [
+    "CompiledStrategy",
+    "DEALER_DECLARE",
+    "DECLARE",
+    "DecisionKind",
+    "PLAY",
+    "PLAY_DRAWN",
+    "random_below",
+    "random_word",
+]

@@ -1,0 +1,974 @@
+"""The compiled turn loop: numba machine code for deal, turn, powers, scoring and match flow.
+
+:func:`play_slots` plays whole matches one game slot at a time, each game to its
+end before the slot takes the next match index, so a table of built-in
+strategies never returns to Python.  A seat played by a Python strategy makes
+its game wait: the kernel records the decision asked for (kind, seat, legal
+set, drawn card) in the slot and moves on to the next slot; Python decides for
+every waiting game at once and calls the kernel again, which resumes each
+game where it stopped.  Every rule, random stream and tie-break follows
+:mod:`nines_sim.engine` (the lockstep numpy engine) exactly, so both produce
+the same numbers (the tests compare them byte for byte).
+
+Layout (``B`` slots, ``P`` seats, ``D`` decks)
+----------------------------------------------
+``st``     int64 (B, NST)    one row of named scalars per slot (the ``S_*`` columns)
+``keys``   uint64 (B, NKEY)  match and hand keys (card and decision streams), the legal set asked about
+``hands``  uint64 (D, B, P)  count-coded hands (:mod:`nines_sim.cards`)
+``under``  uint64 (D, B)     count-coded discard pile below the top card
+``played`` uint64 (B,)       faces played this hand
+``ncards, totals, drew_on``  int64 (B, P)
+``stock``  int8 (B, 52 D)    faces of the stock
+``rp``     int64 (NRP,)      the rules as numbers (:func:`rules_params`)
+
+Inside the kernel a set of faces is an int64 (52 bits); it is stored as uint64
+so that Python strategies see the same arrays as from the numpy engine.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import njit
+from numba.core import types as nbt
+from numba.extending import intrinsic
+
+from nines_sim import rng
+from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
+from nines_sim.rules import Rules
+
+
+def cache_dir() -> Path | None:
+    """Where compiled code is cached when the package folder is read-only (``None``: next to the code).
+
+    numba caches in ``__pycache__`` beside this file; a read-only install (a system
+    site-packages, a container image) gets ``$XDG_CACHE_HOME/nines-sim`` (default
+    ``~/.cache/nines-sim``) instead, unless ``NUMBA_CACHE_DIR`` already says where.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    here = Path(__file__).resolve().parent
+    pyc = here / "__pycache__"
+    if os.access(pyc if pyc.is_dir() else here, os.W_OK):
+        return None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nines-sim"
+
+
+# Set before the first @njit below: numba picks its cache locator when a function is decorated.
+_CACHE = cache_dir()
+if _CACHE is not None and not numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = str(_CACHE)
+
+# ----------------------------------------------------------------- constants
+# rules parameters
+R_P, R_NINE_PEN, R_HS, R_UNTIL, R_SKIPREV, R_DECKS, R_PAIR, R_NNO = 0, 1, 2, 7, 8, 9, 10, 11
+R_NOPLAY_BLOCK, R_SHARE, R_TARGET, R_FIXED, R_CAP = 12, 13, 14, 15, 16
+NRP = 17
+
+# slot scalars
+(S_MATCH, S_HAND_SEQ, S_HANDS, S_TB_HANDS, S_FIRST, S_IN_TB, S_MASK, S_N_IN, S_POS, S_END, S_TOP, S_ACTIVE,
+ S_SEAT, S_DEALER, S_DIR, S_TURN, S_STREAK, S_DRAWN, S_RESH, S_NINE_START, S_PHASE, S_MOVE, S_PASSED,
+ S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, NST) = range(31)  # fmt: skip
+# keys: card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
+K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
+
+# phases of a slot
+PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END = range(9)
+# decision kinds (strategy.DecisionKind)
+K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
+# seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
+SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_EXPERT, SID_USER = range(7)
+# kernel return codes
+DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
+#: Seats a table can have: the length of the tuple of user decision functions.
+MAX_SEATS = 6
+
+# What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
+(G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
+ G_NINE_PENALTY, G_TURN, G_KEY, G_IN_HAND, G_DECKS, NG) = range(17)  # fmt: skip
+#: ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int64``: the form of a compiled user strategy.
+DECIDE_SIG = nbt.int64(nbt.int64, nbt.int64[::1], nbt.uint64[::1], nbt.int64[::1], nbt.int64[::1], nbt.int64[::1])
+
+RUNNING, BLOCKED, CAPPED = -3, -1, -2
+PAIR = 52
+NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN = 8, 0, 10, 11
+# hand record columns
+H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
+# match record columns
+M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
+
+I_NINES = np.int64(NINES)
+I_NATURALS = np.int64(NATURALS)
+SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
+# natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
+GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+# natural penalty of each face, 0 for a 9 (expert's weights)
+FACE_NAT_PEN = np.zeros(52, dtype=np.float64)
+for _p, _m in PENALTY_GROUPS:
+    for _f in range(52):
+        if (_m >> _f) & 1:
+            FACE_NAT_PEN[_f] = _p
+
+U_C1 = np.uint64(0xBF58476D1CE4E5B9)
+U_C2 = np.uint64(0x94D049BB133111EB)
+U_HAND = np.uint64(rng.HAND)
+U_COUNTER = np.uint64(rng.COUNTER)
+U_FIRST = np.uint64((rng.FIRST_DEALER * rng.PURPOSE) & rng.M64)
+U_DEAL = np.uint64((rng.DEAL * rng.PURPOSE) & rng.M64)
+U_RESH = np.uint64((rng.RESHUFFLE * rng.PURPOSE) & rng.M64)
+U_DECISION = np.array([((rng.DECISION + k) * rng.PURPOSE) & rng.M64 for k in range(4)], dtype=np.uint64)
+U30, U27, U31, U32, U58 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32), np.uint64(58)
+
+
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the int64 array the kernel reads (the ``R_*`` indices).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (NRP,).
+    """
+    rp = np.zeros(NRP, dtype=np.int64)
+    rp[R_P] = rules.players
+    rp[R_NINE_PEN] = rules.nine_penalty
+    rp[R_HS : R_HS + 5] = rules.hand_sizes
+    rp[R_UNTIL] = rules.draw_rule == "until-playable"
+    rp[R_SKIPREV] = rules.skip_reverse
+    rp[R_DECKS] = rules.decks
+    rp[R_PAIR] = rules.pair_of_nines
+    rp[R_NNO] = rules.no_nine_out
+    rp[R_NOPLAY_BLOCK] = rules.block_rule == "no-play-circle"
+    rp[R_SHARE] = rules.tie_rule == "share"
+    rp[R_TARGET] = rules.target
+    rp[R_FIXED] = rules.fixed_hands
+    rp[R_CAP] = rules.turn_cap
+    return rp
+
+
+# Every kernel function uses numpy's error model: no division here can be by zero, and Python's
+# ZeroDivisionError checks would cost a branch on every % and //.
+
+
+# ----------------------------------------------------------------- random streams (twins of nines_sim.rng)
+@njit(cache=True, inline="always", error_model="numpy")
+def mix(x):
+    x = (x ^ (x >> U30)) * U_C1
+    x = (x ^ (x >> U27)) * U_C2
+    return x ^ (x >> U31)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def hand_key(match_key, hand_seq):
+    return mix(match_key ^ (np.uint64(hand_seq + 1) * U_HAND))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def stream(key, purpose, counter):
+    return mix(key ^ purpose ^ (np.uint64(counter) * U_COUNTER))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def below(x, n):
+    return np.int64(((x >> U32) * np.uint64(n)) >> U32)
+
+
+# ----------------------------------------------------------------- bit helpers (int64 sets of faces)
+@intrinsic
+def _ctpop(typingctx, x):
+    """The processor's population count (LLVM ctpop) of an int64."""
+    sig = nbt.int64(nbt.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zeros (LLVM cttz) of an int64; 64 for 0."""
+    sig = nbt.int64(nbt.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def popcount(x):
+    return _ctpop(np.int64(x))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def lowest_face(x):
+    return _cttz(np.int64(x))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def nth_face(x, r):
+    for _ in range(r):
+        x &= x - 1
+    return lowest_face(x)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def pick_card(w0, w1, x):
+    """A uniformly chosen physical card of a count-coded pile (word 0's faces first), -1 if empty."""
+    c0 = popcount(w0)
+    total = c0 + popcount(w1)
+    if total == 0:
+        return -1
+    r = below(x, total)
+    if r < c0:
+        return nth_face(w0, r)
+    return nth_face(w1, r - c0)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def face_suit(f):
+    return f // 13
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def face_rank(f):
+    return f % 13
+
+
+@njit(cache=True, error_model="numpy")
+def sort_cards(keys, ids, n, buf_k, buf_i, counts):
+    """Sort ``ids[:n]`` by ``keys[:n]`` ascending (keys are distinct): bucket pass on the top bits, then insertion."""
+    for j in range(64):
+        counts[j] = 0
+    for j in range(n):
+        counts[np.int64(keys[j] >> U58)] += 1
+    s = 0
+    for j in range(64):
+        c = counts[j]
+        counts[j] = s
+        s += c
+    for j in range(n):
+        bk = np.int64(keys[j] >> U58)
+        p = counts[bk]
+        counts[bk] = p + 1
+        buf_k[p] = keys[j]
+        buf_i[p] = ids[j]
+    for j in range(1, n):
+        k = buf_k[j]
+        i = buf_i[j]
+        m = j - 1
+        while m >= 0 and buf_k[m] > k:
+            buf_k[m + 1] = buf_k[m]
+            buf_i[m + 1] = buf_i[m]
+            m -= 1
+        buf_k[m + 1] = k
+        buf_i[m + 1] = i
+
+
+# ----------------------------------------------------------------- card moves
+@njit(cache=True, inline="always", error_model="numpy")
+def add_to_hand(hands, ncards, D, b, s, f):
+    bit = np.int64(1) << f
+    h0 = np.int64(hands[0, b, s])
+    if D == 2 and (h0 & bit) != 0:
+        hands[1, b, s] = np.uint64(np.int64(hands[1, b, s]) | bit)
+    else:
+        hands[0, b, s] = np.uint64(h0 | bit)
+    ncards[b, s] += 1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def remove_from_hand(hands, ncards, D, b, s, f):
+    bit = np.int64(1) << f
+    if D == 2 and (np.int64(hands[1, b, s]) & bit) != 0:
+        hands[1, b, s] = np.uint64(np.int64(hands[1, b, s]) & ~bit)
+    else:
+        hands[0, b, s] = np.uint64(np.int64(hands[0, b, s]) & ~bit)
+    ncards[b, s] -= 1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def add_under(under, D, b, f):
+    bit = np.int64(1) << f
+    u0 = np.int64(under[0, b])
+    if D == 2 and (u0 & bit) != 0:
+        under[1, b] = np.uint64(np.int64(under[1, b]) | bit)
+    else:
+        under[0, b] = np.uint64(u0 | bit)
+
+
+@njit(cache=True, error_model="numpy")
+def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
+    """Rebuild the stock from the discard pile below the top card (T5)."""
+    n = 0
+    base = np.uint64(st[b, S_RESH] * 256)
+    key = keys[b, K_CHK]
+    for d in range(D):
+        w = np.int64(under[d, b])
+        while w != 0:
+            f = lowest_face(w)
+            w &= w - 1
+            cid = d * 52 + f
+            sk[n] = stream(key, U_RESH, np.uint64(cid) + base)
+            si[n] = cid
+            n += 1
+    sort_cards(sk, si, n, bk, bi, counts)
+    for j in range(n):
+        stock[b, j] = bi[j] % 52
+    st[b, S_POS] = 0
+    st[b, S_END] = n
+    for d in range(D):
+        under[d, b] = np.uint64(0)
+    st[b, S_RESH] += 1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
+    """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
+    if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
+        reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts)
+    pos = st[b, S_POS]
+    if pos >= st[b, S_END]:
+        return -1
+    f = np.int64(stock[b, pos])
+    add_to_hand(hands, ncards, D, b, s, f)
+    st[b, S_POS] = pos + 1
+    st[b, S_DRAWN] += 1
+    return f
+
+
+@njit(cache=True, error_model="numpy")
+def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
+    """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
+    P = rp[R_P]
+    D = rp[R_DECKS]
+    S = 52 * D
+    seq = st[b, S_HAND_SEQ]
+    keys[b, K_CHK] = hand_key(keys[b, K_CMK], seq)
+    keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
+    st[b, S_HAND_SEQ] = seq + 1
+    key = keys[b, K_CHK]
+    for c in range(S):
+        sk[c] = stream(key, U_DEAL, c)
+        si[c] = c
+    sort_cards(sk, si, S, bk, bi, counts)
+    for d in range(D):
+        under[d, b] = np.uint64(0)
+        for p in range(P):
+            hands[d, b, p] = np.uint64(0)
+    for p in range(P):
+        ncards[b, p] = 0
+        drew_on[b, p] = 0
+    k = st[b, S_N_IN]
+    h = rp[R_HS + k - 2]
+    mask = st[b, S_MASK]
+    s = st[b, S_DEALER]
+    first = 0
+    for i in range(k):
+        s = next_tab[(mask * 2) * P + s]
+        if i == 0:
+            first = s
+        for j in range(h):
+            add_to_hand(hands, ncards, D, b, s, bi[i + j * k] % 52)
+    starter = bi[k * h] % 52
+    rest = S - k * h - 1
+    for j in range(rest):
+        stock[b, j] = bi[k * h + 1 + j] % 52
+    st[b, S_POS] = 0
+    st[b, S_END] = rest
+    st[b, S_TOP] = starter
+    st[b, S_ACTIVE] = face_suit(starter)
+    st[b, S_SEAT] = first
+    st[b, S_DIR] = 0
+    st[b, S_TURN] = 0
+    st[b, S_STREAK] = 0
+    st[b, S_DRAWN] = 0
+    st[b, S_RESH] = 0
+    played[b] = np.uint64(np.int64(1) << starter)
+    nine = face_rank(starter) == NINE_RANK
+    st[b, S_NINE_START] = nine
+    st[b, S_PHASE] = PH_DEALER_DECL if nine else PH_TURN
+
+
+# ----------------------------------------------------------------- compiled built-in strategies
+@njit(cache=True, inline="always", error_model="numpy")
+def _rand(dkey, turn, kind, salt):
+    return stream(dkey, U_DECISION[kind], turn * 64 + salt)
+
+
+@njit(cache=True, error_model="numpy")
+def _suit_counts_nat(h0, h1):
+    out = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        m = SUIT_MASKS[s] & I_NATURALS
+        out[s] = popcount(h0 & m) + popcount(h1 & m)
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _pick_bit_of_suits(best, x):
+    tied = 0
+    for s in range(4):
+        if best[s]:
+            tied |= 1 << s
+    return pick_card(tied, 0, x)
+
+
+@njit(cache=True, error_model="numpy")
+def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
+    threat = np.zeros(4, dtype=np.float64)
+    step = 1 - 2 * dirbit
+    nxt = (seat + step + P) % P
+    for p in range(P):
+        sz = ncards[b, p]
+        if sz > 0 and sz <= 1 and p != seat:
+            wgt = 2.0 if nxt == p else 1.0
+            for s in range(4):
+                threat[s] += wgt * ((drew_on[b, p] >> s) & 1)
+    return threat
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp):
+    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn."""
+    D = rp[R_DECKS]
+    h0 = np.int64(hands[0, b, seat])
+    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+    if kind == K_PLAY_DRAWN:
+        if sid == SID_EXPERT:
+            return 1 if (face_rank(card) != NINE_RANK or ncards[b, seat] - 1 <= 2) else 0
+        return 1
+    if kind == K_DECLARE or kind == K_DEALER_DECLARE:
+        if sid == SID_SUIT_MAJORITY:
+            counts = _suit_counts_nat(h0, h1)
+            mx = counts.max()
+            best = counts == mx
+            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
+        if sid == SID_EXPERT:
+            held = _suit_counts_nat(h0, h1).astype(np.float64)
+            threat = _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat)
+            score = np.zeros(4, dtype=np.float64)
+            for s in range(4):
+                pts = 0.0
+                m = SUIT_MASKS[s] & I_NATURALS
+                for w in (h0, h1):
+                    x = w & m
+                    while x != 0:
+                        pts += FACE_NAT_PEN[lowest_face(x)]
+                        x &= x - 1
+                score[s] = held[s] * 100.0 + pts + 400.0 * threat[s]
+            best = score == score.max()
+            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
+        return below(_rand(dkey, turn, kind, 1), 4)
+    # K_PLAY
+    x = _rand(dkey, turn, kind, 0)
+    if sid == SID_RANDOM:
+        l0 = h0 & legal
+        l1 = h1 & legal
+        c0 = popcount(l0)
+        cards = c0 + popcount(l1)
+        r = below(x, cards + (1 if pair_ok else 0))
+        if r == cards:
+            return PAIR
+        if r < c0:
+            return nth_face(l0, r)
+        return nth_face(l1, r - c0)
+    if sid == SID_HOLD_NINES:
+        nat = legal & I_NATURALS
+        choose = nat if nat != 0 else legal
+        return pick_card(h0 & choose, h1 & choose, x)
+    if sid == SID_DUMP_FACES:
+        nat = legal & I_NATURALS
+        choose = legal
+        for g in range(GROUP_MASK.shape[0]):
+            hit = nat & GROUP_MASK[g]
+            if hit != 0:
+                choose = hit
+                break
+        return pick_card(h0 & choose, h1 & choose, x)
+    if sid == SID_SUIT_MAJORITY:
+        return pick_card(h0 & legal, h1 & legal, x)
+    # SID_EXPERT
+    P = rp[R_P]
+    held = _suit_counts_nat(h0, h1).astype(np.float64)
+    threat = _expert_threat(dirbit, ncards, drew_on, P, b, seat)
+    natural = legal & I_NATURALS
+    best = -np.inf
+    w = natural
+    while w != 0:
+        f = lowest_face(w)
+        w &= w - 1
+        s = face_suit(f)
+        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
+        if sc > best:
+            best = sc
+    top = 0
+    w = natural
+    while w != 0:
+        f = lowest_face(w)
+        w &= w - 1
+        s = face_suit(f)
+        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
+        if sc >= best - 1e-9:
+            top |= np.int64(1) << f
+    choice = pick_card(top, 0, x)
+    nines = legal & I_NINES
+    has_natural = natural != 0
+    best_suit = face_suit(choice) if has_natural else 0
+    natural_blocks = threat[best_suit] > 0
+    danger = threat.sum() > 0
+    step = 1 - 2 * dirbit
+    nxt = (seat + step + P) % P
+    can_block = threat.max() > 0 and ncards[b, nxt] <= 1
+    use_nine = nines != 0 and (
+        (not has_natural) or (danger and can_block and not natural_blocks) or ncards[b, seat] <= 2
+    )
+    if use_nine:
+        return pick_card(nines, 0, _rand(dkey, turn, kind, 2))
+    return choice
+
+
+# ----------------------------------------------------------------- the loop
+@njit(cache=True, inline="always", error_model="numpy")
+def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
+    """Whether two 9s together are a legal move (V4, V5)."""
+    if rp[R_PAIR] == 0:
+        return False
+    n9 = popcount(np.int64(hands[0, b, seat]) & I_NINES)
+    if rp[R_DECKS] == 2:
+        n9 += popcount(np.int64(hands[1, b, seat]) & I_NINES)
+    if n9 < 2:
+        return False
+    if (np.int64(legal_tab[top * 4 + active]) & I_NINES) == 0:
+        return False
+    if rp[R_NNO] != 0 and ncards[b, seat] <= 2:
+        return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def penalty(hands, D, b, p, nine_pen):
+    total = 0
+    for d in range(D):
+        w = np.int64(hands[d, b, p])
+        for g in range(GROUP_MASK.shape[0]):
+            total += GROUP_PTS[g] * popcount(w & GROUP_MASK[g])
+        total += nine_pen * popcount(w & I_NINES)
+    return total
+
+
+@njit(cache=True, error_model="numpy")
+def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey):
+    """What a compiled user strategy sees of game ``b`` (the ``G_*`` fields, and its own hand in ``hb``)."""
+    g[G_SEAT] = seat
+    g[G_LEGAL] = legal
+    g[G_PAIR_LEGAL] = pok
+    g[G_TOP] = top
+    g[G_ACTIVE] = active
+    g[G_STOCK] = st[b, S_END] - st[b, S_POS]
+    g[G_DEALER] = st[b, S_DEALER]
+    g[G_DIRECTION] = 1 - 2 * dirbit
+    g[G_PLAYED] = np.int64(played[b])
+    g[G_CARD] = card
+    g[G_PLAYERS] = rp[R_P]
+    g[G_NINE_PENALTY] = rp[R_NINE_PEN]
+    g[G_TURN] = turn
+    g[G_KEY] = np.int64(dkey)
+    g[G_IN_HAND] = mask
+    g[G_DECKS] = rp[R_DECKS]
+    hb[0] = hands[0, b, seat]
+    hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
+
+
+@njit(cache=True, error_model="numpy")
+def play_slots(
+    st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
+):  # fmt: skip
+    """Advance every slot until its game waits on a Python seat, or no match is left to start.
+
+    Parameters
+    ----------
+    mkeys : uint64 (n_matches, 2)
+        Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
+    next_match : int64 (1,)
+        Index (from ``start``) of the next match to start; advanced here.
+    max_new : int
+        At most this many matches are started in this call.
+    hrec, hpen, hcount, mrec, mtot, mshare, mcount
+        Output buffers of hand and match records and their fill counts (int64 (1,)).
+    fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
+        Each seat's compiled user strategy (a placeholder where the seat has none).
+
+    Returns
+    -------
+    int
+        ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again;
+        ``ILLEGAL`` when a compiled user strategy answered outside the rules (the slot's
+        ``S_WAIT_KIND``, ``S_WAIT_SEAT`` and ``S_ANSWER`` say what, ``S_MATCH`` where).
+    """
+    B = st.shape[0]
+    P = rp[R_P]
+    D = rp[R_DECKS]
+    S = 52 * D
+    sk = np.empty(S, dtype=np.uint64)
+    si = np.empty(S, dtype=np.int64)
+    bk = np.empty(S, dtype=np.uint64)
+    bi = np.empty(S, dtype=np.int64)
+    counts = np.empty(64, dtype=np.int64)
+    pen = np.zeros(P, dtype=np.int64)
+    g = np.zeros(NG, dtype=np.int64)
+    hb = np.zeros(2, dtype=np.uint64)
+    started = 0
+    hcap = hrec.shape[0]
+    mcap = mrec.shape[0]
+    full_mask = (1 << P) - 1
+    nno = rp[R_NNO] != 0
+    until = rp[R_UNTIL] != 0
+    skiprev = rp[R_SKIPREV] != 0
+    noplay_block = rp[R_NOPLAY_BLOCK] != 0
+    cap = rp[R_CAP]
+    code = DONE
+    for b in range(B):
+        if st[b, S_WAITING] != 0:
+            continue
+        # the hot state of this slot lives in locals while it plays (stored back below)
+        ph = st[b, S_PHASE]
+        top = st[b, S_TOP]
+        active = st[b, S_ACTIVE]
+        seat = st[b, S_SEAT]
+        dirbit = st[b, S_DIR]
+        turn = st[b, S_TURN]
+        streak = st[b, S_STREAK]
+        n_in = st[b, S_N_IN]
+        mask = st[b, S_MASK]
+        mv = st[b, S_MOVE]
+        passed = st[b, S_PASSED] != 0
+        card = st[b, S_CARD]
+        dkey = keys[b, K_DHK]
+        legal = np.int64(keys[b, K_LEGAL])
+        while True:
+            if ph == PH_NEW:  # the slot takes the next match
+                j = next_match[0]
+                if j >= n_matches or started >= max_new:
+                    st[b, S_MATCH] = -1
+                    break
+                next_match[0] = j + 1
+                started += 1
+                st[b, S_MATCH] = start + j
+                keys[b, K_CMK] = mkeys[j, 0]
+                keys[b, K_DMK] = mkeys[j, 1]
+                first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
+                st[b, S_FIRST] = first
+                st[b, S_DEALER] = first
+                st[b, S_HAND_SEQ] = 0
+                st[b, S_HANDS] = 0
+                st[b, S_TB_HANDS] = 0
+                for p in range(P):
+                    totals[b, p] = 0
+                st[b, S_IN_TB] = 0
+                st[b, S_MASK] = full_mask
+                st[b, S_N_IN] = P
+                st[b, S_HAVE_ANS] = 0
+                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
+                ph = st[b, S_PHASE]
+                top = st[b, S_TOP]
+                active = st[b, S_ACTIVE]
+                seat = st[b, S_SEAT]
+                dirbit = 0
+                turn = 0
+                streak = 0
+                n_in = P
+                mask = full_mask
+                dkey = keys[b, K_DHK]
+            if ph == PH_DEALER_DECL or ph == PH_DECLARE:  # a suit to declare (D6, T3)
+                kind = K_DEALER_DECLARE if ph == PH_DEALER_DECL else K_DECLARE
+                who = st[b, S_DEALER] if ph == PH_DEALER_DECL else seat
+                sid = seat_sid[who]
+                if sid == SID_PYTHON:
+                    if st[b, S_HAVE_ANS] == 0:
+                        st[b, S_WAITING] = 1
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = who
+                        break
+                    st[b, S_HAVE_ANS] = 0
+                    active = st[b, S_ANSWER]
+                elif sid == SID_USER:
+                    fill_view(g, hb, st, hands, played, rp, b, who, 0, False, top, active, dirbit, turn, mask, 0, dkey)
+                    active = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                    if active < 0 or active > 3:
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = who
+                        st[b, S_ANSWER] = active
+                        st[b, S_WAITING] = 2  # marks the slot for the error message
+                        code = ILLEGAL
+                        break
+                else:
+                    active = builtin_decide(
+                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                    )
+                ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
+            if ph == PH_TURN:
+                tab = np.int64(legal_tab[top * 4 + active])
+                legal = np.int64(hands[0, b, seat]) & tab
+                if nno and ncards[b, seat] == 1:
+                    legal &= I_NATURALS
+                passed = False
+                if legal != 0:
+                    ph = PH_PLAY
+                else:
+                    drew_on[b, seat] |= 1 << active
+                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                    if until:  # V2: draw until a legal card comes, and play it
+                        while f >= 0 and ((tab >> f) & 1) == 0:
+                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                        passed = f < 0
+                        mv = f
+                        ph = PH_APPLY
+                    else:
+                        passed = f < 0
+                        if f >= 0 and ((tab >> f) & 1) == 1:
+                            card = f
+                            legal = np.int64(1) << f
+                            ph = PH_PLAY_DRAWN
+                        else:
+                            mv = -1
+                            ph = PH_APPLY
+            if ph == PH_PLAY or ph == PH_PLAY_DRAWN:
+                kind = K_PLAY if ph == PH_PLAY else K_PLAY_DRAWN
+                sid = seat_sid[seat]
+                if sid == SID_PYTHON:
+                    if st[b, S_HAVE_ANS] == 0:
+                        st[b, S_WAITING] = 1
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = seat
+                        break
+                    st[b, S_HAVE_ANS] = 0
+                    ans = st[b, S_ANSWER]
+                elif sid == SID_USER:
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
+                    fill_view(
+                        g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey
+                    )
+                    ans = fs[seat](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                    if kind == K_PLAY:
+                        ok = (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
+                    else:
+                        ok = ans == 0 or ans == 1
+                    if not ok:
+                        st[b, S_WAIT_KIND] = kind
+                        st[b, S_WAIT_SEAT] = seat
+                        st[b, S_ANSWER] = ans
+                        st[b, S_WAITING] = 2  # marks the slot for the error message
+                        code = ILLEGAL
+                        break
+                else:
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
+                    ans = builtin_decide(
+                        sid, kind, b, seat, legal, card, pok, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                    )
+                if kind == K_PLAY:
+                    mv = ans
+                else:
+                    mv = card if ans != 0 else -1
+                ph = PH_APPLY
+            if ph == PH_APPLY:
+                if mv < 0:
+                    ph = PH_FINISH
+                elif mv == PAIR:
+                    # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
+                    f0 = -1
+                    f1 = -1
+                    for j in range(2):
+                        pick = np.int64(hands[D - 1, b, seat]) & I_NINES
+                        if pick == 0:
+                            pick = np.int64(hands[0, b, seat]) & I_NINES
+                        f = -1
+                        for nine in range(4):
+                            fc = 13 * nine + NINE_RANK
+                            if (pick >> fc) & 1:
+                                f = fc
+                        remove_from_hand(hands, ncards, D, b, seat, f)
+                        if j == 0:
+                            f0 = f
+                        else:
+                            f1 = f
+                    add_under(under, D, b, top)
+                    add_under(under, D, b, f1)
+                    top = f0
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
+                    ph = PH_DECLARE
+                else:
+                    remove_from_hand(hands, ncards, D, b, seat, mv)
+                    add_under(under, D, b, top)
+                    top = mv
+                    active = face_suit(mv)
+                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+                    ph = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
+                if ph == PH_DECLARE:
+                    continue
+            if ph == PH_FINISH:
+                out = RUNNING
+                skip = False
+                reverse = False
+                ace = False
+                if mv >= 0:
+                    alive = ncards[b, seat] != 0
+                    if not alive:
+                        out = seat
+                    if mv == PAIR:
+                        skip = alive
+                    elif alive and skiprev:
+                        r = face_rank(mv)
+                        skip = r == RANK_JACK
+                        reverse = r == RANK_QUEEN
+                        ace = r == RANK_ACE
+                if noplay_block:
+                    streak = 0 if mv >= 0 else streak + 1
+                else:
+                    streak = streak + 1 if passed else 0
+                turn += 1
+                if out == RUNNING and streak >= n_in:
+                    out = BLOCKED
+                if out == RUNNING and turn >= cap:
+                    out = CAPPED
+                base = (mask * 2) * P
+                if reverse:
+                    dirbit ^= 1
+                    if n_in == 2:
+                        skip = True
+                nxt = next_tab[base + dirbit * P + seat]
+                if out == RUNNING:
+                    if skip:
+                        nxt = next_tab[base + dirbit * P + nxt]
+                    elif ace:
+                        for _ in range(2):
+                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sk, si, bk, bi, counts)
+                        nxt = next_tab[base + dirbit * P + nxt]
+                seat = nxt
+                if out == RUNNING:
+                    ph = PH_TURN
+                    continue
+                st[b, S_OUTCOME] = out
+                ph = PH_END
+            if ph == PH_END:
+                # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
+                if hcount[0] >= hcap or mcount[0] >= mcap:
+                    code = BUFFER_FULL
+                    break
+                st[b, S_TURN] = turn
+                out = st[b, S_OUTCOME]
+                for p in range(P):
+                    pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+                finished = False
+                if st[b, S_IN_TB] == 0:
+                    h = hcount[0]
+                    hrec[h, H_MATCH] = st[b, S_MATCH]
+                    hrec[h, H_HAND] = st[b, S_HANDS]
+                    hrec[h, H_DEALER] = st[b, S_DEALER]
+                    hrec[h, H_OUTCOME] = out
+                    hrec[h, H_TURNS] = turn
+                    hrec[h, H_DRAWN] = st[b, S_DRAWN]
+                    hrec[h, H_RESH] = st[b, S_RESH]
+                    hrec[h, H_NINE] = st[b, S_NINE_START]
+                    for p in range(P):
+                        hpen[h, p] = pen[p]
+                        totals[b, p] += pen[p]
+                    hcount[0] = h + 1
+                    st[b, S_HANDS] += 1
+                    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
+                    if rp[R_FIXED] > 0:
+                        over = st[b, S_HANDS] >= rp[R_FIXED]
+                    else:
+                        over = totals[b].max() >= rp[R_TARGET]
+                    if over:
+                        lo = totals[b].min()
+                        tmask = 0
+                        k = 0
+                        for p in range(P):
+                            if totals[b, p] == lo:
+                                tmask |= 1 << p
+                                k += 1
+                        if k == 1 or rp[R_SHARE] != 0:
+                            m = mcount[0]
+                            for p in range(P):
+                                mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            st[b, S_IN_TB] = 1
+                            mask = tmask
+                            n_in = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
+                else:
+                    st[b, S_TB_HANDS] += 1
+                    m = mcount[0]
+                    if out >= 0:
+                        for p in range(P):
+                            mshare[m, p] = 1.0 if p == out else 0.0
+                        finished = True
+                    else:
+                        lo = np.iinfo(np.int64).max
+                        for p in range(P):
+                            if (mask >> p) & 1 and pen[p] < lo:
+                                lo = pen[p]
+                        tmask = 0
+                        k = 0
+                        for p in range(P):
+                            if (mask >> p) & 1 and pen[p] == lo:
+                                tmask |= 1 << p
+                                k += 1
+                        if k == 1:
+                            for p in range(P):
+                                mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
+                            finished = True
+                        else:
+                            mask = tmask
+                            n_in = k
+                            st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
+                if finished:
+                    m = mcount[0]
+                    mrec[m, M_MATCH] = st[b, S_MATCH]
+                    mrec[m, M_HANDS] = st[b, S_HANDS]
+                    mrec[m, M_TB] = st[b, S_TB_HANDS]
+                    mrec[m, M_FIRST] = st[b, S_FIRST]
+                    for p in range(P):
+                        mtot[m, p] = totals[b, p]
+                    mcount[0] = m + 1
+                    st[b, S_MATCH] = -1
+                    ph = PH_NEW
+                else:
+                    st[b, S_MASK] = mask
+                    st[b, S_N_IN] = n_in
+                    deal(
+                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
+                    )
+                    ph = st[b, S_PHASE]
+                    top = st[b, S_TOP]
+                    active = st[b, S_ACTIVE]
+                    seat = st[b, S_SEAT]
+                    dirbit = 0
+                    turn = 0
+                    streak = 0
+                    dkey = keys[b, K_DHK]
+        # store the slot's state where Python (and the next call) can see it
+        st[b, S_PHASE] = ph
+        st[b, S_TOP] = top
+        st[b, S_ACTIVE] = active
+        st[b, S_SEAT] = seat
+        st[b, S_DIR] = dirbit
+        st[b, S_TURN] = turn
+        st[b, S_STREAK] = streak
+        st[b, S_N_IN] = n_in
+        st[b, S_MASK] = mask
+        st[b, S_MOVE] = mv
+        st[b, S_PASSED] = passed
+        st[b, S_CARD] = card
+        keys[b, K_LEGAL] = np.uint64(legal)
+        if code != DONE:
+            return code
+    return DONE

@@ -1,0 +1,242 @@
+"""The charts and report of a ``nines tune`` run folder, drawn from its files alone; and the folder's writer.
+
+Reads ``trials.csv``, ``validation.csv``, ``importances.csv``, ``best.json`` and
+``manifest.json``; writes ``history.png``, ``params.png``, ``importances.png``
+(``save_charts``) and ``report.md`` (``write_report``).  ``write_tune_folder``
+writes every file of the folder from an Optuna study.  Numbers are formatted
+by :mod:`nines_sim.reporting.markdown`, like every other report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from nines_sim.reporting.charts import LEGEND_WIDTH, _figure, _legend_outside, _save, plt
+from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
+
+CHART_FILES = ("history.png", "params.png", "importances.png")
+TUNE_FILES = (
+    "trials.csv",
+    "best.json",
+    "validation.csv",
+    "importances.csv",
+    "manifest.json",
+    "report.md",
+    *CHART_FILES,
+)
+
+
+def _pts(x: float | None) -> str:
+    """A difference of win rates in signed percentage points: ``"+1.23 points"``."""
+    return "n/a" if x is None else f"{pp(x)} points"
+
+
+def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
+    """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
+    fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
+    done = trials[trials["state"] == "complete"]
+    pruned = trials[trials["state"] == "pruned"]
+    ax.scatter(done["trial"], done["win_rate"], s=18, label="completed trial", color="tab:blue")
+    ax.scatter(pruned["trial"], pruned["win_rate"], s=18, facecolors="none", edgecolors="tab:gray",
+               label="pruned (at its last chunk)")  # fmt: skip
+    if len(done):
+        best = done.set_index("trial")["win_rate"].cummax()
+        ax.step(best.index, best.to_numpy(), where="post", color="tab:red", label="best so far")
+    if baseline is not None and not math.isnan(baseline):
+        ax.axhline(baseline, color="black", lw=0.8, ls="--", label="baseline (trial 0)")
+    ax.set_xlabel("trial")
+    ax.set_ylabel("win rate of the tuned strategy")
+    ax.set_title("Optimisation history (same matches in every trial)")
+    _legend_outside(ax)
+    return fig
+
+
+def plot_params(trials: pd.DataFrame, names: list[str], best: dict) -> plt.Figure:
+    """One panel per tuned parameter: its value against the trial's win rate (completed trials)."""
+    n = max(1, len(names))
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    done = trials[trials["state"] == "complete"]
+    for i, name in enumerate(names):
+        ax = axes[i // cols][i % cols]
+        ax.scatter(done[name], done["win_rate"], s=14, c=done["trial"], cmap="viridis")
+        if name in best:
+            ax.axvline(best[name], color="tab:red", lw=0.8)
+        ax.set_xlabel(name)
+        ax.set_ylabel("win rate")
+    for j in range(len(names), rows * cols):
+        axes[j // cols][j % cols].set_visible(False)
+    fig.suptitle("Each parameter against the win rate (colour: trial number; red: best)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_importances(imp: pd.DataFrame) -> plt.Figure:
+    """Optuna's parameter importances (share of the win rate's variance each parameter explains)."""
+    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * max(1, len(imp))))
+    d = imp.iloc[::-1]
+    ax.barh(d["parameter"], d["importance"], color="tab:blue")
+    ax.set_xlabel("importance (sums to 1)")
+    ax.set_title("Parameter importances")
+    fig.tight_layout()
+    return fig
+
+
+def save_charts(run_dir: Path) -> list[Path]:
+    """Write the charts the folder has data for."""
+    trials = pd.read_csv(run_dir / "trials.csv")
+    best = json.loads((run_dir / "best.json").read_text())
+    names = [c for c in trials.columns if c not in ("trial", "state", "win_rate", "win_rate_low", "win_rate_high",
+                                                     "matches", "seconds")]  # fmt: skip
+    base = trials.loc[trials["trial"] == 0, "win_rate"]
+    out = [_save(plot_history(trials, float(base.iloc[0]) if len(base) else None), run_dir / "history.png")]
+    out.append(_save(plot_params(trials, names, best["params"]), run_dir / "params.png"))
+    imp_path = run_dir / "importances.csv"
+    if imp_path.is_file():
+        imp = pd.read_csv(imp_path)
+        if len(imp):
+            out.append(_save(plot_importances(imp), run_dir / "importances.png"))
+    return out
+
+
+def write_report(run_dir: Path) -> Path:
+    """``report.md``: the answer in words, then the numbers behind it."""
+    m = json.loads((run_dir / "manifest.json").read_text())
+    best = json.loads((run_dir / "best.json").read_text())
+    trials = pd.read_csv(run_dir / "trials.csv")
+    s = m["setup"]
+    lines = [f"# Tuning `{s['strategy']}`", ""]
+    table = f"a {s['players']}-seat table against {', '.join(f'`{o}`' for o in s['opponents'])}"
+    lines.append(
+        f"{m['trials_finished']} trials of {s['matches']:,} matches each ({m['sampler']} sampler, median pruner), "
+        f"{table}, rules `{m['preset']}`; the tuned strategy sat in every seat equally often and every trial "
+        f"played the same matches (seed {s['seed']})."
+    )
+    lines.append("")
+    v = pd.read_csv(run_dir / "validation.csv") if (run_dir / "validation.csv").is_file() else None
+    ins = m.get("in_sample_gain")
+    lines.append("## Answer")
+    lines.append("")
+    if best["params"] == best["baseline"]:
+        lines.append(
+            f"No trial beat the baseline: the best of {m['trials_finished']} trials is the baseline itself "
+            f"(win rate {pct(best['win_rate_in_sample'])} in the trials' matches"
+            + (f", {pct(v.set_index('row').loc['baseline', 'win_rate'])} on {int(v['matches'].iloc[0]):,} fresh "
+               f"matches)." if v is not None and len(v) else ").")
+            + " Widen the parameters or the bounds, or run more trials."
+        )  # fmt: skip
+    elif v is not None and len(v):
+        g = v.set_index("row")
+        gain, lo, hi, p = (g.loc["gain", k] for k in ("win_rate", "low", "high", "p_value"))
+        verdict = (
+            "The tuned parameters win more often than the baseline"
+            if lo > 0
+            else "The tuned parameters lose against the baseline"
+            if hi < 0
+            else "The tuned parameters are not distinguishable from the baseline"
+        )
+        lines.append(
+            f"{verdict}: on {int(g.loc['gain', 'matches']):,} fresh matches (a match range no trial played, "
+            f"paired), the win rate goes from {pct(g.loc['baseline', 'win_rate'])} to "
+            f"{pct(g.loc['best', 'win_rate'])}, a gain of {_pts(gain)} (95% interval {_pts(lo)} to {_pts(hi)}, "
+            f"{format_p(p)}). In the trials' own matches the gain was {_pts(ins)}; the difference is the "
+            f"optimism of picking the best of many noisy trials."
+        )
+    else:
+        lines.append(f"Not validated (--validate 0). In-sample gain over the baseline: {_pts(ins)}.")
+    lines += ["", "Use the tuned values with `" + f"{s['strategy']}@{run_dir / 'best.json'}" + "`:", ""]
+    lines += ["| parameter | baseline | best |", "|---|---|---|"]
+    for k, val in best["params"].items():
+        lines.append(f"| {k} | {best['baseline'].get(k)} | {cell(str(val))} |")
+    lines += ["", "## Trials", ""]
+    counts = trials["state"].value_counts().to_dict()
+    rate = m.get("trials_per_minute")
+    lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) + (f"; {rate:.2f} trials per minute of trial "
+                 "time" if rate else "") + f"; this run took {format_seconds(m['wall_seconds'])}.")  # fmt: skip
+    top = trials[trials["state"] == "complete"].sort_values("win_rate", ascending=False).head(5)
+    cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds")]
+    lines += ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in top.itertuples(index=False):
+        d = r._asdict()
+        lines.append("| " + " | ".join(f"{d[c]:.4g}" if isinstance(d[c], float) else str(d[c]) for c in cols) + " |")
+    for f, title in (("history.png", "Optimisation history"), ("params.png", "Parameters against win rate"),
+                     ("importances.png", "Parameter importances")):  # fmt: skip
+        if (run_dir / f).is_file():
+            lines += ["", f"![{title}]({f})"]
+    lines += ["", "## Reproduce", "", "```", m["command"], "```", ""]
+    path = run_dir / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def write_tune_folder(
+    run_dir: Path,
+    study,  # noqa: ANN001 - an optuna.Study
+    setup,  # noqa: ANN001 - a nines_sim.tune.Setup
+    checked,  # noqa: ANN001 - a nines_sim.tune.Validation or None
+    command: str,
+    storage: str,
+    study_name: str,
+    wall_seconds: float,
+    trials_run: int,
+    workers: int,
+) -> dict:
+    """Write every file of a tune run folder from the study; returns the manifest.
+
+    Files: ``trials.csv``, ``best.json`` (usable as ``STRATEGY@best.json``),
+    ``validation.csv`` (when validated), ``importances.csv``, ``manifest.json``,
+    the charts and ``report.md``.
+    """
+    import platform
+    from datetime import UTC, datetime
+
+    import optuna
+
+    from nines_sim import __version__
+    from nines_sim import tune as T
+    from nines_sim.output import write_csv
+
+    for f in TUNE_FILES:
+        (run_dir / f).unlink(missing_ok=True)
+    trials = T.trials_frame(study, setup)
+    write_csv(trials, run_dir / "trials.csv")
+    values, best = T.best_values(study, setup)
+    base_trial = T.baseline_trial(study, setup)
+    in_sample = best.value - base_trial.value if base_trial is not None else math.nan
+    baseline = setup.baseline_values()
+    best_json = {
+        "strategy": setup.strategy, "params": values, "baseline": baseline, "trial": best.number,
+        "win_rate_in_sample": best.value, "matches": setup.matches, "study": study_name,
+        "validated_gain": checked.gain if checked else None,
+        "validated_gain_ci": list(checked.gain_ci) if checked else None,
+    }  # fmt: skip
+    (run_dir / "best.json").write_text(json.dumps(best_json, indent=2) + "\n")
+    if checked is not None:
+        write_csv(checked.frame(), run_dir / "validation.csv")
+    write_csv(T.importances(study, setup), run_dir / "importances.csv")
+    n_done = len(T.finished(study))
+    spent = float(trials.loc[trials["state"].isin(["complete", "pruned"]), "seconds"].sum())
+    manifest = {
+        "tool": "tune", "command": command, "version": __version__, "study": study_name, "storage": storage,
+        "setup": setup.as_json(), "preset": setup.rules.preset, "sampler": T.sampler_name(study.sampler),
+        "pruner": "median, from the second seat rotation of a trial and the sixth trial on",
+        "trials_finished": n_done, "trials_run": trials_run, "best_trial": best.number,
+        "best_spec": setup.spec(values), "baseline_spec": setup.baseline_spec,
+        "in_sample_gain": in_sample, "validate": checked.matches if checked else 0,
+        "validation_match_range": list(checked.match_range) if checked else None,
+        "trial_match_range": [0, setup.per_rotation],
+        "workers": workers, "wall_seconds": round(wall_seconds, 3),
+        # from the trials' own times, so that a resumed run (or one that only validates) still says it
+        "trials_per_minute": round(60 * n_done / spent, 3) if spent > 0 else None,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
+        "optuna": optuna.__version__,
+    }  # fmt: skip
+    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    save_charts(run_dir)
+    write_report(run_dir)
+    return manifest

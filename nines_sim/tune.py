@@ -1,0 +1,540 @@
+"""Tuning a strategy's parameters for a table and rule set, with Optuna.
+
+The objective of a trial is the tuned strategy's win rate at the table, with
+it in every seat equally often: the lineup is rotated so that the tuned
+strategy sits at each seat in turn with its opponents in the same clockwise
+order, and every rotation plays the same match indices.  Every trial plays the
+same matches (common random numbers), so two trials differ by their
+parameters, not by the deals.  A trial's matches are played in chunks of whole
+rotations (one per worker at a time) through the tournament's machinery
+(:func:`nines_sim.tournament.play_range` on local workers or a Dask cluster);
+after each chunk the running win rate goes to Optuna's pruner, which stops
+trials that trail the median at the same step.  A chunk is made of whole
+rotations because an engine's cost is mostly per step, whatever its batch: one
+engine per rotation is the least a balanced trial can start.
+
+At the end the best parameters and the baseline (the strategy as named,
+usually its defaults) play fresh matches from :data:`VALIDATION_START` on,
+a range no trial touches, paired match by match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nines_sim import params as P
+from nines_sim.pool import run_units
+from nines_sim.registry import StrategyNotFound, resolve_spec
+from nines_sim.rules import Rules
+from nines_sim.simulate import chunks
+from nines_sim.stats import wilson
+from nines_sim.tally import SHARE_UNIT, SeatStats
+from nines_sim.tournament import play_range
+
+#: First match index of validation; trials play indices below ``matches / players``, far beneath it.
+VALIDATION_START = 1 << 40
+TRIAL_COLUMNS_END = ["win_rate", "win_rate_low", "win_rate_high", "matches", "seconds"]
+VALIDATION_COLUMNS = ["row", "spec", "matches", "win_rate", "low", "high", "p_value"]
+
+
+class TuneError(ValueError):
+    """A tuning run that cannot be set up as asked; the message (one line) says why."""
+
+
+class TuneInterrupted(RuntimeError):
+    """Ctrl-C stopped a trial; the finished trials are in the study's storage."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a study measures; two runs share a study only if their setups agree.
+
+    Attributes
+    ----------
+    strategy : str
+        The tuned strategy's spec without values (``expert``).
+    base_values : dict
+        Values the spec carried: the baseline, and the fixed value of every untuned parameter.
+    tuned : tuple of str
+        Names of the tuned parameters.
+    opponents : tuple of str
+        Canonical opponent specs, P-1 of them, clockwise after the tuned strategy.
+    rules : Rules
+        Including ``players``.
+    matches : int
+        Matches per trial (a multiple of ``players``: each rotation plays ``matches / players``).
+    seed : int
+    """
+
+    strategy: str
+    base_values: dict
+    tuned: tuple[str, ...]
+    opponents: tuple[str, ...]
+    rules: Rules
+    matches: int
+    seed: int
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def per_rotation(self) -> int:
+        return self.matches // self.players
+
+    def declared(self) -> dict[str, P.Param]:
+        cls, _, _ = resolve_spec(self.strategy)
+        return {p.name: p for p in P.declared(cls)}
+
+    def spec(self, values: dict[str, Any]) -> str:
+        """The strategy spec playing ``values`` over the base values (declaration order)."""
+        merged = self.base_values | values
+        return P.spec_with(self.strategy, {k: merged[k] for k in self.declared() if k in merged})
+
+    def baseline_values(self) -> dict[str, Any]:
+        """Every declared parameter's baseline value: the defaults under the values the spec carried."""
+        return P.defaults(type_of(self)) | self.base_values
+
+    @property
+    def baseline_spec(self) -> str:
+        return P.spec_with(self.strategy, self.base_values)
+
+    def as_json(self) -> dict:
+        """A JSON-safe description, stored with the study and compared on resume."""
+        d = asdict(self)
+        d["rules"] = self.rules.options() | {"preset": self.rules.preset, "hand_sizes": list(self.rules.hand_sizes)}
+        d["tuned"], d["opponents"], d["players"] = list(self.tuned), list(self.opponents), self.players
+        return json.loads(json.dumps(d, sort_keys=True))
+
+    def default_study_name(self) -> str:
+        """A name that is the same for the same setup: the strategy, rules, table and a short hash."""
+        digest = hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()[:8]
+        raw = f"{self.strategy}-{self.rules.preset}-{self.players}p-{digest}"
+        return re.sub(r"[^A-Za-z0-9._+-]", "_", raw)
+
+
+def make_setup(
+    strategy: str,
+    opponents: list[str],
+    rules: Rules,
+    params: str | None,
+    matches: int,
+    seed: int,
+) -> Setup:
+    """Check a tuning request and describe it.
+
+    Parameters
+    ----------
+    strategy : str
+        A spec; any values it carries are the baseline and fix the untuned parameters.
+    opponents : list of str
+        P-1 specs, or one spec to fill every other seat.
+    rules : Rules
+        ``rules.players`` seats.
+    params : str or None
+        ``"p1,p2"``, ``"all"`` or None (all).
+    matches : int
+        Matches per trial, rounded up to a multiple of the players.
+
+    Raises
+    ------
+    TuneError
+        For an unknown strategy or opponent, a strategy without parameters, an
+        unknown parameter name or a lineup that does not fill the table.
+    """
+    try:
+        cls, base, values = resolve_spec(strategy)
+        opps = [P.spec_with(b, v) for b, v in (resolve_spec(o)[1:] for o in opponents)]
+    except StrategyNotFound as exc:
+        raise TuneError(str(exc)) from None
+    declared = [p.name for p in P.declared(cls)]
+    if not declared:
+        raise TuneError(f"strategy {cls.name or base!r} declares no parameters; there is nothing to tune")
+    if params is None or params.strip() == "all":
+        tuned = tuple(declared)
+    else:
+        tuned = tuple(x.strip() for x in params.split(",") if x.strip())
+        for x in tuned:
+            if x not in declared:
+                raise TuneError(f"{cls.name or base} has no parameter {x!r}; its parameters are: {', '.join(declared)}")
+        if not tuned or len(set(tuned)) != len(tuned):
+            raise TuneError("--params takes distinct parameter names separated by commas, or all")
+    n_opp = rules.players - 1
+    if len(opps) == 1 and n_opp > 1:
+        opps = opps * n_opp
+    if len(opps) != n_opp:
+        raise TuneError(
+            f"a {rules.players}-seat table takes {n_opp} opponents (or one to fill every seat), not {len(opps)}"
+        )
+    per = math.ceil(matches / rules.players)
+    return Setup(base, values, tuned, tuple(opps), rules, per * rules.players, seed)
+
+
+def rotations(spec: str, opponents: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Lineups with ``spec`` at seat 0, 1, ..., P-1, the opponents clockwise after it in the same order."""
+    players = len(opponents) + 1
+    out = []
+    for r in range(players):
+        seats = [""] * players
+        seats[r] = spec
+        for i, o in enumerate(opponents):
+            seats[(r + 1 + i) % players] = o
+        out.append(tuple(seats))
+    return out
+
+
+# ---------------------------------------------------------------- playing
+
+
+@dataclass
+class Runner:
+    """Where a trial's matches are played: local worker processes, or a Dask client."""
+
+    workers: int = 1
+    batch_size: int = 32768
+    client: Any = None
+
+    def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
+        """Play :func:`play_range` units; True when Ctrl-C cut them short."""
+        if self.client is not None:
+            from nines_sim.cluster import _absolute, _run_chunks
+
+            units = [(tag, (a[0], _absolute(a[1]), *a[2:])) for tag, a in units]
+            return _run_chunks(self.client, play_range, units, take)
+        return run_units(play_range, units, self.workers, take)
+
+
+@dataclass
+class Played:
+    """The tuned strategy's results over some matches of every rotation."""
+
+    stats: SeatStats = field(default_factory=SeatStats)
+    rows: list[pd.DataFrame] = field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float:
+        return self.stats.win_rate
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.stats.wins, self.stats.matches)
+
+    def shares(self) -> pd.DataFrame:
+        """Per (rotation, match): the tuned strategy's win share (kept matches only)."""
+        df = pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
+        return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
+
+
+def play(
+    setup: Setup,
+    spec: str,
+    start: int,
+    n: int,
+    runner: Runner,
+    played: Played | None = None,
+    keep: bool = False,
+    only: tuple[int, ...] | None = None,
+) -> Played:
+    """Play matches ``start .. start+n-1`` of every rotation (or the rotations ``only``) with ``spec`` as the
+    tuned strategy, adding them to ``played``.
+
+    Raises
+    ------
+    TuneInterrupted
+        When Ctrl-C stopped the matches (nothing partial is returned).
+    """
+    out = played or Played()
+    lineups = rotations(spec, setup.opponents)
+    which = range(len(lineups)) if only is None else only
+    pieces = max(1, math.ceil(runner.workers / len(which))) if runner.workers > 1 else 1
+    size = math.ceil(n / pieces)
+    units = [
+        (r, (setup.rules, lineup, setup.seed, s, k, min(runner.batch_size, k), keep))
+        for r, lineup in enumerate(lineups)
+        if r in which
+        for s, k in chunks(start, n, size)
+    ]
+
+    def take(r: int, result: tuple) -> None:
+        tally, dfs = result
+        if tally.matches:
+            out.stats = out.stats + SeatStats.of(tally, r)
+        for df in dfs:
+            out.rows.append(pd.DataFrame({"rotation": r, "match": df["match"], "share": df[f"share_{r}"]}))
+
+    if runner.run(units, take):
+        raise TuneInterrupted("interrupted")
+    return out
+
+
+# ---------------------------------------------------------------- the study
+
+
+def suggest(trial: Any, param: P.Param) -> Any:
+    """A value of one parameter from Optuna's trial (its bounds are the search range)."""
+    if param.kind == "choice":
+        return trial.suggest_categorical(param.name, list(param.choices))
+    if param.kind == "int":
+        return trial.suggest_int(param.name, int(param.low), int(param.high))
+    return trial.suggest_float(param.name, float(param.low), float(param.high))
+
+
+def make_sampler(setup: Setup, seed: int) -> Any:
+    """CMA-ES (the ``cmaes`` package) when every tuned parameter is continuous and there are two or more;
+    TPE otherwise (it handles integers and choices, and one dimension)."""
+    import optuna
+
+    declared = setup.declared()
+    kinds = {declared[n].kind for n in setup.tuned}
+    if kinds == {"float"} and len(setup.tuned) >= 2:
+        # the baseline is the enqueued first trial; CMA-ES's own start is the middle of the bounds
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
+
+
+def type_of(setup: Setup) -> type:
+    return resolve_spec(setup.strategy)[0]
+
+
+def sampler_name(sampler: Any) -> str:
+    return "CMA-ES" if type(sampler).__name__ == "CmaEsSampler" else "TPE"
+
+
+def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
+    """The study in ``storage``: loaded when it exists (its setup must agree), else created when ``create``.
+
+    Raises
+    ------
+    TuneError
+        For a storage that cannot be opened, or a study of that name with another setup.
+    """
+    import optuna
+
+    # Optuna logs a trial stopped by Ctrl-C as a warning with a traceback; the command says it in one line
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    try:
+        st = optuna.storages.RDBStorage(storage)
+        names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
+    except Exception as exc:  # sqlalchemy's errors name the cause; the class names differ by driver
+        raise TuneError(
+            f"cannot open the storage {storage} ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+        ) from None
+    if name not in names and not create:
+        return None
+    # load_if_exists: another process may create the same study at the same moment
+    study = optuna.create_study(
+        study_name=name,
+        storage=st,
+        direction="maximize",
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
+        load_if_exists=True,
+    )
+    mine, theirs = setup.as_json(), study.user_attrs.get("setup")
+    if theirs is None:
+        study.set_user_attr("setup", mine)
+    elif theirs != mine:
+        diff = [k for k in mine if theirs.get(k) != mine[k]]
+        raise TuneError(
+            f"study {name!r} in {storage} was made for another strategy or table (it differs in "
+            f"{', '.join(diff) or 'everything'}); choose another --study or --storage"
+        )
+    return study
+
+
+def finished(study: Any) -> list[Any]:
+    """Trials that count towards ``--trials``: completed and pruned ones."""
+    from optuna.trial import TrialState
+
+    return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+
+
+def optimize(
+    study: Any,
+    setup: Setup,
+    n_trials: int,
+    runner: Runner,
+    on_trial: Callable[[Any], None] | None = None,
+) -> None:
+    """Run trials until the study holds ``n_trials`` completed or pruned ones (shared by every process).
+
+    The baseline values are enqueued as the first trial, so the in-sample gain
+    is measured on the same matches as every other trial.
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C; the trial that was running is marked failed and is not counted.
+    """
+    import optuna
+    from optuna.trial import TrialState
+
+    declared = setup.declared()
+    done = finished(study)
+    if not study.trials:
+        study.enqueue_trial({n: setup.baseline_values()[n] for n in setup.tuned})
+    # a fresh seed per resumption: the same seed would propose the same first points again
+    study.sampler = make_sampler(setup, setup.seed + len(study.trials))
+    per = setup.per_rotation
+    # a step plays as many rotations as there are workers, each in one engine
+    g = max(1, min(runner.workers, setup.players))
+    steps = [tuple(range(i, min(i + g, setup.players))) for i in range(0, setup.players, g)]
+
+    def objective(trial: optuna.Trial) -> float:
+        values = {n: suggest(trial, declared[n]) for n in setup.tuned}
+        spec = setup.spec(values)
+        t0 = time.perf_counter()
+        played = Played()
+        for step, group in enumerate(steps):
+            play(setup, spec, 0, per, runner, played, only=group)
+            _record(trial, played, time.perf_counter() - t0)
+            trial.report(played.win_rate, step)
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return played.win_rate
+
+    callbacks = [optuna.study.MaxTrialsCallback(n_trials, states=(TrialState.COMPLETE, TrialState.PRUNED))]
+    if on_trial:
+        callbacks.append(lambda _study, t: on_trial(t))
+    if len(done) >= n_trials:
+        return
+    try:
+        study.optimize(objective, n_trials=n_trials - len(done), callbacks=callbacks, catch=())
+    except KeyboardInterrupt:
+        raise TuneInterrupted("interrupted") from None
+
+
+def _record(trial: Any, played: Played, seconds: float) -> None:
+    st = played.stats
+    trial.set_user_attr("wins60", int(st.wins60))
+    trial.set_user_attr("matches", int(st.matches))
+    trial.set_user_attr("seconds", round(seconds, 3))
+
+
+# ---------------------------------------------------------------- results
+
+
+def trials_frame(study: Any, setup: Setup) -> pd.DataFrame:
+    """``trials.csv``: one row per trial (completed, pruned, failed) with its parameters and win rate."""
+    rows = []
+    for t in study.trials:
+        a = t.user_attrs
+        n = int(a.get("matches", 0))
+        wins = a.get("wins60", 0) / SHARE_UNIT
+        lo, hi = wilson(wins, n) if n else (math.nan, math.nan)
+        row = {"trial": t.number, "state": t.state.name.lower()}
+        row |= {k: t.params.get(k) for k in setup.tuned}
+        row |= {"win_rate": wins / n if n else math.nan, "win_rate_low": lo, "win_rate_high": hi}
+        row |= {"matches": n, "seconds": a.get("seconds", math.nan)}
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["trial", "state", *setup.tuned, *TRIAL_COLUMNS_END])
+
+
+def best_values(study: Any, setup: Setup) -> tuple[dict, Any]:
+    """Every declared parameter's value in the best completed trial (untuned ones at the base values)."""
+    best = study.best_trial
+    all_values = setup.baseline_values() | best.params
+    return {k: all_values[k] for k in setup.declared()}, best
+
+
+@dataclass
+class Validation:
+    """Best against baseline on fresh matches, paired: the estimates and the 95% interval of the gain."""
+
+    best_spec: str
+    baseline_spec: str
+    matches: int
+    best: float
+    baseline: float
+    best_ci: tuple[float, float]
+    baseline_ci: tuple[float, float]
+    gain: float
+    gain_ci: tuple[float, float]
+    p_value: float
+    match_range: tuple[int, int] = (0, 0)
+
+    def frame(self) -> pd.DataFrame:
+        """``validation.csv``: the two configurations and the paired gain."""
+        rows = [
+            ("best", self.best_spec, self.matches, self.best, *self.best_ci, math.nan),
+            ("baseline", self.baseline_spec, self.matches, self.baseline, *self.baseline_ci, math.nan),
+            ("gain", "best - baseline (paired)", self.matches, self.gain, *self.gain_ci, self.p_value),
+        ]
+        return pd.DataFrame(rows, columns=VALIDATION_COLUMNS)
+
+
+def paired_gain(a: np.ndarray, b: np.ndarray) -> tuple[float, tuple[float, float], float]:
+    """Mean of ``a - b`` over paired matches, its 95% t interval and two-sided p-value (scipy.stats)."""
+    from scipy import stats
+
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if d.size < 2 or not np.any(d != d[0]):
+        m = float(d.mean()) if d.size else math.nan
+        return m, (m, m), 1.0 if m == 0 else 0.0
+    res = stats.ttest_1samp(d, 0.0)
+    ci = res.confidence_interval(0.95)
+    return float(d.mean()), (float(ci.low), float(ci.high)), float(res.pvalue)
+
+
+def validate(setup: Setup, best_spec: str, n_matches: int, runner: Runner) -> Validation:
+    """Play ``n_matches`` fresh matches (from :data:`VALIDATION_START`, every rotation) with the best and
+    the baseline specs on the same deals, and compare them match by match.
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C.
+    """
+    per = math.ceil(n_matches / setup.players)
+    base_spec = setup.baseline_spec
+    b = play(setup, base_spec, VALIDATION_START, per, runner, keep=True)
+    a = b if best_spec == base_spec else play(setup, best_spec, VALIDATION_START, per, runner, keep=True)
+    sa, sb = a.shares(), b.shares()
+    if not (sa[["rotation", "match"]].to_numpy() == sb[["rotation", "match"]].to_numpy()).all():
+        raise RuntimeError("validation: the best and the baseline did not play the same matches")
+    gain, ci, p = paired_gain(sa["share"].to_numpy(), sb["share"].to_numpy())
+    played = (int(sa["match"].min()), int(sa["match"].max()) + 1)
+    return Validation(
+        best_spec, base_spec, a.stats.matches, a.win_rate, b.win_rate, a.interval(), b.interval(), gain, ci, p, played
+    )
+
+
+def baseline_trial(study: Any, setup: Setup) -> Any:
+    """The completed trial that played the baseline values (trial 0, enqueued), or None."""
+    base = setup.baseline_values()
+    for t in study.trials:
+        if t.state.name == "COMPLETE" and all(t.params.get(k) == base[k] for k in setup.tuned):
+            return t
+    return None
+
+
+def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> Validation:
+    """:func:`validate` the study's best completed trial against the baseline."""
+    values, _ = best_values(study, setup)
+    # the baseline itself is played once, not twice under two spellings
+    spec = setup.baseline_spec if values == setup.baseline_values() else setup.spec(values)
+    return validate(setup, spec, n_matches, runner)
+
+
+def importances(study: Any, setup: Setup) -> pd.DataFrame:
+    """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
+    import optuna
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            imp = optuna.importance.get_param_importances(study, params=list(setup.tuned))
+        except (ValueError, RuntimeError, ImportError):
+            imp = {}
+    if not imp or any("too small" in str(w.message) for w in caught):  # equal shares would be made up
+        return pd.DataFrame(columns=["parameter", "importance"])
+    return pd.DataFrame(list(imp.items()), columns=["parameter", "importance"])

@@ -1,0 +1,329 @@
+"""The compiled engine (numba) plays the same matches as the numpy engine, byte for byte.
+
+Every preset at every table size, rule combinations that reach the rare paths
+(reshuffles, passes, blocks, the turn cap, tie-break hands, shared wins, powers,
+two 9s together), every compiled built-in, Python plug-ins (batched, per-game and
+mixed with compiled seats), errors raised by a plug-in, and the on-disk cache of
+compiled code (a second process does not recompile; a read-only install works).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nines_sim.compiled import CompiledEngine, engine_class, make_engine, seat_ids
+from nines_sim.engine import BatchEngine, IllegalMoveError
+from nines_sim.pergame import GameView, PerGameStrategy
+from nines_sim.registry import make_lineup
+from nines_sim.results import HandRecords, MatchResults
+from nines_sim.rules import PRESETS, RulesError, make_rules
+from nines_sim.strategies.expert import Expert
+from nines_sim.strategies.random_play import RandomPlay
+from tests.det_strategies import HighestPair, Lowest
+
+BUILTINS = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def assert_identical(a: MatchResults, b: MatchResults) -> None:
+    """Same values, dtypes and shapes in every column of the matches and their hands."""
+    assert a.seed == b.seed
+    for name in ("match", "totals", "win_share", "hands", "tiebreak_hands", "first_dealer"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        assert x.tobytes() == y.tobytes(), name
+    for f in fields(HandRecords):
+        x, y = getattr(a.hand_records, f.name), getattr(b.hand_records, f.name)
+        assert x.dtype == y.dtype and x.shape == y.shape, f.name
+        assert x.tobytes() == y.tobytes(), f.name
+
+
+def both(rules, lineup, seed: int, n: int, start: int = 0, batch: int = 16) -> tuple[MatchResults, MatchResults]:
+    players = make_lineup(list(lineup))
+    a = BatchEngine(rules, players, seed, start, n, batch_size=batch).run()
+    b = CompiledEngine(rules, players, seed, start, n, batch_size=batch).run()
+    return a, b
+
+
+def _preset_cases() -> list:
+    cases = []
+    for preset in PRESETS:
+        for players in range(2, 7):
+            try:
+                make_rules(preset, players=players)
+            except RulesError:
+                continue
+            cases.append(pytest.param(preset, players, id=f"{preset}-{players}p"))
+    return cases
+
+
+@pytest.mark.parametrize("preset,players", _preset_cases())
+def test_every_preset_and_table_size_matches_the_numpy_engine(preset, players):
+    rules = make_rules(preset, players=players)
+    lineup = [BUILTINS[(s + players) % len(BUILTINS)] for s in range(players)]
+    a, b = both(rules, lineup, seed=1000 + players, n=8, start=5)
+    assert a.n_matches == 8
+    assert_identical(a, b)
+
+
+# Options no preset sets, and combinations that reach rare paths (as tests/test_reference_agreement.py does).
+COMBOS = [
+    ("skip-reverse", {"players": 2}),
+    ("skip-reverse+double-nines", {"players": 5}),
+    ("double-nines+no-nine-out", {"players": 3}),
+    ("no-stacking+hard-nines", {"players": 4, "tie_rule": "share"}),
+    ("draw-until-playable+skip-reverse", {"players": 6}),
+    ("draw-until-playable+no-stacking", {"players": 3, "hand_sizes": (25, 16, 12, 5, 5)}),  # crowded: passes
+    ("free-nines", {"players": 2, "turn_cap": 2, "fixed_hands": 3, "hand_sizes": (3, 3, 3, 3, 3)}),  # blocks at the cap
+    ("free-nines", {"players": 4, "target": 30}),  # shared wins
+    ("classic", {"players": 4, "fixed_hands": 1, "turn_cap": 2, "nine_penalty": 10, "hand_sizes": (2, 2, 2, 2, 2)}),
+    ("double-nines", {"players": 2, "hand_sizes": (40, 7, 7, 5, 5), "turn_cap": 60}),  # two decks, reshuffles, caps
+]
+
+
+@pytest.mark.parametrize("preset,over", COMBOS, ids=[f"{p}-{'-'.join(map(str, o.values()))}" for p, o in COMBOS])
+def test_rule_combinations_match_the_numpy_engine(preset, over):
+    rules = make_rules(preset, **over)
+    players = rules.players
+    lineup = [BUILTINS[s % len(BUILTINS)] for s in range(players)]
+    a, b = both(rules, lineup, seed=77, n=15)
+    assert_identical(a, b)
+
+
+def test_the_combinations_reach_the_rare_paths():
+    """Blocked and capped hands, tie-break hands, shared wins, reshuffles and 9 starters all occur above."""
+    seen = {"blocked": 0, "capped": 0, "tiebreak": 0, "shared": 0, "reshuffle": 0, "nine_starter": 0}
+    for preset, over in COMBOS:
+        rules = make_rules(preset, **over)
+        lineup = make_lineup([BUILTINS[s % len(BUILTINS)] for s in range(rules.players)])
+        r = CompiledEngine(rules, lineup, 77, 0, 15).run()
+        hr = r.hand_records
+        seen["blocked"] += int((hr.outcome == -1).sum())
+        seen["capped"] += int((hr.outcome == -2).sum())
+        seen["tiebreak"] += int(r.tiebreak_hands.sum())
+        seen["shared"] += int(((r.win_share > 0) & (r.win_share < 1)).any(axis=1).sum())
+        seen["reshuffle"] += int(hr.reshuffles.sum())
+        seen["nine_starter"] += int(hr.nine_starter.sum())
+    assert all(v > 0 for v in seen.values()), seen
+
+
+class WrappedRandom(RandomPlay):
+    """The built-in random player, as a Python plug-in (a subclass is asked in Python)."""
+
+    name = "wrapped-random"
+
+
+class WrappedExpert(Expert):
+    name = "wrapped-expert"
+
+
+class PerGameLowest(PerGameStrategy):
+    """The lowest legal card by face number; the first suit named in the hand."""
+
+    name = "pergame-lowest"
+
+    def choose_card(self, view: GameView) -> str:
+        return sorted(view.legal, key=lambda c: view.legal.index(c))[0]
+
+    def choose_suit(self, view: GameView) -> str:
+        return view.hand[0][-1] if view.hand else "S"
+
+
+def test_a_builtin_wrapped_as_a_python_plugin_gives_the_compiled_results():
+    rules = make_rules("double-nines", players=4)
+    compiled = make_lineup(["random", "expert", "random", "expert"])
+    wrapped = [WrappedRandom(), WrappedExpert(), compiled[0], WrappedExpert()]
+    assert seat_ids(compiled).tolist() != [0, 0, 0, 0] and seat_ids(wrapped).tolist()[:2] == [0, 0]
+    a = CompiledEngine(rules, compiled, 3, 0, 40, batch_size=7).run()
+    b = CompiledEngine(rules, wrapped, 3, 0, 40, batch_size=7).run()
+    assert_identical(a, b)
+
+
+@pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse", "draw-until-playable+no-nine-out"])
+def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
+    rules = make_rules(preset, players=5)
+    lineup = [Lowest(), "random", HighestPair(), PerGameLowest(), "expert"]
+    a, b = both(rules, lineup, seed=12, n=25, batch=6)
+    assert_identical(a, b)
+
+
+def test_a_builtin_with_parameter_values_decides_in_python_and_matches_the_numpy_engine():
+    """The compiled twins hold the default weights; other values must reach the strategy (issue 13)."""
+    rules = make_rules("classic", players=4)
+    lineup = make_lineup(["expert:shed_nine_at=3,danger_cards=2", "expert", "dump-faces", "random"])
+    from nines_sim import kernel as K
+
+    assert seat_ids(lineup).tolist() == [K.SID_PYTHON, K.SID_EXPERT, K.SID_DUMP_FACES, K.SID_RANDOM]
+    a, b = both(rules, lineup, seed=21, n=25, batch=8)
+    assert_identical(a, b)
+    at_defaults = CompiledEngine(rules, make_lineup(["expert", "expert", "dump-faces", "random"]), 21, 0, 25).run()
+    assert not np.array_equal(a.totals, at_defaults.totals)
+
+
+def test_results_do_not_depend_on_batch_size_or_chunks():
+    rules = make_rules("classic", players=3)
+    lineup = make_lineup([Lowest(), "random", "hold-nines"])
+    whole = CompiledEngine(rules, lineup, 5, 0, 30, batch_size=30).run()
+    parts = [CompiledEngine(rules, lineup, 5, s, 10, batch_size=b).run() for s, b in ((0, 1), (10, 4), (20, 10))]
+    assert_identical(whole, MatchResults.concat(parts))
+
+
+def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
+    """Small record buffers and a small block per advance: results come out in pieces, all of them."""
+    import nines_sim.compiled as compiled
+
+    monkeypatch.setattr(compiled, "RECORD_BUFFER", 8)
+    monkeypatch.setattr(compiled, "MATCHES_PER_ADVANCE", 3)
+    rules = make_rules("classic")
+    lineup = make_lineup(["random"] * 4)
+    e = CompiledEngine(rules, lineup, 9, 0, 20)
+    e.start_run()
+    got = []
+    while e.B:
+        e.advance()
+        got.append(e.harvest())
+        assert e.lowest_unfinished() <= 20
+    assert_identical(MatchResults.concat(got), BatchEngine(rules, lineup, 9, 0, 20).run())
+
+
+def test_an_illegal_move_from_a_plugin_names_the_match_to_replay():
+    class Cheat(Lowest):
+        name = "cheat"
+
+        def play(self, obs):
+            out = super().play(obs)
+            out[obs.hand_sizes[np.arange(obs.n), obs.seat] == 3] = 51  # the king of spades, held or not
+            return out
+
+    rules = make_rules("classic")
+    with pytest.raises(IllegalMoveError, match="strategy 'cheat' returned a card that is not a legal play"):
+        CompiledEngine(rules, [Cheat()] + make_lineup(["random"] * 3), 1, 0, 30, batch_size=8).run()
+
+
+def test_bulk_runs_use_the_compiled_engine_unless_told_otherwise(monkeypatch):
+    rules = make_rules("classic")
+    lineup = make_lineup(["random"] * 4)
+    assert isinstance(make_engine(rules, lineup, 0, 0, 1), CompiledEngine)
+    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    assert engine_class() is BatchEngine
+
+
+def test_the_compiled_engine_refuses_a_trace():
+    with pytest.raises(ValueError, match="use BatchEngine for traces"):
+        CompiledEngine(make_rules("classic"), make_lineup(["random"] * 4), 0, 0, 1, trace=True)
+
+
+# ------------------------------------------------------------------ the cache of compiled code
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from nines_sim import kernel
+    from nines_sim.simulate import simulate
+    from nines_sim.rules import make_rules
+    r = simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 30, seed=4)
+    st = kernel.play_slots.stats
+    print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values()),
+                      "path": st.cache_path, "totals": r.totals.sum(axis=0).tolist()}))
+    """
+)
+
+
+# root may write anywhere, so a read-only folder is read-only to it only where os.access says so
+AS_IF_READ_ONLY = textwrap.dedent(
+    """
+    import os
+    _access = os.access
+    def _ro(p, mode, **kw):
+        return False if mode == os.W_OK and str(p).startswith({site!r}) else _access(p, mode, **kw)
+    os.access = _ro
+    """
+)
+
+
+def _probe(env: dict, cwd: Path, read_only: Path | None = None) -> dict:
+    import json
+
+    code = (AS_IF_READ_ONLY.format(site=str(read_only)) if read_only else "") + PROBE
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_the_compiled_kernel_from_the_cache():
+    env = dict(os.environ)
+    first = _probe(env, ROOT)  # compiles only if nothing is cached yet
+    second = _probe(env, ROOT)
+    assert second["hits"] >= 1 and second["misses"] == 0, second
+    assert second["totals"] == first["totals"]
+
+
+def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
+    """A copy of the package in a read-only folder reads and writes its compiled code in $XDG_CACHE_HOME/nines-sim.
+
+    Compiling from nothing takes minutes on a busy 2-core machine, so the user cache is
+    seeded with this checkout's compiled files, filed where numba looks for the copy's code
+    (the copy keeps the files' times, which is what numba checks); that a second process
+    loads rather than compiles is the test above.
+    """
+    from numba.core.caching import _CacheLocator
+
+    _probe(dict(os.environ), ROOT)  # make sure this checkout's cache is filled
+    site = tmp_path / "site"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "nines_sim", site / "nines_sim", ignore=skip)
+    shutil.copytree(ROOT / "strategies", site / "nines_sim" / "strategies", ignore=skip)
+    user_cache = tmp_path / "cache" / "nines-sim"
+    seeded = user_cache / _CacheLocator.get_suitable_cache_subpath(str(site / "nines_sim" / "kernel.py"))
+    seeded.mkdir(parents=True)
+    for f in (ROOT / "nines_sim" / "__pycache__").glob("kernel.*.nb[ic]"):
+        shutil.copy2(f, seeded / f.name)
+    for d, _, files in os.walk(site):
+        for name in files:
+            os.chmod(Path(d) / name, 0o444)
+        os.chmod(d, 0o555)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    try:
+        got = _probe(env, tmp_path, read_only=site)
+    finally:
+        for d, _, _ in os.walk(site):
+            os.chmod(d, 0o755)
+    assert got["path"].startswith(str(user_cache)), got["path"]
+    assert got["hits"] >= 1 and got["misses"] == 0, got
+    assert not (site / "nines_sim" / "__pycache__").exists() or not any(
+        p.suffix in (".nbi", ".nbc") for p in (site / "nines_sim" / "__pycache__").iterdir()
+    )
+    assert got["totals"] == _probe(dict(os.environ), ROOT)["totals"]
+
+
+# ------------------------------------------------------------------ compiled user strategies
+def test_a_compiled_user_strategy_decides_as_its_batched_twin_in_both_engines():
+    from nines_sim.lowest_first import LowestFirst, LowestFirstCompiled
+
+    rules = make_rules("double-nines", players=4)
+    batched = [LowestFirst(), "random", LowestFirst(), "expert"]
+    compiled = [LowestFirstCompiled(), "random", LowestFirstCompiled(), "expert"]
+    want = BatchEngine(rules, make_lineup(batched), 21, 0, 30, batch_size=8).run()
+    assert seat_ids(make_lineup(compiled)).tolist()[0] == 6
+    assert_identical(want, CompiledEngine(rules, make_lineup(compiled), 21, 0, 30).run())
+    assert_identical(want, BatchEngine(rules, make_lineup(compiled), 21, 0, 30, batch_size=8).run())
+
+
+def test_an_illegal_answer_from_a_compiled_user_strategy_names_the_match():
+    from nines_sim.compiled_strategy import CompiledStrategy
+
+    class Stubborn(CompiledStrategy):
+        name = "stubborn"
+        decide = staticmethod(lambda kind, g, hand, hand_sizes, totals, drew_on: 51 if kind == 0 else 0)
+
+    rules = make_rules("classic")
+    with pytest.raises(IllegalMoveError, match=r"strategy 'stubborn' returned a card that is not a legal play.*replay"):
+        CompiledEngine(rules, [Stubborn()] + make_lineup(["random"] * 3), 1, 0, 5).run()

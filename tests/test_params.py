@@ -1,0 +1,183 @@
+"""Strategy parameters: declared on a class, given in a spec, checked, and reaching the strategy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.params import Param, ParamError, split_spec
+from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+from nines_sim.rules import make_rules
+from nines_sim.simulate import simulate
+
+runner = CliRunner()
+LINEUP = ["expert", "dump-faces", "hold-nines", "expert"]
+
+# sha256 of (totals, win shares, hands) of 300 matches, seed 11, at the lineup above, measured with
+# expert's module constants before they became parameters: the defaults must play exactly as they did.
+BEFORE = {
+    "classic": "3b814e92a617de2978c4e119375ce797bad0f2d89159ec326b0a453c70ec626f",
+    "hard-nines": "33d0d050652543d25b57bc2661fac3898dd8a5750dc4db53080d7f927c6f6270",
+}
+
+
+def _digest(res) -> str:  # noqa: ANN001
+    parts = (res.totals, res.win_share, res.hands)
+    return hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in parts)).hexdigest()
+
+
+@pytest.mark.parametrize("preset", ["classic", "hard-nines"])
+def test_expert_at_its_defaults_plays_byte_for_byte_as_before(preset):
+    res = simulate(make_rules(preset, players=4), LINEUP, 300, seed=11)
+    assert _digest(res) == BEFORE[preset]
+    # the defaults written out in full are the same strategy
+    full = canonical_spec("expert:w_penalty=1,w_follow=3,w_block=4,danger_cards=1,next_player_factor=2,"
+                          "shed_nine_at=2,switch_against=1")  # fmt: skip
+    res2 = simulate(make_rules(preset, players=4), [full, *LINEUP[1:]], 300, seed=11)
+    assert _digest(res2) == BEFORE[preset]
+
+
+@pytest.mark.parametrize("spec", ["expert:shed_nine_at=8", "expert:spare_nines=1", "expert:declare_points=150"])
+def test_a_parameter_change_changes_decisions(spec):
+    rules = make_rules("classic", players=4)
+    base = simulate(rules, LINEUP, 200, seed=3)
+    changed = simulate(rules, [spec, *LINEUP[1:]], 200, seed=3)
+    assert not np.array_equal(base.totals, changed.totals)
+
+
+def test_values_reach_the_instance():
+    st = make_lineup(["expert:shed_nine_at=8,w_follow=2.5"])[0]
+    assert st.shed_nine_at == 8 and st.w_follow == 2.5 and st.w_block == 4.0
+    assert st.label == "expert(w_follow=2.5,shed_nine_at=8)"
+
+
+@pytest.mark.parametrize(
+    ("spec", "parts"),
+    [
+        ("expert", ("expert", None, None)),
+        ("expert:w_follow=2.5,danger_cards=2", ("expert", "w_follow=2.5,danger_cards=2", None)),
+        ("expert@best.json", ("expert", None, "best.json")),
+        ("my/strats.py:Mine", ("my/strats.py:Mine", None, None)),
+        ("my/strats.py:Mine:k=1", ("my/strats.py:Mine", "k=1", None)),
+        ("pkg.mod:Mine:k=1,j=x", ("pkg.mod:Mine", "k=1,j=x", None)),
+        ("dir@x/s.py:Mine", ("dir@x/s.py:Mine", None, None)),
+    ],
+)
+def test_split_spec(spec, parts):
+    assert split_spec(spec) == parts
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("expert:foo=1", "expert has no parameter 'foo'; its parameters are: w_penalty, w_follow"),
+        ("expert:w_follow=abc", "expert parameter w_follow takes a number, not 'abc'"),
+        ("expert:danger_cards=1.5", "expert parameter danger_cards takes an integer, not '1.5'"),
+        ("expert:w_follow=11", "expert parameter w_follow must lie in 0..10, not 11.0"),
+        ("expert:shed_nine_at=-1", "must lie in 0..8"),
+        ("random:x=1", "strategy 'random' declares no parameters"),
+        ("expert:w_follow", "in 'expert:w_follow', parameters are written expert:key=value,key=value"),
+        ("expert:w_follow=1,w_follow=2", "parameter 'w_follow' is given twice"),
+        ("expert@/no/such/file.json", "no such parameter file: /no/such/file.json"),
+    ],
+)
+def test_bad_values_are_refused_with_the_reason(spec, message):
+    with pytest.raises(StrategyNotFound, match="^.*$") as info:
+        make_lineup([spec])
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_param_coerces_and_checks_each_kind():
+    p = Param("mode", "choice", "a", choices=("a", "b"))
+    assert p.coerce("b", "s") == "b"
+    with pytest.raises(ParamError, match="must be one of a|b"):
+        p.coerce("c", "s")
+    q = Param("n", "int", 2, 0, 4)
+    assert q.coerce("3", "s") == 3 and q.coerce(3.0, "s") == 3
+    with pytest.raises(ParamError):
+        q.coerce(True, "s")
+    with pytest.raises(ValueError, match="outside"):
+        Param("bad", "float", 9.0, 0.0, 1.0)
+
+
+def test_json_file_round_trips(tmp_path):
+    values = {"w_follow": 2.123456789012345, "danger_cards": 2}
+    f = tmp_path / "best.json"
+    f.write_text(json.dumps({"strategy": "expert", "params": values}))
+    st = make_lineup([f"expert@{f}"])[0]
+    assert st.values == values and st.w_follow == values["w_follow"]
+    spec = canonical_spec(f"expert@{f}")
+    assert spec == "expert:w_follow=2.123456789012345,danger_cards=2"
+    assert make_lineup([spec])[0].values == values
+    (tmp_path / "other.json").write_text(json.dumps({"strategy": "hold-nines", "params": {}}))
+    with pytest.raises(StrategyNotFound, match="holds parameters for 'hold-nines', not for 'expert'"):
+        make_lineup([f"expert@{tmp_path / 'other.json'}"])
+    (tmp_path / "bad.json").write_text("{nope")
+    with pytest.raises(StrategyNotFound, match="is not a readable JSON file"):
+        make_lineup([f"expert@{tmp_path / 'bad.json'}"])
+
+
+def test_a_plugin_file_takes_values_after_its_class_name(tmp_path):
+    src = tmp_path / "mine.py"
+    src.write_text(
+        "import numpy as np\n"
+        "from nines_sim.params import Param\n"
+        "from nines_sim.choice import pick_bit\n"
+        "from nines_sim.strategy import Strategy\n"
+        "class Mine(Strategy):\n"
+        "    name = 'mine'\n"
+        "    params = (Param('bias', 'int', 0, 0, 3, help='which suit to declare'),)\n"
+        "    def play(self, obs):\n"
+        "        return pick_bit(obs.legal, obs.random())\n"
+        "    def declare(self, obs):\n"
+        "        return np.full(obs.n, self.bias)\n"
+    )
+    st = make_lineup([f"{src}:Mine:bias=3"])[0]
+    assert st.bias == 3 and st.label == "mine(bias=3)"
+    with pytest.raises(StrategyNotFound, match="must lie in 0..3"):
+        make_lineup([f"{src}:Mine:bias=4"])
+
+
+def _one_line_error(result) -> str:  # noqa: ANN001
+    assert result.exit_code == 2, result.output
+    lines = [x for x in result.output.splitlines() if x.strip()]
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("cmd", ["tournament", "compare-rules", "replay"])
+@pytest.mark.parametrize("spec", ["expert:foo=1", "expert:w_block=99", "hold-nines:x=1", "expert@missing.json"])
+def test_every_command_refuses_bad_values_in_one_line(cmd, spec, tmp_path):
+    extra = {"tournament": ["-n", "5", "--out", str(tmp_path / "o")], "compare-rules": ["--rules", "classic",
+             "--rules", "hard-nines", "-n", "5", "--out", str(tmp_path / "o")], "replay": []}[cmd]  # fmt: skip
+    r = runner.invoke(app, [cmd, spec, "dump-faces", *extra])
+    assert _one_line_error(r).startswith("Error: ")
+    assert not (tmp_path / "o").exists()
+
+
+def test_one_table_seats_the_same_strategy_with_different_values_and_the_command_reruns(tmp_path):
+    args = ["expert", "expert:shed_nine_at=3", "dump-faces", "hold-nines", "-n", "60", "--seed", "5", "-w", "1"]
+    r = runner.invoke(app, ["tournament", *args, "--out", str(tmp_path / "a"), "--no-charts", "-q"])
+    assert r.exit_code == 0, r.output
+    summary = (tmp_path / "a" / "summary.csv").read_text()
+    assert ",expert(shed_nine_at=3)," in summary and ",expert," in summary
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert "expert:shed_nine_at=3" in manifest["strategies"]
+    again = shlex.split(manifest["command"])[1:] + ["--out", str(tmp_path / "b"), "--no-charts", "-q", "-w", "1"]
+    assert runner.invoke(app, again).exit_code == 0
+    assert (tmp_path / "b" / "summary.csv").read_text() == summary
+
+
+def test_strategies_lists_parameters_with_defaults_and_bounds():
+    r = runner.invoke(app, ["strategies"])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "shed_nine_at" in x)
+    assert "int" in line and "default 2" in line and "0..8" in line
+    assert any("w_follow" in x and "default 3.0" in x and "0..10" in x for x in r.output.splitlines())
