@@ -787,7 +787,7 @@ def tune(
         raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    players = _players_wanted(players, rule) or len(opps) + 1
+    players = _players_wanted(players, rule)[0] or len(opps) + 1
     r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], players)
     try:
         setup = make_setup(strategy, opps, r, params, matches, seed)
