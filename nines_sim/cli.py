@@ -512,13 +512,9 @@ def _cluster(scheduler: str, workers: int):
 
 
 def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
-    from nines_sim.report import write_report
+    from nines_sim.reporting import redraw
 
-    if not no_charts:
-        from nines_sim.charts import save_all
-
-        save_all(run_dir)
-    write_report(run_dir)
+    redraw(run_dir, charts=not no_charts)
 
 
 def canonical_command(
@@ -635,17 +631,13 @@ def compare_rules(
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)
-    from nines_sim.compare_report import save_all_comparison, write_comparison_report
-
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
                                                     outcome, n_workers, batch_size) | extra)  # fmt: skip
-        if not no_charts:
-            save_all_comparison(run_dir)
-        write_comparison_report(run_dir)
+        _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(table))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
@@ -773,22 +765,19 @@ def analyze(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder of 'nines tournament' or 'nines compare-rules'.")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder of 'nines tournament', 'nines compare-rules' or 'nines tune'.")
+    ],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
-    from nines_sim.compare_report import save_all_comparison, write_comparison_report
-    from nines_sim.runcheck import RunFolderError, check_run_folder
+    from nines_sim.reporting.check import RunFolderError, check_run_folder
 
     try:
-        kind = check_run_folder(run_dir)
+        check_run_folder(run_dir)
     except RunFolderError as exc:
         raise usage_error(str(exc)) from None
     try:
-        if kind == "comparison":
-            save_all_comparison(run_dir)
-            write_comparison_report(run_dir)
-        else:
-            _charts_and_report(run_dir, no_charts=False)
+        _charts_and_report(run_dir, no_charts=False)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
@@ -872,7 +861,7 @@ def tune(
         raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
-    players = _players_wanted(players, rule) or len(opps) + 1
+    players = _players_wanted(players, rule)[0] or len(opps) + 1
     r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], players)
     try:
         setup = make_setup(strategy, opps, r, params, matches, seed)
@@ -980,7 +969,11 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
         typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to resume.",
                    err=True)  # fmt: skip
         raise typer.Exit(code=130) from None
-    from nines_sim.tune_report import write_tune_folder
+    from nines_sim.numbers import decimal_text
+    from nines_sim.reporting.tune import write_tune_folder
+
+    def pts(x: float) -> str:  # the report's rounding rule for points of win rate
+        return decimal_text(x, 2, signed=True, scale=100)
 
     with _writing():
         m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
@@ -989,8 +982,8 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
     elif checked is not None:
         typer.echo(
             f"validated on {checked.matches:,} fresh matches: win rate {checked.baseline:.4f} -> {checked.best:.4f}, "
-            f"gain {100 * checked.gain:+.2f} points (95% CI {100 * checked.gain_ci[0]:+.2f} to "
-            f"{100 * checked.gain_ci[1]:+.2f}); in-sample gain {100 * m['in_sample_gain']:+.2f} points"
+            f"gain {pts(checked.gain)} points (95% CI {pts(checked.gain_ci[0])} to "
+            f"{pts(checked.gain_ci[1])}); in-sample gain {pts(m['in_sample_gain'])} points"
         )
     typer.echo(
         f"{m['trials_finished']} trials ({ran} run now, {wall:.1f} s; {m['trials_per_minute'] or 0:.2f} trials/min); "

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.compiled import make_engine
+from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
@@ -345,16 +346,20 @@ def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: Compare
 
 
 def terminal_table(df: pd.DataFrame) -> str:
-    """The comparison a user reads in the terminal."""
-    lines = [f"{'rule set':<28} {'seat:strategy':<20} {'win rate [95% CI]':<26} {'change vs first [95% CI]':<28}"]
+    """The comparison a user reads in the terminal; columns widen to the longest rule set and seat label."""
+    rows = []
     for r in df.itertuples():
-        ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+        ci = f"{decimal_text(r.win_rate, 4)} [{decimal_text(r.win_rate_low, 4)}, {decimal_text(r.win_rate_high, 4)}]"
         if isinstance(r.delta_p_value, float) and not math.isnan(r.delta_p_value):
             mark = " *" if r.significant else ""
-            delta = f"{100 * r.delta_win_rate:+.2f} pp [{100 * r.delta_low:+.2f}, {100 * r.delta_high:+.2f}]{mark}"
+            shift = [decimal_text(v, 2, signed=True, scale=100) for v in (r.delta_win_rate, r.delta_low, r.delta_high)]
+            delta = f"{shift[0]} pp [{shift[1]}, {shift[2]}]{mark}"
         else:
             delta = "(reference)"
-        lines.append(f"{r.rule_set:<28} {f'{r.position}:{r.strategy}':<20} {ci:<26} {delta:<28}")
+        rows.append((str(r.rule_set), f"{r.position}:{r.strategy}", ci, delta))
+    head = ("rule set", "seat:strategy", "win rate [95% CI]", "change vs first [95% CI]")
+    widths = [max(w, *(len(row[i]) for row in rows)) for i, w in enumerate((28, 20, 26, 28))]
+    lines = [" ".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
     if df["significant"].isna().any():
         lines.append(f"stopped with too few matches to test the shifts (fewer than {MIN_MATCHES_TO_RANK} per rule set)")
     else:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim import __version__
+from nines_sim.numbers import FLOAT_FORMAT
 from nines_sim.tournament import (
     Plan,
     RunOutcome,
@@ -27,7 +28,6 @@ from nines_sim.tournament import (
     summary_frame,
 )
 
-FLOAT_FORMAT = "%.10g"
 RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
              "head_to_head.csv", "comparison.csv", "matches.csv.gz", "manifest.json", "report.md",
              "win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png",

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.compiled import make_engine
+from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
@@ -564,14 +565,16 @@ def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True) -> st
     When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.
     """
     df = summary.sort_values(["rank", "position"], kind="stable") if ranked else summary
-    head = f"{'rank':>4}  {'strategy':<22} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
+    labels = [f"{r.position}:{r.strategy}" if plan.format == "table" else str(r.strategy) for r in df.itertuples()]
+    width = max(22, *(len(x) for x in labels))  # a long strategy name widens the column, not the row
+    head = f"{'rank':>4}  {'strategy':<{width}} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"
     lines = [head]
-    for r in df.itertuples():
-        label = f"{r.position}:{r.strategy}" if plan.format == "table" else r.strategy
-        ci = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
-        tail = f"{r.mean_total:>10.2f} {r.go_out_rate:>11.4f} {r.mean_hand_penalty:>12.2f}"
-        lines.append(f"{r.rank if ranked else '-':>4}  {label:<22} {ci:<26} {tail}")
+    for label, r in zip(labels, df.itertuples()):
+        ci = f"{decimal_text(r.win_rate, 4)} [{decimal_text(r.win_rate_low, 4)}, {decimal_text(r.win_rate_high, 4)}]"
+        tail = (f"{decimal_text(r.mean_total, 2):>10} {decimal_text(r.go_out_rate, 4):>11} "
+                f"{decimal_text(r.mean_hand_penalty, 2):>12}")  # fmt: skip
+        lines.append(f"{r.rank if ranked else '-':>4}  {label:<{width}} {ci:<26} {tail}")
     if not ranked:
         lines.append(TOO_SMALL_NOTE)
     return "\n".join(lines)

@@ -14,8 +14,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from nines_sim import charts, report  # noqa: E402
-from nines_sim.stats import Z95  # noqa: E402
+from nines_sim.reporting import charts, folders  # noqa: E402
+from nines_sim.reporting import tournament as report  # noqa: E402
+from nines_sim.stats import Z95, wilson_array  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -24,7 +25,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _wilson(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return charts.wilson_interval(k, n)
+    return wilson_array(k, n)
 
 
 def _pairwise_row(comparison: str, a: str, b: str, matches: int, estimate: float, se: float, p_holm: float) -> dict:
@@ -238,7 +239,7 @@ def test_save_all_round_robin_adds_head_to_head(rr_run: Path) -> None:
 
 
 def test_plot_functions_draw_on_given_axes(rr_run: Path) -> None:
-    run = charts.load_run(rr_run)
+    run = folders.load_run(rr_run)
     fig, axes = plt.subplots(2, 3)
     try:
         drawn = [
@@ -255,14 +256,14 @@ def test_plot_functions_draw_on_given_axes(rr_run: Path) -> None:
 
 
 def test_win_rate_reference_is_fair_share_or_half(table_run: Path, rr_run: Path) -> None:
-    t = charts.load_run(table_run)
+    t = folders.load_run(table_run)
     assert charts.win_rate_data(t.summary, t.format, t.players).reference == pytest.approx(0.25)
-    r = charts.load_run(rr_run)
+    r = folders.load_run(rr_run)
     assert charts.win_rate_data(r.summary, r.format, r.players).reference == 0.5
 
 
 def test_distribution_merges_repeated_names(table_run: Path) -> None:
-    run = charts.load_run(table_run)
+    run = folders.load_run(table_run)
     scores = pd.concat([run.score_distribution, run.score_distribution[run.score_distribution.strategy == "random"]])
     h = charts.distribution_data(scores, "hand_penalty")
     assert list(h.shares) == ["random", "hold-nines"]  # one curve per name, lineup order
@@ -273,7 +274,7 @@ def test_distribution_merges_repeated_names(table_run: Path) -> None:
 
 
 def test_head_to_head_matrix_has_empty_diagonal(rr_run: Path) -> None:
-    run = charts.load_run(rr_run)
+    run = folders.load_run(rr_run)
     h = charts.head_to_head_data(run.head_to_head, order=["hold-nines", "random", "dump-faces"])
     assert h.labels == ["hold-nines", "random", "dump-faces"]
     assert np.isnan(np.diag(h.rate)).all()
@@ -286,10 +287,10 @@ def test_helpers() -> None:
     assert charts.nice_bin_width(200) == 5
     assert charts.nice_bin_width(2000) == 50
     # Wilson 95% for 5/10 is 0.2366 to 0.7634 (Agresti & Coull 1998, table values).
-    lo, hi = charts.wilson_interval(np.array([5.0]), np.array([10.0]))
+    lo, hi = wilson_array(np.array([5.0]), np.array([10.0]))
     assert (lo[0], hi[0]) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert charts.readable_label("2:random") == "random (seat 2)"
-    assert charts.readable_label("hold-nines") == "hold-nines"
+    assert folders.readable_label("2:random") == "random (seat 2)"
+    assert folders.readable_label("hold-nines") == "hold-nines"
 
 
 def test_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:

@@ -15,9 +15,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from nines_sim import charts, compare_report  # noqa: E402
+from nines_sim.reporting import charts, folders  # noqa: E402
+from nines_sim.reporting import comparison as compare_report  # noqa: E402
 from nines_sim.rules import make_rules  # noqa: E402
-from nines_sim.stats import holm  # noqa: E402
+from nines_sim.stats import holm, wilson_array  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 Z95 = 1.959963984540054
@@ -67,7 +68,7 @@ def make_comparison(
         for p, name in enumerate(LINEUP):
             d, se = shifts.get(r, [(0.0, 0.003)] * len(LINEUP))[p] if r else (0.0, 0.0)
             rate = BASE_RATES[p] + d
-            lo, hi = charts.wilson_interval(np.array([rate * played]), np.array([played]))
+            lo, hi = wilson_array(np.array([rate * played]), np.array([played]))
             rows.append(
                 {
                     "rule_set": label,
@@ -156,7 +157,7 @@ def _assert_png(path: Path) -> None:
 
 
 def _report(folder: Path) -> str:
-    compare_report.save_all_comparison(folder)
+    charts.save_all_comparison(folder)
     return compare_report.write_comparison_report(folder).read_text(encoding="utf-8")
 
 
@@ -164,8 +165,12 @@ def _report(folder: Path) -> str:
 
 
 def test_save_all_two_rule_sets_writes_no_sweep_chart(two_sets: Path) -> None:
-    paths = compare_report.save_all_comparison(two_sets)
-    assert [p.name for p in paths] == ["win_rates_by_rule_set.png", "final_totals_by_rule_set.png"]
+    paths = charts.save_all_comparison(two_sets)
+    assert [p.name for p in paths] == [
+        "win_rates_by_rule_set.png",
+        "shifts_by_rule_set.png",
+        "final_totals_by_rule_set.png",
+    ]
     for p in paths:
         assert p.parent == two_sets
         _assert_png(p)
@@ -174,16 +179,16 @@ def test_save_all_two_rule_sets_writes_no_sweep_chart(two_sets: Path) -> None:
 
 
 def test_save_all_sweep_adds_sweep_chart(sweep_run: Path) -> None:
-    paths = compare_report.save_all_comparison(sweep_run)
-    assert [p.name for p in paths] == list(compare_report.COMPARISON_CHART_FILES)
+    paths = charts.save_all_comparison(sweep_run)
+    assert [p.name for p in paths] == list(charts.COMPARISON_CHART_FILES)
     for p in paths:
         _assert_png(p)
 
 
 def test_grouped_win_rate_data(two_sets: Path) -> None:
-    run = compare_report.load_comparison(two_sets)
+    run = folders.load_comparison(two_sets)
     assert run.rule_sets == ["classic", "hard-nines"] and run.reference == "classic"
-    g = compare_report.win_rates_by_rule_set_data(run.comparison, run.rule_sets, run.players)
+    g = charts.win_rates_by_rule_set_data(run.comparison, run.rule_sets, run.players)
     assert g.seat_labels == ["seat 0\nrandom", "seat 1\nhold-nines", "seat 2\ndump-faces", "seat 3\nrandom"]
     assert g.rate.shape == (2, 4)
     np.testing.assert_allclose(g.rate[0], BASE_RATES)
@@ -192,9 +197,23 @@ def test_grouped_win_rate_data(two_sets: Path) -> None:
     assert g.reference == pytest.approx(0.25)
 
 
+def test_shift_data_charts_the_paired_shifts_and_their_marks(two_sets: Path) -> None:
+    run = folders.load_comparison(two_sets)
+    d = charts.shift_data(run.comparison, run.rule_sets)
+    assert d.rule_sets == ["hard-nines"] and d.reference == "classic" and d.shift.shape == (1, 4)
+    # In percentage points, as comparison.csv gives them: the shifts of TWO_SET_SHIFTS, not the raw rates.
+    np.testing.assert_allclose(d.shift[0], [100 * est for est, _ in TWO_SET_SHIFTS[1]])
+    assert (d.low < d.shift).all() and (d.shift < d.high).all()
+    assert d.significant[0].tolist() == run.comparison[run.comparison.rule_set == "hard-nines"]["significant"].tolist()
+    assert d.significant[0].tolist() == [False, True, True, False]
+    fig = charts.plot_shifts(d)
+    assert "pp" in fig.axes[0].get_ylabel()
+    plt.close(fig)
+
+
 def test_final_totals_merge_strategies_per_rule_set(two_sets: Path) -> None:
-    run = compare_report.load_comparison(two_sets)
-    h = compare_report.final_totals_by_rule_set_data(run.score_distribution, ["hard-nines", "classic"])
+    run = folders.load_comparison(two_sets)
+    h = charts.final_totals_by_rule_set_data(run.score_distribution, ["hard-nines", "classic"])
     assert list(h.shares) == ["hard-nines", "classic"]  # the order asked for, one curve per rule set
     scores = run.score_distribution
     for label, share in h.shares.items():
@@ -205,8 +224,8 @@ def test_final_totals_merge_strategies_per_rule_set(two_sets: Path) -> None:
 
 
 def test_sweep_data_numeric_and_categorical(sweep_run: Path) -> None:
-    run = compare_report.load_comparison(sweep_run)
-    s = compare_report.sweep_data(run.comparison, run.rule_sets, run.sweep, run.players)
+    run = folders.load_comparison(sweep_run)
+    s = charts.sweep_data(run.comparison, run.rule_sets, run.sweep, run.players)
     assert s.option == "nine_penalty" and s.tick_labels is None
     np.testing.assert_array_equal(s.x, SWEEP_VALUES)
     assert s.seat_labels[1] == "hold-nines (seat 1)"
@@ -218,25 +237,23 @@ def test_sweep_data_numeric_and_categorical(sweep_run: Path) -> None:
     table["rule_set"] = ["draw_rule=one"] * 4 + ["draw_rule=until-playable"] * 4
     table["sweep_value"] = np.nan
     sweep = {"option": "draw_rule", "values": ["one", "until-playable"]}
-    c = compare_report.sweep_data(table, ["draw_rule=one", "draw_rule=until-playable"], sweep, 4)
+    c = charts.sweep_data(table, ["draw_rule=one", "draw_rule=until-playable"], sweep, 4)
     assert c.tick_labels == ["one", "until-playable"]
     np.testing.assert_array_equal(c.x, [0, 1])
 
 
 def test_plot_functions_draw_on_given_axes(sweep_run: Path) -> None:
-    run = compare_report.load_comparison(sweep_run)
+    run = folders.load_comparison(sweep_run)
     fig, axes = plt.subplots(1, 3)
     try:
         drawn = [
-            compare_report.plot_win_rates_by_rule_set(
-                compare_report.win_rates_by_rule_set_data(run.comparison, run.rule_sets, run.players), ax=axes[0]
+            charts.plot_win_rates_by_rule_set(
+                charts.win_rates_by_rule_set_data(run.comparison, run.rule_sets, run.players), ax=axes[0]
             ),
-            compare_report.plot_final_totals_by_rule_set(
-                compare_report.final_totals_by_rule_set_data(run.score_distribution, run.rule_sets), ax=axes[1]
+            charts.plot_final_totals_by_rule_set(
+                charts.final_totals_by_rule_set_data(run.score_distribution, run.rule_sets), ax=axes[1]
             ),
-            compare_report.plot_sweep(
-                compare_report.sweep_data(run.comparison, run.rule_sets, run.sweep, run.players), ax=axes[2]
-            ),
+            charts.plot_sweep(charts.sweep_data(run.comparison, run.rule_sets, run.sweep, run.players), ax=axes[2]),
         ]
         assert all(f is fig for f in drawn)
         assert axes[2].get_xlabel() == "nine_penalty"
@@ -248,8 +265,8 @@ def test_plot_functions_draw_on_given_axes(sweep_run: Path) -> None:
 def test_missing_comparison_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text("{}", encoding="utf-8")
     with pytest.raises(FileNotFoundError, match="comparison.csv"):
-        compare_report.save_all_comparison(tmp_path)
-    assert not compare_report.is_comparison_folder(tmp_path)
+        charts.save_all_comparison(tmp_path)
+    assert not folders.is_comparison_folder(tmp_path)
 
 
 # --------------------------------------------------------------------------- report
@@ -361,7 +378,7 @@ def test_partial_warning_only_when_partial(tmp_path: Path, two_sets: Path) -> No
 def test_report_embeds_only_existing_charts(sweep_run: Path) -> None:
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     assert ".png)" not in text and "## Charts" not in text
-    compare_report.save_all_comparison(sweep_run)
+    charts.save_all_comparison(sweep_run)
     (sweep_run / "final_totals_by_rule_set.png").unlink()
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     assert "](win_rates_by_rule_set.png)" in text and "](sweep.png)" in text
@@ -374,8 +391,8 @@ def test_report_tolerates_text_significant_and_no_distribution(two_sets: Path) -
     table["significant"] = ["" if r == "classic" else str(s).lower() for r, s in zip(table.rule_set, table.significant)]
     table.to_csv(two_sets / "comparison.csv", index=False)
     (two_sets / "score_distribution.csv").unlink()
-    paths = compare_report.save_all_comparison(two_sets)
-    assert [p.name for p in paths] == ["win_rates_by_rule_set.png"]
+    paths = charts.save_all_comparison(two_sets)
+    assert [p.name for p in paths] == ["win_rates_by_rule_set.png", "shifts_by_rule_set.png"]
     text = compare_report.write_comparison_report(two_sets).read_text(encoding="utf-8")
     assert "dump-faces (seat 2) wins 2.31 percentage points more" in text
     assert "2 of 4 shifts were not significant" in text

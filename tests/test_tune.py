@@ -175,3 +175,15 @@ def test_a_study_name_taken_by_another_setup_is_refused(tmp_path):
     line = _one_line_error(r)
     assert "study 'mine'" in line and "opponents" in line and "tuned" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_nines_report_redraws_a_tune_folder_to_the_same_report(tmp_path):
+    out = tmp_path / "run"
+    assert runner.invoke(app, [*TUNE, "--trials", "2", "--out", str(out)]).exit_code == 0
+    written = (out / "report.md").read_text()
+    for f in ("report.md", "history.png", "params.png"):
+        (out / f).unlink()
+    r = runner.invoke(app, ["report", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "report.md").read_text() == written  # drawn from the folder's files alone
+    assert (out / "history.png").is_file() and (out / "params.png").is_file()

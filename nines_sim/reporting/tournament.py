@@ -1,11 +1,12 @@
-"""A readable Markdown report of a tournament run, written from the run folder alone.
+"""The report of a ``nines tournament`` run folder (a table, a round robin or a field), assembled from shared parts.
 
-``write_report`` reads the same files as :mod:`nines_sim.charts` (CSV tables
-and ``manifest.json``) and writes ``report.md`` next to them: the settings,
-the ranked results table, which differences are statistically significant in
-plain sentences, hand statistics, the charts that exist, and the command that
-reproduces the run.  Draw the charts first (``charts.save_all``) so that the
-report can embed them.
+``render_report`` turns a :class:`~nines_sim.reporting.folders.RunFolder` into
+Markdown: the run facts, the ranked results table, which differences are
+significant in plain sentences, hand statistics, the charts that exist and the
+command that reproduces the run.  ``write_report`` writes it as ``report.md``;
+draw the charts first (``charts.save_all``) so that the report embeds them.
+Numbers, intervals and the shared sections come from
+:mod:`nines_sim.reporting.markdown`.
 """
 
 from __future__ import annotations
@@ -16,23 +17,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.charts import (
-    CHART_FILES,
-    Z95,
-    RunFolder,
-    entry_label,
-    load_run,
-    readable_label,
-    reference_rate,
+from nines_sim.reporting.folders import RunFolder, as_bool, entry_label, load_run, readable_label, reference_rate
+from nines_sim.reporting.markdown import (
+    ALPHA,
+    NONE_CLAIMED,
+    all_significant,
+    cell,
+    charts_section,
+    fixed,
+    format_p,
+    not_significant,
+    num,
+    options_text,
+    pct,
+    pp,
+    reproduce,
+    run_facts_tail,
+    share_of,
+    test_name,
+    too_small,
+    too_small_note,
 )
-from nines_sim.rules import Rules
-from nines_sim.stats import competition_ranks, describe_test
-
-#: Significance level of the Holm-adjusted tests (what ``pairwise.csv``'s ``significant`` column uses).
-ALPHA = 0.05
-
-#: Rules options always shown, changed or not: the ones a reader needs to place the numbers.
-ALWAYS_SHOWN = ("players", "target", "fixed_hands", "nine_penalty", "tie_rule")
+from nines_sim.stats import Z95, competition_ranks
 
 #: One-line caption per chart file.
 CAPTIONS = {
@@ -51,94 +57,6 @@ CHART_TITLES = {
     "go_out_by_seat.png": "Go-out rate by seat",
     "head_to_head.png": "Head-to-head win rates",
 }
-
-
-# --------------------------------------------------------------------------- formatting helpers
-
-
-def _pct(x: float, decimals: int = 2) -> str:
-    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.{decimals}f}%"
-
-
-def _fixed(x: float, decimals: int) -> str:
-    """A number with fixed decimals; NaN (e.g. nothing played) -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:.{decimals}f}"
-
-
-def _pp(x: float) -> str:
-    """A difference of rates in signed percentage points: 0.0123 -> ``"+1.23"``; NaN -> ``"n/a"``."""
-    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:+.2f}"
-
-
-def format_p(p: float) -> str:
-    """``"p = 0.0123"``, or ``"p < 0.0001"`` below what four decimals can show."""
-    if p is None or not np.isfinite(p):
-        return "p = n/a"
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}"
-
-
-def format_seconds(s: float) -> str:
-    """Wall time for people: ``"42.0 s"``, ``"3 min 05 s"``, ``"2 h 03 min"``."""
-    if s is None or not np.isfinite(s):
-        return "n/a"
-    if s < 60:
-        return f"{s:.1f} s"
-    m, sec = divmod(int(round(s)), 60)
-    if m < 60:
-        return f"{m} min {sec:02d} s"
-    h, m = divmod(m, 60)
-    return f"{h} h {m:02d} min"
-
-
-def _num(x: Any, fmt: str = ",") -> str:
-    """Format a manifest number, tolerating a missing or non-numeric value."""
-    try:
-        return format(x, fmt)
-    except (TypeError, ValueError):
-        return "n/a" if x is None else str(x)
-
-
-def _as_bool(col: pd.Series) -> pd.Series:
-    """``significant`` as booleans whether pandas read it as bool or as text ("True", "true", "1")."""
-    if col.dtype == bool:
-        return col
-    return col.astype(str).str.strip().str.lower().isin(("true", "1", "yes"))
-
-
-def _md_cell(text: str) -> str:
-    """Escape a pipe so a strategy name cannot break the Markdown table."""
-    return str(text).replace("|", "\\|")
-
-
-# --------------------------------------------------------------------------- sections
-
-
-def key_options(rules: dict[str, Any]) -> dict[str, Any]:
-    """Rules options worth printing: the always-shown ones and every one that differs from the defaults.
-
-    Parameters
-    ----------
-    rules : dict
-        ``manifest["rules"]``: option name -> value (lists for tuples, as JSON stores them).
-
-    Returns
-    -------
-    dict
-        Option -> value, in the manifest's order.
-    """
-    defaults = Rules().options()
-    out: dict[str, Any] = {}
-    for name, value in rules.items():
-        default = defaults.get(name)
-        # JSON turns the hand_sizes tuple into a list; compare like with like.
-        same = (list(value) == list(default)) if isinstance(default, tuple) and value is not None else value == default
-        if name in ALWAYS_SHOWN or name not in defaults or not same:
-            out[name] = value
-    if out.get("fixed_hands") == 0:
-        # 0 means "play to the target": say nothing rather than print a confusing zero.
-        del out["fixed_hands"]
-    return out
 
 
 def matches_requested(manifest: dict[str, Any]) -> int | None:
@@ -166,22 +84,20 @@ def _matches_line(m: dict[str, Any]) -> str:
     games = m.get("games")
     per_game = ""
     if isinstance(games, list) and len(games) > 1:
-        per_game = f" ({_num(m.get('matches'))} per game, {len(games)} games)"
-    return f"{_num(m.get('matches_played'))} played of {_num(requested)} requested{per_game}"
+        per_game = f" ({num(m.get('matches'))} per game, {len(games)} games)"
+    return f"{num(m.get('matches_played'))} played of {num(requested)} requested{per_game}"
 
 
 def _settings(run: RunFolder) -> list[str]:
     m = run.manifest
     rules = m.get("rules") or {}
-    opts = key_options(rules)
-    shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}" for k, v in opts.items())
     lineup = m.get("lineup") or list(run.summary["strategy"])
     lines = [
         "## Run",
         "",
         f"- **Command:** `{m.get('command', 'n/a')}`",
         f"- **Format:** {run.format}, {run.players} players per table",
-        f"- **Rules:** preset `{m.get('preset', rules.get('preset', 'n/a'))}`; {shown or 'default options'}",
+        f"- **Rules:** preset `{m.get('preset', rules.get('preset', 'n/a'))}`; {options_text(rules)}",
         f"- **Lineup:** {', '.join(map(str, lineup))}",
     ]
     strategies = m.get("strategies")
@@ -193,16 +109,7 @@ def _settings(run: RunFolder) -> list[str]:
 
     if note := hidden_card_note(list(strategies or lineup)):
         lines.append(f"- **{note.split(':')[0]}:**{note.split(':', 1)[1]}")
-    lines += [
-        f"- **Matches:** {_matches_line(m)}",
-        f"- **Seed:** {m.get('seed', 'n/a')}",
-        f"- **Workers:** {m.get('workers', 'n/a')} (batch size {m.get('batch_size', 'n/a')})",
-        f"- **Wall time:** {format_seconds(m.get('wall_seconds'))} ({_num(m.get('matches_per_s'), ',.0f')} matches/s)",
-        f"- **Software:** nines-sim {m.get('version', 'n/a')}, Python {m.get('python', 'n/a')}, "
-        f"numpy {m.get('numpy', 'n/a')}; started {m.get('started', 'n/a')}",
-        "",
-    ]
-    return lines
+    return [*lines, f"- **Matches:** {_matches_line(m)}", *run_facts_tail(m)]
 
 
 def results_table(run: RunFolder) -> list[str]:
@@ -211,7 +118,7 @@ def results_table(run: RunFolder) -> list[str]:
     Parameters
     ----------
     run : RunFolder
-        From ``charts.load_run``.
+        From ``folders.load_run``.
 
     Returns
     -------
@@ -231,10 +138,10 @@ def results_table(run: RunFolder) -> list[str]:
     for row in s.itertuples(index=False):
         rank = int(row.rank)
         label = readable_label(entry_label(run.format, int(row.position), row.strategy))
-        ci = f"{_pct(row.win_rate)} ({_pct(row.win_rate_low)} to {_pct(row.win_rate_high)})"
-        total = f"{_fixed(row.mean_total, 1)} (sd {_fixed(row.sd_total, 1)})"
-        rates = f"{_pct(row.go_out_rate, 1)} | {_fixed(row.mean_hand_penalty, 2)}"
-        lines.append(f"| {rank if ranked else '-'} | {_md_cell(label)} | {ci} | {total} | {rates} |")
+        ci = f"{pct(row.win_rate)} ({pct(row.win_rate_low)} to {pct(row.win_rate_high)})"
+        total = f"{fixed(row.mean_total, 1)} (sd {fixed(row.sd_total, 1)})"
+        rates = f"{pct(row.go_out_rate, 1)} | {fixed(row.mean_hand_penalty, 2)}"
+        lines.append(f"| {rank if ranked else '-'} | {cell(label)} | {ci} | {total} | {rates} |")
     return lines
 
 
@@ -262,15 +169,15 @@ def significance_sentence(row: Any, players: int) -> str:
         # Both are antisymmetric (a - b = -(b - a); heads-up rates sum to 1): name the stronger side first.
         a, b, est, lo, hi = b, a, -est, -hi, -lo
     direction = "more" if est > 0 else "less"
-    ci = f"95% CI {_pp(lo)} to {_pp(hi)}"
-    tail = f"{_pp(est)} percentage points ({ci}), {_test_name(row)}, Holm-adjusted {format_p(float(row.p_holm))}."
+    ci = f"95% CI {pp(lo)} to {pp(hi)}"
+    tail = f"{pp(est)} percentage points ({ci}), {test_name(row)}, Holm-adjusted {format_p(float(row.p_holm))}."
     if row.comparison == "paired-difference":
         return f"**{a}** won {direction} often than **{b}** at the same table: {tail}"
     if row.comparison == "vs-fair-share":
-        return f"**{a}** won {direction} often than the fair share of 1/{players} = {_pct(1 / players)}: {tail}"
+        return f"**{a}** won {direction} often than the fair share of 1/{players} = {pct(1 / players)}: {tail}"
     if row.comparison == "head-to-head":
         return (
-            f"Heads-up, **{a}** beat **{b}** {direction} often than half the time (win rate {_pct(0.5 + est)}): {tail}"
+            f"Heads-up, **{a}** beat **{b}** {direction} often than half the time (win rate {pct(0.5 + est)}): {tail}"
         )
     return f"**{a}** against **{b}** ({row.comparison}): estimate {tail}"
 
@@ -303,14 +210,6 @@ def _interval(row: Any) -> tuple[float, float]:
         return float(row.ci_low), float(row.ci_high)
     est, se = float(row.estimate), float(row.se)
     return est - Z95 * se, est + Z95 * se
-
-
-def _test_name(row: Any) -> str:
-    """The row's test in words ("exact binomial test"); "z-test" in a folder written before the column existed."""
-    test = getattr(row, "test", None)
-    if not isinstance(test, str) or not test:
-        return "z-test"
-    return describe_test(test)
 
 
 def _method(pw: pd.DataFrame, run_format: str, players: int) -> str:
@@ -346,12 +245,12 @@ def _readable(label: object) -> str:
 def _significance(run: RunFolder) -> list[str]:
     lines = ["## Which differences are significant", ""]
     if too_small(run.manifest):
-        return [*lines, "None is claimed: too few matches were played to test them (see the note at the top).", ""]
+        return [*lines, NONE_CLAIMED, ""]
     pw = run.pairwise
     if pw is None or pw.empty:
         return [*lines, "No comparisons were recorded (`pairwise.csv` is missing or empty).", ""]
     lines += [_method(pw, run.format, run.players), ""]
-    sig = _as_bool(pw["significant"])
+    sig = as_bool(pw["significant"])
     hits = pw[sig].sort_values(["comparison", "p_holm", "a"], kind="stable")
     if hits.empty:
         lines.append("No difference is significant.")
@@ -359,18 +258,15 @@ def _significance(run: RunFolder) -> list[str]:
         lines += [f"- {significance_sentence(r, run.players)}" for r in hits.itertuples(index=False)]
     n_not = int((~sig).sum())
     if n_not:
-        rest = (
-            f"{n_not} of {len(pw)} comparison{'s' if len(pw) != 1 else ''} "
-            f"{'was' if n_not == 1 else 'were'} not significant at the {ALPHA:.0%} level after the Holm correction"
-        )
+        rest = not_significant(n_not, len(pw), "comparison")
         misses = pw[~sig]
         if len(misses) <= 12:  # name them while the list stays readable
-            named = "; ".join(f"{_readable(r.a)} vs {_readable(r.b)} ({_test_name(r)}, adjusted {format_p(r.p_holm)})"
+            named = "; ".join(f"{_readable(r.a)} vs {_readable(r.b)} ({test_name(r)}, adjusted {format_p(r.p_holm)})"
                               for r in misses.itertuples(index=False))  # fmt: skip
             rest += f": {named}"
         rest += "."
     else:
-        rest = f"All {len(pw)} comparisons were significant at the {ALPHA:.0%} level after the Holm correction."
+        rest = all_significant(len(pw), "comparison")
     lines += ["", rest, ""]
     return lines
 
@@ -388,80 +284,33 @@ def _hand_stats(run: RunFolder) -> list[str]:
     lines = [
         "## Hands",
         "",
-        f"- **Hands played:** {_num(int(hands)) if np.isfinite(hands) else 'n/a'} "
-        f"({_fixed(get('mean_hands_per_match'), 2)} per match, {_fixed(get('mean_turns_per_hand'), 1)} turns per hand)",
-        f"- **Blocked hands** (nobody could go out): {_pct(get('blocked_rate'))}",
-        f"- **Hands stopped by the turn cap:** {_num(int(capped)) if np.isfinite(capped) else 'n/a'}",
-        f"- **Reshuffles of the discard pile:** {_fixed(get('reshuffles_per_hand'), 3)} per hand",
-        f"- **Starter was a 9:** {_pct(get('nine_starter_rate'))} of hands",
-        f"- **First player (the dealer's left) went out:** {_pct(get('first_player_go_out_rate'))} of hands",
+        f"- **Hands played:** {num(int(hands)) if np.isfinite(hands) else 'n/a'} "
+        f"({fixed(get('mean_hands_per_match'), 2)} per match, {fixed(get('mean_turns_per_hand'), 1)} turns per hand)",
+        f"- **Blocked hands** (nobody could go out): {pct(get('blocked_rate'))}",
+        f"- **Hands stopped by the turn cap:** {num(int(capped)) if np.isfinite(capped) else 'n/a'}",
+        f"- **Reshuffles of the discard pile:** {fixed(get('reshuffles_per_hand'), 3)} per hand",
+        f"- **Starter was a 9:** {pct(get('nine_starter_rate'))} of hands",
+        f"- **First player (the dealer's left) went out:** {pct(get('first_player_go_out_rate'))} of hands",
         "",
     ]
     return lines
 
 
 def _charts(run: RunFolder) -> list[str]:
-    present = [f for f in CHART_FILES if (run.path / f).is_file()]
-    if not present:
-        return []
     entry = "seat" if run.format == "table" else "strategy"
     ref = reference_rate(run.format, run.players)
     reference = "an even heads-up 0.5" if run.format == "round-robin" else f"the fair share 1/{run.players} = {ref:.3g}"
-    lines = ["## Charts", ""]
-    for i, name in enumerate(present, start=1):
-        caption = CAPTIONS[name].format(entry=entry, reference=reference)
-        lines += [f"![{CHART_TITLES[name]}]({name})", "", f"*Figure {i}. {caption}*", ""]
-    return lines
+    captions = {
+        name: (CHART_TITLES[name], CAPTIONS[name].format(entry=entry, reference=reference)) for name in CAPTIONS
+    }
+    return charts_section(run.path, captions)
 
 
 def _reproduce(run: RunFolder) -> list[str]:
     m = run.manifest
-    return [
-        "## Reproduce",
-        "",
-        f"With nines-sim {m.get('version', 'n/a')}, this command replays the run exactly (seed {m.get('seed', 'n/a')}; "
-        "the results do not depend on the number of workers or the batch size):",
-        "",
-        "```bash",
-        str(m.get("command", "n/a")),
-        "```",
-        "",
-    ] + (
-        [f"The run above was partial; the command plays all {_num(matches_requested(m))} requested matches.", ""]
-        + kept_command_lines(m)
-        if m.get("partial")
-        else []
+    return reproduce(
+        m, f"The run above was partial; the command plays all {num(matches_requested(m))} requested matches."
     )
-
-
-def kept_command_lines(m: dict[str, Any]) -> list[str]:
-    """The command that plays exactly the matches a partial run kept (``kept_command`` in the manifest)."""
-    if not m.get("kept_command"):
-        return []
-    return ["This one plays exactly the matches kept, to the same numbers:", "", "```bash", str(m["kept_command"]),
-            "```", ""]  # fmt: skip
-
-
-def too_small(m: dict[str, Any]) -> bool:
-    """Whether the manifest marks the run as too small to rank (``too_small_to_rank``)."""
-    return bool(m.get("too_small_to_rank"))
-
-
-def too_small_note(m: dict[str, Any], per: str) -> list[str]:
-    """The note atop a report of a run too small to rank: why there are no ranks and no significance claims."""
-    if not too_small(m):
-        return []
-    games = m.get("games")
-    kept = m.get("matches_played")
-    if isinstance(games, list) and games and all(isinstance(g, dict) for g in games):
-        kept = min((g.get("matches_played") for g in games), key=lambda x: x if isinstance(x, int) else 0)
-    return [
-        f"> **TOO FEW MATCHES TO RANK:** the results hold {_num(kept)} matches {per}, fewer than the "
-        f"{_num(m.get('min_matches_to_rank'))} that the intervals and tests need (they rely on the normal "
-        "approximation, n·p·(1-p) >= 10). The numbers are listed without ranks, and no difference is claimed "
-        "significant.",
-        "",
-    ]
 
 
 def render_report(run: RunFolder) -> str:
@@ -470,7 +319,7 @@ def render_report(run: RunFolder) -> str:
     Parameters
     ----------
     run : RunFolder
-        From ``charts.load_run``.
+        From ``folders.load_run``.
 
     Returns
     -------
@@ -482,11 +331,9 @@ def render_report(run: RunFolder) -> str:
     lines = [f"# Nines {run.format} tournament: {', '.join(map(str, names))}", ""]
     if m.get("partial"):
         played, requested = m.get("matches_played"), matches_requested(m)
-        share = ""
-        if isinstance(played, int | float) and isinstance(requested, int | float) and requested:
-            share = f" ({played / requested:.0%})"
         lines += [
-            f"> **PARTIAL RUN:** only {_num(played)} of {_num(requested)} requested matches were played{share}. "
+            f"> **PARTIAL RUN:** only {num(played)} of {num(requested)} requested matches were played"
+            f"{share_of(played, requested)}. "
             "The run stopped early; the numbers below cover the matches kept, with wider intervals. They are "
             "whole ranges of match indices (`kept_ranges` in manifest.json), the same for every game, so short "
             "matches are not over-represented.",

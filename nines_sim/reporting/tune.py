@@ -1,8 +1,10 @@
-"""Charts and report.md of a ``nines tune`` run folder, drawn from its files alone.
+"""The charts and report of a ``nines tune`` run folder, drawn from its files alone; and the folder's writer.
 
 Reads ``trials.csv``, ``validation.csv``, ``importances.csv``, ``best.json`` and
 ``manifest.json``; writes ``history.png``, ``params.png``, ``importances.png``
-and ``report.md``.
+(``save_charts``) and ``report.md`` (``write_report``).  ``write_tune_folder``
+writes every file of the folder from an Optuna study.  Numbers are formatted
+by :mod:`nines_sim.reporting.markdown`, like every other report.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.charts import _save, plt
-from nines_sim.report import _md_cell, _pct, _pp, format_p, format_seconds
+from nines_sim.reporting.charts import LEGEND_WIDTH, _figure, _legend_outside, _save, plt
+from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
 TUNE_FILES = (
@@ -30,12 +32,12 @@ TUNE_FILES = (
 
 def _pts(x: float | None) -> str:
     """A difference of win rates in signed percentage points: ``"+1.23 points"``."""
-    return "n/a" if x is None else f"{_pp(x)} points"
+    return "n/a" if x is None else f"{pp(x)} points"
 
 
 def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
     ax.scatter(done["trial"], done["win_rate"], s=18, label="completed trial", color="tab:blue")
@@ -49,7 +51,7 @@ def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
     ax.set_xlabel("trial")
     ax.set_ylabel("win rate of the tuned strategy")
     ax.set_title("Optimisation history (same matches in every trial)")
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     return fig
 
 
@@ -123,8 +125,8 @@ def write_report(run_dir: Path) -> Path:
     if best["params"] == best["baseline"]:
         lines.append(
             f"No trial beat the baseline: the best of {m['trials_finished']} trials is the baseline itself "
-            f"(win rate {_pct(best['win_rate_in_sample'])} in the trials' matches"
-            + (f", {_pct(v.set_index('row').loc['baseline', 'win_rate'])} on {int(v['matches'].iloc[0]):,} fresh "
+            f"(win rate {pct(best['win_rate_in_sample'])} in the trials' matches"
+            + (f", {pct(v.set_index('row').loc['baseline', 'win_rate'])} on {int(v['matches'].iloc[0]):,} fresh "
                f"matches)." if v is not None and len(v) else ").")
             + " Widen the parameters or the bounds, or run more trials."
         )  # fmt: skip
@@ -140,8 +142,8 @@ def write_report(run_dir: Path) -> Path:
         )
         lines.append(
             f"{verdict}: on {int(g.loc['gain', 'matches']):,} fresh matches (a match range no trial played, "
-            f"paired), the win rate goes from {_pct(g.loc['baseline', 'win_rate'])} to "
-            f"{_pct(g.loc['best', 'win_rate'])}, a gain of {_pts(gain)} (95% interval {_pts(lo)} to {_pts(hi)}, "
+            f"paired), the win rate goes from {pct(g.loc['baseline', 'win_rate'])} to "
+            f"{pct(g.loc['best', 'win_rate'])}, a gain of {_pts(gain)} (95% interval {_pts(lo)} to {_pts(hi)}, "
             f"{format_p(p)}). In the trials' own matches the gain was {_pts(ins)}; the difference is the "
             f"optimism of picking the best of many noisy trials."
         )
@@ -150,7 +152,7 @@ def write_report(run_dir: Path) -> Path:
     lines += ["", "Use the tuned values with `" + f"{s['strategy']}@{run_dir / 'best.json'}" + "`:", ""]
     lines += ["| parameter | baseline | best |", "|---|---|---|"]
     for k, val in best["params"].items():
-        lines.append(f"| {k} | {best['baseline'].get(k)} | {_md_cell(str(val))} |")
+        lines.append(f"| {k} | {best['baseline'].get(k)} | {cell(str(val))} |")
     lines += ["", "## Trials", ""]
     counts = trials["state"].value_counts().to_dict()
     rate = m.get("trials_per_minute")

@@ -117,7 +117,8 @@ def check_run_folder(run_dir: Path) -> str:
     Returns
     -------
     str
-        ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one.
+        ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one,
+        ``"tune"`` for a ``nines tune`` one.
 
     Raises
     ------
@@ -147,4 +148,9 @@ def check_run_folder(run_dir: Path) -> str:
     if (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
         return "tournament"
-    raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv or comparison.csv)")
+    if (run_dir / "trials.csv").is_file():
+        for name in ("trials.csv", "best.json"):
+            if not (run_dir / name).is_file():
+                raise RunFolderError(f"{run_dir} is a tune folder without {name}; rerun the manifest's command")
+        return "tune"
+    raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")

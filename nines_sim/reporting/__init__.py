@@ -1,0 +1,62 @@
+"""What a person reads of a run: the charts and ``report.md`` of every kind of run folder, from its files alone.
+
+- :mod:`~nines_sim.reporting.folders` reads a run folder into a typed object (``load_run``, ``load_comparison``);
+- :mod:`~nines_sim.reporting.check` checks a folder's CSVs against its ``manifest.json`` before a redraw;
+- :mod:`~nines_sim.reporting.charts` holds every chart: a data object built from the CSVs and
+  ``plot_x(data, ax=None) -> Figure``;
+- :mod:`~nines_sim.reporting.markdown` holds the shared Markdown parts: numbers with units, intervals,
+  significance sentences, the run facts and reproduce sections;
+- one module per run kind assembles its report: :mod:`~nines_sim.reporting.tournament`
+  (``nines tournament``), :mod:`~nines_sim.reporting.comparison` (``nines compare-rules``) and
+  :mod:`~nines_sim.reporting.tune` (``nines tune``, with the writer of its folder).
+
+``redraw`` draws the charts and writes the report of any kind of run folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def redraw(run_dir: Path | str, charts: bool = True) -> str:
+    """Draw the charts (unless ``charts`` is False) and write ``report.md`` of a run folder of any kind.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        A folder written by ``nines tournament``, ``nines compare-rules`` or ``nines tune``.
+    charts : bool
+        Draw the PNG charts first, so that the report embeds them.
+
+    Returns
+    -------
+    str
+        The run kind: ``"tournament"``, ``"comparison"`` or ``"tune"``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        If the folder lacks its manifest or main table, or a table lacks a column.
+    """
+    # Imported here: matplotlib loads only when something is drawn.
+    from nines_sim.reporting import charts as drawing
+    from nines_sim.reporting.comparison import write_comparison_report
+    from nines_sim.reporting.folders import run_kind
+    from nines_sim.reporting.tournament import write_report
+
+    kind = run_kind(run_dir)
+    if kind == "tune":
+        from nines_sim.reporting import tune
+
+        if charts:
+            tune.save_charts(Path(run_dir))
+        tune.write_report(Path(run_dir))
+    elif kind == "comparison":
+        if charts:
+            drawing.save_all_comparison(run_dir)
+        write_comparison_report(run_dir)
+    else:
+        if charts:
+            drawing.save_all(run_dir)
+        write_report(run_dir)
+    return kind

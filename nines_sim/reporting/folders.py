@@ -1,0 +1,278 @@
+"""Reading a run folder back into a typed object: what every chart and report of the folder is drawn from.
+
+A tournament folder (``summary.csv`` and the other tables of ``nines tournament``)
+is read by ``load_run`` into a ``RunFolder``; a rule comparison
+(``comparison.csv`` of ``nines compare-rules``) by ``load_comparison`` into a
+``ComparisonFolder``; ``run_kind`` tells the two apart.  The labels that name
+an entry (``"0:random"`` -> ``"random (seat 0)"``) live here too, since both the
+charts and the report text use them.  Checking a folder against its manifest
+before redrawing it is :mod:`nines_sim.reporting.check`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nines_sim.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
+from nines_sim.stats import wilson_array
+
+#: Columns ``comparison.csv`` must have: all it is written with but ``test``, which folders before the exact
+#: tests lack (the report then names the z-test they used).
+COMPARISON_COLUMNS = tuple(c for c in WRITTEN_COMPARISON_COLUMNS if c != "test")
+
+
+def as_bool(col: pd.Series) -> pd.Series:
+    """``significant`` as booleans whether pandas read it as bool or as text ("True", "true", "1")."""
+    if col.dtype == bool:
+        return col
+    return col.astype(str).str.strip().str.lower().isin(("true", "1", "yes"))
+
+
+def run_kind(run_dir: Path | str) -> str:
+    """``"comparison"`` (``comparison.csv``), ``"tune"`` (``trials.csv`` of ``nines tune``) or ``"tournament"``."""
+    if is_comparison_folder(run_dir):
+        return "comparison"
+    return "tune" if (Path(run_dir) / "trials.csv").is_file() else "tournament"
+
+
+# --------------------------------------------------------------------------- tournament folders
+
+
+@dataclass
+class RunFolder:
+    """The tables of one run folder, as written by the tournament runner.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder.
+    manifest : dict
+        ``manifest.json``: command, seed, format, rules, lineup, matches, ...
+    summary : pandas.DataFrame
+        ``summary.csv``: one row per position (table) or strategy (round robin, field).
+    hands : pandas.DataFrame or None
+        ``hands.csv``: one row of hand statistics.
+    score_distribution : pandas.DataFrame or None
+        ``score_distribution.csv``: strategy, kind, points, count.
+    seat_go_out : pandas.DataFrame or None
+        ``seat_go_out.csv``: seat_from_dealer, hands, go_outs, go_out_rate.
+    pairwise : pandas.DataFrame or None
+        ``pairwise.csv``: one row per statistical comparison.
+    head_to_head : pandas.DataFrame or None
+        ``head_to_head.csv`` (round robin only).
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    summary: pd.DataFrame
+    hands: pd.DataFrame | None
+    score_distribution: pd.DataFrame | None
+    seat_go_out: pd.DataFrame | None
+    pairwise: pd.DataFrame | None
+    head_to_head: pd.DataFrame | None
+
+    @property
+    def format(self) -> str:
+        """``"table"``, ``"round-robin"`` or ``"field"``."""
+        return str(self.manifest.get("format", "table"))
+
+    @property
+    def players(self) -> int:
+        """Players at each table (from the manifest; a table run falls back to its number of seats)."""
+        p = self.manifest.get("players")
+        if p:
+            return int(p)
+        return 2 if self.format == "round-robin" else len(self.summary)
+
+
+def load_run(run_dir: Path | str) -> RunFolder:
+    """Read a run folder.
+
+    ``manifest.json`` and ``summary.csv`` are required; any other table that
+    is missing is ``None`` and its chart or report section is left out, so a
+    folder with a file deleted still renders what it can.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by the tournament runner.
+
+    Returns
+    -------
+    RunFolder
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder, ``manifest.json`` or ``summary.csv`` is missing.
+    """
+    run_dir = Path(run_dir)
+    for required in ("manifest.json", "summary.csv"):
+        if not (run_dir / required).is_file():
+            raise FileNotFoundError(f"{run_dir / required} not found; is {run_dir} a nines run folder?")
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+
+    def optional(name: str) -> pd.DataFrame | None:
+        p = run_dir / name
+        return pd.read_csv(p) if p.is_file() else None
+
+    # keep_default_na=False: a strategy could legitimately be called "NA" or "null".
+    summary = pd.read_csv(run_dir / "summary.csv", keep_default_na=False, na_values=[""])
+    summary["strategy"] = summary["strategy"].astype(str)
+    return RunFolder(
+        path=run_dir,
+        manifest=manifest,
+        summary=summary.sort_values("position", kind="stable").reset_index(drop=True),
+        hands=optional("hands.csv"),
+        score_distribution=optional("score_distribution.csv"),
+        seat_go_out=optional("seat_go_out.csv"),
+        pairwise=optional("pairwise.csv"),
+        head_to_head=optional("head_to_head.csv"),
+    )
+
+
+def entry_label(run_format: str, position: int, strategy: str) -> str:
+    """Label of a summary row as ``pairwise.csv`` writes it: ``"0:random"`` at a table, else the name.
+
+    At a table one strategy may sit in several seats, so the seat is part of the label.
+    """
+    return f"{position}:{strategy}" if run_format == "table" else strategy
+
+
+def readable_label(label: str) -> str:
+    """``"0:random"`` -> ``"random (seat 0)"``; a plain strategy name is returned unchanged."""
+    seat, sep, name = label.partition(":")
+    return f"{name} (seat {seat})" if sep and seat.isdigit() else label
+
+
+def reference_rate(run_format: str, players: int) -> float:
+    """Win rate of an entry with no edge: 0.5 heads-up in a round robin, else the fair share 1/P."""
+    return 0.5 if run_format == "round-robin" else 1.0 / players
+
+
+# --------------------------------------------------------------------------- comparison folders
+
+
+@dataclass
+class ComparisonFolder:
+    """The tables of one ``nines compare-rules`` run folder.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder.
+    manifest : dict
+        ``manifest.json``: command, seed, rule_sets, sweep, lineup, players, matches, ...
+    comparison : pandas.DataFrame
+        ``comparison.csv``, ordered by rule set (manifest order) and position; ``significant`` as bool.
+    score_distribution : pandas.DataFrame or None
+        ``score_distribution.csv``: rule_set, strategy, kind, points, count.
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    comparison: pd.DataFrame
+    score_distribution: pd.DataFrame | None
+
+    @property
+    def rule_sets(self) -> list[str]:
+        """Rule set labels in run order; the first is the reference of every change."""
+        return rule_set_order(self.manifest, self.comparison)
+
+    @property
+    def reference(self) -> str:
+        """Label of the first rule set, against which every change is measured."""
+        return self.rule_sets[0]
+
+    @property
+    def players(self) -> int:
+        """Players at the table (manifest; else the lineup's length; else the number of seats in the table)."""
+        p = self.manifest.get("players")
+        if p:
+            return int(p)
+        lineup = self.manifest.get("lineup")
+        return len(lineup) if lineup else int(self.comparison["position"].nunique())
+
+    @property
+    def sweep(self) -> dict[str, Any] | None:
+        """``{"option": ..., "values": [...]}`` for a sweep, else None."""
+        s = self.manifest.get("sweep")
+        return s if isinstance(s, dict) and s.get("option") else None
+
+
+def rule_set_order(manifest: dict[str, Any], comparison: pd.DataFrame) -> list[str]:
+    """Rule set labels in run order: the manifest's, then any other label of the table in order of appearance."""
+    listed = [str(rs.get("label")) for rs in manifest.get("rule_sets") or [] if isinstance(rs, dict)]
+    seen = list(dict.fromkeys(comparison["rule_set"].astype(str)))
+    return list(dict.fromkeys([*[x for x in listed if x in seen], *seen])) or listed
+
+
+def is_comparison_folder(run_dir: Path | str) -> bool:
+    """Whether a folder was written by ``nines compare-rules`` (it has ``comparison.csv``)."""
+    return (Path(run_dir) / "comparison.csv").is_file()
+
+
+def load_comparison(run_dir: Path | str) -> ComparisonFolder:
+    """Read a comparison run folder.
+
+    ``manifest.json`` and ``comparison.csv`` are required; without
+    ``score_distribution.csv`` the final-totals chart is left out.
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path or str
+        Folder written by ``nines compare-rules``.
+
+    Returns
+    -------
+    ComparisonFolder
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder, ``manifest.json`` or ``comparison.csv`` is missing.
+    ValueError
+        If ``comparison.csv`` lacks a column.
+    """
+    run_dir = Path(run_dir)
+    for required in ("manifest.json", "comparison.csv"):
+        if not (run_dir / required).is_file():
+            raise FileNotFoundError(f"{run_dir / required} not found; is {run_dir} a nines compare-rules folder?")
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    # keep_default_na=False: a strategy could be called "NA"; labels stay text even when they look like numbers.
+    text = {"rule_set": str, "strategy": str}
+    table = pd.read_csv(run_dir / "comparison.csv", keep_default_na=False, na_values=[""], dtype=text)
+    missing = [c for c in COMPARISON_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"{run_dir / 'comparison.csv'} lacks the column(s) {', '.join(missing)}")
+    table["significant"] = as_bool(table["significant"])
+    order = {label: i for i, label in enumerate(rule_set_order(manifest, table))}
+    table = table.assign(_order=table["rule_set"].map(order))
+    table = table.sort_values(["_order", "position"], kind="stable").drop(columns="_order").reset_index(drop=True)
+    _fill_missing_intervals(table)
+    scores = None
+    if (run_dir / "score_distribution.csv").is_file():
+        scores = pd.read_csv(run_dir / "score_distribution.csv", keep_default_na=False, na_values=[""], dtype=text)
+    return ComparisonFolder(path=run_dir, manifest=manifest, comparison=table, score_distribution=scores)
+
+
+def _fill_missing_intervals(table: pd.DataFrame) -> None:
+    """Wilson intervals from win rate and matches where the file left them empty (in place)."""
+    gap = table["win_rate_low"].isna() | table["win_rate_high"].isna()
+    if gap.any():
+        n = table.loc[gap, "matches"].to_numpy(dtype=np.float64)
+        low, high = wilson_array(table.loc[gap, "win_rate"].to_numpy(dtype=np.float64) * n, n)
+        table.loc[gap, "win_rate_low"] = low
+        table.loc[gap, "win_rate_high"] = high
+
+
+def seat_labels(comparison: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """Positions and their strategies, from the first row of each position: ``(positions, names)``."""
+    seats = comparison.drop_duplicates("position").sort_values("position")
+    return seats["position"].to_numpy(dtype=np.int64), [str(s) for s in seats["strategy"]]
