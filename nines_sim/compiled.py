@@ -112,6 +112,7 @@ class CompiledEngine(BatchEngine):
         self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
+        self._work = K.scratch(rules)
         m = np.arange(start, start + n_matches, dtype=np.int64)
         # card and decision match keys, from the run's two roots (see nines_sim.rng)
         self._mkeys = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
@@ -188,7 +189,7 @@ class CompiledEngine(BatchEngine):
                 self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
                 self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._mkeys,
                 self.start, self.n_matches, self._next, max_new, self._hrec, self._hpen, self._hcount,
-                self._mrec, self._mtot, self._mshare, self._mcount, self._fs,
+                self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip
             self._drain()
             if code == K.ILLEGAL:

@@ -240,7 +240,7 @@ def face_rank(f):
     return f % 13
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sort_cards(keys, ids, n, buf_k, buf_i, counts):
     """Sort ``ids[:n]`` by ``keys[:n]`` ascending (keys are distinct): bucket pass on the top bits, then insertion."""
     for j in range(64):
@@ -302,7 +302,7 @@ def add_under(under, D, b, f):
         under[0, b] = np.uint64(u0 | bit)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
     """Rebuild the stock from the discard pile below the top card (T5)."""
     n = 0
@@ -342,7 +342,7 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts)
     return f
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
     """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
     P = rp[R_P]
@@ -401,27 +401,31 @@ def _rand(dkey, turn, kind, salt):
     return stream(dkey, U_DECISION[kind], turn * 64 + salt)
 
 
-@njit(cache=True, error_model="numpy")
-def _suit_counts_nat(h0, h1):
-    out = np.zeros(4, dtype=np.int64)
+# The kernel runs without numba's reference counting (``_nrt=False``: no atomic increments on every
+# array passed around a turn), so nothing here allocates: per-suit figures go to the scratch row ``fw``.
+@njit(cache=True, inline="always", error_model="numpy")
+def _suit_counts_nat(h0, h1, fw, o):
+    """Natural cards held per suit into ``fw[o : o + 4]`` (float64)."""
     for s in range(4):
         m = SUIT_MASKS[s] & I_NATURALS
-        out[s] = popcount(h0 & m) + popcount(h1 & m)
-    return out
+        fw[o + s] = popcount(h0 & m) + popcount(h1 & m)
 
 
-@njit(cache=True, error_model="numpy")
-def _pick_bit_of_suits(best, x):
+@njit(cache=True, inline="always", error_model="numpy")
+def _pick_best_suit(fw, o, x):
+    """A uniformly chosen suit among those with the highest ``fw[o : o + 4]``."""
+    mx = max(max(fw[o], fw[o + 1]), max(fw[o + 2], fw[o + 3]))
     tied = 0
     for s in range(4):
-        if best[s]:
+        if fw[o + s] == mx:
             tied |= 1 << s
     return pick_card(tied, 0, x)
 
 
-@njit(cache=True, error_model="numpy")
-def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
-    threat = np.zeros(4, dtype=np.float64)
+@njit(cache=True, inline="always", error_model="numpy")
+def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat):
+    for s in range(4):
+        threat[s] = 0.0
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     for p in range(P):
@@ -430,12 +434,14 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat):
             wgt = 2.0 if nxt == p else 1.0
             for s in range(4):
                 threat[s] += wgt * ((drew_on[b, p] >> s) & 1)
-    return threat
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp):
-    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn."""
+def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw):
+    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
+
+    ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.
+    """
     D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
@@ -445,14 +451,14 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
         return 1
     if kind == K_DECLARE or kind == K_DEALER_DECLARE:
         if sid == SID_SUIT_MAJORITY:
-            counts = _suit_counts_nat(h0, h1)
-            mx = counts.max()
-            best = counts == mx
-            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
+            _suit_counts_nat(h0, h1, fw, 0)
+            return _pick_best_suit(fw, 0, _rand(dkey, turn, kind, 1))
         if sid == SID_EXPERT:
-            held = _suit_counts_nat(h0, h1).astype(np.float64)
-            threat = _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat)
-            score = np.zeros(4, dtype=np.float64)
+            held = fw[0:4]
+            threat = fw[4:8]
+            score = fw[8:12]
+            _suit_counts_nat(h0, h1, fw, 0)
+            _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat, threat)
             for s in range(4):
                 pts = 0.0
                 m = SUIT_MASKS[s] & I_NATURALS
@@ -462,8 +468,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                         pts += FACE_NAT_PEN[lowest_face(x)]
                         x &= x - 1
                 score[s] = held[s] * 100.0 + pts + 400.0 * threat[s]
-            best = score == score.max()
-            return _pick_bit_of_suits(best, _rand(dkey, turn, kind, 1))
+            return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
         return below(_rand(dkey, turn, kind, 1), 4)
     # K_PLAY
     x = _rand(dkey, turn, kind, 0)
@@ -495,8 +500,10 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
         return pick_card(h0 & legal, h1 & legal, x)
     # SID_EXPERT
     P = rp[R_P]
-    held = _suit_counts_nat(h0, h1).astype(np.float64)
-    threat = _expert_threat(dirbit, ncards, drew_on, P, b, seat)
+    held = fw[0:4]
+    threat = fw[4:8]
+    _suit_counts_nat(h0, h1, fw, 0)
+    _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat)
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
@@ -521,10 +528,10 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     has_natural = natural != 0
     best_suit = face_suit(choice) if has_natural else 0
     natural_blocks = threat[best_suit] > 0
-    danger = threat.sum() > 0
+    danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
-    can_block = threat.max() > 0 and ncards[b, nxt] <= 1
+    can_block = max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and ncards[b, nxt] <= 1
     use_nine = nines != 0 and (
         (not has_natural) or (danger and can_block and not natural_blocks) or ncards[b, seat] <= 2
     )
@@ -534,6 +541,16 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
 
 
 # ----------------------------------------------------------------- the loop
+def scratch(rules: Rules) -> tuple:
+    """The scratch arrays :func:`play_slots` works in (sort keys and ids, penalties, a user view, suit figures)."""
+    S = 52 * rules.decks
+    return (
+        np.empty(S, dtype=np.uint64), np.empty(S, dtype=np.int64), np.empty(S, dtype=np.uint64),
+        np.empty(S, dtype=np.int64), np.empty(64, dtype=np.int64), np.zeros(rules.players, dtype=np.int64),
+        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(12, dtype=np.float64),
+    )  # fmt: skip
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
     """Whether two 9s together are a legal move (V4, V5)."""
@@ -551,7 +568,7 @@ def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def penalty(hands, D, b, p, nine_pen):
     total = 0
     for d in range(D):
@@ -562,7 +579,7 @@ def penalty(hands, D, b, p, nine_pen):
     return total
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey):
     """What a compiled user strategy sees of game ``b`` (the ``G_*`` fields, and its own hand in ``hb``)."""
     g[G_SEAT] = seat
@@ -585,10 +602,10 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def play_slots(
     st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
-    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
+    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
 ):  # fmt: skip
     """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
@@ -604,6 +621,9 @@ def play_slots(
         Output buffers of hand and match records and their fill counts (int64 (1,)).
     fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
         Each seat's compiled user strategy (a placeholder where the seat has none).
+    work : tuple
+        Scratch arrays from :func:`scratch` (the kernel allocates nothing: it runs without
+        numba's reference counting, which cost an atomic increment per array per helper call).
 
     Returns
     -------
@@ -615,15 +635,7 @@ def play_slots(
     B = st.shape[0]
     P = rp[R_P]
     D = rp[R_DECKS]
-    S = 52 * D
-    sk = np.empty(S, dtype=np.uint64)
-    si = np.empty(S, dtype=np.int64)
-    bk = np.empty(S, dtype=np.uint64)
-    bi = np.empty(S, dtype=np.int64)
-    counts = np.empty(64, dtype=np.int64)
-    pen = np.zeros(P, dtype=np.int64)
-    g = np.zeros(NG, dtype=np.int64)
-    hb = np.zeros(2, dtype=np.uint64)
+    sk, si, bk, bi, counts, pen, g, hb, fw = work
     started = 0
     hcap = hrec.shape[0]
     mcap = mrec.shape[0]
@@ -710,7 +722,7 @@ def play_slots(
                         break
                 else:
                     active = builtin_decide(
-                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw
                     )
                 ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
@@ -770,7 +782,7 @@ def play_slots(
                 else:
                     pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
                     ans = builtin_decide(
-                        sid, kind, b, seat, legal, card, pok, dkey, turn, dirbit, hands, ncards, drew_on, rp
+                        sid, kind, b, seat, legal, card, pok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw
                     )
                 if kind == K_PLAY:
                     mv = ans
@@ -885,9 +897,14 @@ def play_slots(
                     if rp[R_FIXED] > 0:
                         over = st[b, S_HANDS] >= rp[R_FIXED]
                     else:
-                        over = totals[b].max() >= rp[R_TARGET]
+                        hi = totals[b, 0]
+                        for p in range(1, P):
+                            hi = max(hi, totals[b, p])
+                        over = hi >= rp[R_TARGET]
                     if over:
-                        lo = totals[b].min()
+                        lo = totals[b, 0]
+                        for p in range(1, P):
+                            lo = min(lo, totals[b, p])
                         tmask = 0
                         k = 0
                         for p in range(P):
