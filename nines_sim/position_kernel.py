@@ -100,10 +100,11 @@ def play_out_kernel(
     legal_tab, next_tab = legal_table(rules), next_seat_table(P)
     mkeys = np.zeros((0, 2), dtype=np.uint64)
     nxt = np.zeros(1, dtype=np.int64)
+    work = K.scratch(rules)  # the kernel allocates nothing itself (it runs without reference counting)
     while True:
         code = K.play_slots(
             st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
-            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs,
+            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
         )  # fmt: skip
         h = int(hcount[0])
         if h:
