@@ -38,7 +38,7 @@ from numba.core import types as nbt
 from numba.extending import intrinsic
 
 from nines_sim import rng
-from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
+from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
 from nines_sim.rules import Rules
 
 
@@ -88,7 +88,7 @@ DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 MAX_SEATS = 6
 #: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
 (X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
- X_DECLARE_POINTS, NXP) = range(10)  # fmt: skip
+ X_DECLARE_POINTS, X_RANK, X_SHORT, NXP) = range(12)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -107,6 +107,7 @@ M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
 I_NINES = np.int64(NINES)
 I_NATURALS = np.int64(NATURALS)
 SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
+RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
 # natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
 GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
 GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
@@ -440,6 +441,21 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_fac
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _expert_card_score(f, h0, h1, held, threat, short, xp, seat):
+    """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
+    s = face_suit(f)
+    m = RANK_MASKS[face_rank(f)]
+    same_rank = popcount(h0 & m) + popcount(h1 & m) - 1.0
+    return (
+        xp[seat, X_PENALTY] * FACE_NAT_PEN[f]
+        + xp[seat, X_FOLLOW] * (held[s] - 1.0)
+        + xp[seat, X_BLOCK] * threat[s]
+        + xp[seat, X_RANK] * same_rank
+        + xp[seat, X_SHORT] * ((short >> s) & 1)
+    )
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, xp):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
@@ -510,17 +526,18 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     P = rp[R_P]
     held = fw[0:4]
     threat = fw[4:8]
-    wp, wf, wb = xp[seat, X_PENALTY], xp[seat, X_FOLLOW], xp[seat, X_BLOCK]
     _suit_counts_nat(h0, h1, fw, 0)
     _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR])
+    step = 1 - 2 * dirbit
+    nxt = (seat + step + P) % P
+    short = drew_on[b, nxt]
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        s = face_suit(f)
-        sc = wp * FACE_NAT_PEN[f] + wf * (held[s] - 1.0) + wb * threat[s]
+        sc = _expert_card_score(f, h0, h1, held, threat, short, xp, seat)
         if sc > best:
             best = sc
     top = 0
@@ -528,9 +545,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        s = face_suit(f)
-        sc = wp * FACE_NAT_PEN[f] + wf * (held[s] - 1.0) + wb * threat[s]
-        if sc >= best - 1e-9:
+        if _expert_card_score(f, h0, h1, held, threat, short, xp, seat) >= best - 1e-9:
             top |= np.int64(1) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
@@ -538,8 +553,6 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     best_suit = face_suit(choice) if has_natural else 0
     natural_blocks = threat[best_suit] > 0
     danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
-    step = 1 - 2 * dirbit
-    nxt = (seat + step + P) % P
     can_block = (
         max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and ncards[b, nxt] <= xp[seat, X_SWITCH_AGAINST]
     )

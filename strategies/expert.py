@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, SUIT_MASK, natural_penalty
+from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, RANK_MASK, SUIT_MASK, natural_penalty
 from nines_sim.choice import pick_bit
 from nines_sim.params import Param
 from nines_sim.strategy import Observation, Strategy
@@ -125,6 +125,22 @@ class Expert(Strategy):
             200.0,
             help="weight of penalty points held in a suit against 100 per card when declaring (tip: shed K, Q, J)",
         ),
+        Param(
+            "w_rank",
+            "float",
+            0.0,
+            0.0,
+            10.0,
+            help="weight of each other natural of the played card's rank held (tip: be able to play again next turn)",
+        ),
+        Param(
+            "w_short",
+            "float",
+            0.0,
+            0.0,
+            12.0,
+            help="bonus for leaving a suit the next player drew on, at any hand size (tip: they are short of it)",
+        ),
     )
 
     def _threat(self, obs: Observation) -> np.ndarray:
@@ -151,6 +167,12 @@ class Expert(Strategy):
     def _suit_holdings(self, obs: Observation) -> np.ndarray:
         return obs.suit_counts(np.uint64(NATURALS)).astype(np.float64)
 
+    def _rank_holdings(self, obs: Observation) -> np.ndarray:
+        """Cards held per rank (both decks), float64 (n, 13)."""
+        return np.stack(
+            [sum(np.bitwise_count(w & RANK_MASK[r]).astype(np.float64) for w in obs.hand) for r in range(13)], axis=1
+        )
+
     def play(self, obs: Observation) -> np.ndarray:
         n = obs.n
         legal = _bits(obs.legal)
@@ -158,10 +180,21 @@ class Expert(Strategy):
         held = self._suit_holdings(obs)
         threat = self._threat(obs)
         danger = threat.sum(axis=1) > 0
-        # score of each natural legal card: its penalty, what we can follow with, what it blocks
+        # score of each natural legal card: its penalty, what we can follow with (by suit and by rank),
+        # what it blocks, and whether the next player drew on its suit
         suit_of = FACE_SUIT.astype(np.int64)
+        rank_of = FACE_RANK.astype(np.int64)
         follow = held[:, suit_of] - 1.0  # the card itself leaves the suit
-        score = self.w_penalty * _NATURAL_PENALTY[None, :] + self.w_follow * follow + self.w_block * threat[:, suit_of]
+        same_rank = self._rank_holdings(obs)[:, rank_of] - 1.0
+        nxt = (obs.seat + obs.direction) % obs.players
+        short = (obs.drew_on[np.arange(n), nxt][:, None] >> np.arange(4)) & 1
+        score = (
+            self.w_penalty * _NATURAL_PENALTY[None, :]
+            + self.w_follow * follow
+            + self.w_block * threat[:, suit_of]
+            + self.w_rank * same_rank
+            + self.w_short * short[:, suit_of]
+        )
         score = np.where(natural, score, -np.inf)
         best = score.max(axis=1)
         # ties broken uniformly at random among the best naturals
