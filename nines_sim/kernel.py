@@ -88,7 +88,7 @@ DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 MAX_SEATS = 6
 #: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
 (X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
- X_DECLARE_POINTS, X_RANK, X_SHORT, NXP) = range(12)  # fmt: skip
+ X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, NXP) = range(15)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -441,13 +441,13 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_fac
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_card_score(f, h0, h1, held, threat, short, xp, seat):
+def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
     """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
     s = face_suit(f)
     m = RANK_MASKS[face_rank(f)]
     same_rank = popcount(h0 & m) + popcount(h1 & m) - 1.0
     return (
-        xp[seat, X_PENALTY] * FACE_NAT_PEN[f]
+        w_pen * FACE_NAT_PEN[f]
         + xp[seat, X_FOLLOW] * (held[s] - 1.0)
         + xp[seat, X_BLOCK] * threat[s]
         + xp[seat, X_RANK] * same_rank
@@ -531,13 +531,19 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     short = drew_on[b, nxt]
+    near_end = False
+    for p in range(P):
+        sz = ncards[b, p]
+        if p != seat and sz > 0 and sz <= xp[seat, X_END_CARDS]:
+            near_end = True
+    w_pen = xp[seat, X_PENALTY] + xp[seat, X_PENALTY_END] * (1.0 if near_end else 0.0)
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        sc = _expert_card_score(f, h0, h1, held, threat, short, xp, seat)
+        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat)
         if sc > best:
             best = sc
     top = 0
@@ -545,7 +551,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        if _expert_card_score(f, h0, h1, held, threat, short, xp, seat) >= best - 1e-9:
+        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat) >= best - 1e-9:
             top |= np.int64(1) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
@@ -563,6 +569,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
         or (danger and can_block and not natural_blocks)
         or ncards[b, seat] <= xp[seat, X_SHED_NINE_AT]
         or nines_held > xp[seat, X_SPARE_NINES]
+        or (near_end and xp[seat, X_NINE_AT_END] > 0)
     )
     if use_nine:
         return pick_card(nines, 0, _rand(dkey, turn, kind, 2))

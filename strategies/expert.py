@@ -141,6 +141,30 @@ class Expert(Strategy):
             12.0,
             help="bonus for leaving a suit the next player drew on, at any hand size (tip: they are short of it)",
         ),
+        Param(
+            "end_cards",
+            "int",
+            0,
+            0,
+            6,
+            help="an opponent with this many cards or fewer makes the hand's end near (0: never; tip: 1-2 cards)",
+        ),
+        Param(
+            "w_penalty_end",
+            "float",
+            0.0,
+            0.0,
+            10.0,
+            help="extra weight of penalty points while the end is near (tip: do not hold faces at the end)",
+        ),
+        Param(
+            "nine_at_end",
+            "int",
+            0,
+            0,
+            1,
+            help="1: play a legal 9 while the end is near (tip: the 9's 15 points are the dearest at the end)",
+        ),
     )
 
     def _threat(self, obs: Observation) -> np.ndarray:
@@ -159,6 +183,14 @@ class Expert(Strategy):
             for s in range(4):
                 threat[:, s] += weight * ((drew[:, p] >> s) & 1)
         return threat
+
+    def _near_end(self, obs: Observation) -> np.ndarray:
+        """Per game, whether an opponent holds ``end_cards`` cards or fewer: bool (n,)."""
+        near = np.zeros(obs.n, dtype=bool)
+        for p in range(obs.players):
+            size = obs.hand_sizes[:, p]
+            near |= (size > 0) & (size <= self.end_cards) & (p != obs.seat)
+        return near
 
     def _next_size(self, obs: Observation) -> np.ndarray:
         nxt = (obs.seat + obs.direction) % obs.players
@@ -188,8 +220,10 @@ class Expert(Strategy):
         same_rank = self._rank_holdings(obs)[:, rank_of] - 1.0
         nxt = (obs.seat + obs.direction) % obs.players
         short = (obs.drew_on[np.arange(n), nxt][:, None] >> np.arange(4)) & 1
+        near_end = self._near_end(obs)
+        w_pen = self.w_penalty + self.w_penalty_end * near_end.astype(np.float64)
         score = (
-            self.w_penalty * _NATURAL_PENALTY[None, :]
+            w_pen[:, None] * _NATURAL_PENALTY[None, :]
             + self.w_follow * follow
             + self.w_block * threat[:, suit_of]
             + self.w_rank * same_rank
@@ -217,6 +251,7 @@ class Expert(Strategy):
             | (danger & can_block_with_nine & ~natural_blocks)
             | (own_cards <= self.shed_nine_at)
             | (nines_held > self.spare_nines)
+            | (near_end & (self.nine_at_end > 0))
         )
         nine = pick_bit(nines, obs.random(salt=2))
         return np.where(use_nine, nine, choice)
