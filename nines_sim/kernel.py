@@ -88,7 +88,8 @@ DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 MAX_SEATS = 6
 #: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
 (X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
- X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, NXP) = range(15)  # fmt: skip
+ X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, X_SCARCE, X_DECLARE_SHORT,
+ NXP) = range(17)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -441,7 +442,7 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_fac
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
+def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat):
     """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
     s = face_suit(f)
     m = RANK_MASKS[face_rank(f)]
@@ -452,11 +453,14 @@ def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
         + xp[seat, X_BLOCK] * threat[s]
         + xp[seat, X_RANK] * same_rank
         + xp[seat, X_SHORT] * ((short >> s) & 1)
+        + xp[seat, X_SCARCE] * popcount(pl & SUIT_MASKS[s] & I_NATURALS)
     )
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, xp):
+def builtin_decide(
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp
+):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
     ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.  ``xp`` is
@@ -483,6 +487,8 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                 dirbit, ncards, drew_on, rp[R_P], b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR]
             )
             block100 = xp[seat, X_BLOCK] * 100.0
+            short100 = xp[seat, X_DECLARE_SHORT] * 100.0
+            short = drew_on[b, (seat + 1 - 2 * dirbit + rp[R_P]) % rp[R_P]]
             for s in range(4):
                 pts = 0.0
                 m = SUIT_MASKS[s] & I_NATURALS
@@ -491,7 +497,12 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                     while x != 0:
                         pts += FACE_NAT_PEN[lowest_face(x)]
                         x &= x - 1
-                score[s] = held[s] * 100.0 + xp[seat, X_DECLARE_POINTS] * pts + block100 * threat[s]
+                score[s] = (
+                    held[s] * 100.0
+                    + xp[seat, X_DECLARE_POINTS] * pts
+                    + block100 * threat[s]
+                    + short100 * ((short >> s) & 1)
+                )
             return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
         return below(_rand(dkey, turn, kind, 1), 4)
     # K_PLAY
@@ -531,6 +542,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     short = drew_on[b, nxt]
+    pl = np.int64(played[b])
     near_end = False
     for p in range(P):
         sz = ncards[b, p]
@@ -543,7 +555,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat)
+        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat)
         if sc > best:
             best = sc
     top = 0
@@ -551,7 +563,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat) >= best - 1e-9:
+        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat) >= best - 1e-9:
             top |= np.int64(1) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
@@ -762,7 +774,23 @@ def play_slots(
                         break
                 else:
                     active = builtin_decide(
-                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, seat_xp
+                        sid,
+                        kind,
+                        b,
+                        who,
+                        0,
+                        0,
+                        False,
+                        dkey,
+                        turn,
+                        dirbit,
+                        hands,
+                        ncards,
+                        drew_on,
+                        played,
+                        rp,
+                        fw,
+                        seat_xp,
                     )
                 ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
@@ -835,6 +863,7 @@ def play_slots(
                         hands,
                         ncards,
                         drew_on,
+                        played,
                         rp,
                         fw,
                         seat_xp,

@@ -165,6 +165,8 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
         ("double-nines", "expert:spare_nines=2,w_block=11.5,declare_points=0,w_rank=2.5"),
         ("classic", "expert:w_rank=1.75,w_short=6,w_follow=2"),
         ("hard-nines", "expert:end_cards=2,w_penalty_end=3.5,nine_at_end=1"),
+        ("classic", "expert:w_scarce=1.5,declare_short=2.5"),
+        ("double-nines", "expert:w_scarce=0.75,declare_short=0.5,w_block=0"),
     ],
 )
 def test_expert_at_other_parameter_values_plays_compiled_and_matches_the_numpy_engine(preset, spec):
