@@ -32,9 +32,9 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     K = None  # type: ignore[assignment]
 
 #: Matches a table of compiled seats starts per :meth:`CompiledEngine.advance` (how often a caller may stop it).
-MATCHES_PER_ADVANCE = 2048
+MATCHES_PER_ADVANCE = 8192
 #: Rows of the hand and match record buffers drained after each kernel call.
-RECORD_BUFFER = 1 << 15
+RECORD_BUFFER = 1 << 16
 
 
 def builtin_ids() -> dict[type, int]:
