@@ -41,9 +41,10 @@ def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
 
 
 def play_out_kernel(
-    batch: PositionBatch, sids: np.ndarray, to: str, force: np.ndarray | None
+    batch: PositionBatch, sids: np.ndarray, to: str, force: np.ndarray | None, lineup: Sequence[Strategy]
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``)."""
+    from nines_sim.compiled import seat_params
     from nines_sim.compiled_strategy import compiled_function
 
     rules = batch.rules
@@ -85,6 +86,7 @@ def play_out_kernel(
     assert stock.shape[1] == N_FACES * D
     played = a["played"].copy()  # type: ignore[union-attr]
     seat_sid = np.asarray(sids, dtype=np.int64)
+    seat_xp = seat_params(lineup)
     fs = tuple(compiled_function(None) for _ in range(K.MAX_SEATS))
     n_rec = min(RECORDS, max(B, 1)) if to == "hand" else RECORDS
     hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
@@ -103,7 +105,7 @@ def play_out_kernel(
     work = K.scratch(rules)  # the kernel allocates nothing itself (it runs without reference counting)
     while True:
         code = K.play_slots(
-            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
             mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
         )  # fmt: skip
         h = int(hcount[0])
