@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 
+from nines_sim import cluster  # noqa: E402
 from nines_sim.cli import app  # noqa: E402
 from nines_sim.cluster import run_plan_dask  # noqa: E402
 from nines_sim.output import write_tables  # noqa: E402
@@ -64,17 +65,23 @@ def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
         assert first[n] == (tmp_path / n).read_bytes(), n
 
 
-def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path):
+@pytest.fixture
+def short_connect_timeout(monkeypatch):
+    """A 1 s wait for a scheduler instead of 10 s: the error path is the same, the test waits less."""
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+
+
+def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path, short_connect_timeout):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # free once closed: nobody listens there
     r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", f"tcp://127.0.0.1:{port}", "--out",
                             str(tmp_path / "u"), "--quiet"])  # fmt: skip
     assert r.exit_code == 2, r.output
-    assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
+    assert "cannot reach a Dask scheduler" in r.output and "within 1 s" in r.output and "Traceback" not in r.output
 
 
-def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path):
+def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path, short_connect_timeout):
     with socket.socket() as listener:  # accepts connections, never answers
         listener.bind(("127.0.0.1", 0))
         listener.listen(5)
