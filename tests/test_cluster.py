@@ -32,10 +32,22 @@ def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
 
 
-def test_compare_rules_on_a_local_cluster_matches_the_local_run(tmp_path):
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of one running cluster, for the tests that need a cluster but not their own.
+
+    Starting a cluster (worker processes that import nines-sim) is the slow part of these tests;
+    ``--scheduler local`` builds its own in the test above, the tests with this fixture reach a
+    running one by its tcp:// address, as on a real cluster.
+    """
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        yield lc.scheduler_address
+
+
+def test_compare_rules_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
     args = ["compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "1500", "--quiet", "--no-charts"]
     assert runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "a")]).exit_code == 0
-    r = runner.invoke(app, [*args, "--scheduler", "local", "--out", str(tmp_path / "b")])
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "b")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "a" / "comparison.csv").read_bytes() == (tmp_path / "b" / "comparison.csv").read_bytes()
 
@@ -102,7 +114,7 @@ def test_a_malformed_scheduler_address_is_a_usage_error(tmp_path, address):
         assert r.output.startswith(f"Error: --scheduler {address} is not a scheduler address;"), r.output
 
 
-def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):
+def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path, scheduler):
     f = tmp_path / "bad.py"
     f.write_text(
         "import numpy as np\nfrom nines_sim.strategy import Strategy\nfrom nines_sim.choice import pick_card\n"
@@ -110,7 +122,7 @@ def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):
         "    def play(self, obs):\n        return pick_card([w & obs.legal for w in obs.hand], obs.random())\n"
         "    def declare(self, obs):\n        return np.full(obs.n, 9)\n"
     )
-    r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", "local",
+    r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", scheduler,
                             "--out", str(tmp_path / "b"), "-q"])  # fmt: skip
     assert r.exit_code == 1 and "returned a suit outside 0..3" in r.output and "nines replay" in r.output
 
