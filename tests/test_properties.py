@@ -112,9 +112,11 @@ def test_C1_T1_S1_S2_S3_properties_every_preset(preset, players):
     except RulesError:
         pytest.skip("impossible combination")
     names = PROPERTY_LINEUP[:players]
-    e, res = run_checked(rules, 60, seed=players * 101 + len(preset), names=names)
+    # 30 matches (a few hundred hands, every step checked) per preset and table size; the engine's
+    # event-by-event agreement with the reference player is tests/test_reference_agreement.py's job
+    e, res = run_checked(rules, 30, seed=players * 101 + len(preset), names=names)
     check_match_ends(rules, res)
-    assert len(res.hand_records) >= 60
+    assert len(res.hand_records) >= 30
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
