@@ -59,7 +59,7 @@ def _probe() -> str:
 
 
 @contextmanager
-def connect(address: str, workers: int = 2, timeout: float = CONNECT_TIMEOUT_S):
+def connect(address: str, workers: int = 2, timeout: float | None = None):
     """A Dask client for ``address`` (``tcp://host:port``) or ``"local"`` (a LocalCluster).
 
     Parameters
@@ -67,8 +67,8 @@ def connect(address: str, workers: int = 2, timeout: float = CONNECT_TIMEOUT_S):
     address : str
     workers : int
         Worker processes of a local cluster (one thread each).
-    timeout : float
-        Seconds to wait for the scheduler.
+    timeout : float, optional
+        Seconds to wait for the scheduler (default :data:`CONNECT_TIMEOUT_S`, read at the call).
 
     Raises
     ------
@@ -77,6 +77,7 @@ def connect(address: str, workers: int = 2, timeout: float = CONNECT_TIMEOUT_S):
         or the workers cannot import nines-sim.
     """
     distributed = _import_distributed()
+    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
     cluster = None
     try:
         if address == "local":

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 
+from nines_sim import cluster  # noqa: E402
 from nines_sim.cli import app  # noqa: E402
 from nines_sim.cluster import run_plan_dask  # noqa: E402
 from nines_sim.output import write_tables  # noqa: E402
@@ -31,10 +32,22 @@ def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
 
 
-def test_compare_rules_on_a_local_cluster_matches_the_local_run(tmp_path):
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of one running cluster, for the tests that need a cluster but not their own.
+
+    Starting a cluster (worker processes that import nines-sim) is the slow part of these tests;
+    ``--scheduler local`` builds its own in the test above, the tests with this fixture reach a
+    running one by its tcp:// address, as on a real cluster.
+    """
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        yield lc.scheduler_address
+
+
+def test_compare_rules_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
     args = ["compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "1500", "--quiet", "--no-charts"]
     assert runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "a")]).exit_code == 0
-    r = runner.invoke(app, [*args, "--scheduler", "local", "--out", str(tmp_path / "b")])
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "b")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "a" / "comparison.csv").read_bytes() == (tmp_path / "b" / "comparison.csv").read_bytes()
 
@@ -64,17 +77,23 @@ def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
         assert first[n] == (tmp_path / n).read_bytes(), n
 
 
-def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path):
+@pytest.fixture
+def short_connect_timeout(monkeypatch):
+    """A 1 s wait for a scheduler instead of 10 s: the error path is the same, the test waits less."""
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+
+
+def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path, short_connect_timeout):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # free once closed: nobody listens there
     r = runner.invoke(app, ["tournament", "-n", "100", "--scheduler", f"tcp://127.0.0.1:{port}", "--out",
                             str(tmp_path / "u"), "--quiet"])  # fmt: skip
     assert r.exit_code == 2, r.output
-    assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
+    assert "cannot reach a Dask scheduler" in r.output and "within 1 s" in r.output and "Traceback" not in r.output
 
 
-def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path):
+def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path, short_connect_timeout):
     with socket.socket() as listener:  # accepts connections, never answers
         listener.bind(("127.0.0.1", 0))
         listener.listen(5)
@@ -95,7 +114,7 @@ def test_a_malformed_scheduler_address_is_a_usage_error(tmp_path, address):
         assert r.output.startswith(f"Error: --scheduler {address} is not a scheduler address;"), r.output
 
 
-def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):
+def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path, scheduler):
     f = tmp_path / "bad.py"
     f.write_text(
         "import numpy as np\nfrom nines_sim.strategy import Strategy\nfrom nines_sim.choice import pick_card\n"
@@ -103,7 +122,7 @@ def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path):
         "    def play(self, obs):\n        return pick_card([w & obs.legal for w in obs.hand], obs.random())\n"
         "    def declare(self, obs):\n        return np.full(obs.n, 9)\n"
     )
-    r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", "local",
+    r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", scheduler,
                             "--out", str(tmp_path / "b"), "-q"])  # fmt: skip
     assert r.exit_code == 1 and "returned a suit outside 0..3" in r.output and "nines replay" in r.output
 

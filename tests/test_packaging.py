@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -46,6 +47,28 @@ def _without_editable_install(env_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(env_path), site])}
 
 
+def _seed_compiled_code(installed: Path) -> None:
+    """File this checkout's compiled kernel in the installed copy's ``__pycache__``, as numba would.
+
+    Compiling the kernel from nothing costs most of a minute of CPU, which the packaging question
+    (does the installed copy find its modules and run) does not need; that the engine compiles and
+    loads its cache is tests/test_compiled.py's job.  numba takes a cached file when the source's
+    modification time and size match, so the installed sources get the checkout's times.
+    """
+    from nines_sim.rules import make_rules
+    from nines_sim.simulate import simulate
+
+    simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 4, seed=0)  # fills the cache
+    cache = installed / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    for module in ("kernel", "compiled_strategy"):
+        src = ROOT / "nines_sim" / f"{module}.py"
+        st = src.stat()
+        os.utime(installed / src.name, ns=(st.st_atime_ns, st.st_mtime_ns))
+        for f in (ROOT / "nines_sim" / "__pycache__").glob(f"{module}.*.nb[ic]"):
+            shutil.copy2(f, cache / f.name)
+
+
 def test_installed_wheel_runs_a_tournament_outside_the_repository(wheel: Path, tmp_path: Path):
     target = tmp_path / "site"
     subprocess.run(
@@ -53,6 +76,7 @@ def test_installed_wheel_runs_a_tournament_outside_the_repository(wheel: Path, t
         check=True,
         capture_output=True,
     )
+    _seed_compiled_code(target / "nines_sim")
     work = tmp_path / "elsewhere"
     work.mkdir()
     env = _without_editable_install(target)
