@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -146,7 +146,7 @@ def manifest(
         "wall_seconds": round(out.wall_seconds, 3),
         "matches_per_s": round(played / out.wall_seconds, 1) if out.wall_seconds > 0 else None,
         "partial": out.partial,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started": started_at(out.wall_seconds),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "pandas": pd.__version__,
@@ -192,7 +192,7 @@ def comparison_manifest(
         "wall_seconds": round(out.wall_seconds, 3),
         "matches_per_s": round(out.matches_played * len(rule_sets) / out.wall_seconds, 1) if out.wall_seconds else None,
         "partial": out.partial,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started": started_at(out.wall_seconds),
         "python": platform.python_version(),
         "numpy": np.__version__,
     }
@@ -225,6 +225,12 @@ def kept_fields(out, matches_kept: int, kept_command: str | None) -> dict:  # no
         "too_small_to_rank": too_small_to_rank(matches_kept, out.partial),
         "min_matches_to_rank": MIN_MATCHES_TO_RANK,
     }
+
+
+def started_at(wall_seconds: float) -> str:
+    """When a run that has just ended after ``wall_seconds`` began (ISO 8601, UTC, seconds): manifests
+    are written at the end of the run."""
+    return (datetime.now(UTC) - timedelta(seconds=wall_seconds)).isoformat(timespec="seconds")
 
 
 def write_manifest(run_dir: Path, data: dict) -> Path:

@@ -159,14 +159,17 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
 @pytest.mark.parametrize(
     "preset,spec",
     [
-        ("classic", "expert:shed_nine_at=3,danger_cards=2"),
-        ("classic", "expert:w_penalty=0.5,w_follow=7.25,w_block=0,next_player_factor=3.5,switch_against=3"),
+        ("classic", "expert:shed_nine_at=3,danger_cards=2,w_rank=1.75,w_short=6,w_scarce=1.5,declare_short=2.5"),
+        (
+            "classic",
+            "expert:w_penalty=0.5,w_follow=7.25,w_block=0,next_player_factor=3.5,switch_against=3,"
+            "end_cards=2,w_penalty_end=3.5,nine_at_end=1",
+        ),
         ("hard-nines", "expert:declare_points=40,spare_nines=1,shed_nine_at=0,danger_cards=4"),
-        ("double-nines", "expert:spare_nines=2,w_block=11.5,declare_points=0,w_rank=2.5"),
-        ("classic", "expert:w_rank=1.75,w_short=6,w_follow=2"),
-        ("hard-nines", "expert:end_cards=2,w_penalty_end=3.5,nine_at_end=1"),
-        ("classic", "expert:w_scarce=1.5,declare_short=2.5"),
-        ("double-nines", "expert:w_scarce=0.75,declare_short=0.5,w_block=0"),
+        (
+            "double-nines",
+            "expert:spare_nines=2,w_block=11.5,declare_points=0,w_rank=2.5,w_scarce=0.75,declare_short=0.5",
+        ),
     ],
 )
 def test_expert_at_other_parameter_values_plays_compiled_and_matches_the_numpy_engine(preset, spec):

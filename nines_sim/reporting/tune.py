@@ -233,7 +233,7 @@ def write_tune_folder(
         "workers": workers, "wall_seconds": round(wall_seconds, 3),
         # from the trials' own times, so that a resumed run (or one that only validates) still says it
         "trials_per_minute": round(60 * n_done / spent, 3) if spent > 0 else None,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
         "optuna": optuna.__version__,
     }  # fmt: skip
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
