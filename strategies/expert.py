@@ -46,7 +46,12 @@ class Expert(Strategy):
     opponent about to go out has drawn on; keeps its 9s while a natural will do, unless an
     opponent is about to go out (then a 9 switches to a suit that opponent drew on) or its
     own hand is nearly empty; declares the suit it holds most of, or a suit the threatening
-    opponent drew on.  Source: the tips of the classic rule text (seeds 000/003/004, section 10)."""
+    opponent drew on.  Parameters that are off at their defaults add more of the tips: following
+    on rank (``w_rank``), leaving suits the next player drew on (``w_short``, ``declare_short``)
+    or whose cards are already played (``w_scarce``, counting cards), and shedding dear cards and
+    9s once an opponent is about to go out (``end_cards``, ``w_penalty_end``, ``nine_at_end``);
+    ``nines tune`` sets them (docs/tuned/).  Source: the tips of the classic rule text (seeds
+    000/003/004, section 10)."""
 
     name = "expert"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
