@@ -152,7 +152,7 @@ def evaluate(
     drawn = None if card is None else np.repeat(card[gg], K)
     force = _apply(batch, obs.kind, mv, drawn)
     n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY)
+    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY, consume=True)
     r = np.arange(rows.shape[0])
     if outcome == "match":
         value = share[r, own]  # type: ignore[index]
