@@ -106,6 +106,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     b_ids = np.empty(S, dtype=np.int64)
     ids = np.empty(S, dtype=np.int64)
     pool = np.empty(S, dtype=np.int64)
+    tmp = np.empty(S, dtype=np.int64)
     q = np.empty(N_FACES, dtype=np.float64)
     dropped = np.zeros(n, dtype=np.bool_)
     for g in range(n):
@@ -138,20 +139,72 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                     if weight[g, s, f] != 1.0:
                         uniform = False
             q[f] = tot / H if H > 0 else 1.0
+        # heads-up, a stock card's weight takes two values: pick a class, then a card in it (no scan)
+        two = not uniform and nb > 0
+        qa = q[b_ids[0] % N_FACES] if nb > 0 else 1.0
+        qb = qa
+        if two:
+            for i in range(nb):
+                v = q[b_ids[i] % N_FACES]
+                if v != qa:
+                    if qb == qa:
+                        qb = v
+                    elif v != qb:
+                        two = False
+                        break
+        nh = 0
+        if two:
+            for i in range(nb):
+                if q[b_ids[i] % N_FACES] == qa:
+                    t = b_ids[nh]
+                    b_ids[nh] = b_ids[i]
+                    b_ids[i] = t
+                    nh += 1
         for k in range(K):
             r = g * K + k
             ctr = k * WORDS
             for i in range(nb):
                 ids[i] = b_ids[i]
-            # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
-            take = H - na
-            for i in range(take):
-                _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr))
-                ctr += 1
             for i in range(na):
                 pool[i] = a_ids[i]
-            for i in range(take):
-                pool[na + i] = ids[i]
+            # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
+            take = H - na
+            if two:
+                h0 = 0
+                l0 = nh
+                for i in range(take):
+                    rem_h = nh - h0
+                    rem_l = nb - l0
+                    x = stream(base[g], purpose, ctr)
+                    y = stream(base[g], purpose, ctr + 1)
+                    ctr += 2
+                    if _unit(x) * (rem_h * qa + rem_l * qb) < rem_h * qa:
+                        j = h0 + below(y, rem_h)
+                        pool[na + i] = ids[j]
+                        ids[j] = ids[h0]
+                        ids[h0] = pool[na + i]
+                        h0 += 1
+                    else:
+                        j = l0 + below(y, rem_l)
+                        pool[na + i] = ids[j]
+                        ids[j] = ids[l0]
+                        ids[l0] = pool[na + i]
+                        l0 += 1
+                m = 0
+                for i in range(h0, nh):
+                    tmp[m] = ids[i]
+                    m += 1
+                for i in range(l0, nb):
+                    tmp[m] = ids[i]
+                    m += 1
+                for i in range(m):
+                    ids[take + i] = tmp[i]
+            else:
+                for i in range(take):
+                    _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr))
+                    ctr += 1
+                for i in range(take):
+                    pool[na + i] = ids[i]
             # 2. the hands, seat after seat; the last seat dealt to takes what is left
             last = -1
             for s in range(P):
