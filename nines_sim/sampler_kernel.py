@@ -44,14 +44,14 @@ def _unit(x):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _pick(ids, lo, hi, w, uniform, x):
-    """Move a card drawn from ``ids[lo:hi]`` (probability ~ ``w[id % 52]``) to ``ids[lo]``."""
+def _pick(ids, lo, hi, w, uniform, x, total):
+    """Move a card drawn from ``ids[lo:hi]`` (probability ~ ``w[id % 52]``) to ``ids[lo]``.
+
+    ``total`` is the weight of ``ids[lo:hi]``; returns the weight of what is left.
+    """
     if uniform:
         j = lo + below(x, hi - lo)
     else:
-        total = 0.0
-        for i in range(lo, hi):
-            total += w[ids[i] % 52]
         u = _unit(x) * total
         j = hi - 1
         acc = 0.0
@@ -63,6 +63,15 @@ def _pick(ids, lo, hi, w, uniform, x):
     t = ids[lo]
     ids[lo] = ids[j]
     ids[j] = t
+    return total - w[t % 52]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _weight(ids, lo, hi, w):
+    total = 0.0
+    for i in range(lo, hi):
+        total += w[ids[i] % 52]
+    return total
 
 
 @njit(cache=True, error_model="numpy")
@@ -200,8 +209,9 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                 for i in range(m):
                     ids[take + i] = tmp[i]
             else:
+                total = 0.0 if uniform else _weight(ids, 0, nb, q)
                 for i in range(take):
-                    _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr))
+                    total = _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr), total)
                     ctr += 1
                 for i in range(take):
                     pool[na + i] = ids[i]
@@ -216,8 +226,9 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                 if h == 0:
                     continue
                 if s != last:
+                    total = 0.0 if uniform else _weight(pool, lo, H, weight[g, s])
                     for i in range(lo, lo + h):
-                        _pick(pool, i, H, weight[g, s], uniform, stream(base[g], purpose, ctr))
+                        total = _pick(pool, i, H, weight[g, s], uniform, stream(base[g], purpose, ctr), total)
                         ctr += 1
                 for i in range(lo, lo + h):
                     f = pool[i] % N_FACES
