@@ -698,7 +698,7 @@ def replay(
 
 
 #: ``lookahead``'s default ``infer`` (strategies/lookahead.py), so that the analysis estimates as it plays.
-INFER_DEFAULT = 0.0
+INFER_DEFAULT = 1.0
 
 
 @app.command()

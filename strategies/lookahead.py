@@ -22,7 +22,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     (
         "infer",
         "float",
-        0.0,
+        1.0,
         0.0,
         1.0,
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
@@ -37,8 +37,9 @@ class SettingError(ValueError):
 class Lookahead(Strategy):
     """For each decision, sample the hidden cards ``samples`` times, play every legal move out on the
     engine with the rollout ``policy``, and keep the move with the best mean outcome (Perfect Information
-    Monte Carlo).  Ties are broken by the decision's random stream.  Source: determinized search for
-    hidden-card games (Cowling, Powley and Whitehouse 2012)."""
+    Monte Carlo).  The samples respect what reshuffles and (``infer``) draws reveal.  Ties are broken by
+    the decision's random stream.  Source: determinized search for hidden-card games (Cowling, Powley and
+    Whitehouse 2012)."""
 
     name = "lookahead"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": True,

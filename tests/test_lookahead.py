@@ -162,10 +162,9 @@ def test_settings_come_in_a_strategy_spec():
         make_lineup(["lookahead:samples=0"])
 
 
-@pytest.mark.parametrize("infer", [0.0, 0.9])
-def test_same_seed_same_decisions_for_every_worker_count(infer):
+def test_same_seed_same_decisions_for_every_worker_count():
     rules = make_rules("classic", players=2)
-    la = Lookahead(samples=8, infer=infer)
+    la = Lookahead(samples=8)
     one = simulate(rules, [la, "expert"], 6, seed=4, workers=1, batch_size=3)
     two = simulate(rules, [la, "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
     assert np.array_equal(one.totals, two.totals)
