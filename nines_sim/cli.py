@@ -847,6 +847,14 @@ def tune(
     ] = None,
     force: ForceOpt = False,
     quiet: QuietOpt = False,
+    versus: Annotated[
+        str | None,
+        typer.Option(
+            "--versus",
+            help="No search: play this spec against STRATEGY on --validate fresh matches, paired "
+            "(e.g. a strategy tuned under other rules: expert@classic.json).",
+        ),
+    ] = None,
 ) -> None:
     """Tune a strategy's parameters for the highest win rate at a table, with Optuna; then validate.
 
@@ -854,7 +862,8 @@ def tune(
     equally often; hopeless trials are pruned after a chunk. The study lives in
     SQLite: Ctrl-C keeps finished trials, and the same command resumes (several
     processes on one --storage share the study). The best values and the
-    baseline then play --validate fresh matches, paired.
+    baseline then play --validate fresh matches, paired. With --versus, no
+    study: the given spec and STRATEGY play those fresh matches, paired.
     """
     from nines_sim.tune import TuneError, make_setup
 
@@ -875,6 +884,9 @@ def tune(
         setup = make_setup(strategy, opps, r, params, matches, seed)
     except TuneError as exc:
         raise usage_error(str(exc)) from None
+    if versus is not None:
+        _tune_versus(setup, versus, validate, workers or cpu_count_default(), batch_size, scheduler, out, force)
+        return
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-{name}"
     url = storage or f"sqlite:///{run_dir / 'study.db'}"
@@ -893,6 +905,41 @@ def tune(
             _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
     else:
         _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, None, quiet, command)
+
+
+def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool) -> None:  # noqa: ANN001
+    """``nines tune STRATEGY --versus SPEC``: SPEC against STRATEGY at the tuning table, paired, no search."""
+    from contextlib import nullcontext
+
+    from nines_sim.output import write_csv, write_manifest
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.tune import Runner, TuneInterrupted, validate
+
+    try:
+        make_lineup([versus])
+        spec = canonical_spec(versus)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+    if n < 1:
+        raise usage_error("--versus plays the --validate matches: give --validate 1 or more")
+    with _run_folder(out, "versus", force) as run_dir:
+        with _cluster(scheduler, workers) if scheduler else nullcontext() as client:
+            runner = Runner(workers=workers, batch_size=batch_size, client=client)
+            try:
+                checked = _run_or_explain(lambda: validate(setup, spec, n, runner))
+            except TuneInterrupted:
+                raise KeyboardInterrupt from None  # nothing finished is worth keeping: no result without both sides
+        with _writing():
+            write_csv(checked.frame(), run_dir / "validation.csv")
+            write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
+                                     "baseline": setup.baseline_spec, "matches": checked.matches,
+                                     "match_range": list(checked.match_range)})  # fmt: skip
+    g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
+    typer.echo(
+        f"{spec} against {setup.baseline_spec} on {checked.matches:,} fresh matches, paired: win rate "
+        f"{checked.best:.4f} vs {checked.baseline:.4f}, difference {g:+.2f} points (95% CI {lo:+.2f} to {hi:+.2f}, "
+        f"p = {checked.p_value:.3g}); results in {run_dir}"
+    )
 
 
 def cpu_count_default() -> int:

@@ -21,7 +21,6 @@ import numpy as np
 
 from nines_sim import rng
 from nines_sim.engine import BatchEngine, IllegalMoveError
-from nines_sim.params import defaults
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
@@ -57,8 +56,8 @@ def builtin_ids() -> dict[type, int]:
 def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
     """Kernel strategy id per seat: a built-in's compiled twin, or 0 for a Python strategy.
 
-    Only the exact built-in classes at their default parameter values count: a subclass may override a
-    decision and the compiled twins hold the defaults as constants, so those are asked in Python.
+    Only the exact built-in classes count (a subclass may override a decision, so it is asked in
+    Python); ``expert`` plays compiled at any parameter values (:func:`seat_params` carries them).
     """
     from nines_sim.compiled_strategy import CompiledStrategy
 
@@ -67,10 +66,29 @@ def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
     def sid(s: Strategy) -> int:
         if isinstance(s, CompiledStrategy):
             return K.SID_USER
-        at_defaults = all(getattr(s, k) == v for k, v in defaults(type(s)).items())
-        return ids.get(type(s), K.SID_PYTHON) if at_defaults else K.SID_PYTHON
+        return ids.get(type(s), K.SID_PYTHON)
 
     return np.array([sid(s) for s in lineup], dtype=np.int64)
+
+
+def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
+    """Each seat's ``expert`` parameter values as the kernel reads them.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (MAX_SEATS, NXP): row ``p`` holds seat ``p``'s values in the order of
+        ``Expert.params`` where that seat plays ``expert``, the defaults elsewhere (unread).
+    """
+    from nines_sim.strategies.expert import Expert
+
+    names = [p.name for p in Expert.params]
+    assert len(names) == K.NXP, "kernel.X_* columns must follow Expert.params"
+    xp = np.tile(np.array([float(p.default) for p in Expert.params]), (K.MAX_SEATS, 1))
+    for seat, s in enumerate(lineup):
+        if type(s) is Expert:
+            xp[seat] = [float(getattr(s, n)) for n in names]
+    return xp
 
 
 class CompiledEngine(BatchEngine):
@@ -107,6 +125,7 @@ class CompiledEngine(BatchEngine):
         from nines_sim.compiled_strategy import compiled_function
 
         self._sid = seat_ids(lineup)
+        self._xp = seat_params(lineup)
         self._python = bool((self._sid == K.SID_PYTHON).any())
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
         self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
@@ -187,7 +206,7 @@ class CompiledEngine(BatchEngine):
         while True:
             code = K.play_slots(
                 self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
-                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._mkeys,
+                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, self._mkeys,
                 self.start, self.n_matches, self._next, max_new, self._hrec, self._hpen, self._hcount,
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip

@@ -38,7 +38,7 @@ from numba.core import types as nbt
 from numba.extending import intrinsic
 
 from nines_sim import rng
-from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, SUIT_MASK
+from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
 from nines_sim.rules import Rules
 
 
@@ -86,6 +86,9 @@ SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_E
 DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 #: Seats a table can have: the length of the tuple of user decision functions.
 MAX_SEATS = 6
+#: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
+(X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
+ X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, NXP) = range(15)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -104,6 +107,7 @@ M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
 I_NINES = np.int64(NINES)
 I_NATURALS = np.int64(NATURALS)
 SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
+RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
 # natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
 GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
 GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
@@ -423,31 +427,48 @@ def _pick_best_suit(fw, o, x):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat):
+def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_factor):
     for s in range(4):
         threat[s] = 0.0
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     for p in range(P):
         sz = ncards[b, p]
-        if sz > 0 and sz <= 1 and p != seat:
-            wgt = 2.0 if nxt == p else 1.0
+        if sz > 0 and sz <= danger and p != seat:
+            wgt = next_factor if nxt == p else 1.0
             for s in range(4):
                 threat[s] += wgt * ((drew_on[b, p] >> s) & 1)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw):
+def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
+    """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
+    s = face_suit(f)
+    m = RANK_MASKS[face_rank(f)]
+    same_rank = popcount(h0 & m) + popcount(h1 & m) - 1.0
+    return (
+        w_pen * FACE_NAT_PEN[f]
+        + xp[seat, X_FOLLOW] * (held[s] - 1.0)
+        + xp[seat, X_BLOCK] * threat[s]
+        + xp[seat, X_RANK] * same_rank
+        + xp[seat, X_SHORT] * ((short >> s) & 1)
+    )
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, xp):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
-    ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.
+    ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.  ``xp`` is
+    float64 (MAX_SEATS, NXP): each seat's ``expert`` parameters (the ``X_*`` columns), computed in
+    the same order of floating-point operations as ``Expert`` so that both give the same moves.
     """
     D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
     if kind == K_PLAY_DRAWN:
         if sid == SID_EXPERT:
-            return 1 if (face_rank(card) != NINE_RANK or ncards[b, seat] - 1 <= 2) else 0
+            return 1 if (face_rank(card) != NINE_RANK or ncards[b, seat] - 1 <= xp[seat, X_SHED_NINE_AT]) else 0
         return 1
     if kind == K_DECLARE or kind == K_DEALER_DECLARE:
         if sid == SID_SUIT_MAJORITY:
@@ -458,7 +479,10 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
             threat = fw[4:8]
             score = fw[8:12]
             _suit_counts_nat(h0, h1, fw, 0)
-            _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat, threat)
+            _expert_threat(
+                dirbit, ncards, drew_on, rp[R_P], b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR]
+            )
+            block100 = xp[seat, X_BLOCK] * 100.0
             for s in range(4):
                 pts = 0.0
                 m = SUIT_MASKS[s] & I_NATURALS
@@ -467,7 +491,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                     while x != 0:
                         pts += FACE_NAT_PEN[lowest_face(x)]
                         x &= x - 1
-                score[s] = held[s] * 100.0 + pts + 400.0 * threat[s]
+                score[s] = held[s] * 100.0 + xp[seat, X_DECLARE_POINTS] * pts + block100 * threat[s]
             return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
         return below(_rand(dkey, turn, kind, 1), 4)
     # K_PLAY
@@ -503,15 +527,23 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     held = fw[0:4]
     threat = fw[4:8]
     _suit_counts_nat(h0, h1, fw, 0)
-    _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat)
+    _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR])
+    step = 1 - 2 * dirbit
+    nxt = (seat + step + P) % P
+    short = drew_on[b, nxt]
+    near_end = False
+    for p in range(P):
+        sz = ncards[b, p]
+        if p != seat and sz > 0 and sz <= xp[seat, X_END_CARDS]:
+            near_end = True
+    w_pen = xp[seat, X_PENALTY] + xp[seat, X_PENALTY_END] * (1.0 if near_end else 0.0)
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        s = face_suit(f)
-        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
+        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat)
         if sc > best:
             best = sc
     top = 0
@@ -519,9 +551,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        s = face_suit(f)
-        sc = 1.0 * FACE_NAT_PEN[f] + 3.0 * (held[s] - 1.0) + 4.0 * threat[s]
-        if sc >= best - 1e-9:
+        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat) >= best - 1e-9:
             top |= np.int64(1) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
@@ -529,11 +559,17 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     best_suit = face_suit(choice) if has_natural else 0
     natural_blocks = threat[best_suit] > 0
     danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
-    step = 1 - 2 * dirbit
-    nxt = (seat + step + P) % P
-    can_block = max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and ncards[b, nxt] <= 1
+    can_block = (
+        max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and ncards[b, nxt] <= xp[seat, X_SWITCH_AGAINST]
+    )
+    # 9s held (both decks), not only the legal ones: spare 9s go like any card
+    nines_held = popcount(h0 & I_NINES) + popcount(h1 & I_NINES)
     use_nine = nines != 0 and (
-        (not has_natural) or (danger and can_block and not natural_blocks) or ncards[b, seat] <= 2
+        (not has_natural)
+        or (danger and can_block and not natural_blocks)
+        or ncards[b, seat] <= xp[seat, X_SHED_NINE_AT]
+        or nines_held > xp[seat, X_SPARE_NINES]
+        or (near_end and xp[seat, X_NINE_AT_END] > 0)
     )
     if use_nine:
         return pick_card(nines, 0, _rand(dkey, turn, kind, 2))
@@ -604,13 +640,17 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def play_slots(
-    st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+    st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
     mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
 ):  # fmt: skip
     """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
     Parameters
     ----------
+    seat_sid : int64 (MAX_SEATS,)
+        Each seat's strategy id (``SID_*``).
+    seat_xp : float64 (MAX_SEATS, NXP)
+        Each seat's ``expert`` parameters (the ``X_*`` columns; read only where the seat is ``SID_EXPERT``).
     mkeys : uint64 (n_matches, 2)
         Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
     next_match : int64 (1,)
@@ -722,7 +762,7 @@ def play_slots(
                         break
                 else:
                     active = builtin_decide(
-                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw
+                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, seat_xp
                     )
                 ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
@@ -782,7 +822,22 @@ def play_slots(
                 else:
                     pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
                     ans = builtin_decide(
-                        sid, kind, b, seat, legal, card, pok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw
+                        sid,
+                        kind,
+                        b,
+                        seat,
+                        legal,
+                        card,
+                        pok,
+                        dkey,
+                        turn,
+                        dirbit,
+                        hands,
+                        ncards,
+                        drew_on,
+                        rp,
+                        fw,
+                        seat_xp,
                     )
                 if kind == K_PLAY:
                     mv = ans

@@ -402,7 +402,7 @@ def play_out(
 
         sids = compiled_ids(lineup)
         if sids is not None:
-            return play_out_kernel(batch, sids, to, force, consume)
+            return play_out_kernel(batch, sids, to, force, lineup, consume)
         if engine == "compiled":
             raise PositionError("the compiled engine plays positions only with built-in strategies (and numba)")
     eng = PositionEngine(batch, lineup, seed)

@@ -59,12 +59,19 @@ def _tables(rules: Rules, to: str) -> tuple:
 
 
 def play_out_kernel(
-    batch: PositionBatch, sids: np.ndarray, to: str, force: np.ndarray | None, consume: bool = False
+    batch: PositionBatch,
+    sids: np.ndarray,
+    to: str,
+    force: np.ndarray | None,
+    lineup: Sequence[Strategy],
+    consume: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
 
     ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
     """
+    from nines_sim.compiled import seat_params
+
     rules = batch.rules
     a = batch.arrays
     B, P, D = batch.n, rules.players, rules.decks
@@ -103,6 +110,7 @@ def play_out_kernel(
     assert stock.shape[1] == N_FACES * D
     played = np.ascontiguousarray(cp(a["played"]))
     seat_sid = np.asarray(sids, dtype=np.int64)
+    seat_xp = seat_params(lineup)
     # to the hand's end each slot records one hand and one match: room for all, no second call
     n_rec = max(B, 1) if to == "hand" else RECORDS
     hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
@@ -119,7 +127,7 @@ def play_out_kernel(
     nxt = np.zeros(1, dtype=np.int64)
     while True:
         code = K.play_slots(
-            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid,
+            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
             mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
         )  # fmt: skip
         h = int(hcount[0])

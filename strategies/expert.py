@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, SUIT_MASK, natural_penalty
+from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, RANK_MASK, SUIT_MASK, natural_penalty
 from nines_sim.choice import pick_bit
 from nines_sim.params import Param
 from nines_sim.strategy import Observation, Strategy
@@ -125,6 +125,46 @@ class Expert(Strategy):
             200.0,
             help="weight of penalty points held in a suit against 100 per card when declaring (tip: shed K, Q, J)",
         ),
+        Param(
+            "w_rank",
+            "float",
+            0.0,
+            0.0,
+            10.0,
+            help="weight of each other natural of the played card's rank held (tip: be able to play again next turn)",
+        ),
+        Param(
+            "w_short",
+            "float",
+            0.0,
+            0.0,
+            12.0,
+            help="bonus for leaving a suit the next player drew on, at any hand size (tip: they are short of it)",
+        ),
+        Param(
+            "end_cards",
+            "int",
+            0,
+            0,
+            6,
+            help="an opponent with this many cards or fewer makes the hand's end near (0: never; tip: 1-2 cards)",
+        ),
+        Param(
+            "w_penalty_end",
+            "float",
+            0.0,
+            0.0,
+            10.0,
+            help="extra weight of penalty points while the end is near (tip: do not hold faces at the end)",
+        ),
+        Param(
+            "nine_at_end",
+            "int",
+            0,
+            0,
+            1,
+            help="1: play a legal 9 while the end is near (tip: the 9's 15 points are the dearest at the end)",
+        ),
     )
 
     def _threat(self, obs: Observation) -> np.ndarray:
@@ -144,12 +184,26 @@ class Expert(Strategy):
                 threat[:, s] += weight * ((drew[:, p] >> s) & 1)
         return threat
 
+    def _near_end(self, obs: Observation) -> np.ndarray:
+        """Per game, whether an opponent holds ``end_cards`` cards or fewer: bool (n,)."""
+        near = np.zeros(obs.n, dtype=bool)
+        for p in range(obs.players):
+            size = obs.hand_sizes[:, p]
+            near |= (size > 0) & (size <= self.end_cards) & (p != obs.seat)
+        return near
+
     def _next_size(self, obs: Observation) -> np.ndarray:
         nxt = (obs.seat + obs.direction) % obs.players
         return obs.hand_sizes[np.arange(obs.n), nxt]
 
     def _suit_holdings(self, obs: Observation) -> np.ndarray:
         return obs.suit_counts(np.uint64(NATURALS)).astype(np.float64)
+
+    def _rank_holdings(self, obs: Observation) -> np.ndarray:
+        """Cards held per rank (both decks), float64 (n, 13)."""
+        return np.stack(
+            [sum(np.bitwise_count(w & RANK_MASK[r]).astype(np.float64) for w in obs.hand) for r in range(13)], axis=1
+        )
 
     def play(self, obs: Observation) -> np.ndarray:
         n = obs.n
@@ -158,10 +212,23 @@ class Expert(Strategy):
         held = self._suit_holdings(obs)
         threat = self._threat(obs)
         danger = threat.sum(axis=1) > 0
-        # score of each natural legal card: its penalty, what we can follow with, what it blocks
+        # score of each natural legal card: its penalty, what we can follow with (by suit and by rank),
+        # what it blocks, and whether the next player drew on its suit
         suit_of = FACE_SUIT.astype(np.int64)
+        rank_of = FACE_RANK.astype(np.int64)
         follow = held[:, suit_of] - 1.0  # the card itself leaves the suit
-        score = self.w_penalty * _NATURAL_PENALTY[None, :] + self.w_follow * follow + self.w_block * threat[:, suit_of]
+        same_rank = self._rank_holdings(obs)[:, rank_of] - 1.0
+        nxt = (obs.seat + obs.direction) % obs.players
+        short = (obs.drew_on[np.arange(n), nxt][:, None] >> np.arange(4)) & 1
+        near_end = self._near_end(obs)
+        w_pen = self.w_penalty + self.w_penalty_end * near_end.astype(np.float64)
+        score = (
+            w_pen[:, None] * _NATURAL_PENALTY[None, :]
+            + self.w_follow * follow
+            + self.w_block * threat[:, suit_of]
+            + self.w_rank * same_rank
+            + self.w_short * short[:, suit_of]
+        )
         score = np.where(natural, score, -np.inf)
         best = score.max(axis=1)
         # ties broken uniformly at random among the best naturals
@@ -184,6 +251,7 @@ class Expert(Strategy):
             | (danger & can_block_with_nine & ~natural_blocks)
             | (own_cards <= self.shed_nine_at)
             | (nines_held > self.spare_nines)
+            | (near_end & (self.nine_at_end > 0))
         )
         nine = pick_bit(nines, obs.random(salt=2))
         return np.where(use_nine, nine, choice)

@@ -156,17 +156,31 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
     assert_identical(a, b)
 
 
-def test_a_builtin_with_parameter_values_decides_in_python_and_matches_the_numpy_engine():
-    """The compiled twins hold the default weights; other values must reach the strategy (issue 13)."""
-    rules = make_rules("classic", players=4)
-    lineup = make_lineup(["expert:shed_nine_at=3,danger_cards=2", "expert", "dump-faces", "random"])
+@pytest.mark.parametrize(
+    "preset,spec",
+    [
+        ("classic", "expert:shed_nine_at=3,danger_cards=2"),
+        ("classic", "expert:w_penalty=0.5,w_follow=7.25,w_block=0,next_player_factor=3.5,switch_against=3"),
+        ("hard-nines", "expert:declare_points=40,spare_nines=1,shed_nine_at=0,danger_cards=4"),
+        ("double-nines", "expert:spare_nines=2,w_block=11.5,declare_points=0,w_rank=2.5"),
+        ("classic", "expert:w_rank=1.75,w_short=6,w_follow=2"),
+        ("hard-nines", "expert:end_cards=2,w_penalty_end=3.5,nine_at_end=1"),
+    ],
+)
+def test_expert_at_other_parameter_values_plays_compiled_and_matches_the_numpy_engine(preset, spec):
+    """``expert``'s compiled twin reads each seat's parameter values, so a tuned expert runs at compiled
+    speed (issue 13) and moves exactly as the Python class on the numpy engine does."""
     from nines_sim import kernel as K
 
-    assert seat_ids(lineup).tolist() == [K.SID_PYTHON, K.SID_EXPERT, K.SID_DUMP_FACES, K.SID_RANDOM]
-    a, b = both(rules, lineup, seed=21, n=25, batch=8)
+    players = 5 if preset == "double-nines" else 4
+    rules = make_rules(preset, players=players)
+    names = [spec, "expert", "dump-faces", "random", "hold-nines"][:players]
+    lineup = make_lineup(names)
+    assert seat_ids(lineup).tolist()[:4] == [K.SID_EXPERT, K.SID_EXPERT, K.SID_DUMP_FACES, K.SID_RANDOM]
+    a, b = both(rules, names, seed=21, n=25, batch=8)
     assert_identical(a, b)
-    at_defaults = CompiledEngine(rules, make_lineup(["expert", "expert", "dump-faces", "random"]), 21, 0, 25).run()
-    assert not np.array_equal(a.totals, at_defaults.totals)
+    at_defaults = CompiledEngine(rules, make_lineup(["expert"] + names[1:]), 21, 0, 25).run()
+    assert not np.array_equal(b.totals, at_defaults.totals)
 
 
 def test_results_do_not_depend_on_batch_size_or_chunks():

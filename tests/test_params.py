@@ -21,8 +21,9 @@ LINEUP = ["expert", "dump-faces", "hold-nines", "expert"]
 
 # sha256 of (totals, win shares, hands) of 300 matches, seed 11, at the lineup above. First measured with
 # expert's module constants before they became parameters; re-measured when issue 10 gave strategies their
-# own random streams, where the compiled twin (which still holds the constants) and the parameterised
-# Python class on the numpy engine gave these same digests: the defaults play exactly as they did.
+# own random streams, where the compiled twin (then holding the constants, now reading the parameter
+# values) and the parameterised Python class on the numpy engine gave these same digests: the defaults
+# play exactly as they did.
 BEFORE = {
     "classic": "23e450a83747f2b50dc9f152484f2d544fcf924eee2af575159702f0f4d044b2",
     "hard-nines": "b150f27b35870cb6b2ce4739f75b1aa9b3cdfab7e012885b1d4061b411fee25a",
@@ -37,7 +38,7 @@ def _digest(res) -> str:  # noqa: ANN001
 @pytest.mark.parametrize("engine", ["compiled", "numpy"])
 @pytest.mark.parametrize("preset", ["classic", "hard-nines"])
 def test_expert_at_its_defaults_plays_byte_for_byte_as_before(preset, engine, monkeypatch):
-    monkeypatch.setenv("NINES_ENGINE", engine)  # numpy: the Python class decides; compiled: the constants' twin
+    monkeypatch.setenv("NINES_ENGINE", engine)  # numpy: the Python class decides; compiled: its twin
     res = simulate(make_rules(preset, players=4), LINEUP, 300, seed=11)
     assert _digest(res) == BEFORE[preset]
     # the defaults written out in full are the same strategy

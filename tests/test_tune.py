@@ -187,3 +187,20 @@ def test_nines_report_redraws_a_tune_folder_to_the_same_report(tmp_path):
     assert r.exit_code == 0, r.output
     assert (out / "report.md").read_text() == written  # drawn from the folder's files alone
     assert (out / "history.png").is_file() and (out / "params.png").is_file()
+
+
+def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_paired(tmp_path):
+    """``--versus``: no study, the cross-over check (a strategy tuned under other rules against this one)."""
+    base = ["tune", "expert", "--opponents", "hold-nines", "--validate", "40", "--workers", "1", "--seed", "4", "-q"]
+    r = runner.invoke(app, [*base, "--versus", "expert:shed_nine_at=0,w_follow=9", "--out", str(tmp_path / "v")])
+    assert r.exit_code == 0, r.output
+    v = pd.read_csv(tmp_path / "v" / "validation.csv").set_index("row")
+    assert v.loc["best", "spec"] == "expert:w_follow=9.0,shed_nine_at=0" and v.loc["baseline", "spec"] == "expert"
+    # the same matches as the study's validation of that spec (paired, from the validation range)
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "all", 8, 4)
+    ref = T.validate(setup, "expert:w_follow=9.0,shed_nine_at=0", 40, T.Runner())
+    assert v.loc["gain", "win_rate"] == pytest.approx(ref.gain) and ref.gain != 0
+    assert json.loads((tmp_path / "v" / "manifest.json").read_text())["match_range"][0] == T.VALIDATION_START
+    assert not (tmp_path / "v" / "study.db").exists()
+    bad = runner.invoke(app, [*base, "--versus", "expert:nope=1", "--out", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "nope" in bad.output and not (tmp_path / "b").exists()
