@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The strength runs of reports/lookahead-measurements.md, one after the other, with wall times.
 cd "$(dirname "$0")/.." && . .venv/bin/activate
-out=reports/lookahead
+out=${1:-reports/lookahead}
+seat_n=${2:-150}
 mkdir -p $out
 run() {  # name, then the tournament arguments
   local name=$1; shift
@@ -19,5 +20,5 @@ for i in 0 1 2 3; do  # lookahead in each seat in turn
     2) lineup="expert dump-faces lookahead hold-nines";;
     3) lineup="expert dump-faces hold-nines lookahead";;
   esac
-  run 4seat-$i $lineup -n 150 --seed $((10 + i))
+  run 4seat-$i $lineup -n $seat_n --seed $((10 + i))
 done
