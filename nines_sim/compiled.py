@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import fields
 
 import numpy as np
 
@@ -31,9 +32,13 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     K = None  # type: ignore[assignment]
 
 #: Matches a table of compiled seats starts per :meth:`CompiledEngine.advance` (how often a caller may stop it).
-MATCHES_PER_ADVANCE = 2048
+MATCHES_PER_ADVANCE = 8192
 #: Rows of the hand and match record buffers drained after each kernel call.
-RECORD_BUFFER = 1 << 15
+RECORD_BUFFER = 1 << 16
+#: Hand records a block of result columns is sized for, per match still to play (more open another block).
+HANDS_PER_MATCH = 8
+#: Most rows of one block of hand records (about 400 MB of address space; only rows written take memory).
+HAND_BLOCK = 1 << 22
 
 
 def builtin_ids() -> dict[type, int]:
@@ -137,13 +142,16 @@ class CompiledEngine(BatchEngine):
         self._mkeys = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
         self._next = np.zeros(1, dtype=np.int64)
         P = self.P
-        self._hrec = np.zeros((RECORD_BUFFER, K.NH), dtype=np.int64)
-        self._hpen = np.zeros((RECORD_BUFFER, P), dtype=np.int64)
+        # the kernel writes a record row before the drain reads it: no need to zero megabytes per engine
+        self._hrec = np.empty((RECORD_BUFFER, K.NH), dtype=np.int64)
+        self._hpen = np.empty((RECORD_BUFFER, P), dtype=np.int64)
         self._hcount = np.zeros(1, dtype=np.int64)
-        self._mrec = np.zeros((RECORD_BUFFER, K.NM), dtype=np.int64)
-        self._mtot = np.zeros((RECORD_BUFFER, P), dtype=np.int64)
-        self._mshare = np.zeros((RECORD_BUFFER, P), dtype=np.float64)
+        self._mrec = np.empty((RECORD_BUFFER, K.NM), dtype=np.int64)
+        self._mtot = np.empty((RECORD_BUFFER, P), dtype=np.int64)
+        self._mshare = np.empty((RECORD_BUFFER, P), dtype=np.float64)
         self._mcount = np.zeros(1, dtype=np.int64)
+        self._hblock: HandRecords | None = None  # the block of columns hand records are drained into
+        self._hfill = 0
 
     # ------------------------------------------------------------------ state
     def _alloc(self, B: int) -> None:
@@ -251,15 +259,7 @@ class CompiledEngine(BatchEngine):
         """Move the kernel's finished hands and matches into result blocks."""
         h = int(self._hcount[0])
         if h:
-            r = self._hrec[:h]
-            self._hand_parts.append(
-                HandRecords(
-                    match=r[:, K.H_MATCH].copy(), hand=r[:, K.H_HAND].copy(), dealer=r[:, K.H_DEALER].copy(),
-                    outcome=r[:, K.H_OUTCOME].copy(), penalty=self._hpen[:h].copy(), turns=r[:, K.H_TURNS].copy(),
-                    drawn=r[:, K.H_DRAWN].copy(), reshuffles=r[:, K.H_RESH].copy(),
-                    nine_starter=r[:, K.H_NINE].astype(bool),
-                )
-            )  # fmt: skip
+            self._keep_hands(h)
             self._hcount[0] = 0
         m = int(self._mcount[0])
         if m:
@@ -274,6 +274,43 @@ class CompiledEngine(BatchEngine):
             )  # fmt: skip
             self.matches_done += m
             self._mcount[0] = 0
+
+    def _keep_hands(self, h: int) -> None:
+        """Append the kernel's ``h`` buffered hand records to the open block of columns.
+
+        Hands go straight into columns sized for the matches left, so that collecting the results takes
+        views of one block instead of concatenating a part per kernel call (at hundreds of megabytes a
+        second, that copy was a sixth of a table of built-ins' time).
+        """
+        blk = self._hblock
+        if blk is None or self._hfill + h > blk.match.shape[0]:
+            self._close_hands()
+            cap = max(h, min(HAND_BLOCK, HANDS_PER_MATCH * (self.n_matches - self.matches_done) + RECORD_BUFFER))
+            i64 = np.int64
+            blk = self._hblock = HandRecords(
+                match=np.empty(cap, i64), hand=np.empty(cap, i64), dealer=np.empty(cap, i64),
+                outcome=np.empty(cap, i64), penalty=np.empty((cap, self.P), i64), turns=np.empty(cap, i64),
+                drawn=np.empty(cap, i64), reshuffles=np.empty(cap, i64), nine_starter=np.empty(cap, bool),
+            )  # fmt: skip
+        f, r = self._hfill, self._hrec[:h]
+        for name, col in (
+            ("match", K.H_MATCH), ("hand", K.H_HAND), ("dealer", K.H_DEALER), ("outcome", K.H_OUTCOME),
+            ("turns", K.H_TURNS), ("drawn", K.H_DRAWN), ("reshuffles", K.H_RESH), ("nine_starter", K.H_NINE),
+        ):  # fmt: skip
+            getattr(blk, name)[f : f + h] = r[:, col]
+        blk.penalty[f : f + h] = self._hpen[:h]
+        self._hfill = f + h
+
+    def _close_hands(self) -> None:
+        """Hand the open block's filled rows to the result parts; the next drain opens a new block."""
+        if self._hblock is not None and self._hfill:
+            blk, n = self._hblock, self._hfill
+            self._hand_parts.append(HandRecords(**{f.name: getattr(blk, f.name)[:n] for f in fields(HandRecords)}))
+        self._hblock, self._hfill = None, 0
+
+    def _collect(self, keep_unfinished_hands: bool) -> MatchResults:
+        self._close_hands()
+        return super()._collect(keep_unfinished_hands)
 
     def run(self) -> MatchResults:
         """Play every match of the range to its end; results ordered by match index."""
@@ -306,3 +343,34 @@ def make_engine(
 ) -> BatchEngine:
     """An engine for a bulk run (no trace): see :func:`engine_class`."""
     return engine_class()(rules, lineup, seed, start, n_matches, batch_size, specs=specs)
+
+
+def warm_up(start_method: str | None = None) -> bool:
+    """Load the compiled kernel into this process before it forks worker processes, so they inherit it.
+
+    Each process otherwise loads the kernel's machine code from the cache on its first match (about half a
+    second, paid again by every worker of every pool): with two workers on a run of a few seconds that alone
+    kept two processes well below twice the speed of one.  A forked worker shares the parent's loaded code.
+
+    Parameters
+    ----------
+    start_method : str, optional
+        The worker pool's multiprocessing start method (default: this process's).  Only ``"fork"``
+        shares memory with the parent; for ``spawn`` and ``forkserver`` nothing is done.
+
+    Returns
+    -------
+    bool
+        Whether the kernel was loaded here (False for the numpy engine or a start method other than fork).
+    """
+    import multiprocessing
+
+    method = start_method or multiprocessing.get_start_method(allow_none=False)
+    if method != "fork" or engine_class() is not CompiledEngine:
+        return False
+    from nines_sim.strategies.random_play import RandomPlay
+
+    # every table shares one kernel signature (user strategies are first-class functions of DECIDE_SIG)
+    rules = Rules()
+    CompiledEngine(rules, [RandomPlay()] * rules.players, 0, 0, 1).run()
+    return True

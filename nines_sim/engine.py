@@ -964,9 +964,11 @@ class BatchEngine:
             z = np.zeros(0, dtype=np.int64)
             zp = np.zeros((0, self.P), dtype=np.int64)
             done = MatchResults(self.seed, z, zp, zp.astype(np.float64), z, z, z, hands)
-        finished = np.isin(hands.match, done.match)
-        done.hand_records = hands if keep_unfinished_hands else _select(hands, finished)
-        if not keep_unfinished_hands:
+        if keep_unfinished_hands:
+            done.hand_records = hands
+        else:
+            finished = np.isin(hands.match, done.match)
+            done.hand_records = _select(hands, finished)
             self._match_parts = []
             self._hand_parts = [_select(hands, ~finished)] if (~finished).any() else []
         return done

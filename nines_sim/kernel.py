@@ -28,12 +28,15 @@ so that Python strategies see the same arrays as from the numpy engine.
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit
+from numba.core import cgutils
 from numba.core import types as nbt
 from numba.extending import intrinsic
 
@@ -88,7 +91,8 @@ DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 MAX_SEATS = 6
 #: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
 (X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
- X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, NXP) = range(15)  # fmt: skip
+ X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, X_SCARCE, X_DECLARE_SHORT,
+ NXP) = range(17)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -126,7 +130,7 @@ U_FIRST = np.uint64((rng.FIRST_DEALER * rng.PURPOSE) & rng.M64)
 U_DEAL = np.uint64((rng.DEAL * rng.PURPOSE) & rng.M64)
 U_RESH = np.uint64((rng.RESHUFFLE * rng.PURPOSE) & rng.M64)
 U_DECISION = np.array([((rng.DECISION + k) * rng.PURPOSE) & rng.M64 for k in range(4)], dtype=np.uint64)
-U30, U27, U31, U32, U58 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32), np.uint64(58)
+U30, U27, U31, U32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
 
 def rules_params(rules: Rules) -> np.ndarray:
@@ -214,11 +218,49 @@ def lowest_face(x):
     return _cttz(np.int64(x))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def nth_face(x, r):
-    for _ in range(r):
-        x &= x - 1
-    return lowest_face(x)
+def fast_pdep() -> bool:
+    """Whether the processor deposits bits (BMI2 ``pdep``) in a few cycles, so that picking the r-th card is one
+    instruction instead of a loop whose length the branch predictor cannot guess.
+
+    False where numba is told to build for another processor (``NUMBA_CPU_NAME``: portable caches) and on AMD
+    before Zen 3, whose microcoded ``pdep`` is slower than the loop.  numba keys its cache by the processor, so a
+    cache built with ``pdep`` is never loaded where this says False.
+    """
+    if platform.machine().lower() not in ("x86_64", "amd64") or numba.config.CPU_NAME or numba.config.CPU_FEATURES:
+        return False
+    if llvm_binding.get_host_cpu_name() in ("znver1", "znver2", "bdver1", "bdver2", "bdver3", "bdver4"):
+        return False
+    return bool(llvm_binding.get_host_cpu_features().get("bmi2", False))
+
+
+@intrinsic
+def _pdep(typingctx, x, m):
+    """The bits of ``x`` deposited at the set bits of ``m`` (x86 BMI2 ``pdep``), int64."""
+    sig = nbt.int64(nbt.int64, nbt.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]), "llvm.x86.bmi.pdep.64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+if fast_pdep():
+
+    @njit(cache=True, inline="always", error_model="numpy")
+    def nth_face(x, r):
+        """The ``r``-th lowest face of the set ``x`` (64 if it has no more than ``r``)."""
+        return lowest_face(_pdep(np.int64(1) << r, np.int64(x)))
+
+else:
+
+    @njit(cache=True, inline="always", error_model="numpy")
+    def nth_face(x, r):
+        """The ``r``-th lowest face of the set ``x`` (64 if it has no more than ``r``)."""
+        for _ in range(r):
+            x &= x - 1
+        return lowest_face(x)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -246,18 +288,26 @@ def face_rank(f):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def sort_cards(keys, ids, n, buf_k, buf_i, counts):
-    """Sort ``ids[:n]`` by ``keys[:n]`` ascending (keys are distinct): bucket pass on the top bits, then insertion."""
-    for j in range(64):
+    """Sort ``ids[:n]`` by ``keys[:n]`` ascending, equal keys in their given order (numpy's stable argsort).
+
+    A counting pass on the top bits of the keys, then insertion.  About 2.5 keys a bucket (7 bits for one deck,
+    8 for two) measured fastest: fewer buckets leave more for the insertion pass, more cost their prefix sums.
+    ``counts`` holds at least 256.
+    """
+    bits = 7 if n <= 64 else 8
+    nb = 1 << bits
+    shift = np.uint64(64 - bits)
+    for j in range(nb):
         counts[j] = 0
     for j in range(n):
-        counts[np.int64(keys[j] >> U58)] += 1
+        counts[np.int64(keys[j] >> shift)] += 1
     s = 0
-    for j in range(64):
+    for j in range(nb):
         c = counts[j]
         counts[j] = s
         s += c
     for j in range(n):
-        bk = np.int64(keys[j] >> U58)
+        bk = np.int64(keys[j] >> shift)
         p = counts[bk]
         counts[bk] = p + 1
         buf_k[p] = keys[j]
@@ -377,8 +427,19 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
         s = next_tab[(mask * 2) * P + s]
         if i == 0:
             first = s
+        # the hand is built in registers and stored once (count-coded: a second copy goes to word 1)
+        h0 = np.int64(0)
+        h1 = np.int64(0)
         for j in range(h):
-            add_to_hand(hands, ncards, D, b, s, bi[i + j * k] % 52)
+            bit = np.int64(1) << (bi[i + j * k] % 52)
+            if D == 2 and (h0 & bit) != 0:
+                h1 |= bit
+            else:
+                h0 |= bit
+        hands[0, b, s] = np.uint64(h0)
+        if D == 2:
+            hands[1, b, s] = np.uint64(h1)
+        ncards[b, s] = h
     starter = bi[k * h] % 52
     rest = S - k * h - 1
     for j in range(rest):
@@ -441,7 +502,7 @@ def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_fac
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
+def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat):
     """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
     s = face_suit(f)
     m = RANK_MASKS[face_rank(f)]
@@ -452,11 +513,14 @@ def _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat):
         + xp[seat, X_BLOCK] * threat[s]
         + xp[seat, X_RANK] * same_rank
         + xp[seat, X_SHORT] * ((short >> s) & 1)
+        + xp[seat, X_SCARCE] * popcount(pl & SUIT_MASKS[s] & I_NATURALS)
     )
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, xp):
+def builtin_decide(
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp
+):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
     ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.  ``xp`` is
@@ -483,6 +547,8 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                 dirbit, ncards, drew_on, rp[R_P], b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR]
             )
             block100 = xp[seat, X_BLOCK] * 100.0
+            short100 = xp[seat, X_DECLARE_SHORT] * 100.0
+            short = drew_on[b, (seat + 1 - 2 * dirbit + rp[R_P]) % rp[R_P]]
             for s in range(4):
                 pts = 0.0
                 m = SUIT_MASKS[s] & I_NATURALS
@@ -491,7 +557,12 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
                     while x != 0:
                         pts += FACE_NAT_PEN[lowest_face(x)]
                         x &= x - 1
-                score[s] = held[s] * 100.0 + xp[seat, X_DECLARE_POINTS] * pts + block100 * threat[s]
+                score[s] = (
+                    held[s] * 100.0
+                    + xp[seat, X_DECLARE_POINTS] * pts
+                    + block100 * threat[s]
+                    + short100 * ((short >> s) & 1)
+                )
             return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
         return below(_rand(dkey, turn, kind, 1), 4)
     # K_PLAY
@@ -531,6 +602,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     short = drew_on[b, nxt]
+    pl = np.int64(played[b])
     near_end = False
     for p in range(P):
         sz = ncards[b, p]
@@ -543,7 +615,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat)
+        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat)
         if sc > best:
             best = sc
     top = 0
@@ -551,7 +623,7 @@ def builtin_decide(sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit,
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, xp, seat) >= best - 1e-9:
+        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat) >= best - 1e-9:
             top |= np.int64(1) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
@@ -582,7 +654,7 @@ def scratch(rules: Rules) -> tuple:
     S = 52 * rules.decks
     return (
         np.empty(S, dtype=np.uint64), np.empty(S, dtype=np.int64), np.empty(S, dtype=np.uint64),
-        np.empty(S, dtype=np.int64), np.empty(64, dtype=np.int64), np.zeros(rules.players, dtype=np.int64),
+        np.empty(S, dtype=np.int64), np.empty(256, dtype=np.int64), np.zeros(rules.players, dtype=np.int64),
         np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(12, dtype=np.float64),
     )  # fmt: skip
 
@@ -762,7 +834,23 @@ def play_slots(
                         break
                 else:
                     active = builtin_decide(
-                        sid, kind, b, who, 0, 0, False, dkey, turn, dirbit, hands, ncards, drew_on, rp, fw, seat_xp
+                        sid,
+                        kind,
+                        b,
+                        who,
+                        0,
+                        0,
+                        False,
+                        dkey,
+                        turn,
+                        dirbit,
+                        hands,
+                        ncards,
+                        drew_on,
+                        played,
+                        rp,
+                        fw,
+                        seat_xp,
                     )
                 ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
@@ -835,6 +923,7 @@ def play_slots(
                         hands,
                         ncards,
                         drew_on,
+                        played,
                         rp,
                         fw,
                         seat_xp,

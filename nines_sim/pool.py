@@ -203,6 +203,9 @@ def run_units(
             drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
         return flag.flag
     ctx = multiprocessing.get_context()
+    from nines_sim.compiled import warm_up
+
+    warm_up(ctx.get_start_method())  # forked workers inherit the loaded kernel instead of each loading it
     progress, event = ctx.Queue(), ctx.Event()
 
     def wait_done(handles: list[Future]) -> list[Future]:

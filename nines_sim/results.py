@@ -16,6 +16,19 @@ BLOCKED = -1  # T7
 CAPPED = -2  # T8
 
 
+def _ascending(major: np.ndarray, minor: np.ndarray | None = None) -> bool:
+    """Whether rows are already in sorted order, so that sorting them would change nothing.
+
+    ``major`` non-decreasing (strictly increasing when there is no ``minor``) and
+    ``minor`` strictly increasing within equal ``major``.
+    """
+    if minor is None:
+        return bool((major[1:] > major[:-1]).all())
+    if not (major[1:] >= major[:-1]).all():
+        return False
+    return bool(((minor[1:] > minor[:-1]) | (major[1:] != major[:-1])).all())
+
+
 @dataclass
 class HandRecords:
     """One row per regular hand (tie-break hands are not "hands" for statistics, S4).
@@ -58,8 +71,13 @@ class HandRecords:
         if not parts:
             z = np.zeros(0, dtype=np.int64)
             return cls(z, z, z, z, np.zeros((0, players), dtype=np.int64), z, z, z, z.astype(bool))
+        if len(parts) == 1 and _ascending(parts[0].match, parts[0].hand):
+            return parts[0]
         cols = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)}
-        order = np.lexsort((cols["hand"], cols["match"]))
+        match, hand = cols["match"], cols["hand"]
+        if _ascending(match, hand):  # the compiled engine and ordered chunks: skip a sort and a copy
+            return cls(**cols)
+        order = np.lexsort((hand, match))
         return cls(**{k: v[order] for k, v in cols.items()})
 
     def __len__(self) -> int:
@@ -119,12 +137,18 @@ class MatchResults:
         """Merge results of disjoint match ranges (same seed, rules and lineup), ordered by match."""
         if not parts:
             raise ValueError("no results to merge")
+        if len(parts) == 1 and _ascending(parts[0].match):
+            hr = parts[0].hand_records
+            if _ascending(hr.match, hr.hand):
+                return parts[0]
         players = parts[0].totals.shape[1]
         names = ("match", "totals", "win_share", "hands", "tiebreak_hands", "first_dealer")
         cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in names}
-        order = np.argsort(cols["match"], kind="stable")
+        if not _ascending(cols["match"]):
+            order = np.argsort(cols["match"], kind="stable")
+            cols = {k: v[order] for k, v in cols.items()}
         return cls(
             seed=parts[0].seed,
-            **{k: v[order] for k, v in cols.items()},
+            **cols,
             hand_records=HandRecords.concat([p.hand_records for p in parts], players),
         )

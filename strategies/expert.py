@@ -165,6 +165,22 @@ class Expert(Strategy):
             1,
             help="1: play a legal 9 while the end is near (tip: the 9's 15 points are the dearest at the end)",
         ),
+        Param(
+            "w_scarce",
+            "float",
+            0.0,
+            0.0,
+            5.0,
+            help="weight of each card of the played suit already played this hand (tip: watch the suits played)",
+        ),
+        Param(
+            "declare_short",
+            "float",
+            0.0,
+            0.0,
+            10.0,
+            help="bonus, against 1 per card held, for declaring a suit the next player drew on (tip: make them draw)",
+        ),
     )
 
     def _threat(self, obs: Observation) -> np.ndarray:
@@ -183,6 +199,18 @@ class Expert(Strategy):
             for s in range(4):
                 threat[:, s] += weight * ((drew[:, p] >> s) & 1)
         return threat
+
+    def _next_drew_on(self, obs: Observation) -> np.ndarray:
+        """Per game and suit, 1 where the next player drew while that suit was active this hand: int64 (n, 4)."""
+        nxt = (obs.seat + obs.direction) % obs.players
+        return (obs.drew_on[np.arange(obs.n), nxt][:, None] >> np.arange(4)) & 1
+
+    def _suit_played(self, obs: Observation) -> np.ndarray:
+        """Natural faces of each suit played this hand (public), float64 (n, 4)."""
+        return np.stack(
+            [np.bitwise_count(obs.played & SUIT_MASK[s] & np.uint64(NATURALS)).astype(np.float64) for s in range(4)],
+            axis=1,
+        )
 
     def _near_end(self, obs: Observation) -> np.ndarray:
         """Per game, whether an opponent holds ``end_cards`` cards or fewer: bool (n,)."""
@@ -218,8 +246,7 @@ class Expert(Strategy):
         rank_of = FACE_RANK.astype(np.int64)
         follow = held[:, suit_of] - 1.0  # the card itself leaves the suit
         same_rank = self._rank_holdings(obs)[:, rank_of] - 1.0
-        nxt = (obs.seat + obs.direction) % obs.players
-        short = (obs.drew_on[np.arange(n), nxt][:, None] >> np.arange(4)) & 1
+        short = self._next_drew_on(obs)
         near_end = self._near_end(obs)
         w_pen = self.w_penalty + self.w_penalty_end * near_end.astype(np.float64)
         score = (
@@ -228,6 +255,7 @@ class Expert(Strategy):
             + self.w_block * threat[:, suit_of]
             + self.w_rank * same_rank
             + self.w_short * short[:, suit_of]
+            + self.w_scarce * self._suit_played(obs)[:, suit_of]
         )
         score = np.where(natural, score, -np.inf)
         best = score.max(axis=1)
@@ -264,7 +292,12 @@ class Expert(Strategy):
             for w in obs.hand:
                 m = w & SUIT_MASK[s] & np.uint64(NATURALS)
                 pts[:, s] += (_bits(m) * _NATURAL_PENALTY[None, :]).sum(axis=1)
-        score = held * 100.0 + self.declare_points * pts + self.w_block * 100.0 * self._threat(obs)
+        score = (
+            held * 100.0
+            + self.declare_points * pts
+            + self.w_block * 100.0 * self._threat(obs)
+            + self.declare_short * 100.0 * self._next_drew_on(obs)
+        )
         best = score == score.max(axis=1, keepdims=True)
         tied = (best * (1 << np.arange(4))).sum(axis=1).astype(np.uint64)
         return pick_bit(tied, obs.random(salt=1))

@@ -165,6 +165,8 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
         ("double-nines", "expert:spare_nines=2,w_block=11.5,declare_points=0,w_rank=2.5"),
         ("classic", "expert:w_rank=1.75,w_short=6,w_follow=2"),
         ("hard-nines", "expert:end_cards=2,w_penalty_end=3.5,nine_at_end=1"),
+        ("classic", "expert:w_scarce=1.5,declare_short=2.5"),
+        ("double-nines", "expert:w_scarce=0.75,declare_short=0.5,w_block=0"),
     ],
 )
 def test_expert_at_other_parameter_values_plays_compiled_and_matches_the_numpy_engine(preset, spec):
@@ -197,6 +199,8 @@ def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
 
     monkeypatch.setattr(compiled, "RECORD_BUFFER", 8)
     monkeypatch.setattr(compiled, "MATCHES_PER_ADVANCE", 3)
+    monkeypatch.setattr(compiled, "HANDS_PER_MATCH", 1)
+    monkeypatch.setattr(compiled, "HAND_BLOCK", 16)  # blocks of result columns fill up and close mid-run
     rules = make_rules("classic")
     lineup = make_lineup(["random"] * 4)
     e = CompiledEngine(rules, lineup, 9, 0, 20)
@@ -207,6 +211,29 @@ def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
         got.append(e.harvest())
         assert e.lowest_unfinished() <= 20
     assert_identical(MatchResults.concat(got), BatchEngine(rules, lineup, 9, 0, 20).run())
+
+
+def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
+    import nines_sim.compiled as compiled
+
+    monkeypatch.setattr(compiled, "RECORD_BUFFER", 8)
+    monkeypatch.setattr(compiled, "HANDS_PER_MATCH", 1)
+    monkeypatch.setattr(compiled, "HAND_BLOCK", 20)
+    rules = make_rules("classic")
+    lineup = make_lineup(["random"] * 4)
+    e = CompiledEngine(rules, lineup, 3, 0, 25)
+    got = e.run()
+    assert len(e._hand_parts) > 1  # the records did span several blocks
+    assert_identical(got, BatchEngine(rules, lineup, 3, 0, 25).run())
+
+
+def test_forked_workers_inherit_the_kernel_loaded_by_warm_up():
+    from nines_sim import kernel as K
+    from nines_sim.compiled import warm_up
+
+    assert warm_up("spawn") is False  # a spawned worker shares nothing with its parent
+    assert warm_up("fork") is True
+    assert K.play_slots.overloads  # machine code in this process, which a forked worker shares
 
 
 def test_an_illegal_move_from_a_plugin_names_the_match_to_replay():

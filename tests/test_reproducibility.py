@@ -38,6 +38,26 @@ def test_same_results_for_one_and_two_worker_processes():
     assert_same(one, two)
 
 
+def test_results_merge_in_match_order_whatever_order_the_parts_come_in():
+    rules = make_rules("classic")
+    parts = [simulate(rules, LINEUP, 40, seed=3, start=s) for s in (0, 40, 80)]
+    ordered = MatchResults.concat(parts)
+    assert np.array_equal(ordered.match, np.arange(120))
+    hr = ordered.hand_records
+    assert np.array_equal(np.lexsort((hr.hand, hr.match)), np.arange(len(hr)))
+    assert_same(MatchResults.concat(parts[::-1]), ordered)
+    assert_same(MatchResults.concat([MatchResults.concat(parts[1:]), parts[0]]), ordered)
+
+
+def test_several_workers_get_several_chunks_each_and_one_process_one():
+    from nines_sim.simulate import default_chunk_size
+
+    assert default_chunk_size(200_000, 1, 32768) == 200_000
+    assert default_chunk_size(200_000, 2, 32768) == 25_000
+    assert default_chunk_size(3_000, 2, 32768) == 2_000
+    assert default_chunk_size(10_000_000, 2, 1000) == 4_000
+
+
 def test_a_match_replayed_alone_equals_it_inside_a_run():
     rules = make_rules("classic")
     run = simulate(rules, LINEUP, 500, seed=3, batch_size=128)
