@@ -113,9 +113,16 @@ def _move_name(m: int, kind: DecisionKind) -> str:
 
 
 def analyze(
-    pos: Position, samples: int = 256, policy: str = "expert", outcome: str = "hand", strategies: Sequence[str] = ()
+    pos: Position,
+    samples: int = 256,
+    policy: str = "expert",
+    outcome: str = "hand",
+    strategies: Sequence[str] = (),
+    infer: float = 0.0,
 ) -> Analysis:
     """Estimate every legal play of the seat to move, and ask each strategy what it would play.
+
+    ``infer`` weighs the sampled hands by the draws each seat made (T1), as ``lookahead``'s setting.
 
     Raises
     ------
@@ -132,7 +139,7 @@ def analyze(
         raise PositionError("the seat to move holds no legal card: it draws (T1, T4), there is no play to analyse")
     obs = eng.observe(idx, seats, DecisionKind.PLAY, legal)
     moves = candidates(obs)
-    est = evaluate(obs, sample_positions(obs, samples, salt=5), moves, pol, outcome)
+    est = evaluate(obs, sample_positions(obs, samples, salt=5, infer=infer), moves, pol, outcome)
     ok = moves[0] >= 0
     mv = moves[0][ok]
     mean, se = est.mean[0][ok], est.se[0][ok]

@@ -697,6 +697,10 @@ def replay(
     )
 
 
+#: ``lookahead``'s default ``infer`` (strategies/lookahead.py), so that the analysis estimates as it plays.
+INFER_DEFAULT = 1.0
+
+
 @app.command()
 def analyze(
     strategies: StrategiesArg = None,
@@ -716,6 +720,10 @@ def analyze(
     samples: Annotated[int, typer.Option("--samples", min=1, max=65536, help="Samples of the hidden cards.")] = 256,
     policy: Annotated[str, typer.Option("--policy", help="Rollout strategy.")] = "expert",
     outcome: Annotated[str, typer.Option("--outcome", help="hand (penalties) or match (win share).")] = "hand",
+    infer: Annotated[
+        float,
+        typer.Option("--infer", min=0.0, max=1.0, help="Weigh the sampled hands by the draws each seat made (T1)."),
+    ] = INFER_DEFAULT,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
@@ -756,7 +764,7 @@ def analyze(
             n = _players_wanted(players, rule)[0] or len(size_list) + 1
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
-        res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None))
+        res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None), infer)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     for line in render(res):

@@ -355,6 +355,7 @@ def play_out(
     force: np.ndarray | None = None,
     force_kind: DecisionKind = DecisionKind.PLAY,
     engine: str = "auto",
+    consume: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Play positions forward with the engine, to the end of the hand or of the match.
 
@@ -375,6 +376,9 @@ def play_out(
         ``auto`` plays on the compiled turn loop (:mod:`nines_sim.position_kernel`)
         when every seat is a built-in with a compiled twin and the forced move is
         a play, else on the numpy engine; both give the same results.
+    consume : bool
+        The caller will not read the batch again: the compiled engine may play in its
+        arrays (a search's throw-away batches; spares a copy).
 
     Returns
     -------
@@ -398,7 +402,7 @@ def play_out(
 
         sids = compiled_ids(lineup)
         if sids is not None:
-            return play_out_kernel(batch, sids, to, force, lineup)
+            return play_out_kernel(batch, sids, to, force, lineup, consume)
         if engine == "compiled":
             raise PositionError("the compiled engine plays positions only with built-in strategies (and numba)")
     eng = PositionEngine(batch, lineup, seed)

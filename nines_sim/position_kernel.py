@@ -12,12 +12,14 @@ numpy engine (tested).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
 from nines_sim.cards import N_FACES
 from nines_sim.engine import legal_table, next_seat_table
 from nines_sim.position import PositionBatch
+from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
 
 try:
@@ -40,19 +42,41 @@ def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
     return ids
 
 
-def play_out_kernel(
-    batch: PositionBatch, sids: np.ndarray, to: str, force: np.ndarray | None, lineup: Sequence[Strategy]
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``)."""
-    from nines_sim.compiled import seat_params
+@lru_cache(maxsize=64)
+def _tables(rules: Rules, to: str) -> tuple:
+    """What every call under the same rules shares: rules as numbers, move tables, scratch, seat callbacks.
+
+    A search plays thousands of small batches; building these each time cost as much as a rollout.
+    The scratch arrays are only work space, so one process may reuse them call after call.
+    """
     from nines_sim.compiled_strategy import compiled_function
+
+    rp = K.rules_params(rules)
+    if to == "hand":
+        rp[K.R_FIXED] = 1
+    fs = tuple(compiled_function(None) for _ in range(K.MAX_SEATS))
+    return rp, legal_table(rules), next_seat_table(rules.players), K.scratch(rules), fs
+
+
+def play_out_kernel(
+    batch: PositionBatch,
+    sids: np.ndarray,
+    to: str,
+    force: np.ndarray | None,
+    lineup: Sequence[Strategy],
+    consume: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
+
+    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    """
+    from nines_sim.compiled import seat_params
 
     rules = batch.rules
     a = batch.arrays
     B, P, D = batch.n, rules.players, rules.decks
-    rp = K.rules_params(rules)
-    if to == "hand":
-        rp[K.R_FIXED] = 1
+    rp, legal_tab, next_tab, work, fs = _tables(rules, to)
+    cp = (lambda x: x) if consume else np.copy
     st = np.zeros((B, K.NST), dtype=np.int64)
     rows = np.arange(B, dtype=np.int64)
     for name, col in (
@@ -77,18 +101,18 @@ def play_out_kernel(
     keys[:, K.K_DMK] = a["dmkey"]
     keys[:, K.K_CHK] = a["hkey"]
     keys[:, K.K_DHK] = a["dkey"]
-    hands = np.ascontiguousarray(np.stack(a["hands"]))  # type: ignore[arg-type]
-    under = np.ascontiguousarray(np.stack(a["under"]))  # type: ignore[arg-type]
-    ncards = a["ncards"].copy()  # type: ignore[union-attr]
-    totals = a["totals"].copy()  # type: ignore[union-attr]
-    drew_on = a["drew_on"].copy()  # type: ignore[union-attr]
-    stock = np.ascontiguousarray(a["stock"]).copy()  # type: ignore[union-attr]
+    hands = np.stack(a["hands"])  # type: ignore[arg-type]
+    under = np.stack(a["under"])  # type: ignore[arg-type]
+    ncards = np.ascontiguousarray(cp(a["ncards"]))
+    totals = np.ascontiguousarray(cp(a["totals"]))
+    drew_on = np.ascontiguousarray(cp(a["drew_on"]))
+    stock = np.ascontiguousarray(cp(a["stock"]))
     assert stock.shape[1] == N_FACES * D
-    played = a["played"].copy()  # type: ignore[union-attr]
+    played = np.ascontiguousarray(cp(a["played"]))
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)
-    fs = tuple(compiled_function(None) for _ in range(K.MAX_SEATS))
-    n_rec = min(RECORDS, max(B, 1)) if to == "hand" else RECORDS
+    # to the hand's end each slot records one hand and one match: room for all, no second call
+    n_rec = max(B, 1) if to == "hand" else RECORDS
     hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
     hpen = np.zeros((n_rec, P), dtype=np.int64)
     hcount = np.zeros(1, dtype=np.int64)
@@ -99,10 +123,8 @@ def play_out_kernel(
     pen = np.zeros((B, P), dtype=np.int64)
     scored = np.zeros(B, dtype=bool)
     share = np.zeros((B, P)) if to == "match" else None
-    legal_tab, next_tab = legal_table(rules), next_seat_table(P)
     mkeys = np.zeros((0, 2), dtype=np.uint64)
     nxt = np.zeros(1, dtype=np.int64)
-    work = K.scratch(rules)  # the kernel allocates nothing itself (it runs without reference counting)
     while True:
         code = K.play_slots(
             st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,

@@ -2,15 +2,22 @@
 
 From an :class:`~nines_sim.strategy.Observation` only (the deciding player's
 hand and public information), :func:`sample_positions` deals the unseen cards
-(the deck less the own hand, the discard pile and its top card) uniformly into
-the other seats' hands, whose sizes are public, and the stock, whose size is
-public.  Every sample is a pure function of the decision's random stream, so
-the same decision draws the same samples in any batch or process.
+(the deck less the own hand, the discard pile and its top card) into the other
+seats' hands, whose sizes are public, and the stock, whose size is public.
+Every sample is a pure function of the decision's random stream, so the same
+decision draws the same samples in any batch or process.
 
-Not used (yet): what reshuffles reveal (the cards of a pile reshuffled into the
-stock this hand are in the stock or were drawn since) and what draws reveal (a
-player who drew while a suit was active held no legal card then, T1).  Both only
-sharpen the sampler; ignoring them keeps it consistent with the public sizes.
+What is public narrows the deal:
+
+- Reshuffles (T5).  The stock is empty when the pile is shuffled into it, so
+  after a reshuffle this hand the stock holds only cards that went through the
+  pile: a face never played this hand (``Observation.played``, the starter
+  included) that the player cannot see is in another hand, never in the stock
+  (:func:`must_be_in_hand`).  This is exact, not a guess, and always applied.
+- Draws (T1), optional (``infer``): a player who drew while suit ``s`` was
+  active held no card of suit ``s`` and no 9 at that moment.  Such cards may
+  have been drawn since, so they are made less likely in that hand, not
+  excluded (:func:`hand_weights`).
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from nines_sim import rng
-from nines_sim.cards import N_FACES
+from nines_sim.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.position import PositionBatch
+from nines_sim.sampler_kernel import deal_samples, purpose_word
 from nines_sim.strategy import Observation
 
 ONE = np.uint64(1)
@@ -37,7 +45,51 @@ def _count_words(words: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def sample_positions(obs: Observation, samples: int, salt: int = 0) -> PositionBatch:
+def must_be_in_hand(obs: Observation, unseen: np.ndarray) -> np.ndarray:
+    """Faces whose unseen copies are in another hand, not the stock (T5): bool, (n, 52).
+
+    After a reshuffle this hand, the stock holds only cards that went through
+    the discard pile; a face never played this hand never did.
+
+    Parameters
+    ----------
+    obs : Observation
+    unseen : numpy.ndarray
+        int64, (n, 52): copies of each face the player cannot see.
+    """
+    never_played = ((obs.played[:, None] >> np.arange(N_FACES, dtype=np.uint64)) & ONE) == 0
+    return (obs.public("reshuffles")[:, None] > 0) & never_played & (unseen > 0)
+
+
+def hand_weights(obs: Observation, infer: float) -> np.ndarray:
+    """Relative weight of each face in each seat's hand, from the draws each seat made (T1).
+
+    A seat that drew while suit ``s`` was active held no card of suit ``s`` and
+    no 9 then (a 9 is always legal, unless ``nine_on_nine`` is off).  Cards it
+    drew later may be such cards, so they get weight ``1 - infer`` rather than 0.
+
+    Parameters
+    ----------
+    obs : Observation
+    infer : float
+        0 (draws reveal nothing: every weight 1) to 1 (at least 0.001).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, (n, P, 52).
+    """
+    n, P = obs.n, obs.players
+    if infer <= 0:
+        return np.ones((n, P, N_FACES))
+    drew = obs.drew_on
+    held_none = ((drew[:, :, None] >> FACE_SUIT[None, None, :].astype(np.int64)) & 1) == 1
+    if obs._pub.rules.nine_on_nine:
+        held_none |= (drew[:, :, None] != 0) & (FACE_RANK == NINE_RANK)[None, None, :]
+    return np.where(held_none, max(1.0 - infer, 1e-3), 1.0)
+
+
+def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float = 0.0) -> PositionBatch:
     """``samples`` complete positions per game of an observation, at the deciding seat's turn.
 
     Parameters
@@ -48,6 +100,9 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0) -> PositionB
         Positions per game, K >= 1.
     salt : int
         Picks an independent set of samples for the same decision (0..63).
+    infer : float
+        How much less likely a card is in a hand whose draws say it was not held then
+        (:func:`hand_weights`); 0: draws are ignored.
 
     Returns
     -------
@@ -79,45 +134,27 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0) -> PositionB
     unseen = D - known  # copies of each face not seen by the player, (n, 52)
     if (unseen < 0).any():
         raise ValueError("the observation shows a card more often than the decks hold")
-    ids = np.arange(S)
-    is_unseen = (ids[None, :] // N_FACES) < unseen[:, ids % N_FACES]  # (n, S): copy c of face f is unseen
-    base = obs.random(salt)
-    keys = rng.stream(base[g, None], SAMPLE_CARDS, k[:, None] * np.uint64(S) + ids[None, :].astype(np.uint64))
-    keys = np.where(is_unseen[g], keys, np.uint64((1 << 64) - 1))
-    order = np.argsort(keys, axis=1, kind="stable")  # unseen cards first, in a random order
-    sizes = obs.hand_sizes[g].copy()
-    seat = obs.seat[g]
-    sizes[np.arange(R), seat] = 0  # the own hand is known
-    stock_size = obs.stock_size[g]
-    dealt = sizes.sum(axis=1)
-    if not np.array_equal(is_unseen.sum(axis=1)[g], dealt + stock_size):
+    if not np.array_equal(unseen.sum(axis=1), obs.hand_sizes.sum(axis=1) - obs.hand_sizes[np.arange(n), obs.seat]
+                          + obs.stock_size):  # fmt: skip
         raise ValueError("the unseen cards do not match the public hand sizes and stock size")
-    cum = np.cumsum(sizes, axis=1)  # (R, P)
-    owner = (np.arange(S)[None, :, None] >= cum[:, None, :]).sum(axis=2)  # (R, S): seat, or P for the stock
-    faces = order % N_FACES
-    copy = order // N_FACES
-    hands = [np.zeros((R, P), dtype=np.uint64) for _ in range(D)]
-    bits = ONE << faces.astype(np.uint64)
-    for s in range(P):
-        mine = owner == s
-        words = [np.bitwise_or.reduce(np.where(mine & (copy == d), bits, np.uint64(0)), axis=1) for d in range(D)]
-        if D == 1:
-            hands[0][:, s] = words[0]
-        else:
-            hands[0][:, s] = words[0] | words[1]
-            hands[1][:, s] = words[0] & words[1]
+    sizes = obs.hand_sizes.copy()
+    sizes[np.arange(n), obs.seat] = 0  # the own hand is known
+    hands = np.zeros((D, R, P), dtype=np.uint64)
+    stock = np.zeros((R, S), dtype=np.int8)
+    base = obs.random(salt)
+    deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
+                 hand_weights(obs, infer), sizes, obs.stock_size.astype(np.int64), hands, stock)  # fmt: skip
+    seat = obs.seat[g]
     for d in range(D):
         hands[d][np.arange(R), seat] = obs.hand[d][g]
-    col = dealt[:, None] + np.arange(S)[None, :]
-    stock = np.take_along_axis(faces, np.minimum(col, S - 1), axis=1)
-    stock = np.where(np.arange(S)[None, :] < stock_size[:, None], stock, 0).astype(np.int8)
+    stock_size = obs.stock_size[g]
 
     def pub(name: str) -> np.ndarray:
         return obs.public(name)[g]
 
     ctr = k * np.uint64(4)
     a: dict[str, object] = {
-        "hands": hands,
+        "hands": [hands[d] for d in range(D)],
         "under": [w[g] for w in pile],
         "stock": stock,
         "stock_pos": np.zeros(R, dtype=np.int64),

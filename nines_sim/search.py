@@ -12,8 +12,9 @@ Applying a candidate reuses the engine: a card to play is forced on the seat's
 first decision of the played-out turn; a suit, or declining a drawn card, is
 written into the position, which then starts at the next seat's turn (D7, V3).
 Readings: a declined drawn card counts towards a blocked hand only as the
-engine counts it (T7); the skip of two 9s played together (V4) is not applied
-when searching the suit declared after them.
+engine counts it (T7).  The suit declared after two 9s played together (V4) is
+searched with the next seat skipped, as the engine plays it; the strategy says
+which declarations follow a pair (``pair``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def candidates(obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np.ndarray | None) -> np.ndarray:
+def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np.ndarray | None,
+           pair: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """Write each row's candidate into its position; return the move to force (-1: none)."""
     a = batch.arrays
     rules = batch.rules
@@ -106,6 +108,8 @@ def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np
     else:
         base = (a["seats_mask"] * 2 + a["dirbit"]) * P  # type: ignore[operator]
         a["seat"][:] = nxt[base + a["seat"]]  # type: ignore[index, operator]
+        if pair is not None and pair.any():  # two 9s together skip the next seat (V4)
+            a["seat"][pair] = nxt[base[pair] + a["seat"][pair]]  # type: ignore[index, operator]
         a["turn"] += 1  # type: ignore[operator]
         a["streak"][:] = 0  # type: ignore[index]
     return force
@@ -118,6 +122,7 @@ def evaluate(
     policy: Strategy,
     outcome: str = "hand",
     card: np.ndarray | None = None,
+    pair: np.ndarray | None = None,
 ) -> Estimate:
     """Play every sampled world out after every candidate move.
 
@@ -136,6 +141,8 @@ def evaluate(
         or the match (the own win share).
     card : numpy.ndarray, optional
         int64, (n,): the drawn card, for ``play_drawn``.
+    pair : numpy.ndarray, optional
+        bool, (n,): for ``declare``, the 9s were two played together (V4): the next seat is skipped.
 
     Returns
     -------
@@ -150,9 +157,9 @@ def evaluate(
     mv = np.repeat(moves[gg, cc], K)
     own = np.repeat(obs.seat[gg], K)
     drawn = None if card is None else np.repeat(card[gg], K)
-    force = _apply(batch, obs.kind, mv, drawn)
+    force = _apply(batch, obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
     n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY)
+    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY, consume=True)
     r = np.arange(rows.shape[0])
     if outcome == "match":
         value = share[r, own]  # type: ignore[index]
@@ -189,6 +196,7 @@ def search(
     outcome: str,
     card: np.ndarray | None = None,
     rounds: int = 1,
+    pair: np.ndarray | None = None,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -199,7 +207,7 @@ def search(
         ``worlds_of(sub, samples, rows, salt) -> PositionBatch``: the sampled (or
         true) positions of the games ``rows`` (int64 indices into ``obs``), whose
         observation is ``sub``; ``salt`` picks an independent set.
-    samples, policy, outcome, card
+    samples, policy, outcome, card, pair
         As for :func:`evaluate`.
     rounds : int
         1: every candidate gets ``samples`` rollouts.  More: successive halving;
@@ -226,10 +234,12 @@ def search(
         sub = _subset(obs, sel)
         mv = moves[sel]
         drawn = None if card is None else card[sel]
+        pr = None if pair is None else pair[sel]
         total = np.zeros(mv.shape)
         alive = mv >= 0
         for r in range(rounds):
-            est = evaluate(sub, worlds_of(sub, samples, sel, r), np.where(alive, mv, -1), policy, outcome, drawn)
+            worlds = worlds_of(sub, samples, sel, r)
+            est = evaluate(sub, worlds, np.where(alive, mv, -1), policy, outcome, drawn, pr)
             total += np.where(alive, est.mean, 0.0)
             if r == rounds - 1:
                 break

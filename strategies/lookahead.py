@@ -11,7 +11,7 @@ from nines_sim.position import PositionBatch
 from nines_sim.registry import make_lineup
 from nines_sim.sampler import sample_positions
 from nines_sim.search import policy_names, search
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
@@ -19,6 +19,14 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
     ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
+    (
+        "infer",
+        "float",
+        1.0,
+        0.0,
+        1.0,
+        "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
+    ),
 )
 
 
@@ -29,8 +37,9 @@ class SettingError(ValueError):
 class Lookahead(Strategy):
     """For each decision, sample the hidden cards ``samples`` times, play every legal move out on the
     engine with the rollout ``policy``, and keep the move with the best mean outcome (Perfect Information
-    Monte Carlo).  Ties are broken by the decision's random stream.  Source: determinized search for
-    hidden-card games (Cowling, Powley and Whitehouse 2012)."""
+    Monte Carlo).  The samples respect what reshuffles and (``infer``) draws reveal.  Ties are broken by
+    the decision's random stream.  Source: determinized search for hidden-card games (Cowling, Powley and
+    Whitehouse 2012)."""
 
     name = "lookahead"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": True,
@@ -40,7 +49,7 @@ class Lookahead(Strategy):
     #: The settings as tunable parameters (``lookahead:samples=128,policy=dump-faces``), checked by the base class.
     params = tuple(
         Param(name, kind, default, low=low, high=high, help=help_)
-        if kind == "int"
+        if kind in ("int", "float")
         else Param(name, kind, default, choices=tuple(high), help=help_)
         for name, kind, default, low, high, help_ in SETTINGS
     )
@@ -53,19 +62,34 @@ class Lookahead(Strategy):
         self._policy = make_lineup([self.policy])[0]
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0
+        #: (decision key, turn) of the games where this player just played two 9s together (V4):
+        #: their declaration is searched with the next seat skipped.
+        self._pairs: set[tuple[int, int]] = set()
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
-        return sample_positions(obs, samples, salt)
+        return sample_positions(obs, samples, salt, self.infer)
 
-    def _decide(self, obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
+    def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         self.decisions += obs.n
-        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds)
+        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair)
+
+    @staticmethod
+    def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
+        return list(zip(obs.public("dkey")[rows].tolist(), obs.public("turn")[rows].tolist(), strict=True))
 
     def play(self, obs: Observation) -> np.ndarray:
-        return self._decide(obs)
+        out = self._decide(obs)
+        if obs.players and obs._pub.rules.pair_of_nines:
+            self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+        return out
 
     def declare(self, obs: Observation) -> np.ndarray:
-        return self._decide(obs)
+        pair = None
+        if self._pairs:
+            keys = self._turn_keys(obs, np.arange(obs.n))
+            pair = np.array([k in self._pairs for k in keys], dtype=bool)
+            self._pairs.difference_update(keys)
+        return self._decide(obs, pair=pair)
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
         return self._decide(obs, card) == 1

@@ -11,7 +11,7 @@ from nines_sim.registry import load_class, make_lineup
 from nines_sim.rules import make_rules
 from nines_sim.simulate import simulate
 from nines_sim.strategies.lookahead import Clairvoyant, Lookahead, SettingError
-from nines_sim.strategy import DecisionKind
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind
 
 R2 = make_rules("classic", players=2)
 
@@ -42,6 +42,82 @@ def test_lookahead_keeps_the_nine_to_go_out_with():
     # KH now, then the 9 goes out on anything next turn; the 9 now leaves KH, which may never be legal
     plays = decide(Lookahead(samples=96), position("KH 9S", "2C 3C 4D 5D 6S 8S JC", "7H"))
     assert (plays == parse_card("KH")).all()
+
+
+def test_lookahead_plays_the_nine_that_wins_rather_than_the_natural_that_loses():
+    # as below, but not seeing seat 1's one card: 3H leaves 9S 4D (19 points) to any heart, 3 or 9;
+    # 9S, then diamonds, loses only 3H 4D (7 points) to a diamond or a 9, and 4D goes out next
+    plays = decide(Lookahead(samples=64), position("9S 3H 4D", "2H", "7H"))
+    assert (plays == parse_card("9S")).all()
+
+
+def test_lookahead_goes_out_with_two_nines_when_it_can():
+    # V4: the pair is the last two cards.  One 9 alone goes out a turn later, after the opponent has
+    # most likely followed the declared suit with one of its six cards: a smaller penalty for it.
+    rules = make_rules("double-nines", players=2)
+    mine, theirs, top = _cards("9S 9H"), _cards("2C KD QD 5S 8S JH"), parse_card("7H")
+    rest = [f for f in range(52) for _ in range(2)]
+    for f in (*mine, *theirs, top):
+        rest.remove(f)
+    stock = tuple(np.random.default_rng(1).permutation(rest).tolist())
+    pos = Position(rules, (mine, theirs), stock, (), top, int(top // 13), seat=0, dealer=1, turn=6)
+    assert (decide(Lookahead(samples=64), pos) == PAIR_OF_NINES).all()
+
+
+def test_lookahead_keeps_the_suit_a_one_card_opponent_drew_on():
+    # Seat 1 drew while clubs were active, so it held no club and no 9 then (T1).  QD lets it out with
+    # any diamond; 7C with a club, which it is unlikely to hold.  Without inference QD keeps the
+    # smaller hand (15 points against 12 of 7C 2S 3S) and wins out: the inference makes the difference.
+    pos = position("QD 7C 2S 3S", "KD", "7D", drew_on=1 << SUIT_NAMES.index("C"))
+    assert (decide(Lookahead(samples=512, infer=1.0), pos) == parse_card("7C")).all()
+    assert (decide(Lookahead(samples=512, infer=0.0), pos) == parse_card("QD")).all()
+
+
+def test_the_suit_after_two_nines_is_searched_with_the_next_seat_skipped():
+    # V4: the declaration after a pair hands the turn to the seat after next
+    from nines_sim.search import _apply
+
+    rules = make_rules("double-nines", players=3)
+    deck = [f for f in range(52) for _ in range(2)]
+    hands = (_cards("5S 6S"), _cards("KD"), _cards("KC 2C"))
+    top = parse_card("9H")
+    for f in (*hands[0], *hands[1], *hands[2], top):
+        deck.remove(f)
+    pos = Position(rules, hands, tuple(deck), (), top, 2, seat=0, dealer=2, turn=4)
+    batch = PositionBatch.from_positions([pos, pos])
+    _apply(batch, DecisionKind.DECLARE, np.array([3, 3]), None, pair=np.array([True, False]))
+    assert batch.arrays["seat"].tolist() == [2, 1]
+    assert batch.arrays["active"].tolist() == [3, 3]
+
+
+def test_lookahead_declares_after_its_own_pair_as_after_a_pair(monkeypatch):
+    # the strategy remembers in which games it played two 9s and says so to the declaration's search
+    import nines_sim.strategies.lookahead as mod
+
+    asked = []
+
+    def fake_search(obs, worlds_of, samples, policy, outcome, card=None, rounds=1, pair=None):
+        asked.append((obs.kind, None if pair is None else pair.tolist()))
+        return np.full(obs.n, PAIR_OF_NINES if obs.kind == DecisionKind.PLAY else 0, dtype=np.int64)
+
+    monkeypatch.setattr(mod, "search", fake_search)
+    la = Lookahead(samples=2)
+    rules = make_rules("double-nines", players=2)
+    mine, top = _cards("9S 9H 4C"), parse_card("7H")
+    rest = [f for f in range(52) for _ in range(2)]
+    for f in (*mine, *_cards("2C 3C"), top):
+        rest.remove(f)
+    pos = Position(rules, (mine, _cards("2C 3C")), tuple(rest), (), top, 2, seat=0, dealer=1, turn=6)
+    batch = PositionBatch.from_positions([pos] * 2)
+    batch.arrays["dkey"] = np.array([5, 6], dtype=np.uint64)
+    eng = PositionEngine(batch, [la, make_lineup(["expert"])[0]])
+    idx, seats = np.arange(2), np.zeros(2, dtype=np.int64)
+    legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
+    eng._decide(DecisionKind.PLAY, idx[:1], seats[:1], legal=legal[:1])  # game 0 plays a pair, game 1 does not
+    eng._decide(DecisionKind.DECLARE, idx, seats)
+    assert asked[-1] == (DecisionKind.DECLARE, [True, False])
+    eng._decide(DecisionKind.DECLARE, idx, seats)  # a later declaration in the same turn is not after the pair
+    assert asked[-1][0] == DecisionKind.DECLARE and not any(asked[-1][1] or [])
 
 
 def test_clairvoyant_plays_the_nine_that_wins_rather_than_the_natural_that_loses():

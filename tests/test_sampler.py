@@ -94,3 +94,69 @@ def test_the_same_decision_draws_the_same_samples():
     c = sample_positions(obs, 3, salt=1).arrays
     assert np.array_equal(a["stock"], b["stock"]) and np.array_equal(a["hands"][0], b["hands"][0])
     assert not np.array_equal(a["stock"], c["stock"])
+
+
+def _never_played_unseen(obs, eng_hands_own):
+    """Faces the player cannot see that were never played this hand: bool, (n, 52)."""
+    bits = np.arange(N_FACES, dtype=np.uint64)
+    own = ((eng_hands_own[:, None] >> bits) & np.uint64(1)) == 1
+    pile = ((obs.pile[0][:, None] >> bits) & np.uint64(1)) == 1
+    played = ((obs.played[:, None] >> bits) & np.uint64(1)) == 1
+    top = np.arange(N_FACES)[None, :] == obs.top[:, None]
+    return ~(own | pile | played | top)
+
+
+def test_T5_after_a_reshuffle_never_played_cards_are_in_hands_in_the_deal_and_in_every_sample():
+    # The stock is empty when the pile is shuffled into it, so a face never played this hand cannot
+    # be in the stock after a reshuffle.  Checked first on the engine's true state, then on samples.
+    eng, obs = _observe_after("draw-until-playable", 5, 64, 30)
+    live = obs.public("reshuffles") > 0
+    assert live.sum() >= 10  # enough games that did reshuffle
+    rows = np.arange(obs.n)
+    never = _never_played_unseen(obs, obs.hand[0]) & live[:, None]
+    stock_faces = np.zeros((obs.n, N_FACES), dtype=bool)
+    for b in range(obs.n):
+        stock_faces[b, eng.stock[b, eng.stock_pos[b] : eng.stock_end[b]]] = True
+    assert never.any() and not (never & stock_faces).any()
+    K = 8
+    batch = sample_positions(obs, K)
+    a = batch.arrays
+    g = np.repeat(rows, K)
+    for r in range(obs.n * K):
+        in_stock = a["stock"][r, : a["stock_end"][r]]
+        assert not never[g[r], in_stock].any()
+    # and the unseen never-played faces do sit in the other hands of every sample
+    others = np.bitwise_or.reduce(np.where(np.arange(obs.players)[None, :] != obs.seat[g, None], a["hands"][0], 0),
+                                  axis=1)  # fmt: skip
+    held = ((others[:, None] >> np.arange(N_FACES, dtype=np.uint64)) & np.uint64(1)) == 1
+    assert (held | ~never[g]).all()
+
+
+def test_T1_draws_make_the_suits_drawn_on_rarer_in_that_hand_as_in_the_true_deal():
+    # Heads-up after some turns: count the opponent's cards of a suit it drew on, or 9s once it drew.
+    # The true hands hold fewer than uniform samples do (a drawer held none then); inference moves the
+    # samples towards the truth.
+    n = 600
+    eng, obs = _observe_after("classic", 77, n, 24)
+    rows = np.arange(n)
+    opp = 1 - obs.seat
+    drew = obs.drew_on[rows, opp]
+    suit = np.repeat(np.arange(4), 13)
+    flagged = ((drew[:, None] >> suit[None, :]) & 1).astype(bool) | ((drew[:, None] != 0) & (np.arange(52) % 13 == 8))
+    keep = drew != 0
+    assert keep.sum() > 100
+
+    def count(hand_words):
+        held = ((hand_words[:, None] >> np.arange(N_FACES, dtype=np.uint64)) & np.uint64(1)) == 1
+        return (held & flagged[np.repeat(rows, hand_words.shape[0] // n)]).sum(axis=1).astype(float)
+
+    true = count(eng.hands[0][rows, opp])[keep]
+    K = 16
+    g = np.repeat(rows, K)
+    plain = count(sample_positions(obs, K).arrays["hands"][0][np.arange(n * K), opp[g]]).reshape(n, K).mean(axis=1)
+    inferred = count(sample_positions(obs, K, infer=0.8).arrays["hands"][0][np.arange(n * K), opp[g]])
+    inferred = inferred.reshape(n, K).mean(axis=1)
+    plain, inferred = plain[keep], inferred[keep]
+    se = np.sqrt(true.var() / true.size + plain.var() / plain.size)
+    assert true.mean() < plain.mean() - 3 * se
+    assert inferred.mean() < plain.mean() - 3 * np.sqrt(inferred.var() / inferred.size + plain.var() / plain.size)
