@@ -40,7 +40,7 @@ def scheduler():
     ``--scheduler local`` builds its own in the test above, the tests with this fixture reach a
     running one by its tcp:// address, as on a real cluster.
     """
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
         yield lc.scheduler_address
 
 
@@ -55,7 +55,7 @@ def test_compare_rules_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
 def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
     plan = plan_tournament("table", [], make_rules("classic"))
     local = run_plan(plan, 6000, seed=9, workers=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
         with distributed.Client(lc) as client:
             pids = client.run(os.getpid)
             victim = pids[sorted(pids)[0]]
