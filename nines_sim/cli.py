@@ -930,14 +930,18 @@ def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sche
             except TuneInterrupted:
                 raise KeyboardInterrupt from None  # nothing finished is worth keeping: no result without both sides
         with _writing():
-            write_csv(checked.frame(), run_dir / "validation.csv")
+            rows = {"best": "versus", "baseline": "strategy", "gain": "difference"}
+            frame = checked.frame().assign(row=lambda f: f["row"].map(rows))
+            frame.loc[frame["row"] == "difference", "spec"] = "versus - strategy (paired)"
+            write_csv(frame, run_dir / "validation.csv")
             write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
                                      "baseline": setup.baseline_spec, "matches": checked.matches,
                                      "match_range": list(checked.match_range)})  # fmt: skip
     g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
     typer.echo(
-        f"{spec} against {setup.baseline_spec} on {checked.matches:,} fresh matches, paired: win rate "
-        f"{checked.best:.4f} vs {checked.baseline:.4f}, difference {g:+.2f} points (95% CI {lo:+.2f} to {hi:+.2f}, "
+        f"{spec} (versus) against {setup.baseline_spec} (strategy) on {checked.matches:,} fresh matches, paired: "
+        f"win rate {checked.best:.4f} vs {checked.baseline:.4f}, versus - strategy {g:+.2f} points "
+        f"(95% CI {lo:+.2f} to {hi:+.2f}, "
         f"p = {checked.p_value:.3g}); results in {run_dir}"
     )
 

@@ -195,11 +195,12 @@ def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_pair
     r = runner.invoke(app, [*base, "--versus", "expert:shed_nine_at=0,w_follow=9", "--out", str(tmp_path / "v")])
     assert r.exit_code == 0, r.output
     v = pd.read_csv(tmp_path / "v" / "validation.csv").set_index("row")
-    assert v.loc["best", "spec"] == "expert:w_follow=9.0,shed_nine_at=0" and v.loc["baseline", "spec"] == "expert"
+    assert v.loc["versus", "spec"] == "expert:w_follow=9.0,shed_nine_at=0" and v.loc["strategy", "spec"] == "expert"
     # the same matches as the study's validation of that spec (paired, from the validation range)
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "all", 8, 4)
     ref = T.validate(setup, "expert:w_follow=9.0,shed_nine_at=0", 40, T.Runner())
-    assert v.loc["gain", "win_rate"] == pytest.approx(ref.gain) and ref.gain != 0
+    assert v.loc["difference", "win_rate"] == pytest.approx(ref.gain) and ref.gain != 0
+    assert v.loc["versus", "win_rate"] == pytest.approx(ref.best)
     assert json.loads((tmp_path / "v" / "manifest.json").read_text())["match_range"][0] == T.VALIDATION_START
     assert not (tmp_path / "v" / "study.db").exists()
     bad = runner.invoke(app, [*base, "--versus", "expert:nope=1", "--out", str(tmp_path / "b")])
