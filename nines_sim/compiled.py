@@ -39,6 +39,9 @@ RECORD_BUFFER = 1 << 16
 HANDS_PER_MATCH = 8
 #: Most rows of one block of hand records (about 400 MB of address space; only rows written take memory).
 HAND_BLOCK = 1 << 22
+#: Matches whose keys are computed at once: the kernel reads a window of keys, so that an engine's memory does not
+#: grow with its range of matches (all of a 10,000,000-match range's keys would take 160 MB).
+KEY_WINDOW = 1 << 16
 
 
 def builtin_ids() -> dict[type, int]:
@@ -103,7 +106,10 @@ class CompiledEngine(BatchEngine):
     except that it keeps no trace and calls no ``on_step`` (use the numpy engine to
     watch a match move by move).  ``batch_size`` is the number of games waiting at
     once for a Python seat's batched decision; a table of compiled seats plays its
-    matches one after the other in one slot.
+    matches one after the other in one slot.  ``harvested``: the caller takes the
+    finished matches with :meth:`harvest` as it goes (a tally run), so hand records
+    are kept in blocks of about one :meth:`advance` each instead of one block sized
+    for the whole range, and memory does not grow with the range.
 
     Raises
     ------
@@ -122,6 +128,7 @@ class CompiledEngine(BatchEngine):
         trace: bool = False,
         on_step=None,  # noqa: ANN001 - same signature as BatchEngine
         specs: Sequence[str] | None = None,
+        harvested: bool = False,
     ):
         if K is None:  # pragma: no cover
             raise RuntimeError("the compiled engine needs numba; install it or use BatchEngine")
@@ -137,10 +144,11 @@ class CompiledEngine(BatchEngine):
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
         self._work = K.scratch(rules)
-        m = np.arange(start, start + n_matches, dtype=np.int64)
-        # card and decision match keys, from the run's two roots (see nines_sim.rng)
-        self._mkeys = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
-        self._next = np.zeros(1, dtype=np.int64)
+        self._next = np.zeros(1, dtype=np.int64)  # matches of the range started so far
+        # card and decision match keys of matches start + _win0 .. (see _key_window); _wnext counts within them
+        self._win0 = 0
+        self._win = np.zeros((0, 2), dtype=np.uint64)
+        self._wnext = np.zeros(1, dtype=np.int64)
         P = self.P
         # the kernel writes a record row before the drain reads it: no need to zero megabytes per engine
         self._hrec = np.empty((RECORD_BUFFER, K.NH), dtype=np.int64)
@@ -152,6 +160,7 @@ class CompiledEngine(BatchEngine):
         self._mcount = np.zeros(1, dtype=np.int64)
         self._hblock: HandRecords | None = None  # the block of columns hand records are drained into
         self._hfill = 0
+        self._harvested = harvested
 
     # ------------------------------------------------------------------ state
     def _alloc(self, B: int) -> None:
@@ -212,12 +221,17 @@ class CompiledEngine(BatchEngine):
             return
         max_new = self.n_matches if self._python else MATCHES_PER_ADVANCE
         while True:
+            nxt = int(self._next[0])
+            # a Python seat's table starts at most about a match per slot per call, a compiled one max_new
+            mkeys = self._key_window(min(self.n_matches - nxt, self.B if self._python else max_new))
+            self._wnext[0] = 0
             code = K.play_slots(
                 self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
-                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, self._mkeys,
-                self.start, self.n_matches, self._next, max_new, self._hrec, self._hpen, self._hcount,
+                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
+                self.start + nxt, mkeys.shape[0], self._wnext, max_new, self._hrec, self._hpen, self._hcount,
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip
+            self._next[0] = nxt + self._wnext[0]
             self._drain()
             if code == K.ILLEGAL:
                 self._illegal()
@@ -227,6 +241,28 @@ class CompiledEngine(BatchEngine):
         if waiting.size:
             self._answer(waiting)
         self._update_live()
+
+    def _key_window(self, need: int) -> np.ndarray:
+        """Card and decision keys of the matches from the next one to start, at least ``need`` of them.
+
+        The kernel is handed this window as if it were the whole range (``start`` moved to the next match),
+        so it plays the same matches with the same keys as with every key computed up front.  A window that
+        runs out mid-call leaves slots idle until the next call, which changes the order matches finish in,
+        never their results.
+
+        Returns
+        -------
+        numpy.ndarray
+            uint64, shape (w, 2), C-contiguous (the kernel's compiled signature): the keys of matches
+            ``start + next .. start + next + w - 1``, ``w >= need`` unless the range ends first.
+        """
+        nxt = int(self._next[0])
+        if self._win0 + self._win.shape[0] - nxt < need:
+            end = min(self.n_matches, nxt + max(KEY_WINDOW, need))
+            m = np.arange(self.start + nxt, self.start + end, dtype=np.int64)
+            self._win = np.stack([rng.match_keys(self.card_root, m), rng.match_keys(self.decision_root, m)], axis=1)
+            self._win0 = nxt
+        return self._win[nxt - self._win0 :]
 
     def _illegal(self) -> None:
         """Raise for the compiled user strategy's answer the kernel refused."""
@@ -280,12 +316,14 @@ class CompiledEngine(BatchEngine):
 
         Hands go straight into columns sized for the matches left, so that collecting the results takes
         views of one block instead of concatenating a part per kernel call (at hundreds of megabytes a
-        second, that copy was a sixth of a table of built-ins' time).
+        second, that copy was a sixth of a table of built-ins' time).  A harvested engine sizes them for
+        one advance's matches instead: each harvest takes the block.
         """
         blk = self._hblock
         if blk is None or self._hfill + h > blk.match.shape[0]:
             self._close_hands()
-            cap = max(h, min(HAND_BLOCK, HANDS_PER_MATCH * (self.n_matches - self.matches_done) + RECORD_BUFFER))
+            left = MATCHES_PER_ADVANCE if self._harvested else self.n_matches - self.matches_done
+            cap = max(h, min(HAND_BLOCK, HANDS_PER_MATCH * left + RECORD_BUFFER))
             i64 = np.int64
             blk = self._hblock = HandRecords(
                 match=np.empty(cap, i64), hand=np.empty(cap, i64), dealer=np.empty(cap, i64),
@@ -340,9 +378,15 @@ def make_engine(
     n_matches: int,
     batch_size: int = 8192,
     specs: Sequence[str] | None = None,
+    harvested: bool = False,
 ) -> BatchEngine:
-    """An engine for a bulk run (no trace): see :func:`engine_class`."""
-    return engine_class()(rules, lineup, seed, start, n_matches, batch_size, specs=specs)
+    """An engine for a bulk run (no trace): see :func:`engine_class`.
+
+    ``harvested``: the caller takes finished matches with ``harvest()`` as it goes (see :class:`CompiledEngine`).
+    """
+    cls = engine_class()
+    kw = {"harvested": harvested} if cls is CompiledEngine else {}
+    return cls(rules, lineup, seed, start, n_matches, batch_size, specs=specs, **kw)
 
 
 def warm_up(start_method: str | None = None) -> bool:

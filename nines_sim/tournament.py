@@ -204,7 +204,9 @@ def play_range(
     rows: list[pd.DataFrame] = []
     if should_stop and should_stop():
         return tally, rows
-    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
+    engine = make_engine(
+        rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup, harvested=True
+    )
     waiting: list[MatchResults] = []
     reported = 0
 
