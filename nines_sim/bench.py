@@ -3,6 +3,13 @@
 Each workload plays full matches with a fixed lineup and rule set.  A timing is
 the median of ``repeat`` runs; every run plays the same matches (seed 0), so
 runs differ only in speed.
+
+A run is what ``nines tournament`` does with that lineup as a table: the same
+engine and worker pool play every match and hand, each worker tallies its
+finished matches as it goes (:mod:`nines_sim.tally`) and sends back only the
+tally.  Hands and turns per second are read from the tallies.  It does not
+time :func:`nines_sim.simulate.simulate`, which returns every hand record (about
+670 bytes a match) and so also measures moving those between processes.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from nines_sim.rules import make_rules
-from nines_sim.simulate import cpu_count, simulate
+from nines_sim.simulate import DEFAULT_BATCH, cpu_count
+from nines_sim.tournament import plan_tournament, run_plan
 
 #: The README's batched plug-in (a Python seat): W7 keeps the plug-in path measured.
 PLUGIN = "nines_sim.lowest_first:LowestFirst"
@@ -73,7 +81,20 @@ class BenchResult:
 def run_workload(
     name: str, matches: int, workers: int = 1, repeat: int = 3, batch_size: int | None = None
 ) -> BenchResult:
-    """Time one workload.
+    """Time one workload, played as a one-table tournament (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`WORKLOADS`.
+    matches : int
+        Matches per run, >= 1.
+    workers : int
+        Worker processes (1 plays in this process).
+    repeat : int
+        Runs; the median wall time is reported.
+    batch_size : int, optional
+        Games in play at once per process (default: the tournament's).
 
     Raises
     ------
@@ -81,15 +102,14 @@ def run_workload(
         For an unknown workload name.
     """
     _, preset, players, lineup = WORKLOADS[name]
-    rules = make_rules(preset, players=players)
-    kw = {} if batch_size is None else {"batch_size": batch_size}
+    plan = plan_tournament("table", list(lineup), make_rules(preset, players=players))
     times, hands, turns = [], 0, 0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        res = simulate(rules, list(lineup), matches, seed=0, workers=workers, **kw)
+        out = run_plan(plan, matches, seed=0, workers=workers, batch_size=batch_size or DEFAULT_BATCH)
         times.append(time.perf_counter() - t0)
-        hands = len(res.hand_records)
-        turns = int(res.hand_records.turns.sum())
+        tally = out.tallies["table"]
+        hands, turns = tally.hands, tally.turns
     sec = statistics.median(times)
     return BenchResult(name, matches, workers, sec, matches / sec, hands / sec, turns / sec, cpu_count(), repeat)
 

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.rules import make_rules
 
 runner = CliRunner()
 
@@ -27,6 +28,21 @@ def test_bench_json_reports_each_workload():
         assert x["matches"] == 200 and x["workers"] == 1 and x["matches_per_s"] > 0
         assert set(x) >= {"workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s"}
         assert x["turns_per_s"] > x["hands_per_s"] > x["matches_per_s"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_bench_plays_and_counts_every_hand_as_a_tournament_does(workers):
+    """The bench times a one-table tournament (tallies in the workers): every match and hand is still played
+    and counted, the same hands and turns as the full hand records of ``simulate``."""
+    from nines_sim.bench import WORKLOADS, run_workload
+    from nines_sim.simulate import simulate
+
+    r = run_workload("W2", 400, workers=workers, repeat=1)
+    _, preset, players, lineup = WORKLOADS["W2"]
+    hr = simulate(make_rules(preset, players=players), list(lineup), 400, seed=0).hand_records
+    assert r.matches == 400 and r.workers == workers
+    assert round(r.hands_per_s * r.seconds) == len(hr)
+    assert round(r.turns_per_s * r.seconds) == int(hr.turns.sum())
 
 
 def test_bench_table_names_cores_and_processes():
