@@ -105,6 +105,10 @@ def bench(
     W4 classic random, hold-nines, dump-faces, suit-majority; W5 double-nines 6 x random;
     W6 classic expert, hold-nines, dump-faces, suit-majority; W7 classic, the README's
     batched plug-in LowestFirst and 3 x random (a Python seat).
+
+    Each run plays the workload as 'nines tournament' plays one table: every match and
+    hand is played, each worker tallies its finished matches and sends back only the
+    tally, and hands/s and turns/s come from the tallies (no hand records travel).
     """
     from nines_sim.bench import WORKLOADS, ReferenceError, reference_speeds, run_workload
 
