@@ -37,8 +37,10 @@ MATCHES_PER_ADVANCE = 8192
 RECORD_BUFFER = 1 << 16
 #: Hand records a block of result columns is sized for, per match still to play (more open another block).
 HANDS_PER_MATCH = 8
-#: Most rows of one block of hand records (about 400 MB of address space; only rows written take memory).
-HAND_BLOCK = 1 << 22
+#: Most rows of one block of hand records (about 1.6 GB of address space at 4 seats; only rows written take
+#: memory).  A run whose hands outgrow one block pays a copy of all of them when its results are collected
+#: (2 s of a 1,000,000-match run's 17 at 1 << 22 rows); this holds about 2,000,000 matches' hands.
+HAND_BLOCK = 1 << 24
 #: Matches whose keys are computed at once: the kernel reads a window of keys, so that an engine's memory does not
 #: grow with its range of matches (all of a 10,000,000-match range's keys would take 160 MB).
 KEY_WINDOW = 1 << 16
