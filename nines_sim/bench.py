@@ -100,6 +100,8 @@ def run_workload(
     ------
     KeyError
         For an unknown workload name.
+    KeyboardInterrupt
+        When Ctrl-C stopped a run (a stopped run's time says nothing about its speed).
     """
     _, preset, players, lineup = WORKLOADS[name]
     plan = plan_tournament("table", list(lineup), make_rules(preset, players=players))
@@ -108,6 +110,8 @@ def run_workload(
         t0 = time.perf_counter()
         out = run_plan(plan, matches, seed=0, workers=workers, batch_size=batch_size or DEFAULT_BATCH)
         times.append(time.perf_counter() - t0)
+        if out.partial:
+            raise KeyboardInterrupt
         tally = out.tallies["table"]
         hands, turns = tally.hands, tally.turns
     sec = statistics.median(times)

@@ -45,6 +45,26 @@ def test_bench_plays_and_counts_every_hand_as_a_tournament_does(workers):
     assert round(r.turns_per_s * r.seconds) == int(hr.turns.sum())
 
 
+def test_a_bench_run_stopped_by_ctrl_c_reports_no_speed(monkeypatch):
+    """The tournament machinery keeps a stopped run's finished matches; the bench must not time them as a run."""
+    import signal
+
+    import nines_sim.bench as bench
+
+    real = bench.run_plan
+
+    def ctrl_c_at_first_matches(*args, **kw):
+        def on_progress(played: int, kept: int) -> None:
+            if played:
+                signal.raise_signal(signal.SIGINT)  # heard by the run's own Ctrl-C handler
+
+        return real(*args, on_progress=on_progress, **kw)
+
+    monkeypatch.setattr(bench, "run_plan", ctrl_c_at_first_matches)
+    with pytest.raises(KeyboardInterrupt):
+        bench.run_workload("W1", 100_000, workers=1, repeat=1)
+
+
 def test_bench_table_names_cores_and_processes():
     r = runner.invoke(app, ["bench", "W2", "-n", "100", "-r", "1"])
     assert r.exit_code == 0, r.output
