@@ -81,6 +81,11 @@ def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
     return np.array([sid(s) for s in lineup], dtype=np.int64)
 
 
+def plays_compiled(lineup: Sequence[Strategy]) -> bool:
+    """Whether a bulk run of this lineup plays every seat inside the compiled loop (no Python seat, no batch)."""
+    return engine_class() is CompiledEngine and bool((seat_ids(lineup) != K.SID_PYTHON).all())
+
+
 def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
     """Each seat's ``expert`` parameter values as the kernel reads them.
 

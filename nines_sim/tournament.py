@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from nines_sim.compiled import make_engine
+from nines_sim.compiled import make_engine, plays_compiled
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
@@ -299,11 +299,27 @@ class RunOutcome:
         return sum(self.matches_played.values())
 
 
+#: Chunks per worker for one game whose seats all play compiled, and the fewest matches in such a chunk.
+COMPILED_CHUNKS_PER_WORKER = 16
+MIN_COMPILED_CHUNK = 2_000
+
+
 def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
-    """Matches per chunk: one chunk per worker for one game (its block survives a stop), else small whole chunks."""
+    """Matches per chunk of :func:`run_plan` (the numbers do not depend on it).
+
+    One game: one chunk per worker, so that each engine's batch of games stays full for Python seats;
+    where every seat plays inside the compiled loop there is no batch to keep full, and about
+    :data:`COMPILED_CHUNKS_PER_WORKER` chunks per worker (at least :data:`MIN_COMPILED_CHUNK` matches)
+    keep a worker slowed by other load from holding up the run's end (with one chunk each, one
+    worker often finished a tenth of the run before the other).  Either way a stopped chunk keeps
+    the finished block at its start.  Several games: small chunks, each kept whole or not at all.
+    """
     n = ranges_total(ranges)
     if len(plan.games) == 1:
-        return max(1, math.ceil(n / max(workers, 1)))
+        per_worker = max(1, math.ceil(n / max(workers, 1)))
+        if workers > 1 and plays_compiled(make_lineup(list(plan.games[0].lineup))):
+            return min(per_worker, max(MIN_COMPILED_CHUNK, math.ceil(per_worker / COMPILED_CHUNKS_PER_WORKER)))
+        return per_worker
     return whole_chunk_size(n, workers)
 
 
@@ -367,8 +383,9 @@ def run_plan(
     """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
     One game's matches are cut into one range per worker, each run in one
-    engine whose batch stays full; several games are cut into small chunks,
-    each played by every game.
+    engine whose batch stays full (a table of compiled seats only: a few
+    ranges per worker, see :func:`chunk_size`); several games are cut into
+    small chunks, each played by every game.
 
     Parameters
     ----------

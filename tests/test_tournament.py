@@ -289,3 +289,27 @@ def test_a_tally_run_takes_the_same_memory_for_10000_or_60000_matches(monkeypatc
             tracemalloc.stop()
         assert tally.matches == n
     assert peaks[60_000] - peaks[10_000] < 256 * 1024, peaks
+
+
+def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_tallies():
+    """Several chunks per worker balance two workers when one is slowed (issue 12); a Python seat's table keeps
+    one chunk per worker (its batch stays full).  The tallies do not depend on it."""
+    from dataclasses import fields
+
+    from nines_sim.bench import PLUGIN
+    from nines_sim.rules import make_rules
+    from nines_sim.tournament import chunk_size, plan_tournament, run_plan
+
+    rules = make_rules("classic")
+    plan = plan_tournament("table", ["random", "expert", "hold-nines", "dump-faces"], rules)
+    assert chunk_size(plan, [(0, 200_000)], 2) == 6_250  # 16 per worker
+    assert chunk_size(plan, [(0, 200_000)], 1) == 200_000
+    assert chunk_size(plan, [(0, 6_000)], 2) == 2_000  # at least MIN_COMPILED_CHUNK
+    with_plugin = plan_tournament("table", [PLUGIN, "random", "random", "random"], rules)
+    assert chunk_size(with_plugin, [(0, 200_000)], 2) == 100_000
+    one = run_plan(plan, 6_000, seed=3, workers=1)
+    two = run_plan(plan, 6_000, seed=3, workers=2)
+    assert two.kept == [(0, 6_000)] and not two.partial
+    a, b = one.tallies["table"], two.tallies["table"]
+    for f in fields(a):
+        assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
