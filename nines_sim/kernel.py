@@ -80,7 +80,7 @@ NRP = 17
 K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
 
 # phases of a slot
-PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END = range(9)
+PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END, PH_DEAL = range(10)
 # decision kinds (strategy.DecisionKind)
 K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
 # seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
@@ -687,6 +687,17 @@ def penalty(hands, D, b, p, nine_pen):
     return total
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def answer_ok(kind, ans, legal, pok):
+    """Whether a compiled user strategy's answer is within the rules: a legal card or the pair (T1, T2, V4, V5,
+    V6), 0 or 1 for playing the drawn card, a suit 0-3 for a declaration."""
+    if kind == K_PLAY:
+        return (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
+    if kind == K_PLAY_DRAWN:
+        return ans == 0 or ans == 1
+    return ans >= 0 and ans <= 3
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey):
     """What a compiled user strategy sees of game ``b`` (the ``G_*`` fields, and its own hand in ``hb``)."""
@@ -799,6 +810,8 @@ def play_slots(
                 st[b, S_MASK] = full_mask
                 st[b, S_N_IN] = P
                 st[b, S_HAVE_ANS] = 0
+                ph = PH_DEAL
+            if ph == PH_DEAL:  # the first hand of a match, or the next one
                 deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
                 ph = st[b, S_PHASE]
                 top = st[b, S_TOP]
@@ -807,52 +820,9 @@ def play_slots(
                 dirbit = 0
                 turn = 0
                 streak = 0
-                n_in = P
-                mask = full_mask
+                n_in = st[b, S_N_IN]
+                mask = st[b, S_MASK]
                 dkey = keys[b, K_DHK]
-            if ph == PH_DEALER_DECL or ph == PH_DECLARE:  # a suit to declare (D6, T3)
-                kind = K_DEALER_DECLARE if ph == PH_DEALER_DECL else K_DECLARE
-                who = st[b, S_DEALER] if ph == PH_DEALER_DECL else seat
-                sid = seat_sid[who]
-                if sid == SID_PYTHON:
-                    if st[b, S_HAVE_ANS] == 0:
-                        st[b, S_WAITING] = 1
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = who
-                        break
-                    st[b, S_HAVE_ANS] = 0
-                    active = st[b, S_ANSWER]
-                elif sid == SID_USER:
-                    fill_view(g, hb, st, hands, played, rp, b, who, 0, False, top, active, dirbit, turn, mask, 0, dkey)
-                    active = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
-                    if active < 0 or active > 3:
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = who
-                        st[b, S_ANSWER] = active
-                        st[b, S_WAITING] = 2  # marks the slot for the error message
-                        code = ILLEGAL
-                        break
-                else:
-                    active = builtin_decide(
-                        sid,
-                        kind,
-                        b,
-                        who,
-                        0,
-                        0,
-                        False,
-                        dkey,
-                        turn,
-                        dirbit,
-                        hands,
-                        ncards,
-                        drew_on,
-                        played,
-                        rp,
-                        fw,
-                        seat_xp,
-                    )
-                ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
                 tab = np.int64(legal_tab[top * 4 + active])
                 legal = np.int64(hands[0, b, seat]) & tab
@@ -879,60 +849,60 @@ def play_slots(
                         else:
                             mv = -1
                             ph = PH_APPLY
-            if ph == PH_PLAY or ph == PH_PLAY_DRAWN:
-                kind = K_PLAY if ph == PH_PLAY else K_PLAY_DRAWN
-                sid = seat_sid[seat]
+            if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
+                # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
+                play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
+                if ph == PH_PLAY:
+                    kind = K_PLAY
+                elif ph == PH_PLAY_DRAWN:
+                    kind = K_PLAY_DRAWN
+                elif ph == PH_DECLARE:
+                    kind = K_DECLARE
+                else:
+                    kind = K_DEALER_DECLARE
+                who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
+                dl = legal if play else 0
+                dc = card if play else 0
+                sid = seat_sid[who]
                 if sid == SID_PYTHON:
                     if st[b, S_HAVE_ANS] == 0:
                         st[b, S_WAITING] = 1
                         st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = seat
+                        st[b, S_WAIT_SEAT] = who
                         break
                     st[b, S_HAVE_ANS] = 0
                     ans = st[b, S_ANSWER]
-                elif sid == SID_USER:
-                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
-                    fill_view(
-                        g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey
-                    )
-                    ans = fs[seat](kind, g, hb, ncards[b], totals[b], drew_on[b])
-                    if kind == K_PLAY:
-                        ok = (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
-                    else:
-                        ok = ans == 0 or ans == 1
-                    if not ok:
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = seat
-                        st[b, S_ANSWER] = ans
-                        st[b, S_WAITING] = 2  # marks the slot for the error message
-                        code = ILLEGAL
-                        break
                 else:
-                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
-                    ans = builtin_decide(
-                        sid,
-                        kind,
-                        b,
-                        seat,
-                        legal,
-                        card,
-                        pok,
-                        dkey,
-                        turn,
-                        dirbit,
-                        hands,
-                        ncards,
-                        drew_on,
-                        played,
-                        rp,
-                        fw,
-                        seat_xp,
-                    )
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, who) if kind == K_PLAY else False
+                    if sid == SID_USER:
+                        fill_view(
+                            g, hb, st, hands, played, rp, b, who, dl, pok, top, active, dirbit, turn, mask, dc, dkey
+                        )
+                        ans = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                        if not answer_ok(kind, ans, legal, pok):
+                            st[b, S_WAIT_KIND] = kind
+                            st[b, S_WAIT_SEAT] = who
+                            st[b, S_ANSWER] = ans
+                            st[b, S_WAITING] = 2  # marks the slot for the error message
+                            code = ILLEGAL
+                            break
+                    else:
+                        ans = builtin_decide(
+                            sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw,
+                            seat_xp,
+                        )  # fmt: skip
                 if kind == K_PLAY:
                     mv = ans
-                else:
+                    ph = PH_APPLY
+                elif kind == K_PLAY_DRAWN:
                     mv = card if ans != 0 else -1
-                ph = PH_APPLY
+                    ph = PH_APPLY
+                else:
+                    active = ans
+                    if kind == K_DEALER_DECLARE:
+                        ph = PH_TURN
+                        continue
+                    ph = PH_FINISH
             if ph == PH_APPLY:
                 if mv < 0:
                     ph = PH_FINISH
@@ -1105,17 +1075,8 @@ def play_slots(
                 else:
                     st[b, S_MASK] = mask
                     st[b, S_N_IN] = n_in
-                    deal(
-                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
-                    )
-                    ph = st[b, S_PHASE]
-                    top = st[b, S_TOP]
-                    active = st[b, S_ACTIVE]
-                    seat = st[b, S_SEAT]
-                    dirbit = 0
-                    turn = 0
-                    streak = 0
-                    dkey = keys[b, K_DHK]
+                    ph = PH_DEAL
+                    continue
         # store the slot's state where Python (and the next call) can see it
         st[b, S_PHASE] = ph
         st[b, S_TOP] = top
