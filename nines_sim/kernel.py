@@ -286,42 +286,79 @@ def face_rank(f):
     return f % 13
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def sort_cards(keys, ids, n, buf_k, buf_i, counts):
-    """Sort ``ids[:n]`` by ``keys[:n]`` ascending, equal keys in their given order (numpy's stable argsort).
+#: Low bits of a packed sort value (:func:`sort_packed`) that hold the card: deck << 6 | face.
+PACK_BITS = 7
+ID_MASK = np.uint64((1 << PACK_BITS) - 1)
+FACE_BITS = np.uint64(63)
+KEY_MASK = ~ID_MASK
+ONES8 = np.uint64(0x0101010101010101)
+U56, U57, U255 = np.uint64(56), np.uint64(57), np.uint64(255)
 
-    A counting pass on the top bits of the keys, then insertion.  About 2.5 keys a bucket (7 bits for one deck,
-    8 for two) measured fastest: fewer buckets leave more for the insertion pass, more cost their prefix sums.
-    ``counts`` holds at least 256.
+
+@njit(cache=True, inline="always", error_model="numpy")
+def card_id(d, f):
+    """The packed id of deck ``d``'s face ``f``: ascending in ``52 d + f``, and its face is ``id & 63``."""
+    return np.uint64((d << 6) | f)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def sort_packed(vals, n, full, buf, cw):
+    """Order cards by their stream keys, ascending, equal keys by card (numpy's stable argsort of the keys).
+
+    ``vals[:n]`` holds ``key & KEY_MASK | id`` per card, ids ascending in the cards' order
+    (:func:`card_id`), and ``full[id]`` the whole key.  One array of distinct values sorts faster than
+    keys with ids beside them: a counting pass on the top 7 bits (8 above 64 cards) with byte counters
+    eight to a word, whose prefix sums are a multiplication a word, then insertion.  Two keys equal in
+    all but their low 7 bits (about once in 10^14 deals) are put in the order of their whole keys.
+
+    Parameters
+    ----------
+    vals : uint64 (>= n,)
+        Sorted in place.
+    full : uint64 (128,)
+        The whole key of each id.
+    buf : uint64 (>= n,)
+        Scratch.
+    cw : uint64 (32,)
+        Scratch: 256 byte counters.
     """
-    bits = 7 if n <= 64 else 8
-    nb = 1 << bits
-    shift = np.uint64(64 - bits)
-    for j in range(nb):
-        counts[j] = 0
+    shift = U57 if n <= 64 else U56
+    nw = 16 if n <= 64 else 32
+    for w in range(nw):
+        cw[w] = 0
     for j in range(n):
-        counts[np.int64(keys[j] >> shift)] += 1
-    s = 0
-    for j in range(nb):
-        c = counts[j]
-        counts[j] = s
-        s += c
+        bk = vals[j] >> shift
+        cw[bk >> np.uint64(3)] += np.uint64(1) << ((bk & np.uint64(7)) << np.uint64(3))
+    base = np.uint64(0)
+    for w in range(nw):
+        x = cw[w]
+        inc = x * ONES8  # byte i: the counts of bytes 0..i
+        cw[w] = inc - x + base * ONES8
+        base += inc >> U56
     for j in range(n):
-        bk = np.int64(keys[j] >> shift)
-        p = counts[bk]
-        counts[bk] = p + 1
-        buf_k[p] = keys[j]
-        buf_i[p] = ids[j]
-    for j in range(1, n):
-        k = buf_k[j]
-        i = buf_i[j]
+        v = vals[j]
+        bk = v >> shift
+        w = bk >> np.uint64(3)
+        sh = (bk & np.uint64(7)) << np.uint64(3)
+        x = cw[w]
+        cw[w] = x + (np.uint64(1) << sh)
+        buf[np.int64((x >> sh) & U255)] = v
+    for j in range(n):
+        v = buf[j]
         m = j - 1
-        while m >= 0 and buf_k[m] > k:
-            buf_k[m + 1] = buf_k[m]
-            buf_i[m + 1] = buf_i[m]
+        while m >= 0 and vals[m] > v:
+            vals[m + 1] = vals[m]
             m -= 1
-        buf_k[m + 1] = k
-        buf_i[m + 1] = i
+        vals[m + 1] = v
+    for j in range(1, n):
+        if (vals[j] & KEY_MASK) == (vals[j - 1] & KEY_MASK):
+            # a tie in the packed bits: order the run by whole key, then id (insertion is stable)
+            v = vals[j]
+            m = j - 1
+            while m >= 0 and (vals[m] & KEY_MASK) == (v & KEY_MASK) and full[vals[m] & ID_MASK] > full[v & ID_MASK]:
+                vals[m + 1] = vals[m]
+                m -= 1
+            vals[m + 1] = v
 
 
 # ----------------------------------------------------------------- card moves
@@ -357,7 +394,7 @@ def add_under(under, D, b, f):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
+def reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw):
     """Rebuild the stock from the discard pile below the top card (T5)."""
     n = 0
     base = np.uint64(st[b, S_RESH] * 256)
@@ -367,13 +404,14 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
         while w != 0:
             f = lowest_face(w)
             w &= w - 1
-            cid = d * 52 + f
-            sk[n] = stream(key, U_RESH, np.uint64(cid) + base)
-            si[n] = cid
+            x = stream(key, U_RESH, np.uint64(d * 52 + f) + base)
+            cid = card_id(d, f)
+            sfull[cid] = x
+            sv[n] = (x & KEY_MASK) | cid
             n += 1
-    sort_cards(sk, si, n, bk, bi, counts)
+    sort_packed(sv, n, sfull, sbuf, scw)
     for j in range(n):
-        stock[b, j] = bi[j] % 52
+        stock[b, j] = np.int8(sv[j] & FACE_BITS)
     st[b, S_POS] = 0
     st[b, S_END] = n
     for d in range(D):
@@ -382,10 +420,10 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
+def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
-        reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts)
+        reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw)
     pos = st[b, S_POS]
     if pos >= st[b, S_END]:
         return -1
@@ -397,7 +435,7 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
+def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
     """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
     P = rp[R_P]
     D = rp[R_DECKS]
@@ -407,10 +445,13 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
     keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
     st[b, S_HAND_SEQ] = seq + 1
     key = keys[b, K_CHK]
-    for c in range(S):
-        sk[c] = stream(key, U_DEAL, c)
-        si[c] = c
-    sort_cards(sk, si, S, bk, bi, counts)
+    for d in range(D):
+        for f in range(52):
+            x = stream(key, U_DEAL, d * 52 + f)
+            cid = card_id(d, f)
+            sfull[cid] = x
+            sv[d * 52 + f] = (x & KEY_MASK) | cid
+    sort_packed(sv, S, sfull, sbuf, scw)
     for d in range(D):
         under[d, b] = np.uint64(0)
         for p in range(P):
@@ -431,7 +472,7 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
         h0 = np.int64(0)
         h1 = np.int64(0)
         for j in range(h):
-            bit = np.int64(1) << (bi[i + j * k] % 52)
+            bit = np.int64(1) << np.int64(sv[i + j * k] & FACE_BITS)
             if D == 2 and (h0 & bit) != 0:
                 h1 |= bit
             else:
@@ -440,10 +481,10 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
         if D == 2:
             hands[1, b, s] = np.uint64(h1)
         ncards[b, s] = h
-    starter = bi[k * h] % 52
+    starter = np.int64(sv[k * h] & FACE_BITS)
     rest = S - k * h - 1
     for j in range(rest):
-        stock[b, j] = bi[k * h + 1 + j] % 52
+        stock[b, j] = np.int8(sv[k * h + 1 + j] & FACE_BITS)
     st[b, S_POS] = 0
     st[b, S_END] = rest
     st[b, S_TOP] = starter
@@ -650,11 +691,12 @@ def builtin_decide(
 
 # ----------------------------------------------------------------- the loop
 def scratch(rules: Rules) -> tuple:
-    """The scratch arrays :func:`play_slots` works in (sort keys and ids, penalties, a user view, suit figures)."""
+    """The scratch arrays :func:`play_slots` works in (:func:`sort_packed`'s values, whole keys, buffer and
+    byte counters; penalties, a user view, suit figures)."""
     S = 52 * rules.decks
     return (
-        np.empty(S, dtype=np.uint64), np.empty(S, dtype=np.int64), np.empty(S, dtype=np.uint64),
-        np.empty(S, dtype=np.int64), np.empty(256, dtype=np.int64), np.zeros(rules.players, dtype=np.int64),
+        np.empty(S, dtype=np.uint64), np.empty(1 << PACK_BITS, dtype=np.uint64), np.empty(S, dtype=np.uint64),
+        np.empty(32, dtype=np.uint64), np.zeros(rules.players, dtype=np.int64),
         np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(12, dtype=np.float64),
     )  # fmt: skip
 
@@ -758,7 +800,7 @@ def play_slots(
     B = st.shape[0]
     P = rp[R_P]
     D = rp[R_DECKS]
-    sk, si, bk, bi, counts, pen, g, hb, fw = work
+    sv, sfull, sbuf, scw, pen, g, hb, fw = work
     started = 0
     hcap = hrec.shape[0]
     mcap = mrec.shape[0]
@@ -812,7 +854,7 @@ def play_slots(
                 st[b, S_HAVE_ANS] = 0
                 ph = PH_DEAL
             if ph == PH_DEAL:  # the first hand of a match, or the next one
-                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
+                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
                 ph = st[b, S_PHASE]
                 top = st[b, S_TOP]
                 active = st[b, S_ACTIVE]
@@ -833,10 +875,10 @@ def play_slots(
                     ph = PH_PLAY
                 else:
                     drew_on[b, seat] |= 1 << active
-                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                     if until:  # V2: draw until a legal card comes, and play it
                         while f >= 0 and ((tab >> f) & 1) == 0:
-                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                         passed = f < 0
                         mv = f
                         ph = PH_APPLY
@@ -974,7 +1016,7 @@ def play_slots(
                         nxt = next_tab[base + dirbit * P + nxt]
                     elif ace:
                         for _ in range(2):
-                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sk, si, bk, bi, counts)
+                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
                         nxt = next_tab[base + dirbit * P + nxt]
                 seat = nxt
                 if out == RUNNING:
