@@ -278,12 +278,14 @@ def pick_card(w0, w1, x):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def face_suit(f):
-    return f // 13
+    """``f // 13`` for a face 0-127 (or -1): a multiplication and a shift instead of a floor division."""
+    return (f * 79) >> 10
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def face_rank(f):
-    return f % 13
+    """``f % 13`` for a face 0-127 (or -1)."""
+    return f - 13 * face_suit(f)
 
 
 #: Low bits of a packed sort value (:func:`sort_packed`) that hold the card: deck << 6 | face.
@@ -829,6 +831,7 @@ def play_slots(
         card = st[b, S_CARD]
         dkey = keys[b, K_DHK]
         legal = np.int64(keys[b, K_LEGAL])
+        row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
         while True:
             if ph == PH_NEW:  # the slot takes the next match
                 j = next_match[0]
@@ -864,6 +867,7 @@ def play_slots(
                 streak = 0
                 n_in = st[b, S_N_IN]
                 mask = st[b, S_MASK]
+                row = mask * 2 * P
                 dkey = keys[b, K_DHK]
             if ph == PH_TURN:
                 tab = np.int64(legal_tab[top * 4 + active])
@@ -977,7 +981,7 @@ def play_slots(
                     top = mv
                     active = face_suit(mv)
                     played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
-                    ph = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
+                    ph = PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH
                 if ph == PH_DECLARE:
                     continue
             if ph == PH_FINISH:
@@ -1005,19 +1009,19 @@ def play_slots(
                     out = BLOCKED
                 if out == RUNNING and turn >= cap:
                     out = CAPPED
-                base = (mask * 2) * P
                 if reverse:
                     dirbit ^= 1
+                    row = (mask * 2 + dirbit) * P
                     if n_in == 2:
                         skip = True
-                nxt = next_tab[base + dirbit * P + seat]
+                nxt = next_tab[row + seat]
                 if out == RUNNING:
                     if skip:
-                        nxt = next_tab[base + dirbit * P + nxt]
+                        nxt = next_tab[row + nxt]
                     elif ace:
                         for _ in range(2):
                             draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
-                        nxt = next_tab[base + dirbit * P + nxt]
+                        nxt = next_tab[row + nxt]
                 seat = nxt
                 if out == RUNNING:
                     ph = PH_TURN
