@@ -113,8 +113,15 @@ I_NATURALS = np.int64(NATURALS)
 SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
 RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
 # natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
-GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
 GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+# PEN_BIT_MASK[k]: the natural faces whose penalty has bit k set (penalty = sum of 2**k * cards held of mask k)
+PEN_BIT_MASK = np.array(
+    [
+        sum(m for pts, m in PENALTY_GROUPS if (pts >> k) & 1)
+        for k in range(max(p for p, _ in PENALTY_GROUPS).bit_length())
+    ],
+    dtype=np.int64,
+)
 # natural penalty of each face, 0 for a 9 (expert's weights)
 FACE_NAT_PEN = np.zeros(52, dtype=np.float64)
 for _p, _m in PENALTY_GROUPS:
@@ -722,11 +729,13 @@ def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def penalty(hands, D, b, p, nine_pen):
+    """Penalty points of seat ``p``'s hand (C2): the natural cards' points bit by bit, one population count
+    per bit of the largest natural penalty (``PEN_BIT_MASK``), and the 9s at ``nine_pen`` each."""
     total = 0
     for d in range(D):
         w = np.int64(hands[d, b, p])
-        for g in range(GROUP_MASK.shape[0]):
-            total += GROUP_PTS[g] * popcount(w & GROUP_MASK[g])
+        for k in range(PEN_BIT_MASK.shape[0]):
+            total += popcount(w & PEN_BIT_MASK[k]) << k
         total += nine_pen * popcount(w & I_NINES)
     return total
 
