@@ -112,9 +112,8 @@ I_NINES = np.int64(NINES)
 I_NATURALS = np.int64(NATURALS)
 SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
 RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
-# natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
-GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
-# PEN_BIT_MASK[k]: the natural faces whose penalty has bit k set (penalty = sum of 2**k * cards held of mask k)
+# PEN_BIT_MASK[k]: the natural faces whose penalty has bit k set (penalty = sum of 2**k * cards held of mask k;
+# the faces with the most points are found bit by bit from the top)
 PEN_BIT_MASK = np.array(
     [
         sum(m for pts, m in PENALTY_GROUPS if (pts >> k) & 1)
@@ -633,13 +632,12 @@ def builtin_decide(
         choose = nat if nat != 0 else legal
         return pick_card(h0 & choose, h1 & choose, x)
     if sid == SID_DUMP_FACES:
+        # the dearest legal naturals: keep, bit by bit from the top of the points, the cards that have it
         nat = legal & I_NATURALS
-        choose = legal
-        for g in range(GROUP_MASK.shape[0]):
-            hit = nat & GROUP_MASK[g]
-            if hit != 0:
-                choose = hit
-                break
+        for k in range(PEN_BIT_MASK.shape[0] - 1, -1, -1):
+            hit = nat & PEN_BIT_MASK[k]
+            nat = hit if hit != 0 else nat
+        choose = nat if nat != 0 else legal
         return pick_card(h0 & choose, h1 & choose, x)
     if sid == SID_SUIT_MAJORITY:
         return pick_card(h0 & legal, h1 & legal, x)
