@@ -572,9 +572,10 @@ def builtin_decide(
 ):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
-    ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.  ``xp`` is
-    float64 (MAX_SEATS, NXP): each seat's ``expert`` parameters (the ``X_*`` columns), computed in
-    the same order of floating-point operations as ``Expert`` so that both give the same moves.
+    ``fw`` is float64 scratch of 64: held per suit, threat per suit, expert's suit scores, then a score
+    per face.  ``xp`` is float64 (MAX_SEATS, NXP): each seat's ``expert`` parameters (the ``X_*``
+    columns), computed in the same order of floating-point operations as ``Expert`` so that both give
+    the same moves.
     """
     D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
@@ -664,15 +665,14 @@ def builtin_decide(
         f = lowest_face(w)
         w &= w - 1
         sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat)
-        if sc > best:
-            best = sc
+        fw[12 + f] = sc  # each card's score, kept for the tie test below
+        best = max(best, sc)
     top = 0
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat) >= best - 1e-9:
-            top |= np.int64(1) << f
+        top |= np.int64(fw[12 + f] >= best - 1e-9) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
     has_natural = natural != 0
@@ -704,7 +704,7 @@ def scratch(rules: Rules) -> tuple:
     return (
         np.empty(S, dtype=np.uint64), np.empty(1 << PACK_BITS, dtype=np.uint64), np.empty(S, dtype=np.uint64),
         np.empty(32, dtype=np.uint64), np.zeros(rules.players, dtype=np.int64),
-        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(12, dtype=np.float64),
+        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(64, dtype=np.float64),
     )  # fmt: skip
 
 
