@@ -170,7 +170,7 @@ def strategies_cmd() -> None:
     from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
-        rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
+        rows = [(n, c, "built-in") for n, c in sorted(builtin_classes().items())]
         found = plugins()
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None

@@ -80,7 +80,7 @@ NRP = 17
 K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
 
 # phases of a slot
-PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END = range(9)
+PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END, PH_DEAL = range(10)
 # decision kinds (strategy.DecisionKind)
 K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
 # seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
@@ -112,9 +112,15 @@ I_NINES = np.int64(NINES)
 I_NATURALS = np.int64(NATURALS)
 SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
 RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
-# natural penalty groups, dearest first (dump-faces sheds from the first non-empty one)
-GROUP_PTS = np.array([p for p, _ in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
-GROUP_MASK = np.array([m for _, m in sorted(PENALTY_GROUPS, reverse=True)], dtype=np.int64)
+# PEN_BIT_MASK[k]: the natural faces whose penalty has bit k set (penalty = sum of 2**k * cards held of mask k;
+# the faces with the most points are found bit by bit from the top)
+PEN_BIT_MASK = np.array(
+    [
+        sum(m for pts, m in PENALTY_GROUPS if (pts >> k) & 1)
+        for k in range(max(p for p, _ in PENALTY_GROUPS).bit_length())
+    ],
+    dtype=np.int64,
+)
 # natural penalty of each face, 0 for a 9 (expert's weights)
 FACE_NAT_PEN = np.zeros(52, dtype=np.float64)
 for _p, _m in PENALTY_GROUPS:
@@ -278,50 +284,89 @@ def pick_card(w0, w1, x):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def face_suit(f):
-    return f // 13
+    """``f // 13`` for a face 0-127 (or -1): a multiplication and a shift instead of a floor division."""
+    return (f * 79) >> 10
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def face_rank(f):
-    return f % 13
+    """``f % 13`` for a face 0-127 (or -1)."""
+    return f - 13 * face_suit(f)
+
+
+#: Low bits of a packed sort value (:func:`sort_packed`) that hold the card: deck << 6 | face.
+PACK_BITS = 7
+ID_MASK = np.uint64((1 << PACK_BITS) - 1)
+FACE_BITS = np.uint64(63)
+KEY_MASK = ~ID_MASK
+ONES8 = np.uint64(0x0101010101010101)
+U56, U57, U255 = np.uint64(56), np.uint64(57), np.uint64(255)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def card_id(d, f):
+    """The packed id of deck ``d``'s face ``f``: ascending in ``52 d + f``, and its face is ``id & 63``."""
+    return np.uint64((d << 6) | f)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def sort_cards(keys, ids, n, buf_k, buf_i, counts):
-    """Sort ``ids[:n]`` by ``keys[:n]`` ascending, equal keys in their given order (numpy's stable argsort).
+def sort_packed(vals, n, full, buf, cw):
+    """Order cards by their stream keys, ascending, equal keys by card (numpy's stable argsort of the keys).
 
-    A counting pass on the top bits of the keys, then insertion.  About 2.5 keys a bucket (7 bits for one deck,
-    8 for two) measured fastest: fewer buckets leave more for the insertion pass, more cost their prefix sums.
-    ``counts`` holds at least 256.
+    ``vals[:n]`` holds ``key & KEY_MASK | id`` per card, ids ascending in the cards' order
+    (:func:`card_id`), and ``full[id]`` the whole key.  One array of distinct values sorts faster than
+    keys with ids beside them: a counting pass on the top 7 bits (8 above 64 cards) with byte counters
+    eight to a word, whose prefix sums are a multiplication a word, then insertion.  Two keys equal in
+    all but their low 7 bits (about once in 10^14 deals) are put in the order of their whole keys.
+
+    Parameters
+    ----------
+    vals : uint64 (>= n,)
+        Sorted in place.
+    full : uint64 (128,)
+        The whole key of each id.
+    buf : uint64 (>= n,)
+        Scratch.
+    cw : uint64 (32,)
+        Scratch: 256 byte counters.
     """
-    bits = 7 if n <= 64 else 8
-    nb = 1 << bits
-    shift = np.uint64(64 - bits)
-    for j in range(nb):
-        counts[j] = 0
+    shift = U57 if n <= 64 else U56
+    nw = 16 if n <= 64 else 32
+    for w in range(nw):
+        cw[w] = 0
     for j in range(n):
-        counts[np.int64(keys[j] >> shift)] += 1
-    s = 0
-    for j in range(nb):
-        c = counts[j]
-        counts[j] = s
-        s += c
+        bk = vals[j] >> shift
+        cw[bk >> np.uint64(3)] += np.uint64(1) << ((bk & np.uint64(7)) << np.uint64(3))
+    base = np.uint64(0)
+    for w in range(nw):
+        x = cw[w]
+        inc = x * ONES8  # byte i: the counts of bytes 0..i
+        cw[w] = inc - x + base * ONES8
+        base += inc >> U56
     for j in range(n):
-        bk = np.int64(keys[j] >> shift)
-        p = counts[bk]
-        counts[bk] = p + 1
-        buf_k[p] = keys[j]
-        buf_i[p] = ids[j]
-    for j in range(1, n):
-        k = buf_k[j]
-        i = buf_i[j]
+        v = vals[j]
+        bk = v >> shift
+        w = bk >> np.uint64(3)
+        sh = (bk & np.uint64(7)) << np.uint64(3)
+        x = cw[w]
+        cw[w] = x + (np.uint64(1) << sh)
+        buf[np.int64((x >> sh) & U255)] = v
+    for j in range(n):
+        v = buf[j]
         m = j - 1
-        while m >= 0 and buf_k[m] > k:
-            buf_k[m + 1] = buf_k[m]
-            buf_i[m + 1] = buf_i[m]
+        while m >= 0 and vals[m] > v:
+            vals[m + 1] = vals[m]
             m -= 1
-        buf_k[m + 1] = k
-        buf_i[m + 1] = i
+        vals[m + 1] = v
+    for j in range(1, n):
+        if (vals[j] & KEY_MASK) == (vals[j - 1] & KEY_MASK):
+            # a tie in the packed bits: order the run by whole key, then id (insertion is stable)
+            v = vals[j]
+            m = j - 1
+            while m >= 0 and (vals[m] & KEY_MASK) == (v & KEY_MASK) and full[vals[m] & ID_MASK] > full[v & ID_MASK]:
+                vals[m + 1] = vals[m]
+                m -= 1
+            vals[m + 1] = v
 
 
 # ----------------------------------------------------------------- card moves
@@ -357,7 +402,7 @@ def add_under(under, D, b, f):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
+def reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw):
     """Rebuild the stock from the discard pile below the top card (T5)."""
     n = 0
     base = np.uint64(st[b, S_RESH] * 256)
@@ -367,13 +412,14 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
         while w != 0:
             f = lowest_face(w)
             w &= w - 1
-            cid = d * 52 + f
-            sk[n] = stream(key, U_RESH, np.uint64(cid) + base)
-            si[n] = cid
+            x = stream(key, U_RESH, np.uint64(d * 52 + f) + base)
+            cid = card_id(d, f)
+            sfull[cid] = x
+            sv[n] = (x & KEY_MASK) | cid
             n += 1
-    sort_cards(sk, si, n, bk, bi, counts)
+    sort_packed(sv, n, sfull, sbuf, scw)
     for j in range(n):
-        stock[b, j] = bi[j] % 52
+        stock[b, j] = np.int8(sv[j] & FACE_BITS)
     st[b, S_POS] = 0
     st[b, S_END] = n
     for d in range(D):
@@ -382,10 +428,10 @@ def reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts):
+def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
-        reshuffle(st, keys, under, stock, D, b, sk, si, bk, bi, counts)
+        reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw)
     pos = st[b, S_POS]
     if pos >= st[b, S_END]:
         return -1
@@ -397,7 +443,7 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sk, si, bk, bi, counts)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts):
+def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
     """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
     P = rp[R_P]
     D = rp[R_DECKS]
@@ -407,10 +453,13 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
     keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
     st[b, S_HAND_SEQ] = seq + 1
     key = keys[b, K_CHK]
-    for c in range(S):
-        sk[c] = stream(key, U_DEAL, c)
-        si[c] = c
-    sort_cards(sk, si, S, bk, bi, counts)
+    for d in range(D):
+        for f in range(52):
+            x = stream(key, U_DEAL, d * 52 + f)
+            cid = card_id(d, f)
+            sfull[cid] = x
+            sv[d * 52 + f] = (x & KEY_MASK) | cid
+    sort_packed(sv, S, sfull, sbuf, scw)
     for d in range(D):
         under[d, b] = np.uint64(0)
         for p in range(P):
@@ -431,7 +480,7 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
         h0 = np.int64(0)
         h1 = np.int64(0)
         for j in range(h):
-            bit = np.int64(1) << (bi[i + j * k] % 52)
+            bit = np.int64(1) << np.int64(sv[i + j * k] & FACE_BITS)
             if D == 2 and (h0 & bit) != 0:
                 h1 |= bit
             else:
@@ -440,10 +489,10 @@ def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b
         if D == 2:
             hands[1, b, s] = np.uint64(h1)
         ncards[b, s] = h
-    starter = bi[k * h] % 52
+    starter = np.int64(sv[k * h] & FACE_BITS)
     rest = S - k * h - 1
     for j in range(rest):
-        stock[b, j] = bi[k * h + 1 + j] % 52
+        stock[b, j] = np.int8(sv[k * h + 1 + j] & FACE_BITS)
     st[b, S_POS] = 0
     st[b, S_END] = rest
     st[b, S_TOP] = starter
@@ -523,9 +572,10 @@ def builtin_decide(
 ):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
-    ``fw`` is float64 scratch of 12: held per suit, threat per suit, expert's suit scores.  ``xp`` is
-    float64 (MAX_SEATS, NXP): each seat's ``expert`` parameters (the ``X_*`` columns), computed in
-    the same order of floating-point operations as ``Expert`` so that both give the same moves.
+    ``fw`` is float64 scratch of 64: held per suit, threat per suit, expert's suit scores, then a score
+    per face.  ``xp`` is float64 (MAX_SEATS, NXP): each seat's ``expert`` parameters (the ``X_*``
+    columns), computed in the same order of floating-point operations as ``Expert`` so that both give
+    the same moves.
     """
     D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
@@ -583,13 +633,12 @@ def builtin_decide(
         choose = nat if nat != 0 else legal
         return pick_card(h0 & choose, h1 & choose, x)
     if sid == SID_DUMP_FACES:
+        # the dearest legal naturals: keep, bit by bit from the top of the points, the cards that have it
         nat = legal & I_NATURALS
-        choose = legal
-        for g in range(GROUP_MASK.shape[0]):
-            hit = nat & GROUP_MASK[g]
-            if hit != 0:
-                choose = hit
-                break
+        for k in range(PEN_BIT_MASK.shape[0] - 1, -1, -1):
+            hit = nat & PEN_BIT_MASK[k]
+            nat = hit if hit != 0 else nat
+        choose = nat if nat != 0 else legal
         return pick_card(h0 & choose, h1 & choose, x)
     if sid == SID_SUIT_MAJORITY:
         return pick_card(h0 & legal, h1 & legal, x)
@@ -616,15 +665,14 @@ def builtin_decide(
         f = lowest_face(w)
         w &= w - 1
         sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat)
-        if sc > best:
-            best = sc
+        fw[12 + f] = sc  # each card's score, kept for the tie test below
+        best = max(best, sc)
     top = 0
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        if _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat) >= best - 1e-9:
-            top |= np.int64(1) << f
+        top |= np.int64(fw[12 + f] >= best - 1e-9) << f
     choice = pick_card(top, 0, x)
     nines = legal & I_NINES
     has_natural = natural != 0
@@ -650,12 +698,13 @@ def builtin_decide(
 
 # ----------------------------------------------------------------- the loop
 def scratch(rules: Rules) -> tuple:
-    """The scratch arrays :func:`play_slots` works in (sort keys and ids, penalties, a user view, suit figures)."""
+    """The scratch arrays :func:`play_slots` works in (:func:`sort_packed`'s values, whole keys, buffer and
+    byte counters; penalties, a user view, suit figures)."""
     S = 52 * rules.decks
     return (
-        np.empty(S, dtype=np.uint64), np.empty(S, dtype=np.int64), np.empty(S, dtype=np.uint64),
-        np.empty(S, dtype=np.int64), np.empty(256, dtype=np.int64), np.zeros(rules.players, dtype=np.int64),
-        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(12, dtype=np.float64),
+        np.empty(S, dtype=np.uint64), np.empty(1 << PACK_BITS, dtype=np.uint64), np.empty(S, dtype=np.uint64),
+        np.empty(32, dtype=np.uint64), np.zeros(rules.players, dtype=np.int64),
+        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(64, dtype=np.float64),
     )  # fmt: skip
 
 
@@ -678,13 +727,26 @@ def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def penalty(hands, D, b, p, nine_pen):
+    """Penalty points of seat ``p``'s hand (C2): the natural cards' points bit by bit, one population count
+    per bit of the largest natural penalty (``PEN_BIT_MASK``), and the 9s at ``nine_pen`` each."""
     total = 0
     for d in range(D):
         w = np.int64(hands[d, b, p])
-        for g in range(GROUP_MASK.shape[0]):
-            total += GROUP_PTS[g] * popcount(w & GROUP_MASK[g])
+        for k in range(PEN_BIT_MASK.shape[0]):
+            total += popcount(w & PEN_BIT_MASK[k]) << k
         total += nine_pen * popcount(w & I_NINES)
     return total
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def answer_ok(kind, ans, legal, pok):
+    """Whether a compiled user strategy's answer is within the rules: a legal card or the pair (T1, T2, V4, V5,
+    V6), 0 or 1 for playing the drawn card, a suit 0-3 for a declaration."""
+    if kind == K_PLAY:
+        return (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
+    if kind == K_PLAY_DRAWN:
+        return ans == 0 or ans == 1
+    return ans >= 0 and ans <= 3
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -747,7 +809,7 @@ def play_slots(
     B = st.shape[0]
     P = rp[R_P]
     D = rp[R_DECKS]
-    sk, si, bk, bi, counts, pen, g, hb, fw = work
+    sv, sfull, sbuf, scw, pen, g, hb, fw = work
     started = 0
     hcap = hrec.shape[0]
     mcap = mrec.shape[0]
@@ -776,6 +838,7 @@ def play_slots(
         card = st[b, S_CARD]
         dkey = keys[b, K_DHK]
         legal = np.int64(keys[b, K_LEGAL])
+        row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
         while True:
             if ph == PH_NEW:  # the slot takes the next match
                 j = next_match[0]
@@ -799,7 +862,9 @@ def play_slots(
                 st[b, S_MASK] = full_mask
                 st[b, S_N_IN] = P
                 st[b, S_HAVE_ANS] = 0
-                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts)
+                ph = PH_DEAL
+            if ph == PH_DEAL:  # the first hand of a match, or the next one
+                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
                 ph = st[b, S_PHASE]
                 top = st[b, S_TOP]
                 active = st[b, S_ACTIVE]
@@ -807,52 +872,10 @@ def play_slots(
                 dirbit = 0
                 turn = 0
                 streak = 0
-                n_in = P
-                mask = full_mask
+                n_in = st[b, S_N_IN]
+                mask = st[b, S_MASK]
+                row = mask * 2 * P
                 dkey = keys[b, K_DHK]
-            if ph == PH_DEALER_DECL or ph == PH_DECLARE:  # a suit to declare (D6, T3)
-                kind = K_DEALER_DECLARE if ph == PH_DEALER_DECL else K_DECLARE
-                who = st[b, S_DEALER] if ph == PH_DEALER_DECL else seat
-                sid = seat_sid[who]
-                if sid == SID_PYTHON:
-                    if st[b, S_HAVE_ANS] == 0:
-                        st[b, S_WAITING] = 1
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = who
-                        break
-                    st[b, S_HAVE_ANS] = 0
-                    active = st[b, S_ANSWER]
-                elif sid == SID_USER:
-                    fill_view(g, hb, st, hands, played, rp, b, who, 0, False, top, active, dirbit, turn, mask, 0, dkey)
-                    active = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
-                    if active < 0 or active > 3:
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = who
-                        st[b, S_ANSWER] = active
-                        st[b, S_WAITING] = 2  # marks the slot for the error message
-                        code = ILLEGAL
-                        break
-                else:
-                    active = builtin_decide(
-                        sid,
-                        kind,
-                        b,
-                        who,
-                        0,
-                        0,
-                        False,
-                        dkey,
-                        turn,
-                        dirbit,
-                        hands,
-                        ncards,
-                        drew_on,
-                        played,
-                        rp,
-                        fw,
-                        seat_xp,
-                    )
-                ph = PH_TURN if ph == PH_DEALER_DECL else PH_FINISH
             if ph == PH_TURN:
                 tab = np.int64(legal_tab[top * 4 + active])
                 legal = np.int64(hands[0, b, seat]) & tab
@@ -863,10 +886,10 @@ def play_slots(
                     ph = PH_PLAY
                 else:
                     drew_on[b, seat] |= 1 << active
-                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                     if until:  # V2: draw until a legal card comes, and play it
                         while f >= 0 and ((tab >> f) & 1) == 0:
-                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sk, si, bk, bi, counts)
+                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                         passed = f < 0
                         mv = f
                         ph = PH_APPLY
@@ -879,60 +902,60 @@ def play_slots(
                         else:
                             mv = -1
                             ph = PH_APPLY
-            if ph == PH_PLAY or ph == PH_PLAY_DRAWN:
-                kind = K_PLAY if ph == PH_PLAY else K_PLAY_DRAWN
-                sid = seat_sid[seat]
+            if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
+                # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
+                play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
+                if ph == PH_PLAY:
+                    kind = K_PLAY
+                elif ph == PH_PLAY_DRAWN:
+                    kind = K_PLAY_DRAWN
+                elif ph == PH_DECLARE:
+                    kind = K_DECLARE
+                else:
+                    kind = K_DEALER_DECLARE
+                who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
+                dl = legal if play else 0
+                dc = card if play else 0
+                sid = seat_sid[who]
                 if sid == SID_PYTHON:
                     if st[b, S_HAVE_ANS] == 0:
                         st[b, S_WAITING] = 1
                         st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = seat
+                        st[b, S_WAIT_SEAT] = who
                         break
                     st[b, S_HAVE_ANS] = 0
                     ans = st[b, S_ANSWER]
-                elif sid == SID_USER:
-                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
-                    fill_view(
-                        g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, dirbit, turn, mask, card, dkey
-                    )
-                    ans = fs[seat](kind, g, hb, ncards[b], totals[b], drew_on[b])
-                    if kind == K_PLAY:
-                        ok = (ans >= 0 and ans < 52 and ((legal >> ans) & 1) == 1) or (ans == PAIR and pok)
-                    else:
-                        ok = ans == 0 or ans == 1
-                    if not ok:
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = seat
-                        st[b, S_ANSWER] = ans
-                        st[b, S_WAITING] = 2  # marks the slot for the error message
-                        code = ILLEGAL
-                        break
                 else:
-                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat) if kind == K_PLAY else False
-                    ans = builtin_decide(
-                        sid,
-                        kind,
-                        b,
-                        seat,
-                        legal,
-                        card,
-                        pok,
-                        dkey,
-                        turn,
-                        dirbit,
-                        hands,
-                        ncards,
-                        drew_on,
-                        played,
-                        rp,
-                        fw,
-                        seat_xp,
-                    )
+                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, who) if kind == K_PLAY else False
+                    if sid == SID_USER:
+                        fill_view(
+                            g, hb, st, hands, played, rp, b, who, dl, pok, top, active, dirbit, turn, mask, dc, dkey
+                        )
+                        ans = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                        if not answer_ok(kind, ans, legal, pok):
+                            st[b, S_WAIT_KIND] = kind
+                            st[b, S_WAIT_SEAT] = who
+                            st[b, S_ANSWER] = ans
+                            st[b, S_WAITING] = 2  # marks the slot for the error message
+                            code = ILLEGAL
+                            break
+                    else:
+                        ans = builtin_decide(
+                            sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw,
+                            seat_xp,
+                        )  # fmt: skip
                 if kind == K_PLAY:
                     mv = ans
-                else:
+                    ph = PH_APPLY
+                elif kind == K_PLAY_DRAWN:
                     mv = card if ans != 0 else -1
-                ph = PH_APPLY
+                    ph = PH_APPLY
+                else:
+                    active = ans
+                    if kind == K_DEALER_DECLARE:
+                        ph = PH_TURN
+                        continue
+                    ph = PH_FINISH
             if ph == PH_APPLY:
                 if mv < 0:
                     ph = PH_FINISH
@@ -965,7 +988,7 @@ def play_slots(
                     top = mv
                     active = face_suit(mv)
                     played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
-                    ph = PH_DECLARE if face_rank(mv) == NINE_RANK else PH_FINISH
+                    ph = PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH
                 if ph == PH_DECLARE:
                     continue
             if ph == PH_FINISH:
@@ -993,19 +1016,19 @@ def play_slots(
                     out = BLOCKED
                 if out == RUNNING and turn >= cap:
                     out = CAPPED
-                base = (mask * 2) * P
                 if reverse:
                     dirbit ^= 1
+                    row = (mask * 2 + dirbit) * P
                     if n_in == 2:
                         skip = True
-                nxt = next_tab[base + dirbit * P + seat]
+                nxt = next_tab[row + seat]
                 if out == RUNNING:
                     if skip:
-                        nxt = next_tab[base + dirbit * P + nxt]
+                        nxt = next_tab[row + nxt]
                     elif ace:
                         for _ in range(2):
-                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sk, si, bk, bi, counts)
-                        nxt = next_tab[base + dirbit * P + nxt]
+                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+                        nxt = next_tab[row + nxt]
                 seat = nxt
                 if out == RUNNING:
                     ph = PH_TURN
@@ -1105,17 +1128,8 @@ def play_slots(
                 else:
                     st[b, S_MASK] = mask
                     st[b, S_N_IN] = n_in
-                    deal(
-                        st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sk, si, bk, bi, counts
-                    )
-                    ph = st[b, S_PHASE]
-                    top = st[b, S_TOP]
-                    active = st[b, S_ACTIVE]
-                    seat = st[b, S_SEAT]
-                    dirbit = 0
-                    turn = 0
-                    streak = 0
-                    dkey = keys[b, K_DHK]
+                    ph = PH_DEAL
+                    continue
         # store the slot's state where Python (and the next call) can see it
         st[b, S_PHASE] = ph
         st[b, S_TOP] = top

@@ -101,6 +101,9 @@ class Clairvoyant(Lookahead):
 
     name = "clairvoyant"
     classifier = {**Lookahead.classifier, "sees_hidden_cards": True}
+    #: Seeing the cards leaves nothing to infer from draws, so ``infer`` is not a setting here.
+    params = tuple(p for p in Lookahead.params if p.name != "infer")
+    settings = tuple(s for s in SETTINGS if s[0] != "infer")
 
     def __init__(self, **values: Any) -> None:
         super().__init__(**values)

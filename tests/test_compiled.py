@@ -138,6 +138,30 @@ class PerGameLowest(PerGameStrategy):
         return view.hand[0][-1] if view.hand else "S"
 
 
+@pytest.mark.parametrize("decks", [1, 2])
+def test_the_deal_order_is_numpys_stable_argsort_of_the_keys_even_when_keys_tie(decks):
+    """D4, T5: cards go in the order of their stream keys; the packed sort must agree on every tie."""
+    from nines_sim import kernel as K
+
+    rng = np.random.default_rng(7)
+    n = 52 * decks
+    ids = np.array([int(K.card_id(c // 52, c % 52)) for c in range(n)], dtype=np.uint64)
+    full, buf, cw = np.empty(128, np.uint64), np.empty(n, np.uint64), np.empty(32, np.uint64)
+    for trial in range(40):
+        keys = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
+        if trial % 2:  # runs equal in the packed bits, low bits in reverse order of the cards
+            keys[10:20] = (keys[10] & K.KEY_MASK) | np.arange(9, -1, -1, dtype=np.uint64)
+        if trial % 3 == 0:  # whole keys equal: the earlier card first
+            keys[30:36] = keys[30]
+        if trial % 5 == 0:  # a bucket fuller than the counting pass expects
+            keys[:40] = (keys[:40] >> np.uint64(20)) | (np.uint64(5) << np.uint64(57))
+        full[ids] = keys
+        vals = (keys & K.KEY_MASK) | ids
+        K.sort_packed(vals, n, full, buf, cw)
+        order = np.argsort(keys, kind="stable")
+        assert np.array_equal(vals & K.ID_MASK, ids[order]), trial
+
+
 def test_a_builtin_wrapped_as_a_python_plugin_gives_the_compiled_results():
     rules = make_rules("double-nines", players=4)
     compiled = make_lineup(["random", "expert", "random", "expert"])

@@ -207,3 +207,9 @@ def test_successive_halving_still_finds_the_obvious_move_and_is_reproducible():
     first = decide(la, pos)
     assert (first == parse_card("KH")).all()
     assert np.array_equal(first, decide(la, pos))
+
+
+def test_clairvoyant_has_no_infer_setting_and_says_which_it_has():
+    with pytest.raises(Exception, match="clairvoyant has no parameter 'infer'; its parameters are: samples"):
+        make_lineup(["clairvoyant:infer=1"])
+    assert make_lineup(["lookahead:infer=0"])[0].infer == 0
