@@ -145,6 +145,8 @@ def penalty_points(words: list[np.ndarray], nine_penalty: int) -> np.ndarray:
 
 
 def _select(h: HandRecords, mask: np.ndarray) -> HandRecords:
+    if mask.all():  # every hand of a compiled table's harvest belongs to a finished match: no copy
+        return h
     return HandRecords(**{f.name: getattr(h, f.name)[mask] for f in fields(HandRecords)})
 
 

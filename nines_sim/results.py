@@ -123,7 +123,9 @@ class MatchResults:
         return int(self.match.shape[0])
 
     def select(self, keep: np.ndarray) -> MatchResults:
-        """The matches where ``keep`` (bool, (n,)) holds, with their hands."""
+        """The matches where ``keep`` (bool, (n,)) holds, with their hands (``self`` when it holds for all)."""
+        if keep.all():
+            return self
         hr = self.hand_records
         rows = np.isin(hr.match, self.match[keep])
         hands = HandRecords(**{f.name: getattr(hr, f.name)[rows] for f in fields(HandRecords)})
