@@ -21,7 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from nines_sim.rules import make_rules
@@ -62,6 +63,9 @@ class BenchResult:
         CPU cores available to this process.
     repeat : int
         Runs timed.
+    paired : list of float
+        With a reference run right before each run (``before_each``): reference matches/s over this
+        run's matches/s, one per run (empty otherwise).
     """
 
     workload: str
@@ -73,13 +77,24 @@ class BenchResult:
     turns_per_s: float
     cores: int
     repeat: int
+    paired: list[float] = field(default_factory=list)
+
+    @property
+    def paired_ratio(self) -> float | None:
+        """Median of :attr:`paired` (reference speed over this workload's), ``None`` without pairs."""
+        return statistics.median(self.paired) if self.paired else None
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def run_workload(
-    name: str, matches: int, workers: int = 1, repeat: int = 3, batch_size: int | None = None
+    name: str,
+    matches: int,
+    workers: int = 1,
+    repeat: int = 3,
+    batch_size: int | None = None,
+    before_each: Callable[[], float] | None = None,
 ) -> BenchResult:
     """Time one workload, played as a one-table tournament (see the module docstring).
 
@@ -95,6 +110,10 @@ def run_workload(
         Runs; the median wall time is reported.
     batch_size : int, optional
         Games in play at once per process (default: the tournament's).
+    before_each : callable, optional
+        Run right before each run (e.g. :meth:`CReference.run`), returning a reference speed in
+        matches/s: each run is paired with it (``BenchResult.paired``), so that a machine whose
+        speed drifts between minutes still gives a fair ratio.
 
     Raises
     ------
@@ -105,17 +124,22 @@ def run_workload(
     """
     _, preset, players, lineup = WORKLOADS[name]
     plan = plan_tournament("table", list(lineup), make_rules(preset, players=players))
-    times, hands, turns = [], 0, 0
+    times, paired, hands, turns = [], [], 0, 0
     for _ in range(repeat):
+        ref = before_each() if before_each is not None else None
         t0 = time.perf_counter()
         out = run_plan(plan, matches, seed=0, workers=workers, batch_size=batch_size or DEFAULT_BATCH)
         times.append(time.perf_counter() - t0)
         if out.partial:
             raise KeyboardInterrupt
+        if ref is not None:
+            paired.append(ref * times[-1] / matches)
         tally = out.tallies["table"]
         hands, turns = tally.hands, tally.turns
     sec = statistics.median(times)
-    return BenchResult(name, matches, workers, sec, matches / sec, hands / sec, turns / sec, cpu_count(), repeat)
+    return BenchResult(
+        name, matches, workers, sec, matches / sec, hands / sec, turns / sec, cpu_count(), repeat, paired
+    )
 
 
 class ReferenceError(RuntimeError):
@@ -130,7 +154,57 @@ def _result_rate(out: str) -> float:
     return float(m.group(1).replace(",", ""))
 
 
-def reference_speeds(c_source: Path, seconds: float = 3.0, players: int = 4) -> dict[str, float]:
+class CReference:
+    """The C reference engine of ``../shared/bench``, built once and run as often as asked (W1's work).
+
+    Parameters
+    ----------
+    c_source : Path
+        ``nines_c.c``; compiled with ``gcc -O2 -march=native`` into a temporary folder, removed by
+        :meth:`close` (or on leaving a ``with`` block).
+
+    Raises
+    ------
+    ReferenceError
+        If the source is missing, or gcc is missing or fails.
+    """
+
+    def __init__(self, c_source: Path):
+        c_source = Path(c_source)
+        if not c_source.is_file():
+            raise ReferenceError(f"no C reference at {c_source}")
+        gcc = shutil.which("gcc")
+        if gcc is None:
+            raise ReferenceError("gcc is not on PATH; it is needed to build the C reference")
+        self.source = c_source
+        self._tmp = tempfile.TemporaryDirectory()
+        self.exe = Path(self._tmp.name) / "nines_c"
+        done = subprocess.run(
+            [gcc, "-O2", "-march=native", "-o", str(self.exe), str(c_source)], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            self.close()
+            raise ReferenceError(f"gcc failed on {c_source}: {done.stderr.strip()[-300:]}")
+
+    def run(self, seconds: float = 3.0, players: int = 4) -> float:
+        """Matches/s of full classic matches with random play (the median of the engine's three repeats of
+        ``seconds``)."""
+        done = subprocess.run([str(self.exe), "match", str(seconds), str(players), "1"], capture_output=True, text=True)
+        return _result_rate(done.stdout)
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    def __enter__(self) -> CReference:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def reference_speeds(
+    c_source: Path, seconds: float = 3.0, players: int = 4, c: CReference | None = None
+) -> dict[str, float]:
     """Build and run the reference engines of ``../shared/bench`` in this sitting (W1's work: classic, random play).
 
     Parameters
@@ -140,6 +214,8 @@ def reference_speeds(c_source: Path, seconds: float = 3.0, players: int = 4) -> 
         beside it (the plain-Python loop) is run too.
     seconds : float
         Seconds per repeat (each reference takes the median of three repeats).
+    c : CReference, optional
+        The C engine already built from ``c_source`` (built here otherwise).
 
     Returns
     -------
@@ -151,23 +227,13 @@ def reference_speeds(c_source: Path, seconds: float = 3.0, players: int = 4) -> 
     ReferenceError
         If the source is missing, gcc is missing or fails, or a reference prints no result.
     """
-    c_source = Path(c_source)
-    if not c_source.is_file():
-        raise ReferenceError(f"no C reference at {c_source}")
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        raise ReferenceError("gcc is not on PATH; it is needed to build the C reference")
     out: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / "nines_c"
-        done = subprocess.run(
-            [gcc, "-O2", "-march=native", "-o", str(exe), str(c_source)], capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            raise ReferenceError(f"gcc failed on {c_source}: {done.stderr.strip()[-300:]}")
-        run = subprocess.run([str(exe), "match", str(seconds), str(players), "1"], capture_output=True, text=True)
-        out["C"] = _result_rate(run.stdout)
-    py = c_source.parent / "nines_py.py"
+    if c is not None:
+        out["C"] = c.run(seconds, players)
+    else:
+        with CReference(c_source) as built:
+            out["C"] = built.run(seconds, players)
+    py = Path(c_source).parent / "nines_py.py"
     if py.is_file():
         run = subprocess.run(
             [sys.executable, str(py), "match", str(seconds), str(players), "1"], capture_output=True, text=True

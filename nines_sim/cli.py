@@ -95,7 +95,8 @@ def bench(
         Path | None,
         typer.Option(
             "--against-c",
-            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first; print ratios to it.",
+            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first, and C again right "
+            "before each run; print ratios to them.",
         ),
     ] = None,
 ) -> None:
@@ -110,38 +111,55 @@ def bench(
     hand is played, each worker tallies its finished matches and sends back only the
     tally, and hands/s and turns/s come from the tallies (no hand records travel).
     """
-    from nines_sim.bench import WORKLOADS, ReferenceError, reference_speeds, run_workload
+    from contextlib import nullcontext
+
+    from nines_sim.bench import WORKLOADS, CReference, ReferenceError, reference_speeds, run_workload
 
     names = workloads or list(WORKLOADS)
     for n in names:
         if n not in WORKLOADS:
             raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}")
-    refs: dict[str, float] = {}
-    if against_c is not None:
-        try:
-            refs = reference_speeds(against_c)
-        except ReferenceError as exc:
-            raise usage_error(str(exc)) from None
-        if not as_json:
-            for k, v in refs.items():
-                typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
-    rows = []
-    for n in names:
-        r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size)
-        rows.append(r)
-        if not as_json:
-            typer.echo(
-                f"{n}  {WORKLOADS[n][0]:<30} {r.matches_per_s:>10,.0f} matches/s {r.hands_per_s:>11,.0f} hands/s "
-                f"{r.turns_per_s:>13,.0f} turns/s  ({r.matches:,} matches, {r.workers} process(es), "
-                f"{r.cores} cores, median of {r.repeat})"
-                + "".join(f"  = {_ratio(r.matches_per_s, v)} of {k}" for k, v in refs.items())
-            )
+    try:
+        c_ref = CReference(against_c) if against_c is not None else None
+    except ReferenceError as exc:
+        raise usage_error(str(exc)) from None
+    rows, slower = [], []  # slower: reference matches/s over the workload's, per reference
+    with c_ref if c_ref is not None else nullcontext():
+        refs: dict[str, float] = {}
+        if c_ref is not None:
+            try:
+                refs = reference_speeds(against_c, c=c_ref)
+            except ReferenceError as exc:
+                raise usage_error(str(exc)) from None
+            if not as_json:
+                for k, v in refs.items():
+                    typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
+                typer.echo(f"(the ratio to C pairs each run with {PAIRED_C_SECONDS * 3:g} s of C just before it)")
+        before = (lambda: c_ref.run(PAIRED_C_SECONDS)) if c_ref is not None else None
+        for n in names:
+            r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size, before_each=before)
+            q = {k: (r.paired_ratio if k == "C" else v / r.matches_per_s) for k, v in refs.items()}
+            rows.append(r)
+            slower.append(q)
+            if not as_json:
+                typer.echo(
+                    f"{n}  {WORKLOADS[n][0]:<30} {r.matches_per_s:>10,.0f} matches/s {r.hands_per_s:>11,.0f} hands/s "
+                    f"{r.turns_per_s:>13,.0f} turns/s  ({r.matches:,} matches, {r.workers} process(es), "
+                    f"{r.cores} cores, median of {r.repeat})"
+                    + "".join(f"  = {_ratio(1.0, x)} of {k}" for k, x in q.items())
+                )
     if as_json:
         keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
         listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
-        for row in listed:
-            row.update({f"ratio_to_{k.replace(' ', '_')}": row["matches_per_s"] / v for k, v in refs.items()})
+        for row, r, q in zip(listed, rows, slower, strict=True):
+            row.update({f"ratio_to_{k.replace(' ', '_')}": 1.0 / x for k, x in q.items()})
+            if r.paired:
+                row["c_over_this_per_run"] = r.paired
         typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+
+
+#: Seconds of each of the C engine's three repeats run right before each bench run (``--against-c``).
+PAIRED_C_SECONDS = 0.5
 
 
 def _ratio(x: float, ref: float) -> str:

@@ -45,6 +45,23 @@ def test_bench_plays_and_counts_every_hand_as_a_tournament_does(workers):
     assert round(r.turns_per_s * r.seconds) == int(hr.turns.sum())
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
+def test_against_c_pairs_each_run_with_a_run_of_c_just_before_it(tmp_path):
+    """--against-c: the ratio to C is the median over runs of (C's matches/s just before the run) over the run's."""
+    fake = tmp_path / "nines_c.c"  # a stand-in reference that always reports 1,000 matches/s
+    fake.write_text('#include <stdio.h>\nint main(void) { puts("RESULT C match players=4: median 1000 matches/s"); }\n')
+    r = runner.invoke(app, ["bench", "W2", "-n", "300", "-r", "3", "--against-c", str(fake), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["references"] == {"C": 1000.0}
+    (row,) = out["workloads"]
+    per_run = row["c_over_this_per_run"]
+    assert len(per_run) == 3 and all(x > 0 for x in per_run)
+    assert row["ratio_to_C"] == pytest.approx(1 / sorted(per_run)[1])
+    text = runner.invoke(app, ["bench", "W2", "-n", "300", "-r", "1", "--against-c", str(fake)]).output
+    assert "pairs each run with 1.5 s of C just before it" in text and " of C" in text.splitlines()[-1]
+
+
 def test_a_bench_run_stopped_by_ctrl_c_reports_no_speed(monkeypatch):
     """The tournament machinery keeps a stopped run's finished matches; the bench must not time them as a run."""
     import signal
