@@ -184,7 +184,8 @@ class CReference:
         )
         if done.returncode != 0:
             self.close()
-            raise ReferenceError(f"gcc failed on {c_source}: {done.stderr.strip()[-300:]}")
+            errors = [line for line in done.stderr.splitlines() if "error" in line] or [done.stderr.strip()]
+            raise ReferenceError(f"gcc failed on {c_source}: {errors[0].strip()[:300]}")
 
     def run(self, seconds: float = 3.0, players: int = 4) -> float:
         """Matches/s of full classic matches with random play (the median of the engine's three repeats of

@@ -62,6 +62,15 @@ def test_against_c_pairs_each_run_with_a_run_of_c_just_before_it(tmp_path):
     assert "pairs each run with 1.5 s of C just before it" in text and " of C" in text.splitlines()[-1]
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
+def test_against_c_that_does_not_compile_is_a_one_line_usage_error(tmp_path):
+    bad = tmp_path / "nines_c.c"
+    bad.write_text("not c\n")
+    r = runner.invoke(app, ["bench", "W1", "-n", "10", "--against-c", str(bad)], prog_name="nines")
+    assert r.exit_code == 2
+    assert len(r.output.strip().splitlines()) == 1 and "gcc failed on" in r.output and "error" in r.output
+
+
 def test_a_bench_run_stopped_by_ctrl_c_reports_no_speed(monkeypatch):
     """The tournament machinery keeps a stopped run's finished matches; the bench must not time them as a run."""
     import signal
