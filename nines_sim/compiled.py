@@ -151,6 +151,7 @@ class CompiledEngine(BatchEngine):
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
         self._work = K.scratch(rules)
+        self._play = K.slots_kernel(self._rp)
         self._next = np.zeros(1, dtype=np.int64)  # matches of the range started so far
         # card and decision match keys of matches start + _win0 .. (see _key_window); _wnext counts within them
         self._win0 = 0
@@ -232,7 +233,7 @@ class CompiledEngine(BatchEngine):
             # a Python seat's table starts at most about a match per slot per call, a compiled one max_new
             mkeys = self._key_window(min(self.n_matches - nxt, self.B if self._python else max_new))
             self._wnext[0] = 0
-            code = K.play_slots(
+            code = self._play(
                 self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
                 self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
                 self.start + nxt, mkeys.shape[0], self._wnext, max_new, self._hrec, self._hpen, self._hcount,
@@ -421,7 +422,8 @@ def warm_up(start_method: str | None = None) -> bool:
         return False
     from nines_sim.strategies.random_play import RandomPlay
 
-    # every table shares one kernel signature (user strategies are first-class functions of DECIDE_SIG)
-    rules = Rules()
-    CompiledEngine(rules, [RandomPlay()] * rules.players, 0, 0, 1).run()
+    # every table shares one signature of each of the two forms of the kernel (user strategies are first-class
+    # functions of DECIDE_SIG): the classic shape's and the general one
+    for rules in (Rules(), Rules(skip_reverse=True)):
+        CompiledEngine(rules, [RandomPlay()] * rules.players, 0, 0, 1).run()
     return True

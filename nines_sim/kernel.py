@@ -599,7 +599,7 @@ def heuristic_play(sid, h0, h1, legal, pair_ok, x):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def builtin_decide(
-    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
 ):
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
@@ -607,9 +607,8 @@ def builtin_decide(
     are :func:`heuristic_play`, decided in the loop itself.  ``fw`` is float64 scratch of 64: held per
     suit, threat per suit, expert's suit scores, then a score per face.  ``xp`` is float64 (MAX_SEATS,
     NXP): each seat's ``expert`` parameters (the ``X_*`` columns), computed in the same order of
-    floating-point operations as ``Expert`` so that both give the same moves.
+    floating-point operations as ``Expert`` so that both give the same moves.  ``D``: decks.
     """
-    D = rp[R_DECKS]
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
     if kind == K_PLAY_DRAWN:
@@ -718,12 +717,12 @@ def scratch(rules: Rules) -> tuple:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat):
+def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any):
     """Whether two 9s together are a legal move (V4, V5)."""
-    if rp[R_PAIR] == 0:
+    if not pair_any:
         return False
     n9 = popcount(np.int64(hands[0, b, seat]) & I_NINES)
-    if rp[R_DECKS] == 2:
+    if D == 2:
         n9 += popcount(np.int64(hands[1, b, seat]) & I_NINES)
     if n9 < 2:
         return False
@@ -781,390 +780,422 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def play_slots(
-    st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
-    mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
-):  # fmt: skip
-    """Advance every slot until its game waits on a Python seat, or no match is left to start.
+def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
+    """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
+    :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
+    none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B)."""
 
-    Parameters
-    ----------
-    seat_sid : int64 (MAX_SEATS,)
-        Each seat's strategy id (``SID_*``).
-    seat_xp : float64 (MAX_SEATS, NXP)
-        Each seat's ``expert`` parameters (the ``X_*`` columns; read only where the seat is ``SID_EXPERT``).
-    mkeys : uint64 (n_matches, 2)
-        Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
-    next_match : int64 (1,)
-        Index (from ``start``) of the next match to start; advanced here.
-    max_new : int
-        At most this many matches are started in this call.
-    hrec, hpen, hcount, mrec, mtot, mshare, mcount
-        Output buffers of hand and match records and their fill counts (int64 (1,)).
-    fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
-        Each seat's compiled user strategy (a placeholder where the seat has none).
-    work : tuple
-        Scratch arrays from :func:`scratch` (the kernel allocates nothing: it runs without
-        numba's reference counting, which cost an atomic increment per array per helper call).
+    @njit(cache=True, error_model="numpy", _nrt=False)
+    def play_slots(
+        st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
+        mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
+    ):  # fmt: skip
+        """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
-    Returns
-    -------
-    int
-        ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again;
-        ``ILLEGAL`` when a compiled user strategy answered outside the rules (the slot's
-        ``S_WAIT_KIND``, ``S_WAIT_SEAT`` and ``S_ANSWER`` say what, ``S_MATCH`` where).
-    """
-    B = st.shape[0]
-    P = rp[R_P]
-    D = rp[R_DECKS]
-    sv, sfull, sbuf, scw, pen, g, hb, fw = work
-    started = 0
-    hcap = hrec.shape[0]
-    mcap = mrec.shape[0]
-    full_mask = (1 << P) - 1
-    nno = rp[R_NNO] != 0
-    until = rp[R_UNTIL] != 0
-    skiprev = rp[R_SKIPREV] != 0
-    noplay_block = rp[R_NOPLAY_BLOCK] != 0
-    cap = rp[R_CAP]
-    pair_any = rp[R_PAIR] != 0
-    code = DONE
-    for b in range(B):
-        if st[b, S_WAITING] != 0:
-            continue
-        # the hot state of this slot lives in locals while it plays (stored back below)
-        ph = st[b, S_PHASE]
-        top = st[b, S_TOP]
-        active = st[b, S_ACTIVE]
-        seat = st[b, S_SEAT]
-        dirbit = st[b, S_DIR]
-        turn = st[b, S_TURN]
-        streak = st[b, S_STREAK]
-        n_in = st[b, S_N_IN]
-        mask = st[b, S_MASK]
-        mv = st[b, S_MOVE]
-        passed = st[b, S_PASSED] != 0
-        card = st[b, S_CARD]
-        dkey = keys[b, K_DHK]
-        legal = np.int64(keys[b, K_LEGAL])
-        row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
-        while True:
-            if ph == PH_NEW:  # the slot takes the next match
-                j = next_match[0]
-                if j >= n_matches or started >= max_new:
-                    st[b, S_MATCH] = -1
-                    break
-                next_match[0] = j + 1
-                started += 1
-                st[b, S_MATCH] = start + j
-                keys[b, K_CMK] = mkeys[j, 0]
-                keys[b, K_DMK] = mkeys[j, 1]
-                first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
-                st[b, S_FIRST] = first
-                st[b, S_DEALER] = first
-                st[b, S_HAND_SEQ] = 0
-                st[b, S_HANDS] = 0
-                st[b, S_TB_HANDS] = 0
-                for p in range(P):
-                    totals[b, p] = 0
-                st[b, S_IN_TB] = 0
-                st[b, S_MASK] = full_mask
-                st[b, S_N_IN] = P
-                st[b, S_HAVE_ANS] = 0
-                ph = PH_DEAL
-            if ph == PH_DEAL:  # the first hand of a match, or the next one
-                deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
-                ph = st[b, S_PHASE]
-                top = st[b, S_TOP]
-                active = st[b, S_ACTIVE]
-                seat = st[b, S_SEAT]
-                dirbit = 0
-                turn = 0
-                streak = 0
-                n_in = st[b, S_N_IN]
-                mask = st[b, S_MASK]
-                row = mask * 2 * P
-                dkey = keys[b, K_DHK]
-            if ph == PH_TURN:
-                tab = np.int64(legal_tab[top * 4 + active])
-                legal = np.int64(hands[0, b, seat]) & tab
-                if nno and ncards[b, seat] == 1:
-                    legal &= I_NATURALS
-                passed = False
-                if legal != 0:
-                    ph = PH_PLAY
-                else:
-                    drew_on[b, seat] |= 1 << active
-                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
-                    if until:  # V2: draw until a legal card comes, and play it
-                        while f >= 0 and ((tab >> f) & 1) == 0:
-                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
-                        passed = f < 0
-                        mv = f
-                        ph = PH_APPLY
-                    else:
-                        passed = f < 0
-                        if f >= 0 and ((tab >> f) & 1) == 1:
-                            card = f
-                            legal = np.int64(1) << f
-                            ph = PH_PLAY_DRAWN
-                        else:
-                            mv = -1
-                            ph = PH_APPLY
-            if (ph == PH_PLAY or ph == PH_PLAY_DRAWN) and SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY:
-                # The heuristics need only the hand and the legal set, and always play a drawn card: decided
-                # here, they skip the general decision block below, which measured 8% of W1's time.
-                if ph == PH_PLAY:
-                    pok = pair_any and pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat)
-                    h0 = np.int64(hands[0, b, seat])
-                    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
-                    mv = heuristic_play(seat_sid[seat], h0, h1, legal, pok, _rand(dkey, turn, K_PLAY, 0))
-                else:
-                    mv = card
-                ph = PH_APPLY
-            if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
-                play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
-                if ph == PH_PLAY:
-                    kind = K_PLAY
-                elif ph == PH_PLAY_DRAWN:
-                    kind = K_PLAY_DRAWN
-                elif ph == PH_DECLARE:
-                    kind = K_DECLARE
-                else:
-                    kind = K_DEALER_DECLARE
-                who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
-                dl = legal if play else 0
-                dc = card if play else 0
-                sid = seat_sid[who]
-                if sid == SID_PYTHON:
-                    if st[b, S_HAVE_ANS] == 0:
-                        st[b, S_WAITING] = 1
-                        st[b, S_WAIT_KIND] = kind
-                        st[b, S_WAIT_SEAT] = who
+        Parameters
+        ----------
+        seat_sid : int64 (MAX_SEATS,)
+            Each seat's strategy id (``SID_*``).
+        seat_xp : float64 (MAX_SEATS, NXP)
+            Each seat's ``expert`` parameters (the ``X_*`` columns; read only where the seat is ``SID_EXPERT``).
+        mkeys : uint64 (n_matches, 2)
+            Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
+        next_match : int64 (1,)
+            Index (from ``start``) of the next match to start; advanced here.
+        max_new : int
+            At most this many matches are started in this call.
+        hrec, hpen, hcount, mrec, mtot, mshare, mcount
+            Output buffers of hand and match records and their fill counts (int64 (1,)).
+        fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
+            Each seat's compiled user strategy (a placeholder where the seat has none).
+        work : tuple
+            Scratch arrays from :func:`scratch` (the kernel allocates nothing: it runs without
+            numba's reference counting, which cost an atomic increment per array per helper call).
+
+        Returns
+        -------
+        int
+            ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again;
+            ``ILLEGAL`` when a compiled user strategy answered outside the rules (the slot's
+            ``S_WAIT_KIND``, ``S_WAIT_SEAT`` and ``S_ANSWER`` say what, ``S_MATCH`` where).
+        """
+        if classic:
+            D, nno, until, skiprev, pair_any = 1, False, False, False, False
+        else:
+            D = rp[R_DECKS]
+            nno = rp[R_NNO] != 0
+            until = rp[R_UNTIL] != 0
+            skiprev = rp[R_SKIPREV] != 0
+            pair_any = rp[R_PAIR] != 0
+        B = st.shape[0]
+        P = rp[R_P]
+        sv, sfull, sbuf, scw, pen, g, hb, fw = work
+        started = 0
+        hcap = hrec.shape[0]
+        mcap = mrec.shape[0]
+        full_mask = (1 << P) - 1
+        noplay_block = rp[R_NOPLAY_BLOCK] != 0
+        cap = rp[R_CAP]
+        code = DONE
+        for b in range(B):
+            if st[b, S_WAITING] != 0:
+                continue
+            # the hot state of this slot lives in locals while it plays (stored back below)
+            ph = st[b, S_PHASE]
+            top = st[b, S_TOP]
+            active = st[b, S_ACTIVE]
+            seat = st[b, S_SEAT]
+            dirbit = st[b, S_DIR]
+            turn = st[b, S_TURN]
+            streak = st[b, S_STREAK]
+            n_in = st[b, S_N_IN]
+            mask = st[b, S_MASK]
+            mv = st[b, S_MOVE]
+            passed = st[b, S_PASSED] != 0
+            card = st[b, S_CARD]
+            dkey = keys[b, K_DHK]
+            legal = np.int64(keys[b, K_LEGAL])
+            row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
+            while True:
+                if ph == PH_NEW:  # the slot takes the next match
+                    j = next_match[0]
+                    if j >= n_matches or started >= max_new:
+                        st[b, S_MATCH] = -1
                         break
+                    next_match[0] = j + 1
+                    started += 1
+                    st[b, S_MATCH] = start + j
+                    keys[b, K_CMK] = mkeys[j, 0]
+                    keys[b, K_DMK] = mkeys[j, 1]
+                    first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
+                    st[b, S_FIRST] = first
+                    st[b, S_DEALER] = first
+                    st[b, S_HAND_SEQ] = 0
+                    st[b, S_HANDS] = 0
+                    st[b, S_TB_HANDS] = 0
+                    for p in range(P):
+                        totals[b, p] = 0
+                    st[b, S_IN_TB] = 0
+                    st[b, S_MASK] = full_mask
+                    st[b, S_N_IN] = P
                     st[b, S_HAVE_ANS] = 0
-                    ans = st[b, S_ANSWER]
-                else:
-                    pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, who) if kind == K_PLAY else False
-                    if sid == SID_USER:
-                        fill_view(
-                            g, hb, st, hands, played, rp, b, who, dl, pok, top, active, dirbit, turn, mask, dc, dkey
-                        )
-                        ans = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
-                        if not answer_ok(kind, ans, legal, pok):
+                    ph = PH_DEAL
+                if ph == PH_DEAL:  # the first hand of a match, or the next one
+                    deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
+                    ph = st[b, S_PHASE]
+                    top = st[b, S_TOP]
+                    active = st[b, S_ACTIVE]
+                    seat = st[b, S_SEAT]
+                    dirbit = 0
+                    turn = 0
+                    streak = 0
+                    n_in = st[b, S_N_IN]
+                    mask = st[b, S_MASK]
+                    row = mask * 2 * P
+                    dkey = keys[b, K_DHK]
+                if ph == PH_TURN:
+                    tab = np.int64(legal_tab[top * 4 + active])
+                    legal = np.int64(hands[0, b, seat]) & tab
+                    if nno and ncards[b, seat] == 1:
+                        legal &= I_NATURALS
+                    passed = False
+                    if legal != 0:
+                        ph = PH_PLAY
+                    else:
+                        drew_on[b, seat] |= 1 << active
+                        f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+                        if until:  # V2: draw until a legal card comes, and play it
+                            while f >= 0 and ((tab >> f) & 1) == 0:
+                                f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+                            passed = f < 0
+                            mv = f
+                            ph = PH_APPLY
+                        else:
+                            passed = f < 0
+                            if f >= 0 and ((tab >> f) & 1) == 1:
+                                card = f
+                                legal = np.int64(1) << f
+                                ph = PH_PLAY_DRAWN
+                            else:
+                                mv = -1
+                                ph = PH_APPLY
+                if (ph == PH_PLAY or ph == PH_PLAY_DRAWN) and SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY:
+                    # The heuristics need only the hand and the legal set, and always play a drawn card: decided
+                    # here, they skip the general decision block below, which measured 8% of W1's time.
+                    if ph == PH_PLAY:
+                        pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any)
+                        h0 = np.int64(hands[0, b, seat])
+                        h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+                        mv = heuristic_play(seat_sid[seat], h0, h1, legal, pok, _rand(dkey, turn, K_PLAY, 0))
+                    else:
+                        mv = card
+                    ph = PH_APPLY
+                if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
+                    # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
+                    play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
+                    if ph == PH_PLAY:
+                        kind = K_PLAY
+                    elif ph == PH_PLAY_DRAWN:
+                        kind = K_PLAY_DRAWN
+                    elif ph == PH_DECLARE:
+                        kind = K_DECLARE
+                    else:
+                        kind = K_DEALER_DECLARE
+                    who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
+                    dl = legal if play else 0
+                    dc = card if play else 0
+                    sid = seat_sid[who]
+                    if sid == SID_PYTHON:
+                        if st[b, S_HAVE_ANS] == 0:
+                            st[b, S_WAITING] = 1
                             st[b, S_WAIT_KIND] = kind
                             st[b, S_WAIT_SEAT] = who
-                            st[b, S_ANSWER] = ans
-                            st[b, S_WAITING] = 2  # marks the slot for the error message
-                            code = ILLEGAL
                             break
+                        st[b, S_HAVE_ANS] = 0
+                        ans = st[b, S_ANSWER]
                     else:
-                        ans = builtin_decide(
-                            sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw,
-                            seat_xp,
-                        )  # fmt: skip
-                if kind == K_PLAY:
-                    mv = ans
-                    ph = PH_APPLY
-                elif kind == K_PLAY_DRAWN:
-                    mv = card if ans != 0 else -1
-                    ph = PH_APPLY
-                else:
-                    active = ans
-                    if kind == K_DEALER_DECLARE:
+                        pok = kind == K_PLAY and pair_legal(
+                            top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any
+                        )
+                        if sid == SID_USER:
+                            fill_view(
+                                g, hb, st, hands, played, rp, b, who, dl, pok, top, active, dirbit, turn, mask, dc, dkey
+                            )
+                            ans = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                            if not answer_ok(kind, ans, legal, pok):
+                                st[b, S_WAIT_KIND] = kind
+                                st[b, S_WAIT_SEAT] = who
+                                st[b, S_ANSWER] = ans
+                                st[b, S_WAITING] = 2  # marks the slot for the error message
+                                code = ILLEGAL
+                                break
+                        else:
+                            ans = builtin_decide(
+                                sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp,
+                                fw, seat_xp, D,
+                            )  # fmt: skip
+                    if kind == K_PLAY:
+                        mv = ans
+                        ph = PH_APPLY
+                    elif kind == K_PLAY_DRAWN:
+                        mv = card if ans != 0 else -1
+                        ph = PH_APPLY
+                    else:
+                        active = ans
+                        if kind == K_DEALER_DECLARE:
+                            ph = PH_TURN
+                            continue
+                        ph = PH_FINISH
+                if ph == PH_APPLY:
+                    if mv < 0:
+                        ph = PH_FINISH
+                    elif mv == PAIR:
+                        # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
+                        f0 = -1
+                        f1 = -1
+                        for j in range(2):
+                            pick = np.int64(hands[D - 1, b, seat]) & I_NINES
+                            if pick == 0:
+                                pick = np.int64(hands[0, b, seat]) & I_NINES
+                            f = -1
+                            for nine in range(4):
+                                fc = 13 * nine + NINE_RANK
+                                if (pick >> fc) & 1:
+                                    f = fc
+                            remove_from_hand(hands, ncards, D, b, seat, f)
+                            if j == 0:
+                                f0 = f
+                            else:
+                                f1 = f
+                        add_under(under, D, b, top)
+                        add_under(under, D, b, f1)
+                        top = f0
+                        played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
+                        ph = PH_DECLARE
+                    else:
+                        remove_from_hand(hands, ncards, D, b, seat, mv)
+                        add_under(under, D, b, top)
+                        top = mv
+                        active = face_suit(mv)
+                        played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+                        ph = PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH
+                    if ph == PH_DECLARE:
+                        continue
+                if ph == PH_FINISH:
+                    out = RUNNING
+                    skip = False
+                    reverse = False
+                    ace = False
+                    if mv >= 0:
+                        alive = ncards[b, seat] != 0
+                        if not alive:
+                            out = seat
+                        if mv == PAIR:
+                            skip = alive
+                        elif alive and skiprev:
+                            r = face_rank(mv)
+                            skip = r == RANK_JACK
+                            reverse = r == RANK_QUEEN
+                            ace = r == RANK_ACE
+                    if noplay_block:
+                        streak = 0 if mv >= 0 else streak + 1
+                    else:
+                        streak = streak + 1 if passed else 0
+                    turn += 1
+                    if out == RUNNING and streak >= n_in:
+                        out = BLOCKED
+                    if out == RUNNING and turn >= cap:
+                        out = CAPPED
+                    if reverse:
+                        dirbit ^= 1
+                        row = (mask * 2 + dirbit) * P
+                        if n_in == 2:
+                            skip = True
+                    nxt = next_tab[row + seat]
+                    if out == RUNNING:
+                        if skip:
+                            nxt = next_tab[row + nxt]
+                        elif ace:
+                            for _ in range(2):
+                                draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+                            nxt = next_tab[row + nxt]
+                    seat = nxt
+                    if out == RUNNING:
                         ph = PH_TURN
                         continue
-                    ph = PH_FINISH
-            if ph == PH_APPLY:
-                if mv < 0:
-                    ph = PH_FINISH
-                elif mv == PAIR:
-                    # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
-                    f0 = -1
-                    f1 = -1
-                    for j in range(2):
-                        pick = np.int64(hands[D - 1, b, seat]) & I_NINES
-                        if pick == 0:
-                            pick = np.int64(hands[0, b, seat]) & I_NINES
-                        f = -1
-                        for nine in range(4):
-                            fc = 13 * nine + NINE_RANK
-                            if (pick >> fc) & 1:
-                                f = fc
-                        remove_from_hand(hands, ncards, D, b, seat, f)
-                        if j == 0:
-                            f0 = f
-                        else:
-                            f1 = f
-                    add_under(under, D, b, top)
-                    add_under(under, D, b, f1)
-                    top = f0
-                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
-                    ph = PH_DECLARE
-                else:
-                    remove_from_hand(hands, ncards, D, b, seat, mv)
-                    add_under(under, D, b, top)
-                    top = mv
-                    active = face_suit(mv)
-                    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
-                    ph = PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH
-                if ph == PH_DECLARE:
-                    continue
-            if ph == PH_FINISH:
-                out = RUNNING
-                skip = False
-                reverse = False
-                ace = False
-                if mv >= 0:
-                    alive = ncards[b, seat] != 0
-                    if not alive:
-                        out = seat
-                    if mv == PAIR:
-                        skip = alive
-                    elif alive and skiprev:
-                        r = face_rank(mv)
-                        skip = r == RANK_JACK
-                        reverse = r == RANK_QUEEN
-                        ace = r == RANK_ACE
-                if noplay_block:
-                    streak = 0 if mv >= 0 else streak + 1
-                else:
-                    streak = streak + 1 if passed else 0
-                turn += 1
-                if out == RUNNING and streak >= n_in:
-                    out = BLOCKED
-                if out == RUNNING and turn >= cap:
-                    out = CAPPED
-                if reverse:
-                    dirbit ^= 1
-                    row = (mask * 2 + dirbit) * P
-                    if n_in == 2:
-                        skip = True
-                nxt = next_tab[row + seat]
-                if out == RUNNING:
-                    if skip:
-                        nxt = next_tab[row + nxt]
-                    elif ace:
-                        for _ in range(2):
-                            draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
-                        nxt = next_tab[row + nxt]
-                seat = nxt
-                if out == RUNNING:
-                    ph = PH_TURN
-                    continue
-                st[b, S_OUTCOME] = out
-                ph = PH_END
-            if ph == PH_END:
-                # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
-                if hcount[0] >= hcap or mcount[0] >= mcap:
-                    code = BUFFER_FULL
-                    break
-                st[b, S_TURN] = turn
-                out = st[b, S_OUTCOME]
-                for p in range(P):
-                    pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
-                finished = False
-                if st[b, S_IN_TB] == 0:
-                    h = hcount[0]
-                    hrec[h, H_MATCH] = st[b, S_MATCH]
-                    hrec[h, H_HAND] = st[b, S_HANDS]
-                    hrec[h, H_DEALER] = st[b, S_DEALER]
-                    hrec[h, H_OUTCOME] = out
-                    hrec[h, H_TURNS] = turn
-                    hrec[h, H_DRAWN] = st[b, S_DRAWN]
-                    hrec[h, H_RESH] = st[b, S_RESH]
-                    hrec[h, H_NINE] = st[b, S_NINE_START]
+                    st[b, S_OUTCOME] = out
+                    ph = PH_END
+                if ph == PH_END:
+                    # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
+                    if hcount[0] >= hcap or mcount[0] >= mcap:
+                        code = BUFFER_FULL
+                        break
+                    st[b, S_TURN] = turn
+                    out = st[b, S_OUTCOME]
                     for p in range(P):
-                        hpen[h, p] = pen[p]
-                        totals[b, p] += pen[p]
-                    hcount[0] = h + 1
-                    st[b, S_HANDS] += 1
-                    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
-                    if rp[R_FIXED] > 0:
-                        over = st[b, S_HANDS] >= rp[R_FIXED]
-                    else:
-                        hi = totals[b, 0]
-                        for p in range(1, P):
-                            hi = max(hi, totals[b, p])
-                        over = hi >= rp[R_TARGET]
-                    if over:
-                        lo = totals[b, 0]
-                        for p in range(1, P):
-                            lo = min(lo, totals[b, p])
-                        tmask = 0
-                        k = 0
+                        pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+                    finished = False
+                    if st[b, S_IN_TB] == 0:
+                        h = hcount[0]
+                        hrec[h, H_MATCH] = st[b, S_MATCH]
+                        hrec[h, H_HAND] = st[b, S_HANDS]
+                        hrec[h, H_DEALER] = st[b, S_DEALER]
+                        hrec[h, H_OUTCOME] = out
+                        hrec[h, H_TURNS] = turn
+                        hrec[h, H_DRAWN] = st[b, S_DRAWN]
+                        hrec[h, H_RESH] = st[b, S_RESH]
+                        hrec[h, H_NINE] = st[b, S_NINE_START]
                         for p in range(P):
-                            if totals[b, p] == lo:
-                                tmask |= 1 << p
-                                k += 1
-                        if k == 1 or rp[R_SHARE] != 0:
-                            m = mcount[0]
+                            hpen[h, p] = pen[p]
+                            totals[b, p] += pen[p]
+                        hcount[0] = h + 1
+                        st[b, S_HANDS] += 1
+                        st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
+                        if rp[R_FIXED] > 0:
+                            over = st[b, S_HANDS] >= rp[R_FIXED]
+                        else:
+                            hi = totals[b, 0]
+                            for p in range(1, P):
+                                hi = max(hi, totals[b, p])
+                            over = hi >= rp[R_TARGET]
+                        if over:
+                            lo = totals[b, 0]
+                            for p in range(1, P):
+                                lo = min(lo, totals[b, p])
+                            tmask = 0
+                            k = 0
                             for p in range(P):
-                                mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
+                                if totals[b, p] == lo:
+                                    tmask |= 1 << p
+                                    k += 1
+                            if k == 1 or rp[R_SHARE] != 0:
+                                m = mcount[0]
+                                for p in range(P):
+                                    mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
+                                finished = True
+                            else:
+                                st[b, S_IN_TB] = 1
+                                mask = tmask
+                                n_in = k
+                                st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
+                    else:
+                        st[b, S_TB_HANDS] += 1
+                        m = mcount[0]
+                        if out >= 0:
+                            for p in range(P):
+                                mshare[m, p] = 1.0 if p == out else 0.0
                             finished = True
                         else:
-                            st[b, S_IN_TB] = 1
-                            mask = tmask
-                            n_in = k
-                            st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
-                else:
-                    st[b, S_TB_HANDS] += 1
-                    m = mcount[0]
-                    if out >= 0:
-                        for p in range(P):
-                            mshare[m, p] = 1.0 if p == out else 0.0
-                        finished = True
-                    else:
-                        lo = np.iinfo(np.int64).max
-                        for p in range(P):
-                            if (mask >> p) & 1 and pen[p] < lo:
-                                lo = pen[p]
-                        tmask = 0
-                        k = 0
-                        for p in range(P):
-                            if (mask >> p) & 1 and pen[p] == lo:
-                                tmask |= 1 << p
-                                k += 1
-                        if k == 1:
+                            lo = np.iinfo(np.int64).max
                             for p in range(P):
-                                mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
-                            finished = True
-                        else:
-                            mask = tmask
-                            n_in = k
-                            st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
-                if finished:
-                    m = mcount[0]
-                    mrec[m, M_MATCH] = st[b, S_MATCH]
-                    mrec[m, M_HANDS] = st[b, S_HANDS]
-                    mrec[m, M_TB] = st[b, S_TB_HANDS]
-                    mrec[m, M_FIRST] = st[b, S_FIRST]
-                    for p in range(P):
-                        mtot[m, p] = totals[b, p]
-                    mcount[0] = m + 1
-                    st[b, S_MATCH] = -1
-                    ph = PH_NEW
-                else:
-                    st[b, S_MASK] = mask
-                    st[b, S_N_IN] = n_in
-                    ph = PH_DEAL
-                    continue
-        # store the slot's state where Python (and the next call) can see it
-        st[b, S_PHASE] = ph
-        st[b, S_TOP] = top
-        st[b, S_ACTIVE] = active
-        st[b, S_SEAT] = seat
-        st[b, S_DIR] = dirbit
-        st[b, S_TURN] = turn
-        st[b, S_STREAK] = streak
-        st[b, S_N_IN] = n_in
-        st[b, S_MASK] = mask
-        st[b, S_MOVE] = mv
-        st[b, S_PASSED] = passed
-        st[b, S_CARD] = card
-        keys[b, K_LEGAL] = np.uint64(legal)
-        if code != DONE:
-            return code
-    return DONE
+                                if (mask >> p) & 1 and pen[p] < lo:
+                                    lo = pen[p]
+                            tmask = 0
+                            k = 0
+                            for p in range(P):
+                                if (mask >> p) & 1 and pen[p] == lo:
+                                    tmask |= 1 << p
+                                    k += 1
+                            if k == 1:
+                                for p in range(P):
+                                    mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
+                                finished = True
+                            else:
+                                mask = tmask
+                                n_in = k
+                                st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
+                    if finished:
+                        m = mcount[0]
+                        mrec[m, M_MATCH] = st[b, S_MATCH]
+                        mrec[m, M_HANDS] = st[b, S_HANDS]
+                        mrec[m, M_TB] = st[b, S_TB_HANDS]
+                        mrec[m, M_FIRST] = st[b, S_FIRST]
+                        for p in range(P):
+                            mtot[m, p] = totals[b, p]
+                        mcount[0] = m + 1
+                        st[b, S_MATCH] = -1
+                        ph = PH_NEW
+                    else:
+                        st[b, S_MASK] = mask
+                        st[b, S_N_IN] = n_in
+                        ph = PH_DEAL
+                        continue
+            # store the slot's state where Python (and the next call) can see it
+            st[b, S_PHASE] = ph
+            st[b, S_TOP] = top
+            st[b, S_ACTIVE] = active
+            st[b, S_SEAT] = seat
+            st[b, S_DIR] = dirbit
+            st[b, S_TURN] = turn
+            st[b, S_STREAK] = streak
+            st[b, S_N_IN] = n_in
+            st[b, S_MASK] = mask
+            st[b, S_MOVE] = mv
+            st[b, S_PASSED] = passed
+            st[b, S_CARD] = card
+            keys[b, K_LEGAL] = np.uint64(legal)
+            if code != DONE:
+                return code
+        return DONE
+
+    return play_slots
+
+
+#: The compiled turn loop for any rules (:func:`_compile_slots`).
+play_slots = _compile_slots(False)
+#: The compiled turn loop for rules of the classic shape (:func:`classic_shape`).
+play_slots_classic = _compile_slots(True)
+
+
+def classic_shape(rp: np.ndarray) -> bool:
+    """Whether rules (as :func:`rules_params`) have the classic shape: one deck, one card drawn (T4), no
+    skip and reverse (V1), no pair of 9s (V4), and a 9 may go out.  Most presets do (classic, hard-nines,
+    free-nines, no-stacking, fixed-hands-*); the nine penalty, block rule, tie rule, target and turn cap
+    are read at run time by either form."""
+    return bool(rp[R_DECKS] == 1 and rp[R_NNO] == 0 and rp[R_UNTIL] == 0 and rp[R_SKIPREV] == 0 and rp[R_PAIR] == 0)
+
+
+def slots_kernel(rp: np.ndarray):  # noqa: ANN201 - a numba dispatcher
+    """The compiled turn loop for these rules: :func:`play_slots_classic` where :func:`classic_shape`
+    holds, else :func:`play_slots`.  Both play the same moves (tests compare them byte for byte)."""
+    return play_slots_classic if classic_shape(rp) else play_slots

@@ -285,7 +285,38 @@ def test_forked_workers_inherit_the_kernel_loaded_by_warm_up():
 
     assert warm_up("spawn") is False  # a spawned worker shares nothing with its parent
     assert warm_up("fork") is True
-    assert K.play_slots.overloads  # machine code in this process, which a forked worker shares
+    assert K.play_slots.overloads and K.play_slots_classic.overloads  # machine code a forked worker shares
+
+
+CLASSIC_SHAPED = [
+    "classic",
+    "free-nines",
+    "hard-nines",
+    "no-stacking",
+    "fixed-hands-5",
+    "fixed-hands-7",
+    "fixed-hands-10",
+]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_classic_shaped_rules_play_on_the_classic_form_of_the_kernel(preset):
+    from nines_sim import kernel as K
+
+    form = K.slots_kernel(K.rules_params(make_rules(preset)))
+    assert form is (K.play_slots_classic if preset in CLASSIC_SHAPED else K.play_slots)
+
+
+@pytest.mark.parametrize("preset", ["classic", "free-nines", "fixed-hands-5"])
+def test_the_classic_form_plays_the_same_matches_as_the_general_one(preset, monkeypatch):
+    from nines_sim import kernel as K
+
+    rules = make_rules(preset, players=4)
+    lineup = make_lineup(["random", "expert", "dump-faces", "suit-majority"])
+    classic = CompiledEngine(rules, lineup, 5, 0, 300, batch_size=32).run()
+    monkeypatch.setattr(K, "slots_kernel", lambda rp: K.play_slots)
+    general = CompiledEngine(rules, lineup, 5, 0, 300, batch_size=32).run()
+    assert_identical(classic, general)
 
 
 def test_an_illegal_move_from_a_plugin_names_the_match_to_replay():
@@ -323,7 +354,7 @@ PROBE = textwrap.dedent(
     from nines_sim.simulate import simulate
     from nines_sim.rules import make_rules
     r = simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 30, seed=4)
-    st = kernel.play_slots.stats
+    st = kernel.play_slots_classic.stats  # the form classic rules play on
     print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values()),
                       "path": st.cache_path, "totals": r.totals.sum(axis=0).tolist()}))
     """
