@@ -14,6 +14,14 @@ import numpy as np
 
 from nines_sim.results import BLOCKED, CAPPED, MatchResults
 
+try:  # numba is a dependency; where it is missing the same loops run as plain Python
+    from numba import njit
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+
+    def njit(**_kw):  # noqa: ANN201
+        return lambda f: f
+
+
 #: Win shares are 1, 0 or 1/k with k <= 6 tied players; counted in 60ths they are whole numbers.
 SHARE_UNIT = 60
 
@@ -26,10 +34,75 @@ def _add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+# A block of 8,192 matches took 7 ms to tally with whole-array numpy passes (the (n, P, P) comparison for
+# ``beats``, reductions down the columns of (n, P) arrays): 8% of a 4-seat tournament's time.  One pass of
+# compiled loops over the rows does the same sums in a fraction of that.
+@njit(cache=True)
 def _hist_rows(values: np.ndarray) -> np.ndarray:
-    """Per-column bincounts of a (n, P) int array: shape (P, max+1)."""
-    n_bins = int(values.max(initial=0)) + 1
-    return np.stack([np.bincount(values[:, p], minlength=n_bins) for p in range(values.shape[1])]).astype(np.int64)
+    """Per-column counts of each value of a (n, P) array of int64 >= 0: int64, shape (P, max + 1)."""
+    n, P = values.shape
+    top = 0
+    for i in range(n):
+        for a in range(P):
+            top = max(top, values[i, a])
+    out = np.zeros((P, top + 1), dtype=np.int64)
+    for i in range(n):
+        for a in range(P):
+            out[a, values[i, a]] += 1
+    return out
+
+
+@njit(cache=True)
+def _share_sums(s: np.ndarray) -> tuple:
+    """``wins60``, ``share_xprod``, ``wins_outright``, ``wins_any`` and ``beats`` of per-match shares ``s``
+    (int64, (n, P), 60ths), in one pass over the matches."""
+    n, P = s.shape
+    wins60 = np.zeros(P, dtype=np.int64)
+    xprod = np.zeros((P, P), dtype=np.int64)
+    outright = np.zeros(P, dtype=np.int64)
+    anyshare = np.zeros(P, dtype=np.int64)
+    beats = np.zeros((P, P), dtype=np.int64)
+    for i in range(n):
+        for a in range(P):
+            x = s[i, a]
+            wins60[a] += x
+            outright[a] += x == SHARE_UNIT
+            anyshare[a] += x > 0
+            for b in range(P):
+                xprod[a, b] += x * s[i, b]
+                beats[a, b] += x > s[i, b]
+    return wins60, xprod, outright, anyshare, beats
+
+
+@njit(cache=True)
+def _seat_sums(totals: np.ndarray, penalty: np.ndarray, outcome: np.ndarray, dealer: np.ndarray) -> tuple:
+    """Per seat: final totals and their squares summed, hand penalties summed, hands gone out in (by seat
+    and by offset from the dealer); and the blocked and capped hands (``outcome`` < 0)."""
+    P = totals.shape[1]
+    total_sum = np.zeros(P, dtype=np.int64)
+    total_sq = np.zeros(P, dtype=np.int64)
+    for i in range(totals.shape[0]):
+        for a in range(P):
+            t = totals[i, a]
+            total_sum[a] += t
+            total_sq[a] += t * t
+    penalty_sum = np.zeros(P, dtype=np.int64)
+    go_outs = np.zeros(P, dtype=np.int64)
+    from_dealer = np.zeros(P, dtype=np.int64)
+    blocked = 0
+    capped = 0
+    for h in range(outcome.shape[0]):
+        for a in range(P):
+            penalty_sum[a] += penalty[h, a]
+        o = outcome[h]
+        if o >= 0:
+            go_outs[o] += 1
+            from_dealer[(o - dealer[h]) % P] += 1
+        elif o == BLOCKED:
+            blocked += 1
+        elif o == CAPPED:
+            capped += 1
+    return total_sum, total_sq, penalty_sum, go_outs, from_dealer, blocked, capped
 
 
 @dataclass
@@ -115,42 +188,48 @@ class Tally:
             ``matches``, ``wins60``, ``share_xprod``, ``wins_outright``, ``wins_any`` and ``beats``, as
             :class:`Tally` keyword arguments.
         """
-        s = np.asarray(s, dtype=np.int64)
+        s = np.ascontiguousarray(s, dtype=np.int64)
+        wins60, xprod, outright, anyshare, beats = _share_sums(s)
         return {
             "matches": s.shape[0],
-            "wins60": s.sum(axis=0),
-            "share_xprod": s.T @ s,
-            "wins_outright": (s == SHARE_UNIT).sum(axis=0).astype(np.int64),
-            "wins_any": (s > 0).sum(axis=0).astype(np.int64),
-            "beats": (s[:, :, None] > s[:, None, :]).sum(axis=0).astype(np.int64),
+            "wins60": wins60,
+            "share_xprod": xprod,
+            "wins_outright": outright,
+            "wins_any": anyshare,
+            "beats": beats,
         }
 
     @classmethod
     def from_results(cls, res: MatchResults) -> Tally:
         """Tally one block of results."""
-        P = res.totals.shape[1]
         s = np.rint(res.win_share * SHARE_UNIT).astype(np.int64)
         hr = res.hand_records
-        out_seat = hr.outcome[hr.outcome >= 0]
-        out_dealer = hr.dealer[hr.outcome >= 0]
+        totals = np.ascontiguousarray(res.totals, dtype=np.int64)
+        penalty = np.ascontiguousarray(hr.penalty, dtype=np.int64)
+        total_sum, total_sq, penalty_sum, go_outs, from_dealer, blocked, capped = _seat_sums(
+            totals,
+            penalty,
+            np.ascontiguousarray(hr.outcome, dtype=np.int64),
+            np.ascontiguousarray(hr.dealer, dtype=np.int64),
+        )
         return cls(
-            players=P,
+            players=totals.shape[1],
             **cls.share_counts(s),
-            total_sum=res.totals.sum(axis=0),
-            total_sq=(res.totals**2).sum(axis=0),
-            total_hist=_hist_rows(res.totals),
+            total_sum=total_sum,
+            total_sq=total_sq,
+            total_hist=_hist_rows(totals),
             hands=len(hr),
             turns=int(hr.turns.sum()),
             drawn=int(hr.drawn.sum()),
             reshuffles=int(hr.reshuffles.sum()),
             nine_starters=int(hr.nine_starter.sum()),
-            blocked=int((hr.outcome == BLOCKED).sum()),
-            capped=int((hr.outcome == CAPPED).sum()),
+            blocked=int(blocked),
+            capped=int(capped),
             tiebreak_hands=int(res.tiebreak_hands.sum()),
-            go_outs=np.bincount(out_seat, minlength=P).astype(np.int64),
-            go_outs_from_dealer=np.bincount((out_seat - out_dealer) % P, minlength=P).astype(np.int64),
-            penalty_sum=hr.penalty.sum(axis=0),
-            penalty_hist=_hist_rows(hr.penalty),
+            go_outs=go_outs,
+            go_outs_from_dealer=from_dealer,
+            penalty_sum=penalty_sum,
+            penalty_hist=_hist_rows(penalty),
         )
 
     def __add__(self, other: Tally) -> Tally:
