@@ -857,42 +857,6 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
             legal = np.int64(keys[b, K_LEGAL])
             row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
             while True:
-                if ph == PH_NEW:  # the slot takes the next match
-                    j = next_match[0]
-                    if j >= n_matches or started >= max_new:
-                        st[b, S_MATCH] = -1
-                        break
-                    next_match[0] = j + 1
-                    started += 1
-                    st[b, S_MATCH] = start + j
-                    keys[b, K_CMK] = mkeys[j, 0]
-                    keys[b, K_DMK] = mkeys[j, 1]
-                    first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
-                    st[b, S_FIRST] = first
-                    st[b, S_DEALER] = first
-                    st[b, S_HAND_SEQ] = 0
-                    st[b, S_HANDS] = 0
-                    st[b, S_TB_HANDS] = 0
-                    for p in range(P):
-                        totals[b, p] = 0
-                    st[b, S_IN_TB] = 0
-                    st[b, S_MASK] = full_mask
-                    st[b, S_N_IN] = P
-                    st[b, S_HAVE_ANS] = 0
-                    ph = PH_DEAL
-                if ph == PH_DEAL:  # the first hand of a match, or the next one
-                    deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
-                    ph = st[b, S_PHASE]
-                    top = st[b, S_TOP]
-                    active = st[b, S_ACTIVE]
-                    seat = st[b, S_SEAT]
-                    dirbit = 0
-                    turn = 0
-                    streak = 0
-                    n_in = st[b, S_N_IN]
-                    mask = st[b, S_MASK]
-                    row = mask * 2 * P
-                    dkey = keys[b, K_DHK]
                 if ph == PH_TURN:
                     tab = np.int64(legal_tab[top * 4 + active])
                     legal = np.int64(hands[0, b, seat]) & tab
@@ -1159,7 +1123,44 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                         st[b, S_MASK] = mask
                         st[b, S_N_IN] = n_in
                         ph = PH_DEAL
-                        continue
+                # A new match and a new hand come last: the loop's first test is then a turn's, the phase of
+                # almost every pass (measured 4-6% faster on W1 than with the match and hand phases first).
+                if ph == PH_NEW:  # the slot takes the next match
+                    j = next_match[0]
+                    if j >= n_matches or started >= max_new:
+                        st[b, S_MATCH] = -1
+                        break
+                    next_match[0] = j + 1
+                    started += 1
+                    st[b, S_MATCH] = start + j
+                    keys[b, K_CMK] = mkeys[j, 0]
+                    keys[b, K_DMK] = mkeys[j, 1]
+                    first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
+                    st[b, S_FIRST] = first
+                    st[b, S_DEALER] = first
+                    st[b, S_HAND_SEQ] = 0
+                    st[b, S_HANDS] = 0
+                    st[b, S_TB_HANDS] = 0
+                    for p in range(P):
+                        totals[b, p] = 0
+                    st[b, S_IN_TB] = 0
+                    st[b, S_MASK] = full_mask
+                    st[b, S_N_IN] = P
+                    st[b, S_HAVE_ANS] = 0
+                    ph = PH_DEAL
+                if ph == PH_DEAL:  # the first hand of a match, or the next one
+                    deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
+                    ph = st[b, S_PHASE]
+                    top = st[b, S_TOP]
+                    active = st[b, S_ACTIVE]
+                    seat = st[b, S_SEAT]
+                    dirbit = 0
+                    turn = 0
+                    streak = 0
+                    n_in = st[b, S_N_IN]
+                    mask = st[b, S_MASK]
+                    row = mask * 2 * P
+                    dkey = keys[b, K_DHK]
             # store the slot's state where Python (and the next call) can see it
             st[b, S_PHASE] = ph
             st[b, S_TOP] = top
