@@ -537,32 +537,32 @@ def _pick_best_suit(fw, o, x):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, danger, next_factor):
+def _expert_threat(dirbit, sizes, drew, P, seat, threat, danger, next_factor):
     for s in range(4):
         threat[s] = 0.0
     step = 1 - 2 * dirbit
     nxt = (seat + step + P) % P
     for p in range(P):
-        sz = ncards[b, p]
+        sz = sizes[p]
         if sz > 0 and sz <= danger and p != seat:
             wgt = next_factor if nxt == p else 1.0
             for s in range(4):
-                threat[s] += wgt * ((drew_on[b, p] >> s) & 1)
+                threat[s] += wgt * ((drew[p] >> s) & 1)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat):
+def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xr):
     """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
     s = face_suit(f)
     m = RANK_MASKS[face_rank(f)]
     same_rank = popcount(h0 & m) + popcount(h1 & m) - 1.0
     return (
         w_pen * FACE_NAT_PEN[f]
-        + xp[seat, X_FOLLOW] * (held[s] - 1.0)
-        + xp[seat, X_BLOCK] * threat[s]
-        + xp[seat, X_RANK] * same_rank
-        + xp[seat, X_SHORT] * ((short >> s) & 1)
-        + xp[seat, X_SCARCE] * popcount(pl & SUIT_MASKS[s] & I_NATURALS)
+        + xr[X_FOLLOW] * (held[s] - 1.0)
+        + xr[X_BLOCK] * threat[s]
+        + xr[X_RANK] * same_rank
+        + xr[X_SHORT] * ((short >> s) & 1)
+        + xr[X_SCARCE] * popcount(pl & SUIT_MASKS[s] & I_NATURALS)
     )
 
 
@@ -616,37 +616,30 @@ def heuristic_declare(sid, h0, h1, x):
     return pick_card(tied, 0, x)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def builtin_decide(
-    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
-):
-    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
+@njit(cache=True, error_model="numpy", _nrt=False)
+def expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, sizes, drew, P, fw, xr):
+    """``expert``'s decision: a face / PAIR, a suit, or 0/1 for play_drawn (:class:`Expert`'s twin).
 
-    The turn loop asks here for ``expert``'s decisions and every dealer's declaration (D6); the other
-    built-ins' plays and declarations are :func:`heuristic_play` and :func:`heuristic_declare`, decided in
-    the loop itself.  ``fw`` is float64 scratch of 64: held per
-    suit, threat per suit, expert's suit scores, then a score per face.  ``xp`` is float64 (MAX_SEATS,
-    NXP): each seat's ``expert`` parameters (the ``X_*`` columns), computed in the same order of
-    floating-point operations as ``Expert`` so that both give the same moves.  ``D``: decks.
+    Compiled apart from the turn loop and called from it: inlined, its code crowded the loop's registers,
+    which cost W1 (that never asks ``expert``) 6% of its time; the call costs a table with ``expert`` about
+    as much.  ``h0``, ``h1``: the seat's hand words; ``pl``: faces played this hand; ``sizes``, ``drew``:
+    int64 (P,), the seats' hand sizes and the suits each drew on; ``fw``: float64 scratch of 64 (held per
+    suit, threat per suit, suit scores, then a score per face); ``xr``: float64 (NXP,), the seat's
+    parameters (the ``X_*`` columns), used in the same order of floating-point operations as ``Expert``
+    so that both give the same moves.
     """
-    h0 = np.int64(hands[0, b, seat])
-    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
     if kind == K_PLAY_DRAWN:
-        if sid == SID_EXPERT:
-            return 1 if (face_rank(card) != NINE_RANK or ncards[b, seat] - 1 <= xp[seat, X_SHED_NINE_AT]) else 0
-        return 1  # the heuristics play what they drew
+        return 1 if (face_rank(card) != NINE_RANK or sizes[seat] - 1 <= xr[X_SHED_NINE_AT]) else 0
+    held = fw[0:4]
+    threat = fw[4:8]
+    _suit_counts_nat(h0, h1, fw, 0)
+    _expert_threat(dirbit, sizes, drew, P, seat, threat, xr[X_DANGER], xr[X_NEXT_FACTOR])
+    nxt = (seat + 1 - 2 * dirbit + P) % P
+    short = drew[nxt]
     if kind == K_DECLARE or kind == K_DEALER_DECLARE:
-        if sid != SID_EXPERT:
-            return heuristic_declare(sid, h0, h1, _rand(dkey, turn, kind, 1))
-        # SID_EXPERT
-        held = fw[0:4]
-        threat = fw[4:8]
         score = fw[8:12]
-        _suit_counts_nat(h0, h1, fw, 0)
-        _expert_threat(dirbit, ncards, drew_on, rp[R_P], b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR])
-        block100 = xp[seat, X_BLOCK] * 100.0
-        short100 = xp[seat, X_DECLARE_SHORT] * 100.0
-        short = drew_on[b, (seat + 1 - 2 * dirbit + rp[R_P]) % rp[R_P]]
+        block100 = xr[X_BLOCK] * 100.0
+        short100 = xr[X_DECLARE_SHORT] * 100.0
         for s in range(4):
             pts = 0.0
             m = SUIT_MASKS[s] & I_NATURALS
@@ -656,39 +649,24 @@ def builtin_decide(
                     pts += FACE_NAT_PEN[lowest_face(x)]
                     x &= x - 1
             score[s] = (
-                held[s] * 100.0
-                + xp[seat, X_DECLARE_POINTS] * pts
-                + block100 * threat[s]
-                + short100 * ((short >> s) & 1)
+                held[s] * 100.0 + xr[X_DECLARE_POINTS] * pts + block100 * threat[s] + short100 * ((short >> s) & 1)
             )
         return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
     # K_PLAY
     x = _rand(dkey, turn, kind, 0)
-    if sid != SID_EXPERT:
-        return heuristic_play(sid, h0, h1, legal, pair_ok, x)
-    # SID_EXPERT
-    P = rp[R_P]
-    held = fw[0:4]
-    threat = fw[4:8]
-    _suit_counts_nat(h0, h1, fw, 0)
-    _expert_threat(dirbit, ncards, drew_on, P, b, seat, threat, xp[seat, X_DANGER], xp[seat, X_NEXT_FACTOR])
-    step = 1 - 2 * dirbit
-    nxt = (seat + step + P) % P
-    short = drew_on[b, nxt]
-    pl = np.int64(played[b])
     near_end = False
     for p in range(P):
-        sz = ncards[b, p]
-        if p != seat and sz > 0 and sz <= xp[seat, X_END_CARDS]:
+        sz = sizes[p]
+        if p != seat and sz > 0 and sz <= xr[X_END_CARDS]:
             near_end = True
-    w_pen = xp[seat, X_PENALTY] + xp[seat, X_PENALTY_END] * (1.0 if near_end else 0.0)
+    w_pen = xr[X_PENALTY] + xr[X_PENALTY_END] * (1.0 if near_end else 0.0)
     natural = legal & I_NATURALS
     best = -np.inf
     w = natural
     while w != 0:
         f = lowest_face(w)
         w &= w - 1
-        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xp, seat)
+        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xr)
         fw[12 + f] = sc  # each card's score, kept for the tie test below
         best = max(best, sc)
     top = 0
@@ -703,21 +681,44 @@ def builtin_decide(
     best_suit = face_suit(choice) if has_natural else 0
     natural_blocks = threat[best_suit] > 0
     danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
-    can_block = (
-        max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and ncards[b, nxt] <= xp[seat, X_SWITCH_AGAINST]
-    )
+    can_block = max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and sizes[nxt] <= xr[X_SWITCH_AGAINST]
     # 9s held (both decks), not only the legal ones: spare 9s go like any card
     nines_held = popcount(h0 & I_NINES) + popcount(h1 & I_NINES)
     use_nine = nines != 0 and (
         (not has_natural)
         or (danger and can_block and not natural_blocks)
-        or ncards[b, seat] <= xp[seat, X_SHED_NINE_AT]
-        or nines_held > xp[seat, X_SPARE_NINES]
-        or (near_end and xp[seat, X_NINE_AT_END] > 0)
+        or sizes[seat] <= xr[X_SHED_NINE_AT]
+        or nines_held > xr[X_SPARE_NINES]
+        or (near_end and xr[X_NINE_AT_END] > 0)
     )
     if use_nine:
         return pick_card(nines, 0, _rand(dkey, turn, kind, 2))
     return choice
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def builtin_decide(
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
+):
+    """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
+
+    The turn loop decides the heuristics' plays and declarations itself (:func:`heuristic_play`,
+    :func:`heuristic_declare`) and asks here for ``expert``'s decisions (:func:`expert_decide`) and every
+    dealer's declaration (D6).  ``xp``: float64 (MAX_SEATS, NXP), each seat's ``expert`` parameters;
+    ``fw``: float64 scratch of 64; ``D``: decks.
+    """
+    h0 = np.int64(hands[0, b, seat])
+    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+    if sid == SID_EXPERT:
+        return expert_decide(
+            kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
+            fw, xp[seat],
+        )  # fmt: skip
+    if kind == K_PLAY_DRAWN:
+        return 1  # the heuristics play what they drew
+    if kind == K_DECLARE or kind == K_DEALER_DECLARE:
+        return heuristic_declare(sid, h0, h1, _rand(dkey, turn, kind, 1))
+    return heuristic_play(sid, h0, h1, legal, pair_ok, _rand(dkey, turn, kind, 0))
 
 
 # ----------------------------------------------------------------- the loop
