@@ -763,6 +763,16 @@ def penalty(hands, D, b, p, nine_pen):
     return total
 
 
+@njit(cache=True, error_model="numpy", _nrt=False)
+def user_decide(
+    fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, legal, pok, top, active, dirbit, turn,
+    mask, card, dkey,
+):  # fmt: skip
+    """A compiled user strategy's answer (out of the turn loop's line: the call's set-up crowds its registers)."""
+    fill_view(g, hb, st, hands, played, rp, b, who, legal, pok, top, active, dirbit, turn, mask, card, dkey)
+    return fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def answer_ok(kind, ans, legal, pok):
     """Whether a compiled user strategy's answer is within the rules: a legal card or the pair (T1, T2, V4, V5,
@@ -946,10 +956,10 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                             top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any
                         )
                         if sid == SID_USER:
-                            fill_view(
-                                g, hb, st, hands, played, rp, b, who, dl, pok, top, active, dirbit, turn, mask, dc, dkey
-                            )
-                            ans = fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+                            ans = user_decide(
+                                fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top,
+                                active, dirbit, turn, mask, dc, dkey,
+                            )  # fmt: skip
                             if not answer_ok(kind, ans, legal, pok):
                                 st[b, S_WAIT_KIND] = kind
                                 st[b, S_WAIT_SEAT] = who
