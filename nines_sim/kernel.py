@@ -987,7 +987,7 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                 if ph == PH_APPLY:
                     if mv < 0:
                         ph = PH_FINISH
-                    elif mv == PAIR:
+                    elif pair_any and mv == PAIR:
                         # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
                         f0 = -1
                         f1 = -1
@@ -1028,7 +1028,7 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                         alive = ncards[b, seat] != 0
                         if not alive:
                             out = seat
-                        if mv == PAIR:
+                        if pair_any and mv == PAIR:
                             skip = alive
                         elif alive and skiprev:
                             r = face_rank(mv)
