@@ -442,71 +442,83 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     return f
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
-    """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
-    P = rp[R_P]
-    D = rp[R_DECKS]
-    S = 52 * D
-    seq = st[b, S_HAND_SEQ]
-    keys[b, K_CHK] = hand_key(keys[b, K_CMK], seq)
-    keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
-    st[b, S_HAND_SEQ] = seq + 1
-    key = keys[b, K_CHK]
-    for d in range(D):
-        for f in range(52):
-            x = stream(key, U_DEAL, d * 52 + f)
-            cid = card_id(d, f)
-            sfull[cid] = x
-            sv[d * 52 + f] = (x & KEY_MASK) | cid
-    sort_packed(sv, S, sfull, sbuf, scw)
-    for d in range(D):
-        under[d, b] = np.uint64(0)
+def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
+    """Compile :func:`deal` with the decks read from the rules, or (``one_deck``) as the constant 1: the
+    one-deck form, which the classic form of the turn loop calls, measured 5% faster on W1 (paired A/B)."""
+
+    @njit(cache=True, error_model="numpy", _nrt=False)
+    def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
+        """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
+        P = rp[R_P]
+        D = 1 if one_deck else rp[R_DECKS]
+        S = 52 * D
+        seq = st[b, S_HAND_SEQ]
+        keys[b, K_CHK] = hand_key(keys[b, K_CMK], seq)
+        keys[b, K_DHK] = hand_key(keys[b, K_DMK], seq)
+        st[b, S_HAND_SEQ] = seq + 1
+        key = keys[b, K_CHK]
+        for d in range(D):
+            for f in range(52):
+                x = stream(key, U_DEAL, d * 52 + f)
+                cid = card_id(d, f)
+                sfull[cid] = x
+                sv[d * 52 + f] = (x & KEY_MASK) | cid
+        sort_packed(sv, S, sfull, sbuf, scw)
+        for d in range(D):
+            under[d, b] = np.uint64(0)
+            for p in range(P):
+                hands[d, b, p] = np.uint64(0)
         for p in range(P):
-            hands[d, b, p] = np.uint64(0)
-    for p in range(P):
-        ncards[b, p] = 0
-        drew_on[b, p] = 0
-    k = st[b, S_N_IN]
-    h = rp[R_HS + k - 2]
-    mask = st[b, S_MASK]
-    s = st[b, S_DEALER]
-    first = 0
-    for i in range(k):
-        s = next_tab[(mask * 2) * P + s]
-        if i == 0:
-            first = s
-        # the hand is built in registers and stored once (count-coded: a second copy goes to word 1)
-        h0 = np.int64(0)
-        h1 = np.int64(0)
-        for j in range(h):
-            bit = np.int64(1) << np.int64(sv[i + j * k] & FACE_BITS)
-            if D == 2 and (h0 & bit) != 0:
-                h1 |= bit
-            else:
-                h0 |= bit
-        hands[0, b, s] = np.uint64(h0)
-        if D == 2:
-            hands[1, b, s] = np.uint64(h1)
-        ncards[b, s] = h
-    starter = np.int64(sv[k * h] & FACE_BITS)
-    rest = S - k * h - 1
-    for j in range(rest):
-        stock[b, j] = np.int8(sv[k * h + 1 + j] & FACE_BITS)
-    st[b, S_POS] = 0
-    st[b, S_END] = rest
-    st[b, S_TOP] = starter
-    st[b, S_ACTIVE] = face_suit(starter)
-    st[b, S_SEAT] = first
-    st[b, S_DIR] = 0
-    st[b, S_TURN] = 0
-    st[b, S_STREAK] = 0
-    st[b, S_DRAWN] = 0
-    st[b, S_RESH] = 0
-    played[b] = np.uint64(np.int64(1) << starter)
-    nine = face_rank(starter) == NINE_RANK
-    st[b, S_NINE_START] = nine
-    st[b, S_PHASE] = PH_DEALER_DECL if nine else PH_TURN
+            ncards[b, p] = 0
+            drew_on[b, p] = 0
+        k = st[b, S_N_IN]
+        h = rp[R_HS + k - 2]
+        mask = st[b, S_MASK]
+        s = st[b, S_DEALER]
+        first = 0
+        for i in range(k):
+            s = next_tab[(mask * 2) * P + s]
+            if i == 0:
+                first = s
+            # the hand is built in registers and stored once (count-coded: a second copy goes to word 1)
+            h0 = np.int64(0)
+            h1 = np.int64(0)
+            for j in range(h):
+                bit = np.int64(1) << np.int64(sv[i + j * k] & FACE_BITS)
+                if D == 2 and (h0 & bit) != 0:
+                    h1 |= bit
+                else:
+                    h0 |= bit
+            hands[0, b, s] = np.uint64(h0)
+            if D == 2:
+                hands[1, b, s] = np.uint64(h1)
+            ncards[b, s] = h
+        starter = np.int64(sv[k * h] & FACE_BITS)
+        rest = S - k * h - 1
+        for j in range(rest):
+            stock[b, j] = np.int8(sv[k * h + 1 + j] & FACE_BITS)
+        st[b, S_POS] = 0
+        st[b, S_END] = rest
+        st[b, S_TOP] = starter
+        st[b, S_ACTIVE] = face_suit(starter)
+        st[b, S_SEAT] = first
+        st[b, S_DIR] = 0
+        st[b, S_TURN] = 0
+        st[b, S_STREAK] = 0
+        st[b, S_DRAWN] = 0
+        st[b, S_RESH] = 0
+        played[b] = np.uint64(np.int64(1) << starter)
+        nine = face_rank(starter) == NINE_RANK
+        st[b, S_NINE_START] = nine
+        st[b, S_PHASE] = PH_DEALER_DECL if nine else PH_TURN
+
+    return deal
+
+
+#: Deal a hand under any rules (:func:`_compile_deal`).
+deal = _compile_deal(False)
+#: Deal a hand of one deck.
+deal_one_deck = _compile_deal(True)
 
 
 # ----------------------------------------------------------------- compiled built-in strategies
@@ -1183,7 +1195,16 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                     st[b, S_HAVE_ANS] = 0
                     ph = PH_DEAL
                 if ph == PH_DEAL:  # the first hand of a match, or the next one
-                    deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw)
+                    if classic:
+                        deal_one_deck(
+                            st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf,
+                            scw,
+                        )  # fmt: skip
+                    else:
+                        deal(
+                            st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf,
+                            scw,
+                        )  # fmt: skip
                     ph = st[b, S_PHASE]
                     top = st[b, S_TOP]
                     active = st[b, S_ACTIVE]
