@@ -15,7 +15,7 @@ missing or ``NINES_ENGINE=numpy`` is set.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
 
 import numpy as np
@@ -397,7 +397,7 @@ def make_engine(
     return cls(rules, lineup, seed, start, n_matches, batch_size, specs=specs, **kw)
 
 
-def warm_up(start_method: str | None = None) -> bool:
+def warm_up(start_method: str | None = None, rules: Iterable[Rules] = ()) -> bool:
     """Load the compiled kernel into this process before it forks worker processes, so they inherit it.
 
     Each process otherwise loads the kernel's machine code from the cache on its first match (about half a
@@ -409,6 +409,9 @@ def warm_up(start_method: str | None = None) -> bool:
     start_method : str, optional
         The worker pool's multiprocessing start method (default: this process's).  Only ``"fork"``
         shares memory with the parent; for ``spawn`` and ``forkserver`` nothing is done.
+    rules : iterable of Rules, optional
+        The rules the workers will play: the form of the kernel each needs (:func:`kernel.slots_kernel`)
+        is loaded.  Default: the classic form only.
 
     Returns
     -------
@@ -422,8 +425,12 @@ def warm_up(start_method: str | None = None) -> bool:
         return False
     from nines_sim.strategies.random_play import RandomPlay
 
-    # every table shares one signature of each of the two forms of the kernel (user strategies are first-class
-    # functions of DECIDE_SIG): the classic shape's and the general one
-    for rules in (Rules(), Rules(skip_reverse=True)):
-        CompiledEngine(rules, [RandomPlay()] * rules.players, 0, 0, 1).run()
+    # every table shares one signature of each form of the kernel (user strategies are first-class functions
+    # of DECIDE_SIG): one match under rules of each form needed loads it, and only those (a form not yet in
+    # the cache would be compiled here, a quarter of a minute)
+    forms = {}
+    for r in rules:
+        forms.setdefault(K.classic_shape(K.rules_params(r)), r)
+    for r in forms.values() or [Rules()]:
+        CompiledEngine(r, [RandomPlay()] * r.players, 0, 0, 1).run()
     return True

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
+from nines_sim.rules import Rules
+
 #: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.
 Progress = Callable[[int, int], None]
 
@@ -168,6 +170,7 @@ def run_units(
     workers: int,
     take: Callable[[Any, Any], None],
     on_progress: Progress | None = None,
+    rules: Iterable[Rules] = (),
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
 
@@ -183,6 +186,9 @@ def run_units(
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
         ``on_progress(played, kept)`` with counts of matches (for a progress bar).
+    rules : iterable of Rules, optional
+        The rules the units play, so that forked workers inherit the compiled kernel's forms they need
+        (:func:`nines_sim.compiled.warm_up`).
 
     Returns
     -------
@@ -205,7 +211,7 @@ def run_units(
     ctx = multiprocessing.get_context()
     from nines_sim.compiled import warm_up
 
-    warm_up(ctx.get_start_method())  # forked workers inherit the loaded kernel instead of each loading it
+    warm_up(ctx.get_start_method(), rules)  # forked workers inherit the loaded kernel instead of each loading it
     progress, event = ctx.Queue(), ctx.Event()
 
     def wait_done(handles: list[Future]) -> list[Future]:

@@ -116,7 +116,7 @@ def simulate(
             if on_chunk:
                 on_chunk(part)
     else:
-        warm_up()  # forked workers inherit the loaded kernel instead of each loading it
+        warm_up(rules=[rules])  # forked workers inherit the loaded kernel instead of each loading it
         with ProcessPoolExecutor(max_workers=min(workers, len(pieces))) as pool:
             futures = [pool.submit(_play_range, rules, players, seed, s, n, batch_size) for s, n in pieces]
             for f in futures:

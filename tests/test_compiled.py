@@ -279,13 +279,25 @@ def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
     assert_identical(got, BatchEngine(rules, lineup, 3, 0, 25).run())
 
 
-def test_forked_workers_inherit_the_kernel_loaded_by_warm_up():
+WARM_UP_PROBE = textwrap.dedent(
+    """
     from nines_sim import kernel as K
     from nines_sim.compiled import warm_up
-
-    assert warm_up("spawn") is False  # a spawned worker shares nothing with its parent
+    from nines_sim.rules import make_rules
+    loaded = lambda: (len(K.play_slots_classic.overloads), len(K.play_slots.overloads))
+    assert warm_up("spawn") is False and loaded() == (0, 0)  # a spawned worker shares nothing with its parent
     assert warm_up("fork") is True
-    assert K.play_slots.overloads and K.play_slots_classic.overloads  # machine code a forked worker shares
+    print(*loaded())
+    assert warm_up("fork", [make_rules("skip-reverse"), make_rules("hard-nines")]) is True
+    print(*loaded())
+    """
+)
+
+
+def test_forked_workers_inherit_the_kernel_forms_loaded_by_warm_up():
+    # a fresh process: warm_up loads the classic form by default, and the general one only for rules that need it
+    out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["1 0", "1 1"], out.stdout + out.stderr
 
 
 CLASSIC_SHAPED = [
