@@ -10,6 +10,12 @@ game where it stopped.  Every rule, random stream and tie-break follows
 :mod:`nines_sim.engine` (the lockstep numpy engine) exactly, so both produce
 the same numbers (the tests compare them byte for byte).
 
+The loop is compiled in two forms (:func:`slots_kernel` picks one): for rules
+of the classic shape with that shape as constants, and for any rules.  Code a
+workload does not run still costs it when inlined into the loop (it crowds the
+loop's registers), so rare paths that need many values (``expert``, compiled
+user strategies) are compiled apart and called.
+
 Layout (``B`` slots, ``P`` seats, ``D`` decks)
 ----------------------------------------------
 ``st``     int64 (B, NST)    one row of named scalars per slot (the ``S_*`` columns)
