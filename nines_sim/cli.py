@@ -432,8 +432,9 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
 
 
 def _nothing_kept() -> typer.Exit:
-    """A run stopped before any match finished: say so, write nothing, exit 130 (as Ctrl-C does)."""
-    typer.echo("Stopped before any match finished: no results were written.", err=True)
+    """A run stopped before any match was kept: say so, write nothing, exit 130 (as Ctrl-C does)."""
+    # matches may have finished out of order; a stopped chunk keeps only those from its start up
+    typer.echo("Stopped before any match was kept: no results were written.", err=True)
     return typer.Exit(code=130)
 
 

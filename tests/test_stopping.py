@@ -135,7 +135,7 @@ def test_ctrl_c_before_any_match_finished_writes_nothing(tmp_path, monkeypatch):
     r = invoke("compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "4000", "--workers", "1",
                "--out", str(d))  # fmt: skip
     assert r.exit_code == 130, r.output
-    assert "Stopped before any match finished: no results were written." in r.output
+    assert "Stopped before any match was kept: no results were written." in r.output
     assert "Traceback" not in r.output and "(reference)" not in r.output
     assert not d.exists()
 
