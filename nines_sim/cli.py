@@ -136,6 +136,7 @@ def bench(
                     typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
                 typer.echo(f"(the ratio to C pairs each run with {PAIRED_C_SECONDS * 3:g} s of C just before it)")
         before = (lambda: c_ref.run(PAIRED_C_SECONDS)) if c_ref is not None else None
+        width = max(len(WORKLOADS[n][0]) for n in names)  # the figures line up under each other
         for n in names:
             r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size, before_each=before)
             q = {k: (r.paired_ratio if k == "C" else v / r.matches_per_s) for k, v in refs.items()}
@@ -143,8 +144,9 @@ def bench(
             slower.append(q)
             if not as_json:
                 typer.echo(
-                    f"{n}  {WORKLOADS[n][0]:<30} {r.matches_per_s:>10,.0f} matches/s {r.hands_per_s:>11,.0f} hands/s "
-                    f"{r.turns_per_s:>13,.0f} turns/s  ({r.matches:,} matches, {r.workers} process(es), "
+                    f"{n}  {WORKLOADS[n][0]:<{width}} {r.matches_per_s:>10,.0f} matches/s "
+                    f"{r.hands_per_s:>11,.0f} hands/s {r.turns_per_s:>13,.0f} turns/s  "
+                    f"({r.matches:,} matches, {r.workers} process(es), "
                     f"{r.cores} cores, median of {r.repeat})"
                     + "".join(f"  = {_ratio(1.0, x)} of {k}" for k, x in q.items())
                 )
