@@ -206,7 +206,7 @@ def strategies_cmd() -> None:
                 "    NOT A FAIR PLAYER: it sees every hand and the stock (a reference for what hidden cards are worth)."
             )
         for p in declared(cls):
-            typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10} {p.help}")
+            typer.echo(f"      {p.name:<20} {p.kind:<6} default {p.default!s:<6} in {p.bounds():<10}  {p.help}")
     for p in found:
         if p.cls is None:
             fix = f"pip uninstall {p.dist}" if p.dist else f"remove the entry point {p.value}"
