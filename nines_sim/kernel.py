@@ -452,7 +452,6 @@ def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`deal` with the decks read from the rules, or (``one_deck``) as the constant 1: the
     one-deck form, which the classic form of the turn loop calls, measured 5% faster on W1 (paired A/B)."""
 
-    @njit(cache=True, error_model="numpy", _nrt=False)
     def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
         """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
         P = rp[R_P]
@@ -518,7 +517,8 @@ def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
         st[b, S_NINE_START] = nine
         st[b, S_PHASE] = PH_DEALER_DECL if nine else PH_TURN
 
-    return deal
+    deal.__qualname__ = deal.__name__ = "deal_one_deck" if one_deck else "deal"  # a cache index each (see above)
+    return njit(cache=True, error_model="numpy", _nrt=False)(deal)
 
 
 #: Deal a hand under any rules (:func:`_compile_deal`).
@@ -830,7 +830,6 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
     none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B)."""
 
-    @njit(cache=True, error_model="numpy", _nrt=False)
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
         mkeys, start, n_matches, next_match, max_new, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
@@ -1240,7 +1239,10 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                 return code
         return DONE
 
-    return play_slots
+    # Each form gets a name of its own: numba files a closure's forms under one cache index keyed by its name,
+    # and two processes compiling different forms at once could then both write the same data file.
+    play_slots.__qualname__ = play_slots.__name__ = "play_slots_classic" if classic else "play_slots"
+    return njit(cache=True, error_model="numpy", _nrt=False)(play_slots)
 
 
 #: The compiled turn loop for any rules (:func:`_compile_slots`).

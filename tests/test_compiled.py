@@ -319,6 +319,15 @@ def test_classic_shaped_rules_play_on_the_classic_form_of_the_kernel(preset):
     assert form is (K.play_slots_classic if preset in CLASSIC_SHAPED else K.play_slots)
 
 
+def test_each_form_of_the_kernel_has_a_cache_index_of_its_own():
+    # numba names a function's cache index after its qualified name: forms sharing one could, compiled by two
+    # processes at once, both write the same data file, and one form would then load the other's machine code
+    from nines_sim import kernel as K
+
+    names = {f.py_func.__qualname__ for f in (K.play_slots, K.play_slots_classic, K.deal, K.deal_one_deck)}
+    assert names == {"play_slots", "play_slots_classic", "deal", "deal_one_deck"}
+
+
 @pytest.mark.parametrize("preset", ["classic", "free-nines", "fixed-hands-5"])
 def test_the_classic_form_plays_the_same_matches_as_the_general_one(preset, monkeypatch):
     from nines_sim import kernel as K
