@@ -21,7 +21,7 @@ from dataclasses import fields
 import numpy as np
 
 from nines_sim import rng
-from nines_sim.engine import BatchEngine, IllegalMoveError
+from nines_sim.engine import BatchEngine, IllegalMoveError, move_shown
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
@@ -281,8 +281,9 @@ class CompiledEngine(BatchEngine):
             K.K_PLAY_DRAWN: "a play_drawn answer other than 0 or 1",
         }.get(kind, "a suit outside 0..3")
         m = int(self.match[b])
+        shown = f"{val}{move_shown(val)}" if kind == K.K_PLAY else f"{val}"
         raise IllegalMoveError(
-            f"strategy {self.lineup[seat].name!r} returned {what}: {val} in match {m} of seed {self.seed}"
+            f"strategy {self.lineup[seat].name!r} returned {what}: {shown} in match {m} of seed {self.seed}"
             f"{self._hint(m)}"
         )
 

@@ -78,6 +78,11 @@ class StrategyError(RuntimeError):
     """A strategy raised during play; the message names it, the seed and the match to replay."""
 
 
+def move_shown(val: int) -> str:
+    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, or nothing."""
+    return " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
+
+
 def legal_table(rules: Rules) -> np.ndarray:
     """Faces that may be played on each (top face, active suit) (T1, V6).
 
@@ -508,7 +513,7 @@ class BatchEngine:
             val = arr[j].item() if arr.shape == (n,) and res is not None else None
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
-                shown += " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
+                shown += move_shown(val)
             if arr.shape != (n,):
                 # a shape error depends on the batch, which a replay of one match does not have
                 raise IllegalMoveError(
