@@ -151,7 +151,7 @@ class CompiledEngine(BatchEngine):
         super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
         self._rp = K.rules_params(rules)
         self._work = K.scratch(rules)
-        self._play = K.slots_kernel(self._rp)
+        self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
         self._next = np.zeros(1, dtype=np.int64)  # matches of the range started so far
         # card and decision match keys of matches start + _win0 .. (see _key_window); _wnext counts within them
         self._win0 = 0

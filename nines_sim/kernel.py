@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import platform
+import types
 from pathlib import Path
 
 import numba
@@ -634,13 +635,15 @@ def heuristic_declare(sid, h0, h1, x):
     return pick_card(tied, 0, x)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, sizes, drew, P, fw, xr):
+def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, sizes, drew, P, fw, xr):
     """``expert``'s decision: a face / PAIR, a suit, or 0/1 for play_drawn (:class:`Expert`'s twin).
 
-    Compiled apart from the turn loop and called from it: inlined, its code crowded the loop's registers,
-    which cost W1 (that never asks ``expert``) 6% of its time; the call costs a table with ``expert`` about
-    as much.  ``h0``, ``h1``: the seat's hand words; ``pl``: faces played this hand; ``sizes``, ``drew``:
+    Compiled twice: apart (:data:`expert_decide`, called from the forms of the turn loop for tables without
+    ``expert``, which never call it: inlined there its code crowded the loop's registers, 4-6% of W1's time)
+    and inlined (:data:`expert_decide_inline`, in the forms for tables with ``expert``, whose every call
+    would otherwise cost a tenth of a rollout's time for ``lookahead``).
+
+    ``h0``, ``h1``: the seat's hand words; ``pl``: faces played this hand; ``sizes``, ``drew``:
     int64 (P,), the seats' hand sizes and the suits each drew on; ``fw``: float64 scratch of 64 (held per
     suit, threat per suit, suit scores, then a score per face); ``xr``: float64 (NXP,), the seat's
     parameters (the ``X_*`` columns), used in the same order of floating-point operations as ``Expert``
@@ -714,19 +717,40 @@ def expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, sizes
     return choice
 
 
+def _named(fn, name: str):  # noqa: ANN001, ANN202
+    """A copy of a plain function under another name: numba keys its on-disk cache by a function's name."""
+    out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    out.__qualname__ = name
+    out.__doc__ = fn.__doc__
+    return out
+
+
+expert_decide = njit(cache=True, error_model="numpy", _nrt=False)(_named(_expert_decide, "expert_decide"))
+expert_decide_inline = njit(cache=True, inline="always", error_model="numpy")(
+    _named(_expert_decide, "expert_decide_inline")
+)
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def builtin_decide(
-    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
-):
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D,
+    expert_inline,
+):  # fmt: skip
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
     The turn loop decides the heuristics' plays and declarations itself (:func:`heuristic_play`,
     :func:`heuristic_declare`) and asks here for ``expert``'s decisions (:func:`expert_decide`) and every
     dealer's declaration (D6).  ``xp``: float64 (MAX_SEATS, NXP), each seat's ``expert`` parameters;
-    ``fw``: float64 scratch of 64; ``D``: decks.
+    ``fw``: float64 scratch of 64; ``D``: decks; ``expert_inline``: whether ``expert``'s code is inlined here
+    (a constant of the loop's form).
     """
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+    if sid == SID_EXPERT and expert_inline:
+        return expert_decide_inline(
+            kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
+            fw, xp[seat],
+        )  # fmt: skip
     if sid == SID_EXPERT:
         return expert_decide(
             kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
@@ -825,10 +849,11 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
+def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
-    none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B)."""
+    none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B).  ``expert``:
+    for tables with an ``expert`` seat, with its code inlined (:func:`_expert_decide`)."""
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -987,7 +1012,7 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
                         else:
                             ans = builtin_decide(
                                 sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp,
-                                fw, seat_xp, D,
+                                fw, seat_xp, D, expert,
                             )  # fmt: skip
                     if kind == K_PLAY:
                         mv = ans
@@ -1241,14 +1266,18 @@ def _compile_slots(classic: bool):  # noqa: ANN202 - returns a numba dispatcher
 
     # Each form gets a name of its own: numba files a closure's forms under one cache index keyed by its name,
     # and two processes compiling different forms at once could then both write the same data file.
-    play_slots.__qualname__ = play_slots.__name__ = "play_slots_classic" if classic else "play_slots"
+    name = "play_slots" + ("_classic" if classic else "") + ("_expert" if expert else "")
+    play_slots.__qualname__ = play_slots.__name__ = name
     return njit(cache=True, error_model="numpy", _nrt=False)(play_slots)
 
 
 #: The compiled turn loop for any rules (:func:`_compile_slots`).
-play_slots = _compile_slots(False)
+play_slots = _compile_slots(False, False)
 #: The compiled turn loop for rules of the classic shape (:func:`classic_shape`).
-play_slots_classic = _compile_slots(True)
+play_slots_classic = _compile_slots(True, False)
+#: The two forms for tables with an ``expert`` seat.
+play_slots_expert = _compile_slots(False, True)
+play_slots_classic_expert = _compile_slots(True, True)
 
 
 def classic_shape(rp: np.ndarray) -> bool:
@@ -1259,7 +1288,10 @@ def classic_shape(rp: np.ndarray) -> bool:
     return bool(rp[R_DECKS] == 1 and rp[R_NNO] == 0 and rp[R_UNTIL] == 0 and rp[R_SKIPREV] == 0 and rp[R_PAIR] == 0)
 
 
-def slots_kernel(rp: np.ndarray):  # noqa: ANN201 - a numba dispatcher
+def slots_kernel(rp: np.ndarray, expert: bool = False):  # noqa: ANN201 - a numba dispatcher
     """The compiled turn loop for these rules: :func:`play_slots_classic` where :func:`classic_shape`
-    holds, else :func:`play_slots`.  Both play the same moves (tests compare them byte for byte)."""
+    holds, else :func:`play_slots`; with ``expert`` (a table with an ``expert`` seat) their forms with its
+    code inlined.  All play the same moves (tests compare them byte for byte)."""
+    if expert:
+        return play_slots_classic_expert if classic_shape(rp) else play_slots_expert
     return play_slots_classic if classic_shape(rp) else play_slots

@@ -126,7 +126,7 @@ def play_out_kernel(
     mkeys = np.zeros((0, 2), dtype=np.uint64)
     nxt = np.zeros(1, dtype=np.int64)
     while True:
-        code = K.slots_kernel(rp)(
+        code = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))(
             st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
             mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
         )  # fmt: skip
