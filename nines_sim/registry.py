@@ -20,11 +20,13 @@ off before the name is looked up (see :mod:`nines_sim.params`).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -153,11 +155,33 @@ def _check_class(c: object, spec: str) -> None:
         raise StrategyNotFound(f"{spec} does not implement play() and declare()")
 
 
+def user_module_name(path: str | os.PathLike) -> str:
+    """The module name a strategy file is imported under: the same in every process and every run.
+
+    Built from a digest of the file's resolved path (not ``hash()``, which changes from process to process):
+    numba's on-disk cache of a compiled strategy names the module its code came from, and a later run must
+    import the file under that name again.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The strategy file, as given (relative or absolute).
+
+    Returns
+    -------
+    str
+        ``nines_user_<file stem>_<16 hex digits>``.
+    """
+    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:16]
+    stem = re.sub(r"\W", "_", Path(path).stem)
+    return f"{_USER_MODULE_PREFIX}{stem}_{digest}"
+
+
 def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     path = Path(where)
     if not path.is_file():
         raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
-    mod_name = f"{_USER_MODULE_PREFIX}{abs(hash(str(path.resolve())))}"
+    mod_name = user_module_name(path)
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
