@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -150,3 +153,27 @@ def test_ctrl_c_on_a_local_cluster_keeps_whole_blocks(tmp_path):
     with gzip.open(d / "matches.csv.gz", "rt") as fh:
         kept = pd.read_csv(fh)["match"].to_numpy()
     assert (kept == np.concatenate([np.arange(a, b) for a, b in ranges])).all()
+
+
+def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_after_a_module_run(
+    tmp_path, scheduler, monkeypatch
+):
+    # The README's compiled example saved to a file of a new folder (its cache starts empty there).
+    section = (Path(__file__).resolve().parents[1] / "README.md").read_text().split("### Compiled, one game", 1)[1]
+    (tmp_path / "cluster_plugin.py").write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1))
+    by_file = f"{tmp_path / 'cluster_plugin.py'}:LowestFirstCompiled"
+    args = ["random", "dump-faces", "-n", "600", "--quiet", "--no-charts"]
+    r = runner.invoke(app, ["tournament", by_file, *args, "--workers", "1", "--out", str(tmp_path / "local")])
+    assert r.exit_code == 0, r.output  # compiled here, cached under the file's module name
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:  # the same class as module:Class, cached beside it in the same index
+        r = runner.invoke(app, ["tournament", "cluster_plugin:LowestFirstCompiled", *args, "--workers", "1",
+                                "--out", str(tmp_path / "module")])  # fmt: skip
+        assert r.exit_code == 0, r.output
+    finally:
+        sys.modules.pop("cluster_plugin", None)
+    # the workers are other processes: they import the file and load the code this process cached
+    r = runner.invoke(app, ["tournament", by_file, *args, "--scheduler", scheduler, "--out", str(tmp_path / "dask")])
+    assert r.exit_code == 0, r.output
+    for name in CSVS:
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
