@@ -11,6 +11,8 @@ values, in one of two forms, split off before the name is resolved:
 ``NAME@file.json``
     values from a JSON file written by ``nines tune`` (``best.json``):
     ``{"strategy": NAME, "params": {key: value, ...}}``.
+``NAME@file.json:key=value,key=value``
+    the file's values, with the inline ones given after it in their place.
 
 Every check raises :class:`ParamError` with a one-line message.
 """
@@ -142,12 +144,17 @@ def split_spec(spec: str) -> tuple[str, str | None, str | None]:
 
     ``expert:w_follow=2.5`` -> ``("expert", "w_follow=2.5", None)``;
     ``expert@best.json`` -> ``("expert", None, "best.json")``;
+    ``expert@best.json:w_follow=2`` -> ``("expert", "w_follow=2", "best.json")``;
     ``file.py:Class`` -> ``("file.py:Class", None, None)``.
     """
     head, at, path = spec.rpartition("@")
     # a path after '@' never holds a colon here: 'dir@x/s.py:Class' is a plug-in file spec
     if at and head and path and ":" not in path:
         return head, None, path
+    if at and head:
+        path, colon, tail = path.rpartition(":")
+        if colon and path and ":" not in path and "=" in tail:
+            return head, tail, path
     head, colon, tail = spec.rpartition(":")
     if colon and head and "=" in tail:
         return head, tail, None
@@ -172,6 +179,17 @@ def parse_inline(text: str, strategy: str) -> dict[str, str]:
             raise ParamError(f"strategy {strategy!r}: parameter {key!r} is given twice")
         out[key] = value
     return out
+
+
+def read_values(inline: str | None, path: str | None, strategy: str) -> dict[str, Any]:
+    """The values a spec carries: those of the file at ``path``, replaced by the ``inline`` ones it names.
+
+    Raises
+    ------
+    ParamError
+        As :func:`parse_inline` and :func:`read_json`.
+    """
+    return {**(read_json(path, strategy) if path else {}), **(parse_inline(inline, strategy) if inline else {})}
 
 
 def read_json(path: str, strategy: str) -> dict[str, Any]:

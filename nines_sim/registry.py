@@ -298,13 +298,19 @@ def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
         cls, shown = _find(base)
     except StrategyNotFound:
         head = base.rpartition(":")[0]
-        if head and head in {n for n, _, _ in available()}:  # 'expert:w_follow' is a value, not module:Class
+        names = {n for n, _, _ in available()}
+        if head and head in names:  # 'expert:w_follow' is a value, not module:Class
             raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
+        before_at = base.partition("@")[0]
+        if before_at in names:  # 'expert@best.json:w_follow', 'expert@x:y.json'
+            raise StrategyNotFound(
+                f"in {spec!r}, a parameter file is written {before_at}@file.json, "
+                f"and values to change in it {before_at}@file.json:key=value,key=value"
+            ) from None
         raise
     name = shown or cls.name or base
     try:
-        raw = P.parse_inline(inline, name) if inline else P.read_json(path, name) if path else {}
-        return cls, base, P.check_values(cls, raw, name), shown
+        return cls, base, P.check_values(cls, P.read_values(inline, path, name), name), shown
     except P.ParamError as exc:
         raise StrategyNotFound(str(exc)) from None
 

@@ -72,6 +72,13 @@ def test_values_reach_the_instance():
         ("my/strats.py:Mine:k=1", ("my/strats.py:Mine", "k=1", None)),
         ("pkg.mod:Mine:k=1,j=x", ("pkg.mod:Mine", "k=1,j=x", None)),
         ("dir@x/s.py:Mine", ("dir@x/s.py:Mine", None, None)),
+        ("expert@best.json:w_follow=2", ("expert", "w_follow=2", "best.json")),
+        (
+            "expert@tuned/best.json:w_follow=2,danger_cards=1",
+            ("expert", "w_follow=2,danger_cards=1", "tuned/best.json"),
+        ),
+        ("my/s.py:Mine@b.json:k=1", ("my/s.py:Mine", "k=1", "b.json")),
+        ("dir@x/s.py:Mine:k=1", ("dir@x/s.py:Mine", "k=1", None)),
     ],
 )
 def test_split_spec(spec, parts):
@@ -127,6 +134,36 @@ def test_json_file_round_trips(tmp_path):
     (tmp_path / "bad.json").write_text("{nope")
     with pytest.raises(StrategyNotFound, match="is not a readable JSON file"):
         make_lineup([f"expert@{tmp_path / 'bad.json'}"])
+
+
+def test_values_after_a_parameter_file_replace_the_files_values(tmp_path):
+    f = tmp_path / "tuned" / "best.json"
+    f.parent.mkdir()
+    f.write_text(json.dumps({"strategy": "expert", "params": {"w_follow": 2.5, "danger_cards": 2}}))
+    st = make_lineup([f"expert@{f}:w_follow=2"])[0]
+    assert st.values == {"w_follow": 2.0, "danger_cards": 2}  # w_follow from the spec, danger_cards from the file
+    assert canonical_spec(f"expert@{f}:w_follow=2,shed_nine_at=4") == (
+        "expert:w_follow=2.0,danger_cards=2,shed_nine_at=4"
+    )
+    with pytest.raises(StrategyNotFound, match="expert has no parameter 'bogus'"):
+        make_lineup([f"expert@{f}:bogus=1"])
+    with pytest.raises(StrategyNotFound, match="no such parameter file"):
+        make_lineup([f"expert@{tmp_path / 'none.json'}:w_follow=2"])
+
+
+def test_a_parameter_file_with_values_plays_and_a_malformed_one_says_the_syntax(tmp_path):
+    f = tmp_path / "best.json"
+    f.write_text(json.dumps({"strategy": "expert", "params": {"w_follow": 2.5}}))
+    args = ["dump-faces", "-n", "20", "-w", "1", "--no-charts", "-q"]
+    r = runner.invoke(app, ["tournament", f"expert@{f}:shed_nine_at=3", *args, "--out", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert "expert:w_follow=2.5,shed_nine_at=3" in manifest["strategies"]
+    r = runner.invoke(app, ["tournament", f"expert@{f}:w_follow", *args, "--out", str(tmp_path / "b")])
+    assert _one_line_error(r) == (
+        f"Error: in 'expert@{f}:w_follow', a parameter file is written expert@file.json, "
+        "and values to change in it expert@file.json:key=value,key=value"
+    )
 
 
 def test_a_plugin_file_takes_values_after_its_class_name(tmp_path):
