@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 from nines_sim import __version__
 from nines_sim.ranges import format_ranges
 from nines_sim.ranges import total as ranges_total
-from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, make_rules, parse_overrides
+from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules, RulesError, parse_overrides, parse_rule_set
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
 _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -176,7 +176,10 @@ def rules_cmd() -> None:
     for name, (clause, over) in PRESETS.items():
         desc = ", ".join(f"{k}={v}" for k, v in over.items()) or "the defaults below"
         typer.echo(f"  {name:<22} {clause:<4} {desc}")
-    typer.echo("\nOptions (override with --rule key=value):")
+    typer.echo(
+        "\nOptions: write them after the preset (--rules 'classic:nine_penalty=20,target=50') "
+        "or one at a time (--rule nine_penalty=20):"
+    )
     d = Rules()
     for name, value in d.options().items():
         shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
@@ -230,7 +233,8 @@ StrategiesArg = Annotated[
 ]
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")]
-RulesOpt = Annotated[str, typer.Option("--rules", help="Rules preset; combine with '+' (see 'nines rules').")]
+RULE_SET_SYNTAX = "preset[+preset][:key=value,...], e.g. hard-nines or 'classic:nine_penalty=20,no_nine_out=true'"
+RulesOpt = Annotated[str, typer.Option("--rules", help=f"The rule set: {RULE_SET_SYNTAX} (see 'nines rules').")]
 SchedulerOpt = Annotated[
     str | None,
     typer.Option(
@@ -279,13 +283,23 @@ RangesOpt = Annotated[
 ]
 
 
-def build_rules(preset: str, overrides: list[str] | None, players: int | None = None) -> Rules:
-    """Rules from CLI options; a usage error (exit 2) on bad input."""
+def build_rules(spec: str, overrides: list[str] | None, players: int | None = None) -> Rules:
+    """Rules from ``--rules`` (a rule set, :func:`~nines_sim.rules.parse_rule_set`) and ``--rule key=value`` options.
+
+    ``players``, the table the lineup seats, applies unless a ``--rule players=N`` says otherwise (the
+    commands check that against the lineup first).
+
+    Raises
+    ------
+    typer.Exit
+        A usage error (one line, exit code 2) for an unknown preset or option, a bad value, an option set
+        twice, or an impossible combination.
+    """
     try:
         extra = parse_overrides(overrides or [])
-        if players is not None:
-            extra.setdefault("players", players)
-        return make_rules(preset, **extra)
+        if players is not None and "players" not in extra:
+            return parse_rule_set(spec, extra, players)
+        return parse_rule_set(spec, extra)
     except RulesError as exc:
         raise usage_error(str(exc)) from None
 
@@ -562,8 +576,15 @@ def compare_rules(
         list[str] | None,
         typer.Option(
             "--rules",
-            help="A rule set: preset[+preset][:key=value,...], e.g. classic or "
-            "'classic:nine_penalty=20,no_nine_out=true'. Repeat: at least two (the first is the reference).",
+            help=f"A rule set: {RULE_SET_SYNTAX}. Repeat: at least two (the first is the reference).",
+        ),
+    ] = None,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rule",
+            help="Override one rules option in every rule set (each --rules and each value of --sweep), "
+            "key=value (repeatable), e.g. --rule target=50.",
         ),
     ] = None,
     sweep: Annotated[
@@ -612,9 +633,10 @@ def compare_rules(
         lineup = make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
-    _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
+    _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
     try:
-        sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
+        common = parse_overrides([x for x in rule or [] if not x.replace(" ", "").startswith("players=")])
+        sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names), common)
         names = [canonical_spec(s) for s in names]
         lineup = make_lineup(names)
     except (RulesError, StrategyNotFound) as exc:
@@ -652,7 +674,7 @@ def compare_rules(
     def command_for(kept: list | None) -> str:
         options = {"--players": len(names), "--matches": matches, "--seed": seed,
                    "--ranges": format_ranges(kept) if kept else None}  # fmt: skip
-        return canonical_command("compare-rules", names, options, None, parts)
+        return canonical_command("compare-rules", names, options, rule, parts)
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)

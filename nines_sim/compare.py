@@ -27,7 +27,7 @@ from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
-from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse_value
+from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
@@ -49,28 +49,33 @@ class RuleSet:
     value: object = None
 
 
-def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> tuple[list[RuleSet], dict | None]:
+def rule_sets_from(
+    specs: list[str], sweep: str | None, players: int | None, overrides: dict | None = None
+) -> tuple[list[RuleSet], dict | None]:
     """Rule sets from ``--rules`` specs and an optional ``--sweep option=v1,v2,...``.
+
+    Parameters
+    ----------
+    specs : list of str
+        Rule sets written ``preset[+preset][:key=value,...]`` (see :func:`nines_sim.rules.parse_rule_set`).
+    sweep : str or None
+        ``option=v1,v2,...``: one rule set per value, on top of the one spec (default classic).
+    players : int or None
+        The lineup's table size, given to every rule set.
+    overrides : dict, optional
+        Options applied to every rule set (``--rule key=value``, parsed).
 
     Raises
     ------
     nines_sim.rules.RulesError
         For fewer than two rule sets, an unknown preset or option, a value of the
-        wrong type or out of range, or a sweep of an option that does not exist.
+        wrong type or out of range, a sweep of an option that does not exist or
+        that ``overrides`` sets, or an option set both in a spec and in ``overrides``.
     """
 
     def build(spec: str, **over: object) -> Rules:
-        base = parse_rule_set(spec)
-        if base.players != make_rules(base.preset).players and players is not None and base.players != players:
-            raise RulesError(
-                f"rule set {spec!r} seats {base.players} players but the lineup has {players} "
-                f"{'strategy' if players == 1 else 'strategies'}; "
-                f"the lineup decides the table size"
-            )
-        changes = dict(over)
-        if players is not None:
-            changes["players"] = players
-        return base.replace(**changes) if changes else base
+        base = parse_rule_set(spec, overrides, players)
+        return base.replace(**over) if over else base
 
     if sweep is None:
         if len(specs) < 2:
@@ -84,6 +89,8 @@ def rule_sets_from(specs: list[str], sweep: str | None, players: int | None) -> 
         raise RulesError(f"a sweep is written option=v1,v2,..., not {sweep!r}")
     option, _, values_text = sweep.partition("=")
     option = option.strip()
+    if option in (overrides or {}):
+        raise RulesError(f"{option} is both swept and set by --rule; give it once")
     base_spec = specs[0] if specs else "classic"
     if option == "hand_sizes":
         raise RulesError("hand_sizes cannot be swept (its values hold commas); compare --rules sets instead")

@@ -304,8 +304,30 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def parse_rule_set(spec: str) -> Rules:
-    """Rules from ``"preset[+preset...][:key=value,key=value]"`` (``RulesError`` on bad input)."""
+def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: int | None = None) -> Rules:
+    """Rules from a rule set written ``preset[+preset...][:key=value,key=value]``, the syntax of every command.
+
+    Parameters
+    ----------
+    spec : str
+        e.g. ``"classic"``, ``"hard-nines+no-nine-out"``, ``"classic:nine_penalty=20,no_nine_out=true"``
+        (P1, P2, V1-V7; the options of ``OPTION_NAMES``).
+    overrides : dict, optional
+        Options applied on top (the CLI's ``--rule key=value``, parsed by :func:`parse_overrides`); an
+        option may not be set both here and in ``spec``.
+    players : int, optional
+        The table the lineup seats; ``spec`` may name it too, but only the same number.
+
+    Returns
+    -------
+    Rules
+
+    Raises
+    ------
+    RulesError
+        As :func:`make_rules` and :func:`parse_overrides`, for an option set both in ``spec`` and in
+        ``overrides``, and for ``players=N`` in ``spec`` other than ``players``.
+    """
     preset, _, rest = spec.partition(":")
     items = [x for x in rest.split(",") if x.strip()] if rest else []
     # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
@@ -315,4 +337,17 @@ def parse_rule_set(spec: str) -> Rules:
             joined[-1] += "," + x
         else:
             joined.append(x)
-    return make_rules(preset, **parse_overrides(joined))
+    options = parse_overrides(joined)
+    for k in overrides or {}:
+        if k in options:
+            raise RulesError(f"{k} is set both in the rule set {spec!r} and by --rule; give it once")
+    options.update(overrides or {})
+    if players is not None:
+        if options.get("players", players) != players:
+            make_rules(preset, **options)  # an impossible table (players=9) says so first
+            raise RulesError(
+                f"rule set {spec!r} seats {options['players']} players but the lineup has {players} "
+                f"{'strategy' if players == 1 else 'strategies'}; the lineup decides the table size"
+            )
+        options["players"] = players
+    return make_rules(preset, **options)

@@ -1,0 +1,144 @@
+"""One syntax for rule sets in every command: ``--rules preset[+preset][:key=value,...]`` and ``--rule key=value``.
+
+Each command that takes rules gets the same rules from ``--rules 'classic:key=value'`` as from ``--rules classic
+--rule key=value``, and refuses an unknown option either way in one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.compare import rule_sets_from
+from nines_sim.rules import RulesError, make_rules, parse_rule_set
+
+runner = CliRunner()
+
+
+def invoke(*args: str):  # noqa: ANN201 - a click Result
+    from nines_sim.cli import app
+
+    return runner.invoke(app, list(args))
+
+
+def one_line_error(result) -> str:  # noqa: ANN001
+    assert result.exit_code == 2, result.output
+    lines = [x for x in result.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+def test_a_rule_set_takes_options_after_the_preset_and_more_on_top():
+    assert parse_rule_set("classic:nine_penalty=20") == make_rules("classic", nine_penalty=20)
+    assert parse_rule_set("hard-nines+no-nine-out:target=50", {"tie_rule": "share"}, 3) == make_rules(
+        "hard-nines+no-nine-out", target=50, tie_rule="share", players=3
+    )
+    assert parse_rule_set("classic:hand_sizes=7,7,6,5,5,target=80").hand_sizes == (7, 7, 6, 5, 5)
+    with pytest.raises(RulesError, match="nine_penalty is set both in the rule set 'classic:nine_penalty=20' and by"):
+        parse_rule_set("classic:nine_penalty=20", {"nine_penalty": 30})
+    with pytest.raises(RulesError, match="seats 3 players but the lineup has 4 strategies"):
+        parse_rule_set("classic:players=3", None, 4)
+    with pytest.raises(RulesError, match="unknown rules option 'bogus'"):
+        parse_rule_set("classic:bogus=1")
+
+
+def test_compare_applies_rule_overrides_to_every_rule_set_and_each_swept_value():
+    sets, _ = rule_sets_from(["classic", "hard-nines:target=80"], None, 4, {"no_nine_out": True})
+    assert [s.rules for s in sets] == [
+        make_rules("classic", no_nine_out=True),
+        make_rules("hard-nines", target=80, no_nine_out=True),
+    ]
+    swept, _ = rule_sets_from([], "nine_penalty=10,20", 3, {"target": 50})
+    assert [s.rules for s in swept] == [make_rules("classic", players=3, target=50, nine_penalty=v) for v in (10, 20)]
+    with pytest.raises(RulesError, match="nine_penalty is both swept and set by --rule"):
+        rule_sets_from([], "nine_penalty=10,20", 3, {"nine_penalty": 5})
+
+
+# Per command: its arguments before the rules, and where its run folder would go (None: it writes none).
+COMMANDS = {
+    "tournament": (["tournament", "-n", "5", "--workers", "1"], True),
+    "compare-rules": (["compare-rules", "--rules", "hard-nines", "-n", "5", "--workers", "1"], True),
+    "replay": (["replay"], False),
+    "analyze": (["analyze", "--match", "0", "--samples", "4"], False),
+    "tune": (
+        ["tune", "expert", "--opponents", "hold-nines", "--trials", "1", "--matches", "8", "--validate", "0"],
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("cmd", list(COMMANDS))
+@pytest.mark.parametrize(
+    "rules",
+    [["--rules", "classic:bogus=1"], ["--rules", "classic", "--rule", "bogus=1"]],
+    ids=["in --rules", "--rule"],
+)
+def test_an_unknown_rules_option_is_one_line_exit_2_in_every_command(cmd, rules, tmp_path):
+    args, writes = COMMANDS[cmd]
+    out = ["--out", str(tmp_path / "o")] if writes else []
+    line = one_line_error(invoke(*args, *rules, *out))
+    assert line.startswith("Error: unknown rules option 'bogus'; options are: players, nine_penalty,"), line
+    assert not (tmp_path / "o").exists()
+
+
+def test_tournament_takes_options_in_the_rule_set_as_with_rule(tmp_path):
+    runs = {
+        "inline": ["--rules", "classic:nine_penalty=20"],
+        "rule": ["--rules", "classic", "--rule", "nine_penalty=20"],
+        "plain": ["--rules", "classic"],
+    }
+    for name, rules in runs.items():
+        r = invoke("tournament", "-n", "300", "--workers", "1", "--no-charts", "-q", "--out", str(tmp_path / name),
+                   *rules)  # fmt: skip
+        assert r.exit_code == 0, r.output
+    manifest = json.loads((tmp_path / "inline" / "manifest.json").read_text())
+    assert manifest["rules"]["nine_penalty"] == 20 and "--rules classic:nine_penalty=20" in manifest["command"]
+    summary = (tmp_path / "inline" / "summary.csv").read_bytes()
+    assert summary == (tmp_path / "rule" / "summary.csv").read_bytes()
+    assert summary != (tmp_path / "plain" / "summary.csv").read_bytes()  # the 9s' penalty was applied
+
+
+def test_compare_rules_takes_rule_for_every_rule_set(tmp_path):
+    base = ["compare-rules", "-n", "300", "--workers", "1", "--no-charts", "-q"]
+    r = invoke(
+        *base, "--rules", "classic", "--rules", "hard-nines", "--rule", "target=50", "--out", str(tmp_path / "a")
+    )
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert [s["rules"]["target"] for s in manifest["rule_sets"]] == [50, 50]
+    assert [s["rules"]["nine_penalty"] for s in manifest["rule_sets"]] == [15, 25]
+    assert manifest["command"].endswith("--rule target=50 --rules classic --rules hard-nines")
+    r = invoke(*base, "--rules", "classic:target=50", "--rules", "hard-nines:target=50", "--out", str(tmp_path / "b"))
+    assert r.exit_code == 0, r.output
+    a, b = (pd.read_csv(tmp_path / d / "comparison.csv").drop(columns="rule_set") for d in "ab")
+    pd.testing.assert_frame_equal(a, b)
+    help_text = invoke("compare-rules", "--help").output
+    assert "--rule" in help_text and "in every rule set" in help_text
+
+
+def test_replay_takes_options_in_the_rule_set_as_with_rule():
+    inline = invoke("replay", "--match", "2", "--rules", "classic:target=40")
+    assert inline.exit_code == 0, inline.output
+    with_rule = invoke("replay", "--match", "2", "--rules", "classic", "--rule", "target=40")
+    plain = invoke("replay", "--match", "2")
+    assert inline.output == with_rule.output
+    assert inline.output.splitlines()[-1] != plain.output.splitlines()[-1]  # the match ends sooner
+
+
+def test_analyze_takes_options_in_the_rule_set_as_with_rule():
+    position = ["analyze", "--cards", "9H 9S KC 3D", "--top", "5D", "--sizes", "2,6,6", "--samples", "16"]
+    inline = invoke(*position, "--rules", "classic:nine_penalty=60")
+    assert inline.exit_code == 0, inline.output
+    assert inline.output == invoke(*position, "--rules", "classic", "--rule", "nine_penalty=60").output
+    assert inline.output != invoke(*position).output  # the 9s held cost more
+
+
+def test_tune_takes_options_in_the_rule_set(tmp_path):
+    args, _ = COMMANDS["tune"]
+    r = invoke(*args, "--workers", "1", "--quiet", "--rules", "classic:target=50", "--out", str(tmp_path / "t"))
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert manifest["setup"]["rules"]["target"] == 50 and "--rules classic:target=50" in manifest["command"]
