@@ -267,6 +267,13 @@ class _DecideCache(FunctionCache):
     def _index_key(self, sig: Any, codegen: Any) -> tuple:
         return (*super()._index_key(sig, codegen), self._py_func.__module__)
 
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        """The cached code, or None (compile it) where an entry cannot be loaded: a damaged file, a module gone."""
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001 - a cache that cannot be read is a cache miss, never a failed run
+            return None
+
 
 def compiled_function(strategy: Strategy | None) -> Any:
     """The compiled-engine form of a seat's strategy: ``decide`` as a C callback, or a placeholder.

@@ -67,6 +67,7 @@ print(json.dumps({
     "module": type(players[0]).__module__,
     "from_cache": compiled_function(players[0]).cache_hits,
     "engines_agree": a.totals.tobytes() == b.totals.tobytes(),
+    "cache_path": compiled_function(players[0])._cache.cache_path,
     "totals": a.totals.tolist(),
 }))
 """
@@ -110,3 +111,11 @@ def test_a_compiled_file_plugin_runs_again_by_file_and_by_module_and_recompiles_
     assert helper_edited["totals"] != edited["totals"]
     again = run(tmp_path, by_file)
     assert again["from_cache"] == 1 and again["totals"] == helper_edited["totals"]
+
+    # a cache entry that cannot be read is compiled again, not a failed run
+    data = sorted(Path(again["cache_path"]).glob("plugin.lowest_first-*.nbc"))
+    assert data
+    for f in data:
+        f.write_bytes(f.read_bytes()[:40])
+    damaged = run(tmp_path, by_file)
+    assert damaged["from_cache"] == 0 and damaged["totals"] == helper_edited["totals"]
