@@ -400,9 +400,11 @@ def tournament(
     extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
     with _writing():
         clear_outputs(run_dir)
-        write_tables(run_dir, plan, outcome)
+        tables = write_tables(run_dir, plan, outcome)
         write_manifest(
-            run_dir, manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra)
+            run_dir,
+            manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra),
+            files=tables,
         )
         _charts_and_report(run_dir, no_charts)
     if not quiet:
@@ -661,7 +663,8 @@ def compare_rules(
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
-                                                    outcome, n_workers, batch_size) | extra)  # fmt: skip
+                                                    outcome, n_workers, batch_size) | extra,
+                       files=["comparison.csv", "score_distribution.csv"])  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(table))
@@ -961,7 +964,7 @@ def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sche
             write_csv(frame, run_dir / "validation.csv")
             write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
                                      "baseline": setup.baseline_spec, "matches": checked.matches,
-                                     "match_range": list(checked.match_range)})  # fmt: skip
+                                     "match_range": list(checked.match_range)}, files=["validation.csv"])  # fmt: skip
     g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
     typer.echo(
         f"{spec} (versus) against {setup.baseline_spec} (strategy) on {checked.matches:,} fresh matches, paired: "
