@@ -398,6 +398,7 @@ def tournament(
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
+    extra["specs_given"] = names or list(plan.strategies)  # a parameter file names its entry in reports
     with _writing():
         clear_outputs(run_dir)
         tables = write_tables(run_dir, plan, outcome)
@@ -409,7 +410,7 @@ def tournament(
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
-        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked))
+        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked, extra["specs_given"]))
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(plan.strategies)):
@@ -610,6 +611,7 @@ def compare_rules(
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
+    given = list(names)  # as typed: a parameter file names its seat in reports
     try:
         lineup = make_lineup(names)
     except StrategyNotFound as exc:
@@ -658,6 +660,7 @@ def compare_rules(
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)
+    extra["specs_given"] = given
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
@@ -667,7 +670,7 @@ def compare_rules(
                        files=["comparison.csv", "score_distribution.csv"])  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:
-        typer.echo(terminal_table(table))
+        typer.echo(terminal_table(table, given))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
         f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {outcome.wall_seconds:.1f} s; "

@@ -313,6 +313,50 @@ def _legend_outside(ax: Axes, **kwargs: Any) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
 
 
+#: Most characters on one line of a tick label; longer labels wrap (after a comma, parenthesis, @, / or -).
+TICK_CHARS = 20
+
+#: Inches one character of a tick label takes at the default font size (10 pt), with margin.
+_CHAR_INCH = 0.085
+
+
+def wrap_label(label: str, width: int = TICK_CHARS) -> str:
+    """A tick label on lines of at most ``width`` characters, broken after ``,``, ``(``, ``@``, ``/``, ``-`` or a space.
+
+    Lines already in the label (``"seat 0\nrandom"``) are kept; a word longer than ``width`` is cut.
+    """
+    out = []
+    for line in str(label).split("\n"):
+        tokens, word = [], ""
+        for ch in line:
+            word += ch
+            if ch in ",(@/- ":
+                tokens.append(word)
+                word = ""
+        tokens.append(word)
+        current = ""
+        for tok in tokens:
+            while len(tok) > width:  # a word longer than a line: cut it
+                if current:
+                    out.append(current.rstrip())
+                    current = ""
+                out.append(tok[:width])
+                tok = tok[width:]
+            if len(current) + len(tok.rstrip()) > width and current:
+                out.append(current.rstrip())
+                current = ""
+            current += tok
+        if current or not out:
+            out.append(current.rstrip())
+    return "\n".join(out)
+
+
+def tick_inches(labels: list[str]) -> float:
+    """Width in inches one tick needs so that its (wrapped) label does not touch its neighbours'."""
+    longest = max((len(line) for label in labels for line in str(label).split("\n")), default=1)
+    return _CHAR_INCH * longest + 0.2
+
+
 def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     """Win rate of each entry with 95% interval bars and a dashed line at the no-edge rate.
 
@@ -327,13 +371,14 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2) + LEGEND_WIDTH, 4.5))
+    labels = [wrap_label(x) for x in data.labels]
+    fig, ax = _figure(ax, (max(6.0, max(0.9, tick_inches(labels)) * len(labels) + 2) + LEGEND_WIDTH, 4.5))
     x = np.arange(len(data.labels))
     # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
     yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
     ax.errorbar(x, data.rate, yerr=yerr, fmt="o", capsize=4, color="C0", label="win rate, 95% Wilson interval")
     ax.axhline(data.reference, linestyle="--", color="0.4", linewidth=1, label=data.reference_label)
-    ax.set_xticks(x, data.labels, rotation=0 if len(data.labels) <= 6 else 30, ha="center")
+    ax.set_xticks(x, labels)  # wrapped, on a figure wide enough for them: no label crosses another
     ax.set_xlabel(data.entry_kind.capitalize())
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per " + data.entry_kind)
@@ -441,7 +486,10 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     n = len(data.labels)
-    fig, ax = _figure(ax, (max(5.0, 0.9 * n + 3), max(4.0, 0.8 * n + 2)))
+    labels = [wrap_label(x) for x in data.labels]
+    cell = max(0.9, tick_inches(labels))
+    rows = max(label.count("\n") + 1 for label in labels) if labels else 1
+    fig, ax = _figure(ax, (max(5.0, cell * n + 3 + _CHAR_INCH * TICK_CHARS), max(4.0, 0.8 * n + 2 + 0.17 * rows)))
     # Symmetric limits about 0.5 so equal colour strength means equal edge either way; a floor keeps
     # near-even tables from turning tiny differences into saturated colours.
     finite = data.rate[np.isfinite(data.rate)]
@@ -449,7 +497,8 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
     # the diagonal (no strategy plays itself) in grey, not the white of 0.5
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
-    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap=cmap, norm=norm)
+    # aspect="auto": the cells take the width their (wrapped) labels need
+    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap=cmap, norm=norm, aspect="auto")
     for i in range(n):
         for j in range(n):
             v = data.rate[i, j]
@@ -457,8 +506,8 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
                 # White text on the dark ends of the colormap, black in the pale middle.
                 colour = "white" if abs(v - 0.5) > 0.6 * spread else "black"
                 ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=colour, fontsize="small")
-    ax.set_xticks(np.arange(n), data.labels, rotation=30, ha="right")
-    ax.set_yticks(np.arange(n), data.labels)
+    ax.set_xticks(np.arange(n), labels)
+    ax.set_yticks(np.arange(n), labels)
     ax.set_xlabel("Opponent")
     ax.set_ylabel("Strategy")
     ax.set_title("Heads-up win rate of row against column")
@@ -756,9 +805,11 @@ def _colour(i: int, n: int) -> Any:
     return f"C{i}" if n <= 10 else colormaps["tab20"](i % 20)
 
 
-def _grouped(ax: Axes | None, n_sets: int, n_seats: int) -> tuple[Figure, Axes, np.ndarray, float]:
-    """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set."""
-    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
+def _grouped(ax: Axes | None, n_sets: int, n_seats: int, labels: list[str]) -> tuple[Figure, Axes, np.ndarray, float]:
+    """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set;
+    the group is at least as wide as its (wrapped) seat label."""
+    group = max(0.35 * n_sets + 0.8, tick_inches(labels))
+    fig, ax = _figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
     return fig, ax, np.arange(n_seats), 0.8 / max(n_sets, 1)
 
 
@@ -777,7 +828,8 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.rate.shape
-    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
+    labels = [wrap_label(x) for x in data.seat_labels]
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats, labels)
     for r, label in enumerate(data.rule_sets):
         offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         # errorbar distances below/above the bar top; NaN (no matches) draws nothing rather than failing.
@@ -792,7 +844,7 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
             label=label,
         )
     ax.axhline(data.reference, linestyle="--", color="0.3", linewidth=1, label=data.reference_label)
-    ax.set_xticks(x, data.seat_labels)
+    ax.set_xticks(x, labels)
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per seat under each rule set (95% Wilson intervals)")
@@ -820,7 +872,8 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.shift.shape
-    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
+    labels = [wrap_label(x) for x in data.seat_labels]
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats, labels)
     for r, label in enumerate(data.rule_sets):
         offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         colour = _colour(r + 1, len(data.rule_sets) + 1)  # the colour this rule set has in the win-rate chart
@@ -832,7 +885,7 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
         ax.plot((x + offset)[~sig], data.shift[r][~sig], "o", markerfacecolor="white", color=colour,
                 label=f"{label} (hollow: not significant)" if (~sig).any() else None)  # fmt: skip
     ax.axhline(0.0, linestyle="--", color="0.3", linewidth=1, label=f"no change from {data.reference}")
-    ax.set_xticks(x, data.seat_labels)
+    ax.set_xticks(x, labels)
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel(f"Change of win rate vs {data.reference} (pp)")
     ax.set_title("Paired shift of each seat's win rate (95% intervals, Holm-corrected marks)")
