@@ -587,3 +587,26 @@ def test_every_comparison_chart_of_long_labels_fits_its_figure(tmp_path: Path) -
         for name, fig in figs.items():
             _assert_fits(fig, f"{kind}: {name}")
             plt.close(fig)
+
+
+def test_final_totals_by_rule_set_draws_the_difference_from_the_first_rule_set() -> None:
+    # Two rule sets with the same distribution (classic vs hard-nines where no one is caught with a 9): the
+    # curves coincide, the lower panel shows a zero difference; a third set shifted by one bin shows it.
+    counts = {"0": 50, "10": 30, "20": 20}
+    rows = [{"rule_set": r, "strategy": s, "kind": "final_total", "points": int(p), "count": n}
+            for r in ("classic", "hard-nines") for s in ("a", "b") for p, n in counts.items()]  # fmt: skip
+    rows += [{"rule_set": "shifted", "strategy": "a", "kind": "final_total", "points": int(p) + 10, "count": 2 * n}
+             for p, n in counts.items()]  # fmt: skip
+    data = charts.final_totals_by_rule_set_data(pd.DataFrame(rows), ["classic", "hard-nines", "shifted"])
+    assert data.means == {"classic": 7.0, "hard-nines": 7.0, "shifted": 17.0}
+    fig = charts.plot_final_totals_by_rule_set(data)
+    top, diff = fig.axes[0], fig.axes[1]
+    styles = {line.get_linestyle() for line in top.get_lines()}
+    assert len(styles) == 3  # coinciding curves drawn in different dash patterns: both visible
+    same, shifted = [line for line in diff.get_lines() if line.get_label() != "no difference"]
+    assert np.allclose(same.get_ydata(), 0.0)
+    want = data.shares["shifted"] - data.shares["classic"]
+    assert np.allclose(shifted.get_ydata()[:-1], want)
+    assert "+10.00" in shifted.get_label()
+    _assert_fits(fig, "difference panel")
+    plt.close(fig)

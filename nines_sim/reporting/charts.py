@@ -12,7 +12,7 @@ for.  Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,12 +135,15 @@ class Histogram:
         float64, (B,) per strategy: share of its observations in each bin (sums to 1).
     observations : dict of str to int
         Number of observations per strategy.
+    means : dict of str to float
+        Mean points per strategy, from the unbinned counts (empty where not computed).
     """
 
     kind: str
     edges: np.ndarray
     shares: dict[str, np.ndarray]
     observations: dict[str, int]
+    means: dict[str, float] = field(default_factory=dict)
 
 
 def nice_bin_width(span: float, max_bins: int = MAX_BINS) -> int:
@@ -190,6 +193,7 @@ def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = N
     edges = start + width * np.arange(n_bins + 1, dtype=np.float64)
     shares: dict[str, np.ndarray] = {}
     observations: dict[str, int] = {}
+    means: dict[str, float] = {}
     # Keep the strategies in the order they first appear in the file (the runner's lineup order).
     for name in dict.fromkeys(rows["strategy"]):
         s = counts.loc[name]
@@ -198,7 +202,13 @@ def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = N
         total = binned.sum()
         observations[name] = int(round(total))
         shares[name] = binned / total if total > 0 else binned
-    return Histogram(kind=kind, edges=edges, shares=shares, observations=observations)
+        weight = float(s.sum())
+        means[name] = (
+            float((s.index.to_numpy(dtype=np.float64) * s.to_numpy(dtype=np.float64)).sum() / weight)
+            if weight > 0
+            else float("nan")
+        )
+    return Histogram(kind=kind, edges=edges, shares=shares, observations=observations, means=means)
 
 
 @dataclass
@@ -651,6 +661,7 @@ def final_totals_by_rule_set_data(scores: pd.DataFrame, rule_sets: list[str] | N
         edges=merged.edges,
         shares={r: merged.shares[r] for r in order},
         observations={r: merged.observations[r] for r in order},
+        means={r: merged.means[r] for r in order},
     )
 
 
@@ -894,26 +905,69 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     return fig
 
 
+#: Line styles of the rule sets' curves, so that curves lying on one another all stay visible.
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
 def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Figure:
-    """Step histogram of final totals, one line per rule set (see ``plot_distribution``).
+    """Final totals per rule set (all seats), and below them each rule set's difference from the first.
+
+    The top panel draws one step line per rule set, each in its own colour and dash pattern and named with its
+    mean total, so that rule sets whose distributions coincide still show every line.  With two rule sets or
+    more and no ``ax`` given, a lower panel draws each later rule set's share minus the first's, bin by bin, on
+    its own scale, and names the shift of the mean total: identical distributions read as a line on 0.  No band
+    is drawn: the rule sets play the same deals where they can, so the spread of the difference cannot be had
+    from the histograms (an independent-samples band would be far too wide); the paired test of each seat is the
+    shift chart's.
 
     Parameters
     ----------
     data : Histogram
         From ``final_totals_by_rule_set_data``.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure by default.
+        Axes to draw the distributions on (no difference panel); a new figure by default.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig = plot_final_totals(data, ax=ax)
-    ax = ax if ax is not None else fig.axes[0]
+    names = list(data.shares)
+    if ax is None and len(names) > 1:
+        fig, (ax, diff) = plt.subplots(2, 1, sharex=True, figsize=(8.0 + LEGEND_WIDTH, 7.0), layout="constrained",
+                                       height_ratios=(3, 2))  # fmt: skip
+    else:
+        fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+        diff = None
+    for i, name in enumerate(names):
+        share = data.shares[name]
+        mean = data.means.get(name)
+        label = f"{name} (mean {mean:.1f})" if mean is not None and np.isfinite(mean) else name
+        ax.step(data.edges, np.append(share, share[-1:]), where="post", label=label, linewidth=1.6,
+                color=_colour(i, len(names)), linestyle=_LINESTYLES[i % len(_LINESTYLES)])  # fmt: skip
+    width = data.edges[1] - data.edges[0]
+    bins = "" if width == 1 else f", in bins of {width:g} points"
     ax.set_title("Final match totals by rule set (all seats)")
     ax.set_ylabel("Share of seat-matches (rate)")
-    if data.shares:
+    ax.grid(alpha=0.3)
+    if names:
         _legend_outside(ax, title="rule set", title_fontsize="small")
+    xlabel = f"Final total (points{bins}; lower is better)"
+    if diff is None:
+        ax.set_xlabel(xlabel)
+        return fig
+    ref = names[0]
+    for i, name in enumerate(names[1:], start=1):
+        d = data.shares[name] - data.shares[ref]
+        shift = data.means.get(name, np.nan) - data.means.get(ref, np.nan)
+        diff.step(data.edges, np.append(d, d[-1:]), where="post", color=_colour(i, len(names)), linewidth=1.4,
+                  linestyle=_LINESTYLES[i % len(_LINESTYLES)],
+                  label=f"{name} - {ref} (mean {shift:+.2f})")  # fmt: skip
+    diff.axhline(0.0, color="0.3", linewidth=1, linestyle="--", label="no difference")
+    diff.set_ylabel(f"Share minus {ref}'s")
+    diff.set_xlabel(xlabel)
+    diff.set_title(f"Difference from {ref}, bin by bin (mean: shift of the mean total, points)", fontsize="medium")
+    diff.grid(alpha=0.3)
+    _legend_outside(diff)
     return fig
 
 
