@@ -610,3 +610,19 @@ def test_final_totals_by_rule_set_draws_the_difference_from_the_first_rule_set()
     assert "+10.00" in shifted.get_label()
     _assert_fits(fig, "difference panel")
     plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("label", "lines"),
+    [
+        ("seat 0\nexpert@expert-classic.json", ["seat 0", "expert@", "expert-classic.json"]),
+        ("expert(w_penalty=1.37,w_follow=7.39,\u2026)", ["expert(", "w_penalty=1.37,", "w_follow=7.39,\u2026)"]),
+        ("hold-nines", ["hold-nines"]),
+        ("a-very-long-hyphenated-strategy-name", ["a-very-long-", "hyphenated-strategy-", "name"]),
+        ("x" * 45, ["x" * 20, "x" * 20, "x" * 5]),
+    ],
+)
+def test_tick_labels_wrap_after_separators_within_the_line_width(label: str, lines: list[str]) -> None:
+    wrapped = charts.wrap_label(label)
+    assert wrapped.split("\n") == lines
+    assert wrapped.replace("\n", "") == label.replace("\n", "")  # nothing lost

@@ -330,34 +330,39 @@ TICK_CHARS = 20
 _CHAR_INCH = 0.085
 
 
-def wrap_label(label: str, width: int = TICK_CHARS) -> str:
-    """A tick label on lines of at most ``width`` characters, broken after ``,``, ``(``, ``@``, ``/``, ``-`` or a space.
+def _split_after(text: str, marks: str) -> list[str]:
+    """``text`` in pieces, each ending after one of ``marks`` (the last piece may end otherwise)."""
+    pieces, word = [], ""
+    for ch in text:
+        word += ch
+        if ch in marks:
+            pieces.append(word)
+            word = ""
+    return [*pieces, word] if word else pieces
 
-    Lines already in the label (``"seat 0\nrandom"``) are kept; a word longer than ``width`` is cut.
+
+def wrap_label(label: str, width: int = TICK_CHARS) -> str:
+    """A tick label on lines of at most ``width`` characters.
+
+    Lines break after ``,``, ``(``, ``@``, ``/`` or a space; a piece still too long breaks after a ``-``, then
+    is cut.  Lines already in the label (``"seat 0\nrandom"``) are kept.
     """
     out = []
     for line in str(label).split("\n"):
-        tokens, word = [], ""
-        for ch in line:
-            word += ch
-            if ch in ",(@/- ":
-                tokens.append(word)
-                word = ""
-        tokens.append(word)
+        tokens = []
+        for piece in _split_after(line, ",(@/ "):
+            if len(piece) <= width:
+                tokens.append(piece)
+                continue
+            for part in _split_after(piece, "-"):
+                tokens += [part[k : k + width] for k in range(0, len(part), width)]
         current = ""
         for tok in tokens:
-            while len(tok) > width:  # a word longer than a line: cut it
-                if current:
-                    out.append(current.rstrip())
-                    current = ""
-                out.append(tok[:width])
-                tok = tok[width:]
-            if len(current) + len(tok.rstrip()) > width and current:
+            if current and len(current) + len(tok.rstrip()) > width:
                 out.append(current.rstrip())
                 current = ""
             current += tok
-        if current or not out:
-            out.append(current.rstrip())
+        out.append(current.rstrip())
     return "\n".join(out)
 
 
