@@ -606,24 +606,23 @@ def compare_rules(
     )
     from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
     from nines_sim.progress import RunProgress
-    from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.simulate import cpu_count
-    from nines_sim.tournament import DEFAULT_LINEUP
+    from nines_sim.tournament import DEFAULT_LINEUP, entry_names
 
     names = list(strategies or DEFAULT_LINEUP)
     given = list(names)  # as typed: a parameter file names its seat in reports
     try:
-        lineup = make_lineup(names)
+        make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
     _check_seats(*_players_wanted(players, None), names, given=bool(strategies))
     try:
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names))
         names = [canonical_spec(s) for s in names]
-        lineup = make_lineup(names)
+        labels = entry_names(names)  # the CSVs' names, distinct
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
-    labels = [display_name(st) for st in lineup]
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")

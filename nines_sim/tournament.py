@@ -81,6 +81,27 @@ class Game:
     lineup: tuple[str, ...]
 
 
+def entry_names(specs: list[str]) -> list[str]:
+    """The names the CSVs give a lineup's strategies: each one's ``display_name`` (values to 4 digits,
+    ``expert(w_follow=2.5)``), or its spec where two different specs would share a name (``expert:w_follow=2.5001``
+    and ``expert:w_follow=2.5002``), so that no two strategies of a run have one name.
+
+    Parameters
+    ----------
+    specs : list of str
+        Strategy specs, one per entry (a spec may repeat: one strategy in several seats).
+
+    Returns
+    -------
+    list of str
+    """
+    names = [display_name(s) for s in make_lineup(list(specs))]
+    specs_of: dict[str, set[str]] = {}
+    for spec, name in zip(specs, names):
+        specs_of.setdefault(name, set()).add(str(spec))
+    return [str(spec) if len(specs_of[name]) > 1 else name for spec, name in zip(specs, names)]
+
+
 @dataclass
 class Plan:
     """What a tournament plays.
@@ -104,7 +125,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            self.labels = [display_name(s) for s in make_lineup(self.strategies)]
+            self.labels = entry_names(self.strategies)
 
     def label_of(self, spec: str) -> str:
         """The name a strategy spec is shown under (a class's ``name``, not its import path)."""

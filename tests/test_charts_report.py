@@ -626,3 +626,19 @@ def test_tick_labels_wrap_after_separators_within_the_line_width(label: str, lin
     wrapped = charts.wrap_label(label)
     assert wrapped.split("\n") == lines
     assert wrapped.replace("\n", "") == label.replace("\n", "")  # nothing lost
+
+
+def test_two_specs_alike_to_4_digits_keep_distinct_names_in_the_csvs() -> None:
+    from nines_sim.reporting.labels import short_labels
+    from nines_sim.tournament import entry_names
+
+    specs = ["expert:w_follow=2.5001", "expert:w_follow=2.5002", "expert:w_follow=2.5001", "random"]
+    # the 4-digit name of both would be expert(w_follow=2.5): the CSVs name them by their specs instead
+    assert entry_names(specs) == specs
+    assert entry_names(["expert:w_follow=2.5", "random", "random"]) == ["expert(w_follow=2.5)", "random", "random"]
+    assert short_labels(entry_names(specs)) == [
+        "expert(w_follow=2.5001)",
+        "expert(w_follow=2.5002)",
+        "expert(w_follow=2.5001)",
+        "random",
+    ]
