@@ -41,7 +41,7 @@ class RunFolderError(ValueError):
     """A folder that is not a complete, consistent run folder; the message names the file."""
 
 
-def check_digests(run_dir: Path, manifest: dict) -> None:
+def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False) -> None:
     """Refuse a folder whose data files differ from the ones its run wrote.
 
     The manifest's ``"sha256"`` (written by :func:`nines_sim.output.write_manifest`) holds the SHA-256 of each
@@ -54,6 +54,9 @@ def check_digests(run_dir: Path, manifest: dict) -> None:
         The run folder.
     manifest : dict
         Its ``manifest.json``, parsed.
+    only_missing : bool
+        Check only that every listed file exists (before the tables are read, so that a deleted table is
+        named as such); the digests themselves after the tables' own checks, whose messages say more.
 
     Raises
     ------
@@ -73,10 +76,14 @@ def check_digests(run_dir: Path, manifest: dict) -> None:
     ):
         raise RunFolderError(f"{run_dir / 'manifest.json'} is not a nines-sim manifest: its {DIGESTS_KEY!r} "
                              f"is not a mapping of file names to digests")  # fmt: skip
-    for name, want in digests.items():
+    for name in digests:
         path = run_dir / name
         if not path.is_file():
             raise RunFolderError(f"{path} is missing: the run wrote it (manifest.json lists it); {rerun}")
+    if only_missing:
+        return
+    for name, want in digests.items():
+        path = run_dir / name
         try:
             got = file_digest(path)
         except OSError as exc:
@@ -198,16 +205,20 @@ def check_run_folder(run_dir: Path) -> str:
         raise RunFolderError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
     if not isinstance(manifest, dict):
         raise RunFolderError(f"{path} is not a nines-sim manifest (not a JSON object)")
-    check_digests(run_dir, manifest)
+    check_digests(run_dir, manifest, only_missing=True)
+    kind = None
     if (run_dir / "comparison.csv").is_file():
         _check_comparison(run_dir, manifest)
-        return "comparison"
-    if (run_dir / "summary.csv").is_file():
+        kind = "comparison"
+    elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
-        return "tournament"
-    if (run_dir / "trials.csv").is_file():
+        kind = "tournament"
+    elif (run_dir / "trials.csv").is_file():
         for name in ("trials.csv", "best.json"):
             if not (run_dir / name).is_file():
                 raise RunFolderError(f"{run_dir} is a tune folder without {name}; rerun the manifest's command")
-        return "tune"
+        kind = "tune"
+    if kind is not None:
+        check_digests(run_dir, manifest)
+        return kind
     raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")
