@@ -35,13 +35,19 @@ TOURNAMENT_FILES = {
     "head_to_head.csv": HEAD_TO_HEAD_COLUMNS,
 }
 COMPARISON_FILES = {"comparison.csv": COMPARISON_COLUMNS, "score_distribution.csv": COMPARISON_DISTRIBUTION_COLUMNS}
+#: The files ``nines report`` reads from each kind of folder.
+READ_FILES = {
+    "tournament": tuple(TOURNAMENT_FILES),
+    "comparison": tuple(COMPARISON_FILES),
+    "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
+}
 
 
 class RunFolderError(ValueError):
     """A folder that is not a complete, consistent run folder; the message names the file."""
 
 
-def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False) -> None:
+def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, read: tuple[str, ...] = ()) -> None:
     """Refuse a folder whose data files differ from the ones its run wrote.
 
     The manifest's ``"sha256"`` (written by :func:`nines_sim.output.write_manifest`) holds the SHA-256 of each
@@ -57,6 +63,9 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False) -> 
     only_missing : bool
         Check only that every listed file exists (before the tables are read, so that a deleted table is
         named as such); the digests themselves after the tables' own checks, whose messages say more.
+    read : tuple of str
+        The files the redraw of this kind of folder reads: one of them in the folder but not listed is refused
+        (another run's leftover file elsewhere in the folder is not).
 
     Raises
     ------
@@ -64,7 +73,7 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False) -> 
         Naming the file: a listed file is missing or its bytes differ from the digest; a data file the reader
         would use is in the folder but not listed; or the digests are not a mapping of file names to hex text.
     """
-    from nines_sim.output import DATA_FILES, DIGESTS_KEY, file_digest
+    from nines_sim.output import DIGESTS_KEY, file_digest
 
     digests = manifest.get(DIGESTS_KEY)
     if digests is None:
@@ -93,7 +102,7 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False) -> 
                 f"{path} was changed after the run wrote it (its SHA-256 differs from the one in manifest.json); "
                 f"{rerun}"
             )
-    for name in DATA_FILES:
+    for name in read:
         if name not in digests and (run_dir / name).is_file():
             raise RunFolderError(
                 f"{run_dir / name} is not one of the run's files (manifest.json does not list it); remove it or {rerun}"
@@ -219,6 +228,6 @@ def check_run_folder(run_dir: Path) -> str:
                 raise RunFolderError(f"{run_dir} is a tune folder without {name}; rerun the manifest's command")
         kind = "tune"
     if kind is not None:
-        check_digests(run_dir, manifest)
+        check_digests(run_dir, manifest, read=READ_FILES[kind])
         return kind
     raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")
