@@ -412,16 +412,19 @@ def tournament(
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
+    extra["specs_given"] = names or list(plan.strategies)  # a parameter file names its entry in reports
     with _writing():
         clear_outputs(run_dir)
-        write_tables(run_dir, plan, outcome)
+        tables = write_tables(run_dir, plan, outcome)
         write_manifest(
-            run_dir, manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra)
+            run_dir,
+            manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra),
+            files=tables,
         )
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
-        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked))
+        typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked, extra["specs_given"]))
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(plan.strategies)):
@@ -624,13 +627,14 @@ def compare_rules(
     )
     from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
     from nines_sim.progress import RunProgress
-    from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.simulate import cpu_count
-    from nines_sim.tournament import DEFAULT_LINEUP
+    from nines_sim.tournament import DEFAULT_LINEUP, entry_names
 
     names = list(strategies or DEFAULT_LINEUP)
+    given = list(names)  # as typed: a parameter file names its seat in reports
     try:
-        lineup = make_lineup(names)
+        make_lineup(names)
     except StrategyNotFound as exc:
         raise usage_error(str(exc)) from None
     _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
@@ -638,10 +642,9 @@ def compare_rules(
         common = parse_overrides([x for x in rule or [] if not x.replace(" ", "").startswith("players=")])
         sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(names), common)
         names = [canonical_spec(s) for s in names]
-        lineup = make_lineup(names)
+        labels = entry_names(names)  # the CSVs' names, distinct
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
-    labels = [display_name(st) for st in lineup]
     n_workers = workers or cpu_count()
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
@@ -678,15 +681,17 @@ def compare_rules(
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, outcome.matches_played, command_for(outcome.kept) if outcome.partial else None)
+    extra["specs_given"] = given
     with _writing():
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
-                                                    outcome, n_workers, batch_size) | extra)  # fmt: skip
+                                                    outcome, n_workers, batch_size) | extra,
+                       files=["comparison.csv", "score_distribution.csv"])  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:
-        typer.echo(terminal_table(table))
+        typer.echo(terminal_table(table, given))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
         f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {outcome.wall_seconds:.1f} s; "
@@ -983,7 +988,7 @@ def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sche
             write_csv(frame, run_dir / "validation.csv")
             write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
                                      "baseline": setup.baseline_spec, "matches": checked.matches,
-                                     "match_range": list(checked.match_range)})  # fmt: skip
+                                     "match_range": list(checked.match_range)}, files=["validation.csv"])  # fmt: skip
     g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
     typer.echo(
         f"{spec} (versus) against {setup.baseline_spec} (strategy) on {checked.matches:,} fresh matches, paired: "

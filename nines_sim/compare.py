@@ -352,8 +352,16 @@ def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: Compare
     return pd.DataFrame(rows, columns=DISTRIBUTION_COLUMNS)
 
 
-def terminal_table(df: pd.DataFrame) -> str:
-    """The comparison a user reads in the terminal; columns widen to the longest rule set and seat label."""
+def terminal_table(df: pd.DataFrame, given: list[str] | None = None) -> str:
+    """The comparison a user reads in the terminal; columns widen to the longest rule set and seat label.
+
+    Strategies are shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter
+    file of the specs ``given``, in seat order, names its seat).
+    """
+    from nines_sim.reporting.labels import label_map
+
+    seats = df.drop_duplicates("position").sort_values("position")
+    shown = label_map([str(s) for s in seats["strategy"]], given)
     rows = []
     for r in df.itertuples():
         ci = f"{decimal_text(r.win_rate, 4)} [{decimal_text(r.win_rate_low, 4)}, {decimal_text(r.win_rate_high, 4)}]"
@@ -363,7 +371,7 @@ def terminal_table(df: pd.DataFrame) -> str:
             delta = f"{shift[0]} pp [{shift[1]}, {shift[2]}]{mark}"
         else:
             delta = "(reference)"
-        rows.append((str(r.rule_set), f"{r.position}:{r.strategy}", ci, delta))
+        rows.append((str(r.rule_set), f"{r.position}:{shown.get(str(r.strategy), r.strategy)}", ci, delta))
     head = ("rule set", "seat:strategy", "win rate [95% CI]", "change vs first [95% CI]")
     widths = [max(w, *(len(row[i]) for row in rows)) for i, w in enumerate((28, 20, 26, 28))]
     lines = [" ".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]

@@ -6,9 +6,11 @@ are written with a fixed format so that equal numbers give equal bytes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -233,7 +235,67 @@ def started_at(wall_seconds: float) -> str:
     return (datetime.now(UTC) - timedelta(seconds=wall_seconds)).isoformat(timespec="seconds")
 
 
-def write_manifest(run_dir: Path, data: dict) -> Path:
+#: Every data file a run folder of any kind may hold, which ``nines report`` reads: the manifest records the
+#: SHA-256 of each one a run wrote (not ``report.md`` or the charts, which ``nines report`` redraws).
+DATA_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
+              "head_to_head.csv", "comparison.csv", "matches.csv.gz",
+              "trials.csv", "best.json", "validation.csv", "importances.csv")  # fmt: skip
+
+#: The manifest's key for the digests: ``{"summary.csv": "<64 hex digits>", ...}``.
+DIGESTS_KEY = "sha256"
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, as 64 lower-case hex digits.
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read.
+    """
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def write_manifest(run_dir: Path, data: dict, files: Iterable[str | Path] | None = None) -> Path:
+    """Write ``manifest.json`` with the SHA-256 of each data file of the folder, so that an edit is found later.
+
+    Every writer of a run folder (tournament, compare-rules, tune, tune --versus) calls this last, once its data
+    files are final: ``nines report`` refuses a folder whose listed files are missing or differ
+    (:func:`nines_sim.reporting.check.check_digests`).
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path
+        The run folder.
+    data : dict
+        The manifest's fields (JSON-serialisable); a ``"sha256"`` key is added (any given one is replaced).
+    files : iterable of str or pathlib.Path, optional
+        The data files to record (names in ``run_dir``, or paths of files in it); by default every file of
+        :data:`DATA_FILES` the folder holds.
+
+    Returns
+    -------
+    pathlib.Path
+        The manifest written.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a file named in ``files`` does not exist.
+    ValueError
+        If a file named in ``files`` is not in ``run_dir``.
+    """
+    if files is None:
+        names = [n for n in DATA_FILES if (run_dir / n).is_file()]
+    else:
+        names = []
+        for f in files:
+            f = Path(f)
+            if f.parent not in (Path(), run_dir):
+                raise ValueError(f"{f} is not a file of the run folder {run_dir}")
+            names.append(f.name)
+    digests = {name: file_digest(run_dir / name) for name in names}
     path = run_dir / "manifest.json"
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    path.write_text(json.dumps({**data, DIGESTS_KEY: digests}, indent=2) + "\n")
     return path

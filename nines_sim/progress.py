@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tqdm import tqdm
@@ -14,6 +15,37 @@ ETA_AFTER = 0.02
 _LEFT = "{l_bar}{bar}| {n_fmt}/{total_fmt} played{postfix} "
 WITH_ETA = _LEFT + "[{elapsed}<{remaining}, {rate_fmt}]"
 WITHOUT_ETA = _LEFT + "[{elapsed}, {rate_fmt}]"
+
+
+def count_text(n: float) -> str:
+    """A count of matches as the bar shows it: ``0``, ``999``, ``1.23k``, ``2k``, ``100k``, ``2.5M``.
+
+    tqdm's ``unit_scale`` writes counts with two decimals (``0.00/100k``, ``2.00k``); matches are whole, so
+    below 1,000 the count is exact and above it is cut (not rounded: ``99.9k`` until the 100,000th match) to
+    at most 3 significant digits, without trailing zeros.
+    """
+    n = int(n)
+    if n < 1000:
+        return f"{n}"
+    suffix = "k"
+    for suffix in ("k", "M", "G"):  # noqa: B007 - the suffix the loop stops at is the one shown
+        n /= 1000
+        if n < 1000:
+            break
+    decimals = 0 if n >= 100 else 1 if n >= 10 else 2
+    return f"{math.floor(n * 10**decimals) / 10**decimals:g}{suffix}"
+
+
+class _MatchBar(tqdm):
+    """A tqdm bar whose counts (``n_fmt``, ``total_fmt``) are whole numbers below 1,000; rates stay scaled."""
+
+    @property
+    def format_dict(self) -> dict[str, Any]:
+        d = super().format_dict
+        d["n_fmt"] = count_text(d["n"])
+        if d.get("total") is not None:
+            d["total_fmt"] = count_text(d["total"])
+        return d
 
 
 class RunProgress:
@@ -36,7 +68,7 @@ class RunProgress:
         self.total = total
         self.kept = 0
         self.eta = False
-        self.bar = tqdm(total=total, unit="match", unit_scale=True, disable=disable, desc="matches",
+        self.bar = _MatchBar(total=total, unit="match", unit_scale=True, disable=disable, desc="matches",
                         smoothing=0.1, bar_format=WITHOUT_ETA, postfix="kept 0")  # fmt: skip
 
     def __call__(self, played: int, kept: int) -> None:
@@ -45,8 +77,7 @@ class RunProgress:
             self.eta = True
             self.bar.bar_format = WITH_ETA
         if kept:
-            shown = f"{self.kept}" if self.kept < 1000 else tqdm.format_sizeof(self.kept)
-            self.bar.set_postfix_str(f"kept {shown}", refresh=False)
+            self.bar.set_postfix_str(f"kept {count_text(self.kept)}", refresh=False)
         self.bar.update(played)
 
     def __enter__(self) -> RunProgress:

@@ -81,6 +81,27 @@ class Game:
     lineup: tuple[str, ...]
 
 
+def entry_names(specs: list[str]) -> list[str]:
+    """The names the CSVs give a lineup's strategies: each one's ``display_name`` (values to 4 digits,
+    ``expert(w_follow=2.5)``), or its spec where two different specs would share a name (``expert:w_follow=2.5001``
+    and ``expert:w_follow=2.5002``), so that no two strategies of a run have one name.
+
+    Parameters
+    ----------
+    specs : list of str
+        Strategy specs, one per entry (a spec may repeat: one strategy in several seats).
+
+    Returns
+    -------
+    list of str
+    """
+    names = [display_name(s) for s in make_lineup(list(specs))]
+    specs_of: dict[str, set[str]] = {}
+    for spec, name in zip(specs, names):
+        specs_of.setdefault(name, set()).add(str(spec))
+    return [str(spec) if len(specs_of[name]) > 1 else name for spec, name in zip(specs, names)]
+
+
 @dataclass
 class Plan:
     """What a tournament plays.
@@ -104,7 +125,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         if not self.labels:
-            self.labels = [display_name(s) for s in make_lineup(self.strategies)]
+            self.labels = entry_names(self.strategies)
 
     def label_of(self, spec: str) -> str:
         """The name a strategy spec is shown under (a class's ``name``, not its import path)."""
@@ -578,13 +599,19 @@ def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=HEAD_TO_HEAD_COLUMNS)
 
 
-def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True) -> str:
+def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True, given: list[str] | None = None) -> str:
     """The ranked summary a user reads in the terminal; equal win rates share a rank (1, 1, 3).
 
-    When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.
+    When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.  Strategies are
+    shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter file of the
+    specs ``given`` names its entry), so a tuned strategy does not widen the table.
     """
+    from nines_sim.reporting.labels import label_map
+
+    shown = label_map(list(summary.sort_values("position", kind="stable")["strategy"]), given)
     df = summary.sort_values(["rank", "position"], kind="stable") if ranked else summary
-    labels = [f"{r.position}:{r.strategy}" if plan.format == "table" else str(r.strategy) for r in df.itertuples()]
+    labels = [f"{r.position}:{shown[r.strategy]}" if plan.format == "table" else shown[r.strategy]
+              for r in df.itertuples()]  # fmt: skip
     width = max(22, *(len(x) for x in labels))  # a long strategy name widens the column, not the row
     head = f"{'rank':>4}  {'strategy':<{width}} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"

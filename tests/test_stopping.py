@@ -236,11 +236,27 @@ def test_enough_matches_are_ranked(tmp_path):
 def test_progress_shows_played_and_kept_and_no_eta_until_a_chunk_is_kept():
     with RunProgress(10_000) as p:
         p(300, 0)  # 3% played, nothing kept: the rate still holds the start
-        assert p.bar.bar_format == WITHOUT_ETA and "300/10.0k played, kept 0" in str(p.bar)
+        assert p.bar.bar_format == WITHOUT_ETA and "300/10k played, kept 0" in str(p.bar)
         p(100, 400)
-        assert p.bar.bar_format == WITH_ETA and "400/10.0k played, kept 400" in str(p.bar)
+        assert p.bar.bar_format == WITH_ETA and "400/10k played, kept 400" in str(p.bar)
         p(2000, 2000)
-        assert "kept 2.40k" in str(p.bar)
+        assert "2.4k/10k played, kept 2.4k" in str(p.bar)
+
+
+def test_the_bar_counts_whole_matches():
+    # tqdm's unit_scale wrote 0.00/100k while compiling and 5.00/100k after five matches (issue 22)
+    with RunProgress(100_000) as p:
+        assert "| 0/100k played" in str(p.bar)
+        p(5, 0)
+        assert "| 5/100k played" in str(p.bar)
+        p(99_945, 99_950)
+        assert "| 99.9k/100k played, kept 99.9k" in str(p.bar)  # cut, not rounded up to the total
+        p(50, 50)
+        assert "| 100k/100k played, kept 100k" in str(p.bar)
+    from nines_sim.progress import count_text
+
+    counts = (0, 999, 1000, 1234, 10_000, 2_500_000)
+    assert [count_text(n) for n in counts] == ["0", "999", "1k", "1.23k", "10k", "2.5M"]
 
 
 def test_units_are_handed_out_lazily_and_none_after_a_stop():

@@ -12,7 +12,7 @@ for.  Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,12 +135,15 @@ class Histogram:
         float64, (B,) per strategy: share of its observations in each bin (sums to 1).
     observations : dict of str to int
         Number of observations per strategy.
+    means : dict of str to float
+        Mean points per strategy, from the unbinned counts (empty where not computed).
     """
 
     kind: str
     edges: np.ndarray
     shares: dict[str, np.ndarray]
     observations: dict[str, int]
+    means: dict[str, float] = field(default_factory=dict)
 
 
 def nice_bin_width(span: float, max_bins: int = MAX_BINS) -> int:
@@ -190,6 +193,7 @@ def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = N
     edges = start + width * np.arange(n_bins + 1, dtype=np.float64)
     shares: dict[str, np.ndarray] = {}
     observations: dict[str, int] = {}
+    means: dict[str, float] = {}
     # Keep the strategies in the order they first appear in the file (the runner's lineup order).
     for name in dict.fromkeys(rows["strategy"]):
         s = counts.loc[name]
@@ -198,7 +202,13 @@ def distribution_data(scores: pd.DataFrame, kind: str, bin_width: int | None = N
         total = binned.sum()
         observations[name] = int(round(total))
         shares[name] = binned / total if total > 0 else binned
-    return Histogram(kind=kind, edges=edges, shares=shares, observations=observations)
+        weight = float(s.sum())
+        means[name] = (
+            float((s.index.to_numpy(dtype=np.float64) * s.to_numpy(dtype=np.float64)).sum() / weight)
+            if weight > 0
+            else float("nan")
+        )
+    return Histogram(kind=kind, edges=edges, shares=shares, observations=observations, means=means)
 
 
 @dataclass
@@ -313,6 +323,55 @@ def _legend_outside(ax: Axes, **kwargs: Any) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
 
 
+#: Most characters on one line of a tick label; longer labels wrap (after a comma, parenthesis, @, / or -).
+TICK_CHARS = 20
+
+#: Inches one character of a tick label takes at the default font size (10 pt), with margin.
+_CHAR_INCH = 0.085
+
+
+def _split_after(text: str, marks: str) -> list[str]:
+    """``text`` in pieces, each ending after one of ``marks`` (the last piece may end otherwise)."""
+    pieces, word = [], ""
+    for ch in text:
+        word += ch
+        if ch in marks:
+            pieces.append(word)
+            word = ""
+    return [*pieces, word] if word else pieces
+
+
+def wrap_label(label: str, width: int = TICK_CHARS) -> str:
+    """A tick label on lines of at most ``width`` characters.
+
+    Lines break after ``,``, ``(``, ``@``, ``/`` or a space; a piece still too long breaks after a ``-``, then
+    is cut.  Lines already in the label (``"seat 0\nrandom"``) are kept.
+    """
+    out = []
+    for line in str(label).split("\n"):
+        tokens = []
+        for piece in _split_after(line, ",(@/ "):
+            if len(piece) <= width:
+                tokens.append(piece)
+                continue
+            for part in _split_after(piece, "-"):
+                tokens += [part[k : k + width] for k in range(0, len(part), width)]
+        current = ""
+        for tok in tokens:
+            if current and len(current) + len(tok.rstrip()) > width:
+                out.append(current.rstrip())
+                current = ""
+            current += tok
+        out.append(current.rstrip())
+    return "\n".join(out)
+
+
+def tick_inches(labels: list[str]) -> float:
+    """Width in inches one tick needs so that its (wrapped) label does not touch its neighbours'."""
+    longest = max((len(line) for label in labels for line in str(label).split("\n")), default=1)
+    return _CHAR_INCH * longest + 0.2
+
+
 def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     """Win rate of each entry with 95% interval bars and a dashed line at the no-edge rate.
 
@@ -327,13 +386,14 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (max(6.0, 0.9 * len(data.labels) + 2) + LEGEND_WIDTH, 4.5))
+    labels = [wrap_label(x) for x in data.labels]
+    fig, ax = _figure(ax, (max(6.0, max(0.9, tick_inches(labels)) * len(labels) + 2) + LEGEND_WIDTH, 4.5))
     x = np.arange(len(data.labels))
     # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
     yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
     ax.errorbar(x, data.rate, yerr=yerr, fmt="o", capsize=4, color="C0", label="win rate, 95% Wilson interval")
     ax.axhline(data.reference, linestyle="--", color="0.4", linewidth=1, label=data.reference_label)
-    ax.set_xticks(x, data.labels, rotation=0 if len(data.labels) <= 6 else 30, ha="center")
+    ax.set_xticks(x, labels)  # wrapped, on a figure wide enough for them: no label crosses another
     ax.set_xlabel(data.entry_kind.capitalize())
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per " + data.entry_kind)
@@ -441,7 +501,10 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     n = len(data.labels)
-    fig, ax = _figure(ax, (max(5.0, 0.9 * n + 3), max(4.0, 0.8 * n + 2)))
+    labels = [wrap_label(x) for x in data.labels]
+    cell = max(0.9, tick_inches(labels))
+    rows = max(label.count("\n") + 1 for label in labels) if labels else 1
+    fig, ax = _figure(ax, (max(5.0, cell * n + 3 + _CHAR_INCH * TICK_CHARS), max(4.0, 0.8 * n + 2 + 0.17 * rows)))
     # Symmetric limits about 0.5 so equal colour strength means equal edge either way; a floor keeps
     # near-even tables from turning tiny differences into saturated colours.
     finite = data.rate[np.isfinite(data.rate)]
@@ -449,7 +512,8 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - spread, vmax=0.5 + spread)
     # the diagonal (no strategy plays itself) in grey, not the white of 0.5
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
-    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap=cmap, norm=norm)
+    # aspect="auto": the cells take the width their (wrapped) labels need
+    image = ax.imshow(np.ma.masked_invalid(data.rate), cmap=cmap, norm=norm, aspect="auto")
     for i in range(n):
         for j in range(n):
             v = data.rate[i, j]
@@ -457,8 +521,8 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
                 # White text on the dark ends of the colormap, black in the pale middle.
                 colour = "white" if abs(v - 0.5) > 0.6 * spread else "black"
                 ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=colour, fontsize="small")
-    ax.set_xticks(np.arange(n), data.labels, rotation=30, ha="right")
-    ax.set_yticks(np.arange(n), data.labels)
+    ax.set_xticks(np.arange(n), labels)
+    ax.set_yticks(np.arange(n), labels)
     ax.set_xlabel("Opponent")
     ax.set_ylabel("Strategy")
     ax.set_title("Heads-up win rate of row against column")
@@ -602,6 +666,7 @@ def final_totals_by_rule_set_data(scores: pd.DataFrame, rule_sets: list[str] | N
         edges=merged.edges,
         shares={r: merged.shares[r] for r in order},
         observations={r: merged.observations[r] for r in order},
+        means={r: merged.means[r] for r in order},
     )
 
 
@@ -756,9 +821,11 @@ def _colour(i: int, n: int) -> Any:
     return f"C{i}" if n <= 10 else colormaps["tab20"](i % 20)
 
 
-def _grouped(ax: Axes | None, n_sets: int, n_seats: int) -> tuple[Figure, Axes, np.ndarray, float]:
-    """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set."""
-    fig, ax = _figure(ax, (max(6.0, 0.35 * n_sets * n_seats + 0.8 * n_seats + 2) + LEGEND_WIDTH, 4.8))
+def _grouped(ax: Axes | None, n_sets: int, n_seats: int, labels: list[str]) -> tuple[Figure, Axes, np.ndarray, float]:
+    """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set;
+    the group is at least as wide as its (wrapped) seat label."""
+    group = max(0.35 * n_sets + 0.8, tick_inches(labels))
+    fig, ax = _figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
     return fig, ax, np.arange(n_seats), 0.8 / max(n_sets, 1)
 
 
@@ -777,7 +844,8 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.rate.shape
-    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
+    labels = [wrap_label(x) for x in data.seat_labels]
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats, labels)
     for r, label in enumerate(data.rule_sets):
         offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         # errorbar distances below/above the bar top; NaN (no matches) draws nothing rather than failing.
@@ -792,7 +860,7 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
             label=label,
         )
     ax.axhline(data.reference, linestyle="--", color="0.3", linewidth=1, label=data.reference_label)
-    ax.set_xticks(x, data.seat_labels)
+    ax.set_xticks(x, labels)
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per seat under each rule set (95% Wilson intervals)")
@@ -820,7 +888,8 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     n_sets, n_seats = data.shift.shape
-    fig, ax, x, width = _grouped(ax, n_sets, n_seats)
+    labels = [wrap_label(x) for x in data.seat_labels]
+    fig, ax, x, width = _grouped(ax, n_sets, n_seats, labels)
     for r, label in enumerate(data.rule_sets):
         offset = (r - (n_sets - 1) / 2) * width  # the group centred on its seat's tick
         colour = _colour(r + 1, len(data.rule_sets) + 1)  # the colour this rule set has in the win-rate chart
@@ -832,7 +901,7 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
         ax.plot((x + offset)[~sig], data.shift[r][~sig], "o", markerfacecolor="white", color=colour,
                 label=f"{label} (hollow: not significant)" if (~sig).any() else None)  # fmt: skip
     ax.axhline(0.0, linestyle="--", color="0.3", linewidth=1, label=f"no change from {data.reference}")
-    ax.set_xticks(x, data.seat_labels)
+    ax.set_xticks(x, labels)
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel(f"Change of win rate vs {data.reference} (pp)")
     ax.set_title("Paired shift of each seat's win rate (95% intervals, Holm-corrected marks)")
@@ -841,26 +910,69 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     return fig
 
 
+#: Line styles of the rule sets' curves, so that curves lying on one another all stay visible.
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
 def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Figure:
-    """Step histogram of final totals, one line per rule set (see ``plot_distribution``).
+    """Final totals per rule set (all seats), and below them each rule set's difference from the first.
+
+    The top panel draws one step line per rule set, each in its own colour and dash pattern and named with its
+    mean total, so that rule sets whose distributions coincide still show every line.  With two rule sets or
+    more and no ``ax`` given, a lower panel draws each later rule set's share minus the first's, bin by bin, on
+    its own scale, and names the shift of the mean total: identical distributions read as a line on 0.  No band
+    is drawn: the rule sets play the same deals where they can, so the spread of the difference cannot be had
+    from the histograms (an independent-samples band would be far too wide); the paired test of each seat is the
+    shift chart's.
 
     Parameters
     ----------
     data : Histogram
         From ``final_totals_by_rule_set_data``.
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure by default.
+        Axes to draw the distributions on (no difference panel); a new figure by default.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig = plot_final_totals(data, ax=ax)
-    ax = ax if ax is not None else fig.axes[0]
+    names = list(data.shares)
+    if ax is None and len(names) > 1:
+        fig, (ax, diff) = plt.subplots(2, 1, sharex=True, figsize=(8.0 + LEGEND_WIDTH, 7.0), layout="constrained",
+                                       height_ratios=(3, 2))  # fmt: skip
+    else:
+        fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+        diff = None
+    for i, name in enumerate(names):
+        share = data.shares[name]
+        mean = data.means.get(name)
+        label = f"{name} (mean {mean:.1f})" if mean is not None and np.isfinite(mean) else name
+        ax.step(data.edges, np.append(share, share[-1:]), where="post", label=label, linewidth=1.6,
+                color=_colour(i, len(names)), linestyle=_LINESTYLES[i % len(_LINESTYLES)])  # fmt: skip
+    width = data.edges[1] - data.edges[0]
+    bins = "" if width == 1 else f", in bins of {width:g} points"
     ax.set_title("Final match totals by rule set (all seats)")
     ax.set_ylabel("Share of seat-matches (rate)")
-    if data.shares:
+    ax.grid(alpha=0.3)
+    if names:
         _legend_outside(ax, title="rule set", title_fontsize="small")
+    xlabel = f"Final total (points{bins}; lower is better)"
+    if diff is None:
+        ax.set_xlabel(xlabel)
+        return fig
+    ref = names[0]
+    for i, name in enumerate(names[1:], start=1):
+        d = data.shares[name] - data.shares[ref]
+        shift = data.means.get(name, np.nan) - data.means.get(ref, np.nan)
+        diff.step(data.edges, np.append(d, d[-1:]), where="post", color=_colour(i, len(names)), linewidth=1.4,
+                  linestyle=_LINESTYLES[i % len(_LINESTYLES)],
+                  label=f"{name} - {ref} (mean {shift:+.2f})")  # fmt: skip
+    diff.axhline(0.0, color="0.3", linewidth=1, linestyle="--", label="no difference")
+    diff.set_ylabel(f"Share minus {ref}'s")
+    diff.set_xlabel(xlabel)
+    diff.set_title(f"Difference from {ref}, bin by bin (mean: shift of the mean total, points)", fontsize="medium")
+    diff.grid(alpha=0.3)
+    _legend_outside(diff)
     return fig
 
 

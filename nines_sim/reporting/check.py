@@ -2,7 +2,10 @@
 
 ``nines report`` redraws from the files alone, so a hand-edited or truncated CSV
 would otherwise give a report that looks right and is not (a summary cut to one
-strategy ranks that one first). Each check names the file at fault.
+strategy ranks that one first, a raised win rate lies outside its own interval).
+A manifest written by this version carries the SHA-256 of each data file, and a
+folder whose files differ from them is refused; an older folder without digests
+is checked as far as its tables and manifest agree. Each check names the file at fault.
 """
 
 from __future__ import annotations
@@ -32,10 +35,78 @@ TOURNAMENT_FILES = {
     "head_to_head.csv": HEAD_TO_HEAD_COLUMNS,
 }
 COMPARISON_FILES = {"comparison.csv": COMPARISON_COLUMNS, "score_distribution.csv": COMPARISON_DISTRIBUTION_COLUMNS}
+#: The files ``nines report`` reads from each kind of folder.
+READ_FILES = {
+    "tournament": tuple(TOURNAMENT_FILES),
+    "comparison": tuple(COMPARISON_FILES),
+    "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
+}
 
 
 class RunFolderError(ValueError):
     """A folder that is not a complete, consistent run folder; the message names the file."""
+
+
+def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, read: tuple[str, ...] = ()) -> None:
+    """Refuse a folder whose data files differ from the ones its run wrote.
+
+    The manifest's ``"sha256"`` (written by :func:`nines_sim.output.write_manifest`) holds the SHA-256 of each
+    data file the run wrote.  A folder written before manifests carried digests has none, and is checked only
+    as far as its tables and manifest agree (:func:`check_run_folder`).
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path
+        The run folder.
+    manifest : dict
+        Its ``manifest.json``, parsed.
+    only_missing : bool
+        Check only that every listed file exists (before the tables are read, so that a deleted table is
+        named as such); the digests themselves after the tables' own checks, whose messages say more.
+    read : tuple of str
+        The files the redraw of this kind of folder reads: one of them in the folder but not listed is refused
+        (another run's leftover file elsewhere in the folder is not).
+
+    Raises
+    ------
+    RunFolderError
+        Naming the file: a listed file is missing or its bytes differ from the digest; a data file the reader
+        would use is in the folder but not listed; or the digests are not a mapping of file names to hex text.
+    """
+    from nines_sim.output import DIGESTS_KEY, file_digest
+
+    digests = manifest.get(DIGESTS_KEY)
+    if digests is None:
+        return
+    rerun = "rerun the manifest's command to rewrite the folder"
+    if not isinstance(digests, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and Path(k).name == k and k not in (".", "..")
+        for k, v in digests.items()
+    ):
+        raise RunFolderError(f"{run_dir / 'manifest.json'} is not a nines-sim manifest: its {DIGESTS_KEY!r} "
+                             f"is not a mapping of file names to digests")  # fmt: skip
+    for name in digests:
+        path = run_dir / name
+        if not path.is_file():
+            raise RunFolderError(f"{path} is missing: the run wrote it (manifest.json lists it); {rerun}")
+    if only_missing:
+        return
+    for name, want in digests.items():
+        path = run_dir / name
+        try:
+            got = file_digest(path)
+        except OSError as exc:
+            raise RunFolderError(f"{path} cannot be read ({exc.strerror or exc})") from None
+        if got != want.lower():
+            raise RunFolderError(
+                f"{path} was changed after the run wrote it (its SHA-256 differs from the one in manifest.json); "
+                f"{rerun}"
+            )
+    for name in read:
+        if name not in digests and (run_dir / name).is_file():
+            raise RunFolderError(
+                f"{run_dir / name} is not one of the run's files (manifest.json does not list it); remove it or {rerun}"
+            )
 
 
 def _read(path: Path, columns: list[str]) -> pd.DataFrame:
@@ -124,6 +195,7 @@ def check_run_folder(run_dir: Path) -> str:
     ------
     RunFolderError
         If the folder does not exist, lacks ``manifest.json`` or its table, a
+        file the manifest lists is missing or differs from its digest (``check_digests``), a
         file cannot be read or lacks a declared column, or a table disagrees
         with the manifest (its lineup, rule sets or matches played).
     """
@@ -142,15 +214,20 @@ def check_run_folder(run_dir: Path) -> str:
         raise RunFolderError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
     if not isinstance(manifest, dict):
         raise RunFolderError(f"{path} is not a nines-sim manifest (not a JSON object)")
+    check_digests(run_dir, manifest, only_missing=True)
+    kind = None
     if (run_dir / "comparison.csv").is_file():
         _check_comparison(run_dir, manifest)
-        return "comparison"
-    if (run_dir / "summary.csv").is_file():
+        kind = "comparison"
+    elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
-        return "tournament"
-    if (run_dir / "trials.csv").is_file():
+        kind = "tournament"
+    elif (run_dir / "trials.csv").is_file():
         for name in ("trials.csv", "best.json"):
             if not (run_dir / name).is_file():
                 raise RunFolderError(f"{run_dir} is a tune folder without {name}; rerun the manifest's command")
-        return "tune"
+        kind = "tune"
+    if kind is not None:
+        check_digests(run_dir, manifest, read=READ_FILES[kind])
+        return kind
     raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")

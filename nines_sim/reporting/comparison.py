@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.reporting.folders import ComparisonFolder, entry_label, load_comparison, readable_label, seat_labels
+from nines_sim.reporting.folders import (
+    ComparisonFolder,
+    entry_label,
+    load_comparison,
+    readable_label,
+    seat_labels,
+    shown_specs,
+)
 from nines_sim.reporting.markdown import (
     ALPHA,
     NONE_CLAIMED,
@@ -26,6 +33,7 @@ from nines_sim.reporting.markdown import (
     cell,
     charts_section,
     code_list,
+    command_line,
     fixed,
     format_p,
     join_words,
@@ -212,11 +220,11 @@ def _matches_line(run: ComparisonFolder) -> str:
 
 def _run_facts(run: ComparisonFolder) -> list[str]:
     m = run.manifest
-    lineup = m.get("lineup") or seat_labels(run.comparison)[1]
+    lineup = shown_specs(m["lineup"], m) if m.get("lineup") else seat_labels(run.comparison)[1]
     lines = [
         "## Run",
         "",
-        f"- **Command:** `{m.get('command', 'n/a')}`",
+        command_line(m),
         f"- **Lineup:** {', '.join(map(str, lineup))} ({run.players} players)",
         "- **Rule sets:**",
         *[_rule_set_line(run, label) for label in run.rule_sets],

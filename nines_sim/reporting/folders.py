@@ -5,8 +5,10 @@ is read by ``load_run`` into a ``RunFolder``; a rule comparison
 (``comparison.csv`` of ``nines compare-rules``) by ``load_comparison`` into a
 ``ComparisonFolder``; ``run_kind`` tells the two apart.  The labels that name
 an entry (``"0:random"`` -> ``"random (seat 0)"``) live here too, since both the
-charts and the report text use them.  Checking a folder against its manifest
-before redrawing it is :mod:`nines_sim.reporting.check`.
+charts and the report text use them; strategies are read under their short
+labels (:mod:`nines_sim.reporting.labels`), the CSVs and the manifest keep the full
+names.  Checking a folder against its manifest before redrawing it is
+:mod:`nines_sim.reporting.check`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
+from nines_sim.reporting.labels import label_map, short_labels
 from nines_sim.stats import wilson_array
 
 #: Columns ``comparison.csv`` must have: all it is written with but ``test``, which folders before the exact
@@ -125,7 +128,7 @@ def load_run(run_dir: Path | str) -> RunFolder:
     # keep_default_na=False: a strategy could legitimately be called "NA" or "null".
     summary = pd.read_csv(run_dir / "summary.csv", keep_default_na=False, na_values=[""])
     summary["strategy"] = summary["strategy"].astype(str)
-    return RunFolder(
+    run = RunFolder(
         path=run_dir,
         manifest=manifest,
         summary=summary.sort_values("position", kind="stable").reset_index(drop=True),
@@ -135,6 +138,41 @@ def load_run(run_dir: Path | str) -> RunFolder:
         pairwise=optional("pairwise.csv"),
         head_to_head=optional("head_to_head.csv"),
     )
+    _shorten_tournament(run)
+    return run
+
+
+def given_specs(manifest: dict[str, Any]) -> list[str] | None:
+    """The strategy specs as the user gave them, in lineup order (``specs_given``; None in older manifests)."""
+    given = manifest.get("specs_given")
+    return [str(g) for g in given] if isinstance(given, list) else None
+
+
+def _rename(df: pd.DataFrame | None, columns: tuple[str, ...], names: dict[str, str]) -> None:
+    for c in columns:
+        if df is not None and c in df.columns:
+            df[c] = df[c].map(lambda x: names.get(str(x), x))
+
+
+def _shorten_tournament(run: RunFolder) -> None:
+    """Every strategy name of a tournament folder's tables as its short label (in place; see ``labels``)."""
+    s = run.summary
+    shown = label_map(list(s["strategy"]), given_specs(run.manifest))
+    if all(k == v for k, v in shown.items()):
+        return
+    entries = {entry_label(run.format, int(p), n): entry_label(run.format, int(p), shown[n])
+               for p, n in zip(s["position"], s["strategy"])}  # fmt: skip
+    s["strategy"] = s["strategy"].map(shown)
+    _rename(run.score_distribution, ("strategy",), shown)
+    _rename(run.head_to_head, ("strategy", "opponent"), shown)
+    _rename(run.pairwise, ("a", "b"), entries)
+
+
+def shown_specs(specs: list[Any], manifest: dict[str, Any]) -> list[str]:
+    """The manifest's lineup (or strategies) as short labels, by parameter file where the user named one."""
+    given = given_specs(manifest)
+    specs = [str(x) for x in specs]
+    return short_labels(given if given is not None and len(given) == len(specs) else specs)
 
 
 def entry_label(run_format: str, position: int, strategy: str) -> str:
@@ -259,6 +297,11 @@ def load_comparison(run_dir: Path | str) -> ComparisonFolder:
     scores = None
     if (run_dir / "score_distribution.csv").is_file():
         scores = pd.read_csv(run_dir / "score_distribution.csv", keep_default_na=False, na_values=[""], dtype=text)
+    _, names = seat_labels(table)
+    shown = label_map(names, given_specs(manifest))
+    if any(k != v for k, v in shown.items()):
+        _rename(table, ("strategy",), shown)
+        _rename(scores, ("strategy",), shown)
     return ComparisonFolder(path=run_dir, manifest=manifest, comparison=table, score_distribution=scores)
 
 

@@ -169,6 +169,19 @@ def options_text(rules: dict[str, Any]) -> str:
     return shown or "default options"
 
 
+#: Longest command the Run section writes out; a longer one (a tuned strategy's values, written in full) is
+#: given once, in the Reproduce section.
+COMMAND_SHOWN = 240
+
+
+def command_line(m: dict[str, Any]) -> str:
+    """The Run section's ``- **Command:**`` line: the command, or where to find it when it is long."""
+    command = str(m.get("command", "n/a"))
+    if len(command) <= COMMAND_SHOWN:
+        return f"- **Command:** `{command}`"
+    return f"- **Command:** {len(command):,} characters (every parameter value in full): see Reproduce below"
+
+
 def run_facts_tail(m: dict[str, Any], rate_note: str = "") -> list[str]:
     """The last lines of every report's run facts: seed, workers, wall time and software, then a blank line.
 

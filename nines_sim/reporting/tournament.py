@@ -17,13 +17,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.reporting.folders import RunFolder, as_bool, entry_label, load_run, readable_label, reference_rate
+from nines_sim.reporting.folders import (
+    RunFolder,
+    as_bool,
+    entry_label,
+    load_run,
+    readable_label,
+    reference_rate,
+    shown_specs,
+)
+from nines_sim.reporting.labels import short_label
 from nines_sim.reporting.markdown import (
     ALPHA,
     NONE_CLAIMED,
     all_significant,
     cell,
     charts_section,
+    command_line,
     fixed,
     format_p,
     not_significant,
@@ -92,19 +102,20 @@ def _settings(run: RunFolder) -> list[str]:
     m = run.manifest
     rules = m.get("rules") or {}
     lineup = m.get("lineup") or list(run.summary["strategy"])
+    shown = shown_specs(lineup, m) if m.get("lineup") else lineup
     lines = [
         "## Run",
         "",
-        f"- **Command:** `{m.get('command', 'n/a')}`",
+        command_line(m),
         f"- **Format:** {run.format}, {run.players} players per table",
         f"- **Rules:** preset `{m.get('preset', rules.get('preset', 'n/a'))}`; {options_text(rules)}",
-        f"- **Lineup:** {', '.join(map(str, lineup))}",
+        f"- **Lineup:** {', '.join(map(str, shown))}",
     ]
     strategies = m.get("strategies")
     if strategies and list(strategies) != list(lineup):
-        lines.append(f"- **Strategies:** {', '.join(map(str, strategies))}")
+        lines.append(f"- **Strategies:** {', '.join(shown_specs(strategies, m))}")
     if m.get("baseline"):
-        lines.append(f"- **Baseline:** {m['baseline']}")
+        lines.append(f"- **Baseline:** {short_label(str(m['baseline']))}")
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(strategies or lineup)):
@@ -327,7 +338,8 @@ def render_report(run: RunFolder) -> str:
     """
     m = run.manifest
     # A table has a lineup; a round robin or field only a list of strategies.
-    names = m.get("lineup") or m.get("strategies") or list(dict.fromkeys(run.summary["strategy"]))
+    names = m.get("lineup") or m.get("strategies")
+    names = shown_specs(names, m) if names else list(dict.fromkeys(run.summary["strategy"]))
     lines = [f"# Nines {run.format} tournament: {', '.join(map(str, names))}", ""]
     if m.get("partial"):
         played, requested = m.get("matches_played"), matches_requested(m)

@@ -199,7 +199,7 @@ def write_tune_folder(
 
     from nines_sim import __version__
     from nines_sim import tune as T
-    from nines_sim.output import write_csv
+    from nines_sim.output import write_csv, write_manifest
 
     for f in TUNE_FILES:
         (run_dir / f).unlink(missing_ok=True)
@@ -236,7 +236,8 @@ def write_tune_folder(
         "finished": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
         "optuna": optuna.__version__,
     }  # fmt: skip
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    data_files = ["trials.csv", "best.json", *(["validation.csv"] if checked is not None else []), "importances.csv"]
+    write_manifest(run_dir, manifest, files=data_files)
     save_charts(run_dir)
     write_report(run_dir)
     return manifest
