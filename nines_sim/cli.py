@@ -592,7 +592,7 @@ def compare_rules(
     Every rule set plays the same seed and match indices (common random
     numbers), so deals coincide wherever deck, players and hand sizes agree,
     and each shift in win rate is tested on paired matches. Ctrl-C stops within a
-    second or two and keeps every finished chunk (played under every rule set).
+    second or two and keeps the matches every rule set finished, from each chunk's start.
     """
     from nines_sim.compare import (
         comparison_frame,
