@@ -248,7 +248,7 @@ StrategiesArg = Annotated[
     typer.Argument(
         help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class, "
         "each optionally with parameter values (NAME:key=value,... or NAME@best.json). "
-        "Default: random hold-nines dump-faces suit-majority.",
+        "Default: random hold-nines dump-faces suit-majority expert.",
         show_default=False,
     ),
 ]
@@ -348,7 +348,7 @@ def tournament(
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
-    With no arguments: the four built-ins at a 4-seat table, classic rules,
+    With no arguments: the four heuristics and expert at a 5-seat table, classic rules,
     100,000 matches, seed 0. Ctrl-C stops within a second or two: what finished
     is written, the report is marked partial and the manifest gives the command
     that plays exactly the kept matches again.

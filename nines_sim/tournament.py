@@ -45,7 +45,8 @@ from nines_sim.stats import (
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 FORMATS = ("table", "round-robin", "field")
-DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority")
+#: With no strategies named: the four one-line heuristics and ``expert`` (the fast, fair built-ins) at a 5-seat table.
+DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority", "expert")
 
 SUMMARY_COLUMNS = [
     "position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",

@@ -181,7 +181,7 @@ def one_error_line(r) -> str:  # noqa: ANN001 - a click Result
         (["tournament", "random", "-p", "2"], "--players 2 disagrees with the 1 strategy given"),
         (
             ["tournament", "-p", "2"],
-            "--players 2 needs 2 strategies, one per seat: name them (the default lineup is 4:",
+            "--players 2 needs 2 strategies, one per seat: name them (the default lineup is 5:",
         ),
         (["replay", "-p", "2"], "--players 2 needs 2 strategies"),
         (["compare-rules", "-p", "2", "--rules", "classic", "--rules", "hard-nines"], "--players 2 needs 2 strategies"),
@@ -251,9 +251,9 @@ def test_report_on_a_broken_csv_names_the_file(run_copy):
 def test_report_refuses_a_summary_cut_short_of_the_manifests_lineup(run_copy):
     path = run_copy / "summary.csv"
     before = (run_copy / "report.md").read_text()
-    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))  # header and 1 of 4 rows
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))  # header and 1 of 5 rows
     line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
-    assert f"{path} does not match manifest.json: 1 row(s), but the run ranks 4" in line
+    assert f"{path} does not match manifest.json: 1 row(s), but the run ranks 5" in line
     assert (run_copy / "report.md").read_text() == before  # nothing rewritten
 
 
