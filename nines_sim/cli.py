@@ -95,8 +95,8 @@ def bench(
         Path | None,
         typer.Option(
             "--against-c",
-            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first, and C again right "
-            "before each run; print ratios to them.",
+            help="Build and run this C reference (the repository's bench/nines_c.c; and nines_py.py beside it) "
+            "first, and C again right before each run; print ratios to them.",
         ),
     ] = None,
 ) -> None:
