@@ -106,9 +106,10 @@ class _Watched(Strategy):
 def _with_turns(events: list[tuple], starts: list[int]) -> list[tuple]:
     """``events`` with a ``("turn", t)`` marker before the first event of each engine step.
 
-    ``starts`` are the indices in ``events`` where each step's events begin; ``t``
-    counts the steps of the hand from 0, as the engine's turn counter (and
-    ``nines analyze --turn``, from 1) does: a deal starts the count again (D7, S4).
+    ``starts`` are the indices in ``events`` where each step's events begin (one
+    step is one turn, RULES.md T1-T6); ``t`` counts the turns of the hand from 0,
+    as the engine's counter for the turn cap (T8) does, and ``nines analyze
+    --turn`` from 1: each deal starts the count again.
     """
     begins = set(starts)
     out: list[tuple] = []
