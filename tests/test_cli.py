@@ -63,6 +63,17 @@ def test_against_c_pairs_each_run_with_a_run_of_c_just_before_it(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
+def test_the_c_reference_the_readme_names_ships_in_the_repository_and_runs():
+    from nines_sim.bench import reference_speeds
+
+    root = Path(__file__).resolve().parents[1]
+    named = set(re.findall(r"--against-c ([\w./-]+)", (root / "README.md").read_text()))
+    assert named - {"PATH"} == {"bench/nines_c.c"}  # a path a clone has, not one outside the repository
+    speeds = reference_speeds(root / "bench" / "nines_c.c", seconds=0.05)  # nines_py.py beside it runs too
+    assert set(speeds) == {"C", "plain Python"} and all(v > 0 for v in speeds.values())
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
 def test_against_c_that_does_not_compile_is_a_one_line_usage_error(tmp_path):
     bad = tmp_path / "nines_c.c"
     bad.write_text("not c\n")
