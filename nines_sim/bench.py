@@ -32,6 +32,9 @@ from nines_sim.tournament import plan_tournament, run_plan
 #: The README's batched plug-in (a Python seat): W7 keeps the plug-in path measured.
 PLUGIN = "nines_sim.lowest_first:LowestFirst"
 
+#: What a Ctrl-C prints at once during a timed run: a stopped run's time says nothing, so nothing of it is kept.
+STOP_NOTICE = "Stopping (Ctrl-C): the run being timed is dropped; workloads already measured are kept."
+
 #: name -> (description, preset, players, lineup)
 WORKLOADS: dict[str, tuple[str, str, int, tuple[str, ...]]] = {
     "W1": ("classic, 4 x random", "classic", 4, ("random",) * 4),
@@ -120,7 +123,8 @@ def run_workload(
     KeyError
         For an unknown workload name.
     KeyboardInterrupt
-        When Ctrl-C stopped a run (a stopped run's time says nothing about its speed).
+        When Ctrl-C stopped a run, the untimed one too (a stopped run's time says nothing about its speed:
+        the workload's runs are dropped).
     """
     _, preset, players, lineup = WORKLOADS[name]
     plan = plan_tournament("table", list(lineup), make_rules(preset, players=players))
@@ -128,11 +132,15 @@ def run_workload(
     # A few matches first, untimed, so that every timed run plays at full speed: a process's first run of a
     # workload also loads compiled code (the kernel's form for these rules, the tally: about a second, the
     # start-up the README states apart), which made the first of three runs the slowest by a quarter.
-    run_plan(plan, min(matches, 100), seed=0, workers=1, batch_size=batch_size or DEFAULT_BATCH)
+    warm = run_plan(plan, min(matches, 100), seed=0, workers=1, batch_size=batch_size or DEFAULT_BATCH,
+                    notice=STOP_NOTICE)  # fmt: skip
+    if warm.partial:
+        raise KeyboardInterrupt
     for _ in range(repeat):
         ref = before_each() if before_each is not None else None
         t0 = time.perf_counter()
-        out = run_plan(plan, matches, seed=0, workers=workers, batch_size=batch_size or DEFAULT_BATCH)
+        out = run_plan(plan, matches, seed=0, workers=workers, batch_size=batch_size or DEFAULT_BATCH,
+                       notice=STOP_NOTICE)  # fmt: skip
         times.append(time.perf_counter() - t0)
         if out.partial:
             raise KeyboardInterrupt
@@ -159,7 +167,7 @@ def _result_rate(out: str) -> float:
 
 
 class CReference:
-    """The C reference engine of ``../shared/bench``, built once and run as often as asked (W1's work).
+    """The C reference engine of the repository's ``bench/`` folder, built once and run as often as asked (W1's work).
 
     Parameters
     ----------
@@ -210,7 +218,7 @@ class CReference:
 def reference_speeds(
     c_source: Path, seconds: float = 3.0, players: int = 4, c: CReference | None = None
 ) -> dict[str, float]:
-    """Build and run the reference engines of ``../shared/bench`` in this sitting (W1's work: classic, random play).
+    """Build and run the reference engines of ``bench/`` in this sitting (W1's work: classic, random play).
 
     Parameters
     ----------

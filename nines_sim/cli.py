@@ -95,8 +95,8 @@ def bench(
         Path | None,
         typer.Option(
             "--against-c",
-            help="Build and run this C reference (nines_c.c; and nines_py.py beside it) first, and C again right "
-            "before each run; print ratios to them.",
+            help="Build and run this C reference (the repository's bench/nines_c.c; and nines_py.py beside it) "
+            "first, and C again right before each run; print ratios to them.",
         ),
     ] = None,
 ) -> None:
@@ -123,6 +123,8 @@ def bench(
         c_ref = CReference(against_c) if against_c is not None else None
     except ReferenceError as exc:
         raise usage_error(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _bench_stopped("the build of the C reference", [], [], {}, as_json) from None
     rows, slower = [], []  # slower: reference matches/s over the workload's, per reference
     with c_ref if c_ref is not None else nullcontext():
         refs: dict[str, float] = {}
@@ -131,6 +133,8 @@ def bench(
                 refs = reference_speeds(against_c, c=c_ref)
             except ReferenceError as exc:
                 raise usage_error(str(exc)) from None
+            except KeyboardInterrupt:
+                raise _bench_stopped("the reference runs", [], [], {}, as_json) from None
             if not as_json:
                 for k, v in refs.items():
                     typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
@@ -138,7 +142,10 @@ def bench(
         before = (lambda: c_ref.run(PAIRED_C_SECONDS)) if c_ref is not None else None
         width = max(len(WORKLOADS[n][0]) for n in names)  # the figures line up under each other
         for n in names:
-            r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size, before_each=before)
+            try:
+                r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size, before_each=before)
+            except KeyboardInterrupt:
+                raise _bench_stopped(n, rows, slower, refs, as_json) from None
             q = {k: (r.paired_ratio if k == "C" else v / r.matches_per_s) for k, v in refs.items()}
             rows.append(r)
             slower.append(q)
@@ -151,13 +158,30 @@ def bench(
                     + "".join(f"  = {_ratio(1.0, x)} of {k}" for k, x in q.items())
                 )
     if as_json:
-        keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
-        listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
-        for row, r, q in zip(listed, rows, slower, strict=True):
-            row.update({f"ratio_to_{k.replace(' ', '_')}": 1.0 / x for k, x in q.items()})
-            if r.paired:
-                row["c_over_this_per_run"] = r.paired
-        typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+        _bench_json(rows, slower, refs)
+
+
+def _bench_stopped(stage: str, rows: list, slower: list[dict], refs: dict[str, float], as_json: bool) -> typer.Exit:
+    """Ctrl-C in ``nines bench``: the workloads measured in full are kept (printed, or as JSON), the rest not."""
+    if as_json and rows:
+        _bench_json(rows, slower, refs)
+    if not rows:
+        return _interrupted(f"stopped during {stage}: nothing was measured.")
+    done, where = ", ".join(r.workload for r in rows), "the JSON" if as_json else "the lines"
+    return _interrupted(
+        f"stopped during {stage}: {done} measured in full ({where} above); {stage} and what follows not measured."
+    )
+
+
+def _bench_json(rows: list, slower: list[dict], refs: dict[str, float]) -> None:
+    """Print ``nines bench --json``: a list of the workloads measured (in an object with the references)."""
+    keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
+    listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
+    for row, r, q in zip(listed, rows, slower, strict=True):
+        row.update({f"ratio_to_{k.replace(' ', '_')}": 1.0 / x for k, x in q.items()})
+        if r.paired:
+            row["c_over_this_per_run"] = r.paired
+    typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
 
 
 #: Seconds of each of the C engine's three repeats run right before each bench run (``--against-c``).
@@ -227,7 +251,7 @@ StrategiesArg = Annotated[
     typer.Argument(
         help="Strategies: built-in names (see 'nines strategies'), module:Class or file.py:Class, "
         "each optionally with parameter values (NAME:key=value,... or NAME@best.json). "
-        "Default: random hold-nines dump-faces suit-majority.",
+        "Default: random hold-nines dump-faces suit-majority expert.",
         show_default=False,
     ),
 ]
@@ -338,7 +362,7 @@ def tournament(
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
-    With no arguments: the four built-ins at a 4-seat table, classic rules,
+    With no arguments: the four heuristics and expert at a 5-seat table, classic rules,
     100,000 matches, seed 0. Ctrl-C stops within a second or two: what finished
     is written, the report is marked partial and the manifest gives the command
     that plays exactly the kept matches again.
@@ -448,6 +472,12 @@ def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     except (IllegalMoveError, StrategyError) as exc:
         echo_error(str(exc))
         raise typer.Exit(code=1) from None
+
+
+def _interrupted(what: str) -> typer.Exit:
+    """Ctrl-C in a command that writes no results: say what stopped in one line on stderr; exit 130 (as Ctrl-C)."""
+    typer.echo(f"Interrupted (Ctrl-C): {what}", err=True)
+    return typer.Exit(code=130)
 
 
 def _nothing_kept() -> typer.Exit:
@@ -616,7 +646,7 @@ def compare_rules(
     Every rule set plays the same seed and match indices (common random
     numbers), so deals coincide wherever deck, players and hand sizes agree,
     and each shift in win rate is tested on paired matches. Ctrl-C stops within a
-    second or two and keeps every finished chunk (played under every rule set).
+    second or two and keeps the matches every rule set finished, from each chunk's start.
     """
     from nines_sim.compare import (
         comparison_frame,
@@ -716,11 +746,11 @@ def replay(
     Give the lineup as it was seated: for a table, the tournament's strategies;
     for a round-robin game, its two strategies; for a field game, the strategy
     then the baseline copies. The numbers are those of that match in any run
-    with the same seed.
+    with the same seed. Hands are numbered from 1 (tie-break hands too) and
+    the turns of each hand from 1, as 'nines analyze --hand --turn' counts them.
     """
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
-    from nines_sim.replay import ReplayFailure, describe, describe_failure
-    from nines_sim.replay import replay as play_one
+    from nines_sim.replay import header
     from nines_sim.tournament import DEFAULT_LINEUP
 
     names = list(strategies or DEFAULT_LINEUP)
@@ -731,9 +761,18 @@ def replay(
         raise usage_error(str(exc)) from None
     _check_seats(*_players_wanted(players, rule), names, given=bool(strategies))
     r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
-    typer.echo(
-        f"Match {match} of seed {seed}: {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; rules {r.preset}"
-    )
+    typer.echo(header(r, names, seed, match))
+    try:
+        _replay_lines(r, names, seed, match)
+    except KeyboardInterrupt:
+        raise _interrupted(f"the replay of match {match} stopped before its end.") from None
+
+
+def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
+    """Play the match and print it; a strategy's failure printed at its position, exit code 1."""
+    from nines_sim.replay import ReplayFailure, describe, describe_failure
+    from nines_sim.replay import replay as play_one
+
     try:
         events, res = play_one(r, names, seed, match)
     except ReplayFailure as failure:
@@ -760,8 +799,15 @@ def analyze(
     match: Annotated[
         int | None, typer.Option("--match", "-m", min=0, help="Match to replay (with --hand, --turn).")
     ] = None,
-    hand: Annotated[int, typer.Option("--hand", min=0, help="Hand of that match, from 0 (tie-break hands count).")] = 0,
-    turn: Annotated[int, typer.Option("--turn", min=0, help="Turn of that hand, from 0.")] = 0,
+    hand: Annotated[
+        int,
+        typer.Option(
+            "--hand", min=0, help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
+        ),
+    ] = 1,
+    turn: Annotated[
+        int, typer.Option("--turn", min=0, help="Turn of that hand, from 1 as 'nines replay' numbers them.")
+    ] = 1,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
     active: Annotated[str | None, typer.Option("--active", help="Active suit C/D/H/S when a 9 is on top.")] = None,
@@ -797,6 +843,9 @@ def analyze(
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
     if (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
+    for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
+        if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
+            raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
     try:
         if match is not None:
             names = list(strategies or [])
@@ -805,7 +854,12 @@ def analyze(
 
                 names = list(DEFAULT_LINEUP)
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], len(names))
-            pos = position_from_replay(r, names, seed, match, hand, turn)
+            try:
+                pos = position_from_replay(r, names, seed, match, hand - 1, turn - 1)  # the library counts from 0
+            except PositionError as exc:
+                if "ends before" not in str(exc):
+                    raise
+                raise usage_error(_no_such_turn(r, names, seed, match, hand, turn)) from None
         else:
             if top is None or sizes is None:
                 raise usage_error("--cards needs --top and --sizes")
@@ -819,8 +873,22 @@ def analyze(
         res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None), infer)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _interrupted("the analysis stopped before its estimates were complete; nothing was printed.") from None
     for line in render(res):
         typer.echo(line)
+
+
+def _no_such_turn(r: Rules, names: list[str], seed: int, match: int, hand: int, turn: int) -> str:
+    """Why ``--hand hand --turn turn`` (from 1) is not in the match: how many hands, or turns of that hand, it has."""
+    from nines_sim.replay import replay as play_one
+
+    events = play_one(r, names, seed, match)[0]
+    deals = [i for i, ev in enumerate(events) if ev[0] == "deal"] + [len(events)]
+    if hand > len(deals) - 1:
+        return f"match {match} of seed {seed} ends before hand {hand}: it has {len(deals) - 1} hands"
+    turns = sum(ev[0] == "turn" for ev in events[deals[hand - 1] : deals[hand]])
+    return f"hand {hand} of match {match} ends before turn {turn}: it has {turns} turns"
 
 
 @app.command()

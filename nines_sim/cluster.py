@@ -275,7 +275,7 @@ def run_comparison_dask(
     """A rule comparison on a Dask cluster; the same :class:`~nines_sim.compare.CompareOutcome` as locally."""
     n_workers = len(client.scheduler_info()["workers"])
     ranges = ranges or [(0, n_matches)]
-    # a comparison keeps whole chunks only, so they stay small enough to lose little to a Ctrl-C
+    # chunks small enough to lose little to a Ctrl-C (a stopped chunk keeps the block every rule set finished)
     size = chunk_size or whole_chunk_size(ranges_total(ranges), n_workers)
     collect = cmp.CompareCollector(rule_sets, ranges)
     units = cmp.compare_units(rule_sets, _absolute(lineup), ranges, size, seed, batch_size)

@@ -7,8 +7,10 @@ stay coupled as long as play allows; the per-match win shares are then paired
 and a shift in win rate is measured with the variance of the paired
 difference, which is much smaller than that of two independent runs.
 
-Work is cut into chunks of match indices; a chunk plays every rule set, so a
-run stopped by Ctrl-C keeps complete, still paired chunks for all rule sets.
+Work is cut into chunks of match indices; a chunk plays every rule set at once
+(one engine each, in lockstep), so a run stopped by Ctrl-C keeps, of each
+chunk, the block of matches that every rule set finished: the same matches for
+all rule sets, still paired.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
+from nines_sim.results import MatchResults
 from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
@@ -141,36 +144,93 @@ def compare_range(
     batch_size: int,
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    every: int = 25,
 ) -> CompareChunk | None:
-    """Play matches ``start .. start+n-1`` under every rule set; None if stopped before the end.
+    """Play matches ``start .. start+n-1`` under every rule set, the rule sets' engines in lockstep.
 
-    ``should_stop`` is asked before each engine starts and after every step;
-    ``on_matches(played, kept)`` hears of finished matches as they come (kept:
-    all ``n`` of every rule set, once the chunk is whole).
+    One engine per rule set, each advanced in turn.  ``should_stop`` is asked
+    before the engines start and after every engine's step; every ``every``
+    rounds (and when stopping) the matches below the lowest unfinished index of
+    *every* engine are tallied under each rule set.  A stopped chunk therefore
+    keeps the block ``start .. start+k-1`` common to all rule sets (``k`` may
+    be below ``n``): the rule sets hold the same matches, still paired, and a
+    whole block of match indices, not a sample biased towards short matches.
+    The counts do not depend on how the chunk was cut into blocks.
+
+    Parameters
+    ----------
+    on_matches : callable, optional
+        ``on_matches(played, kept)``: matches finished since the last call (over
+        all rule sets), and how many more are now kept (the block's growth
+        times the number of rule sets).
+    every : int
+        Rounds of steps between tallies of the finished block (a numpy engine).
+
+    Returns
+    -------
+    CompareChunk or None
+        The tallies and paired counts of the kept block; None if stopped before any match was kept.
     """
-    tallies, shares = [], []
-    for rs in rule_sets:
-        if should_stop and should_stop():
-            return None
-        engine = make_engine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup)
-        engine.start_run()
-        steps = reported = 0
-        while engine.B:
-            engine.advance()
-            steps += 1
-            if should_stop and should_stop():
-                return None
-            if on_matches and steps % 25 == 0 and engine.matches_done > reported:
-                on_matches(engine.matches_done - reported, 0)
-                reported = engine.matches_done
-        res = engine.results()
-        tallies.append(Tally.from_results(res))
-        shares.append(np.rint(res.win_share * SHARE_UNIT).astype(np.int64))
-        if on_matches:
-            on_matches(n - reported, 0)
-    if on_matches:
-        on_matches(0, n * len(rule_sets))
-    return CompareChunk(tallies, *paired_counts(shares))
+    R = len(rule_sets)
+    P = rule_sets[0].rules.players
+    if should_stop and should_stop():
+        return None
+    engines = [
+        make_engine(rs.rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup,
+                    harvested=True)
+        for rs in rule_sets
+    ]  # fmt: skip
+    tallies = [Tally(P) for _ in range(R)]
+    cross = [np.zeros(P, dtype=np.int64) for _ in range(R)]
+    gain = [np.zeros(P, dtype=np.int64) for _ in range(R)]
+    loss = [np.zeros(P, dtype=np.int64) for _ in range(R)]
+    waiting: list[list[MatchResults]] = [[] for _ in range(R)]
+    kept_to = start  # the matches start .. kept_to-1 are tallied under every rule set
+    reported = 0
+
+    def take() -> None:
+        nonlocal kept_to, reported
+        end = min(e.lowest_unfinished() for e in engines)
+        for i, e in enumerate(engines):
+            got = e.harvest()
+            if got.n_matches:
+                waiting[i].append(got)
+        grown = end - kept_to
+        if grown > 0:
+            shares = []
+            for i in range(R):
+                pool = MatchResults.concat(waiting[i])  # ordered by match: the rule sets' rows align
+                below = pool.match < end
+                waiting[i] = [pool.select(~below)] if (~below).any() else []
+                done = pool.select(below)
+                tallies[i] = tallies[i] + Tally.from_results(done)
+                shares.append(np.rint(done.win_share * SHARE_UNIT).astype(np.int64))
+            for i, (c, g, lo) in enumerate(zip(*paired_counts(shares))):
+                cross[i], gain[i], loss[i] = cross[i] + c, gain[i] + g, loss[i] + lo
+            kept_to = end
+        played = sum(e.matches_done for e in engines)
+        if on_matches and (played > reported or grown > 0):
+            on_matches(played - reported, max(grown, 0) * R)
+            reported = played
+
+    for e in engines:
+        e.start_run()
+    rounds = 0
+    stopped = False
+    while not stopped and any(e.B for e in engines):
+        for e in engines:
+            if e.B:
+                e.advance()
+                if should_stop and should_stop():
+                    stopped = True
+                    break
+        rounds += 1
+        if not stopped and rounds % min(every, *(e.check_every for e in engines)) == 0:
+            take()
+    take()
+    if kept_to == start:
+        return None
+    return CompareChunk(tallies, cross, gain, loss)
 
 
 def paired_counts(shares: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
@@ -197,7 +257,7 @@ class CompareOutcome:
     """Merged tallies per rule set, paired counts (see :class:`CompareChunk`), and whether the run was cut short.
 
     ``ranges`` are the match indices asked for, ``kept`` those the tallies hold
-    (whole chunks, the same under every rule set).
+    (each chunk's finished block, the same under every rule set).
     """
 
     tallies: list[Tally]
@@ -241,7 +301,7 @@ def compare_units(
 
 
 class CompareCollector:
-    """Merges whole chunks of a comparison as they finish (``take``) into a :class:`CompareOutcome`."""
+    """Merges the kept blocks of a comparison's chunks as they finish (``take``) into a :class:`CompareOutcome`."""
 
     def __init__(self, rule_sets: list[RuleSet], ranges: list[Range]) -> None:
         self.out = CompareOutcome.empty(rule_sets[0].rules.players, len(rule_sets))
@@ -250,12 +310,13 @@ class CompareCollector:
         self.t0 = time.perf_counter()
 
     def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
-        """Merge one chunk (None: stopped, dropped); returns the matches kept per rule set."""
+        """Merge one chunk's kept block (None: stopped before any); returns the matches kept per rule set."""
         if c is None:
             return 0
         self.out.add(c)
-        self.kept.append((tag[0], tag[0] + tag[1]))
-        return tag[1]
+        got = c.tallies[0].matches  # the block tag[0] .. tag[0] + got - 1; all of the chunk unless stopped
+        self.kept.append((tag[0], tag[0] + got))
+        return got
 
     def outcome(self, partial: bool) -> CompareOutcome:
         self.out.partial, self.out.kept = partial, merge(self.kept)
@@ -279,7 +340,7 @@ def run_comparison(
     Returns
     -------
     CompareOutcome
-        ``partial`` when Ctrl-C stopped the run; complete chunks are kept.
+        ``partial`` when Ctrl-C stopped the run; each chunk's block finished under every rule set is kept.
     """
     ranges = ranges or [(0, n_matches)]
     size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)

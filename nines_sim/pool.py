@@ -171,6 +171,7 @@ def run_units(
     take: Callable[[Any, Any], None],
     on_progress: Progress | None = None,
     rules: Iterable[Rules] = (),
+    notice: str = STOP_NOTICE,
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
 
@@ -189,6 +190,9 @@ def run_units(
     rules : iterable of Rules, optional
         The rules the units play, so that forked workers inherit the compiled kernel's forms they need
         (:func:`nines_sim.compiled.warm_up`).
+    notice : str
+        Printed to stderr on the first Ctrl-C (default :data:`STOP_NOTICE`; a caller that keeps
+        nothing of a stopped run, as ``nines bench``, says so instead).
 
     Returns
     -------
@@ -201,7 +205,7 @@ def run_units(
         The first exception of a unit, after the other units were told to stop.
     """
     if workers <= 1:
-        with Interrupt(notice=STOP_NOTICE) as flag:
+        with Interrupt(notice=notice) as flag:
 
             def now(args: tuple) -> _Done:
                 return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
@@ -220,7 +224,7 @@ def run_units(
         return [f for f in handles if f in done]  # in submission order: the same order of takes every run
 
     with (
-        Interrupt(event, notice=STOP_NOTICE) as flag,
+        Interrupt(event, notice=notice) as flag,
         ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(progress, event)
         ) as pool,

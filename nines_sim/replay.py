@@ -17,15 +17,41 @@ from nines_sim.rules import Rules
 from nines_sim.strategy import Observation, Strategy
 
 
+def _overrides(rules: Rules) -> list[str]:
+    """The options that differ from the preset as ``key=value`` (as ``--rule`` takes them), players left out.
+
+    The lineup seats the players, so a table size other than the preset's is no override here.
+    """
+    out = []
+    for k, v in rules.overrides().items():
+        if k == "players":
+            continue
+        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v).lower() if isinstance(v, bool) else str(v)
+        out.append(f"{k}={text}")
+    return out
+
+
 def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -> str:
     """The ``nines replay`` command line that shows match ``match`` of a run."""
     parts = ["nines", "replay", *lineup, "--seed", str(seed), "--match", str(match), "--rules", rules.preset]
-    for k, v in rules.overrides().items():
-        if k == "players":
-            continue  # the lineup seats the players
-        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v).lower() if isinstance(v, bool) else str(v)
-        parts += ["--rule", f"{k}={text}"]
+    for over in _overrides(rules):
+        parts += ["--rule", over]
     return shlex.join(parts)
+
+
+def rules_text(rules: Rules) -> str:
+    """The rules as a reader needs them named: the preset, and every option that differs from it.
+
+    ``classic``, or ``classic with target=50, nine_penalty=20`` (the players left out: the lineup seats them).
+    """
+    over = _overrides(rules)
+    return f"{rules.preset} with {', '.join(over)}" if over else rules.preset
+
+
+def header(rules: Rules, names: Sequence[str], seed: int, match: int) -> str:
+    """The first line of a replay: the match, the seats, the rules with their overrides."""
+    seats = ", ".join(f"seat {i} {n}" for i, n in enumerate(names))
+    return f"Match {match} of seed {seed}: {seats}; rules {rules_text(rules)}"
 
 
 class ReplayFailure(RuntimeError):
@@ -77,14 +103,37 @@ class _Watched(Strategy):
         return self.inner.play_drawn(obs, card)
 
 
+def _with_turns(events: list[tuple], starts: list[int]) -> list[tuple]:
+    """``events`` with a ``("turn", t)`` marker before the first event of each engine step.
+
+    ``starts`` are the indices in ``events`` where each step's events begin (one
+    step is one turn, RULES.md T1-T6); ``t`` counts the turns of the hand from 0,
+    as the engine's counter for the turn cap (T8) does, and ``nines analyze
+    --turn`` from 1: each deal starts the count again.
+    """
+    begins = set(starts)
+    out: list[tuple] = []
+    turn = 0
+    for i, ev in enumerate(events):
+        if i in begins:
+            out.append(("turn", turn))
+            turn += 1
+        if ev[0] == "deal":
+            turn = 0
+        out.append(ev)
+    return out
+
+
 def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int) -> tuple[list[tuple], MatchResults]:
     """Play match ``match`` of ``seed`` alone, recording every event.
 
     Returns
     -------
     tuple
-        (events, results): the events as ``BatchEngine`` traces them, and the
-        one-match results (equal to that match's row in any run).
+        (events, results): the events as ``BatchEngine`` traces them, each
+        turn's preceded by a ``("turn", t)`` marker (``t`` from 0 in each hand:
+        the engine's turn counter, which ``nines analyze --turn`` counts from 1),
+        and the one-match results (equal to that match's row in any run).
 
     Raises
     ------
@@ -99,11 +148,16 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
     seen: dict[int, _Watched] = {}
     players = [seen.setdefault(id(s), _Watched(s, last)) for s in make_lineup(list(lineup))]
     e = BatchEngine(rules, players, seed, match, 1, batch_size=1, trace=True, specs=specs)
+    starts: list[int] = []  # where each step's events begin: one step is one turn of the match
     try:
-        res = e.run()
+        e.start_run()  # as BatchEngine.run, one step at a time
+        while e.B:
+            starts.append(len(e.trace.get(match, [])))
+            e.advance()
+        res = e.results()
     except (StrategyError, IllegalMoveError) as exc:
-        raise ReplayFailure(e.trace.get(match, []), dict(last), exc) from exc
-    return e.trace.get(match, []), res
+        raise ReplayFailure(_with_turns(e.trace.get(match, []), starts), dict(last), exc) from exc
+    return _with_turns(e.trace.get(match, []), starts), res
 
 
 def describe_failure(failure: ReplayFailure, names: Sequence[str]) -> list[str]:
@@ -126,7 +180,12 @@ def describe_failure(failure: ReplayFailure, names: Sequence[str]) -> list[str]:
 
 
 def describe(events: list[tuple], names: Sequence[str]) -> list[str]:
-    """Readable lines for a match's events; ``names`` labels the seats."""
+    """Readable lines for a match's events; ``names`` labels the seats.
+
+    Hands are numbered from 1, tie-break hands too, as ``nines analyze --hand``
+    counts them; a turn's first line is numbered from 1 in its hand (``turn 3:``),
+    as ``--turn`` counts them, and the turn's further lines are indented under it.
+    """
 
     def who(seat: int) -> str:
         return f"seat {seat} ({names[seat]})"
@@ -134,10 +193,25 @@ def describe(events: list[tuple], names: Sequence[str]) -> list[str]:
     lines: list[str] = []
     running = [0] * len(names)
     tiebreak = False
+    label: str | None = None  # "turn N: " until the turn's first line is written
+    width = 0  # the current turn label's width: its further lines are indented by it
+
+    def say(text: str) -> None:
+        """One line of the current turn (or of the deal, before the first turn)."""
+        nonlocal label, width
+        if label is not None:
+            lines.append(f"   {label}{text}")
+            width, label = len(label), None
+        else:
+            lines.append("   " + " " * width + text)
+
     for ev in events:
         kind = ev[0]
-        if kind == "deal":
+        if kind == "turn":
+            label = f"turn {ev[1] + 1}: "
+        elif kind == "deal":
             _, seq, dealer, hands, starter = ev
+            width = 0
             tiebreak = any(len(h) == 0 for h in hands)  # only a tie-break hand leaves seats out (S4)
             title = "tie-break hand" if tiebreak else "hand"
             lines.append(f"\n== {title} {seq + 1}: {who(dealer)} deals; starter {card_name(starter)}")
@@ -145,23 +219,24 @@ def describe(events: list[tuple], names: Sequence[str]) -> list[str]:
                 if cards:
                     lines.append(f"   {who(seat)}: {' '.join(card_name(c) for c in cards)}")
         elif kind == "declare":
-            lines.append(f"   {who(ev[1])} (dealer) declares {SUIT_SYMBOLS[ev[2]]} for the 9 starter")
+            say(f"{who(ev[1])} (dealer) declares {SUIT_SYMBOLS[ev[2]]} for the 9 starter")
         elif kind == "play":
             extra = f", declares {SUIT_SYMBOLS[ev[3]]}" if ev[3] >= 0 else ""
-            lines.append(f"   {who(ev[1])} plays {card_name(ev[2])}{extra}")
+            say(f"{who(ev[1])} plays {card_name(ev[2])}{extra}")
         elif kind == "pair":
-            lines.append(f"   {who(ev[1])} plays two 9s, declares {SUIT_SYMBOLS[ev[2]]}")
+            say(f"{who(ev[1])} plays two 9s, declares {SUIT_SYMBOLS[ev[2]]}")
         elif kind == "draw":
-            lines.append(f"   {who(ev[1])} draws {card_name(ev[2])}")
+            say(f"{who(ev[1])} draws {card_name(ev[2])}")
         elif kind == "penalty_draw":
-            lines.append(f"   {who(ev[1])} must draw {card_name(ev[2])}")
+            say(f"{who(ev[1])} must draw {card_name(ev[2])}")
         elif kind == "pass":
-            lines.append(f"   {who(ev[1])} passes (nothing to draw)")
+            say(f"{who(ev[1])} passes (nothing to draw)")
         elif kind == "skip":
-            lines.append(f"   {who(ev[1])} is skipped")
+            say(f"{who(ev[1])} is skipped")
         elif kind == "reshuffle":
-            lines.append(f"   the discard pile is shuffled into a new stock ({ev[1]} cards)")
+            say(f"the discard pile is shuffled into a new stock ({ev[1]} cards)")
         elif kind == "end":
+            width = 0
             outcome, pens = ev[1], ev[2]
             how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(outcome, f"{who(outcome)} goes out")
             if tiebreak:

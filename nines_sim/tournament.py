@@ -25,7 +25,7 @@ import pandas as pd
 
 from nines_sim.compiled import make_engine, plays_compiled
 from nines_sim.numbers import decimal_text
-from nines_sim.pool import run_units
+from nines_sim.pool import STOP_NOTICE, run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import canonical_spec, display_name, make_lineup
@@ -45,7 +45,8 @@ from nines_sim.stats import (
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
 FORMATS = ("table", "round-robin", "field")
-DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority")
+#: With no strategies named: the four one-line heuristics and ``expert`` (the fast, fair built-ins) at a 5-seat table.
+DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority", "expert")
 
 SUMMARY_COLUMNS = [
     "position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low", "win_rate_high",
@@ -400,6 +401,7 @@ def run_plan(
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
     chunk: int | None = None,
+    notice: str = STOP_NOTICE,
 ) -> RunOutcome:
     """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
@@ -416,6 +418,8 @@ def run_plan(
         Half-open ranges of match indices to play instead of ``0 .. n_matches-1``.
     chunk : int, optional
         Matches per unit of work (default: :func:`chunk_size`); the numbers do not depend on it.
+    notice : str
+        What a Ctrl-C prints at once (by default that finished work is kept; ``nines bench`` keeps none).
 
     Returns
     -------
@@ -426,7 +430,8 @@ def run_plan(
     ranges = ranges or [(0, n_matches)]
     collect = Collector(plan, ranges)
     units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
-    partial = run_units(play_games, units, workers, collect.take, on_progress, [g.rules for g in plan.games])
+    rules = [g.rules for g in plan.games]
+    partial = run_units(play_games, units, workers, collect.take, on_progress, rules, notice)
     return collect.outcome(partial)
 
 

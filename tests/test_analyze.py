@@ -23,7 +23,7 @@ def test_a_described_position_lists_every_legal_play_and_each_strategys_choice()
 
 
 def test_a_replayed_position_is_analysed():
-    res = run("expert", "dump-faces", "--players", "2", "--seed", "3", "--match", "2", "--turn", "4", "--samples", "8")
+    res = run("expert", "dump-faces", "--players", "2", "--seed", "3", "--match", "2", "--turn", "5", "--samples", "8")
     assert res.exit_code == 0, res.output
     assert "Seat " in res.output and "What each strategy plays" in res.output
 

@@ -63,6 +63,17 @@ def test_against_c_pairs_each_run_with_a_run_of_c_just_before_it(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
+def test_the_c_reference_the_readme_names_ships_in_the_repository_and_runs():
+    from nines_sim.bench import reference_speeds
+
+    root = Path(__file__).resolve().parents[1]
+    named = set(re.findall(r"--against-c ([\w./-]+)", (root / "README.md").read_text()))
+    assert named - {"PATH"} == {"bench/nines_c.c"}  # a path a clone has, not one outside the repository
+    speeds = reference_speeds(root / "bench" / "nines_c.c", seconds=0.05)  # nines_py.py beside it runs too
+    assert set(speeds) == {"C", "plain Python"} and all(v > 0 for v in speeds.values())
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
 def test_against_c_that_does_not_compile_is_a_one_line_usage_error(tmp_path):
     bad = tmp_path / "nines_c.c"
     bad.write_text("not c\n")
@@ -181,7 +192,7 @@ def one_error_line(r) -> str:  # noqa: ANN001 - a click Result
         (["tournament", "random", "-p", "2"], "--players 2 disagrees with the 1 strategy given"),
         (
             ["tournament", "-p", "2"],
-            "--players 2 needs 2 strategies, one per seat: name them (the default lineup is 4:",
+            "--players 2 needs 2 strategies, one per seat: name them (the default lineup is 5:",
         ),
         (["replay", "-p", "2"], "--players 2 needs 2 strategies"),
         (["compare-rules", "-p", "2", "--rules", "classic", "--rules", "hard-nines"], "--players 2 needs 2 strategies"),
@@ -251,9 +262,9 @@ def test_report_on_a_broken_csv_names_the_file(run_copy):
 def test_report_refuses_a_summary_cut_short_of_the_manifests_lineup(run_copy):
     path = run_copy / "summary.csv"
     before = (run_copy / "report.md").read_text()
-    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))  # header and 1 of 4 rows
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))  # header and 1 of 5 rows
     line = one_error_line(runner.invoke(app, ["report", str(run_copy)]))
-    assert f"{path} does not match manifest.json: 1 row(s), but the run ranks 4" in line
+    assert f"{path} does not match manifest.json: 1 row(s), but the run ranks 5" in line
     assert (run_copy / "report.md").read_text() == before  # nothing rewritten
 
 

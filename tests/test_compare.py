@@ -14,6 +14,7 @@ from nines_sim.compare import deals_coupled, rule_sets_from
 from nines_sim.engine import BatchEngine
 from nines_sim.registry import make_lineup
 from nines_sim.rules import make_rules
+from nines_sim.tournament import DEFAULT_LINEUP
 
 runner = CliRunner()
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
@@ -56,7 +57,8 @@ def pair_runs(tmp_path_factory):
 def test_comparison_csv_and_manifest(pair_runs):
     d = pair_runs["1"]
     df = pd.read_csv(d / "comparison.csv")
-    assert df["rule_set"].tolist() == ["classic"] * 4 + ["hard-nines"] * 4
+    seats = len(DEFAULT_LINEUP)  # no lineup given: the default one
+    assert df["rule_set"].tolist() == ["classic"] * seats + ["hard-nines"] * seats
     assert (df["matches"] == 2000).all()
     ref = df[df.rule_set == "classic"]
     assert (ref["delta_win_rate"] == 0).all() and not ref["significant"].any()

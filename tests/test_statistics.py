@@ -79,10 +79,11 @@ def test_three_of_three_heads_up_is_p_quarter_not_zero():
     assert df.iloc[0].p_value == 0.25 and df.iloc[0].test == "exact binomial" and not df.iloc[0].significant
 
 
-def test_five_match_default_tournament_has_no_significant_row(tmp_path):
-    """`nines tournament -n 5 --seed 0 --workers 1`: nothing is significant, nothing has p = 0."""
-    r = runner.invoke(app, ["tournament", "-n", "5", "--seed", "0", "--workers", "1", "--no-charts", "--out",
-                            str(tmp_path / "t")])  # fmt: skip
+def test_five_match_four_seat_tournament_has_no_significant_row(tmp_path):
+    """`nines tournament random hold-nines dump-faces suit-majority -n 5 --seed 0 --workers 1`: nothing is
+    significant, nothing has p = 0."""
+    r = runner.invoke(app, ["tournament", "random", "hold-nines", "dump-faces", "suit-majority", "-n", "5", "--seed",
+                            "0", "--workers", "1", "--no-charts", "--out", str(tmp_path / "t")])  # fmt: skip
     assert r.exit_code == 0, r.output
     pw = pd.read_csv(tmp_path / "t" / "pairwise.csv")
     s = pd.read_csv(tmp_path / "t" / "summary.csv")

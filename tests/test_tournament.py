@@ -43,20 +43,20 @@ def default_runs(tmp_path_factory):
     return out
 
 
-def test_default_tournament_is_the_four_builtins_at_one_table(default_runs):
+def test_default_tournament_is_the_heuristics_and_expert_at_one_table(default_runs):
     d = default_runs["w1"]
     s = pd.read_csv(d / "summary.csv")
     assert list(s.columns) == ["position", "rank", "strategy", "matches", "wins", "win_rate", "win_rate_low",
                                "win_rate_high", "mean_total", "sd_total", "go_out_rate",
                                "mean_hand_penalty"]  # fmt: skip
-    assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority"]
+    assert s["strategy"].tolist() == ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
     assert (s["matches"] == 3000).all()
     assert abs(s["wins"].sum() - 3000) < 1e-6  # every match has exactly one win in total
     assert ((s["win_rate_low"] <= s["win_rate"]) & (s["win_rate"] <= s["win_rate_high"])).all()
     m = json.loads((d / "manifest.json").read_text())
     assert m["seed"] == 0 and m["matches_played"] == 3000 and m["rules"]["tie_rule"] == "playoff"
-    assert m["lineup"] == ["random", "hold-nines", "dump-faces", "suit-majority"] and not m["partial"]
-    assert m["command"].startswith("nines tournament random hold-nines dump-faces suit-majority")
+    assert m["lineup"] == ["random", "hold-nines", "dump-faces", "suit-majority", "expert"] and not m["partial"]
+    assert m["command"].startswith("nines tournament random hold-nines dump-faces suit-majority expert")
     h = pd.read_csv(d / "hands.csv")
     assert list(h.columns) == ["hands", "mean_turns_per_hand", "mean_hands_per_match", "blocked_rate",
                                "capped_hands", "reshuffles_per_hand", "nine_starter_rate",
