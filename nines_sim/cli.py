@@ -689,8 +689,10 @@ def replay(
     Give the lineup as it was seated: for a table, the tournament's strategies;
     for a round-robin game, its two strategies; for a field game, the strategy
     then the baseline copies. The numbers are those of that match in any run
-    with the same seed.
+    with the same seed. Or give a match saved by 'nines play' (a .json file).
     """
+    if strategies and len(strategies) == 1 and _saved_match_path(strategies[0]):
+        return replay_saved(strategies[0])
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.replay import ReplayFailure, describe, describe_failure
     from nines_sim.replay import replay as play_one
@@ -1087,3 +1089,32 @@ def _root(
 def main() -> None:
     """Entry point of the ``nines`` console script."""
     app()
+
+
+# ----------------------------------------------------------------- play, review (issue 26)
+def _saved_match_path(arg: str) -> bool:
+    """Whether a lineup argument names a saved match (``nines play``'s .json file), not a strategy spec."""
+    return arg.lower().endswith(".json") and "@" not in arg
+
+
+def replay_saved(path: str) -> None:
+    """``nines replay FILE``: a match saved by ``nines play``, turn by turn (one-line error, exit 2, on a bad file)."""
+    from nines_sim.play import SavedMatchError, load, run_match
+    from nines_sim.replay import describe
+
+    try:
+        saved = load(path)
+        out = run_match(saved)
+    except SavedMatchError as exc:
+        raise usage_error(str(exc)) from None
+    names = saved.lineup
+    typer.echo(
+        f"Saved match {path}: seed {saved.seed}, {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; "
+        f"rules {saved.rules.preset}"
+    )
+    for line in describe(out.events, names):
+        typer.echo(line)
+    if out.finished:
+        typer.echo(f"\nfinal totals {out.totals}, win shares {out.win_share}")
+    else:
+        typer.echo(f"\nthe match stops here, unfinished; go on with: nines play --resume {shlex.quote(path)}")
