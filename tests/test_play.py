@@ -197,3 +197,25 @@ def test_refusals_name_the_clause():
     assert refusal(drawn, 0, classic) is None
     declare = _req("KC", "9H", kind=DecisionKind.DECLARE)
     assert refusal(declare, 5, classic).startswith("T3") and refusal(declare, 3, classic) is None
+
+
+def test_play_usage_errors_are_one_line_exit_2(played, tmp_path):
+    _, _, path = played
+    cases = {
+        "unknown opponent": ["play", "no-such-strategy"],
+        "unknown preset": ["play", "--rules", "no-such-preset"],
+        "seat out of range": ["play", "expert", "--seat", "2"],
+        "too many opponents": ["play", "expert", "expert", "expert", "--players", "3"],
+        "missing file": ["play", "--resume", str(tmp_path / "none.json")],
+        "finished match": ["play", "--resume", str(path)],
+        "resume with a lineup": ["play", "expert", "--resume", str(path)],
+        "no terminal": ["play", "expert", "--save", str(tmp_path / "x.json")],
+    }
+    for name, args in cases.items():
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (name, r.output)
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error: "), (name, r.output)
+    assert "0 to 1" in runner.invoke(app, cases["seat out of range"]).output
+    assert "is over" in runner.invoke(app, cases["finished match"]).output
+    assert "terminal" in runner.invoke(app, cases["no terminal"]).output
