@@ -25,7 +25,7 @@ from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
 from nines_sim.registry import StrategyNotFound, make_lineup
-from nines_sim.strategy import DecisionKind, Observation
+from nines_sim.strategy import DecisionKind, Observation, Strategy
 
 
 @dataclass
@@ -79,8 +79,12 @@ def public_events(events: list[tuple], seat: int) -> tuple[tuple, ...]:
     return tuple(out)
 
 
-def make_seats(saved: SavedMatch, answer: Callable[[Observation, np.ndarray | None, bool], int]) -> list:
-    """The lineup of a saved match with the person's seat answered by ``answer``.
+def make_seats(
+    saved: SavedMatch,
+    answer: Callable[[Observation, np.ndarray | None, bool], int],
+    wrap_seat: Callable[[Strategy], Strategy] | None = None,
+) -> list:
+    """The lineup of a saved match with the person's seat answered by ``answer`` (wrapped by ``wrap_seat``).
 
     Raises
     ------
@@ -92,7 +96,8 @@ def make_seats(saved: SavedMatch, answer: Callable[[Observation, np.ndarray | No
     except StrategyNotFound as exc:
         raise SavedMatchError(f"the saved lineup names an unknown strategy: {exc}") from None
     seats = list(others)
-    seats.insert(saved.seat, PersonSeat(answer))
+    person: Strategy = PersonSeat(answer)
+    seats.insert(saved.seat, wrap_seat(person) if wrap_seat is not None else person)
     return seats
 
 
@@ -101,6 +106,7 @@ def run_match(
     ask: Ask | None = None,
     on_decision: Callable[[SavedMatch], None] | None = None,
     hint_samples: int = 256,
+    wrap_seat: Callable[[Strategy], Strategy] | None = None,
 ) -> Outcome:
     """Play a saved match: the file's decisions first, then ``ask``'s, to the end or until stopped.
 
@@ -117,6 +123,9 @@ def run_match(
         Called with ``saved`` after every new decision and at the match's end (to save it).
     hint_samples : int
         Samples of the hidden cards for a hint (as ``nines analyze --samples``).
+    wrap_seat : callable, optional
+        Seats ``wrap_seat(person_seat)`` in place of the person's seat (``nines review``
+        watches it); the wrapper's ``engine`` attribute, if it has one, is set to the engine.
 
     Returns
     -------
@@ -171,8 +180,10 @@ def run_match(
             on_decision(saved)
         return move
 
-    eng = BatchEngine(rules, make_seats(saved, answer), saved.seed, saved.match, 1, batch_size=1, trace=True,
-                      specs=saved.lineup)  # fmt: skip
+    seats = make_seats(saved, answer, wrap_seat)
+    eng = BatchEngine(rules, seats, saved.seed, saved.match, 1, batch_size=1, trace=True, specs=saved.lineup)
+    if hasattr(seats[saved.seat], "engine"):
+        seats[saved.seat].engine = eng
     pending = None
     try:
         res = eng.run()
