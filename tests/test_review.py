@@ -107,9 +107,10 @@ def test_a_play_reviewed_equals_nines_analyze_of_its_position(reviews):
 
 
 def test_classes_follow_the_thresholds():
-    lost = np.array([0.0, 0.5, 2.0, 4.0, 9.0, 9.0])
-    se = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 10.0])
-    assert classify(lost, se).tolist() == ["ok", "ok", "inaccuracy", "mistake", "blunder", "ok"]
+    lost = np.array([0.0, 0.1, 0.5, 3.9, 4.0, 9.9, 10.0, 10.0])
+    se = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 6.0])
+    assert classify(lost, se).tolist() == ["ok", "ok", "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder",
+                                           "ok"]  # fmt: skip
 
 
 def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
