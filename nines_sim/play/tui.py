@@ -65,11 +65,12 @@ def event_line(ev: tuple, names: list[str], seat: int) -> str | None:
         return f"Hand {ev[1] + 1}: {dealer}; starter {shown(ev[4])}"
     if kind == "declare":
         return f"{who(ev[1], 'declares')} {SUIT_SYMBOLS[ev[2]]} for the 9 starter"
+    declares = "declare" if ev[1] == seat else "declares"
     if kind == "play":
-        extra = f", declares {SUIT_SYMBOLS[ev[3]]}" if ev[3] >= 0 else ""
+        extra = f", {declares} {SUIT_SYMBOLS[ev[3]]}" if ev[3] >= 0 else ""
         return f"{who(ev[1], 'plays')} {shown(ev[2])}{extra}"
     if kind == "pair":
-        return f"{who(ev[1], 'plays')} two 9s, declares {SUIT_SYMBOLS[ev[2]]}"
+        return f"{who(ev[1], 'plays')} two 9s, {declares} {SUIT_SYMBOLS[ev[2]]}"
     if kind in ("draw", "penalty_draw"):
         return f"{who(ev[1], 'draws' if kind == 'draw' else 'must draw')} {shown(ev[2]) if ev[2] >= 0 else 'a card'}"
     if kind == "pass":
