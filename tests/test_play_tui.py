@@ -171,6 +171,8 @@ def test_too_small_a_terminal_says_so(tmp_path):
             await next_request(app, pilot, None)
             small = app.query_one("#small")
             shown = small.display, str(small.render()), app.query_one("#game").display
+            await pilot.press(*keys_for(app.request))  # ignored: the person cannot see the table
+            assert app.saved.decisions == {} and app.waiting.is_set()
             await pilot.press("q")
         return shown
 

@@ -134,6 +134,7 @@ class PlayApp(App):
         self._cursor = 0
         self._digits = ""
         self._thinking = False
+        self._small = False
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -164,6 +165,7 @@ class PlayApp(App):
         )
         self.query_one("#small").display = small
         self.query_one("#game").display = not small
+        self._small = small
 
     # ----------------------------------------------------------- the match
     def _drive(self) -> None:
@@ -234,8 +236,8 @@ class PlayApp(App):
 
     def on_key(self, event) -> None:  # noqa: ANN001 - textual.events.Key
         req = self.request
-        if req is None or self._thinking or self._answer is None or self._answer.done():
-            return
+        if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
+            return  # nothing to decide now, or the screen is too small to see what one decides
         key = event.key
         kind = req.kind
         if key in _SUIT_KEYS and kind in (DecisionKind.DECLARE, DecisionKind.DEALER_DECLARE):
