@@ -208,7 +208,7 @@ def terminal_lines(review: Review) -> list[str]:
     for title, table in (("by decision kind", by_kind(d)), ("by situation", by_situation(d))):
         out.append(f"\n{title}: decisions, accuracy, mean points lost [95%], share of points lost")
         for r in table.to_dict("records"):
-            ci = f"{r['mean_lost']:6.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+            ci = f"{r['mean_lost']:6.2f}" + ("" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]")
             out.append(f"  {r['group']:<42} {r['decisions']:>6,} {_pct(r['accuracy']):>7} {ci:<22} "
                        f"{_pct(r['share_of_points_lost']):>7}")  # fmt: skip
     return out

@@ -13,7 +13,7 @@ from nines_sim.review import ReviewSetup, classify, review_saved, review_strateg
 from nines_sim.review_report import by_kind, report_lines, write_review
 from nines_sim.rules import make_rules
 from nines_sim.strategy import DecisionKind, Observation
-from strategies.expert import Expert
+from nines_sim.strategies.expert import Expert
 
 runner = CliRunner()
 MATCHES = 40
