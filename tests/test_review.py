@@ -12,8 +12,8 @@ from nines_sim.play import SavedMatch, run_match, save
 from nines_sim.review import ReviewSetup, classify, review_saved, review_strategy
 from nines_sim.review_report import by_kind, report_lines, write_review
 from nines_sim.rules import make_rules
-from nines_sim.strategy import DecisionKind, Observation
 from nines_sim.strategies.expert import Expert
+from nines_sim.strategy import DecisionKind, Observation
 
 runner = CliRunner()
 MATCHES = 40
