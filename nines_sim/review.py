@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +34,7 @@ from nines_sim.replay import replay_command
 from nines_sim.rules import Rules
 from nines_sim.search import MAX_ROWS, candidates
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
-from nines_sim.verdict import Z95, has_choice, judge
+from nines_sim.verdict import Z95, Verdict, has_choice, judge
 
 #: Classes of a choice measurably worse than the best (its loss outside the 95% interval of zero), by points
 #: lost: from 0 an inaccuracy, from 4 a mistake, from 10 a blunder.  Chosen from the measured distribution
@@ -45,6 +45,9 @@ from nines_sim.verdict import Z95, has_choice, judge
 THRESHOLDS = (("inaccuracy", 0.0), ("mistake", 4.0), ("blunder", 10.0))
 #: Turns of a hand, in rounds of the table, that count as early (before: "early"; from then on: "late").
 EARLY_ROUNDS = 2
+
+#: ``command(obs, j, match, hand, turn, kind)``: the command that shows decision ``j`` of a decision's games.
+CommandOf = Callable[[Observation, int, int, int, int, DecisionKind], str]
 
 COLUMNS = ("match", "hand", "turn", "seat", "kind", "move", "best", "candidates", "chosen_value", "best_value",
            "points_lost", "lost_se", "accurate", "verdict", "opponent_about_to_go_out", "holding_nines", "phase",
@@ -93,7 +96,7 @@ class Reviewed(Strategy):
         ``command(obs, j, match, hand, turn, kind) -> str``: the command that shows decision ``j``.
     """
 
-    def __init__(self, inner: Strategy, setup: ReviewSetup, command=None):  # noqa: ANN001 - a small callable
+    def __init__(self, inner: Strategy, setup: ReviewSetup, command: CommandOf | None = None):
         self.inner, self.setup, self.command = inner, setup, command
         self.name = inner.name  # type: ignore[misc] - shown under the reviewed player's name
         self.classifier = inner.classifier  # type: ignore[misc]
@@ -147,9 +150,8 @@ class Reviewed(Strategy):
             self._record(sub, v, moves[sel])
         self.seconds += time.perf_counter() - t0
 
-    def _record(self, obs: Observation, v, moves: np.ndarray) -> None:  # noqa: ANN001 - a Verdict
+    def _record(self, obs: Observation, v: Verdict, moves: np.ndarray) -> None:
         n = obs.n
-        r = np.arange(n)
         lost, se = v.loss(moves)
         mean = v.mean
         best_col = v.best()
@@ -181,7 +183,6 @@ class Reviewed(Strategy):
                 "own_cards": int(sizes[j, seat[j]]), "stock": int(stock[j]),
                 "command": self.command(obs, j, m, h, t, kind) if self.command else "",
             })  # fmt: skip
-        del r
 
     def __repr__(self) -> str:
         return f"Reviewed({self.inner!r})"

@@ -21,6 +21,7 @@ import asyncio
 from pathlib import Path
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -234,7 +235,7 @@ class PlayApp(App):
         self._show()
         self._reply(HINT)
 
-    def on_key(self, event) -> None:  # noqa: ANN001 - textual.events.Key
+    def on_key(self, event: events.Key) -> None:
         req = self.request
         if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
             return  # nothing to decide now, or the screen is too small to see what one decides
