@@ -1223,6 +1223,7 @@ def review(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
+    workers: WorkersOpt = None,
 ) -> None:
     """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
 
@@ -1267,10 +1268,16 @@ def review(
             if run is None:
                 res = review_saved(saved, target, setup)
             else:
-                res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup)
+                from nines_sim.progress import RunProgress
+
+                with RunProgress(matches) as bar:
+                    res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,
+                                          workers=workers or cpu_count_default(), on_progress=bar)  # fmt: skip
         except SavedMatchError as exc:
             raise usage_error(str(exc)) from None
         write_review(res, run_dir, chart=not no_charts)
     for line in terminal_lines(res):
         typer.echo(line)
+    if res.stopped:
+        typer.echo(f"\nstopped (Ctrl-C): the {res.matches:,} finished matches are reviewed")
     typer.echo(f"\nresults in {run_dir} (review.csv, report.md{'' if no_charts else ', points_lost.png'})")

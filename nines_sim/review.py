@@ -22,6 +22,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -218,6 +219,8 @@ class Review:
         Wall time of the whole review; ``judge_seconds`` of the search alone.
     note : str, optional
         Why the comparison is not fair (a player that sees hidden cards).
+    stopped : bool
+        Whether Ctrl-C stopped the review early (``matches`` counts those finished).
     """
 
     decisions: pd.DataFrame
@@ -230,6 +233,7 @@ class Review:
     seconds: float
     judge_seconds: float
     note: str | None = None
+    stopped: bool = False
 
     @property
     def speed(self) -> float:
@@ -241,6 +245,53 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def _command(rules: Rules, specs: list[str], seed: int, obs: Observation, j: int, match: int, hand: int, turn: int,
+             kind: DecisionKind) -> str:  # fmt: skip
+    """The command that shows a reviewed decision: ``nines analyze`` for a play, else ``nines replay``."""
+    if kind == DecisionKind.PLAY:
+        base = replay_command(rules, specs, seed, match).replace("nines replay", "nines analyze", 1)
+        return f"{base} --hand {hand} --turn {turn}"
+    return replay_command(rules, specs, seed, match)
+
+
+#: Order of the kinds of decision within a turn, for sorting the rows of a review.
+_KIND_ORDER = {"dealer_declare": 0, "play": 1, "play_drawn": 2, "declare": 3}
+
+
+def review_range(
+    lineup: list,
+    rules: Rules,
+    seed: int,
+    start: int,
+    n: int,
+    setup: ReviewSetup,
+    batch_size: int = 256,
+    on_matches=None,  # noqa: ANN001 - nines_sim.pool's progress callback
+    should_stop=None,  # noqa: ANN001 - nines_sim.pool's stop callback
+) -> tuple[list[dict], float, int]:
+    """Review seat 0 of ``lineup`` in matches ``start .. start + n - 1`` (a unit of :func:`nines_sim.pool.run_units`).
+
+    Returns
+    -------
+    tuple
+        (rows of the finished matches, seconds the search took, matches finished).
+    """
+    made = make_lineup(lineup)
+    specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
+    seat0 = Reviewed(made[0], setup, partial(_command, rules, specs, seed))
+    eng = BatchEngine(rules, [seat0, *made[1:]], seed, start, n, batch_size=batch_size, specs=specs)
+    seat0.engine = eng
+    eng.start_run()
+    done = 0
+    while eng.B and not (should_stop is not None and should_stop()):
+        eng.advance()
+        if on_matches is not None and eng.matches_done > done:
+            on_matches(eng.matches_done - done, eng.matches_done - done)
+            done = eng.matches_done
+    finished = set(eng.results().match.tolist())
+    return [r for r in seat0.rows if r["match"] in finished], seat0.seconds, len(finished)
+
+
 def review_strategy(
     strategy: str | Strategy,
     against: Sequence[str | Strategy] = ("expert",),
@@ -249,8 +300,15 @@ def review_strategy(
     seed: int = 0,
     setup: ReviewSetup | None = None,
     batch_size: int = 256,
+    workers: int = 1,
+    on_progress=None,  # noqa: ANN001 - nines_sim.pool.Progress
 ) -> Review:
     """Review a strategy over ``matches`` matches, seated at seat 0 against ``against`` (seats 1, 2, ...).
+
+    With ``workers`` > 1 the matches are split into that many ranges reviewed in
+    parallel processes; the rows are the same for any number of workers (each
+    match and each decision's samples depend on the seed alone), sorted by match,
+    hand, turn and kind.  Ctrl-C stops early and keeps the finished matches.
 
     Raises
     ------
@@ -259,25 +317,25 @@ def review_strategy(
     ValueError
         If the lineup does not fill the rules' seats.
     """
+    from nines_sim.pool import run_units
+
     setup = setup or ReviewSetup()
     rules = rules or Rules(players=len(against) + 1)
-    made = make_lineup([strategy, *against])
-    specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in [strategy, *against]]
-
-    def command(obs: Observation, j: int, match: int, hand: int, turn: int, kind: DecisionKind) -> str:
-        if kind == DecisionKind.PLAY:
-            base = replay_command(rules, specs, seed, match).replace("nines replay", "nines analyze", 1)
-            return f"{base} --hand {hand} --turn {turn}"
-        return replay_command(rules, specs, seed, match)
-
-    seat0 = Reviewed(made[0], setup, command)
+    lineup = [strategy, *against]
+    made = make_lineup(lineup)
+    specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
+    k = max(1, min(workers, matches))
+    bounds = [matches * i // k for i in range(k + 1)]
+    units = [(i, (lineup, rules, seed, bounds[i], bounds[i + 1] - bounds[i], setup, batch_size)) for i in range(k)]
+    parts: dict[int, tuple] = {}
     t0 = time.perf_counter()
-    eng = BatchEngine(rules, [seat0, *made[1:]], seed, 0, matches, batch_size=batch_size, specs=specs)
-    seat0.engine = eng
-    eng.run()
+    stopped = run_units(review_range, units, k, lambda tag, res: parts.__setitem__(tag, res), on_progress, [rules])
     wall = time.perf_counter() - t0
-    return Review(_frame(seat0.rows), specs[0], specs, rules, seed, matches, setup, wall, seat0.seconds,
-                  hidden_card_note(made[:1]))  # fmt: skip
+    rows = [r for i in sorted(parts) for r in parts[i][0]]
+    rows.sort(key=lambda r: (r["match"], r["hand"], r["turn"], _KIND_ORDER[r["kind"]]))
+    played = sum(p[2] for p in parts.values())
+    return Review(_frame(rows), specs[0], specs, rules, seed, played, setup, wall, sum(p[1] for p in parts.values()),
+                  hidden_card_note(made[:1]), stopped)  # fmt: skip
 
 
 def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | None = None) -> Review:

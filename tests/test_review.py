@@ -161,3 +161,10 @@ def test_review_usage_errors(tmp_path):
         r = runner.invoke(app, args)
         assert r.exit_code == 2, r.output
         assert len([x for x in r.output.splitlines() if x.strip()]) == 1
+
+
+def test_the_rows_are_the_same_for_any_number_of_workers():
+    rules = make_rules("classic", players=3)
+    one = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=1)
+    two = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=2)
+    assert len(one.decisions) > 0 and one.decisions.equals(two.decisions) and one.matches == two.matches == 6
