@@ -748,7 +748,10 @@ def replay(
     then the baseline copies. The numbers are those of that match in any run
     with the same seed. Hands are numbered from 1 (tie-break hands too) and
     the turns of each hand from 1, as 'nines analyze --hand --turn' counts them.
+    Or give a match saved by 'nines play' (a .json file).
     """
+    if strategies and len(strategies) == 1 and _saved_match_path(strategies[0]):
+        return replay_saved(strategies[0])
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.replay import header
     from nines_sim.tournament import DEFAULT_LINEUP
@@ -1182,3 +1185,195 @@ def _root(
 def main() -> None:
     """Entry point of the ``nines`` console script."""
     app()
+
+
+# ----------------------------------------------------------------- play, review (issue 26)
+def _saved_match_path(arg: str) -> bool:
+    """Whether a lineup argument names a saved match (``nines play``'s .json file), not a strategy spec."""
+    return arg.lower().endswith(".json") and "@" not in arg
+
+
+def replay_saved(path: str) -> None:
+    """``nines replay FILE``: a match saved by ``nines play``, turn by turn (one-line error, exit 2, on a bad file)."""
+    from nines_sim.play import SavedMatchError, load, run_match
+    from nines_sim.replay import describe
+
+    try:
+        saved = load(path)
+        out = run_match(saved)
+    except SavedMatchError as exc:
+        raise usage_error(str(exc)) from None
+    names = saved.lineup
+    typer.echo(
+        f"Saved match {path}: seed {saved.seed}, {', '.join(f'seat {i} {n}' for i, n in enumerate(names))}; "
+        f"rules {saved.rules.preset}"
+    )
+    for line in describe(out.events, names):
+        typer.echo(line)
+    if out.finished:
+        typer.echo(f"\nfinal totals {out.totals}, win shares {out.win_share}")
+    else:
+        typer.echo(f"\nthe match stops here, unfinished; go on with: nines play --resume {shlex.quote(path)}")
+
+
+@app.command()
+def play(
+    opponents: Annotated[
+        list[str] | None, typer.Argument(help="Strategies at the other seats, in seat order (default: expert).")
+    ] = None,
+    players: PlayersOpt = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the match (default: a new one).")
+    ] = None,
+    seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, from 0 (seats run clockwise).")] = 0,
+    hands: Annotated[
+        int | None, typer.Option("--hands", min=1, help="Play this many hands instead of to the target (S3).")
+    ] = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
+    save_to: Annotated[
+        Path | None, typer.Option("--save", help="Where to save the match (default: a new file in matches/).")
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
+    ] = 256,
+) -> None:
+    """Play a match in the terminal against strategies: you hold one seat, they the others.
+
+    Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
+    a drawn card; ? shows the search's ranking of your legal moves; q (or Ctrl-C) saves and quits. The match is
+    saved after every move: 'nines play --resume FILE' goes on, 'nines replay FILE' shows it, 'nines review FILE'
+    scores your decisions.
+    """
+    import secrets
+
+    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, run_match, save
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+
+    if resume is not None:
+        if opponents or seed is not None or hands is not None or players is not None or rule:
+            raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
+        try:
+            saved = load(resume)
+            check = load(resume)
+            if run_match(check).finished:
+                where = shlex.quote(str(resume))
+                raise usage_error(f"the match in {resume} is over; see it with: nines replay {where}")
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        path = Path(resume)
+    else:
+        names = list(opponents or [])
+        extra = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
+        if hands is not None:
+            extra.append(f"fixed_hands={hands}")
+        n = _players_wanted(players, rule)[0] or (len(names) + 1 if names else build_rules(rules, extra).players)
+        if not names:
+            names = ["expert"] * (n - 1)
+        elif len(names) == 1 and n > 2:
+            names = names * (n - 1)
+        if len(names) != n - 1:
+            raise usage_error(f"{len(names)} opponents for a table of {n} players: give {n - 1}, or one for every seat")
+        try:
+            names = [canonical_spec(s) for s in names]
+            make_lineup(names)
+        except StrategyNotFound as exc:
+            raise usage_error(str(exc)) from None
+        r = build_rules(rules, extra, n)
+        if seat >= n:
+            raise usage_error(f"--seat {seat} is out of range: the seats of a {n}-player table are 0 to {n - 1}")
+        names.insert(seat, PERSON)
+        saved = SavedMatch(r, secrets.randbits(63) if seed is None else seed, seat, names)
+        path = save_to or new_path()
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise usage_error("nines play needs a terminal (its input and output are not one)")
+    from nines_sim.play.tui import PlayApp
+
+    save(saved, path)
+    app_ = PlayApp(saved, path, samples)
+    app_.run()
+    where = shlex.quote(str(path))
+    if saved.finished:
+        typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
+                   f"score your play with 'nines review {where}'.")  # fmt: skip
+    else:
+        typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+
+
+@app.command()
+def review(
+    target: Annotated[str, typer.Argument(help="A match saved by 'nines play' (.json), or a strategy to review.")],
+    against: Annotated[
+        list[str] | None, typer.Option("--against", help="The other seats' strategies (repeatable; default expert).")
+    ] = None,
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches to review a strategy over.")] = 200,
+    players: PlayersOpt = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the matches.")] = 0,
+    samples: Annotated[int, typer.Option("--samples", min=2, max=4096, help="Samples of the hidden cards.")] = 256,
+    policy: Annotated[str, typer.Option("--policy", help="Rollout strategy of the search.")] = "expert",
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for the results (default: a new one in reports/).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
+    no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
+    workers: WorkersOpt = None,
+) -> None:
+    """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
+
+    Review a saved match (your decisions) or a strategy over --matches matches at seat 0 against --against.
+    Writes review.csv (one row per decision), points_lost.png and report.md.
+    """
+    from nines_sim.play import SavedMatchError, load
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.review import ReviewSetup, review_saved, review_strategy
+    from nines_sim.review_report import terminal_lines, write_review
+    from nines_sim.search import policy_names
+
+    if policy not in policy_names():
+        raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
+    setup = ReviewSetup(samples=samples, policy=policy)
+    if _saved_match_path(target):
+        if against or players is not None or rule:
+            raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
+        try:
+            saved = load(target)
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        run = None
+    else:
+        others = list(against or [])
+        n = _players_wanted(players, rule)[0] or (len(others) + 1 if others else 2)
+        if not others:
+            others = ["expert"] * (n - 1)
+        elif len(others) == 1:
+            others = others * (n - 1)
+        if len(others) != n - 1:
+            raise usage_error(f"{len(others)} --against strategies for a table of {n}: give {n - 1}, or one")
+        try:
+            specs = [canonical_spec(s) for s in [target, *others]]
+            make_lineup(specs)
+        except StrategyNotFound as exc:
+            raise usage_error(str(exc)) from None
+        r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
+        run = (specs, r)
+    with _run_folder(out, "review", force) as run_dir:
+        try:
+            if run is None:
+                res = review_saved(saved, target, setup)
+            else:
+                from nines_sim.progress import RunProgress
+
+                with RunProgress(matches) as bar:
+                    res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,
+                                          workers=workers or cpu_count_default(), on_progress=bar)  # fmt: skip
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        write_review(res, run_dir, chart=not no_charts)
+    for line in terminal_lines(res):
+        typer.echo(line)
+    if res.stopped:
+        typer.echo(f"\nstopped (Ctrl-C): the {res.matches:,} finished matches are reviewed")
+    typer.echo(f"\nresults in {run_dir} (review.csv, report.md{'' if no_charts else ', points_lost.png'})")

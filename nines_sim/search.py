@@ -148,6 +148,33 @@ def evaluate(
     -------
     Estimate
     """
+    values = sample_values(obs, worlds, moves, policy, outcome, card, pair)
+    n, C, K = values.shape
+    ok = moves >= 0
+    mean = np.full((n, C), -np.inf)
+    se = np.zeros((n, C))
+    mean[ok] = values[ok].mean(axis=1)
+    se[ok] = values[ok].std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
+    return Estimate(moves, mean, se)
+
+
+def sample_values(
+    obs: Observation,
+    worlds: PositionBatch,
+    moves: np.ndarray,
+    policy: Strategy,
+    outcome: str = "hand",
+    card: np.ndarray | None = None,
+    pair: np.ndarray | None = None,
+) -> np.ndarray:
+    """The outcome of every sampled world played out after every candidate move (parameters as :func:`evaluate`).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, (n, C, K): per game, candidate and sample (the same ``K`` worlds for every
+        candidate of a game, common random numbers), the outcome; NaN where there is no candidate.
+    """
     n, C = moves.shape
     K = worlds.n // n
     P = worlds.rules.players
@@ -165,12 +192,9 @@ def evaluate(
         value = share[r, own]  # type: ignore[index]
     else:
         value = (pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]
-    value = value.reshape(-1, K)
-    mean = np.full((n, C), -np.inf)
-    se = np.zeros((n, C))
-    mean[gg, cc] = value.mean(axis=1)
-    se[gg, cc] = value.std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
-    return Estimate(moves, mean, se)
+    out = np.full((n, C, K), np.nan)
+    out[gg, cc] = value.reshape(-1, K)
+    return out
 
 
 def choose(obs: Observation, est: Estimate) -> np.ndarray:

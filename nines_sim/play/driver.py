@@ -1,0 +1,217 @@
+"""Playing one match with a person at one seat, on the batch engine, from a :class:`SavedMatch`.
+
+:func:`run_match` seats a :class:`~nines_sim.play.seat.PersonSeat` among the
+saved lineup's strategies and plays the saved match (one game, batch size 1,
+every event traced).  The person's decisions come first from the file, then
+from the ``ask`` callback; each new one is written into the
+:class:`SavedMatch` and handed to ``on_decision`` (which saves the file), so
+stopping anywhere loses nothing.  Without ``ask`` the match plays as far as the
+file goes: that is how ``nines replay FILE`` shows a saved match and how a
+resumed match reaches the point where it stopped.
+
+The same file always gives the same match: the deals and the opponents' random
+streams come from the seed (:mod:`nines_sim.rng`), the opponents decide only
+from their observations, and the person's moves are the file's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
+from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, move_text
+from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
+from nines_sim.registry import StrategyNotFound, make_lineup
+from nines_sim.strategy import DecisionKind, Observation, Strategy
+
+
+@dataclass
+class Outcome:
+    """How far a match got.
+
+    Attributes
+    ----------
+    events : list of tuple
+        Every event of the match so far, as :class:`~nines_sim.engine.BatchEngine` traces them
+        (every hand shown: for replays, not for the person's screen).
+    finished : bool
+        Whether the match reached its end (S2, S3).
+    totals : list of int, optional
+        Final totals of a finished match.
+    win_share : list of float, optional
+        Each seat's share of the win of a finished match (S2, S4).
+    pending : Request, optional
+        The person's decision where an unfinished match stopped.
+    """
+
+    events: list[tuple]
+    finished: bool
+    totals: list[int] | None = None
+    win_share: list[float] | None = None
+    pending: Request | None = None
+
+
+class _Unasked(BaseException):  # noqa: N818 - a signal through the engine, not an error
+    def __init__(self, req: Request):
+        super().__init__()
+        self.req = req
+
+
+def public_events(events: list[tuple], seat: int) -> tuple[tuple, ...]:
+    """The events as ``seat`` saw them: other seats' dealt hands and drawn cards hidden.
+
+    A ``deal`` becomes ``("deal", hand, dealer, sizes, starter, own_cards)``; a
+    ``draw`` or ``penalty_draw`` by another seat shows the face as -1.  Plays,
+    declarations, passes, skips, reshuffles and scores are public as they are.
+    """
+    out: list[tuple] = []
+    for ev in events:
+        if ev[0] == "deal":
+            _, seq, dealer, hands, starter = ev
+            out.append(("deal", seq, dealer, tuple(len(h) for h in hands), starter, tuple(hands[seat])))
+        elif ev[0] in ("draw", "penalty_draw") and ev[1] != seat:
+            out.append((ev[0], ev[1], -1))
+        else:
+            out.append(ev)
+    return tuple(out)
+
+
+def make_seats(
+    saved: SavedMatch,
+    answer: Callable[[Observation, np.ndarray | None, bool], int],
+    wrap_seat: Callable[[Strategy], Strategy] | None = None,
+) -> list:
+    """The lineup of a saved match with the person's seat answered by ``answer`` (wrapped by ``wrap_seat``).
+
+    Raises
+    ------
+    SavedMatchError
+        If an opponent's spec names no strategy.
+    """
+    try:
+        others = make_lineup(saved.opponents)
+    except StrategyNotFound as exc:
+        raise SavedMatchError(f"the saved lineup names an unknown strategy: {exc}") from None
+    seats = list(others)
+    person: Strategy = PersonSeat(answer)
+    seats.insert(saved.seat, wrap_seat(person) if wrap_seat is not None else person)
+    return seats
+
+
+def run_match(
+    saved: SavedMatch,
+    ask: Ask | None = None,
+    on_decision: Callable[[SavedMatch], None] | None = None,
+    hint_samples: int = 256,
+    wrap_seat: Callable[[Strategy], Strategy] | None = None,
+) -> Outcome:
+    """Play a saved match: the file's decisions first, then ``ask``'s, to the end or until stopped.
+
+    Parameters
+    ----------
+    saved : SavedMatch
+        Updated in place: each new decision, then ``finished`` and ``totals``.
+    ask : callable, optional
+        ``ask(request) -> move``: the person's move (checked with :func:`refusal`
+        first by the caller), :data:`~nines_sim.play.seat.HINT` to get the request
+        back with the search's ranking, or raise :class:`~nines_sim.play.seat.Stop`.
+        None: stop at the first decision the file does not hold.
+    on_decision : callable, optional
+        Called with ``saved`` after every new decision and at the match's end (to save it).
+    hint_samples : int
+        Samples of the hidden cards for a hint (as ``nines analyze --samples``).
+    wrap_seat : callable, optional
+        Seats ``wrap_seat(person_seat)`` in place of the person's seat (``nines review``
+        watches it); the wrapper's ``engine`` attribute, if it has one, is set to the engine.
+
+    Returns
+    -------
+    Outcome
+
+    Raises
+    ------
+    SavedMatchError
+        If the file's decisions do not fit the match: a move the rules forbid
+        where it stands, decisions the match never asks for, or final totals
+        that differ from the file's.
+    ValueError
+        If ``ask`` answers a move the rules forbid.
+    """
+    rules = saved.rules
+    used: set[Key] = set()
+    eng: BatchEngine | None = None
+
+    def events_now() -> tuple[tuple, ...]:
+        assert eng is not None
+        return public_events(eng.trace.get(saved.match, []), saved.seat)  # type: ignore[union-attr]
+
+    def answer(obs: Observation, card: np.ndarray | None, pair: bool) -> int:
+        key = decision_key(obs)
+        req = request_of(obs, card, events_now())
+        if key in saved.decisions:
+            move = saved.decisions[key]
+            why = refusal(req, move, rules)
+            if why is not None:
+                raise SavedMatchError(
+                    f"an impossible match: the saved {KIND_NAMES[key[2]]} at hand {key[0]}, turn {key[1]} "
+                    f"({move_text(key[2], move) if move >= 0 else move}) is refused: {why}"
+                )
+            used.add(key)
+            return move
+        if ask is None:
+            raise _Unasked(req)
+        while True:
+            move = ask(req)
+            if move != HINT:
+                break
+            from nines_sim.verdict import judge
+
+            pr = np.array([pair]) if req.kind == DecisionKind.DECLARE else None
+            req = with_hint(req, judge(obs, card, pr, samples=hint_samples).ranking(0))
+        why = refusal(req, move, rules)
+        if why is not None:
+            raise ValueError(f"the move asked is refused: {why}")
+        saved.decisions[key] = move
+        used.add(key)
+        if on_decision is not None:
+            on_decision(saved)
+        return move
+
+    seats = make_seats(saved, answer, wrap_seat)
+    eng = BatchEngine(rules, seats, saved.seed, saved.match, 1, batch_size=1, trace=True, specs=saved.lineup)
+    if hasattr(seats[saved.seat], "engine"):
+        seats[saved.seat].engine = eng
+    pending = None
+    try:
+        res = eng.run()
+    except _Unasked as stop:
+        res, pending = None, stop.req
+    except Stop:  # the person stopped: every decision made is in ``saved`` already
+        return Outcome(eng.trace.get(saved.match, []), False)  # type: ignore[union-attr]
+    except (StrategyError, IllegalMoveError) as exc:
+        if isinstance(exc.__cause__, SavedMatchError | ValueError):
+            raise exc.__cause__ from None
+        raise
+    events = eng.trace.get(saved.match, [])  # type: ignore[union-attr]
+    unused = [k for k in saved.decisions if k not in used]
+    if unused and (res is not None or pending is not None):
+        h, t, k = unused[0]
+        raise SavedMatchError(
+            f"an impossible match: the match never asks for the saved {KIND_NAMES[k]} at hand {h}, turn {t} "
+            f"({len(unused)} saved decision(s) unused)"
+        )
+    if res is None:
+        if saved.finished:
+            raise SavedMatchError("an impossible match: the file says the match is over, but its decisions stop short")
+        return Outcome(events, False, pending=pending)
+    totals = [int(x) for x in res.totals[0]]
+    if saved.finished and saved.totals is not None and saved.totals != totals:
+        raise SavedMatchError(f"an impossible match: the file's final totals {saved.totals} differ from {totals}")
+    if not saved.finished:
+        saved.finished, saved.totals = True, totals
+        if on_decision is not None:
+            on_decision(saved)
+    return Outcome(events, True, totals, [float(x) for x in res.win_share[0]])

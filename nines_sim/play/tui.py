@@ -1,0 +1,366 @@
+"""The terminal program of ``nines play``, built on Textual.
+
+The match runs in a worker thread (:func:`nines_sim.play.driver.run_match`);
+whenever the engine asks the person's seat, the thread hands the
+:class:`~nines_sim.play.seat.Request` to the app and waits for the answer.
+The screen shows what that seat may see: the own hand (sorted, suits
+coloured, numbered), the top card and active suit, every seat's card count and
+total, the stock, the public events of this hand and whose turn it is.
+
+Keys: a card's number (or the arrows and Enter) plays it; ``c d h s`` declare
+a suit after a 9; ``p``/``k`` play or keep a drawn card; ``n`` plays two 9s
+together (V4); ``?`` shows the search's ranking of the legal moves with 95%
+intervals; ``q`` (or Ctrl-C) saves and quits.  An illegal choice is refused
+with the RULES.md clause that forbids it.  The match file is saved after every
+decision, so nothing played is lost however the program stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from nines_sim.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
+from nines_sim.play.driver import Outcome, run_match
+from nines_sim.play.saved import SavedMatch, move_text, save
+from nines_sim.play.seat import HINT, Request, Stop, refusal
+from nines_sim.results import BLOCKED, CAPPED
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind
+
+#: The smallest terminal the screen fits in (columns, rows).
+MIN_SIZE = (80, 24)
+#: Suit colours (a four-colour deck): clubs green, diamonds blue, hearts red, spades white.
+SUIT_COLOURS = ("green3", "dodger_blue1", "red1", "bright_white")
+_STOP = object()
+_SUIT_KEYS = {"c": 0, "d": 1, "h": 2, "s": 3}
+
+
+def card_text(face: int, style: str = "") -> Text:
+    """A card with its suit symbol, coloured by suit: ``10♥``."""
+    return Text(shown(face), style=f"bold {SUIT_COLOURS[FACE_SUIT[face]]} {style}".strip())
+
+
+def shown(face: int) -> str:
+    """A card's name with its suit symbol: ``10♥``."""
+    return card_name(face)[:-1] + SUIT_SYMBOLS[FACE_SUIT[face]]
+
+
+def event_line(ev: tuple, names: list[str], seat: int) -> str | None:
+    """One public event as a line of the log (None for events not shown); ``seat`` is the person's."""
+
+    def who(s: int, verb: str) -> str:  # "You play", "seat 1 (expert) plays"
+        if s == seat:
+            return "You " + {"is": "are", "passes": "pass", "must draw": "must draw"}.get(verb, verb.removesuffix("s"))
+        return f"seat {s} ({names[s]}) {verb}"
+
+    kind = ev[0]
+    if kind == "deal":
+        dealer = "you deal" if ev[2] == seat else f"seat {ev[2]} ({names[ev[2]]}) deals"
+        return f"Hand {ev[1] + 1}: {dealer}; starter {shown(ev[4])}"
+    if kind == "declare":
+        return f"{who(ev[1], 'declares')} {SUIT_SYMBOLS[ev[2]]} for the 9 starter"
+    declares = "declare" if ev[1] == seat else "declares"
+    if kind == "play":
+        extra = f", {declares} {SUIT_SYMBOLS[ev[3]]}" if ev[3] >= 0 else ""
+        return f"{who(ev[1], 'plays')} {shown(ev[2])}{extra}"
+    if kind == "pair":
+        return f"{who(ev[1], 'plays')} two 9s, {declares} {SUIT_SYMBOLS[ev[2]]}"
+    if kind in ("draw", "penalty_draw"):
+        return f"{who(ev[1], 'draws' if kind == 'draw' else 'must draw')} {shown(ev[2]) if ev[2] >= 0 else 'a card'}"
+    if kind == "pass":
+        return f"{who(ev[1], 'passes')} (nothing to draw)"
+    if kind == "skip":
+        return f"{who(ev[1], 'is')} skipped"
+    if kind == "reshuffle":
+        return f"The discard pile is shuffled into a new stock ({ev[1]} cards)"
+    if kind == "end":
+        if ev[1] == seat:
+            how = "you went out"
+        else:
+            how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(ev[1], f"seat {ev[1]} went out")
+        return f"Hand over: {how}; penalties {list(ev[2])}"
+    if kind == "match_end":
+        return f"Match over: totals {list(ev[1])}"
+    return None
+
+
+class PlayApp(App):
+    """A person plays one match against strategies; the match file is saved after every decision.
+
+    Parameters
+    ----------
+    saved : SavedMatch
+        The match (new, or loaded to resume).
+    path : pathlib.Path
+        Where it is saved.
+    hint_samples : int
+        Samples of the hidden cards for ``?`` (as ``nines analyze --samples``).
+    """
+
+    TITLE = "nines play"
+    CSS = """
+    Screen { layout: vertical; }
+    #small { display: none; padding: 1 2; }
+    #game { height: 1fr; }
+    #seats, #board, #hand, #prompt { height: auto; padding: 0 1; }
+    #log { height: 1fr; padding: 0 1; border: round $panel; }
+    #hint { height: auto; padding: 0 1; }
+    #message { height: auto; padding: 0 1; color: $warning; }
+    """
+    BINDINGS = [
+        Binding("q", "quit_match", "save and quit"),
+        Binding("ctrl+c", "quit_match", "save and quit", priority=True),
+        Binding("question_mark", "hint", "search's ranking"),
+    ]
+
+    def __init__(self, saved: SavedMatch, path: Path, hint_samples: int = 256):
+        super().__init__()
+        self.saved, self.path, self.hint_samples = saved, Path(path), hint_samples
+        self.request: Request | None = None
+        self.outcome: Outcome | None = None
+        self.message = ""
+        #: Set while the app waits for the person (tests await it), cleared by each answer.
+        self.waiting = asyncio.Event()
+        #: Set when the match thread is over (finished or stopped).
+        self.done = asyncio.Event()
+        self._answer: asyncio.Future | None = None
+        self._quitting = False
+        self._cursor = 0
+        self._digits = ""
+        self._thinking = False
+        self._small = False
+
+    # ---------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static("", id="small")
+        with Vertical(id="game"):
+            yield Static("", id="seats")
+            yield Static("", id="board")
+            yield Static("", id="log")
+            yield Static("", id="hint")
+            yield Static("", id="hand")
+            yield Static("", id="prompt")
+            yield Static("", id="message")
+
+    def on_mount(self) -> None:
+        self._fit()
+        save(self.saved, self.path)  # the file exists from the start
+        self.run_worker(self._drive, thread=True, exit_on_error=False)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        w, h = self.size
+        small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
+        self.query_one("#small", Static).update(
+            f"The terminal is too small: {w}x{h}; nines play needs {MIN_SIZE[0]}x{MIN_SIZE[1]}. "
+            f"Enlarge it (q saves and quits)."
+        )
+        self.query_one("#small").display = small
+        self.query_one("#game").display = not small
+        self._small = small
+
+    # ----------------------------------------------------------- the match
+    def _drive(self) -> None:
+        """The worker thread: play the match, asking the person through the app."""
+        try:
+            out = run_match(self.saved, self._ask_from_thread, lambda s: save(s, self.path), self.hint_samples)
+        except Exception as exc:  # shown on screen; the file holds every decision made
+            if not self._quitting:
+                self.call_from_thread(self._failed, exc)
+            return
+        if not self._quitting:
+            self.call_from_thread(self._finished, out)
+
+    def _ask_from_thread(self, req: Request) -> int:
+        if self._quitting:
+            raise Stop
+        move = self.call_from_thread(self._ask, req)
+        if move is _STOP:
+            raise Stop
+        return move
+
+    async def _ask(self, req: Request) -> object:
+        self.request, self._thinking, self._digits = req, False, ""
+        if req.hint is None:
+            self._cursor = 0
+        elif self.message.startswith("The search"):
+            self.message = ""
+        self._answer = asyncio.get_running_loop().create_future()
+        self._show()
+        self.waiting.set()
+        return await self._answer
+
+    def _reply(self, move: object) -> None:
+        if self._answer is not None and not self._answer.done():
+            self.waiting.clear()
+            self._answer.set_result(move)
+
+    def _finished(self, out: Outcome) -> None:
+        self.outcome, self.request = out, None
+        if out.finished:
+            names = self.saved.lineup
+            win = [("you" if s == self.saved.seat else f"seat {s} ({names[s]})") for s, x in
+                   enumerate(out.win_share or []) if x > 0]  # fmt: skip
+            self.message = f"Match over: totals {out.totals}; winner: {', '.join(win)}. Saved in {self.path}; q quits."
+        self._show()
+        self.done.set()
+
+    def _failed(self, exc: Exception) -> None:
+        self.message = f"The match stopped: {exc}"
+        self._show()
+        self.done.set()
+
+    # ------------------------------------------------------------ actions
+    def action_quit_match(self) -> None:
+        """Save (the file is up to date after every decision) and quit."""
+        self._quitting = True
+        self._reply(_STOP)
+        self.exit()
+
+    def action_hint(self) -> None:
+        req = self.request
+        if req is None or self._thinking or req.hint is not None:
+            return
+        self._thinking = True
+        self.message = f"The search is weighing the moves ({self.hint_samples} samples)..."
+        self._show()
+        self._reply(HINT)
+
+    def on_key(self, event: events.Key) -> None:
+        req = self.request
+        if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
+            return  # nothing to decide now, or the screen is too small to see what one decides
+        key = event.key
+        kind = req.kind
+        if key in _SUIT_KEYS and kind in (DecisionKind.DECLARE, DecisionKind.DEALER_DECLARE):
+            self._try(_SUIT_KEYS[key])
+        elif key in ("p", "y") and kind == DecisionKind.PLAY_DRAWN:
+            self._try(1)
+        elif key == "k" and kind == DecisionKind.PLAY_DRAWN:
+            self._try(0)
+        elif key == "n":
+            self._try(PAIR_OF_NINES)
+        elif key == "x" and kind == DecisionKind.PLAY:
+            self._refuse("T2: you hold a legal card, so you must play one (no voluntary draw)")
+        elif key in ("left", "right"):
+            self._cursor = (self._cursor + (1 if key == "right" else -1)) % len(req.cards)
+            self._show()
+        elif key in ("enter", "space"):
+            if self._digits:
+                self._pick(int(self._digits))
+            elif kind == DecisionKind.PLAY_DRAWN:
+                self._try(1 if req.cards[self._cursor] == req.drawn else -1)
+            else:
+                self._try(req.cards[self._cursor] if kind == DecisionKind.PLAY else -1)
+        elif key.isdigit():
+            self._digits += key
+            n = int(self._digits)
+            if n * 10 > len(req.cards):  # no longer number is a card: pick now
+                self._pick(n)
+            else:
+                self.message = f"card {self._digits}... (Enter, or another digit)"
+                self._show()
+        elif key == "backspace":
+            self._digits = self._digits[:-1]
+            self._show()
+        else:
+            return
+        event.stop()
+
+    def _pick(self, n: int) -> None:
+        req = self.request
+        assert req is not None
+        self._digits = ""
+        if not 1 <= n <= len(req.cards):
+            self._refuse(f"there is no card {n}: your cards are numbered 1 to {len(req.cards)}")
+            return
+        self._cursor = n - 1
+        face = req.cards[n - 1]
+        if req.kind == DecisionKind.PLAY_DRAWN:
+            self._try(1 if face == req.drawn else face)
+        else:
+            self._try(face if req.kind == DecisionKind.PLAY else -1)
+
+    def _try(self, move: int) -> None:
+        req = self.request
+        assert req is not None
+        why = refusal(req, move, self.saved.rules)
+        if why is not None:
+            self._refuse(why)
+            return
+        self.message = f"You: {move_text(req.kind, move)}"
+        self._reply(move)
+
+    def _refuse(self, why: str) -> None:
+        self.message = f"Refused. {why}"
+        self._show()
+
+    # ------------------------------------------------------------- screen
+    def _show(self) -> None:
+        req = self.request
+        self.query_one("#message", Static).update(self.message)
+        if req is None:
+            self.query_one("#prompt", Static).update(
+                "" if self.outcome is None or not self.outcome.finished else "The match is over. q quits."
+            )
+            self.query_one("#hint", Static).update("")
+            return
+        names = self.saved.lineup
+        seats = Text()
+        for s in range(req.players):
+            mark = ">" if s == req.seat else " "
+            who = "you" if s == req.seat else names[s]
+            dealer = "  dealer" if s == req.dealer else ""
+            seats.append(f"{mark} seat {s} {who:<14} {req.sizes[s]:>2} cards   total {req.totals[s]:>3}{dealer}\n")
+        self.query_one("#seats", Static).update(seats)
+        board = Text("Top card ")
+        board.append_text(card_text(req.top))
+        board.append("   active suit ")
+        board.append(SUIT_SYMBOLS[req.active], style=f"bold {SUIT_COLOURS[req.active]}")
+        board.append(f"   stock {req.stock} cards   hand {req.hand + 1}, turn {req.turn}   your turn")
+        self.query_one("#board", Static).update(board)
+        start = max((i for i, ev in enumerate(req.events) if ev[0] == "deal"), default=0)
+        lines = [x for ev in req.events[max(0, start - 1) :] if (x := event_line(ev, names, req.seat))]
+        self.query_one("#log", Static).update("\n".join(lines[-12:]))
+        self.query_one("#hand", Static).update(self._hand_text(req))
+        self.query_one("#prompt", Static).update(self._prompt(req))
+        self.query_one("#hint", Static).update(self._hint_text(req))
+
+    def _hand_text(self, req: Request) -> Text:
+        t = Text("Your hand: ")
+        playable = set(req.legal) if req.kind in (DecisionKind.PLAY, DecisionKind.PLAY_DRAWN) else set()
+        for i, f in enumerate(req.cards):
+            style = "reverse" if i == self._cursor else ("" if f in playable or not playable else "dim")
+            t.append(f"{i + 1}:")
+            t.append_text(card_text(f, style))
+            t.append("  ")
+        return t
+
+    def _prompt(self, req: Request) -> str:
+        if req.kind == DecisionKind.PLAY:
+            extra = ", n: two 9s" if req.pair_legal else ""
+            return f"Play a card: its number (or arrows, Enter){extra}.  ? ranking  q save and quit"
+        if req.kind == DecisionKind.PLAY_DRAWN:
+            return f"You drew {shown(req.drawn)}: p plays it, k keeps it.  ? ranking  q save and quit"
+        what = "You played a 9" if req.kind == DecisionKind.DECLARE else "The starter is a 9 and you deal"
+        return f"{what}: declare a suit, c d h s.  ? ranking  q save and quit"
+
+    def _hint_text(self, req: Request) -> str:
+        if req.hint is None:
+            return ""
+        rows = [f"The search's ranking ({self.hint_samples} samples; your hand's points vs the others', higher "
+                f"is better, 95% interval):"]  # fmt: skip
+        for i, (m, mean, lo, hi) in enumerate(req.hint):
+            rows.append(
+                f"  {move_text(req.kind, m):<8} {mean:+7.2f}  [{lo:+.2f}, {hi:+.2f}]{'  best' if i == 0 else ''}"
+            )
+        return "\n".join(rows)

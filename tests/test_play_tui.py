@@ -1,0 +1,221 @@
+"""``nines play`` driven as a person would: Textual's pilot, and one run through a pseudo-terminal (issue 26)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+
+import pytest
+
+from nines_sim.cards import card_name
+from nines_sim.play import SavedMatch, load, run_match, save
+from nines_sim.play.seat import Request
+from nines_sim.play.tui import PlayApp
+from nines_sim.rules import make_rules
+from nines_sim.strategy import DecisionKind
+
+SIZE = (110, 40)
+
+
+def new_match(seed: int = 11, hands: int = 2) -> SavedMatch:
+    return SavedMatch(make_rules("classic", players=3, fixed_hands=hands), seed, 1, ["expert", "you", "dump-faces"])
+
+
+def choose(req: Request) -> int:
+    """The scripted person: the first legal card in hand order, hearts after a 9, a drawn card kept."""
+    if req.kind == DecisionKind.PLAY:
+        return next(f for f in req.cards if f in req.legal)
+    if req.kind == DecisionKind.PLAY_DRAWN:
+        return 0
+    return 2
+
+
+def keys_for(req: Request) -> list[str]:
+    """The keys that make :func:`choose`'s move on the screen."""
+    if req.kind == DecisionKind.PLAY:
+        n = req.cards.index(choose(req)) + 1
+        digits = list(str(n))
+        return digits if n * 10 > len(req.cards) else [*digits, "enter"]
+    if req.kind == DecisionKind.PLAY_DRAWN:
+        return ["k"]
+    return ["h"]
+
+
+async def next_request(app: PlayApp, pilot, previous: Request | None) -> Request | None:
+    """Wait (on the app's events) for a new decision of the person; None once the match thread is over."""
+    while True:
+        waiter = asyncio.ensure_future(app.waiting.wait())
+        done = asyncio.ensure_future(app.done.wait())
+        await asyncio.wait({waiter, done}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        done.cancel()
+        if app.done.is_set():
+            return None
+        if app.request is not previous and app.waiting.is_set():
+            return app.request
+        await pilot.pause()
+
+
+async def drive(app: PlayApp, stop_after: int | None = None, quit_key: str = "q") -> list[Request]:
+    """Play by keys until the match ends (or quit after ``stop_after`` decisions); the requests seen."""
+    seen: list[Request] = []
+    async with app.run_test(size=SIZE) as pilot:
+        req = None
+        while (req := await next_request(app, pilot, req)) is not None:
+            if stop_after is not None and len(seen) == stop_after:
+                await pilot.press(quit_key)
+                return seen
+            seen.append(req)
+            await pilot.press(*keys_for(req))
+        await pilot.press("q")
+    return seen
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """A whole match played by keys, and the same match played by the script without a screen."""
+    path = tmp_path_factory.mktemp("tui") / "live.json"
+    m = new_match()
+    app = PlayApp(m, path, hint_samples=16)
+    seen = asyncio.run(drive(app))
+    direct = new_match()
+    out = run_match(direct, choose)
+    return app, seen, path, out, direct
+
+
+def test_scripted_match_by_keys_reaches_its_end_as_the_script_does(live):
+    app, seen, path, out, direct = live
+    assert app.outcome is not None and app.outcome.finished
+    saved = load(path)
+    assert saved.finished and saved.totals == out.totals and len(seen) == len(direct.decisions)
+    assert saved.decisions == direct.decisions
+    assert app.outcome.events == out.events
+
+
+def test_replay_of_the_saved_match_equals_the_live_one(live):
+    app, _, path, _, _ = live
+    again = run_match(load(path))
+    assert again.finished and again.events == app.outcome.events and again.totals == app.outcome.totals
+
+
+def test_illegal_keys_are_refused_with_their_clause(tmp_path):
+    path = tmp_path / "i.json"
+
+    async def go() -> dict:
+        app = PlayApp(new_match(seed=4), path, hint_samples=16)
+        got: dict = {}
+        async with app.run_test(size=SIZE) as pilot:
+            req = None
+            while (req := await next_request(app, pilot, req)) is not None and len(got) < 3:
+                bad = [i for i, f in enumerate(req.cards) if f not in req.legal]
+                if req.kind == DecisionKind.PLAY and bad and "T1" not in got and len(req.cards) < 10:
+                    before = dict(app.saved.decisions)
+                    await pilot.press(str(bad[0] + 1))
+                    got["T1"] = (app.message, app.saved.decisions == before, app.request is req)
+                    await pilot.press("x")
+                    got["T2"] = app.message
+                if req.kind == DecisionKind.DECLARE and "T3" not in got:
+                    await pilot.press("1")
+                    got["T3"] = app.message
+                await pilot.press(*keys_for(req))
+            await pilot.press("q")
+        return got
+
+    got = asyncio.run(go())
+    message, unchanged, same = got["T1"]
+    assert message.startswith("Refused. T1:") and unchanged and same
+    assert got["T2"].startswith("Refused. T2:")
+    assert got.get("T3", "Refused. T3:").startswith("Refused. T3:")  # a digit while declaring, if the person did
+
+
+def test_quit_saves_and_resume_goes_on_to_the_same_end(live, tmp_path):
+    _, _, _, out, direct = live
+    for quit_key in ("q", "ctrl+c"):
+        path = tmp_path / f"r-{quit_key}.json"
+        m = new_match()
+        first = asyncio.run(drive(PlayApp(m, path, hint_samples=16), stop_after=4, quit_key=quit_key))
+        saved = load(path)
+        assert len(first) == 4 and len(saved.decisions) == 4 and not saved.finished
+        app = PlayApp(saved, path, hint_samples=16)
+        rest = asyncio.run(drive(app))
+        assert rest[0].key not in {r.key for r in first}  # it goes on where it stopped
+        assert len(first) + len(rest) == len(direct.decisions)
+        assert app.outcome.finished and app.outcome.events == out.events and load(path).decisions == direct.decisions
+
+
+def test_question_mark_shows_the_ranking(tmp_path):
+    async def go():
+        app = PlayApp(new_match(seed=5), tmp_path / "h.json", hint_samples=16)
+        async with app.run_test(size=SIZE) as pilot:
+            req = None
+            while (req := await next_request(app, pilot, req)) is not None:
+                if req.kind == DecisionKind.PLAY and len(req.legal) > 1:
+                    await pilot.press("question_mark")
+                    hinted = await next_request(app, pilot, req)
+                    text = str(app.query_one("#hint").render())
+                    await pilot.press("q")
+                    return hinted, text
+                await pilot.press(*keys_for(req))
+        raise AssertionError("no choice of plays in the match")
+
+    hinted, text = asyncio.run(go())
+    assert hinted.hint is not None and sorted(m for m, *_ in hinted.hint) == sorted(hinted.legal)
+    assert "best" in text and "ranking" in text
+
+
+def test_too_small_a_terminal_says_so(tmp_path):
+    async def go():
+        app = PlayApp(new_match(), tmp_path / "s.json", hint_samples=16)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await next_request(app, pilot, None)
+            small = app.query_one("#small")
+            shown = small.display, str(small.render()), app.query_one("#game").display
+            await pilot.press(*keys_for(app.request))  # ignored: the person cannot see the table
+            assert app.saved.decisions == {} and app.waiting.is_set()
+            await pilot.press("q")
+        return shown
+
+    displayed, text, game = asyncio.run(go())
+    assert displayed and not game and "too small" in text and "80x24" in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_end_to_end_in_a_pseudo_terminal(tmp_path):
+    """Keys in through a pseudo-terminal, screen text out: a refusal, a play, q, the saved file."""
+    pexpect = pytest.importorskip("pexpect")
+    path = tmp_path / "pty.json"
+    for seed in range(100):  # the first seed where the person plays first and holds a card that does not follow
+        m = SavedMatch(make_rules("classic", players=2, fixed_hands=1), seed, 0, ["you", "expert"])
+        first = run_match(m).pending  # what the person sees first (no decision made)
+        if first.kind == DecisionKind.PLAY and set(first.cards) - set(first.legal) and len(first.cards) < 10:
+            break
+    legal = next(i for i, f in enumerate(first.cards) if f in first.legal)
+    illegal = next(i for i, f in enumerate(first.cards) if f not in first.legal)
+    cmd = [sys.executable, "-m", "nines_sim", "play", "expert", "--players", "2", "--seed", str(seed), "--hands", "1",
+           "--save", str(path)]  # fmt: skip
+    child = pexpect.spawn(cmd[0], cmd[1:], dimensions=(40, 110), env={"TERM": "xterm-256color", "PATH": ""},
+                          encoding="utf-8", timeout=120)  # fmt: skip
+    try:
+        child.expect("Play a card")
+        child.send(str(illegal + 1))
+        child.expect(r"Refused\. T1")
+        child.send(str(legal + 1))
+        child.expect(f"You: {card_name(first.cards[legal])}")
+        child.send("q")
+        child.expect("Match saved in")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before or "")
+    assert "go on with: nines play --resume" in text
+    saved = load(path)
+    assert list(saved.decisions.values()) == [first.cards[legal]]
+    assert list(saved.decisions) == [first.key]
+
+
+def test_saved_file_is_written_before_the_first_move(tmp_path):
+    path = tmp_path / "first.json"
+    m = new_match()
+    save(m, path)
+    assert load(path).decisions == {} and not load(path).finished

@@ -1,0 +1,170 @@
+"""``nines review`` (issue 26): strategies whose mistakes are known by construction lose their points there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.analyze import analyze, position_from_replay
+from nines_sim.cli import app
+from nines_sim.play import SavedMatch, run_match, save
+from nines_sim.review import ReviewSetup, classify, review_saved, review_strategy
+from nines_sim.review_report import by_kind, report_lines, write_review
+from nines_sim.rules import make_rules
+from nines_sim.strategies.expert import Expert
+from nines_sim.strategy import DecisionKind, Observation
+
+runner = CliRunner()
+MATCHES = 40
+SETUP = ReviewSetup(samples=64)
+
+
+class KeepsDrawn(Expert):
+    """``expert``, except that it always keeps a legal drawn card (T4): its mistakes are all in that decision."""
+
+    name = "keeps-drawn"
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        return np.zeros(obs.n, dtype=bool)
+
+
+class FewestSuit(Expert):
+    """``expert``, except that it declares the suit it holds fewest cards of (T3, D6)."""
+
+    name = "fewest-suit"
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        return np.argmin(obs.suit_counts(), axis=1)
+
+
+@pytest.fixture(scope="module")
+def reviews():
+    rules = make_rules("classic", players=2)
+    return {
+        name: review_strategy(s, ["expert"], MATCHES, rules, seed=3, setup=SETUP)
+        for name, s in (("expert", "expert"), ("keeps-drawn", KeepsDrawn()), ("fewest-suit", FewestSuit()))
+    }
+
+
+def excess_per_match(reviews, name: str) -> dict[str, tuple[float, float]]:
+    """Per kind: points lost per match beyond expert's, and its standard error (independent matches)."""
+    out = {}
+    for kind in ("play", "declare", "play_drawn"):
+        sums = []
+        for who in (name, "expert"):
+            d = reviews[who].decisions
+            per = d[d["kind"] == kind].groupby("match")["points_lost"].sum().reindex(range(MATCHES), fill_value=0.0)
+            sums.append(per.to_numpy())
+        diff = sums[0].mean() - sums[1].mean()
+        se = np.sqrt(sums[0].var(ddof=1) / MATCHES + sums[1].var(ddof=1) / MATCHES)
+        out[kind] = (diff, se)
+    return out
+
+
+@pytest.mark.parametrize(("name", "kind"), [("keeps-drawn", "play_drawn"), ("fewest-suit", "declare")])
+def test_a_known_mistake_puts_the_points_lost_in_its_decision_kind(reviews, name, kind):
+    ex = excess_per_match(reviews, name)
+    diff, se = ex[kind]
+    assert diff > 3 * se, ex  # measurably more points lost there than expert loses
+    for other, (d, s) in ex.items():
+        if other != kind:
+            assert d < diff - 2 * np.hypot(s, se), ex  # and less beyond expert anywhere else
+    d = reviews[name].decisions
+    mine = d[d["kind"] == kind]
+    assert (mine["verdict"] != "ok").mean() > (d[d["kind"] != kind]["verdict"] != "ok").mean()
+
+
+def test_keeper_keeps_every_drawn_card_and_is_judged_on_it(reviews):
+    d = reviews["keeps-drawn"].decisions
+    drawn = d[d["kind"] == "play_drawn"]
+    assert len(drawn) > 20 and set(drawn["move"]) == {"keep"}
+    assert (drawn["best"] == "play").mean() > 0.5
+
+
+def test_points_lost_are_best_minus_chosen_and_never_negative(reviews):
+    d = reviews["expert"].decisions
+    assert (d["points_lost"] >= 0).all()
+    np.testing.assert_allclose(d["points_lost"], d["best_value"] - d["chosen_value"], atol=1e-9)
+    assert ((d["move"] == d["best"]) <= (d["points_lost"] == 0)).all()
+    assert (d["accurate"] == (d["points_lost"] <= 1.96 * d["lost_se"])).all()
+    assert (d["candidates"] >= 2).all()
+
+
+def test_a_play_reviewed_equals_nines_analyze_of_its_position(reviews):
+    """The command printed for a play shows the same numbers: analyze's values of the chosen and best moves."""
+    d = reviews["fewest-suit"].decisions
+    row = d[(d["kind"] == "play") & (d["points_lost"] > 0)].iloc[0]
+    rules = make_rules("classic", players=2)
+    pos = position_from_replay(
+        rules, [FewestSuit(), "expert"], 3, int(row["match"]), int(row["hand"]), int(row["turn"])
+    )
+    a = analyze(pos, samples=SETUP.samples, infer=SETUP.infer)
+    value = dict(zip(a.moves, a.mean))
+    assert value[row["best"]] == pytest.approx(row["best_value"], abs=1e-9)
+    assert value[row["move"]] == pytest.approx(row["chosen_value"], abs=1e-9)
+    assert "nines analyze" in row["command"] and f"--turn {int(row['turn'])}" in row["command"]
+
+
+def test_classes_follow_the_thresholds():
+    lost = np.array([0.0, 0.1, 0.5, 3.9, 4.0, 9.9, 10.0, 10.0])
+    se = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 6.0])
+    assert classify(lost, se).tolist() == ["ok", "ok", "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder",
+                                           "ok"]  # fmt: skip
+
+
+def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
+    m = SavedMatch(make_rules("classic", players=2, fixed_hands=1), 5, 1, ["expert", "you"])
+
+    def ask(req):
+        if req.kind == DecisionKind.PLAY:
+            return req.legal[0]
+        return 0 if req.kind == DecisionKind.PLAY_DRAWN else 3
+
+    run_match(m, ask)
+    path = tmp_path / "m.json"
+    save(m, path)
+    r = review_saved(m, str(path), SETUP)
+    d = r.decisions
+    assert len(d) > 0 and (d["seat"] == 1).all()
+    kinds = {"play": DecisionKind.PLAY, "declare": DecisionKind.DECLARE, "play_drawn": DecisionKind.PLAY_DRAWN}
+    from nines_sim.play.saved import move_text
+
+    for row in d.to_dict("records"):
+        k = kinds.get(row["kind"], DecisionKind.DEALER_DECLARE)
+        assert move_text(k, m.decisions[(row["hand"], row["turn"], k)]) == row["move"]
+    out = runner.invoke(app, ["review", str(path), "--samples", "16", "--out", str(tmp_path / "rev")])
+    assert out.exit_code == 0, out.output
+    assert "decisions with a choice" in out.output and "play a card" in out.output
+    assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png"}
+
+
+def test_clairvoyant_is_marked_as_not_a_fair_comparison(tmp_path):
+    r = review_strategy("clairvoyant:samples=4", ["expert"], 2, make_rules("classic", players=2), 1, ReviewSetup(8))
+    assert r.note is not None and "clairvoyant" in r.note
+    write_review(r, tmp_path, chart=False)
+    text = (tmp_path / "report.md").read_text()
+    assert "Not a fair comparison" in text
+
+
+def test_report_tables_sum_up(reviews, tmp_path):
+    r = reviews["fewest-suit"]
+    t = by_kind(r.decisions)
+    assert t.iloc[-1]["decisions"] == len(r.decisions) == t.iloc[:-1]["decisions"].sum()
+    assert t.iloc[:-1]["share_of_points_lost"].sum() == pytest.approx(1.0)
+    lines = report_lines(r)
+    assert any(line.startswith("## The costliest decisions") for line in lines)
+
+
+def test_review_usage_errors(tmp_path):
+    for args in (["review", "nope"], ["review", str(tmp_path / "none.json")], ["review", "expert", "--policy", "x"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, r.output
+        assert len([x for x in r.output.splitlines() if x.strip()]) == 1
+
+
+def test_the_rows_are_the_same_for_any_number_of_workers():
+    rules = make_rules("classic", players=3)
+    one = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=1)
+    two = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=2)
+    assert len(one.decisions) > 0 and one.decisions.equals(two.decisions) and one.matches == two.matches == 6
