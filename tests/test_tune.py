@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -123,10 +125,71 @@ def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
         T.optimize(study, setup, 5, StopAfter(5))  # two trials of two rotations, then Ctrl-C in the third
     study = T.open_study(url, "s", setup, create=False)
     states = [t.state.name for t in study.trials]
-    assert states == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert states == ["COMPLETE", "COMPLETE", "FAIL", "WAITING"]  # the stopped one is queued again
     kept = [t.params for t in study.trials[:2]]
     T.optimize(study, setup, 3, T.Runner())
     assert len(T.finished(study)) == 3 and [t.params for t in study.trials[:2]] == kept
+    # the stopped trial says why, and its values are played again first: no trial is lost
+    frame = T.trials_frame(study, setup)
+    assert frame["note"].tolist() == ["", "", T.STOPPED_BY_CTRL_C, "replays trial 2"]
+    assert study.trials[3].params == study.trials[2].params and study.trials[3].state.name == "COMPLETE"
+
+
+def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again(tmp_path):
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = T.open_study(url, "s", setup, create=True)
+    trial = T.claim(study, setup, 1, [])  # the baseline, claimed by a process that then dies without telling
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    trial.set_user_attr("process", f"{T._claimant().rpartition(':')[0]}:{ended.pid}")
+    assert T.optimize(study, setup, 1, T.Runner(), storage=url) == 1
+    states = [(t.state.name, t.params, t.user_attrs.get("note")) for t in study.trials]
+    assert states == [("FAIL", {}, T.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
+
+
+def test_a_running_trial_of_a_live_process_is_waited_for_not_doubled(tmp_path):
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = T.open_study(url, "s", setup, create=True)
+    trial = T.claim(study, setup, 1, [])
+    assert trial.suggest_int("shed_nine_at", 0, 4) == 2  # the baseline comes first
+    assert T.claim(study, setup, 1, []) == "wait"  # this process is alive: its trial is not taken
+    assert T.claim(study, setup, 2, []) != "wait"  # with room for another, another is claimed
+    assert [t.number for t in study.trials] == [0, 1]
+
+
+@pytest.mark.parametrize(("storage", "processes"), [("sqlite", 6), ("journal", 3)])
+def test_processes_started_together_on_a_new_study_share_it(storage, processes, tmp_path):
+    """The issue's race: N processes on one new storage, study and run folder, all started before any ends."""
+    url = f"sqlite:///{tmp_path / 'X.db'}" if storage == "sqlite" else f"journal:{tmp_path / 'X.log'}"
+    out = tmp_path / "out"
+    at = TUNE.index("--validate")
+    args = [*TUNE[:at], "--validate", "0", *TUNE[at + 2 :], "--trials", "3", "--storage", url, "--study", "S",
+            "--out", str(out)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "nines_sim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )  # fmt: skip
+        for _ in range(processes)
+    ]
+    results = [(p.returncode, o, e) for p in procs for o, e in [p.communicate()]]
+    for code, stdout, stderr in results:
+        assert code == 0 and "Traceback" not in stderr, stderr
+        assert "3 trials (" in stdout, stdout
+    assert sum(int(o.split("trials (")[1].split()[0]) for _, o, _ in results) == 3  # each trial run by one process
+    study = T.open_study(url, "S", T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2),
+                                                "shed_nine_at,w_follow", 8, 4), create=False)  # fmt: skip
+    assert [(t.number, t.state.name) for t in study.trials] == [(0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]
+    baseline = {"shed_nine_at": 2, "w_follow": 3.0}
+    assert [t.params == baseline for t in study.trials] == [True, False, False]  # the baseline played once
+    assert len({json.dumps(t.params, sort_keys=True) for t in study.trials}) == 3
+    # the shared folder is whole and readable, and nines report accepts it
+    trials = pd.read_csv(out / "trials.csv")
+    assert trials["trial"].tolist() == [0, 1, 2] and (trials["matches"] == 8).all()
+    assert json.loads((out / "manifest.json").read_text())["trials_finished"] == 3
+    assert json.loads((out / "best.json").read_text())["trial"] in (0, 1, 2)
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
 
 
 def _one_line_error(result) -> str:  # noqa: ANN001
@@ -144,7 +207,7 @@ def _one_line_error(result) -> str:  # noqa: ANN001
         (["tune", "random", "--opponents", "hold-nines"], "declares no parameters; there is nothing to tune"),
         (["tune", "expert", "--opponents", "hold-nines", "--params", "w_follow,nope"], "no parameter 'nope'"),
         (["tune", "expert", "--opponents", "hold-nines", "--trials", "0"], "--trials must be at least 1"),
-        (["tune", "expert", "--opponents", "hold-nines", "--storage", "postgresql://h/db"], "must be a SQLite file"),
+        (["tune", "expert", "--opponents", "hold-nines", "--storage", "postgresql://h/db"], "--storage must be sqlite:///PATH"),
         (["tune", "expert", "--opponents", "hold-nines", "--storage", "sqlite:////no/such/dir/x.db"],
          "cannot open the storage"),
         (["tune", "expert", "--opponents", "a", "b", "--players", "4"], "unknown strategy 'a'"),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +21,8 @@ from nines_sim.reporting.charts import LEGEND_WIDTH, _figure, _legend_outside, _
 from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
+#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.tune.TRIAL_COLUMNS_END``; ``note`` is newer).
+TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 TUNE_FILES = (
     "trials.csv",
     "best.json",
@@ -28,6 +32,30 @@ TUNE_FILES = (
     "report.md",
     *CHART_FILES,
 )
+
+
+def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
+    """Write ``path`` through ``write(temporary path)`` in the same folder, then rename it into place.
+
+    Processes sharing a study may share a run folder: a reader (another process,
+    ``nines report``) then sees the old file or the new one, never a half-written one.
+    The temporary name is hidden and keeps the suffix (matplotlib picks the format from it).
+    """
+    tmp = path.with_name(f".{path.stem}-{os.getpid()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _write_text(path: Path, text: str) -> Path:
+    return replace_whole(path, lambda tmp: tmp.write_text(text))
+
+
+def _save_whole(fig: plt.Figure, path: Path) -> Path:
+    return replace_whole(path, lambda tmp: _save(fig, tmp))
 
 
 def _pts(x: float | None) -> str:
@@ -91,16 +119,16 @@ def save_charts(run_dir: Path) -> list[Path]:
     """Write the charts the folder has data for."""
     trials = pd.read_csv(run_dir / "trials.csv")
     best = json.loads((run_dir / "best.json").read_text())
-    names = [c for c in trials.columns if c not in ("trial", "state", "win_rate", "win_rate_low", "win_rate_high",
-                                                     "matches", "seconds")]  # fmt: skip
+    names = [c for c in trials.columns if c not in ("trial", "state", *TRIAL_COLUMNS_END)]
     base = trials.loc[trials["trial"] == 0, "win_rate"]
-    out = [_save(plot_history(trials, float(base.iloc[0]) if len(base) else None), run_dir / "history.png")]
-    out.append(_save(plot_params(trials, names, best["params"]), run_dir / "params.png"))
+    out = [_save_whole(plot_history(trials, float(base.iloc[0]) if len(base) else None), run_dir / "history.png")]
+    out.append(_save_whole(plot_params(trials, names, best["params"]), run_dir / "params.png"))
     imp_path = run_dir / "importances.csv"
-    if imp_path.is_file():
-        imp = pd.read_csv(imp_path)
-        if len(imp):
-            out.append(_save(plot_importances(imp), run_dir / "importances.png"))
+    imp = pd.read_csv(imp_path) if imp_path.is_file() else None
+    if imp is not None and len(imp):
+        out.append(_save_whole(plot_importances(imp), run_dir / "importances.png"))
+    else:
+        (run_dir / "importances.png").unlink(missing_ok=True)  # a previous run's, for other trials
     return out
 
 
@@ -158,8 +186,17 @@ def write_report(run_dir: Path) -> Path:
     rate = m.get("trials_per_minute")
     lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) + (f"; {rate:.2f} trials per minute of trial "
                  "time" if rate else "") + f"; this run took {format_seconds(m['wall_seconds'])}.")  # fmt: skip
+    failed = trials[trials["state"] == "fail"]
+    if len(failed):
+        notes = failed["note"].fillna("") if "note" in failed else pd.Series("", index=failed.index)
+        why = "; ".join(f"trial {t}: {n or 'no reason recorded'}" for t, n in zip(failed["trial"], notes))
+        lines.append("")
+        lines.append(
+            f"Failed trials do not count towards --trials ({why}). A trial stopped by Ctrl-C, or whose process "
+            "ended, is played again first when the study resumes."
+        )
     top = trials[trials["state"] == "complete"].sort_values("win_rate", ascending=False).head(5)
-    cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds")]
+    cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds", "note")]
     lines += ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in top.itertuples(index=False):
         d = r._asdict()
@@ -169,9 +206,7 @@ def write_report(run_dir: Path) -> Path:
         if (run_dir / f).is_file():
             lines += ["", f"![{title}]({f})"]
     lines += ["", "## Reproduce", "", "```", m["command"], "```", ""]
-    path = run_dir / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return _write_text(run_dir / "report.md", "\n".join(lines))
 
 
 def write_tune_folder(
@@ -201,10 +236,12 @@ def write_tune_folder(
     from nines_sim import tune as T
     from nines_sim.output import write_csv
 
-    for f in TUNE_FILES:
-        (run_dir / f).unlink(missing_ok=True)
+    def csv(df: pd.DataFrame, name: str) -> None:
+        replace_whole(run_dir / name, lambda tmp: write_csv(df, tmp))
+
+    # each file is replaced whole, none removed first: another process may be reading the folder
     trials = T.trials_frame(study, setup)
-    write_csv(trials, run_dir / "trials.csv")
+    csv(trials, "trials.csv")
     values, best = T.best_values(study, setup)
     base_trial = T.baseline_trial(study, setup)
     in_sample = best.value - base_trial.value if base_trial is not None else math.nan
@@ -215,10 +252,12 @@ def write_tune_folder(
         "validated_gain": checked.gain if checked else None,
         "validated_gain_ci": list(checked.gain_ci) if checked else None,
     }  # fmt: skip
-    (run_dir / "best.json").write_text(json.dumps(best_json, indent=2) + "\n")
+    _write_text(run_dir / "best.json", json.dumps(best_json, indent=2) + "\n")
     if checked is not None:
-        write_csv(checked.frame(), run_dir / "validation.csv")
-    write_csv(T.importances(study, setup), run_dir / "importances.csv")
+        csv(checked.frame(), "validation.csv")
+    else:
+        (run_dir / "validation.csv").unlink(missing_ok=True)  # a previous run's, of another best
+    csv(T.importances(study, setup), "importances.csv")
     n_done = len(T.finished(study))
     spent = float(trials.loc[trials["state"].isin(["complete", "pruned"]), "seconds"].sum())
     manifest = {
@@ -236,7 +275,7 @@ def write_tune_folder(
         "finished": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
         "optuna": optuna.__version__,
     }  # fmt: skip
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    _write_text(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     save_charts(run_dir)
     write_report(run_dir)
     return manifest
