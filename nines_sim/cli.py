@@ -536,10 +536,10 @@ def _cluster(scheduler: str, workers: int):
         raise usage_error(str(exc)) from None
 
 
-def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
+def _charts_and_report(run_dir: Path, no_charts: bool) -> str:
     from nines_sim.reporting import redraw
 
-    redraw(run_dir, charts=not no_charts)
+    return redraw(run_dir, charts=not no_charts)
 
 
 def canonical_command(
@@ -810,7 +810,7 @@ def report(
     except RunFolderError as exc:
         raise usage_error(str(exc)) from None
     try:
-        _charts_and_report(run_dir, no_charts=False)
+        kind = _charts_and_report(run_dir, no_charts=False)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
@@ -818,7 +818,7 @@ def report(
         ) from None
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
-    typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
+    typer.echo(f"wrote {'' if kind == 'versus' else 'the charts and '}{run_dir / 'report.md'}")
 
 
 @app.command()
@@ -926,11 +926,24 @@ def tune(
         setup = make_setup(strategy, opps, r, params, matches, seed)
     except TuneError as exc:
         raise usage_error(str(exc)) from None
-    for option, asked in (("--matches", matches), ("--validate", validate)):
+    rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
+    for option, asked in (("--matches", matches), ("--validate", validate))[1 if versus is not None else 0 :]:
         if note := _rounded_note(option, asked, setup.players):
             typer.echo(note, err=True)
     if versus is not None:
-        _tune_versus(setup, versus, validate, workers or cpu_count_default(), batch_size, scheduler, out, force)
+
+        def versus_command(run_dir: Path, spec: str) -> str:
+            return canonical_command(
+                "tune",
+                [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+                {"--players": setup.players, "--rules": rules, "--seed": seed, "--validate": validate,
+                 "--versus": spec, "--out": str(run_dir)},
+                rule_list,
+            )  # fmt: skip
+
+        labels = (versus, strategy)
+        n_workers = workers or cpu_count_default()
+        _tune_versus(setup, versus, validate, n_workers, batch_size, scheduler, out, force, versus_command, labels)
         return
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-{name}"
@@ -942,7 +955,7 @@ def tune(
         {"--players": setup.players, "--rules": rules, "--params": ",".join(setup.tuned), "--trials": trials,
          "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
-        [x for x in rule or [] if not x.replace(" ", "").startswith("players=")],
+        rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
     if scheduler:
@@ -968,12 +981,17 @@ def _rounded_note(option: str, asked: int, players: int) -> str | None:
     )
 
 
-def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool) -> None:  # noqa: ANN001
-    """``nines tune STRATEGY --versus SPEC``: SPEC against STRATEGY at the tuning table, paired, no search."""
+def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool,  # noqa: ANN001, PLR0913
+                 command, labels: tuple[str, str]) -> None:  # fmt: skip
+    """``nines tune STRATEGY --versus SPEC``: SPEC against STRATEGY at the tuning table, paired, no search.
+
+    Writes ``validation.csv`` (the full specs), ``report.md`` and ``manifest.json`` (``kind: versus``), a
+    folder ``nines report`` redraws; prints the answer first, with short labels (``labels``: what was typed).
+    """
     from contextlib import nullcontext
 
-    from nines_sim.output import write_csv, write_manifest
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.reporting.tune import versus_labels, write_versus_folder
     from nines_sim.tune import Runner, TuneInterrupted, validate
 
     try:
@@ -991,20 +1009,9 @@ def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sche
             except TuneInterrupted:
                 raise KeyboardInterrupt from None  # nothing finished is worth keeping: no result without both sides
         with _writing():
-            rows = {"best": "versus", "baseline": "strategy", "gain": "difference"}
-            frame = checked.frame().assign(row=lambda f: f["row"].map(rows))
-            frame.loc[frame["row"] == "difference", "spec"] = "versus - strategy (paired)"
-            write_csv(frame, run_dir / "validation.csv")
-            write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
-                                     "baseline": setup.baseline_spec, "matches": checked.matches,
-                                     "match_range": list(checked.match_range)})  # fmt: skip
-    g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
-    typer.echo(
-        f"{spec} (versus) against {setup.baseline_spec} (strategy) on {checked.matches:,} fresh matches, paired: "
-        f"win rate {checked.best:.4f} vs {checked.baseline:.4f}, versus - strategy {g:+.2f} points "
-        f"(95% CI {lo:+.2f} to {hi:+.2f}, "
-        f"p = {checked.p_value:.3g}); results in {run_dir}"
-    )
+            answer = write_versus_folder(run_dir, checked, setup, command(run_dir, spec), versus_labels(*labels))
+    typer.echo(answer)
+    typer.echo(f"full specs and numbers in {run_dir}")
 
 
 def cpu_count_default() -> int:

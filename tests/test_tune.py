@@ -266,5 +266,26 @@ def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_pair
     assert v.loc["versus", "win_rate"] == pytest.approx(ref.best)
     assert json.loads((tmp_path / "v" / "manifest.json").read_text())["match_range"][0] == T.VALIDATION_START
     assert not (tmp_path / "v" / "study.db").exists()
+    # the answer first, in one short line with the specs as typed; nines report redraws the folder
+    line, where = [x for x in r.output.splitlines() if x.strip()][-2:]
+    assert where == f"full specs and numbers in {tmp_path / 'v'}"
+    lo, hi = v.loc["difference", "low"] * 100, v.loc["difference", "high"] * 100
+    verdict = "wins more often than" if lo > 0 else "wins less often than" if hi < 0 else "and expert are not"
+    assert line.startswith(f"expert:shed_nine_at=0,w_follow=9 {verdict}") and len(line) < 250, line
+    assert (
+        f"{v.loc['difference', 'win_rate'] * 100:+.2f} points of win rate (95% interval {lo:+.2f} to {hi:+.2f}" in line
+    )
+    written = (tmp_path / "v" / "report.md").read_text()
+    assert line in written
+    (tmp_path / "v" / "report.md").unlink()
+    rep = runner.invoke(app, ["report", str(tmp_path / "v")])
+    assert rep.exit_code == 0, rep.output
+    assert (tmp_path / "v" / "report.md").read_text() == written
+    # a spec too long to read is named by its role in the line and the report; the CSV keeps it whole
+    long = "expert:" + ",".join(f"{k}={x}" for k, x in [("w_follow", 9), ("shed_nine_at", 0), ("w_block", 2.5)])
+    r = runner.invoke(app, [*base, "--versus", long, "--out", str(tmp_path / "l")])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-2].startswith("the --versus spec ") and long not in r.output
+    assert "w_block=2.5" in (tmp_path / "l" / "validation.csv").read_text()
     bad = runner.invoke(app, [*base, "--versus", "expert:nope=1", "--out", str(tmp_path / "b")])
     assert bad.exit_code == 2 and "nope" in bad.output and not (tmp_path / "b").exists()

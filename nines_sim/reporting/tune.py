@@ -32,6 +32,10 @@ TUNE_FILES = (
     "report.md",
     *CHART_FILES,
 )
+#: The files of a ``nines tune --versus`` folder: the data, the manifest, the report drawn from them.
+VERSUS_FILES = ("validation.csv", "manifest.json", "report.md")
+#: Longest spec, as typed, that labels a side of ``--versus`` where a person reads (longer: its role).
+LABEL_WIDTH = 32
 
 
 def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
@@ -279,3 +283,75 @@ def write_tune_folder(
     save_charts(run_dir)
     write_report(run_dir)
     return manifest
+
+
+# --------------------------------------------------------------------------- tune --versus
+
+
+def versus_labels(versus: str, strategy: str) -> tuple[str, str]:
+    """What a person reads for the two sides of ``--versus``: each spec as typed when it has at most
+    :data:`LABEL_WIDTH` characters (``expert@classic.json``), else its role (the full specs are in
+    ``validation.csv`` and ``manifest.json``)."""
+    a = versus if len(versus) <= LABEL_WIDTH else "the --versus spec"
+    b = strategy if len(strategy) <= LABEL_WIDTH and strategy != versus else "the tuned strategy's baseline"
+    return a, b
+
+
+def versus_answer(validation: pd.DataFrame, labels: tuple[str, str]) -> str:
+    """The answer of a ``--versus`` run in one sentence, from ``validation.csv`` (rows versus, strategy,
+    difference): which side wins more often, by how many points, with the 95% interval and p-value."""
+    g = validation.set_index("row")
+    gain, lo, hi, p = (float(g.loc["difference", k]) for k in ("win_rate", "low", "high", "p_value"))
+    a, b = labels
+    verdict = (
+        f"{a} wins more often than {b}"
+        if lo > 0
+        else f"{a} wins less often than {b}"
+        if hi < 0
+        else f"{a} and {b} are not distinguishable"
+    )
+    return (
+        f"{verdict}: {_pts(gain)} of win rate (95% interval {pp(lo)} to {pp(hi)}, {format_p(p)}); "
+        f"{pct(g.loc['versus', 'win_rate'])} against {pct(g.loc['strategy', 'win_rate'])} on "
+        f"{int(g.loc['difference', 'matches']):,} fresh matches, paired."
+    )
+
+
+def write_versus_report(run_dir: Path) -> Path:
+    """``report.md`` of a ``--versus`` folder, from ``validation.csv`` and ``manifest.json`` alone."""
+    m = json.loads((run_dir / "manifest.json").read_text())
+    v = pd.read_csv(run_dir / "validation.csv")
+    s, labels = m["setup"], (m["labels"]["versus"], m["labels"]["strategy"])
+    lines = [f"# `{labels[0]}` against `{labels[1]}`", "", "## Answer", "", versus_answer(v, labels), ""]
+    lines.append(
+        f"Both played the same {m['matches']:,} matches (the same deals in every seat rotation, from match "
+        f"index {m['match_range'][0]:,} on, a range no tuning trial plays) at a {s['players']}-seat table against "
+        f"{', '.join(f'`{o}`' for o in s['opponents'])}, rules `{s['rules']['preset']}`, seed {s['seed']}; "
+        f"each sat in every seat equally often. The full specs are in `validation.csv` and `manifest.json`."
+    )
+    lines += ["", "| side | win rate | 95% interval |", "|---|---|---|"]
+    for row, label in (("versus", labels[0]), ("strategy", labels[1])):
+        r = v.set_index("row").loc[row]
+        lines.append(f"| `{label}` | {pct(r['win_rate'])} | {pct(r['low'])} to {pct(r['high'])} |")
+    lines += ["", "## Reproduce", "", "```", m["command"], "```", ""]
+    return _write_text(run_dir / "report.md", "\n".join(lines))
+
+
+def write_versus_folder(run_dir: Path, checked, setup, command: str, labels: tuple[str, str]) -> str:  # noqa: ANN001
+    """Write a ``--versus`` folder (:data:`VERSUS_FILES`) from its validation; returns the answer sentence.
+
+    ``validation.csv`` holds the rows ``versus``, ``strategy`` and ``difference`` with the full specs;
+    ``manifest.json`` (``tool: tune``, ``kind: versus``) the command, setup, specs, labels and match range.
+    """
+    from nines_sim.output import write_csv, write_manifest
+
+    frame = checked.frame().assign(row=lambda f: f["row"].map({"best": "versus", "baseline": "strategy",
+                                                                "gain": "difference"}))  # fmt: skip
+    frame.loc[frame["row"] == "difference", "spec"] = "versus - strategy (paired)"
+    replace_whole(run_dir / "validation.csv", lambda tmp: write_csv(frame, tmp))
+    write_manifest(run_dir, {"tool": "tune", "kind": "versus", "command": command, "setup": setup.as_json(),
+                             "versus": checked.best_spec, "baseline": setup.baseline_spec,
+                             "labels": {"versus": labels[0], "strategy": labels[1]}, "matches": checked.matches,
+                             "match_range": list(checked.match_range)})  # fmt: skip
+    write_versus_report(run_dir)
+    return versus_answer(frame, labels)
