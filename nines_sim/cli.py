@@ -977,7 +977,7 @@ def _rounded_note(option: str, asked: int, players: int) -> str | None:
     below = f"; {played - players:,} is the multiple below" if played > players else ""
     return (
         f"note: {option} {asked:,} is played as {played:,}, the next multiple of the {players} seats "
-        f"({played // players:,} matches with the strategy in each seat{below})"
+        f"({played // players:,} match{'es' if played > players else ''} with the strategy in each seat{below})"
     )
 
 

@@ -289,3 +289,66 @@ def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_pair
     assert "w_block=2.5" in (tmp_path / "l" / "validation.csv").read_text()
     bad = runner.invoke(app, [*base, "--versus", "expert:nope=1", "--out", str(tmp_path / "b")])
     assert bad.exit_code == 2 and "nope" in bad.output and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("n_params", [1, 2, 4])
+def test_params_chart_title_clears_every_panel_and_the_colour_has_a_bar(n_params):
+    import numpy as np
+
+    from nines_sim.reporting.tune import plot_params
+
+    names = [f"param_{i}" for i in range(n_params)]
+    rng = np.random.default_rng(0)
+    trials = pd.DataFrame({"trial": range(12), "state": "complete", "win_rate": rng.uniform(0.3, 0.5, 12)})
+    trials = trials.assign(**{n: rng.uniform(0, 9, 12) for n in names})
+    fig = plot_params(trials, names, {n: 1.0 for n in names})
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle.get_window_extent(renderer)
+    width, height = fig.bbox.width, fig.bbox.height
+    assert 0 <= title.x0 and title.x1 <= width and title.y1 <= height  # the whole title is on the figure
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    assert len(panels) == n_params
+    for ax in panels:
+        assert ax.get_tightbbox(renderer).y1 <= title.y0  # no panel (tick labels included) reaches the title
+    bars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(bars) == 1 and bars[0].get_ylabel() == "trial number"
+    assert bars[0].get_ylim() == (0, 11)  # the colours span trial 0 to the last trial
+
+
+SEATS2 = "the next multiple of the 2 seats"
+
+
+@pytest.mark.parametrize(
+    ("extra", "notes"),
+    [
+        (["--matches", "3", "--validate", "8"],
+         [f"note: --matches 3 is played as 4, {SEATS2} (2 matches with the strategy in each seat; 2 is the multiple "
+          "below)"]),
+        (["--matches", "8", "--validate", "5"],
+         [f"note: --validate 5 is played as 6, {SEATS2} (3 matches with the strategy in each seat; 4 is the multiple "
+          "below)"]),
+        (["--matches", "1", "--validate", "8"],
+         [f"note: --matches 1 is played as 2, {SEATS2} (1 match with the strategy in each seat)"]),
+        (["--matches", "8", "--validate", "8"], []),
+    ],
+)  # fmt: skip
+def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(extra, notes, tmp_path):
+    base = [a for a in TUNE if a not in ("--matches", "--validate", "8")]
+    r = runner.invoke(app, [*base, *extra, "--trials", "1", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    assert [x for x in r.output.splitlines() if x.startswith("note:")] == notes
+    m = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert m["setup"]["matches"] == -(-int(extra[1]) // 2) * 2  # what the note says is what was played
+    assert m["validate"] == -(-int(extra[3]) // 2) * 2
+
+
+def test_rounded_note_for_a_four_seat_table():
+    from nines_sim.cli import _rounded_note
+
+    assert _rounded_note("--matches", 4001, 4) == (
+        "note: --matches 4,001 is played as 4,004, the next multiple of the 4 seats "
+        "(1,001 matches with the strategy in each seat; 4,000 is the multiple below)"
+    )
+    assert _rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
+    assert _rounded_note("--matches", 4000, 4) is None

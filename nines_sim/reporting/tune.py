@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,23 +89,30 @@ def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
 
 
 def plot_params(trials: pd.DataFrame, names: list[str], best: dict) -> plt.Figure:
-    """One panel per tuned parameter: its value against the trial's win rate (completed trials)."""
+    """One panel per tuned parameter: its value against the trial's win rate (completed trials), coloured by
+    trial number with a colour bar; the best trial's value as a red line."""
     n = max(1, len(names))
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    # constrained layout keeps the title above the top row and makes room for the colour bar
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols + 1, 3.2 * rows + 0.6), squeeze=False, layout="constrained")
     done = trials[trials["state"] == "complete"]
+    last = max(1, int(trials["trial"].max())) if len(trials) else 1
+    points = None
     for i, name in enumerate(names):
         ax = axes[i // cols][i % cols]
-        ax.scatter(done[name], done["win_rate"], s=14, c=done["trial"], cmap="viridis")
+        points = ax.scatter(done[name], done["win_rate"], s=14, c=done["trial"], cmap="viridis", vmin=0, vmax=last)
         if name in best:
             ax.axvline(best[name], color="tab:red", lw=0.8)
         ax.set_xlabel(name)
         ax.set_ylabel("win rate")
     for j in range(len(names), rows * cols):
         axes[j // cols][j % cols].set_visible(False)
-    fig.suptitle("Each parameter against the win rate (colour: trial number; red: best)")
-    fig.tight_layout()
+    if points is not None:
+        fig.colorbar(points, ax=axes.ravel().tolist(), label="trial number", shrink=min(1.0, 0.5 + 0.25 * rows))
+    title = "Each parameter against the win rate (colour: trial number; red line: best trial)"
+    # wrapped to the figure's width (about 7 points a character at the title's size), so one panel shows it all
+    fig.suptitle(textwrap.fill(title, width=int(fig.get_figwidth() * 72 / 7)))
     return fig
 
 
