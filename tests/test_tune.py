@@ -133,6 +133,12 @@ def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
     frame = T.trials_frame(study, setup)
     assert frame["note"].tolist() == ["", "", T.STOPPED_BY_CTRL_C, "replays trial 2"]
     assert study.trials[3].params == study.trials[2].params and study.trials[3].state.name == "COMPLETE"
+    from nines_sim.reporting.tune import write_tune_folder
+
+    write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    assert pd.read_csv(tmp_path / "trials.csv", keep_default_na=False)["note"].tolist() == frame["note"].tolist()
+    report = (tmp_path / "report.md").read_text()
+    assert "Failed trials do not count towards --trials (trial 2: stopped by Ctrl-C)" in report
 
 
 def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again(tmp_path):
