@@ -485,6 +485,21 @@ def _fail(study: Any, trial: Any, note: str, replay: bool) -> None:
         study.enqueue_trial(values, user_attrs={"replays": frozen.number})
 
 
+def sampler_seed(study: Any, setup: Setup) -> int:
+    """The seed of this process's sampler, drawn under :func:`storage_lock` at its first claim.
+
+    A fresh seed per process and resumption (the same seed would propose the same
+    first points again): ``--seed`` plus the trials the study holds, plus
+    ``k * 2**20`` where ``k`` counts the samplers made for the study before (kept
+    in the study), so that two processes started together, which see the same
+    trials, still sample differently.  The first process on a new study gets
+    ``--seed + 1``.
+    """
+    made = int(study.user_attrs.get("samplers_made", 0))
+    study.set_user_attr("samplers_made", made + 1)
+    return (setup.seed + len(study.trials) + made * 2**20) % 2**32
+
+
 def claim(study: Any, setup: Setup, n_trials: int, sampler: list) -> Any:
     """Under :func:`storage_lock`: the next trial this process should run, or a reason not to.
 
@@ -510,8 +525,7 @@ def claim(study: Any, setup: Setup, n_trials: int, sampler: list) -> Any:
     if done + len(running) >= n_trials:
         return "wait"
     if not sampler:
-        # a fresh seed per process and resumption: the same seed would propose the same first points again
-        sampler.append(make_sampler(setup, setup.seed + len(study.trials)))
+        sampler.append(make_sampler(setup, sampler_seed(study, setup)))
     study.sampler = sampler[0]
     trial = study.ask()
     trial.set_user_attr("process", _claimant())
