@@ -374,6 +374,16 @@ def _storage(url: str) -> Any:
     if kind == "journal":
         from optuna.storages.journal import JournalFileBackend
 
+        # Optuna reads a journal lazily and fails only on the first write after a bad line: check the first line
+        if path.is_file() and path.stat().st_size:
+            with path.open("rb") as f:
+                first = f.readline()
+            try:
+                ok = "op_code" in json.loads(first)
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:
+                raise TuneError(f"cannot open the storage {url}: {path} is not an Optuna journal file")
         return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
     # a writer waits up to a minute for another process's transaction instead of failing with 'database is locked'
     return optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 60}})
@@ -394,28 +404,29 @@ def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
 
     # Optuna logs a trial stopped by Ctrl-C as a warning with a traceback; the command says it in one line
     optuna.logging.set_verbosity(optuna.logging.ERROR)
+    mine = setup.as_json()
     with storage_lock(storage):
         try:
             st = _storage(storage)
             names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
+            if name not in names and not create:
+                return None
+            study = optuna.create_study(
+                study_name=name,
+                storage=st,
+                direction="maximize",
+                pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
+                load_if_exists=True,
+            )
+            theirs = study.user_attrs.get("setup")
+            if theirs is None:
+                study.set_user_attr("setup", mine)
         except TuneError:
             raise
         except Exception as exc:  # sqlalchemy's and the journal's errors name the cause; the class names differ
             raise TuneError(
                 f"cannot open the storage {storage} ({type(exc).__name__}: {str(exc).splitlines()[0]})"
             ) from None
-        if name not in names and not create:
-            return None
-        study = optuna.create_study(
-            study_name=name,
-            storage=st,
-            direction="maximize",
-            pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
-            load_if_exists=True,
-        )
-        mine, theirs = setup.as_json(), study.user_attrs.get("setup")
-        if theirs is None:
-            study.set_user_attr("setup", mine)
     if theirs is not None and theirs != mine:
         diff = [k for k in mine if theirs.get(k) != mine[k]]
         raise TuneError(

@@ -228,10 +228,11 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(args, message, tmp_path
     assert not out.exists()
 
 
-def test_a_storage_that_is_not_a_database_is_refused(tmp_path):
-    db = tmp_path / "x.db"
-    db.write_text("not a database")
-    r = runner.invoke(app, [*TUNE, "--storage", f"sqlite:///{db}", "--out", str(tmp_path / "o")])
+@pytest.mark.parametrize("form", ["sqlite:///{}.db", "journal:{}.log", "{}.log"])
+def test_a_storage_that_is_not_a_database_is_refused(form, tmp_path):
+    url = form.format(tmp_path / "x")
+    (tmp_path / ("x.db" if url.endswith(".db") else "x.log")).write_text("not a database\n")
+    r = runner.invoke(app, [*TUNE, "--storage", url, "--out", str(tmp_path / "o")])
     assert "cannot open the storage" in _one_line_error(r)
     assert not (tmp_path / "o").exists()
 
