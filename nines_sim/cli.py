@@ -1103,8 +1103,12 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
                 best["v"] = t.value
             bar.set_postfix_str(f"best {best['v']:.4f}" if best["v"] > -math.inf else "")
 
+        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
+            bar.n = min(done, n_trials)
+            bar.set_postfix_str("waiting for other processes' last trials")
+
         try:
-            ran = optimize(st, setup, n_trials, runner, on_trial, storage=url)
+            ran = optimize(st, setup, n_trials, runner, on_trial, storage=url, on_wait=on_wait)
         except (TuneInterrupted, KeyboardInterrupt):
             bar.close()
             typer.echo(
@@ -1113,6 +1117,10 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
                 err=True,
             )
             raise typer.Exit(code=130) from None
+        done = finished(st)
+        bar.n = min(len(done), n_trials)
+        values = [t.value for t in done if t.state.name == "COMPLETE"]
+        bar.set_postfix_str(f"best {max(values):.4f}" if values else "")
     wall = time.perf_counter() - t0
     try:
         checked = _run_or_explain(lambda: validate_best(st, setup, validate, runner)) if validate else None

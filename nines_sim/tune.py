@@ -551,6 +551,7 @@ def optimize(
     on_trial: Callable[[Any], None] | None = None,
     storage: str | None = None,
     poll_seconds: float = 0.5,
+    on_wait: Callable[[int], None] | None = None,
 ) -> int:
     """Run trials until the study holds ``n_trials`` completed or pruned ones (shared by every process).
 
@@ -561,7 +562,8 @@ def optimize(
     the study ends with exactly ``n_trials`` finished ones (unless a trial fails:
     it is not counted, and the next run replaces it).  A process with nothing
     left to claim waits, polling every ``poll_seconds``, until the other
-    processes' trials end, so that every process validates the finished study.
+    processes' trials end, so that every process validates the finished study;
+    ``on_wait`` is then called with the finished trials at every poll.
 
     Returns
     -------
@@ -606,6 +608,8 @@ def optimize(
             if trial == "done":
                 return ran
             if trial == "wait":
+                if on_wait:
+                    on_wait(len(finished(study)))
                 time.sleep(poll_seconds)
                 continue
             try:
