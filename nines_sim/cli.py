@@ -857,7 +857,10 @@ def tune(
     matches: Annotated[
         int,
         typer.Option(
-            "--matches", "-n", help="Matches per trial (the same ones in every trial), a multiple of the seats."
+            "--matches",
+            "-n",
+            help="Matches per trial (the same ones in every trial); a number that is not a multiple of the seats "
+            "is rounded up to one, with a note.",
         ),
     ] = 20_000,
     seed: SeedOpt = 0,
@@ -876,7 +879,9 @@ def tune(
     validate: Annotated[
         int,
         typer.Option(
-            "--validate", help="Fresh matches for best vs baseline, paired, a multiple of the seats (0: skip)."
+            "--validate",
+            help="Fresh matches for best vs baseline, paired (0: skip); rounded up to a multiple of the seats, "
+            "with a note.",
         ),
     ] = 200_000,
     workers: WorkersOpt = None,
