@@ -152,6 +152,11 @@ def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again
     assert T.optimize(study, setup, 1, T.Runner(), storage=url) == 1
     states = [(t.state.name, t.params, t.user_attrs.get("note")) for t in study.trials]
     assert states == [("FAIL", {}, T.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
+    from nines_sim.reporting.tune import write_tune_folder
+
+    m = write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    assert m["in_sample_gain"] == 0.0  # the replayed baseline is found as the baseline (it is also the best)
+    assert "trial 0: its process ended before the trial finished" in (tmp_path / "report.md").read_text()
 
 
 def test_a_running_trial_of_a_live_process_is_waited_for_not_doubled(tmp_path):

@@ -68,7 +68,7 @@ def _pts(x: float | None) -> str:
     return "n/a" if x is None else f"{pp(x)} points"
 
 
-def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
+def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: int = 0) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
     fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
@@ -80,7 +80,7 @@ def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
         best = done.set_index("trial")["win_rate"].cummax()
         ax.step(best.index, best.to_numpy(), where="post", color="tab:red", label="best so far")
     if baseline is not None and not math.isnan(baseline):
-        ax.axhline(baseline, color="black", lw=0.8, ls="--", label="baseline (trial 0)")
+        ax.axhline(baseline, color="black", lw=0.8, ls="--", label=f"baseline (trial {baseline_trial})")
     ax.set_xlabel("trial")
     ax.set_ylabel("win rate of the tuned strategy")
     ax.set_title("Optimisation history (same matches in every trial)")
@@ -132,8 +132,15 @@ def save_charts(run_dir: Path) -> list[Path]:
     trials = pd.read_csv(run_dir / "trials.csv")
     best = json.loads((run_dir / "best.json").read_text())
     names = [c for c in trials.columns if c not in ("trial", "state", *TRIAL_COLUMNS_END)]
-    base = trials.loc[trials["trial"] == 0, "win_rate"]
-    out = [_save_whole(plot_history(trials, float(base.iloc[0]) if len(base) else None), run_dir / "history.png")]
+    # the baseline is trial 0 unless trial 0 was stopped (Ctrl-C) and played again later
+    done = trials[trials["state"] == "complete"]
+    is_base = pd.Series(True, index=done.index)
+    for k in names:
+        is_base &= done[k] == best["baseline"].get(k)
+    base = done[is_base]
+    history = plot_history(trials, float(base["win_rate"].iloc[0]) if len(base) else None,
+                           int(base["trial"].iloc[0]) if len(base) else 0)  # fmt: skip
+    out = [_save_whole(history, run_dir / "history.png")]
     out.append(_save_whole(plot_params(trials, names, best["params"]), run_dir / "params.png"))
     imp_path = run_dir / "importances.csv"
     imp = pd.read_csv(imp_path) if imp_path.is_file() else None
