@@ -16,6 +16,14 @@ engine per rotation is the least a balanced trial can start.
 At the end the best parameters and the baseline (the strategy as named,
 usually its defaults) play fresh matches from :data:`VALIDATION_START` on,
 a range no trial touches, paired match by match.
+
+Several processes on one machine share a study through its storage (SQLite,
+or Optuna's journal file, which Optuna recommends for several processes):
+under a file lock beside the storage (:func:`storage_lock`) each creates the
+study if needed, enqueues the baseline once, and claims a trial only while the
+finished and running trials are fewer than asked (:func:`claim`), so the
+study ends with exactly that many; a trial that does not finish (Ctrl-C, or
+its process gone) is marked failed with a note and played again first.
 """
 
 from __future__ import annotations
