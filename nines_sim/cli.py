@@ -583,10 +583,10 @@ def _cluster(scheduler: str, workers: int):
         raise usage_error(str(exc)) from None
 
 
-def _charts_and_report(run_dir: Path, no_charts: bool) -> None:
+def _charts_and_report(run_dir: Path, no_charts: bool) -> str:
     from nines_sim.reporting import redraw
 
-    redraw(run_dir, charts=not no_charts)
+    return redraw(run_dir, charts=not no_charts)
 
 
 def canonical_command(
@@ -908,7 +908,7 @@ def report(
     except RunFolderError as exc:
         raise usage_error(str(exc)) from None
     try:
-        _charts_and_report(run_dir, no_charts=False)
+        kind = _charts_and_report(run_dir, no_charts=False)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
@@ -916,7 +916,7 @@ def report(
         ) from None
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
-    typer.echo(f"wrote the charts and {run_dir / 'report.md'}")
+    typer.echo(f"wrote {'' if kind == 'versus' else 'the charts and '}{run_dir / 'report.md'}")
 
 
 @app.command()
@@ -945,22 +945,42 @@ def tune(
         str, typer.Option("--params", help="Parameters to tune: p1,p2 or all (see 'nines strategies').")
     ] = "all",
     trials: Annotated[
-        int, typer.Option("--trials", help="Finished trials the study should hold (a resumed study counts its own).")
+        int,
+        typer.Option(
+            "--trials",
+            help="Finished (complete or pruned) trials the study should hold: a resumed study counts its own, and "
+            "processes sharing a study stop together at exactly N (a failed trial is not counted).",
+        ),
     ] = 100,
     matches: Annotated[
-        int, typer.Option("--matches", "-n", help="Matches per trial (the same ones in every trial).")
+        int,
+        typer.Option(
+            "--matches",
+            "-n",
+            help="Matches per trial (the same ones in every trial); a number that is not a multiple of the seats "
+            "is rounded up to one, with a note.",
+        ),
     ] = 20_000,
     seed: SeedOpt = 0,
     storage: Annotated[
         str | None,
-        typer.Option("--storage", help="Optuna storage, sqlite:///PATH (default: study.db in the run folder)."),
+        typer.Option(
+            "--storage",
+            help="Optuna storage: sqlite:///PATH (default: study.db in the run folder), or journal:PATH (or "
+            "PATH.log), Optuna's journal file, which its documentation recommends for several processes.",
+        ),
     ] = None,
     study: Annotated[
         str | None,
         typer.Option("--study", help="Study name (default: strategy, rules, table and a hash of the setup)."),
     ] = None,
     validate: Annotated[
-        int, typer.Option("--validate", help="Fresh matches for best vs baseline, paired (0: skip).")
+        int,
+        typer.Option(
+            "--validate",
+            help="Fresh matches for best vs baseline, paired (0: skip); rounded up to a multiple of the seats, "
+            "with a note.",
+        ),
     ] = 200_000,
     workers: WorkersOpt = None,
     batch_size: BatchOpt = 32768,
@@ -983,8 +1003,10 @@ def tune(
 
     Every trial plays the same --matches matches with the strategy in every seat
     equally often; hopeless trials are pruned after a chunk. The study lives in
-    SQLite: Ctrl-C keeps finished trials, and the same command resumes (several
-    processes on one --storage share the study). The best values and the
+    SQLite or an Optuna journal file: Ctrl-C keeps finished trials, and the same
+    command resumes. Several processes on one --storage and --study share the
+    study: together they run --trials trials, the baseline once, and each waits
+    for the others' last trials before validating. The best values and the
     baseline then play --validate fresh matches, paired. With --versus, no
     study: the given spec and STRATEGY play those fresh matches, paired.
     """
@@ -1007,8 +1029,24 @@ def tune(
         setup = make_setup(strategy, opps, r, params, matches, seed)
     except TuneError as exc:
         raise usage_error(str(exc)) from None
+    rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
+    for option, asked in (("--matches", matches), ("--validate", validate))[1 if versus is not None else 0 :]:
+        if note := _rounded_note(option, asked, setup.players):
+            typer.echo(note, err=True)
     if versus is not None:
-        _tune_versus(setup, versus, validate, workers or cpu_count_default(), batch_size, scheduler, out, force)
+
+        def versus_command(run_dir: Path, spec: str) -> str:
+            return canonical_command(
+                "tune",
+                [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+                {"--players": setup.players, "--rules": rules, "--seed": seed, "--validate": validate,
+                 "--versus": spec, "--out": str(run_dir)},
+                rule_list,
+            )  # fmt: skip
+
+        labels = (versus, strategy)
+        n_workers = workers or cpu_count_default()
+        _tune_versus(setup, versus, validate, n_workers, batch_size, scheduler, out, force, versus_command, labels)
         return
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-{name}"
@@ -1020,7 +1058,7 @@ def tune(
         {"--players": setup.players, "--rules": rules, "--params": ",".join(setup.tuned), "--trials": trials,
          "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
-        [x for x in rule or [] if not x.replace(" ", "").startswith("players=")],
+        rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
     if scheduler:
@@ -1030,12 +1068,33 @@ def tune(
         _tune_run(setup, url, name, run_dir, trials, validate, n_workers, batch_size, None, quiet, command)
 
 
-def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool) -> None:  # noqa: ANN001
-    """``nines tune STRATEGY --versus SPEC``: SPEC against STRATEGY at the tuning table, paired, no search."""
+def _rounded_note(option: str, asked: int, players: int) -> str | None:
+    """The line saying that ``asked`` matches are played as the next multiple of the seats (None if it is one).
+
+    Every seat rotation of a tune table plays the same number of matches, so the
+    matches of a trial or of the validation are a multiple of ``players``.
+    """
+    played = -(-asked // players) * players
+    if played == asked:
+        return None
+    below = f"; {played - players:,} is the multiple below" if played > players else ""
+    return (
+        f"note: {option} {asked:,} is played as {played:,}, the next multiple of the {players} seats "
+        f"({played // players:,} match{'es' if played > players else ''} with the strategy in each seat{below})"
+    )
+
+
+def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool,  # noqa: ANN001, PLR0913
+                 command, labels: tuple[str, str]) -> None:  # fmt: skip
+    """``nines tune STRATEGY --versus SPEC``: SPEC against STRATEGY at the tuning table, paired, no search.
+
+    Writes ``validation.csv`` (the full specs), ``report.md`` and ``manifest.json`` (``kind: versus``), a
+    folder ``nines report`` redraws; prints the answer first, with short labels (``labels``: what was typed).
+    """
     from contextlib import nullcontext
 
-    from nines_sim.output import write_csv, write_manifest
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.reporting.tune import versus_labels, write_versus_folder
     from nines_sim.tune import Runner, TuneInterrupted, validate
 
     try:
@@ -1053,20 +1112,9 @@ def _tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sche
             except TuneInterrupted:
                 raise KeyboardInterrupt from None  # nothing finished is worth keeping: no result without both sides
         with _writing():
-            rows = {"best": "versus", "baseline": "strategy", "gain": "difference"}
-            frame = checked.frame().assign(row=lambda f: f["row"].map(rows))
-            frame.loc[frame["row"] == "difference", "spec"] = "versus - strategy (paired)"
-            write_csv(frame, run_dir / "validation.csv")
-            write_manifest(run_dir, {"kind": "versus", "setup": setup.as_json(), "versus": spec,
-                                     "baseline": setup.baseline_spec, "matches": checked.matches,
-                                     "match_range": list(checked.match_range)}, files=["validation.csv"])  # fmt: skip
-    g, (lo, hi) = checked.gain * 100, (x * 100 for x in checked.gain_ci)
-    typer.echo(
-        f"{spec} (versus) against {setup.baseline_spec} (strategy) on {checked.matches:,} fresh matches, paired: "
-        f"win rate {checked.best:.4f} vs {checked.baseline:.4f}, versus - strategy {g:+.2f} points "
-        f"(95% CI {lo:+.2f} to {hi:+.2f}, "
-        f"p = {checked.p_value:.3g}); results in {run_dir}"
-    )
+            answer = write_versus_folder(run_dir, checked, setup, command(run_dir, spec), versus_labels(*labels))
+    typer.echo(answer)
+    typer.echo(f"full specs and numbers in {run_dir}")
 
 
 def cpu_count_default() -> int:
@@ -1076,14 +1124,17 @@ def cpu_count_default() -> int:
 
 
 def _check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path, force: bool) -> None:  # noqa: ANN001
-    """Refuse, before anything is written, a storage that is not SQLite or cannot be opened, a study of that
-    name with another setup, and a run folder that holds something other than this study's files."""
-    from nines_sim.tune import TuneError, open_study
+    """Refuse, before anything is written, a storage that is not SQLite or a journal or cannot be opened, a
+    study of that name with another setup, and a run folder that holds something other than this study's files
+    (read under the storage's lock: another process of the same study may be writing it)."""
+    from contextlib import nullcontext
 
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or not url[len(prefix) :] or url[len(prefix) :] == ":memory:":
-        raise usage_error(f"--storage must be a SQLite file, sqlite:///PATH, not {url!r}")
-    db = Path(url[len(prefix) :])
+    from nines_sim.tune import TuneError, open_study, storage_file, storage_lock
+
+    try:
+        _, db = storage_file(url)
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
     if db.exists() and not db.is_file():
         raise usage_error(f"cannot open the storage {url}: {db} is not a file")
     if explicit and not db.exists() and not db.parent.is_dir():
@@ -1095,14 +1146,21 @@ def _check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path
             raise usage_error(str(exc)) from None
     if run_dir.exists() and not run_dir.is_dir():
         raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
-    if run_dir.is_dir() and any(run_dir.iterdir()) and not force:
-        ours = (run_dir / "study.db").is_file()
-        try:
-            ours = ours or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
-        except (OSError, ValueError):
-            pass
-        if not ours:
-            raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+    if not run_dir.is_dir() or force:
+        return
+    try:
+        with storage_lock(url) if db.parent.is_dir() else nullcontext():
+            # hidden files and lock files are another process's work in progress, not a run's results
+            held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
+            ours = not held or (run_dir / "study.db").is_file()
+            try:
+                ours = ours or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
+            except (OSError, ValueError):
+                pass
+    except TuneError as exc:
+        raise usage_error(str(exc)) from None
+    if not ours:
+        raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
 
 
 def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size, client, quiet, command) -> None:  # noqa: ANN001, PLR0913
@@ -1111,14 +1169,28 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
 
     from tqdm import tqdm
 
-    from nines_sim.output import prepare_dir
-    from nines_sim.tune import Runner, TuneError, TuneInterrupted, finished, open_study, optimize, validate_best
+    from nines_sim.output import OutputExists, prepare_dir
+    from nines_sim.tune import (
+        STOPPED_BY_CTRL_C,
+        Runner,
+        TuneError,
+        TuneInterrupted,
+        finished,
+        open_study,
+        optimize,
+        storage_lock,
+        validate_best,
+    )
 
-    prepare_dir(run_dir, force=True)
     try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
+            prepare_dir(run_dir, force=True)
         st = open_study(url, name, setup, create=True)
-    except TuneError as exc:
+    except (TuneError, OutputExists) as exc:
         raise usage_error(str(exc)) from None
+    except OSError as exc:
+        raise usage_error(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
     runner = Runner(workers=workers, batch_size=batch_size, client=client)
     before = len(finished(st))
     t0 = time.perf_counter()
@@ -1134,17 +1206,25 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
                 best["v"] = t.value
             bar.set_postfix_str(f"best {best['v']:.4f}" if best["v"] > -math.inf else "")
 
+        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
+            bar.n = min(done, n_trials)
+            bar.set_postfix_str("waiting for other processes' last trials")
+
         try:
-            optimize(st, setup, n_trials, runner, on_trial)
+            ran = optimize(st, setup, n_trials, runner, on_trial, storage=url, on_wait=on_wait)
         except (TuneInterrupted, KeyboardInterrupt):
             bar.close()
             typer.echo(
-                f"Interrupted: {len(finished(st))} finished trials are kept in {url}; run the same command to resume.",
+                f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is marked "
+                f"failed, '{STOPPED_BY_CTRL_C}', and not counted); run the same command to resume.",
                 err=True,
             )
             raise typer.Exit(code=130) from None
+        done = finished(st)
+        bar.n = min(len(done), n_trials)
+        values = [t.value for t in done if t.state.name == "COMPLETE"]
+        bar.set_postfix_str(f"best {max(values):.4f}" if values else "")
     wall = time.perf_counter() - t0
-    ran = len(finished(st)) - before
     try:
         checked = _run_or_explain(lambda: validate_best(st, setup, validate, runner)) if validate else None
     except TuneInterrupted:
@@ -1157,7 +1237,8 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
     def pts(x: float) -> str:  # the report's rounding rule for points of win rate
         return decimal_text(x, 2, signed=True, scale=100)
 
-    with _writing():
+    # processes sharing the study may share the folder: one writes at a time, each file replaced whole
+    with _writing(), storage_lock(url):
         m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
     if checked is not None and checked.best_spec == checked.baseline_spec:
         typer.echo(f"no trial beat the baseline; its win rate on {checked.matches:,} fresh matches: {checked.best:.4f}")
@@ -1168,8 +1249,8 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
             f"{pts(checked.gain_ci[1])}); in-sample gain {pts(m['in_sample_gain'])} points"
         )
     typer.echo(
-        f"{m['trials_finished']} trials ({ran} run now, {wall:.1f} s; {m['trials_per_minute'] or 0:.2f} trials/min); "
-        f"best {m['best_spec']}; results in {run_dir}"
+        f"{m['trials_finished']} trials ({ran} run by this process, {wall:.1f} s; "
+        f"{m['trials_per_minute'] or 0:.2f} trials/min); best {m['best_spec']}; results in {run_dir}"
     )
 
 

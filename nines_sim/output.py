@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import sys
 from collections.abc import Iterable
@@ -297,5 +298,11 @@ def write_manifest(run_dir: Path, data: dict, files: Iterable[str | Path] | None
             names.append(f.name)
     digests = {name: file_digest(run_dir / name) for name in names}
     path = run_dir / "manifest.json"
-    path.write_text(json.dumps({**data, DIGESTS_KEY: digests}, indent=2) + "\n")
+    # written whole and renamed into place: processes sharing a tune folder may read it meanwhile
+    tmp = path.with_name(f".manifest-{os.getpid()}.tmp.json")
+    try:
+        tmp.write_text(json.dumps({**data, DIGESTS_KEY: digests}, indent=2) + "\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -123,10 +125,82 @@ def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
         T.optimize(study, setup, 5, StopAfter(5))  # two trials of two rotations, then Ctrl-C in the third
     study = T.open_study(url, "s", setup, create=False)
     states = [t.state.name for t in study.trials]
-    assert states == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert states == ["COMPLETE", "COMPLETE", "FAIL", "WAITING"]  # the stopped one is queued again
     kept = [t.params for t in study.trials[:2]]
     T.optimize(study, setup, 3, T.Runner())
     assert len(T.finished(study)) == 3 and [t.params for t in study.trials[:2]] == kept
+    # the stopped trial says why, and its values are played again first: no trial is lost
+    frame = T.trials_frame(study, setup)
+    assert frame["note"].tolist() == ["", "", T.STOPPED_BY_CTRL_C, "replays trial 2"]
+    assert study.trials[3].params == study.trials[2].params and study.trials[3].state.name == "COMPLETE"
+    from nines_sim.reporting.tune import write_tune_folder
+
+    write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    assert pd.read_csv(tmp_path / "trials.csv", keep_default_na=False)["note"].tolist() == frame["note"].tolist()
+    report = (tmp_path / "report.md").read_text()
+    assert "Failed trials do not count towards --trials (trial 2: stopped by Ctrl-C)" in report
+
+
+def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again(tmp_path):
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = T.open_study(url, "s", setup, create=True)
+    trial = T.claim(study, setup, 1, [])  # the baseline, claimed by a process that then dies without telling
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    trial.set_user_attr("process", f"{T._claimant().rpartition(':')[0]}:{ended.pid}")
+    assert T.optimize(study, setup, 1, T.Runner(), storage=url) == 1
+    states = [(t.state.name, t.params, t.user_attrs.get("note")) for t in study.trials]
+    assert states == [("FAIL", {}, T.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
+    from nines_sim.reporting.tune import write_tune_folder
+
+    m = write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    assert m["in_sample_gain"] == 0.0  # the replayed baseline is found as the baseline (it is also the best)
+    assert "trial 0: its process ended before the trial finished" in (tmp_path / "report.md").read_text()
+
+
+def test_a_running_trial_of_a_live_process_is_waited_for_not_doubled(tmp_path):
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    study = T.open_study(url, "s", setup, create=True)
+    trial = T.claim(study, setup, 1, [])
+    assert trial.suggest_int("shed_nine_at", 0, 4) == 2  # the baseline comes first
+    assert T.claim(study, setup, 1, []) == "wait"  # this process is alive: its trial is not taken
+    assert T.claim(study, setup, 2, []) != "wait"  # with room for another, another is claimed
+    assert [t.number for t in study.trials] == [0, 1]
+
+
+@pytest.mark.parametrize(("storage", "processes"), [("sqlite", 6), ("journal", 2)])
+def test_processes_started_together_on_a_new_study_share_it(storage, processes, tmp_path):
+    """The issue's race: N processes on one new storage, study and run folder, all started before any ends."""
+    url = f"sqlite:///{tmp_path / 'X.db'}" if storage == "sqlite" else f"journal:{tmp_path / 'X.log'}"
+    out = tmp_path / "out"
+    at = TUNE.index("--validate")
+    args = [*TUNE[:at], "--validate", "0", *TUNE[at + 2 :], "--trials", "3", "--storage", url, "--study", "S",
+            "--out", str(out)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "nines_sim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )  # fmt: skip
+        for _ in range(processes)
+    ]
+    results = [(p.returncode, o, e) for p in procs for o, e in [p.communicate()]]
+    for code, stdout, stderr in results:
+        assert code == 0 and "Traceback" not in stderr, stderr
+        assert "3 trials (" in stdout, stdout
+    assert sum(int(o.split("trials (")[1].split()[0]) for _, o, _ in results) == 3  # each trial run by one process
+    study = T.open_study(url, "S", T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2),
+                                                "shed_nine_at,w_follow", 8, 4), create=False)  # fmt: skip
+    assert [(t.number, t.state.name) for t in study.trials] == [(0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]
+    baseline = {"shed_nine_at": 2, "w_follow": 3.0}
+    assert [t.params == baseline for t in study.trials] == [True, False, False]  # the baseline played once
+    assert len({json.dumps(t.params, sort_keys=True) for t in study.trials}) == 3
+    # the shared folder is whole and readable, and nines report accepts it
+    trials = pd.read_csv(out / "trials.csv")
+    assert trials["trial"].tolist() == [0, 1, 2] and (trials["matches"] == 8).all()
+    assert json.loads((out / "manifest.json").read_text())["trials_finished"] == 3
+    assert json.loads((out / "best.json").read_text())["trial"] in (0, 1, 2)
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
 
 
 def _one_line_error(result) -> str:  # noqa: ANN001
@@ -144,7 +218,7 @@ def _one_line_error(result) -> str:  # noqa: ANN001
         (["tune", "random", "--opponents", "hold-nines"], "declares no parameters; there is nothing to tune"),
         (["tune", "expert", "--opponents", "hold-nines", "--params", "w_follow,nope"], "no parameter 'nope'"),
         (["tune", "expert", "--opponents", "hold-nines", "--trials", "0"], "--trials must be at least 1"),
-        (["tune", "expert", "--opponents", "hold-nines", "--storage", "postgresql://h/db"], "must be a SQLite file"),
+        (["tune", "expert", "--opponents", "hold-nines", "--storage", "postgresql://h/db"], "--storage must be sqlite:///PATH"),
         (["tune", "expert", "--opponents", "hold-nines", "--storage", "sqlite:////no/such/dir/x.db"],
          "cannot open the storage"),
         (["tune", "expert", "--opponents", "a", "b", "--players", "4"], "unknown strategy 'a'"),
@@ -159,10 +233,11 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(args, message, tmp_path
     assert not out.exists()
 
 
-def test_a_storage_that_is_not_a_database_is_refused(tmp_path):
-    db = tmp_path / "x.db"
-    db.write_text("not a database")
-    r = runner.invoke(app, [*TUNE, "--storage", f"sqlite:///{db}", "--out", str(tmp_path / "o")])
+@pytest.mark.parametrize("form", ["sqlite:///{}.db", "journal:{}.log", "{}.log"])
+def test_a_storage_that_is_not_a_database_is_refused(form, tmp_path):
+    url = form.format(tmp_path / "x")
+    (tmp_path / ("x.db" if url.endswith(".db") else "x.log")).write_text("not a database\n")
+    r = runner.invoke(app, [*TUNE, "--storage", url, "--out", str(tmp_path / "o")])
     assert "cannot open the storage" in _one_line_error(r)
     assert not (tmp_path / "o").exists()
 
@@ -203,5 +278,89 @@ def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_pair
     assert v.loc["versus", "win_rate"] == pytest.approx(ref.best)
     assert json.loads((tmp_path / "v" / "manifest.json").read_text())["match_range"][0] == T.VALIDATION_START
     assert not (tmp_path / "v" / "study.db").exists()
+    # the answer first, in one short line with the specs as typed; nines report redraws the folder
+    line, where = [x for x in r.output.splitlines() if x.strip()][-2:]
+    assert where == f"full specs and numbers in {tmp_path / 'v'}"
+    lo, hi = v.loc["difference", "low"] * 100, v.loc["difference", "high"] * 100
+    verdict = "wins more often than" if lo > 0 else "wins less often than" if hi < 0 else "and expert are not"
+    assert line.startswith(f"expert:shed_nine_at=0,w_follow=9 {verdict}") and len(line) < 250, line
+    assert (
+        f"{v.loc['difference', 'win_rate'] * 100:+.2f} points of win rate (95% interval {lo:+.2f} to {hi:+.2f}" in line
+    )
+    written = (tmp_path / "v" / "report.md").read_text()
+    assert line in written
+    (tmp_path / "v" / "report.md").unlink()
+    rep = runner.invoke(app, ["report", str(tmp_path / "v")])
+    assert rep.exit_code == 0, rep.output
+    assert (tmp_path / "v" / "report.md").read_text() == written
+    # a spec too long to read is named by its role in the line and the report; the CSV keeps it whole
+    long = "expert:" + ",".join(f"{k}={x}" for k, x in [("w_follow", 9), ("shed_nine_at", 0), ("w_block", 2.5)])
+    r = runner.invoke(app, [*base, "--versus", long, "--out", str(tmp_path / "l")])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-2].startswith("the --versus spec ") and long not in r.output
+    assert "w_block=2.5" in (tmp_path / "l" / "validation.csv").read_text()
     bad = runner.invoke(app, [*base, "--versus", "expert:nope=1", "--out", str(tmp_path / "b")])
     assert bad.exit_code == 2 and "nope" in bad.output and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("n_params", [1, 2, 4])
+def test_params_chart_title_clears_every_panel_and_the_colour_has_a_bar(n_params):
+    import numpy as np
+
+    from nines_sim.reporting.tune import plot_params
+
+    names = [f"param_{i}" for i in range(n_params)]
+    rng = np.random.default_rng(0)
+    trials = pd.DataFrame({"trial": range(12), "state": "complete", "win_rate": rng.uniform(0.3, 0.5, 12)})
+    trials = trials.assign(**{n: rng.uniform(0, 9, 12) for n in names})
+    fig = plot_params(trials, names, {n: 1.0 for n in names})
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle.get_window_extent(renderer)
+    width, height = fig.bbox.width, fig.bbox.height
+    assert 0 <= title.x0 and title.x1 <= width and title.y1 <= height  # the whole title is on the figure
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    assert len(panels) == n_params
+    for ax in panels:
+        assert ax.get_tightbbox(renderer).y1 <= title.y0  # no panel (tick labels included) reaches the title
+    bars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(bars) == 1 and bars[0].get_ylabel() == "trial number"
+    assert bars[0].get_ylim() == (0, 11)  # the colours span trial 0 to the last trial
+
+
+SEATS2 = "the next multiple of the 2 seats"
+
+
+@pytest.mark.parametrize(
+    ("extra", "notes"),
+    [
+        (["--matches", "3", "--validate", "8"],
+         [f"note: --matches 3 is played as 4, {SEATS2} (2 matches with the strategy in each seat; 2 is the multiple "
+          "below)"]),
+        (["--matches", "8", "--validate", "5"],
+         [f"note: --validate 5 is played as 6, {SEATS2} (3 matches with the strategy in each seat; 4 is the multiple "
+          "below)"]),
+        (["--matches", "1", "--validate", "8"],
+         [f"note: --matches 1 is played as 2, {SEATS2} (1 match with the strategy in each seat)"]),
+        (["--matches", "8", "--validate", "8"], []),
+    ],
+)  # fmt: skip
+def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(extra, notes, tmp_path):
+    base = [a for a in TUNE if a not in ("--matches", "--validate", "8")]
+    r = runner.invoke(app, [*base, *extra, "--trials", "1", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    assert [x for x in r.output.splitlines() if x.startswith("note:")] == notes
+    m = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert m["setup"]["matches"] == -(-int(extra[1]) // 2) * 2  # what the note says is what was played
+    assert m["validate"] == -(-int(extra[3]) // 2) * 2
+
+
+def test_rounded_note_for_a_four_seat_table():
+    from nines_sim.cli import _rounded_note
+
+    assert _rounded_note("--matches", 4001, 4) == (
+        "note: --matches 4,001 is played as 4,004, the next multiple of the 4 seats "
+        "(1,001 matches with the strategy in each seat; 4,000 is the multiple below)"
+    )
+    assert _rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
+    assert _rounded_note("--matches", 4000, 4) is None

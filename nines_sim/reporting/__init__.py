@@ -24,14 +24,15 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     Parameters
     ----------
     run_dir : pathlib.Path or str
-        A folder written by ``nines tournament``, ``nines compare-rules`` or ``nines tune``.
+        A folder written by ``nines tournament``, ``nines compare-rules`` or ``nines tune`` (with or without
+        ``--versus``).
     charts : bool
         Draw the PNG charts first, so that the report embeds them.
 
     Returns
     -------
     str
-        The run kind: ``"tournament"``, ``"comparison"`` or ``"tune"``.
+        The run kind: ``"tournament"``, ``"comparison"``, ``"tune"`` or ``"versus"``.
 
     Raises
     ------
@@ -45,7 +46,11 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     from nines_sim.reporting.tournament import write_report
 
     kind = run_kind(run_dir)
-    if kind == "tune":
+    if kind == "versus":  # nines tune --versus: no charts, the answer in report.md
+        from nines_sim.reporting import tune
+
+        tune.write_versus_report(Path(run_dir))
+    elif kind == "tune":
         from nines_sim.reporting import tune
 
         if charts:

@@ -40,6 +40,7 @@ READ_FILES = {
     "tournament": tuple(TOURNAMENT_FILES),
     "comparison": tuple(COMPARISON_FILES),
     "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
+    "versus": ("validation.csv",),
 }
 
 
@@ -189,7 +190,7 @@ def check_run_folder(run_dir: Path) -> str:
     -------
     str
         ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one,
-        ``"tune"`` for a ``nines tune`` one.
+        ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one.
 
     Raises
     ------
@@ -222,6 +223,11 @@ def check_run_folder(run_dir: Path) -> str:
     elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
         kind = "tournament"
+    elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
+        from nines_sim.tune import VALIDATION_COLUMNS
+
+        _read(run_dir / "validation.csv", VALIDATION_COLUMNS)
+        kind = "versus"
     elif (run_dir / "trials.csv").is_file():
         for name in ("trials.csv", "best.json"):
             if not (run_dir / name).is_file():

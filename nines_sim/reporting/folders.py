@@ -38,9 +38,12 @@ def as_bool(col: pd.Series) -> pd.Series:
 
 
 def run_kind(run_dir: Path | str) -> str:
-    """``"comparison"`` (``comparison.csv``), ``"tune"`` (``trials.csv`` of ``nines tune``) or ``"tournament"``."""
+    """``"comparison"`` (``comparison.csv``), ``"tune"`` (``trials.csv`` of ``nines tune``), ``"versus"``
+    (``nines tune --versus``: ``validation.csv`` without ``trials.csv``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
+    if (Path(run_dir) / "validation.csv").is_file() and not (Path(run_dir) / "trials.csv").is_file():
+        return "versus"
     return "tune" if (Path(run_dir) / "trials.csv").is_file() else "tournament"
 
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +22,8 @@ from nines_sim.reporting.charts import LEGEND_WIDTH, _figure, _legend_outside, _
 from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
+#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.tune.TRIAL_COLUMNS_END``; ``note`` is newer).
+TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 TUNE_FILES = (
     "trials.csv",
     "best.json",
@@ -28,6 +33,34 @@ TUNE_FILES = (
     "report.md",
     *CHART_FILES,
 )
+#: The files of a ``nines tune --versus`` folder: the data, the manifest, the report drawn from them.
+VERSUS_FILES = ("validation.csv", "manifest.json", "report.md")
+#: Longest spec, as typed, that labels a side of ``--versus`` where a person reads (longer: its role).
+LABEL_WIDTH = 32
+
+
+def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
+    """Write ``path`` through ``write(temporary path)`` in the same folder, then rename it into place.
+
+    Processes sharing a study may share a run folder: a reader (another process,
+    ``nines report``) then sees the old file or the new one, never a half-written one.
+    The temporary name is hidden and keeps the suffix (matplotlib picks the format from it).
+    """
+    tmp = path.with_name(f".{path.stem}-{os.getpid()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _write_text(path: Path, text: str) -> Path:
+    return replace_whole(path, lambda tmp: tmp.write_text(text))
+
+
+def _save_whole(fig: plt.Figure, path: Path) -> Path:
+    return replace_whole(path, lambda tmp: _save(fig, tmp))
 
 
 def _pts(x: float | None) -> str:
@@ -35,7 +68,7 @@ def _pts(x: float | None) -> str:
     return "n/a" if x is None else f"{pp(x)} points"
 
 
-def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
+def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: int = 0) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
     fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
@@ -47,7 +80,7 @@ def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
         best = done.set_index("trial")["win_rate"].cummax()
         ax.step(best.index, best.to_numpy(), where="post", color="tab:red", label="best so far")
     if baseline is not None and not math.isnan(baseline):
-        ax.axhline(baseline, color="black", lw=0.8, ls="--", label="baseline (trial 0)")
+        ax.axhline(baseline, color="black", lw=0.8, ls="--", label=f"baseline (trial {baseline_trial})")
     ax.set_xlabel("trial")
     ax.set_ylabel("win rate of the tuned strategy")
     ax.set_title("Optimisation history (same matches in every trial)")
@@ -56,23 +89,30 @@ def plot_history(trials: pd.DataFrame, baseline: float | None) -> plt.Figure:
 
 
 def plot_params(trials: pd.DataFrame, names: list[str], best: dict) -> plt.Figure:
-    """One panel per tuned parameter: its value against the trial's win rate (completed trials)."""
+    """One panel per tuned parameter: its value against the trial's win rate (completed trials), coloured by
+    trial number with a colour bar; the best trial's value as a red line."""
     n = max(1, len(names))
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    # constrained layout keeps the title above the top row and makes room for the colour bar
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols + 1, 3.2 * rows + 0.6), squeeze=False, layout="constrained")
     done = trials[trials["state"] == "complete"]
+    last = max(1, int(trials["trial"].max())) if len(trials) else 1
+    points = None
     for i, name in enumerate(names):
         ax = axes[i // cols][i % cols]
-        ax.scatter(done[name], done["win_rate"], s=14, c=done["trial"], cmap="viridis")
+        points = ax.scatter(done[name], done["win_rate"], s=14, c=done["trial"], cmap="viridis", vmin=0, vmax=last)
         if name in best:
             ax.axvline(best[name], color="tab:red", lw=0.8)
         ax.set_xlabel(name)
         ax.set_ylabel("win rate")
     for j in range(len(names), rows * cols):
         axes[j // cols][j % cols].set_visible(False)
-    fig.suptitle("Each parameter against the win rate (colour: trial number; red: best)")
-    fig.tight_layout()
+    if points is not None:
+        fig.colorbar(points, ax=axes.ravel().tolist(), label="trial number", shrink=min(1.0, 0.5 + 0.25 * rows))
+    title = "Each parameter against the win rate (colour: trial number; red line: best trial)"
+    # wrapped to the figure's width (about 7 points a character at the title's size), so one panel shows it all
+    fig.suptitle(textwrap.fill(title, width=int(fig.get_figwidth() * 72 / 7)))
     return fig
 
 
@@ -91,16 +131,23 @@ def save_charts(run_dir: Path) -> list[Path]:
     """Write the charts the folder has data for."""
     trials = pd.read_csv(run_dir / "trials.csv")
     best = json.loads((run_dir / "best.json").read_text())
-    names = [c for c in trials.columns if c not in ("trial", "state", "win_rate", "win_rate_low", "win_rate_high",
-                                                     "matches", "seconds")]  # fmt: skip
-    base = trials.loc[trials["trial"] == 0, "win_rate"]
-    out = [_save(plot_history(trials, float(base.iloc[0]) if len(base) else None), run_dir / "history.png")]
-    out.append(_save(plot_params(trials, names, best["params"]), run_dir / "params.png"))
+    names = [c for c in trials.columns if c not in ("trial", "state", *TRIAL_COLUMNS_END)]
+    # the baseline is trial 0 unless trial 0 was stopped (Ctrl-C) and played again later
+    done = trials[trials["state"] == "complete"]
+    is_base = pd.Series(True, index=done.index)
+    for k in names:
+        is_base &= done[k] == best["baseline"].get(k)
+    base = done[is_base]
+    history = plot_history(trials, float(base["win_rate"].iloc[0]) if len(base) else None,
+                           int(base["trial"].iloc[0]) if len(base) else 0)  # fmt: skip
+    out = [_save_whole(history, run_dir / "history.png")]
+    out.append(_save_whole(plot_params(trials, names, best["params"]), run_dir / "params.png"))
     imp_path = run_dir / "importances.csv"
-    if imp_path.is_file():
-        imp = pd.read_csv(imp_path)
-        if len(imp):
-            out.append(_save(plot_importances(imp), run_dir / "importances.png"))
+    imp = pd.read_csv(imp_path) if imp_path.is_file() else None
+    if imp is not None and len(imp):
+        out.append(_save_whole(plot_importances(imp), run_dir / "importances.png"))
+    else:
+        (run_dir / "importances.png").unlink(missing_ok=True)  # a previous run's, for other trials
     return out
 
 
@@ -158,8 +205,17 @@ def write_report(run_dir: Path) -> Path:
     rate = m.get("trials_per_minute")
     lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) + (f"; {rate:.2f} trials per minute of trial "
                  "time" if rate else "") + f"; this run took {format_seconds(m['wall_seconds'])}.")  # fmt: skip
+    failed = trials[trials["state"] == "fail"]
+    if len(failed):
+        notes = failed["note"].fillna("") if "note" in failed else pd.Series("", index=failed.index)
+        why = "; ".join(f"trial {t}: {n or 'no reason recorded'}" for t, n in zip(failed["trial"], notes))
+        lines.append("")
+        lines.append(
+            f"Failed trials do not count towards --trials ({why}). A trial stopped by Ctrl-C, or whose process "
+            "ended, is played again first when the study resumes."
+        )
     top = trials[trials["state"] == "complete"].sort_values("win_rate", ascending=False).head(5)
-    cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds")]
+    cols = [c for c in trials.columns if c not in ("state", "win_rate_low", "win_rate_high", "seconds", "note")]
     lines += ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in top.itertuples(index=False):
         d = r._asdict()
@@ -169,9 +225,7 @@ def write_report(run_dir: Path) -> Path:
         if (run_dir / f).is_file():
             lines += ["", f"![{title}]({f})"]
     lines += ["", "## Reproduce", "", "```", m["command"], "```", ""]
-    path = run_dir / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return _write_text(run_dir / "report.md", "\n".join(lines))
 
 
 def write_tune_folder(
@@ -201,10 +255,12 @@ def write_tune_folder(
     from nines_sim import tune as T
     from nines_sim.output import write_csv, write_manifest
 
-    for f in TUNE_FILES:
-        (run_dir / f).unlink(missing_ok=True)
+    def csv(df: pd.DataFrame, name: str) -> None:
+        replace_whole(run_dir / name, lambda tmp: write_csv(df, tmp))
+
+    # each file is replaced whole, none removed first: another process may be reading the folder
     trials = T.trials_frame(study, setup)
-    write_csv(trials, run_dir / "trials.csv")
+    csv(trials, "trials.csv")
     values, best = T.best_values(study, setup)
     base_trial = T.baseline_trial(study, setup)
     in_sample = best.value - base_trial.value if base_trial is not None else math.nan
@@ -215,10 +271,12 @@ def write_tune_folder(
         "validated_gain": checked.gain if checked else None,
         "validated_gain_ci": list(checked.gain_ci) if checked else None,
     }  # fmt: skip
-    (run_dir / "best.json").write_text(json.dumps(best_json, indent=2) + "\n")
+    _write_text(run_dir / "best.json", json.dumps(best_json, indent=2) + "\n")
     if checked is not None:
-        write_csv(checked.frame(), run_dir / "validation.csv")
-    write_csv(T.importances(study, setup), run_dir / "importances.csv")
+        csv(checked.frame(), "validation.csv")
+    else:
+        (run_dir / "validation.csv").unlink(missing_ok=True)  # a previous run's, of another best
+    csv(T.importances(study, setup), "importances.csv")
     n_done = len(T.finished(study))
     spent = float(trials.loc[trials["state"].isin(["complete", "pruned"]), "seconds"].sum())
     manifest = {
@@ -237,7 +295,79 @@ def write_tune_folder(
         "optuna": optuna.__version__,
     }  # fmt: skip
     data_files = ["trials.csv", "best.json", *(["validation.csv"] if checked is not None else []), "importances.csv"]
-    write_manifest(run_dir, manifest, files=data_files)
+    write_manifest(run_dir, manifest, files=data_files)  # written whole, last: readers see a complete folder
     save_charts(run_dir)
     write_report(run_dir)
     return manifest
+
+
+# --------------------------------------------------------------------------- tune --versus
+
+
+def versus_labels(versus: str, strategy: str) -> tuple[str, str]:
+    """What a person reads for the two sides of ``--versus``: each spec as typed when it has at most
+    :data:`LABEL_WIDTH` characters (``expert@classic.json``), else its role (the full specs are in
+    ``validation.csv`` and ``manifest.json``)."""
+    a = versus if len(versus) <= LABEL_WIDTH else "the --versus spec"
+    b = strategy if len(strategy) <= LABEL_WIDTH and strategy != versus else "the tuned strategy's baseline"
+    return a, b
+
+
+def versus_answer(validation: pd.DataFrame, labels: tuple[str, str]) -> str:
+    """The answer of a ``--versus`` run in one sentence, from ``validation.csv`` (rows versus, strategy,
+    difference): which side wins more often, by how many points, with the 95% interval and p-value."""
+    g = validation.set_index("row")
+    gain, lo, hi, p = (float(g.loc["difference", k]) for k in ("win_rate", "low", "high", "p_value"))
+    a, b = labels
+    verdict = (
+        f"{a} wins more often than {b}"
+        if lo > 0
+        else f"{a} wins less often than {b}"
+        if hi < 0
+        else f"{a} and {b} are not distinguishable"
+    )
+    return (
+        f"{verdict}: {_pts(gain)} of win rate (95% interval {pp(lo)} to {pp(hi)}, {format_p(p)}); "
+        f"{pct(g.loc['versus', 'win_rate'])} against {pct(g.loc['strategy', 'win_rate'])} on "
+        f"{int(g.loc['difference', 'matches']):,} fresh matches, paired."
+    )
+
+
+def write_versus_report(run_dir: Path) -> Path:
+    """``report.md`` of a ``--versus`` folder, from ``validation.csv`` and ``manifest.json`` alone."""
+    m = json.loads((run_dir / "manifest.json").read_text())
+    v = pd.read_csv(run_dir / "validation.csv")
+    s, labels = m["setup"], (m["labels"]["versus"], m["labels"]["strategy"])
+    lines = [f"# `{labels[0]}` against `{labels[1]}`", "", "## Answer", "", versus_answer(v, labels), ""]
+    lines.append(
+        f"Both played the same {m['matches']:,} matches (the same deals in every seat rotation, from match "
+        f"index {m['match_range'][0]:,} on, a range no tuning trial plays) at a {s['players']}-seat table against "
+        f"{', '.join(f'`{o}`' for o in s['opponents'])}, rules `{s['rules']['preset']}`, seed {s['seed']}; "
+        f"each sat in every seat equally often. The full specs are in `validation.csv` and `manifest.json`."
+    )
+    lines += ["", "| side | win rate | 95% interval |", "|---|---|---|"]
+    for row, label in (("versus", labels[0]), ("strategy", labels[1])):
+        r = v.set_index("row").loc[row]
+        lines.append(f"| `{label}` | {pct(r['win_rate'])} | {pct(r['low'])} to {pct(r['high'])} |")
+    lines += ["", "## Reproduce", "", "```", m["command"], "```", ""]
+    return _write_text(run_dir / "report.md", "\n".join(lines))
+
+
+def write_versus_folder(run_dir: Path, checked, setup, command: str, labels: tuple[str, str]) -> str:  # noqa: ANN001
+    """Write a ``--versus`` folder (:data:`VERSUS_FILES`) from its validation; returns the answer sentence.
+
+    ``validation.csv`` holds the rows ``versus``, ``strategy`` and ``difference`` with the full specs;
+    ``manifest.json`` (``tool: tune``, ``kind: versus``) the command, setup, specs, labels and match range.
+    """
+    from nines_sim.output import write_csv, write_manifest
+
+    frame = checked.frame().assign(row=lambda f: f["row"].map({"best": "versus", "baseline": "strategy",
+                                                                "gain": "difference"}))  # fmt: skip
+    frame.loc[frame["row"] == "difference", "spec"] = "versus - strategy (paired)"
+    replace_whole(run_dir / "validation.csv", lambda tmp: write_csv(frame, tmp))
+    write_manifest(run_dir, {"tool": "tune", "kind": "versus", "command": command, "setup": setup.as_json(),
+                             "versus": checked.best_spec, "baseline": setup.baseline_spec,
+                             "labels": {"versus": labels[0], "strategy": labels[1]}, "matches": checked.matches,
+                             "match_range": list(checked.match_range)}, files=["validation.csv"])  # fmt: skip
+    write_versus_report(run_dir)
+    return versus_answer(frame, labels)
