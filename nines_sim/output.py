@@ -31,7 +31,8 @@ from nines_sim.tournament import (
 RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
              "head_to_head.csv", "comparison.csv", "matches.csv.gz", "manifest.json", "report.md",
              "win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png",
-             "win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png")  # fmt: skip
+             "win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png",
+             "ratings.csv", "rating_differences.csv", "calibration.csv", "ratings.png")  # fmt: skip
 
 
 class OutputExists(FileExistsError):
