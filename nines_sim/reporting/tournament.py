@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.reporting.folders import RunFolder, as_bool, entry_label, load_run, readable_label, reference_rate
+from nines_sim.reporting.league import ratings_section
 from nines_sim.reporting.markdown import (
     ALPHA,
     NONE_CLAIMED,
@@ -343,6 +344,7 @@ def render_report(run: RunFolder) -> str:
     lines += _settings(run)
     lines += ["## Results", "", *results_table(run), ""]
     lines += _significance(run)
+    lines += ratings_section(run.path, m)  # a league or round robin: ratings.csv
     lines += _hand_stats(run)
     lines += _charts(run)
     lines += _reproduce(run)
