@@ -25,6 +25,8 @@ CHART = "ratings.png"
 CALIBRATION_ROWS = 12
 #: Resolved or unresolved pairs the report names one by one before it only counts them.
 NAMED_PAIRS = 15
+#: Correlation of rating and calibration z above which the report calls the misses systematic.
+SYSTEMATIC = 0.5
 
 
 def _read(run_dir: Path, name: str) -> pd.DataFrame | None:
@@ -68,19 +70,34 @@ def rating_bars(ratings: pd.DataFrame, manifest: dict[str, Any]) -> RatingBars:
     )
 
 
+def _wrap(label: str, width: int = 40) -> str:
+    """A long label (a strategy with its parameters) on several lines, broken after commas."""
+    lines, line = [], ""
+    for part in label.split(","):
+        piece = part if not line else "," + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line += piece
+    return "\n".join([*lines, line])
+
+
 def plot_ratings(data: RatingBars, ax: Axes | None = None) -> Figure:
     """Horizontal points with 95% interval bars, best at the top; the dashed line is the mean rating."""
     import matplotlib.pyplot as plt
 
+    labels = [_wrap(label) for label in data.labels]
+    rows = np.array([max(1.5, 0.5 * (label.count("\n") + 1)) for label in labels])  # a long label, a taller row
+    y = -(np.cumsum(rows) - rows / 2)  # best at the top
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 0.45 * len(data.labels) + 1.4), layout="constrained")
+        fig, ax = plt.subplots(figsize=(9.0, 0.3 * rows.sum() + 1.4), layout="constrained")
     else:
         fig = ax.figure
-    y = np.arange(len(data.labels))[::-1]
     err = np.vstack([data.rating - data.low, data.high - data.rating])
     ax.errorbar(data.rating, y, xerr=err, fmt="o", color="C0", capsize=3)
     ax.axvline(data.anchor, color="grey", linestyle="--", linewidth=1)
-    ax.set_yticks(y, data.labels)
+    ax.set_yticks(y, labels, fontsize="small" if max(rows) > 1.5 else None)
     ax.set_xlabel(f"{data.model} rating (points; mean {data.anchor:g}, 400 = odds of 10 to 1)")
     ax.set_title("Ratings with 95% bootstrap intervals")
     return fig
@@ -154,7 +171,7 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
     if (folder / CHART).is_file():
         lines += [f"![Ratings]({CHART})", "", "*Ratings with their 95% bootstrap intervals, best at the top.*", ""]
     lines += _resolved(_read(folder, "rating_differences.csv"))
-    lines += _calibration(_read(folder, "calibration.csv"), heads_up)
+    lines += _calibration(_read(folder, "calibration.csv"), heads_up, ratings)
     return lines
 
 
@@ -185,7 +202,34 @@ def _resolved(diffs: pd.DataFrame | None) -> list[str]:
     return [*lines, ""]
 
 
-def _calibration(cal: pd.DataFrame | None, heads_up: bool) -> list[str]:
+def _pattern(cal: pd.DataFrame, ratings: pd.DataFrame) -> str:
+    """Whether the misses follow the ratings (the strong win more than predicted, the weak less) or not."""
+    rating = ratings.set_index(ratings["strategy"].astype(str))["rating"]
+    r = cal["strategy"].astype(str).map(rating).to_numpy(dtype=np.float64)
+    z = cal["z"].to_numpy(dtype=np.float64)
+    ok = np.isfinite(r) & np.isfinite(z)
+    corr = float(np.corrcoef(r[ok], z[ok])[0, 1]) if ok.sum() > 2 and np.std(r[ok]) > 0 else 0.0
+    if corr >= SYSTEMATIC:
+        return (
+            f"The misses follow the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): the "
+            "higher rated win more often than their strength's share, the lower rated less. The model fits one "
+            "strength to the whole finishing order, and here first place goes to the stronger more reliably than "
+            "the later places do; read the win rates beside the ratings."
+        )
+    if corr <= -SYSTEMATIC:
+        return (
+            f"The misses run against the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): "
+            "the lower rated win more often than predicted, the higher rated less; the later places go to the "
+            "stronger more reliably than first place does."
+        )
+    return (
+        f"The misses do not follow the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): "
+        "they are particular to the tables below, where a strategy does better or worse against those "
+        "opponents than one strength per strategy can say (non-transitive results)."
+    )
+
+
+def _calibration(cal: pd.DataFrame | None, heads_up: bool, ratings: pd.DataFrame) -> list[str]:
     if cal is None or cal.empty:
         return []
     unit = "pairing" if heads_up else "table composition"
@@ -205,10 +249,9 @@ def _calibration(cal: pd.DataFrame | None, heads_up: bool) -> list[str]:
         over = fails[fails["observed"] > fails["predicted"]]
         lines.append(
             f"**The model fails in {len(fails)} of {len(cal)} cells**: there a strategy wins more or less often "
-            "than its overall rating predicts against those opponents, which a single strength per strategy "
-            "cannot express (results that depend on the opponents: non-transitive, or a style that pays only "
-            f"at some tables). {len(over)} of them win more than predicted."
+            f"than its rating predicts at that table ({len(over)} of them more)."
         )
+        lines += ["", _pattern(cal, ratings)]
     lines += ["", f"The {min(CALIBRATION_ROWS, len(cal))} cells furthest from the model:", ""]
     lines += [f"| {unit.capitalize()} | Strategy | Matches | Observed (95% CI) | Predicted | z | Fails |",
               "|---|---|---:|---|---:|---:|---|"]  # fmt: skip
