@@ -257,3 +257,51 @@ def test_tables_belongs_to_the_league_only(tmp_path):
     r = runner.invoke(app, ["tournament", "--tables", "3", "-q", "--out", str(tmp_path / "x")])
     lines = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(lines) == 1 and "--tables applies to --format league only" in lines[0]
+
+
+def test_a_stopped_chunk_counts_the_finishing_orders_of_exactly_the_matches_it_kept(monkeypatch):
+    from nines_sim.league import play_rated_games
+
+    # the numpy engine finishes matches out of index order, so a stop keeps a block below the first unfinished one
+    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    rules = make_rules("classic").replace(players=3)
+    games = ((rules, ("random", "hold-nines", "dump-faces")),)
+    heard = []
+
+    def on_matches(played: int, kept: int) -> None:
+        heard.append(kept)
+
+    # stop as soon as the engine reports kept matches: an event, not a time
+    [(tally, _, counts)] = play_rated_games(games, 5, 0, 2_000, 64, False, on_matches, lambda: sum(heard) > 0)
+    assert 0 < tally.matches < 2_000
+    assert sum(counts.values()) == tally.matches
+    # the kept matches are the block 0 .. k-1: their groups are the first k match indices mod MATCH_GROUPS
+    groups = Counter()
+    for (group, _), c in counts.items():
+        groups[group] += c
+    assert groups == Counter(np.arange(tally.matches) % MATCH_GROUPS)
+    # a multi-table chunk stopped part-way is kept whole or not at all
+    two = ((rules, ("random", "hold-nines", "dump-faces")), (rules, ("dump-faces", "random", "hold-nines")))
+    heard_played = []
+
+    def on_played(played: int, kept: int) -> None:
+        heard_played.append(played)
+
+    assert play_rated_games(two, 5, 0, 2_000, 64, False, on_played, lambda: sum(heard_played) > 0) is None
+
+
+def test_ctrl_c_in_a_league_keeps_whole_chunks_and_rates_exactly_them(tmp_path, monkeypatch):
+    from tests.interrupt import ctrl_c_in_process
+
+    ctrl_c_in_process(monkeypatch, lambda played, kept: kept > 0)
+    d = tmp_path / "lg"
+    r = runner.invoke(app, ["tournament", *POOL[:4], "--format", "league", "-p", "3", "--tables", "4", "-n", "3000",
+                            "--chunk-size", "400", "--workers", "1", "--no-charts", "--out", str(d)])  # fmt: skip
+    assert r.exit_code == 130, r.output
+    import json
+
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and m["kept_ranges"] == [[0, 400]] and "--tables 4" in m["kept_command"]
+    assert [g["matches_played"] for g in m["games"]] == [400] * 4
+    assert (pd.read_csv(d / "ratings.csv")["matches"] == 1200).all()  # 4 tables x 3 seats x 400 / 4 strategies
+    assert "## Ratings" in (d / "report.md").read_text()
