@@ -21,14 +21,11 @@ from pathlib import Path
 import pandas as pd
 
 from nines_sim import tournament as tour
-from nines_sim.ratings import MATCH_GROUPS, Ratings, finish_codes, order_data, rate
+from nines_sim.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS, Ratings, finish_codes, order_data, rate
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.schedule import league_schedule
 from nines_sim.tally import Tally
-
-#: Files a rated run adds to its folder.
-RATING_FILES = ("ratings.csv", "rating_differences.csv", "calibration.csv")
 
 
 def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, seed: int) -> tour.Plan:
@@ -155,8 +152,6 @@ def write_ratings(run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int) 
 
 def ratings_manifest(plan: tour.Plan, r: Ratings) -> dict:
     """What the manifest records of a rated run's ratings."""
-    from nines_sim.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS
-
     model = "Bradley-Terry" if plan.format == "round-robin" else "Plackett-Luce"
     return {"model": model, "bootstrap_samples": r.samples, "match_groups": MATCH_GROUPS, "anchor": ANCHOR,
             "points_per_unit": ELO_PER_UNIT}  # fmt: skip

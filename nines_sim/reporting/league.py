@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from nines_sim.numbers import decimal_text
 from nines_sim.reporting.markdown import cell, fixed, num, pct
+
+if TYPE_CHECKING:  # matplotlib loads only when something is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 CHART = "ratings.png"
 #: Rows of the calibration table the report shows (the cells furthest from the model first).
