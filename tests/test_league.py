@@ -154,17 +154,37 @@ def test_identical_strategies_get_overlapping_intervals_and_an_unresolved_differ
     assert strongest.resolved and strongest.low > 0
 
 
-def test_a_non_transitive_population_fails_calibration():
+def rock_paper_scissors():
+    """Ratings of a rock-paper-scissors population: its calibration fails everywhere."""
     # rock-paper-scissors heads-up: 0 beats 1, 1 beats 2, 2 beats 0, exactly 4 matches in 5; equal strengths fit
     games = []
     for a, b in ((0, 1), (1, 2), (2, 0)):
         first_wins = np.arange(400) % 5 != 0
         codes = np.where(first_wins, 0 + 1 * 2, 1 + 0 * 2)  # places (0, 1) or (1, 0) in base 2
         games.append(((a, b), dict(Counter(zip((np.arange(400) % MATCH_GROUPS).tolist(), codes.tolist())))))
-    r = rate(order_data(games, 3), ["rock", "paper", "scissors"], seed=0, samples=100)
+    return rate(order_data(games, 3), ["rock", "paper", "scissors"], seed=0, samples=100)
+
+
+def test_a_non_transitive_population_fails_calibration():
+    r = rock_paper_scissors()
     assert r.calibration["fails"].all()
     assert (r.calibration["predicted"].round(6) == 0.5).all()
     assert not r.differences["resolved"].any()
+
+
+def test_the_report_says_where_the_model_fails_and_whether_the_misses_follow_the_ratings(tmp_path):
+    from nines_sim.output import write_csv
+    from nines_sim.reporting.league import ratings_section
+
+    r = rock_paper_scissors()
+    for name, df in (("ratings.csv", r.ratings), ("rating_differences.csv", r.differences),
+                     ("calibration.csv", r.calibration)):  # fmt: skip
+        write_csv(df, tmp_path / name)
+    text = "\n".join(ratings_section(tmp_path, {"ratings": {"model": "Bradley-Terry", "bootstrap_samples": 100}}))
+    assert "A Bradley-Terry model" in text and "0 of 3 pairs" in text
+    assert "**The model fails in 6 of 6 cells**" in text and "(3 of them more)" in text
+    assert "The misses do not follow the ratings" in text and "non-transitive" in text
+    assert "| rock, paper | rock | 400 | 80.00%" in text
 
 
 # ---------------------------------------------------------------- real runs

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.numbers import decimal_text
-from nines_sim.reporting.markdown import cell, fixed, num, pct
+from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct
 
 if TYPE_CHECKING:  # matplotlib loads only when something is drawn
     from matplotlib.axes import Axes
@@ -27,8 +27,8 @@ CHART = "ratings.png"
 CALIBRATION_ROWS = 12
 #: Resolved or unresolved pairs the report names one by one before it only counts them.
 NAMED_PAIRS = 15
-#: Correlation of rating and calibration z above which the report calls the misses systematic.
-SYSTEMATIC = 0.5
+#: p-value of the correlation of rating and calibration z below which the report calls the misses systematic.
+SYSTEMATIC_P = 0.05
 
 
 def _read(run_dir: Path, name: str) -> pd.DataFrame | None:
@@ -205,29 +205,34 @@ def _resolved(diffs: pd.DataFrame | None) -> list[str]:
 
 
 def _pattern(cal: pd.DataFrame, ratings: pd.DataFrame) -> str:
-    """Whether the misses follow the ratings (the strong win more than predicted, the weak less) or not."""
+    """Whether the misses follow the ratings (the strong win more than predicted, the weak less) or not:
+    the Pearson correlation of each cell's rating and z, and its two-sided p-value (scipy)."""
+    from scipy.stats import pearsonr
+
     rating = ratings.set_index(ratings["strategy"].astype(str))["rating"]
     r = cal["strategy"].astype(str).map(rating).to_numpy(dtype=np.float64)
     z = cal["z"].to_numpy(dtype=np.float64)
     ok = np.isfinite(r) & np.isfinite(z)
-    corr = float(np.corrcoef(r[ok], z[ok])[0, 1]) if ok.sum() > 2 and np.std(r[ok]) > 0 else 0.0
-    if corr >= SYSTEMATIC:
+    corr, p = 0.0, 1.0
+    if ok.sum() > 2 and np.std(r[ok]) > 0 and np.std(z[ok]) > 0:
+        res = pearsonr(r[ok], z[ok])
+        corr, p = float(res.statistic), float(res.pvalue)
+    said = f"(correlation of rating and z over the cells {fixed(corr, 2)}, {format_p(p)})"
+    if p < SYSTEMATIC_P and corr > 0:
         return (
-            f"The misses follow the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): the "
-            "higher rated win more often than their strength's share, the lower rated less. The model fits one "
-            "strength to the whole finishing order, and here first place goes to the stronger more reliably than "
-            "the later places do; read the win rates beside the ratings."
+            f"The misses follow the ratings {said}: the higher rated win more often than their strength's share, "
+            "the lower rated less. The model fits one strength to the whole finishing order, and here first place "
+            "goes to the stronger more reliably than the later places do; read the win rates beside the ratings."
         )
-    if corr <= -SYSTEMATIC:
+    if p < SYSTEMATIC_P:
         return (
-            f"The misses run against the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): "
-            "the lower rated win more often than predicted, the higher rated less; the later places go to the "
-            "stronger more reliably than first place does."
+            f"The misses run against the ratings {said}: the lower rated win more often than predicted, the "
+            "higher rated less; the later places go to the stronger more reliably than first place does."
         )
     return (
-        f"The misses do not follow the ratings (correlation of rating and z over the cells {fixed(corr, 2)}): "
-        "they are particular to the tables below, where a strategy does better or worse against those "
-        "opponents than one strength per strategy can say (non-transitive results)."
+        f"The misses do not follow the ratings {said}: they are particular to the tables below, where a strategy "
+        "does better or worse against those opponents than one strength per strategy can say (non-transitive "
+        "results)."
     )
 
 
