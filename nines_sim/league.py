@@ -133,14 +133,31 @@ class RatedCollector(tour.Collector):
 
 
 def ratings_of(plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
-    """The ratings of a league (Plackett-Luce) or round robin (Bradley-Terry), see :func:`nines_sim.ratings.rate`."""
+    """The ratings of a league (Plackett-Luce) or round robin (Bradley-Terry), see :func:`nines_sim.ratings.rate`.
+
+    Parameters
+    ----------
+    plan : Plan
+        A ``league`` or ``round-robin`` plan.
+    out : RatedOutcome
+        Its run, with the finishing orders counted.
+    seed : int
+        The run's seed (the bootstrap's stream derives from it).
+
+    Returns
+    -------
+    Ratings
+    """
     index = {s: i for i, s in enumerate(plan.strategies)}
     games = [(tuple(index[s] for s in g.lineup), dict(out.orders[g.key])) for g in plan.games]
     return rate(order_data(games, len(plan.strategies)), plan.labels, seed)
 
 
 def write_ratings(run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
-    """Write ``ratings.csv``, ``rating_differences.csv`` and ``calibration.csv`` of a rated run."""
+    """Write ``ratings.csv``, ``rating_differences.csv`` and ``calibration.csv`` of a rated run.
+
+    Parameters are those of :func:`ratings_of` and the run folder; returns the ratings written.
+    """
     from nines_sim.output import write_csv
 
     r = ratings_of(plan, out, seed)
@@ -151,7 +168,8 @@ def write_ratings(run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int) 
 
 
 def ratings_manifest(plan: tour.Plan, r: Ratings) -> dict:
-    """What the manifest records of a rated run's ratings."""
+    """What the manifest records of a rated run's ratings: ``model``, ``bootstrap_samples``, ``match_groups``,
+    ``anchor`` (the mean rating) and ``points_per_unit`` (rating points per unit of log-strength)."""
     model = "Bradley-Terry" if plan.format == "round-robin" else "Plackett-Luce"
     return {"model": model, "bootstrap_samples": r.samples, "match_groups": MATCH_GROUPS, "anchor": ANCHOR,
             "points_per_unit": ELO_PER_UNIT}  # fmt: skip

@@ -103,20 +103,55 @@ def finish_codes(totals: np.ndarray, shares: np.ndarray) -> np.ndarray:
 
 
 def decode(code: int, players: int) -> list[int]:
-    """Places by seat (0 = first) of a :func:`finish_codes` code."""
+    """Places by seat of a :func:`finish_codes` code.
+
+    Parameters
+    ----------
+    code : int
+        ``sum(place[s] * players**s)``.
+    players : int
+        Seats at the table (RULES.md D1: 2 to 6).
+
+    Returns
+    -------
+    list of int
+        ``players`` places, 0 = first; level seats share a place and the next place is skipped.
+    """
     return [(code // players**s) % players for s in range(players)]
 
 
 def shared_places(places: list[int]) -> list[float]:
-    """Finishing position of each seat, from 1, with seats level sharing the mean of their places
-    (two level for second: 2.5 each)."""
+    """Finishing position of each seat, from 1, with level seats sharing the mean of their places.
+
+    Parameters
+    ----------
+    places : list of int
+        Places by seat from :func:`decode` (0 = first).
+
+    Returns
+    -------
+    list of float
+        Positions by seat: two seats level for second get 2.5 each.
+    """
     return [p + (sum(q == p for q in places) + 1) / 2 for p in places]
 
 
 def choice_events(lineup: tuple[int, ...], places: list[int]) -> list[tuple[tuple[int, ...], int, float]]:
-    """The Plackett-Luce choices of one finishing order: ``(set, chosen, weight)``, sets as sorted tuples.
+    """The Plackett-Luce choices of one finishing order.
 
-    Seats level at a place count as each of their orders, weighted ``1 / k!`` for ``k`` level seats.
+    Parameters
+    ----------
+    lineup : tuple of int
+        The strategy index in each seat (each strategy once).
+    places : list of int
+        Places by seat from :func:`decode`.
+
+    Returns
+    -------
+    list of (tuple of int, int, float)
+        ``(set, chosen, weight)``: the strategy placed next among those still unplaced (a sorted tuple).
+        Seats level at a place count as each of their ``k!`` orders, each weighted ``1 / k!``; a full
+        order of P seats gives choices of total weight P - 1.
     """
     by_place: dict[int, list[int]] = {}
     for seat, p in enumerate(places):
@@ -182,7 +217,7 @@ def order_data(games: list[tuple[tuple[int, ...], dict[tuple[int, int], int]]], 
         Strategies.
     """
     set_index: dict[tuple[int, ...], int] = {}
-    rows: list[tuple[int, dict[int, float]]] = []  # (group, {column: value}) before the set columns are known
+    rows: list[tuple] = []  # (group, count, lineup, events, positions, shares) before the set columns are known
     tables: dict[tuple[int, ...], tuple[int, np.ndarray]] = {}
     cache: dict[tuple[tuple[int, ...], int], tuple] = {}
     for lineup, counts in games:
@@ -275,7 +310,18 @@ def fit_strengths(
 
 
 def elo(theta: np.ndarray) -> np.ndarray:
-    """Ratings of centred log-strengths: ``ANCHOR + ELO_PER_UNIT * theta``."""
+    """Ratings of centred log-strengths.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        float64, any shape: log-strengths centred on 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, same shape: ``ANCHOR + ELO_PER_UNIT * theta``, rating points.
+    """
     return ANCHOR + ELO_PER_UNIT * np.asarray(theta)
 
 
