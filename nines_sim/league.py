@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from nines_sim import tournament as tour
@@ -89,8 +90,10 @@ def play_rated_games(
 
     def observer(game: int) -> Callable[[MatchResults], None]:
         def count(done: MatchResults) -> None:
-            codes = finish_codes(done.totals, done.win_share)
-            counts[game].update(zip((done.match % MATCH_GROUPS).tolist(), codes.tolist()))
+            base = done.totals.shape[1] ** done.totals.shape[1]  # codes are below P**P
+            keys = (done.match % MATCH_GROUPS) * base + finish_codes(done.totals, done.win_share)
+            found, n = np.unique(keys, return_counts=True)
+            counts[game].update({(int(k) // base, int(k) % base): int(c) for k, c in zip(found, n)})
 
         return count
 
