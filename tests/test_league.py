@@ -325,3 +325,17 @@ def test_ctrl_c_in_a_league_keeps_whole_chunks_and_rates_exactly_them(tmp_path, 
     assert [g["matches_played"] for g in m["games"]] == [400] * 4
     assert (pd.read_csv(d / "ratings.csv")["matches"] == 1200).all()  # 4 tables x 3 seats x 400 / 4 strategies
     assert "## Ratings" in (d / "report.md").read_text()
+
+
+def test_two_copies_of_one_strategy_in_a_real_league_get_overlapping_intervals(tmp_path):
+    twins = tmp_path / "twins.py"
+    twins.write_text(
+        "from tests.det_strategies import Lowest\n\n\n"
+        "class Twin(Lowest):\n    '''det-lowest under another name.'''\n\n    name = 'det-twin'\n"
+    )
+    pool = ["random", "dump-faces", "tests/det_strategies.py:Lowest", f"{twins}:Twin"]
+    plan = plan_tournament("league", pool, make_rules("classic"), players=3, tables=8, seed=4)
+    r = ratings_of(plan, run_plan(plan, 150, seed=4, workers=1), seed=4).ratings.set_index("strategy")
+    a, b = r.loc["det-lowest"], r.loc["det-twin"]
+    assert a.rating_low < b.rating_high and b.rating_low < a.rating_high, r
+    assert r.loc["dump-faces"].rating_low > max(a.rating_high, b.rating_high)  # a real difference is resolved
