@@ -244,6 +244,7 @@ class Format(StrEnum):
     table = "table"
     round_robin = "round-robin"
     field = "field"
+    league = "league"
 
 
 StrategiesArg = Annotated[
@@ -341,9 +342,20 @@ def tournament(
         typer.Option(
             "--format",
             help="table: one table in the given seat order; "
-            "round-robin: every pair heads-up; field: each strategy against P-1 baselines.",
+            "round-robin: every pair heads-up; field: each strategy against P-1 baselines; "
+            "league: --tables tables of --players drawn from the strategies by a balanced schedule. "
+            "round-robin and league also rate the strategies (ratings.csv).",
         ),
     ] = Format.table,
+    tables: Annotated[
+        int | None,
+        typer.Option(
+            "--tables",
+            min=1,
+            help="Tables of a league (format league; default: every set of --players strategies once, "
+            "at most 200), each playing --matches matches.",
+        ),
+    ] = None,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="The field's opponents (format field; default random).")
     ] = None,
@@ -396,8 +408,10 @@ def tournament(
     try:
         if baseline is not None and fmt != Format.field:
             raise TournamentError("--baseline applies to --format field only")
+        if tables is not None and fmt != Format.league:
+            raise TournamentError("--tables applies to --format league only")
         baseline = baseline or "random"
-        plan = plan_tournament(fmt.value, names, base_rules, players=players, baseline=baseline)
+        plan = plan_tournament(fmt.value, names, base_rules, players, baseline, tables, seed)
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None
     n_workers = workers or cpu_count()
@@ -430,6 +444,7 @@ def tournament(
             "--seed": seed,
             "--rules": rules,
             "--baseline": baseline if fmt == Format.field else None,
+            "--tables": len(plan.games) if fmt == Format.league else None,
             "--ranges": format_ranges(kept) if kept else None,
         }
         return canonical_command("tournament", plan.strategies, options, rule)
@@ -440,6 +455,11 @@ def tournament(
     with _writing():
         clear_outputs(run_dir)
         tables = write_tables(run_dir, plan, outcome)
+        rated = _write_ratings(run_dir, plan, outcome, seed, extra)
+        if rated is not None:
+            from nines_sim.league import RATINGS_FILES
+
+            tables = [*tables, *RATINGS_FILES]
         write_manifest(
             run_dir,
             manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra),
@@ -449,6 +469,10 @@ def tournament(
     if not quiet:
         ranked = not too_small_to_rank(matches_per_game(outcome), outcome.partial)
         typer.echo(terminal_table(summary_frame(plan, outcome), plan, ranked, extra["specs_given"]))
+        if rated is not None:
+            from nines_sim.league import terminal_ratings
+
+            typer.echo(terminal_ratings(rated, plan))
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(plan.strategies)):
@@ -462,6 +486,18 @@ def tournament(
     if outcome.partial:
         _say_kept(outcome.kept)
         raise typer.Exit(code=130)
+
+
+def _write_ratings(run_dir: Path, plan, outcome, seed: int, extra: dict):  # noqa: ANN001, ANN202
+    """A round robin's or league's ratings files (None for the other formats); their facts go into ``extra``."""
+    from nines_sim.league import ratings_manifest, write_ratings
+    from nines_sim.tournament import RATED_FORMATS
+
+    if plan.format not in RATED_FORMATS:
+        return None
+    rated = write_ratings(run_dir, plan, outcome, seed)
+    extra["ratings"] = ratings_manifest(plan, rated)
+    return rated
 
 
 def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper

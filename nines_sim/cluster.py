@@ -248,7 +248,8 @@ def run_plan_dask(
     if chunk_size is None and len(plan.games) > 1:
         chunk_size = whole_chunk_size(n, n_workers)
     size = _chunk_size(n, n_workers, chunk_size)
-    collect = tour.Collector(plan, ranges)
+    play, collector = tour.unit_driver(plan)
+    collect = collector(plan, ranges)
     lineups = {g.key: _absolute(g.lineup) for g in plan.games}
     units = tour.plan_units(plan, ranges, size, seed, batch_size, save_matches, lineups)
 
@@ -257,7 +258,7 @@ def run_plan_dask(
         if on_progress and kept:
             on_progress(kept, kept)
 
-    partial = _run_chunks(client, tour.play_games, units, done)
+    partial = _run_chunks(client, play, units, done)
     return collect.outcome(partial)
 
 

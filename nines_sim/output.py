@@ -34,7 +34,8 @@ from nines_sim.tournament import (
 RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
              "head_to_head.csv", "comparison.csv", "matches.csv.gz", "manifest.json", "report.md",
              "win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png",
-             "win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png")  # fmt: skip
+             "win_rates_by_rule_set.png", "final_totals_by_rule_set.png", "sweep.png",
+             "ratings.csv", "rating_differences.csv", "calibration.csv", "ratings.png")  # fmt: skip
 
 
 class OutputExists(FileExistsError):
@@ -240,7 +241,8 @@ def started_at(wall_seconds: float) -> str:
 #: SHA-256 of each one a run wrote (not ``report.md`` or the charts, which ``nines report`` redraws).
 DATA_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
               "head_to_head.csv", "comparison.csv", "matches.csv.gz",
-              "trials.csv", "best.json", "validation.csv", "importances.csv")  # fmt: skip
+              "trials.csv", "best.json", "validation.csv", "importances.csv",
+              "ratings.csv", "rating_differences.csv", "calibration.csv")  # fmt: skip
 
 #: The manifest's key for the digests: ``{"summary.csv": "<64 hex digits>", ...}``.
 DIGESTS_KEY = "sha256"

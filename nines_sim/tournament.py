@@ -10,6 +10,8 @@ Formats
 ``table``        the given strategies sit clockwise in the given order (one game).
 ``round-robin``  every pair of the given strategies plays heads-up (2 players).
 ``field``        each given strategy sits at seat 0 against P-1 copies of a baseline.
+``league``       tables of P drawn from the strategies by a balanced, seeded schedule
+                 (:mod:`nines_sim.league`), the strategies rated from the finishing orders.
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ from nines_sim.stats import (
 )
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
-FORMATS = ("table", "round-robin", "field")
+FORMATS = ("table", "round-robin", "field", "league")
+#: Formats whose runs are rated from the finishing orders (:mod:`nines_sim.league`).
+RATED_FORMATS = ("round-robin", "league")
 #: With no strategies named: the four one-line heuristics and ``expert`` (the fast, fair built-ins) at a 5-seat table.
 DEFAULT_LINEUP = ("random", "hold-nines", "dump-faces", "suit-majority", "expert")
 
@@ -134,9 +138,18 @@ class Plan:
 
 
 def plan_tournament(
-    fmt: str, strategies: list[str], rules: Rules, players: int | None = None, baseline: str = "random"
+    fmt: str,
+    strategies: list[str],
+    rules: Rules,
+    players: int | None = None,
+    baseline: str = "random",
+    tables: int | None = None,
+    seed: int = 0,
 ) -> Plan:
     """Seat the strategies for a format.
+
+    A league seats ``tables`` tables (default :func:`nines_sim.schedule.default_tables`) by a schedule
+    seeded from ``seed``; the other formats use neither.
 
     Raises
     ------
@@ -160,6 +173,12 @@ def plan_tournament(
                 f"per player (repeat a name to seat it twice)"
             )
         return Plan(fmt, names, [Game("table", rules.replace(players=p), tuple(names))])
+    if fmt == "league":
+        from nines_sim.league import plan_league
+        from nines_sim.schedule import default_tables
+
+        p = players if players is not None else rules.players
+        return plan_league(names, rules, p, tables if tables is not None else default_tables(len(names), p), seed)
     if len(set(names)) != len(names):
         raise TournamentError(f"each strategy may be named once in a {fmt} tournament")
     if fmt == "round-robin":
@@ -200,6 +219,7 @@ def play_range(
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     every: int = 25,
+    observe: Callable[[MatchResults], None] | None = None,
 ) -> tuple[Tally, list[pd.DataFrame]]:
     """Play matches ``start .. start+n-1`` of one game, tallying finished matches as it goes.
 
@@ -215,6 +235,8 @@ def play_range(
     on_matches : callable, optional
         ``on_matches(played, kept)``: matches finished since the last call, and
         how many more are now tallied (kept).
+    observe : callable, optional
+        ``observe(results)`` with each block of matches as it is tallied.
 
     Returns
     -------
@@ -246,6 +268,8 @@ def play_range(
                 done = pool.select(below)
                 tally = tally + Tally.from_results(done)
                 kept = done.n_matches
+                if observe:
+                    observe(done)
                 if keep:
                     rows.append(_match_rows(done, rules))
         if on_matches and (engine.matches_done > reported or kept):
@@ -274,24 +298,28 @@ def play_games(
     keep: bool,
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    observers: list[Callable[[MatchResults], None]] | None = None,
 ) -> list[tuple[Tally, list[pd.DataFrame]]] | None:
     """One chunk of a tournament: matches ``start .. start+n-1`` of every game, one game after the other.
 
     With one game, a stopped chunk keeps its finished block of matches (see
     :func:`play_range`).  With several, a chunk is kept whole or not at all
     (None), so that every game of a stopped run holds the same match indices.
+    ``observers``, one per game, hear of each block of that game's matches as it is tallied.
     """
+    watch = observers or [None] * len(games)
     if len(games) == 1:
         rules, lineup = games[0]
-        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop)]
+        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop, observe=watch[0])]
 
     def played_only(played: int, kept: int) -> None:
         if on_matches:
             on_matches(played, 0)
 
     out = []
-    for rules, lineup in games:
-        tally, rows = play_range(rules, lineup, seed, start, n, batch_size, keep, played_only, should_stop)
+    for (rules, lineup), observe in zip(games, watch):
+        tally, rows = play_range(rules, lineup, seed, start, n, batch_size, keep, played_only, should_stop,
+                                 observe=observe)  # fmt: skip
         if tally.matches < n:
             return None
         out.append((tally, rows))
@@ -391,6 +419,16 @@ class Collector:
                           self.ranges, merge(self.kept))  # fmt: skip
 
 
+def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:
+    """The function that plays a chunk of a plan and the collector that merges the chunks: a rated format
+    (:data:`RATED_FORMATS`) also counts finishing orders (:mod:`nines_sim.league`)."""
+    if plan.format in RATED_FORMATS:
+        from nines_sim.league import RatedCollector, play_rated_games
+
+        return play_rated_games, RatedCollector
+    return play_games, Collector
+
+
 def run_plan(
     plan: Plan,
     n_matches: int,
@@ -428,10 +466,10 @@ def run_plan(
         matches the tallies hold.
     """
     ranges = ranges or [(0, n_matches)]
-    collect = Collector(plan, ranges)
+    play, collector = unit_driver(plan)
+    collect = collector(plan, ranges)
     units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
-    rules = [g.rules for g in plan.games]
-    partial = run_units(play_games, units, workers, collect.take, on_progress, rules, notice)
+    partial = run_units(play, units, workers, collect.take, on_progress, [g.rules for g in plan.games], notice)
     return collect.outcome(partial)
 
 
@@ -545,7 +583,7 @@ def pairwise_rows(plan: Plan, out: RunOutcome) -> list[list]:
     """The tests of ``pairwise.csv`` before the Holm adjustment: one list per row, in ``PAIRWISE_COLUMNS`` order.
 
     Rows: ``paired-difference`` (two positions at one table, exact McNemar / sign test on the matches
-    one won and the other did not), ``vs-fair-share`` (table and field: a position's rate against 1/P)
+    one won and the other did not), ``vs-fair-share`` (table, field, league: a rate against 1/P)
     and ``head-to-head`` (round-robin: the first strategy's heads-up rate against 0.5), both exact
     binomial tests; see :mod:`nines_sim.stats` for the tests and intervals.  ``se`` is the sample
     standard error of the estimate, for reference only: no test or interval is built on it.
@@ -573,7 +611,7 @@ def pairwise_rows(plan: Plan, out: RunOutcome) -> list[list]:
                 var = max(sum_d2 / n - d * d, 0.0) * n / (n - 1) if n > 1 else math.nan
                 res = paired_test(int(t.beats[a, b]), int(t.beats[b, a]), n, sum_d, sum_d2, bool(whole[a] and whole[b]))
                 add("paired-difference", _label(plan, a), _label(plan, b), n, d, math.sqrt(var / n), res)
-    if plan.format in ("table", "field"):
+    if plan.format in ("table", "field", "league"):
         P = plan.games[0].rules.players
         for pos, st in enumerate(stats):
             if st.matches > 0:

@@ -55,6 +55,16 @@ def test_compare_rules_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
     assert (tmp_path / "a" / "comparison.csv").read_bytes() == (tmp_path / "b" / "comparison.csv").read_bytes()
 
 
+def test_a_league_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
+    args = ["tournament", "random", "hold-nines", "dump-faces", "suit-majority", "--format", "league", "-p", "3",
+            "--tables", "4", "-n", "300", "--quiet", "--no-charts"]  # fmt: skip
+    assert runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "a")]).exit_code == 0
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--chunk-size", "70", "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    for name in (*CSVS, "ratings.csv", "rating_differences.csv", "calibration.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
 def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
     plan = plan_tournament("table", [], make_rules("classic"))
     local = run_plan(plan, 6000, seed=9, workers=1)

@@ -62,6 +62,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
         write_comparison_report(run_dir)
     else:
         if charts:
+            from nines_sim.reporting.league import save_chart
+
             drawing.save_all(run_dir)
+            save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
     return kind

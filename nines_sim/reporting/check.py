@@ -37,7 +37,7 @@ TOURNAMENT_FILES = {
 COMPARISON_FILES = {"comparison.csv": COMPARISON_COLUMNS, "score_distribution.csv": COMPARISON_DISTRIBUTION_COLUMNS}
 #: The files ``nines report`` reads from each kind of folder.
 READ_FILES = {
-    "tournament": tuple(TOURNAMENT_FILES),
+    "tournament": (*TOURNAMENT_FILES, "ratings.csv", "rating_differences.csv", "calibration.csv"),
     "comparison": tuple(COMPARISON_FILES),
     "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
     "versus": ("validation.csv",),

@@ -27,6 +27,7 @@ from nines_sim.reporting.folders import (
     shown_specs,
 )
 from nines_sim.reporting.labels import short_label
+from nines_sim.reporting.league import ratings_section
 from nines_sim.reporting.markdown import (
     ALPHA,
     NONE_CLAIMED,
@@ -355,6 +356,7 @@ def render_report(run: RunFolder) -> str:
     lines += _settings(run)
     lines += ["## Results", "", *results_table(run), ""]
     lines += _significance(run)
+    lines += ratings_section(run.path, m)  # a league or round robin: ratings.csv
     lines += _hand_stats(run)
     lines += _charts(run)
     lines += _reproduce(run)
