@@ -17,11 +17,10 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from nines_sim.compiled import make_engine
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
@@ -31,6 +30,9 @@ from nines_sim.rules import Rules, RulesError, make_rules, parse_rule_set, parse
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COMPARISON_COLUMNS = [
     "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
@@ -141,6 +143,8 @@ def compare_range(
     ``on_matches(played, kept)`` hears of finished matches as they come (kept:
     all ``n`` of every rule set, once the chunk is whole).
     """
+    from nines_sim.compiled import make_engine
+
     tallies, shares = [], []
     for rs in rule_sets:
         if should_stop and should_stop():
@@ -284,6 +288,8 @@ def run_comparison(
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
     """``comparison.csv``: the rows of :func:`comparison_rows`, the shifts' p-values Holm-adjusted together."""
+    import pandas as pd
+
     df = pd.DataFrame(comparison_rows(rule_sets, labels, out))
     tested = df["delta_p_value"].notna()
     df["delta_p_holm"] = math.nan
@@ -332,6 +338,8 @@ def comparison_rows(rule_sets: list[RuleSet], labels: list[str], out: CompareOut
 
 def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
     """``score_distribution.csv``: final-total and hand-penalty histograms per rule set and strategy name."""
+    import pandas as pd
+
     rows = []
     for rs, t in zip(rule_sets, out.tallies):
         by_name: dict[str, SeatStats] = {}

@@ -14,15 +14,16 @@ keeps it.  A failing unit stops the others the same way and is raised.
 
 from __future__ import annotations
 
-import multiprocessing
 import queue as queue_module
 import signal
 import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nines_sim.rules import Rules
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.
 Progress = Callable[[int, int], None]
@@ -208,6 +209,9 @@ def run_units(
 
             drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
         return flag.flag
+    import multiprocessing  # a process pool is loaded when a run reaches one
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     ctx = multiprocessing.get_context()
     from nines_sim.compiled import warm_up
 

@@ -28,10 +28,9 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from nines_sim import params as P
 from nines_sim.pool import run_units
@@ -41,6 +40,9 @@ from nines_sim.simulate import chunks
 from nines_sim.stats import wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats
 from nines_sim.tournament import play_range
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: First match index of validation; trials play indices below ``matches / players``, far beneath it.
 VALIDATION_START = 1 << 40
@@ -231,6 +233,8 @@ class Played:
 
     def shares(self) -> pd.DataFrame:
         """Per (rotation, match): the tuned strategy's win share (kept matches only)."""
+        import pandas as pd
+
         df = pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
         return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
 
@@ -253,6 +257,8 @@ def play(
     TuneInterrupted
         When Ctrl-C stopped the matches (nothing partial is returned).
     """
+    import pandas as pd
+
     out = played or Played()
     lineups = rotations(spec, setup.opponents)
     which = range(len(lineups)) if only is None else only
@@ -425,6 +431,8 @@ def _record(trial: Any, played: Played, seconds: float) -> None:
 
 def trials_frame(study: Any, setup: Setup) -> pd.DataFrame:
     """``trials.csv``: one row per trial (completed, pruned, failed) with its parameters and win rate."""
+    import pandas as pd
+
     rows = []
     for t in study.trials:
         a = t.user_attrs
@@ -464,6 +472,8 @@ class Validation:
 
     def frame(self) -> pd.DataFrame:
         """``validation.csv``: the two configurations and the paired gain."""
+        import pandas as pd
+
         rows = [
             ("best", self.best_spec, self.matches, self.best, *self.best_ci, math.nan),
             ("baseline", self.baseline_spec, self.matches, self.baseline, *self.baseline_ci, math.nan),
@@ -528,6 +538,7 @@ def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> V
 def importances(study: Any, setup: Setup) -> pd.DataFrame:
     """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
     import optuna
+    import pandas as pd
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
