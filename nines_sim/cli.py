@@ -26,9 +26,9 @@ _USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Usag
 
 def echo_error(message: str) -> None:
     """Print ``Error: message`` on stderr, on a line of its own even right after a progress bar."""
-    from tqdm import tqdm
-
     # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
+    # (No tqdm loaded, no bar open: a usage error does not load it.)
+    tqdm = getattr(sys.modules.get("tqdm"), "tqdm", None)
     fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
     typer.echo(f"{fresh}Error: {message}", err=True)
 
@@ -329,8 +329,8 @@ def tournament(
     is written, the report is marked partial and the manifest gives the command
     that plays exactly the kept matches again.
     """
+    # only what checks the command line: the engine, the tables and the bar load once it is checked
     from nines_sim.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
-    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.stats import too_small_to_rank
@@ -367,6 +367,8 @@ def tournament(
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
     total = ranges_total(wanted) * len(plan.games)
+    from nines_sim.progress import RunProgress
+
     with _run_folder(out, "tournament", force) as run_dir, RunProgress(total, quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_plan_dask
@@ -602,7 +604,6 @@ def compare_rules(
         terminal_table,
     )
     from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
-    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, canonical_spec, display_name, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP
@@ -624,6 +625,8 @@ def compare_rules(
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
+    from nines_sim.progress import RunProgress
+
     with _run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_comparison_dask
