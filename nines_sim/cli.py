@@ -107,6 +107,10 @@ def bench(
     W6 classic expert, hold-nines, dump-faces, suit-majority; W7 classic, the README's
     batched plug-in LowestFirst and 3 x random (a Python seat).
 
+    startup (only when named): the wall time of 'nines --help', of a usage error and of
+    'nines tournament -n 1000 --no-charts --quiet', each a fresh process (median of --repeat),
+    and their ratio to 'python -c "import pandas"' timed in the same sitting.
+
     Each run plays the workload as 'nines tournament' plays one table: every match and
     hand is played, each worker tallies its finished matches and sends back only the
     tally, and hands/s and turns/s come from the tallies (no hand records travel).
@@ -117,8 +121,13 @@ def bench(
 
     names = workloads or list(WORKLOADS)
     for n in names:
-        if n not in WORKLOADS:
-            raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}")
+        if n not in WORKLOADS and n != "startup":
+            raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}, startup")
+    if "startup" in names:
+        if len(names) > 1 or against_c is not None:
+            raise usage_error("name startup on its own: it times fresh processes, not the match workloads")
+        _bench_startup(repeat, as_json)
+        return
     try:
         c_ref = CReference(against_c) if against_c is not None else None
     except ReferenceError as exc:
@@ -158,6 +167,26 @@ def bench(
             if r.paired:
                 row["c_over_this_per_run"] = r.paired
         typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+
+
+def _bench_startup(repeat: int, as_json: bool) -> None:
+    """``nines bench startup``: fresh-process wall times and their ratio to the pandas import."""
+    from nines_sim.bench import BenchError, time_startup
+
+    try:
+        rows = time_startup(repeat)
+    except BenchError as exc:
+        echo_error(str(exc))
+        raise typer.Exit(code=1) from None
+    if as_json:
+        typer.echo(json.dumps([{"workload": "startup", **r.as_dict()} for r in rows], indent=2))
+        return
+    width = max(len(r.command) for r in rows)
+    for r in rows:
+        ratio = "the yardstick" if r.name == "pandas" else f"{r.ratio_to_pandas:.1f} x the pandas import"
+        typer.echo(
+            f"startup  {r.command:<{width}} {r.seconds:6.2f} s  ({ratio}; fresh processes, median of {len(r.runs)})"
+        )
 
 
 #: Seconds of each of the C engine's three repeats run right before each bench run (``--against-c``).
