@@ -443,15 +443,24 @@ def tournament(
 
     if note := hidden_card_note(list(plan.strategies)):
         typer.echo(note)
-    rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
+    play, compiling = _play_seconds(outcome.wall_seconds, bar)
+    rate = outcome.total_matches / play if play else 0
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
-        f"{status}{outcome.total_matches:,} matches in {outcome.wall_seconds:.1f} s ({rate:,.0f} matches/s, "
-        f"{n_workers} worker(s)); results in {run_dir}"
+        f"{status}{outcome.total_matches:,} matches in {play:.1f} s ({rate:,.0f} matches/s, "
+        f"{n_workers} worker(s)){compiling}; results in {run_dir}"
     )
     if outcome.partial:
         _say_kept(outcome.kept)
         raise typer.Exit(code=130)
+
+
+def _play_seconds(wall_seconds: float, bar) -> tuple[float, str]:  # noqa: ANN001 - a RunProgress
+    """Seconds of play (the run's wall time less compiling, as the bar counts it), and a note of the compile
+    time for the closing line ('' when nothing compiled)."""
+    compiled = min(bar.compile_seconds, wall_seconds)
+    note = f" (+{compiled:.1f} s compiling, first run only)" if compiled else ""
+    return wall_seconds - compiled, note
 
 
 def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
@@ -698,8 +707,9 @@ def compare_rules(
     if not quiet:
         typer.echo(terminal_table(table))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
+    play, compiling = _play_seconds(outcome.wall_seconds, bar)
     typer.echo(
-        f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {outcome.wall_seconds:.1f} s; "
+        f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {play:.1f} s{compiling}; "
         f"results in {run_dir}"
     )
     if outcome.partial:

@@ -14,6 +14,7 @@ keeps it.  A failing unit stops the others the same way and is raised.
 
 from __future__ import annotations
 
+import os
 import queue as queue_module
 import signal
 import sys
@@ -25,8 +26,70 @@ from nines_sim.rules import Rules
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.
+#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.  An
+#: ``on_progress`` that also has a method ``compiling(form, started)`` hears when a form of the compiled
+#: code starts and ends compiling (a cache miss: the first run, or after an edit), in this process or a
+#: worker, so that a bar can say so and count play apart from compiling.
 Progress = Callable[[int, int], None]
+
+#: What a worker puts on the progress queue when a form starts or ends compiling (beside (played, kept)).
+COMPILING = "compiling"
+
+
+def listen_for_compiles(callback: Callable[[str, bool], None]) -> Callable[[], None]:
+    """Have ``callback(form, started)`` called whenever numba compiles in this process (a cache miss).
+
+    Parameters
+    ----------
+    callback : callable
+        ``callback(form, started)``: the name of the function compiled (e.g. ``play_slots_classic``), and
+        True as it starts, False once it is compiled (and cached).  Functions a form calls compile inside
+        it and are not reported apart.
+
+    Returns
+    -------
+    callable
+        Stops listening.  Where numba is missing, nothing compiles and it does nothing.
+    """
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return lambda: None
+
+    class CompileListener(event.Listener):
+        """Only the outermost compile is reported: the functions a form calls compile inside it.  A forked
+        worker inherits the listener and ignores it (its compiles reach the parent over the progress queue)."""
+
+        def __init__(self) -> None:
+            self.depth = 0
+            self.pid = os.getpid()
+
+        def on_start(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth += 1
+                if self.depth == 1:
+                    callback(_form_of(ev), True)
+
+        def on_end(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth -= 1
+                if self.depth == 0:
+                    callback(_form_of(ev), False)
+
+    listener = CompileListener()
+    event.register("numba:compile", listener)
+    return lambda: event.unregister("numba:compile", listener)
+
+
+def _form_of(ev: Any) -> str:
+    """The name of the function a numba compile event is about."""
+    dispatcher = (ev.data or {}).get("dispatcher")
+    return getattr(getattr(dispatcher, "py_func", None), "__name__", None) or "compiled code"
+
+
+def _compiling_hook(on_progress: Progress | None) -> Callable[[str, bool], None] | None:
+    return getattr(on_progress, "compiling", None)
+
 
 #: What a run prints on Ctrl-C, at once (the stop itself takes a step of each running engine).
 STOP_NOTICE = "Stopping (Ctrl-C): finishing the current step; every finished chunk is kept."
@@ -43,6 +106,7 @@ _stop_event: Any = None
 def _init_worker(progress_queue: Any, stop_event: Any) -> None:
     global _progress_queue, _stop_event
     _progress_queue, _stop_event = progress_queue, stop_event
+    listen_for_compiles(lambda form, started: progress_queue.put((COMPILING, form, started)))
     # Ctrl-C reaches every process of the group: a worker stops at the next step
     # and returns what finished, instead of dying mid-step.
     signal.signal(signal.SIGINT, lambda *_: stop_event.set())
@@ -158,11 +222,14 @@ class _Done:
 def _drain(q: Any, on_progress: Progress | None) -> None:
     while True:
         try:
-            played, kept = q.get_nowait()
+            message = q.get_nowait()
         except queue_module.Empty:
             return
-        if on_progress:
-            on_progress(played, kept)
+        if message[0] == COMPILING:
+            if hook := _compiling_hook(on_progress):
+                hook(message[1], message[2])
+        elif on_progress:
+            on_progress(*message)
 
 
 def run_units(
@@ -201,6 +268,22 @@ def run_units(
     Exception
         The first exception of a unit, after the other units were told to stop.
     """
+    hook = _compiling_hook(on_progress)
+    stop_listening = listen_for_compiles(hook) if hook is not None else (lambda: None)
+    try:
+        return _run_units(fn, units, workers, take, on_progress, rules)
+    finally:
+        stop_listening()
+
+
+def _run_units(
+    fn: Callable,
+    units: Iterable[tuple[Any, tuple]],
+    workers: int,
+    take: Callable[[Any, Any], None],
+    on_progress: Progress | None,
+    rules: Iterable[Rules],
+) -> bool:
     if workers <= 1:
         with Interrupt(notice=STOP_NOTICE) as flag:
 
