@@ -219,3 +219,44 @@ def test_run_units_passes_on_each_compile_in_this_process_or_a_worker(workers):
     assert heard.compiles[0] == ("play_slots_pretend", True)  # each worker's messages keep their order
     if workers == 1:
         assert heard.compiles == [("play_slots_pretend", True), ("play_slots_pretend", False)] * 2
+
+
+# ------------------------------------------------------------------ nines bench startup
+
+
+def test_bench_startup_reports_medians_and_ratios_to_the_pandas_import(monkeypatch):
+    """The commands run as fresh processes (here a stand-in that returns set durations, in turn): each is run
+    once untimed, then the median of the repeats is compared with the pandas import of the same sitting."""
+    from typer.testing import CliRunner
+
+    import nines_sim.bench as bench
+    from nines_sim.cli import app
+
+    seconds = {"pandas": [9.0, 0.6, 0.7, 0.5], "help": [9.0, 0.3, 0.4, 0.2], "usage error": [9.0, 0.4, 0.3, 0.35],
+               "tournament": [9.0, 2.0, 2.4, 2.2]}  # fmt: skip
+    calls: list[tuple[list[str], int]] = []
+
+    def fake(args: list[str], expect: int) -> float:
+        name = next(n for n, (_, a) in bench.STARTUP.items() if a[:4] == args[:4])
+        calls.append((args, expect))
+        return seconds[name].pop(0)
+
+    monkeypatch.setattr(bench, "_timed", fake)
+    r = CliRunner().invoke(app, ["bench", "startup", "--repeat", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {row["name"]: row for row in json.loads(r.output)}
+    assert rows["pandas"]["seconds"] == 0.6 and rows["pandas"]["runs"] == [0.6, 0.7, 0.5]
+    assert rows["tournament"]["seconds"] == 2.2
+    assert rows["tournament"]["ratio_to_pandas"] == pytest.approx(2.2 / 0.6)
+    assert rows["usage error"]["ratio_to_pandas"] == pytest.approx(0.35 / 0.6)
+    assert len(calls) == 4 * 4 and all(e == (2 if "no-such-strategy" in a else 0) for a, e in calls)
+    assert all(not any("{out}" in x for x in a) for a, _ in calls)  # the run folder is filled in
+
+
+def test_bench_startup_is_named_on_its_own():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    r = CliRunner().invoke(app, ["bench", "startup", "W1"])
+    assert r.exit_code == 2 and r.output.startswith("Error: name startup on its own"), r.output
