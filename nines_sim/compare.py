@@ -282,7 +282,9 @@ def run_comparison(
     size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)
     collect = CompareCollector(rule_sets, ranges)
     units = compare_units(rule_sets, lineup, ranges, size, seed, batch_size)
-    partial = run_units(compare_range, units, workers, collect.take, on_progress, [rs.rules for rs in rule_sets])
+    partial = run_units(
+        compare_range, units, workers, collect.take, on_progress, [(rs.rules, lineup) for rs in rule_sets]
+    )
     return collect.outcome(partial)
 
 

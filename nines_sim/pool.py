@@ -18,7 +18,7 @@ import os
 import queue as queue_module
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nines_sim.rules import Rules
@@ -238,7 +238,7 @@ def run_units(
     workers: int,
     take: Callable[[Any, Any], None],
     on_progress: Progress | None = None,
-    rules: Iterable[Rules] = (),
+    rules: Iterable[Rules | tuple[Rules, Sequence]] = (),
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
 
@@ -254,9 +254,9 @@ def run_units(
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
         ``on_progress(played, kept)`` with counts of matches (for a progress bar).
-    rules : iterable of Rules, optional
-        The rules the units play, so that forked workers inherit the compiled kernel's forms they need
-        (:func:`nines_sim.compiled.warm_up`).
+    rules : iterable of Rules or of (Rules, lineup), optional
+        The rules the units play, each optionally with its lineup, so that forked workers inherit the
+        compiled kernel's forms they need, and only those (:func:`nines_sim.compiled.warm_up`).
 
     Returns
     -------
@@ -282,7 +282,7 @@ def _run_units(
     workers: int,
     take: Callable[[Any, Any], None],
     on_progress: Progress | None,
-    rules: Iterable[Rules],
+    rules: Iterable[Rules | tuple[Rules, Sequence]],
 ) -> bool:
     if workers <= 1:
         with Interrupt(notice=STOP_NOTICE) as flag:

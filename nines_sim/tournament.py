@@ -413,7 +413,9 @@ def run_plan(
     ranges = ranges or [(0, n_matches)]
     collect = Collector(plan, ranges)
     units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
-    partial = run_units(play_games, units, workers, collect.take, on_progress, [g.rules for g in plan.games])
+    partial = run_units(
+        play_games, units, workers, collect.take, on_progress, [(g.rules, g.lineup) for g in plan.games]
+    )
     return collect.outcome(partial)
 
 

@@ -214,7 +214,7 @@ class Runner:
 
             units = [(tag, (a[0], _absolute(a[1]), *a[2:])) for tag, a in units]
             return _run_chunks(self.client, play_range, units, take)
-        return run_units(play_range, units, self.workers, take, rules=[a[0] for _, a in units])
+        return run_units(play_range, units, self.workers, take, rules=[(a[0], a[1]) for _, a in units])
 
 
 @dataclass

@@ -260,3 +260,27 @@ def test_bench_startup_is_named_on_its_own():
 
     r = CliRunner().invoke(app, ["bench", "startup", "W1"])
     assert r.exit_code == 2 and r.output.startswith("Error: name startup on its own"), r.output
+
+
+# ------------------------------------------------------------------ only the compiled forms a run plays
+
+WARM_UP_FORMS = textwrap.dedent(
+    """
+    from nines_sim import kernel as K
+    from nines_sim.compiled import warm_up
+    from nines_sim.rules import make_rules
+    forms = (K.play_slots_classic, K.play_slots, K.play_slots_classic_expert, K.play_slots_expert)
+    loaded = lambda: [len(f.overloads) for f in forms]
+    warm_up("fork", [(make_rules("classic"), ("expert", "random", "random", "random"))])
+    print(*loaded())
+    warm_up("fork", [(make_rules("classic"), ["random"] * 4), (make_rules("hard-nines"), ["expert", "expert"])])
+    print(*loaded())
+    """
+)
+
+
+def test_warm_up_loads_the_expert_forms_only_for_tables_that_seat_expert(tmp_path):
+    """Before forking, a run loads the forms its tables play: an ``expert`` table its expert form only (it
+    used to load the plain classic form, unused, and leave each worker to load or compile the expert one)."""
+    out = subprocess.run([sys.executable, "-c", WARM_UP_FORMS], capture_output=True, text=True, cwd=tmp_path)
+    assert out.stdout.split("\n")[:2] == ["0 0 1 0", "1 0 1 0"], out.stdout + out.stderr
