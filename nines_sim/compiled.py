@@ -430,6 +430,7 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     from nines_sim.registry import make_lineup
     from nines_sim.strategies.expert import Expert
     from nines_sim.strategies.random_play import RandomPlay
+    from nines_sim.tally import Tally
 
     # every table shares one signature of each form of the kernel (user strategies are first-class functions
     # of DECIDE_SIG): one match under rules of each form needed loads it, and only those (a form not yet in
@@ -441,5 +442,6 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
         forms.setdefault((K.classic_shape(K.rules_params(r)), expert), r)
     for (_, expert), r in forms.items() or [((True, False), Rules())]:
         seats = ([Expert()] if expert else []) + [RandomPlay()] * (r.players - int(expert))
-        CompiledEngine(r, seats, 0, 0, 1).run()
+        played = CompiledEngine(r, seats, 0, 0, 1).run()
+    Tally.from_results(played)  # the tally's compiled loops too, which every worker runs on what it plays
     return True
