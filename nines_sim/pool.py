@@ -315,4 +315,7 @@ def _run_units(
         drive(units, 2 * workers, lambda args: pool.submit(_call_in_worker, fn, *args), wait_done,
               lambda f: f.result(), event.is_set, event.set, take)  # fmt: skip
         _drain(progress, on_progress)
+    # A worker's queue writes go through a thread of its own, so its last ones (matches, the end of a compile)
+    # can land after its result; once the workers have exited, all of them are there.
+    _drain(progress, on_progress)
     return flag.flag or event.is_set()
