@@ -19,7 +19,6 @@ from nines_sim.engine import BatchEngine
 from nines_sim.position import Position, PositionBatch, PositionEngine, PositionError, positions_from_engine
 from nines_sim.registry import builtin_classes, make_lineup
 from nines_sim.rules import Rules
-from nines_sim.sampler import sample_positions
 from nines_sim.search import candidates, evaluate
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Strategy
 
@@ -139,6 +138,8 @@ def analyze(
         raise PositionError("the seat to move holds no legal card: it draws (T1, T4), there is no play to analyse")
     obs = eng.observe(idx, seats, DecisionKind.PLAY, legal)
     moves = candidates(obs)
+    from nines_sim.sampler import sample_positions  # compiled: loaded once a position is checked
+
     est = evaluate(obs, sample_positions(obs, samples, salt=5, infer=infer), moves, pol, outcome)
     ok = moves[0] >= 0
     mv = moves[0][ok]

@@ -253,3 +253,103 @@ def reference_speeds(
         )
         out["plain Python"] = _result_rate(run.stdout)
     return out
+
+
+#: ``nines bench startup``: what a user waits for before an answer, each command a fresh process run as
+#: typed (default workers; the compiled cache warm), beside ``python -c "import pandas"`` timed in the same
+#: sitting as the yardstick (issue 22: a usage error as fast as ``--help``; a 1,000-match tournament under
+#: 2.5 s and at most 4 times the pandas import on a 2-core machine).  name -> (shown as, arguments).
+STARTUP: dict[str, tuple[str, list[str]]] = {
+    "pandas": ('python -c "import pandas"', ["-c", "import pandas"]),
+    "help": ("nines --help", ["-m", "nines_sim", "--help"]),
+    "usage error": ("nines tournament no-such-strategy", ["-m", "nines_sim", "tournament", "no-such-strategy"]),
+    "tournament": (
+        "nines tournament -n 1000 --no-charts --quiet",
+        ["-m", "nines_sim", "tournament", "-n", "1000", "--no-charts", "--quiet", "--out", "{out}", "--force"],
+    ),
+}
+#: The exit code each start-up command should end with (a usage error exits 2).
+STARTUP_EXIT = {"usage error": 2}
+
+
+class BenchError(RuntimeError):
+    """A timed command failed; the message says which and how."""
+
+
+@dataclass
+class StartupResult:
+    """Wall time of one command of :data:`STARTUP`, run as a fresh process.
+
+    Attributes
+    ----------
+    name : str
+        A key of :data:`STARTUP`.
+    command : str
+        The command as a user types it (run as ``python -m nines_sim``).
+    seconds : float
+        Median wall time, seconds.
+    runs : list of float
+        Every timed run, seconds, in order.
+    ratio_to_pandas : float
+        ``seconds`` over the median of ``python -c "import pandas"`` in the same sitting.
+    """
+
+    name: str
+    command: str
+    seconds: float
+    runs: list[float]
+    ratio_to_pandas: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _timed(args: list[str], expect: int) -> float:
+    """Wall seconds of ``python ARGS`` as a fresh process; a :class:`BenchError` on another exit code."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if done.returncode != expect:
+        tail = (done.stderr.strip() or done.stdout.strip())[-300:]
+        raise BenchError(f"'{' '.join(args)}' exited {done.returncode}, not {expect}: {tail}")
+    return seconds
+
+
+def time_startup(repeat: int = 5, names: list[str] | None = None) -> list[StartupResult]:
+    """Time the start-up commands (:data:`STARTUP`) as fresh processes, interleaved, median of ``repeat``.
+
+    Each command runs once untimed first (so that the compiled cache, the file cache and any first
+    compile are behind it), then the commands take turns ``repeat`` times, so that a load that comes and
+    goes on a shared machine falls on all of them alike.
+
+    Parameters
+    ----------
+    repeat : int
+        Timed runs of each command, >= 1.
+    names : list of str, optional
+        Keys of :data:`STARTUP` to time (default: all); the pandas import is always timed.
+
+    Returns
+    -------
+    list of StartupResult
+        In the order of :data:`STARTUP`, the pandas import first.
+
+    Raises
+    ------
+    BenchError
+        When a command exits with another code than expected (0; 2 for the usage error).
+    """
+    wanted = ["pandas"] + [n for n in (names or list(STARTUP)) if n != "pandas"]
+    with tempfile.TemporaryDirectory() as tmp:
+        args = {n: [a.format(out=str(Path(tmp) / "run")) for a in STARTUP[n][1]] for n in wanted}
+        for n in wanted:  # untimed: warm caches
+            _timed(args[n], STARTUP_EXIT.get(n, 0))
+        runs: dict[str, list[float]] = {n: [] for n in wanted}
+        for _ in range(repeat):
+            for n in wanted:
+                runs[n].append(_timed(args[n], STARTUP_EXIT.get(n, 0)))
+    base = statistics.median(runs["pandas"])
+    return [
+        StartupResult(n, STARTUP[n][0], statistics.median(runs[n]), runs[n], statistics.median(runs[n]) / base)
+        for n in wanted
+    ]

@@ -8,6 +8,7 @@ choice, so two copies of a face are two choices (RULES.md V4).
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
@@ -16,12 +17,19 @@ from nines_sim.rng import below
 
 assert sys.byteorder == "little", "the 16-bit chunk views below assume a little-endian machine"
 
-#: ``POP16[v]``: number of set bits of the 16-bit value ``v``; uint8, shape (65536,).
-POP16 = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)).astype(np.uint8)
-# SEL16[v, j]: position of the j-th set bit of v (j < POP16[v]); int64, shape (65536, 16).
-_bits = (np.arange(1 << 16, dtype=np.uint32)[:, None] >> np.arange(16, dtype=np.uint32)) & 1
-SEL16 = np.argsort(1 - _bits.astype(np.int8), axis=1, kind="stable").astype(np.int64)
-del _bits
+
+@functools.cache
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """``POP16`` and ``SEL16``, built on first use (a tenth of a second or more: a command that plays no
+    Python strategy should not pay it at start-up).
+
+    ``POP16[v]``: number of set bits of the 16-bit value ``v``; uint8, shape (65536,).
+    ``SEL16[v, j]``: position of the j-th set bit of v (j < POP16[v]); int64, shape (65536, 16).
+    """
+    pop16 = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)).astype(np.uint8)
+    bits = (np.arange(1 << 16, dtype=np.uint32)[:, None] >> np.arange(16, dtype=np.uint32)) & 1
+    sel16 = np.argsort(1 - bits.astype(np.int8), axis=1, kind="stable").astype(np.int64)
+    return pop16, sel16
 
 
 def count_cards(words: list[np.ndarray]) -> np.ndarray:
@@ -58,6 +66,7 @@ def nth_card(words: list[np.ndarray], r: np.ndarray) -> np.ndarray:
     numpy.ndarray
         int64, shape (n,): faces 0..51; -1 where ``r`` is out of range.
     """
+    POP16, SEL16 = _tables()  # noqa: N806 - the tables' names
     n = words[0].shape[0]
     stacked = np.stack(words, axis=1) if len(words) > 1 else words[0][:, None]
     chunks = np.ascontiguousarray(stacked).view(np.uint16).reshape(n, 4 * len(words))

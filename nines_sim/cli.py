@@ -26,9 +26,9 @@ _USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Usag
 
 def echo_error(message: str) -> None:
     """Print ``Error: message`` on stderr, on a line of its own even right after a progress bar."""
-    from tqdm import tqdm
-
     # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
+    # (No tqdm loaded, no bar open: a usage error does not load it.)
+    tqdm = getattr(sys.modules.get("tqdm"), "tqdm", None)
     fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
     typer.echo(f"{fresh}Error: {message}", err=True)
 
@@ -107,6 +107,10 @@ def bench(
     W6 classic expert, hold-nines, dump-faces, suit-majority; W7 classic, the README's
     batched plug-in LowestFirst and 3 x random (a Python seat).
 
+    startup (only when named): the wall time of 'nines --help', of a usage error and of
+    'nines tournament -n 1000 --no-charts --quiet', each a fresh process (median of --repeat),
+    and their ratio to 'python -c "import pandas"' timed in the same sitting.
+
     Each run plays the workload as 'nines tournament' plays one table: every match and
     hand is played, each worker tallies its finished matches and sends back only the
     tally, and hands/s and turns/s come from the tallies (no hand records travel).
@@ -117,8 +121,13 @@ def bench(
 
     names = workloads or list(WORKLOADS)
     for n in names:
-        if n not in WORKLOADS:
-            raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}")
+        if n not in WORKLOADS and n != "startup":
+            raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}, startup")
+    if "startup" in names:
+        if len(names) > 1 or against_c is not None:
+            raise usage_error("name startup on its own: it times fresh processes, not the match workloads")
+        _bench_startup(repeat, as_json)
+        return
     try:
         c_ref = CReference(against_c) if against_c is not None else None
     except ReferenceError as exc:
@@ -182,6 +191,26 @@ def _bench_json(rows: list, slower: list[dict], refs: dict[str, float]) -> None:
         if r.paired:
             row["c_over_this_per_run"] = r.paired
     typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
+
+
+def _bench_startup(repeat: int, as_json: bool) -> None:
+    """``nines bench startup``: fresh-process wall times and their ratio to the pandas import."""
+    from nines_sim.bench import BenchError, time_startup
+
+    try:
+        rows = time_startup(repeat)
+    except BenchError as exc:
+        echo_error(str(exc))
+        raise typer.Exit(code=1) from None
+    if as_json:
+        typer.echo(json.dumps([{"workload": "startup", **r.as_dict()} for r in rows], indent=2))
+        return
+    width = max(len(r.command) for r in rows)
+    for r in rows:
+        ratio = "the yardstick" if r.name == "pandas" else f"{r.ratio_to_pandas:.1f} x the pandas import"
+        typer.echo(
+            f"startup  {r.command:<{width}} {r.seconds:6.2f} s  ({ratio}; fresh processes, median of {len(r.runs)})"
+        )
 
 
 #: Seconds of each of the C engine's three repeats run right before each bench run (``--against-c``).
@@ -379,8 +408,8 @@ def tournament(
     is written, the report is marked partial and the manifest gives the command
     that plays exactly the kept matches again.
     """
+    # only what checks the command line: the engine, the tables and the bar load once it is checked
     from nines_sim.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
-    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.stats import too_small_to_rank
@@ -419,6 +448,8 @@ def tournament(
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
     total = ranges_total(wanted) * len(plan.games)
+    from nines_sim.progress import RunProgress
+
     with _run_folder(out, "tournament", force) as run_dir, RunProgress(total, quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_plan_dask
@@ -477,11 +508,12 @@ def tournament(
 
     if note := hidden_card_note(list(plan.strategies)):
         typer.echo(note)
-    rate = outcome.total_matches / outcome.wall_seconds if outcome.wall_seconds else 0
+    play, compiling = _play_seconds(outcome.wall_seconds, bar)
+    rate = outcome.total_matches / play if play else 0
     status = "PARTIAL (interrupted): " if outcome.partial else ""
     typer.echo(
-        f"{status}{outcome.total_matches:,} matches in {outcome.wall_seconds:.1f} s ({rate:,.0f} matches/s, "
-        f"{n_workers} worker(s)); results in {run_dir}"
+        f"{status}{outcome.total_matches:,} matches in {play:.1f} s ({rate:,.0f} matches/s, "
+        f"{n_workers} worker(s)){compiling}; results in {run_dir}"
     )
     if outcome.partial:
         _say_kept(outcome.kept)
@@ -498,6 +530,14 @@ def _write_ratings(run_dir: Path, plan, outcome, seed: int, extra: dict):  # noq
     rated = write_ratings(run_dir, plan, outcome, seed)
     extra["ratings"] = ratings_manifest(plan, rated)
     return rated
+
+
+def _play_seconds(wall_seconds: float, bar) -> tuple[float, str]:  # noqa: ANN001 - a RunProgress
+    """Seconds of play (the run's wall time less compiling, as the bar counts it), and a note of the compile
+    time for the closing line ('' when nothing compiled)."""
+    compiled = min(bar.compile_seconds, wall_seconds)
+    note = f" (+{compiled:.1f} s compiling, first run only)" if compiled else ""
+    return wall_seconds - compiled, note
 
 
 def _run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
@@ -692,7 +732,6 @@ def compare_rules(
         terminal_table,
     )
     from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
-    from nines_sim.progress import RunProgress
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.simulate import cpu_count
     from nines_sim.tournament import DEFAULT_LINEUP, entry_names
@@ -715,6 +754,8 @@ def compare_rules(
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
+    from nines_sim.progress import RunProgress
+
     with _run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
         if scheduler:
             from nines_sim.cluster import run_comparison_dask
@@ -759,8 +800,9 @@ def compare_rules(
     if not quiet:
         typer.echo(terminal_table(table, given))
     status = "PARTIAL (interrupted): " if outcome.partial else ""
+    play, compiling = _play_seconds(outcome.wall_seconds, bar)
     typer.echo(
-        f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {outcome.wall_seconds:.1f} s; "
+        f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {play:.1f} s{compiling}; "
         f"results in {run_dir}"
     )
     if outcome.partial:

@@ -19,11 +19,10 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from nines_sim.compiled import make_engine
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
@@ -34,6 +33,9 @@ from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COMPARISON_COLUMNS = [
     "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
@@ -171,6 +173,8 @@ def compare_range(
     CompareChunk or None
         The tallies and paired counts of the kept block; None if stopped before any match was kept.
     """
+    from nines_sim.compiled import make_engine
+
     R = len(rule_sets)
     P = rule_sets[0].rules.players
     if should_stop and should_stop():
@@ -346,12 +350,16 @@ def run_comparison(
     size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)
     collect = CompareCollector(rule_sets, ranges)
     units = compare_units(rule_sets, lineup, ranges, size, seed, batch_size)
-    partial = run_units(compare_range, units, workers, collect.take, on_progress, [rs.rules for rs in rule_sets])
+    partial = run_units(
+        compare_range, units, workers, collect.take, on_progress, [(rs.rules, lineup) for rs in rule_sets]
+    )
     return collect.outcome(partial)
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
     """``comparison.csv``: the rows of :func:`comparison_rows`, the shifts' p-values Holm-adjusted together."""
+    import pandas as pd
+
     df = pd.DataFrame(comparison_rows(rule_sets, labels, out))
     tested = df["delta_p_value"].notna()
     df["delta_p_holm"] = math.nan
@@ -400,6 +408,8 @@ def comparison_rows(rule_sets: list[RuleSet], labels: list[str], out: CompareOut
 
 def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
     """``score_distribution.csv``: final-total and hand-penalty histograms per rule set and strategy name."""
+    import pandas as pd
+
     rows = []
     for rs, t in zip(rule_sets, out.tallies):
         by_name: dict[str, SeatStats] = {}

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.numbers import FLOAT_FORMAT
@@ -30,6 +30,9 @@ from nines_sim.tournament import (
     seat_frame,
     summary_frame,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUN_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv",
              "head_to_head.csv", "comparison.csv", "matches.csv.gz", "manifest.json", "report.md",
@@ -105,6 +108,8 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
 
 def write_tables(run_dir: Path, plan: Plan, out: RunOutcome) -> list[Path]:
     """Write every CSV of a tournament run folder."""
+    import pandas as pd
+
     paths = [
         write_csv(summary_frame(plan, out), run_dir / "summary.csv"),
         write_csv(hands_frame(out), run_dir / "hands.csv"),
@@ -127,6 +132,8 @@ def manifest(
     command: str, plan: Plan, out: RunOutcome, seed: int, n_matches: int, workers: int, batch_size: int, **extra
 ) -> dict:
     """What reproduces the run, and how it went."""
+    import pandas as pd
+
     rules = plan.games[0].rules
     played = out.total_matches
     return {

@@ -14,18 +14,82 @@ keeps it.  A failing unit stops the others the same way and is raised.
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import queue as queue_module
 import signal
 import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from nines_sim.rules import Rules
 
-#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.  An
+#: ``on_progress`` that also has a method ``compiling(form, started)`` hears when a form of the compiled
+#: code starts and ends compiling (a cache miss: the first run, or after an edit), in this process or a
+#: worker, so that a bar can say so and count play apart from compiling.
 Progress = Callable[[int, int], None]
+
+#: What a worker puts on the progress queue when a form starts or ends compiling (beside (played, kept)).
+COMPILING = "compiling"
+
+
+def listen_for_compiles(callback: Callable[[str, bool], None]) -> Callable[[], None]:
+    """Have ``callback(form, started)`` called whenever numba compiles in this process (a cache miss).
+
+    Parameters
+    ----------
+    callback : callable
+        ``callback(form, started)``: the name of the function compiled (e.g. ``play_slots_classic``), and
+        True as it starts, False once it is compiled (and cached).  Functions a form calls compile inside
+        it and are not reported apart.
+
+    Returns
+    -------
+    callable
+        Stops listening.  Where numba is missing, nothing compiles and it does nothing.
+    """
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return lambda: None
+
+    class CompileListener(event.Listener):
+        """Only the outermost compile is reported: the functions a form calls compile inside it.  A forked
+        worker inherits the listener and ignores it (its compiles reach the parent over the progress queue)."""
+
+        def __init__(self) -> None:
+            self.depth = 0
+            self.pid = os.getpid()
+
+        def on_start(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth += 1
+                if self.depth == 1:
+                    callback(_form_of(ev), True)
+
+        def on_end(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth -= 1
+                if self.depth == 0:
+                    callback(_form_of(ev), False)
+
+    listener = CompileListener()
+    event.register("numba:compile", listener)
+    return lambda: event.unregister("numba:compile", listener)
+
+
+def _form_of(ev: Any) -> str:
+    """The name of the function a numba compile event is about."""
+    dispatcher = (ev.data or {}).get("dispatcher")
+    return getattr(getattr(dispatcher, "py_func", None), "__name__", None) or "compiled code"
+
+
+def _compiling_hook(on_progress: Progress | None) -> Callable[[str, bool], None] | None:
+    return getattr(on_progress, "compiling", None)
+
 
 #: What a run prints on Ctrl-C, at once (the stop itself takes a step of each running engine).
 STOP_NOTICE = "Stopping (Ctrl-C): finishing the current step; every finished chunk is kept."
@@ -42,6 +106,7 @@ _stop_event: Any = None
 def _init_worker(progress_queue: Any, stop_event: Any) -> None:
     global _progress_queue, _stop_event
     _progress_queue, _stop_event = progress_queue, stop_event
+    listen_for_compiles(lambda form, started: progress_queue.put((COMPILING, form, started)))
     # Ctrl-C reaches every process of the group: a worker stops at the next step
     # and returns what finished, instead of dying mid-step.
     signal.signal(signal.SIGINT, lambda *_: stop_event.set())
@@ -157,11 +222,14 @@ class _Done:
 def _drain(q: Any, on_progress: Progress | None) -> None:
     while True:
         try:
-            played, kept = q.get_nowait()
+            message = q.get_nowait()
         except queue_module.Empty:
             return
-        if on_progress:
-            on_progress(played, kept)
+        if message[0] == COMPILING:
+            if hook := _compiling_hook(on_progress):
+                hook(message[1], message[2])
+        elif on_progress:
+            on_progress(*message)
 
 
 def run_units(
@@ -170,7 +238,7 @@ def run_units(
     workers: int,
     take: Callable[[Any, Any], None],
     on_progress: Progress | None = None,
-    rules: Iterable[Rules] = (),
+    rules: Iterable[Rules | tuple[Rules, Sequence]] = (),
     notice: str = STOP_NOTICE,
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
@@ -187,9 +255,9 @@ def run_units(
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
         ``on_progress(played, kept)`` with counts of matches (for a progress bar).
-    rules : iterable of Rules, optional
-        The rules the units play, so that forked workers inherit the compiled kernel's forms they need
-        (:func:`nines_sim.compiled.warm_up`).
+    rules : iterable of Rules or of (Rules, lineup), optional
+        The rules the units play, each optionally with its lineup, so that forked workers inherit the
+        compiled kernel's forms they need, and only those (:func:`nines_sim.compiled.warm_up`).
     notice : str
         Printed to stderr on the first Ctrl-C (default :data:`STOP_NOTICE`; a caller that keeps
         nothing of a stopped run, as ``nines bench``, says so instead).
@@ -204,6 +272,23 @@ def run_units(
     Exception
         The first exception of a unit, after the other units were told to stop.
     """
+    hook = _compiling_hook(on_progress)
+    stop_listening = listen_for_compiles(hook) if hook is not None else (lambda: None)
+    try:
+        return _run_units(fn, units, workers, take, on_progress, rules, notice)
+    finally:
+        stop_listening()
+
+
+def _run_units(
+    fn: Callable,
+    units: Iterable[tuple[Any, tuple]],
+    workers: int,
+    take: Callable[[Any, Any], None],
+    on_progress: Progress | None,
+    rules: Iterable[Rules | tuple[Rules, Sequence]],
+    notice: str,
+) -> bool:
     if workers <= 1:
         with Interrupt(notice=notice) as flag:
 
@@ -212,6 +297,9 @@ def run_units(
 
             drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
         return flag.flag
+    import multiprocessing  # a process pool is loaded when a run reaches one
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     ctx = multiprocessing.get_context()
     from nines_sim.compiled import warm_up
 
@@ -232,4 +320,7 @@ def run_units(
         drive(units, 2 * workers, lambda args: pool.submit(_call_in_worker, fn, *args), wait_done,
               lambda f: f.result(), event.is_set, event.set, take)  # fmt: skip
         _drain(progress, on_progress)
+    # A worker's queue writes go through a thread of its own, so its last ones (matches, the end of a compile)
+    # can land after its result; once the workers have exited, all of them are there.
+    _drain(progress, on_progress)
     return flag.flag or event.is_set()

@@ -10,9 +10,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
-from nines_sim.compiled import make_engine, warm_up
 from nines_sim.ranges import cut
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
@@ -23,6 +21,8 @@ DEFAULT_BATCH = 32768
 
 
 def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, batch_size: int) -> MatchResults:
+    from nines_sim.compiled import make_engine
+
     return make_engine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
 
 
@@ -103,6 +103,10 @@ def simulate(
         raise ValueError(f"n_matches must be >= 1, not {n_matches}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, not {workers}")
+    from concurrent.futures import ProcessPoolExecutor
+
+    from nines_sim.compiled import make_engine, warm_up  # the engine loads when a run reaches play
+
     players = make_lineup(list(lineup))
     if len(players) != rules.players:
         raise ValueError(f"the lineup has {len(players)} strategies but the rules seat {rules.players} players")

@@ -8,18 +8,37 @@ stays flat however many matches are played.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from nines_sim.results import BLOCKED, CAPPED, MatchResults
 
-try:  # numba is a dependency; where it is missing the same loops run as plain Python
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only where numba is missing
 
-    def njit(**_kw):  # noqa: ANN201
-        return lambda f: f
+def njit(**options):  # noqa: ANN201 - a decorator
+    """numba's ``njit(**options)``, applied on a function's first call: importing this module (as every
+    command that reads or plans a run does) does not load numba; where numba is missing the same loops run
+    as plain Python."""
+
+    def decorate(fn):  # noqa: ANN001, ANN202
+        compiled = None
+
+        @functools.wraps(fn)
+        def call(*args):  # noqa: ANN002, ANN202
+            nonlocal compiled
+            if compiled is None:
+                try:
+                    from numba import njit as numba_njit
+                except ImportError:  # pragma: no cover - exercised only where numba is missing
+                    compiled = fn
+                else:
+                    compiled = numba_njit(**options)(fn)
+            return compiled(*args)
+
+        return call
+
+    return decorate
 
 
 #: Win shares are 1, 0 or 1/k with k <= 6 tied players; counted in 60ths they are whole numbers.

@@ -21,11 +21,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from nines_sim.compiled import make_engine, plays_compiled
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import STOP_NOTICE, run_units
 from nines_sim.ranges import Range, cut, merge
@@ -45,6 +44,9 @@ from nines_sim.stats import (
     wilson,
 )
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("table", "round-robin", "field", "league")
 #: Formats whose runs are rated from the finishing orders (:mod:`nines_sim.league`).
@@ -199,6 +201,8 @@ def plan_tournament(
 
 
 def _match_rows(res, rules: Rules) -> pd.DataFrame:  # noqa: ANN001
+    import pandas as pd
+
     data = {"match": res.match, "hands": res.hands, "tiebreak_hands": res.tiebreak_hands,
             "first_dealer": res.first_dealer}  # fmt: skip
     for p in range(rules.players):
@@ -244,6 +248,8 @@ def play_range(
         The tally of matches ``start .. start + tally.matches - 1``, and their
         rows when ``keep``.
     """
+    from nines_sim.compiled import make_engine
+
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
     if should_stop and should_stop():
@@ -364,6 +370,8 @@ def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
     worker often finished a tenth of the run before the other).  Either way a stopped chunk keeps
     the finished block at its start.  Several games: small chunks, each kept whole or not at all.
     """
+    from nines_sim.compiled import plays_compiled
+
     n = ranges_total(ranges)
     if len(plan.games) == 1:
         per_worker = max(1, math.ceil(n / max(workers, 1)))
@@ -469,7 +477,9 @@ def run_plan(
     play, collector = unit_driver(plan)
     collect = collector(plan, ranges)
     units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
-    partial = run_units(play, units, workers, collect.take, on_progress, [g.rules for g in plan.games], notice)
+    partial = run_units(
+        play, units, workers, collect.take, on_progress, [(g.rules, g.lineup) for g in plan.games], notice
+    )
     return collect.outcome(partial)
 
 
@@ -498,6 +508,8 @@ def seat_stats(plan: Plan, out: RunOutcome) -> list[SeatStats]:
 
 def summary_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``summary.csv``: one row per position (table) or strategy (round-robin, field)."""
+    import pandas as pd
+
     rows = []
     for pos, st in enumerate(seat_stats(plan, out)):
         n, h = st.matches, st.hands
@@ -529,6 +541,8 @@ def merged_tally(out: RunOutcome) -> Tally | None:
 
 def hands_frame(out: RunOutcome) -> pd.DataFrame:
     """``hands.csv``: one row for the run (regular hands of every game)."""
+    import pandas as pd
+
     t = merged_tally(out)
     if t is None or t.hands == 0:
         return pd.DataFrame([dict.fromkeys(HANDS_COLUMNS, 0)], columns=HANDS_COLUMNS)
@@ -544,6 +558,8 @@ def hands_frame(out: RunOutcome) -> pd.DataFrame:
 
 def distribution_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``score_distribution.csv``: histograms of final totals and hand penalties per strategy name."""
+    import pandas as pd
+
     by_name: dict[str, SeatStats] = {}
     for pos, st in enumerate(seat_stats(plan, out)):
         name = plan.labels[pos]
@@ -558,6 +574,8 @@ def distribution_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
 
 def seat_frame(out: RunOutcome) -> pd.DataFrame:
     """``seat_go_out.csv``: go-out rate by seat relative to the dealer (1 = dealer's left, P = dealer)."""
+    import pandas as pd
+
     t = merged_tally(out)
     if t is None:
         return pd.DataFrame(columns=SEAT_COLUMNS)
@@ -571,6 +589,8 @@ def seat_frame(out: RunOutcome) -> pd.DataFrame:
 
 def pairwise_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``pairwise.csv``: the rows of :func:`pairwise_rows`, their p-values Holm-adjusted together."""
+    import pandas as pd
+
     df = pd.DataFrame(pairwise_rows(plan, out), columns=PAIRWISE_COLUMNS[:-2])
     df["p_holm"] = holm(df["p_value"].tolist()) if len(df) else []
     df["significant"] = df["p_holm"] < 0.05
@@ -631,6 +651,8 @@ def matches_per_game(out: RunOutcome) -> int:
 
 def head_to_head_frame(plan: Plan, out: RunOutcome) -> pd.DataFrame:
     """``head_to_head.csv`` (round-robin): each strategy's heads-up win rate against each opponent."""
+    import pandas as pd
+
     rows = []
     for g in plan.games:
         t = out.tallies[g.key]

@@ -38,10 +38,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from nines_sim import params as P
 from nines_sim.pool import run_units
@@ -51,6 +50,9 @@ from nines_sim.simulate import chunks
 from nines_sim.stats import wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats
 from nines_sim.tournament import play_range
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: First match index of validation; trials play indices below ``matches / players``, far beneath it.
 VALIDATION_START = 1 << 40
@@ -222,7 +224,7 @@ class Runner:
 
             units = [(tag, (a[0], _absolute(a[1]), *a[2:])) for tag, a in units]
             return _run_chunks(self.client, play_range, units, take)
-        return run_units(play_range, units, self.workers, take, rules=[a[0] for _, a in units])
+        return run_units(play_range, units, self.workers, take, rules=[(a[0], a[1]) for _, a in units])
 
 
 @dataclass
@@ -241,6 +243,8 @@ class Played:
 
     def shares(self) -> pd.DataFrame:
         """Per (rotation, match): the tuned strategy's win share (kept matches only)."""
+        import pandas as pd
+
         df = pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
         return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
 
@@ -263,6 +267,8 @@ def play(
     TuneInterrupted
         When Ctrl-C stopped the matches (nothing partial is returned).
     """
+    import pandas as pd
+
     out = played or Played()
     lineups = rotations(spec, setup.opponents)
     which = range(len(lineups)) if only is None else only
@@ -652,6 +658,8 @@ def trials_frame(study: Any, setup: Setup) -> pd.DataFrame:
     ``note`` says why a trial failed (:data:`STOPPED_BY_CTRL_C`, :data:`PROCESS_GONE`, an error)
     and which stopped trial a trial plays again (``replays trial N``); empty otherwise.
     """
+    import pandas as pd
+
     rows = []
     for t in study.trials:
         a = t.user_attrs
@@ -692,6 +700,8 @@ class Validation:
 
     def frame(self) -> pd.DataFrame:
         """``validation.csv``: the two configurations and the paired gain."""
+        import pandas as pd
+
         rows = [
             ("best", self.best_spec, self.matches, self.best, *self.best_ci, math.nan),
             ("baseline", self.baseline_spec, self.matches, self.baseline, *self.baseline_ci, math.nan),
@@ -756,6 +766,7 @@ def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> V
 def importances(study: Any, setup: Setup) -> pd.DataFrame:
     """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
     import optuna
+    import pandas as pd
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nines_sim.params import Param, ParamError
-from nines_sim.position import PositionBatch
 from nines_sim.registry import make_lineup
-from nines_sim.sampler import sample_positions
 from nines_sim.search import policy_names, search
 from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+
+if TYPE_CHECKING:
+    from nines_sim.position import PositionBatch
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
@@ -67,6 +68,8 @@ class Lookahead(Strategy):
         self._pairs: set[tuple[int, int]] = set()
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
+        from nines_sim.sampler import sample_positions  # compiled: loaded when a search first samples
+
         return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
@@ -116,6 +119,8 @@ class Clairvoyant(Lookahead):
     def _worlds(self, obs: Observation, samples: int, sel: np.ndarray, salt: int = 0) -> PositionBatch:
         if self._hidden is None:
             raise RuntimeError("clairvoyant plays only in an engine that reveals the hidden cards")
+        from nines_sim.sampler import sample_positions
+
         batch = sample_positions(obs, samples, salt)  # the public fields and independent rollout keys
         hands, stock, pos, end = self._hidden
         rows = np.repeat(sel, samples)

@@ -39,8 +39,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     FileNotFoundError, ValueError
         If the folder lacks its manifest or main table, or a table lacks a column.
     """
-    # Imported here: matplotlib loads only when something is drawn.
-    from nines_sim.reporting import charts as drawing
+    # Imported here, and the charts only where drawn: matplotlib loads only when something is drawn.
     from nines_sim.reporting.comparison import write_comparison_report
     from nines_sim.reporting.folders import run_kind
     from nines_sim.reporting.tournament import write_report
@@ -58,10 +57,13 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
         tune.write_report(Path(run_dir))
     elif kind == "comparison":
         if charts:
+            from nines_sim.reporting import charts as drawing
+
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
     else:
         if charts:
+            from nines_sim.reporting import charts as drawing
             from nines_sim.reporting.league import save_chart
 
             drawing.save_all(run_dir)
