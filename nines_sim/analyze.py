@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.cards import N_FACES, SUIT_NAMES, card_name, hand_faces, parse_card
+from nines_sim.cards import N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, parse_card
 from nines_sim.engine import BatchEngine
 from nines_sim.position import Position, PositionBatch, PositionEngine, PositionError, positions_from_engine
-from nines_sim.registry import builtin_classes, make_lineup
+from nines_sim.registry import builtin_classes, make_lineup, resolve_spec
 from nines_sim.rules import Rules
 from nines_sim.sampler import sample_positions
 from nines_sim.search import candidates, evaluate
@@ -65,11 +65,15 @@ def position_from_cards(
 
     The hidden cards are placed arbitrarily (the analysis samples them anyway).
 
+    ``active`` is the active suit (C, D, H or S); it is required when the top card is a 9,
+    whose declared suit rules, not its printed one (RULES.md T1), and otherwise it must be the
+    top card's suit (default).
+
     Raises
     ------
     PositionError
         For a card name that is not a card, a wrong number of sizes, a suit that is not C/D/H/S,
-        or an impossible position (see :meth:`Position.validate`).
+        a 9 on top without ``active``, or an impossible position (see :meth:`Position.validate`).
     """
     try:
         mine = [parse_card(c) for c in cards.split()]
@@ -82,12 +86,17 @@ def position_from_cards(
         raise PositionError(f"--sizes gives {len(sizes)} hand sizes; the other {P - 1} seats need one each")
     if any(s < 1 for s in sizes):
         raise PositionError("every other seat holds at least one card (a hand ends when a player goes out)")
-    if active is None:
-        suit = t // 13
-    elif active.upper() in SUIT_NAMES:
-        suit = SUIT_NAMES.index(active.upper())
-    else:
+    if active is not None and active.upper() not in SUIT_NAMES:
         raise PositionError(f"active suit {active!r} is not one of C, D, H, S")
+    if active is None:
+        if t % 13 == NINE_RANK:
+            raise PositionError(
+                f"the top card {card_name(t)} is a 9: the active suit is the one declared, not its own (T1); "
+                "give it with --active C, D, H or S"
+            )
+        suit = t // 13
+    else:
+        suit = SUIT_NAMES.index(active.upper())
     counts = np.bincount(np.array(mine + under + [t], dtype=np.int64), minlength=N_FACES)
     if counts.max() > rules.decks:
         f = int(np.argmax(counts))
@@ -158,6 +167,27 @@ def analyze(
 def builtin_names(sees_hidden: bool) -> list[str]:
     """Built-in strategies to ask, without those that see hidden cards unless ``sees_hidden``."""
     return [n for n, c in builtin_classes().items() if sees_hidden or not c.classifier.get("sees_hidden_cards")]
+
+
+def names_to_ask(lineup: Sequence[str], sees_hidden: bool) -> list[str]:
+    """The built-ins (:func:`builtin_names`), then each strategy of ``lineup`` that is not one of them.
+
+    The lineup's own entries (plug-ins, tuned parameters, settings) are asked as written, once
+    each; one that sees hidden cards is left out unless ``sees_hidden``.
+
+    Raises
+    ------
+    StrategyNotFound
+        For a lineup entry that names no strategy.
+    """
+    out = builtin_names(sees_hidden)
+    for spec in lineup:
+        if spec in out:
+            continue
+        cls = resolve_spec(spec)[0]
+        if sees_hidden or not cls.classifier.get("sees_hidden_cards"):
+            out.append(spec)
+    return out
 
 
 def render(a: Analysis) -> list[str]:

@@ -737,7 +737,9 @@ def analyze(
     turn: Annotated[int, typer.Option("--turn", min=0, help="Turn of that hand, from 0.")] = 0,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
-    active: Annotated[str | None, typer.Option("--active", help="Active suit C/D/H/S when a 9 is on top.")] = None,
+    active: Annotated[
+        str | None, typer.Option("--active", help="Active suit C/D/H/S; required when a 9 is on top (T1).")
+    ] = None,
     sizes: Annotated[
         str | None, typer.Option("--sizes", help="The other seats' hand sizes, next seat first: 7,3,5.")
     ] = None,
@@ -756,10 +758,11 @@ def analyze(
     """Estimate every legal play of one position, and show what each built-in strategy would play.
 
     Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or describe a position
-    (--cards, --top, --sizes): you are seat 0 and it is your turn.
+    (--cards, --top, --sizes; --active when a 9 is on top): you are seat 0 and it is your turn.  The lineup's
+    own strategies (plug-ins, tuned parameters) are asked too.
     """
     from nines_sim.analyze import analyze as run_analysis
-    from nines_sim.analyze import builtin_names, position_from_cards, position_from_replay, render
+    from nines_sim.analyze import names_to_ask, position_from_cards, position_from_replay, render
     from nines_sim.position import PositionError
     from nines_sim.registry import StrategyNotFound
     from nines_sim.search import policy_names
@@ -770,9 +773,9 @@ def analyze(
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
     if (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
+    names = list(strategies or [])
     try:
         if match is not None:
-            names = list(strategies or [])
             if not names:
                 from nines_sim.tournament import DEFAULT_LINEUP
 
@@ -789,7 +792,8 @@ def analyze(
             n = _players_wanted(players, rule)[0] or len(size_list) + 1
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
-        res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None), infer)
+        asked = names_to_ask(names, sees_hidden=match is not None)
+        res = run_analysis(pos, samples, policy, outcome, asked, infer)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     for line in render(res):

@@ -46,3 +46,36 @@ def test_bad_positions_and_options_get_one_line_and_exit_code_2(args, words):
     assert res.exit_code == 2
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_a_nine_on_top_needs_the_declared_suit():
+    # T1: with a 9 on top the declared suit rules, not the 9's printed one; there is no default to guess.
+    res = run("--cards", "KC 3H", "--top", "9C", "--sizes", "3")
+    assert res.exit_code == 2
+    assert "is a 9" in res.output and "--active" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    res = run("--cards", "KC 3H", "--top", "9C", "--sizes", "3", "--active", "h", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    assert "active suit H" in res.output
+    plays = [ln.split()[0] for ln in res.output.splitlines() if ln.startswith("  ")]
+    assert plays == ["3H"]  # KC follows neither hearts nor the 9
+
+
+def test_errors_name_suits_by_letter():
+    res = run("--cards", "KC 3H", "--top", "5D", "--sizes", "3", "--active", "H")
+    assert res.exit_code == 2
+    assert "active suit H differs from the suit of the top card 5D" in res.output
+    assert "active suit 2" not in res.output
+
+
+def test_the_lineup_s_own_strategies_are_asked_too():
+    plug = "nines_sim.lowest_first:LowestFirst"
+    res = run("expert", plug, "--players", "2", "--seed", "3", "--match", "2", "--turn", "4", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    asked = next(ln for ln in res.output.splitlines() if ln.startswith("What each strategy plays"))
+    assert f"{plug} " in asked and "expert " in asked and "clairvoyant " in asked
+    res = run(plug, "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    assert f"{plug} 3D" in res.output  # the lowest legal card; a described position asks it too
+    res = run("no-such-strategy", "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5")
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
