@@ -9,6 +9,7 @@ sees and every move is played out with a rollout policy.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -121,6 +122,29 @@ def _move_name(m: int, kind: DecisionKind) -> str:
     return SUIT_NAMES[m]
 
 
+def analysis_key(pos: Position, seed: int) -> int:
+    """The decision key of an analysis of ``pos``: from ``seed`` and what the seat to move sees.
+
+    A one-way digest (BLAKE2b, 8 bytes, little-endian, as :func:`nines_sim.rng.root`) of the seed
+    and the seat to move's observation: the rules, its hand, the discard pile and top card, the
+    active suit, seats, sizes, totals and the hand's public history.  Two positions that the seat
+    sees differently get independent streams (so errors averaged over many positions average
+    out); two that it sees alike (they differ only in hidden cards) get the same one.
+
+    Returns
+    -------
+    int
+        A 64-bit key (0 .. 2**64 - 1).
+    """
+    seen = (
+        repr(pos.rules), pos.seat, sorted(pos.hands[pos.seat]), sorted(pos.pile), pos.top, pos.active, pos.dealer,
+        pos.direction, pos.sizes, len(pos.stock), pos.in_hand, pos.totals, pos.played, pos.drew_on, pos.turn,
+        pos.streak, pos.drawn, pos.reshuffles, pos.nine_starter, pos.in_tiebreak, pos.hands_played, pos.tb_hands,
+    )  # fmt: skip
+    text = b"nines-sim/analyze/" + str(seed).encode("ascii") + b"/" + repr(seen).encode("ascii")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
 def analyze(
     pos: Position,
     samples: int = 256,
@@ -128,17 +152,24 @@ def analyze(
     outcome: str = "hand",
     strategies: Sequence[str] = (),
     infer: float = 0.0,
+    seed: int | None = 0,
 ) -> Analysis:
     """Estimate every legal play of the seat to move, and ask each strategy what it would play.
 
     ``infer`` weighs the sampled hands by the draws each seat made (T1), as ``lookahead``'s setting.
+    ``seed`` picks the random stream of the samples and rollouts: each seed gives each position
+    its own stream (:func:`analysis_key`), so the estimates of different positions, or of one
+    position under different seeds, have independent errors; ``None`` uses the position's own
+    decision key (``Position.dkey``, 0 in a described position).  The strategies are asked on
+    the position as given (in a replay, with the match's own stream).
 
     Raises
     ------
     PositionError
         If the seat to move holds no legal card (it draws: there is no choice to analyse).
     """
-    batch = PositionBatch.from_positions([pos])
+    keyed = pos if seed is None else pos.with_(dkey=analysis_key(pos, seed))
+    batch = PositionBatch.from_positions([keyed])
     pol = make_lineup([policy])[0]
     eng = PositionEngine(batch, [pol] * pos.rules.players)
     idx = np.zeros(1, dtype=np.int64)
@@ -154,9 +185,10 @@ def analyze(
     mean, se = est.mean[0][ok], est.se[0][ok]
     order = np.argsort(-mean, kind="stable")
     choices: dict[str, str] = {}
+    asked = PositionBatch.from_positions([pos])
     for name in strategies:
         strat: Strategy = make_lineup([name])[0]
-        e2 = PositionEngine(batch, [strat] * pos.rules.players)
+        e2 = PositionEngine(asked, [strat] * pos.rules.players)
         choices[name] = _move_name(int(e2._decide(DecisionKind.PLAY, idx, seats, legal=legal)[0]), DecisionKind.PLAY)
     return Analysis(
         pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],

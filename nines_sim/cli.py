@@ -729,7 +729,16 @@ INFER_DEFAULT = 1.0
 @app.command()
 def analyze(
     strategies: StrategiesArg = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run to replay.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**64 - 1,
+            help="Seed of the run to replay, and of the analysis: its samples and rollouts draw on a stream of the "
+            "seed and the position (each position its own; another seed, independent estimates).",
+        ),
+    ] = 0,
     match: Annotated[
         int | None, typer.Option("--match", "-m", min=0, help="Match to replay (with --hand, --turn).")
     ] = None,
@@ -759,7 +768,8 @@ def analyze(
 
     Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or describe a position
     (--cards, --top, --sizes; --active when a 9 is on top): you are seat 0 and it is your turn.  The lineup's
-    own strategies (plug-ins, tuned parameters) are asked too.
+    own strategies (plug-ins, tuned parameters) are asked too.  --seed picks the analysis's random stream:
+    each position gets its own, so estimates of many positions have independent errors.
     """
     from nines_sim.analyze import analyze as run_analysis
     from nines_sim.analyze import names_to_ask, position_from_cards, position_from_replay, render
@@ -793,7 +803,7 @@ def analyze(
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
         asked = names_to_ask(names, sees_hidden=match is not None)
-        res = run_analysis(pos, samples, policy, outcome, asked, infer)
+        res = run_analysis(pos, samples, policy, outcome, asked, infer, seed)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     for line in render(res):
