@@ -10,8 +10,8 @@ from nines_sim.params import Param, ParamError
 from nines_sim.position import PositionBatch
 from nines_sim.registry import make_lineup
 from nines_sim.sampler import sample_positions
-from nines_sim.search import policy_names, search
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.search import NINE_SUIT, _subset, policy_names, search
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
@@ -19,6 +19,15 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
     ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
+    (
+        "nines",
+        "choice",
+        "apart",
+        None,
+        ("apart", "with-suit"),
+        "apart: a 9 is searched as a card, its suit in a search of its own; with-suit: each 9 with each suit "
+        "as one candidate",
+    ),
     (
         "infer",
         "float",
@@ -65,13 +74,16 @@ class Lookahead(Strategy):
         #: (decision key, turn) of the games where this player just played two 9s together (V4):
         #: their declaration is searched with the next seat skipped.
         self._pairs: set[tuple[int, int]] = set()
+        #: (decision key, turn) -> suit of the games where this player just played a 9 chosen with its suit.
+        self._suits: dict[tuple[int, int], int] = {}
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
         return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         self.decisions += obs.n
-        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair)
+        more = {"nine_suits": True} if self.nines == "with-suit" and obs.kind == DecisionKind.PLAY else {}
+        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair, **more)
 
     @staticmethod
     def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
@@ -81,15 +93,28 @@ class Lookahead(Strategy):
         out = self._decide(obs)
         if obs.players and obs._pub.rules.pair_of_nines:
             self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+        joint = np.flatnonzero(out >= NINE_SUIT)
+        if joint.size:  # a 9 chosen with its suit: the declaration that follows is already decided
+            code = out[joint] - NINE_SUIT
+            out[joint] = code // 4
+            self._suits.update(zip(self._turn_keys(obs, joint), (code % 4).tolist(), strict=True))
         return out
 
     def declare(self, obs: Observation) -> np.ndarray:
+        keys = self._turn_keys(obs, np.arange(obs.n)) if self._pairs or self._suits else []
+        known = np.array([self._suits.pop(k, -1) for k in keys], dtype=np.int64)
         pair = None
         if self._pairs:
-            keys = self._turn_keys(obs, np.arange(obs.n))
             pair = np.array([k in self._pairs for k in keys], dtype=bool)
             self._pairs.difference_update(keys)
-        return self._decide(obs, pair=pair)
+        if not known.size or (known < 0).all():
+            return self._decide(obs, pair=pair)
+        out = known.copy()
+        rest = np.flatnonzero(known < 0)
+        if rest.size:
+            sub = _subset(obs, rest)
+            out[rest] = self._decide(sub, pair=None if pair is None else pair[rest])
+        return out
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
         return self._decide(obs, card) == 1
