@@ -33,6 +33,8 @@ from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strateg
 MAX_ROWS = 1 << 15
 #: A 9 searched together with the suit it declares (``nines="with-suit"``): move ``NINE_SUIT + 4 * face + suit``.
 NINE_SUIT = 1 << 10
+#: Standard errors by which a 9 with a suit must beat the plain 9 (the policy's suit) to stay a candidate.
+NINE_SUIT_Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,16 @@ class Estimate:
     moves: np.ndarray
     mean: np.ndarray
     se: np.ndarray
+    #: float64, (n, C, K): each sample's outcome (nan where there is no candidate).
+    values: np.ndarray | None = None
 
 
-def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: bool = False) -> np.ndarray:
+def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: bool | str = False) -> np.ndarray:
     """The candidate moves of each game of a decision.
 
     ``nine_suits``: each legal 9 that is not the seat's last card is four candidates of ``play``,
-    the 9 with each suit it may declare (T3), coded ``NINE_SUIT + 4 * face + suit``.
+    the 9 with each suit it may declare (T3), coded ``NINE_SUIT + 4 * face + suit``; ``"clear"``:
+    the plain 9 (its suit declared later) stays a candidate too.
 
     Returns
     -------
@@ -82,7 +87,7 @@ def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: boo
         nine = (out >= 0) & (out % 13 == NINE_RANK) & (obs.hand_sizes[np.arange(n), obs.seat] > 1)[:, None]
         if nine.any():
             with_suit = np.where(nine[:, :, None], NINE_SUIT + 4 * out[:, :, None] + np.arange(4), -1)
-            rest = np.where(nine, -1, out)
+            rest = out if nine_suits == "clear" else np.where(nine, -1, out)
             both = np.concatenate([rest, with_suit.reshape(n, -1)], axis=1)
             key = np.where(both >= 0, 0, 1)  # the candidates first, in order; then the padding
             both = np.take_along_axis(both, np.argsort(key, axis=1, kind="stable"), axis=1)
@@ -222,7 +227,30 @@ def evaluate(
     se = np.zeros((n, C))
     mean[gg, cc] = value.mean(axis=1)
     se[gg, cc] = value.std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
-    return Estimate(moves, mean, se)
+    values = np.full((n, C, K), np.nan)
+    values[gg, cc] = value
+    return Estimate(moves, mean, se, values)
+
+
+def _nine_suits_clearly_better(est: Estimate, z: float = NINE_SUIT_Z) -> np.ndarray:
+    """``est.mean`` with each 9-with-a-suit candidate that does not clearly beat its plain 9 set to -inf.
+
+    The plain 9 is played with the rollout policy's suit; a 9 with a suit stays a candidate only where its
+    paired advantage over the plain 9 (same samples and rollout streams) exceeds ``z`` standard errors:
+    a maximum over four noisy suits alone would favour playing 9s.
+    """
+    mean = est.mean.copy()
+    moves = est.moves
+    K = est.values.shape[2]  # type: ignore[union-attr]
+    for g, c in zip(*np.nonzero(moves >= NINE_SUIT), strict=True):
+        plain = np.flatnonzero(moves[g] == (moves[g, c] - NINE_SUIT) // 4)
+        if not plain.size or K < 2:
+            continue
+        d = est.values[g, c] - est.values[g, plain[0]]  # type: ignore[index]
+        sd = d.std(ddof=1)
+        if not d.mean() > z * sd / np.sqrt(K):
+            mean[g, c] = -np.inf
+    return mean
 
 
 def choose(obs: Observation, est: Estimate) -> np.ndarray:
@@ -249,7 +277,7 @@ def search(
     card: np.ndarray | None = None,
     rounds: int = 1,
     pair: np.ndarray | None = None,
-    nine_suits: bool = False,
+    nine_suits: bool | str = False,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -267,8 +295,10 @@ def search(
         after each round only the better half of the candidates (at least two)
         goes on, with ``samples`` fresh rollouts each, and the choice is made on
         all the rollouts a candidate got (samples go where the decision is close).
-    nine_suits : bool
-        Search each 9 together with each suit it may declare (:func:`candidates`).
+    nine_suits : bool or "clear"
+        Search each 9 together with each suit it may declare (:func:`candidates`); ``"clear"``: the
+        plain 9 too, and a 9 with a suit only counts where it clearly beats the plain 9
+        (:data:`NINE_SUIT_Z` standard errors of the paired difference).
 
     Returns
     -------
@@ -296,7 +326,9 @@ def search(
         for r in range(rounds):
             worlds = worlds_of(sub, samples, sel, r)
             est = evaluate(sub, worlds, np.where(alive, mv, -1), policy, outcome, drawn, pr)
-            total += np.where(alive, est.mean, 0.0)
+            mean = _nine_suits_clearly_better(est) if nine_suits == "clear" else est.mean
+            alive &= mean > -np.inf
+            total += np.where(alive, mean, 0.0)
             if r == rounds - 1:
                 break
             # keep the better half (at least two) of each game's candidates still in play

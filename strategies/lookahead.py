@@ -24,9 +24,9 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "choice",
         "apart",
         None,
-        ("apart", "with-suit"),
+        ("apart", "with-suit", "clear-suit"),
         "apart: a 9 is searched as a card, its suit in a search of its own; with-suit: each 9 with each suit "
-        "as one candidate",
+        "as one candidate; clear-suit: both, a 9 with a suit kept only where it clearly beats the plain 9",
     ),
     (
         "infer",
@@ -82,7 +82,8 @@ class Lookahead(Strategy):
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         self.decisions += obs.n
-        more = {"nine_suits": True} if self.nines == "with-suit" and obs.kind == DecisionKind.PLAY else {}
+        joint = {"apart": False, "with-suit": True, "clear-suit": "clear"}[self.nines]
+        more = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
         return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair, **more)
 
     @staticmethod

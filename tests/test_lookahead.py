@@ -249,18 +249,33 @@ def test_a_nine_searched_with_a_suit_is_valued_as_the_engine_plays_the_nine_then
     assert len({round(value[NINE_SUIT + 4 * nine + s], 9) for s in range(4)}) > 1  # the suit matters
 
 
-@pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse"])
-def test_nines_with_suit_plays_legally_and_the_same_for_any_batch_size(preset):
+@pytest.mark.parametrize("preset, nines", [("classic", "with-suit"), ("double-nines+skip-reverse", "clear-suit")])
+def test_nines_with_suit_plays_legally_and_the_same_for_any_batch_size(preset, nines):
     from tests.test_properties import run_checked
 
     rules = make_rules(preset)
-    strat = Lookahead(samples=4, nines="with-suit")
+    strat = Lookahead(samples=4, nines=nines)
     _, res = run_checked(rules, 3, seed=2, names=[strat, "random", "hold-nines", "dump-faces"])
     assert len(res.match) == 3 and np.allclose(res.win_share.sum(axis=1), 1.0)
     r2 = make_rules("classic", players=2)
-    la = Lookahead(samples=8, nines="with-suit")
+    la = Lookahead(samples=8, nines=nines)
     one = simulate(r2, [la, "expert"], 6, seed=4, batch_size=6)
     two = simulate(r2, [la, "expert"], 6, seed=4, batch_size=2)
     assert np.array_equal(one.totals, two.totals)
     assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
     assert not la._suits  # every 9 chosen with its suit was followed by that declaration
+
+
+def test_clear_suit_keeps_a_nine_with_a_suit_only_where_it_clearly_beats_the_plain_nine():
+    from nines_sim.search import NINE_SUIT, Estimate, _nine_suits_clearly_better
+
+    nine = parse_card("9C")
+    moves = np.array([[parse_card("3D"), nine, NINE_SUIT + 4 * nine + 2, NINE_SUIT + 4 * nine + 3]])
+    noise = np.random.default_rng(0).normal(size=64)
+    plain = 1.0 + noise
+    values = np.stack([np.zeros(64), plain, plain + 0.5 + 0.1 * noise[::-1], plain + 0.01 * noise[::-1]])[None]
+    est = Estimate(moves, values.mean(axis=2), values.std(axis=2, ddof=1) / 8, values)
+    mean = _nine_suits_clearly_better(est)
+    # 9C with hearts gains 0.5 on every sample (paired t ~ 40): kept; with spades, a gain of noise: dropped
+    assert mean[0, 2] == est.mean[0, 2] and mean[0, 3] == -np.inf
+    assert np.array_equal(mean[0, :2], est.mean[0, :2])
