@@ -17,7 +17,15 @@ from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strateg
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
-    ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
+    (
+        "outcome",
+        "choice",
+        "hand",
+        None,
+        ("hand", "match", "near-end"),
+        "score a rollout by the hand's penalties or the match; near-end: the match once a total is within "
+        "30 points of the target, else the hand",
+    ),
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
     (
         "nines",
@@ -37,6 +45,10 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
     ),
 )
+
+
+#: ``outcome="near-end"``: rollouts score the match once some total is this many points from the target.
+NEAR_END = 30
 
 
 class SettingError(ValueError):
@@ -81,10 +93,28 @@ class Lookahead(Strategy):
         return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
+        if self.outcome == "near-end":
+            rules = obs._pub.rules
+            near = (
+                (obs.totals.max(axis=1) + NEAR_END >= rules.target)
+                if not rules.fixed_hands
+                else np.ones(obs.n, dtype=bool)
+            )
+            if near.any() and not near.all():
+                out = np.empty(obs.n, dtype=np.int64)
+                for part, outcome in ((np.flatnonzero(~near), "hand"), (np.flatnonzero(near), "match")):
+                    sub = _subset(obs, part)
+                    out[part] = self._search(sub, outcome, None if card is None else card[part],
+                                             None if pair is None else pair[part])  # fmt: skip
+                return out
+            return self._search(obs, "match" if near.all() else "hand", card, pair)
+        return self._search(obs, self.outcome, card, pair)
+
+    def _search(self, obs: Observation, outcome: str, card: np.ndarray | None, pair: np.ndarray | None) -> np.ndarray:
         self.decisions += obs.n
         joint = {"apart": False, "with-suit": True, "clear-suit": "clear"}[self.nines]
         more = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
-        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair, **more)
+        return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
 
     @staticmethod
     def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:

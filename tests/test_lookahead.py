@@ -279,3 +279,25 @@ def test_clear_suit_keeps_a_nine_with_a_suit_only_where_it_clearly_beats_the_pla
     # 9C with hearts gains 0.5 on every sample (paired t ~ 40): kept; with spades, a gain of noise: dropped
     assert mean[0, 2] == est.mean[0, 2] and mean[0, 3] == -np.inf
     assert np.array_equal(mean[0, :2], est.mean[0, :2])
+
+
+def test_near_end_scores_the_match_only_in_games_where_a_total_nears_the_target(monkeypatch):
+    import nines_sim.strategies.lookahead as mod
+
+    asked = []
+
+    def fake_search(obs, worlds_of, samples, policy, outcome, card=None, rounds=1, pair=None):
+        asked.append((outcome, obs.totals.max(axis=1).tolist()))
+        return np.full(obs.n, -1, dtype=np.int64)
+
+    monkeypatch.setattr(mod, "search", fake_search)
+    la = Lookahead(samples=2, outcome="near-end")
+    near = 100 - mod.NEAR_END
+    positions = [
+        position("KH 9S", "2C 3C", "7H").with_(totals=(t, 0)) for t in (near - 1, near, 5)
+    ]  # the target is 100 (S2)
+    eng = PositionEngine(PositionBatch.from_positions(positions), [la, make_lineup(["expert"])[0]])
+    idx = np.arange(3)
+    legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
+    la.play(eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY, legal))
+    assert sorted(asked) == [("hand", [near - 1, 5]), ("match", [near])]
