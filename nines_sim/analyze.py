@@ -9,15 +9,16 @@ sees and every move is played out with a rollout policy.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.cards import N_FACES, SUIT_NAMES, card_name, hand_faces, parse_card
+from nines_sim.cards import N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, parse_card
 from nines_sim.engine import BatchEngine
 from nines_sim.position import Position, PositionBatch, PositionEngine, PositionError, positions_from_engine
-from nines_sim.registry import builtin_classes, make_lineup
+from nines_sim.registry import builtin_classes, make_lineup, resolve_spec
 from nines_sim.rules import Rules
 from nines_sim.search import candidates, evaluate
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Strategy
@@ -64,11 +65,15 @@ def position_from_cards(
 
     The hidden cards are placed arbitrarily (the analysis samples them anyway).
 
+    ``active`` is the active suit (C, D, H or S); it is required when the top card is a 9,
+    whose declared suit rules, not its printed one (RULES.md T1), and otherwise it must be the
+    top card's suit (default).
+
     Raises
     ------
     PositionError
         For a card name that is not a card, a wrong number of sizes, a suit that is not C/D/H/S,
-        or an impossible position (see :meth:`Position.validate`).
+        a 9 on top without ``active``, or an impossible position (see :meth:`Position.validate`).
     """
     try:
         mine = [parse_card(c) for c in cards.split()]
@@ -81,12 +86,17 @@ def position_from_cards(
         raise PositionError(f"--sizes gives {len(sizes)} hand sizes; the other {P - 1} seats need one each")
     if any(s < 1 for s in sizes):
         raise PositionError("every other seat holds at least one card (a hand ends when a player goes out)")
-    if active is None:
-        suit = t // 13
-    elif active.upper() in SUIT_NAMES:
-        suit = SUIT_NAMES.index(active.upper())
-    else:
+    if active is not None and active.upper() not in SUIT_NAMES:
         raise PositionError(f"active suit {active!r} is not one of C, D, H, S")
+    if active is None:
+        if t % 13 == NINE_RANK:
+            raise PositionError(
+                f"the top card {card_name(t)} is a 9: the active suit is the one declared, not its own (T1); "
+                "give it with --active C, D, H or S"
+            )
+        suit = t // 13
+    else:
+        suit = SUIT_NAMES.index(active.upper())
     counts = np.bincount(np.array(mine + under + [t], dtype=np.int64), minlength=N_FACES)
     if counts.max() > rules.decks:
         f = int(np.argmax(counts))
@@ -111,6 +121,29 @@ def _move_name(m: int, kind: DecisionKind) -> str:
     return SUIT_NAMES[m]
 
 
+def analysis_key(pos: Position, seed: int) -> int:
+    """The decision key of an analysis of ``pos``: from ``seed`` and what the seat to move sees.
+
+    A one-way digest (BLAKE2b, 8 bytes, little-endian, as :func:`nines_sim.rng.root`) of the seed
+    and the seat to move's observation: the rules, its hand, the discard pile and top card, the
+    active suit, seats, sizes, totals and the hand's public history.  Two positions that the seat
+    sees differently get independent streams (so errors averaged over many positions average
+    out); two that it sees alike (they differ only in hidden cards) get the same one.
+
+    Returns
+    -------
+    int
+        A 64-bit key (0 .. 2**64 - 1).
+    """
+    seen = (
+        repr(pos.rules), pos.seat, sorted(pos.hands[pos.seat]), sorted(pos.pile), pos.top, pos.active, pos.dealer,
+        pos.direction, pos.sizes, len(pos.stock), pos.in_hand, pos.totals, pos.played, pos.drew_on, pos.turn,
+        pos.streak, pos.drawn, pos.reshuffles, pos.nine_starter, pos.in_tiebreak, pos.hands_played, pos.tb_hands,
+    )  # fmt: skip
+    text = b"nines-sim/analyze/" + str(seed).encode("ascii") + b"/" + repr(seen).encode("ascii")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
 def analyze(
     pos: Position,
     samples: int = 256,
@@ -118,17 +151,24 @@ def analyze(
     outcome: str = "hand",
     strategies: Sequence[str] = (),
     infer: float = 0.0,
+    seed: int | None = 0,
 ) -> Analysis:
     """Estimate every legal play of the seat to move, and ask each strategy what it would play.
 
     ``infer`` weighs the sampled hands by the draws each seat made (T1), as ``lookahead``'s setting.
+    ``seed`` picks the random stream of the samples and rollouts: each seed gives each position
+    its own stream (:func:`analysis_key`), so the estimates of different positions, or of one
+    position under different seeds, have independent errors; ``None`` uses the position's own
+    decision key (``Position.dkey``, 0 in a described position).  The strategies are asked on
+    the position as given (in a replay, with the match's own stream).
 
     Raises
     ------
     PositionError
         If the seat to move holds no legal card (it draws: there is no choice to analyse).
     """
-    batch = PositionBatch.from_positions([pos])
+    keyed = pos if seed is None else pos.with_(dkey=analysis_key(pos, seed))
+    batch = PositionBatch.from_positions([keyed])
     pol = make_lineup([policy])[0]
     eng = PositionEngine(batch, [pol] * pos.rules.players)
     idx = np.zeros(1, dtype=np.int64)
@@ -146,9 +186,10 @@ def analyze(
     mean, se = est.mean[0][ok], est.se[0][ok]
     order = np.argsort(-mean, kind="stable")
     choices: dict[str, str] = {}
+    asked = PositionBatch.from_positions([pos])
     for name in strategies:
         strat: Strategy = make_lineup([name])[0]
-        e2 = PositionEngine(batch, [strat] * pos.rules.players)
+        e2 = PositionEngine(asked, [strat] * pos.rules.players)
         choices[name] = _move_name(int(e2._decide(DecisionKind.PLAY, idx, seats, legal=legal)[0]), DecisionKind.PLAY)
     return Analysis(
         pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],
@@ -159,6 +200,27 @@ def analyze(
 def builtin_names(sees_hidden: bool) -> list[str]:
     """Built-in strategies to ask, without those that see hidden cards unless ``sees_hidden``."""
     return [n for n, c in builtin_classes().items() if sees_hidden or not c.classifier.get("sees_hidden_cards")]
+
+
+def names_to_ask(lineup: Sequence[str], sees_hidden: bool) -> list[str]:
+    """The built-ins (:func:`builtin_names`), then each strategy of ``lineup`` that is not one of them.
+
+    The lineup's own entries (plug-ins, tuned parameters, settings) are asked as written, once
+    each; one that sees hidden cards is left out unless ``sees_hidden``.
+
+    Raises
+    ------
+    StrategyNotFound
+        For a lineup entry that names no strategy.
+    """
+    out = builtin_names(sees_hidden)
+    for spec in lineup:
+        if spec in out:
+            continue
+        cls = resolve_spec(spec)[0]
+        if sees_hidden or not cls.classifier.get("sees_hidden_cards"):
+            out.append(spec)
+    return out
 
 
 def render(a: Analysis) -> list[str]:

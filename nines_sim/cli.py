@@ -876,7 +876,16 @@ INFER_DEFAULT = 1.0
 @app.command()
 def analyze(
     strategies: StrategiesArg = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run to replay.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**64 - 1,
+            help="Seed of the run to replay, and of the analysis: its samples and rollouts draw on a stream of the "
+            "seed and the position (each position its own; another seed, independent estimates).",
+        ),
+    ] = 0,
     match: Annotated[
         int | None, typer.Option("--match", "-m", min=0, help="Match to replay (with --hand, --turn).")
     ] = None,
@@ -891,7 +900,9 @@ def analyze(
     ] = 1,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
-    active: Annotated[str | None, typer.Option("--active", help="Active suit C/D/H/S when a 9 is on top.")] = None,
+    active: Annotated[
+        str | None, typer.Option("--active", help="Active suit C/D/H/S; required when a 9 is on top (T1).")
+    ] = None,
     sizes: Annotated[
         str | None, typer.Option("--sizes", help="The other seats' hand sizes, next seat first: 7,3,5.")
     ] = None,
@@ -910,10 +921,12 @@ def analyze(
     """Estimate every legal play of one position, and show what each built-in strategy would play.
 
     Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or describe a position
-    (--cards, --top, --sizes): you are seat 0 and it is your turn.
+    (--cards, --top, --sizes; --active when a 9 is on top): you are seat 0 and it is your turn.  The lineup's
+    own strategies (plug-ins, tuned parameters) are asked too.  --seed picks the analysis's random stream:
+    each position gets its own, so estimates of many positions have independent errors.
     """
     from nines_sim.analyze import analyze as run_analysis
-    from nines_sim.analyze import builtin_names, position_from_cards, position_from_replay, render
+    from nines_sim.analyze import names_to_ask, position_from_cards, position_from_replay, render
     from nines_sim.position import PositionError
     from nines_sim.registry import StrategyNotFound
     from nines_sim.search import policy_names
@@ -927,9 +940,9 @@ def analyze(
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
         if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
+    names = list(strategies or [])
     try:
         if match is not None:
-            names = list(strategies or [])
             if not names:
                 from nines_sim.tournament import DEFAULT_LINEUP
 
@@ -951,7 +964,8 @@ def analyze(
             n = _players_wanted(players, rule)[0] or len(size_list) + 1
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
-        res = run_analysis(pos, samples, policy, outcome, builtin_names(sees_hidden=match is not None), infer)
+        asked = names_to_ask(names, sees_hidden=match is not None)
+        res = run_analysis(pos, samples, policy, outcome, asked, infer, seed)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, card_name, hand_faces, words_of
+from nines_sim.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
 from nines_sim.engine import RUNNING, BatchEngine, penalty_points
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
@@ -28,6 +28,11 @@ from nines_sim.strategy import DecisionKind, Strategy
 
 class PositionError(ValueError):
     """A position that cannot occur; the message says what is wrong in one line."""
+
+
+def _suit_name(suit: int) -> str:
+    """A suit by its letter (C, D, H, S), or the number when it is none of them."""
+    return SUIT_NAMES[suit] if 0 <= suit < len(SUIT_NAMES) else str(suit)
 
 
 @dataclass(frozen=True)
@@ -159,10 +164,10 @@ class Position:
             raise PositionError(f"direction must be +1 or -1, not {self.direction}")
         if FACE_RANK[self.top] == NINE_RANK:
             if not 0 <= self.active <= 3:
-                raise PositionError(f"active suit {self.active} is not a suit 0..3 (T3)")
+                raise PositionError(f"active suit {self.active} is not a suit 0..3 (C, D, H, S; T3)")
         elif self.active != FACE_SUIT[self.top]:
             raise PositionError(
-                f"active suit {self.active} differs from the suit of the top card {card_name(self.top)} "
+                f"active suit {_suit_name(self.active)} differs from the suit of the top card {card_name(self.top)} "
                 f"though it is not a 9 (T1, T3)"
             )
 

@@ -17,7 +17,10 @@ What is public narrows the deal:
 - Draws (T1), optional (``infer``): a player who drew while suit ``s`` was
   active held no card of suit ``s`` and no 9 at that moment.  Such cards may
   have been drawn since, so they are made less likely in that hand, not
-  excluded (:func:`hand_weights`).
+  excluded (:func:`hand_weights`).  Each seat's hand follows its own draws,
+  whatever its place in the deal order: the deal's law is close to the one in
+  which a deal's probability is proportional to the product, over the other
+  hands' cards, of their seat's weight (see :mod:`nines_sim.sampler_kernel`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ ONE = np.uint64(1)
 #: Stream purposes of the sampler, under the decision root (see :mod:`nines_sim.rng`).
 SAMPLE_CARDS = 40
 SAMPLE_KEYS = 41
+SAMPLE_SWAPS = 42
+#: Sweeps of swaps over the hidden hands' cards that bring each seat's hand to its own weights
+#: when two or more hidden seats are dealt (:func:`nines_sim.sampler_kernel.deal_samples`, step 3).
+SWEEPS = 8
 
 
 def _count_words(words: list[np.ndarray]) -> np.ndarray:
@@ -143,7 +150,8 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     stock = np.zeros((R, S), dtype=np.int8)
     base = obs.random(salt)
     deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
-                 hand_weights(obs, infer), sizes, obs.stock_size.astype(np.int64), hands, stock)  # fmt: skip
+                 hand_weights(obs, infer), sizes, obs.stock_size.astype(np.int64), hands, stock,
+                 purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
     seat = obs.seat[g]
     for d in range(D):
         hands[d][np.arange(R), seat] = obs.hand[d][g]

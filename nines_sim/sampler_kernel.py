@@ -8,15 +8,26 @@ per seat and face; per sample it
 1. picks the cards that go to the hands from the cards that may be in the
    stock (weighted by how likely a hand holds each), and adds the cards that
    must be in a hand,
-2. deals those cards to the other seats in seat order (weighted per seat),
-3. shuffles what is left into the stock.
+2. deals those cards to the other seats in seat order (weighted per seat; the
+   last seat dealt takes what is left),
+3. with two or more other seats dealt and some weight not 1, makes Metropolis
+   swaps of cards between those hands and the stock (:func:`_swap`), so that
+   every seat's hand follows its own weights whatever its place in the order
+   (steps 1 and 2 alone weigh the cards of the last seat by an average over the
+   seats, or not at all),
+4. shuffles what is left into the stock.
 
-With every weight 1 each step is a uniform choice: the deal is uniform among
-all deals that agree with the public sizes and with the cards that must be
-in a hand.  Weighted picks are sequential draws without replacement, each card
+The law aimed at gives a deal a probability proportional to the product, over
+the other hands' cards, of their seat's weight (draws as independent evidence
+on each card, as :func:`nines_sim.sampler.hand_weights` sets them).  Heads-up
+step 1 already weighs by the one other seat (sequential draws, close to that
+law), and step 3 is skipped, so heads-up samples are those of the first
+version.  With every weight 1 each step is a uniform choice: the deal is
+uniform among all deals that agree with the public sizes and with the cards
+that must be in a hand.  Weighted picks are sequential draws without replacement, each card
 with probability proportional to its weight.  Each sample draws its random
-words from the decision's stream with its own counters, so it is the same in
-any batch or process.
+words from the decision's stream with its own counters (those of step 3 under
+their own purpose), so it is the same in any batch or process.
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ from nines_sim.kernel import below, stream
 #: Random words one sample may use (its counters are ``k * WORDS + i``).
 WORDS = 1 << 10
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TO_UNIT32 = 1.0 / 4294967296.0  # 2**-32
 
 
 def purpose_word(purpose: int) -> np.uint64:
@@ -74,8 +87,41 @@ def _weight(ids, lo, hi, w):
     return total
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR0913
+    """Metropolis swaps of two cards between holders (other seats, the stock) of one sample.
+
+    ``face[:H]`` are the hands' cards (seat ``holder[i]``), ``face[H:T]`` the
+    stock's (holder ``P``); ``wt[holder, face]`` is a card's weight at a holder
+    (a seat's own weight; in the stock 1, or 0 for a card that must be in a
+    hand).  Proposal ``p`` takes hand slot ``p % H`` and a slot drawn uniformly
+    from all ``T`` (a symmetric proposal); the two cards change holders with
+    probability ``min(1, ratio)`` of the deal's weight after and before, the
+    weight of a deal being the product of its cards' weights at their holders.
+    Each proposal keeps the law proportional to that weight, so the swaps only
+    move the deal towards it.  One random word per proposal: its high half picks
+    the slot, its low half accepts.
+    """
+    i = -1
+    for p in range(proposals):
+        i = i + 1 if i + 1 < H else 0
+        x = stream(key, purpose, ctr + p)
+        j = below(x, T)
+        hi = holder[i]
+        hj = holder[j]
+        if hi == hj:
+            continue
+        fi = face[i]
+        fj = face[j]
+        before = wt[hi, fi] * wt[hj, fj]
+        after = wt[hi, fj] * wt[hj, fi]
+        if after >= before or np.float64(x & _LOW32) * _TO_UNIT32 * before < after:
+            face[i] = fj
+            face[j] = fi
+
+
 @njit(cache=True, error_model="numpy")
-def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock):  # noqa: PLR0913
+def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps):  # noqa: PLR0913
     """Deal ``K`` samples of each of ``n`` games.
 
     Parameters
@@ -100,6 +146,11 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
         uint64, (D, n K, P), zeros: filled with the dealt hands, count-coded.
     stock : numpy.ndarray
         int8, (n K, 52 D), zeros: filled with the stock, next card first.
+    swap_purpose : numpy.uint64
+        The stream purpose of step 3's swaps (:func:`purpose_word`).
+    sweeps : int
+        Swaps per sample in step 3: ``sweeps`` times the cards dealt to the other
+        hands (at most :data:`WORDS`); 0 skips step 3.
 
     Returns
     -------
@@ -118,6 +169,9 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     tmp = np.empty(S, dtype=np.int64)
     q = np.empty(N_FACES, dtype=np.float64)
     dropped = np.zeros(n, dtype=np.bool_)
+    holder = np.empty(S, dtype=np.int64)
+    face = np.empty(S, dtype=np.int64)
+    wt = np.empty((P + 1, N_FACES), dtype=np.float64)
     for g in range(n):
         na = 0
         nb = 0
@@ -169,6 +223,25 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                     b_ids[nh] = b_ids[i]
                     b_ids[i] = t
                     nh += 1
+        last = -1
+        hidden = 0
+        lo = 0
+        for s in range(P):
+            if sizes[g, s] > 0:
+                last = s
+                hidden += 1
+                for i in range(lo, lo + sizes[g, s]):
+                    holder[i] = s
+                lo += sizes[g, s]
+        swaps = hidden > 1 and sweeps > 0
+        if swaps:  # step 3's holders of the stock's slots and weight of each face at each holder
+            for i in range(H, S):
+                holder[i] = P
+            for s in range(P):
+                for f in range(N_FACES):
+                    wt[s, f] = weight[g, s, f]
+            for f in range(N_FACES):
+                wt[P, f] = 1.0 if dropped[g] or not must_hand[g, f] else 0.0
         for k in range(K):
             r = g * K + k
             ctr = k * WORDS
@@ -216,10 +289,6 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                 for i in range(take):
                     pool[na + i] = ids[i]
             # 2. the hands, seat after seat; the last seat dealt to takes what is left
-            last = -1
-            for s in range(P):
-                if sizes[g, s] > 0:
-                    last = s
             lo = 0
             for s in range(P):
                 h = sizes[g, s]
@@ -230,6 +299,21 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                     for i in range(lo, lo + h):
                         total = _pick(pool, i, H, weight[g, s], uniform, stream(base[g], purpose, ctr), total)
                         ctr += 1
+                lo += h
+            # 3. several hidden seats with evidence: swaps towards each seat's own weights
+            if swaps and not uniform:
+                for i in range(H):
+                    face[i] = pool[i] % N_FACES
+                for i in range(take, nb):
+                    face[H + i - take] = ids[i] % N_FACES
+                _swap(face, holder, H + nb - take, H, wt, base[g], swap_purpose, k * WORDS, min(sweeps * H, WORDS))
+                for i in range(H):
+                    pool[i] = face[i]
+                for i in range(take, nb):
+                    ids[i] = face[H + i - take]
+            lo = 0
+            for s in range(P):
+                h = sizes[g, s]
                 for i in range(lo, lo + h):
                     f = pool[i] % N_FACES
                     bit = np.uint64(1) << np.uint64(f)
@@ -238,7 +322,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                     else:
                         hands[0, r, s] |= bit
                 lo += h
-            # 3. the stock: the rest, shuffled
+            # 4. the stock: the rest, shuffled
             for i in range(take, nb):
                 j = i + below(stream(base[g], purpose, ctr), nb - i)
                 ctr += 1

@@ -24,12 +24,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nines_sim.cards import NINE_RANK
 from nines_sim.engine import next_seat_table
 from nines_sim.position import PositionBatch, play_out
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 #: Rows (positions) played out together at most; bigger decisions are cut by games.
 MAX_ROWS = 1 << 15
+#: A 9 searched together with the suit it declares (``nines="with-suit"``): move ``NINE_SUIT + 4 * face + suit``.
+NINE_SUIT = 1 << 10
+#: Standard errors by which a 9 with a suit must beat the plain 9 (the policy's suit) to stay a candidate.
+NINE_SUIT_Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -50,10 +55,16 @@ class Estimate:
     moves: np.ndarray
     mean: np.ndarray
     se: np.ndarray
+    #: float64, (n, C, K): each sample's outcome (nan where there is no candidate).
+    values: np.ndarray | None = None
 
 
-def candidates(obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
+def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: bool | str = False) -> np.ndarray:
     """The candidate moves of each game of a decision.
+
+    ``nine_suits``: each legal 9 that is not the seat's last card is four candidates of ``play``,
+    the 9 with each suit it may declare (T3), coded ``NINE_SUIT + 4 * face + suit``; ``"clear"``:
+    the plain 9 (its suit declared later) stays a candidate too.
 
     Returns
     -------
@@ -72,6 +83,15 @@ def candidates(obs: Observation, card: np.ndarray | None = None) -> np.ndarray:
     faces.sort(axis=1)
     C = max(int(bits.sum(axis=1).max(initial=0)), 1)
     out = np.where(faces[:, :C] == 99, -1, faces[:, :C]).astype(np.int64)
+    if nine_suits:
+        nine = (out >= 0) & (out % 13 == NINE_RANK) & (obs.hand_sizes[np.arange(n), obs.seat] > 1)[:, None]
+        if nine.any():
+            with_suit = np.where(nine[:, :, None], NINE_SUIT + 4 * out[:, :, None] + np.arange(4), -1)
+            rest = out if nine_suits == "clear" else np.where(nine, -1, out)
+            both = np.concatenate([rest, with_suit.reshape(n, -1)], axis=1)
+            key = np.where(both >= 0, 0, 1)  # the candidates first, in order; then the padding
+            both = np.take_along_axis(both, np.argsort(key, axis=1, kind="stable"), axis=1)
+            out = both[:, : int((both >= 0).sum(axis=1).max())]
     if obs.players and obs._pub.rules.pair_of_nines:
         pl = obs.pair_legal
         if pl.any():
@@ -88,7 +108,12 @@ def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np
     force = np.full(batch.n, -1, dtype=np.int64)
     nxt = next_seat_table(P)
     if kind == DecisionKind.PLAY:
-        return moves.copy()
+        force = moves.copy()
+        ns = moves >= NINE_SUIT
+        if ns.any():  # the 9 and its suit, played here as the engine plays them (T3); the next seat is to move
+            force[ns] = -1
+            _play_nine(batch, np.flatnonzero(ns), (moves[ns] - NINE_SUIT) // 4, (moves[ns] - NINE_SUIT) % 4)
+        return force
     if kind == DecisionKind.PLAY_DRAWN:
         yes = moves == 1
         force[yes] = card[yes]  # type: ignore[index]
@@ -113,6 +138,38 @@ def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np
         a["turn"] += 1  # type: ignore[operator]
         a["streak"][:] = 0  # type: ignore[index]
     return force
+
+
+def _play_nine(batch: PositionBatch, rows: np.ndarray, face: np.ndarray, suit: np.ndarray) -> None:
+    """Play a 9 (not the seat's last card) and declare ``suit`` in positions ``rows``, as the engine does.
+
+    The 9 leaves the hand (a second copy first, as the engine takes it), the old top card goes under,
+    the suit becomes active, the streak of turns without a play restarts, the turn ends and the next
+    seat in the direction of play is to move (T1, T3, T7).
+    """
+    a = batch.arrays
+    P, D = batch.rules.players, batch.rules.decks
+    seat = a["seat"][rows]  # type: ignore[index]
+    bit = np.uint64(1) << face.astype(np.uint64)
+    hands = a["hands"]
+    second = (hands[D - 1][rows, seat] & bit) != 0 if D == 2 else np.zeros(rows.size, dtype=bool)  # type: ignore[index]
+    for d, which in ((D - 1, second), (0, ~second)):
+        r, s_ = rows[which], seat[which]
+        hands[d][r, s_] &= ~bit[which]  # type: ignore[index]
+    a["ncards"][rows, seat] -= 1  # type: ignore[index]
+    top = a["top"][rows].astype(np.uint64)  # type: ignore[index]
+    tbit = np.uint64(1) << top
+    under = a["under"]
+    below2 = (under[0][rows] & tbit) != 0 if D == 2 else np.zeros(rows.size, dtype=bool)  # type: ignore[index]
+    under[D - 1][rows[below2]] |= tbit[below2]  # type: ignore[index]
+    under[0][rows[~below2]] |= tbit[~below2]  # type: ignore[index]
+    a["top"][rows] = face  # type: ignore[index]
+    a["active"][rows] = suit  # type: ignore[index]
+    a["played"][rows] |= bit  # type: ignore[index]
+    a["streak"][rows] = 0  # type: ignore[index]
+    a["turn"][rows] += 1  # type: ignore[index]
+    base = (a["seats_mask"][rows] * 2 + a["dirbit"][rows]) * P  # type: ignore[index, operator]
+    a["seat"][rows] = next_seat_table(P)[base + seat]  # type: ignore[index]
 
 
 def evaluate(
@@ -155,7 +212,7 @@ def evaluate(
     se = np.zeros((n, C))
     mean[ok] = values[ok].mean(axis=1)
     se[ok] = values[ok].std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
-    return Estimate(moves, mean, se)
+    return Estimate(moves, mean, se, values)
 
 
 def sample_values(
@@ -197,6 +254,27 @@ def sample_values(
     return out
 
 
+def _nine_suits_clearly_better(est: Estimate, z: float = NINE_SUIT_Z) -> np.ndarray:
+    """``est.mean`` with each 9-with-a-suit candidate that does not clearly beat its plain 9 set to -inf.
+
+    The plain 9 is played with the rollout policy's suit; a 9 with a suit stays a candidate only where its
+    paired advantage over the plain 9 (same samples and rollout streams) exceeds ``z`` standard errors:
+    a maximum over four noisy suits alone would favour playing 9s.
+    """
+    mean = est.mean.copy()
+    moves = est.moves
+    K = est.values.shape[2]  # type: ignore[union-attr]
+    for g, c in zip(*np.nonzero(moves >= NINE_SUIT), strict=True):
+        plain = np.flatnonzero(moves[g] == (moves[g, c] - NINE_SUIT) // 4)
+        if not plain.size or K < 2:
+            continue
+        d = est.values[g, c] - est.values[g, plain[0]]  # type: ignore[index]
+        sd = d.std(ddof=1)
+        if not d.mean() > z * sd / np.sqrt(K):
+            mean[g, c] = -np.inf
+    return mean
+
+
 def choose(obs: Observation, est: Estimate) -> np.ndarray:
     """The candidate with the best mean per game; ties broken by the decision's random stream.
 
@@ -221,6 +299,7 @@ def search(
     card: np.ndarray | None = None,
     rounds: int = 1,
     pair: np.ndarray | None = None,
+    nine_suits: bool | str = False,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -238,13 +317,18 @@ def search(
         after each round only the better half of the candidates (at least two)
         goes on, with ``samples`` fresh rollouts each, and the choice is made on
         all the rollouts a candidate got (samples go where the decision is close).
+    nine_suits : bool or "clear"
+        Search each 9 together with each suit it may declare (:func:`candidates`); ``"clear"``: the
+        plain 9 too, and a 9 with a suit only counts where it clearly beats the plain 9
+        (:data:`NINE_SUIT_Z` standard errors of the paired difference).
 
     Returns
     -------
     numpy.ndarray
-        int64, (n,): faces / suits, or 1/0 for ``play_drawn``.
+        int64, (n,): faces / suits, or 1/0 for ``play_drawn``; with ``nine_suits``, a 9 and
+        its suit as ``NINE_SUIT + 4 * face + suit``.
     """
-    moves = candidates(obs, card)
+    moves = candidates(obs, card, nine_suits)
     n_cand = (moves >= 0).sum(axis=1)
     out = moves[:, 0].copy()
     todo = np.flatnonzero(n_cand > 1)
@@ -264,7 +348,9 @@ def search(
         for r in range(rounds):
             worlds = worlds_of(sub, samples, sel, r)
             est = evaluate(sub, worlds, np.where(alive, mv, -1), policy, outcome, drawn, pr)
-            total += np.where(alive, est.mean, 0.0)
+            mean = _nine_suits_clearly_better(est) if nine_suits == "clear" else est.mean
+            alive &= mean > -np.inf
+            total += np.where(alive, mean, 0.0)
             if r == rounds - 1:
                 break
             # keep the better half (at least two) of each game's candidates still in play

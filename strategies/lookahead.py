@@ -8,8 +8,8 @@ import numpy as np
 
 from nines_sim.params import Param, ParamError
 from nines_sim.registry import make_lineup
-from nines_sim.search import policy_names, search
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.search import NINE_SUIT, _subset, policy_names, search
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 if TYPE_CHECKING:
     from nines_sim.position import PositionBatch
@@ -18,8 +18,25 @@ if TYPE_CHECKING:
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
     ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
-    ("outcome", "choice", "hand", None, ("hand", "match"), "score a rollout by the hand's penalties or the match"),
+    (
+        "outcome",
+        "choice",
+        "hand",
+        None,
+        ("hand", "match", "near-end"),
+        "score a rollout by the hand's penalties or the match; near-end: the match once a total is within "
+        "30 points of the target, else the hand",
+    ),
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
+    (
+        "nines",
+        "choice",
+        "apart",
+        None,
+        ("apart", "with-suit", "clear-suit"),
+        "apart: a 9 is searched as a card, its suit in a search of its own; with-suit: each 9 with each suit "
+        "as one candidate; clear-suit: both, a 9 with a suit kept only where it clearly beats the plain 9",
+    ),
     (
         "infer",
         "float",
@@ -29,6 +46,10 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
     ),
 )
+
+
+#: ``outcome="near-end"``: rollouts score the match once some total is this many points from the target.
+NEAR_END = 30
 
 
 class SettingError(ValueError):
@@ -66,6 +87,8 @@ class Lookahead(Strategy):
         #: (decision key, turn) of the games where this player just played two 9s together (V4):
         #: their declaration is searched with the next seat skipped.
         self._pairs: set[tuple[int, int]] = set()
+        #: (decision key, turn) -> suit of the games where this player just played a 9 chosen with its suit.
+        self._suits: dict[tuple[int, int], int] = {}
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
         from nines_sim.sampler import sample_positions  # compiled: loaded when a search first samples
@@ -73,8 +96,28 @@ class Lookahead(Strategy):
         return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
+        if self.outcome == "near-end":
+            rules = obs._pub.rules
+            near = (
+                (obs.totals.max(axis=1) + NEAR_END >= rules.target)
+                if not rules.fixed_hands
+                else np.ones(obs.n, dtype=bool)
+            )
+            if near.any() and not near.all():
+                out = np.empty(obs.n, dtype=np.int64)
+                for part, outcome in ((np.flatnonzero(~near), "hand"), (np.flatnonzero(near), "match")):
+                    sub = _subset(obs, part)
+                    out[part] = self._search(sub, outcome, None if card is None else card[part],
+                                             None if pair is None else pair[part])  # fmt: skip
+                return out
+            return self._search(obs, "match" if near.all() else "hand", card, pair)
+        return self._search(obs, self.outcome, card, pair)
+
+    def _search(self, obs: Observation, outcome: str, card: np.ndarray | None, pair: np.ndarray | None) -> np.ndarray:
         self.decisions += obs.n
-        return search(obs, self._worlds, self.samples, self._policy, self.outcome, card, self.rounds, pair)
+        joint = {"apart": False, "with-suit": True, "clear-suit": "clear"}[self.nines]
+        more = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
+        return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
 
     @staticmethod
     def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
@@ -84,15 +127,28 @@ class Lookahead(Strategy):
         out = self._decide(obs)
         if obs.players and obs._pub.rules.pair_of_nines:
             self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+        joint = np.flatnonzero(out >= NINE_SUIT)
+        if joint.size:  # a 9 chosen with its suit: the declaration that follows is already decided
+            code = out[joint] - NINE_SUIT
+            out[joint] = code // 4
+            self._suits.update(zip(self._turn_keys(obs, joint), (code % 4).tolist(), strict=True))
         return out
 
     def declare(self, obs: Observation) -> np.ndarray:
+        keys = self._turn_keys(obs, np.arange(obs.n)) if self._pairs or self._suits else []
+        known = np.array([self._suits.pop(k, -1) for k in keys], dtype=np.int64)
         pair = None
         if self._pairs:
-            keys = self._turn_keys(obs, np.arange(obs.n))
             pair = np.array([k in self._pairs for k in keys], dtype=bool)
             self._pairs.difference_update(keys)
-        return self._decide(obs, pair=pair)
+        if not known.size or (known < 0).all():
+            return self._decide(obs, pair=pair)
+        out = known.copy()
+        rest = np.flatnonzero(known < 0)
+        if rest.size:
+            sub = _subset(obs, rest)
+            out[rest] = self._decide(sub, pair=None if pair is None else pair[rest])
+        return out
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
         return self._decide(obs, card) == 1

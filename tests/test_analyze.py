@@ -46,3 +46,63 @@ def test_bad_positions_and_options_get_one_line_and_exit_code_2(args, words):
     assert res.exit_code == 2
     assert words in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_a_nine_on_top_needs_the_declared_suit():
+    # T1: with a 9 on top the declared suit rules, not the 9's printed one; there is no default to guess.
+    res = run("--cards", "KC 3H", "--top", "9C", "--sizes", "3")
+    assert res.exit_code == 2
+    assert "is a 9" in res.output and "--active" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    res = run("--cards", "KC 3H", "--top", "9C", "--sizes", "3", "--active", "h", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    assert "active suit H" in res.output
+    plays = [ln.split()[0] for ln in res.output.splitlines() if ln.startswith("  ")]
+    assert plays == ["3H"]  # KC follows neither hearts nor the 9
+
+
+def test_errors_name_suits_by_letter():
+    res = run("--cards", "KC 3H", "--top", "5D", "--sizes", "3", "--active", "H")
+    assert res.exit_code == 2
+    assert "active suit H differs from the suit of the top card 5D" in res.output
+    assert "active suit 2" not in res.output
+
+
+def test_the_lineup_s_own_strategies_are_asked_too():
+    plug = "nines_sim.lowest_first:LowestFirst"
+    res = run("expert", plug, "--players", "2", "--seed", "3", "--match", "2", "--turn", "4", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    asked = next(ln for ln in res.output.splitlines() if ln.startswith("What each strategy plays"))
+    assert f"{plug} " in asked and "expert " in asked and "clairvoyant " in asked
+    res = run(plug, "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    assert f"{plug} 3D" in res.output  # the lowest legal card; a described position asks it too
+    res = run("no-such-strategy", "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5")
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
+
+
+def _estimates(output: str) -> list[str]:
+    return [ln for ln in output.splitlines() if ln.startswith("  ")]
+
+
+def test_seed_picks_the_analysis_stream_and_each_position_has_its_own():
+    args = ("--cards", "KC 9H 3D 5C", "--top", "5D", "--sizes", "7,3,5", "--samples", "16")
+    first, again, other = run(*args), run(*args, "--seed", "0"), run(*args, "--seed", "1")
+    assert first.exit_code == again.exit_code == other.exit_code == 0
+    assert _estimates(first.output) == _estimates(again.output)  # --seed 0 is the default
+    assert _estimates(first.output) != _estimates(other.output)
+    assert "--seed" in CliRunner().invoke(app, ["analyze", "--help"]).output
+
+
+def test_the_analysis_key_follows_what_the_seat_to_move_sees_and_the_seed():
+    from nines_sim.analyze import analysis_key, position_from_cards
+    from nines_sim.rules import make_rules
+
+    rules = make_rules("classic", players=3)
+    a = position_from_cards(rules, "KC 9H 3D", "5D", [7, 5])
+    b = position_from_cards(rules, "KC 9H 4D", "5D", [7, 5])
+    hidden = a.hands[1] + a.hands[2]
+    swapped = a.with_(hands=(a.hands[0], hidden[7:] + hidden[:2], hidden[2:7]))  # other hidden cards, same view
+    assert swapped.hands != a.hands
+    assert analysis_key(a, 0) == analysis_key(swapped, 0)
+    assert len({analysis_key(a, 0), analysis_key(b, 0), analysis_key(a, 1)}) == 3

@@ -213,3 +213,91 @@ def test_clairvoyant_has_no_infer_setting_and_says_which_it_has():
     with pytest.raises(Exception, match="clairvoyant has no parameter 'infer'; its parameters are: samples"):
         make_lineup(["clairvoyant:infer=1"])
     assert make_lineup(["lookahead:infer=0"])[0].infer == 0
+
+
+@pytest.mark.parametrize("preset", ["classic", "double-nines"])
+def test_a_nine_searched_with_a_suit_is_valued_as_the_engine_plays_the_nine_then_that_suit(preset):
+    # Same samples and rollout streams: the 9 played with the suit expert would declare (D, its only
+    # suit after the 9) rolls out exactly as the 9 forced alone with expert declaring, sample by sample.
+    from nines_sim.sampler import sample_positions
+    from nines_sim.search import NINE_SUIT, candidates, evaluate
+
+    rules = make_rules(preset, players=3)
+    mine, top = _cards("9C KD 8D 3D"), parse_card("AD")
+    rest = [f for f in range(52) for _ in range(rules.decks)]
+    for f in (*mine, top):
+        rest.remove(f)
+    rest = np.random.default_rng(1).permutation(rest).tolist()
+    pos = Position(rules, (mine, tuple(rest[:5]), tuple(rest[5:9])), tuple(rest[9:]), (), top, int(top // 13),
+                   seat=0, dealer=2, turn=3)  # fmt: skip
+    eng = PositionEngine(PositionBatch.from_positions([pos]), make_lineup(["expert"] * 3))
+    idx = np.zeros(1, dtype=np.int64)
+    obs = eng.observe(
+        idx, eng.seat.copy(), DecisionKind.PLAY, eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
+    )
+    policy = make_lineup(["expert"])[0]
+    apart, joint = candidates(obs), candidates(obs, nine_suits=True)
+    nine = parse_card("9C")
+    assert sorted(joint[0].tolist()) == sorted([f for f in apart[0].tolist() if f != nine]
+                                               + [NINE_SUIT + 4 * nine + s for s in range(4)])  # fmt: skip
+    worlds = sample_positions(obs, 64)
+    a = evaluate(obs, worlds, apart, policy)
+    b = evaluate(obs, worlds, joint, policy)
+    value = dict(zip(b.moves[0].tolist(), b.mean[0].tolist(), strict=True))
+    for m, v in zip(a.moves[0].tolist(), a.mean[0].tolist(), strict=True):
+        assert value[NINE_SUIT + 4 * nine + 1 if m == nine else m] == v
+    assert len({round(value[NINE_SUIT + 4 * nine + s], 9) for s in range(4)}) > 1  # the suit matters
+
+
+@pytest.mark.parametrize("preset, nines", [("classic", "with-suit"), ("double-nines+skip-reverse", "clear-suit")])
+def test_nines_with_suit_plays_legally_and_the_same_for_any_batch_size(preset, nines):
+    from tests.test_properties import run_checked
+
+    rules = make_rules(preset)
+    strat = Lookahead(samples=4, nines=nines)
+    _, res = run_checked(rules, 3, seed=2, names=[strat, "random", "hold-nines", "dump-faces"])
+    assert len(res.match) == 3 and np.allclose(res.win_share.sum(axis=1), 1.0)
+    r2 = make_rules("classic", players=2)
+    la = Lookahead(samples=8, nines=nines)
+    one = simulate(r2, [la, "expert"], 6, seed=4, batch_size=6)
+    two = simulate(r2, [la, "expert"], 6, seed=4, batch_size=2)
+    assert np.array_equal(one.totals, two.totals)
+    assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
+    assert not la._suits  # every 9 chosen with its suit was followed by that declaration
+
+
+def test_clear_suit_keeps_a_nine_with_a_suit_only_where_it_clearly_beats_the_plain_nine():
+    from nines_sim.search import NINE_SUIT, Estimate, _nine_suits_clearly_better
+
+    nine = parse_card("9C")
+    moves = np.array([[parse_card("3D"), nine, NINE_SUIT + 4 * nine + 2, NINE_SUIT + 4 * nine + 3]])
+    noise = np.random.default_rng(0).normal(size=64)
+    plain = 1.0 + noise
+    values = np.stack([np.zeros(64), plain, plain + 0.5 + 0.1 * noise[::-1], plain + 0.01 * noise[::-1]])[None]
+    est = Estimate(moves, values.mean(axis=2), values.std(axis=2, ddof=1) / 8, values)
+    mean = _nine_suits_clearly_better(est)
+    # 9C with hearts gains 0.5 on every sample (paired t ~ 40): kept; with spades, a gain of noise: dropped
+    assert mean[0, 2] == est.mean[0, 2] and mean[0, 3] == -np.inf
+    assert np.array_equal(mean[0, :2], est.mean[0, :2])
+
+
+def test_near_end_scores_the_match_only_in_games_where_a_total_nears_the_target(monkeypatch):
+    import nines_sim.strategies.lookahead as mod
+
+    asked = []
+
+    def fake_search(obs, worlds_of, samples, policy, outcome, card=None, rounds=1, pair=None):
+        asked.append((outcome, obs.totals.max(axis=1).tolist()))
+        return np.full(obs.n, -1, dtype=np.int64)
+
+    monkeypatch.setattr(mod, "search", fake_search)
+    la = Lookahead(samples=2, outcome="near-end")
+    near = 100 - mod.NEAR_END
+    positions = [
+        position("KH 9S", "2C 3C", "7H").with_(totals=(t, 0)) for t in (near - 1, near, 5)
+    ]  # the target is 100 (S2)
+    eng = PositionEngine(PositionBatch.from_positions(positions), [la, make_lineup(["expert"])[0]])
+    idx = np.arange(3)
+    legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
+    la.play(eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY, legal))
+    assert sorted(asked) == [("hand", [near - 1, 5]), ("match", [near])]

@@ -83,7 +83,7 @@ def test_a_hand_built_position_where_seat_0_goes_out():
     [
         (dict(hands=(_cards("KC 2D 3H"), _cards("4S KC"))), "appears 2 times"),
         (dict(stock=()), "holds 6 cards, not 52"),
-        (dict(active=2), "active suit 2 differs"),
+        (dict(active=2), "active suit H differs"),
         (dict(seat=5), "seat to move 5"),
         (dict(in_hand=(True, False)), "seat 1 is not in this hand but holds 2 cards"),
     ],

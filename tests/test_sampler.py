@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+from math import comb
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nines_sim.cards import N_FACES, NINES
 from nines_sim.engine import BatchEngine, penalty_points
-from nines_sim.position import PositionEngine
+from nines_sim.position import Position, PositionBatch, PositionEngine
 from nines_sim.registry import make_lineup
 from nines_sim.rules import make_rules
 from nines_sim.sampler import sample_positions
@@ -106,9 +110,11 @@ def _never_played_unseen(obs, eng_hands_own):
     return ~(own | pile | played | top)
 
 
-def test_T5_after_a_reshuffle_never_played_cards_are_in_hands_in_the_deal_and_in_every_sample():
+@pytest.mark.parametrize("infer", [0.0, 1.0])
+def test_T5_after_a_reshuffle_never_played_cards_are_in_hands_in_the_deal_and_in_every_sample(infer):
     # The stock is empty when the pile is shuffled into it, so a face never played this hand cannot
-    # be in the stock after a reshuffle.  Checked first on the engine's true state, then on samples.
+    # be in the stock after a reshuffle.  Checked first on the engine's true state, then on samples
+    # (with draw inference too: its swaps between the 4-seat table's hands and the stock keep the rule).
     eng, obs = _observe_after("draw-until-playable", 5, 64, 30)
     live = obs.public("reshuffles") > 0
     assert live.sum() >= 10  # enough games that did reshuffle
@@ -119,7 +125,7 @@ def test_T5_after_a_reshuffle_never_played_cards_are_in_hands_in_the_deal_and_in
         stock_faces[b, eng.stock[b, eng.stock_pos[b] : eng.stock_end[b]]] = True
     assert never.any() and not (never & stock_faces).any()
     K = 8
-    batch = sample_positions(obs, K)
+    batch = sample_positions(obs, K, infer=infer)
     a = batch.arrays
     g = np.repeat(rows, K)
     for r in range(obs.n * K):
@@ -160,3 +166,102 @@ def test_T1_draws_make_the_suits_drawn_on_rarer_in_that_hand_as_in_the_true_deal
     se = np.sqrt(true.var() / true.size + plain.var() / plain.size)
     assert true.mean() < plain.mean() - 3 * se
     assert inferred.mean() < plain.mean() - 3 * np.sqrt(inferred.var() / inferred.size + plain.var() / plain.size)
+
+
+def _drew_on_hearts(players: int, drawer: int) -> tuple[object, int]:
+    """Seat 0 to move at a classic table; ``drawer`` drew while hearts were active (and holds no heart, no 9).
+
+    Returns the observation and the faces (bitmask) that draw makes rarer in the drawer's hand.
+    """
+    rules = make_rules("classic", players=players)
+    top = 47  # 9S, declared hearts
+    flagged = [f for f in range(N_FACES) if f // 13 == 2 or f % 13 == 8]
+    rest = [f for f in np.random.default_rng(players * 10 + drawer).permutation(N_FACES).tolist() if f != top]
+    drawer_hand = [f for f in rest if f not in flagged][:7]
+    rest = [f for f in rest if f not in drawer_hand]
+    hands = []
+    for s in range(players):
+        hands.append(tuple(drawer_hand) if s == drawer else tuple(rest[:7]))
+        rest = rest if s == drawer else rest[7:]
+    drew = tuple(4 if s == drawer else 0 for s in range(players))  # bit 2: hearts
+    pos = Position(rules, tuple(hands), tuple(rest), (), top, 2, seat=0, dealer=players - 1, drew_on=drew, turn=players)
+    eng = PositionEngine(PositionBatch.from_positions([pos]), make_lineup(["expert"] * players))
+    idx = np.zeros(1, dtype=np.int64)
+    legal = eng.hands[0][idx, eng.seat] & eng.legal_tab[eng.top * 4 + eng.active]
+    mask = sum(1 << f for f in flagged if f not in hands[0] and f != top)
+    return eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY, legal), mask
+
+
+@pytest.mark.parametrize("players, drawer", [(p, d) for p in (3, 4, 6) for d in range(1, p)])
+def test_T1_every_seat_s_sampled_hand_follows_its_own_draws_whatever_its_place_in_the_deal(players, drawer):
+    # The law aimed at: a deal's probability is proportional to the product of the hands' card weights.
+    # Only the drawer's weights differ from 1 here (eps on the F unseen hearts and 9s), so the number m of
+    # them in its h cards has P(m) ~ eps^m C(F, m) C(N - F, h - m), and given that hand the other hands and
+    # the stock share the rest uniformly.  The first version gave the drawer a heart or a 9 in 7-83% of
+    # samples when it was not the first seat dealt (0.2% heads-up).
+    K = 4000
+    obs, mask = _drew_on_hearts(players, drawer)
+    hands = sample_positions(obs, K, infer=1.0).arrays["hands"][0]
+    F = bin(mask).count("1")
+    N = int(obs.stock_size[0] + obs.hand_sizes[0].sum() - obs.hand_sizes[0, 0])
+    h = int(obs.hand_sizes[0, drawer])
+    eps = 1e-3
+    m = np.arange(h + 1)
+    pm = eps**m * np.array([comb(F, int(i)) * comb(N - F, h - int(i)) for i in m], dtype=float)
+    pm /= pm.sum()
+    flagged = np.bitwise_count(hands & np.uint64(mask)).astype(float)  # (K, P)
+    p_any = 1 - pm[0]
+    share = (flagged[:, drawer] > 0).mean()
+    assert abs(share - p_any) < 4 * np.sqrt(p_any * (1 - p_any) / K) + 1 / K, (share, p_any)
+    for s in range(1, players):
+        if s != drawer:
+            expect = obs.hand_sizes[0, s] * (F - (m * pm).sum()) / (N - h)
+            got = flagged[:, s]
+            assert abs(got.mean() - expect) < 4 * got.std(ddof=1) / np.sqrt(K), (s, got.mean(), expect)
+
+
+def _exact_marginals(weight: np.ndarray, sizes: list[int], n_cards: int) -> np.ndarray:
+    """P(card c is in seat s's hand) under the product law, by enumerating every deal: (P, n_cards)."""
+    out = np.zeros((len(sizes), n_cards))
+    total = 0.0
+
+    def deal(seat: int, left: tuple[int, ...], w: float, held: list[tuple[int, ...]]) -> None:
+        nonlocal total
+        if seat == len(sizes):
+            total += w
+            for s, hand in enumerate(held):
+                out[s, list(hand)] += w
+            return
+        for hand in combinations(left, sizes[seat]):
+            rest = tuple(c for c in left if c not in hand)
+            deal(seat + 1, rest, w * float(np.prod([weight[seat, c] for c in hand])), [*held, hand])
+
+    deal(0, tuple(range(n_cards)), 1.0, [])
+    return out / total
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_with_several_seats_weighed_the_deal_follows_the_product_of_the_hands_weights(seed):
+    # Three hidden seats (the own seat 0 deals nothing) with their own weights in (0.05, 1) on 9 unseen
+    # cards, 2 each in hand and 3 in the stock: each seat's share of each card, against the exact law.
+    from nines_sim.sampler import SAMPLE_CARDS, SAMPLE_SWAPS, SWEEPS
+    from nines_sim.sampler_kernel import deal_samples, purpose_word
+
+    r = np.random.default_rng(seed)
+    faces = np.sort(r.choice(N_FACES, 9, replace=False))
+    w_cards = r.uniform(0.05, 1.0, (3, 9))
+    weight = np.ones((1, 4, N_FACES))
+    weight[0, 1:, faces] = w_cards.T
+    unseen = np.zeros((1, N_FACES), dtype=np.int64)
+    unseen[0, faces] = 1
+    sizes = np.array([[0, 2, 2, 2]], dtype=np.int64)
+    K = 20000
+    hands = np.zeros((1, K, 4), dtype=np.uint64)
+    stock = np.zeros((K, N_FACES), dtype=np.int8)
+    deal_samples(np.array([seed], dtype=np.uint64), purpose_word(SAMPLE_CARDS), K, unseen,
+                 np.zeros((1, N_FACES), dtype=bool), weight, sizes, np.array([3]), hands, stock,
+                 purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
+    exact = _exact_marginals(w_cards, [2, 2, 2], 9)
+    got = ((hands[0][:, 1:, None] >> faces.astype(np.uint64)) & np.uint64(1)).mean(axis=0)  # (3, 9)
+    se = np.sqrt(exact * (1 - exact) / K)
+    assert (np.abs(got - exact) < 4.5 * se).all(), np.round(got - exact, 4)
