@@ -503,7 +503,7 @@ def tournament(
         if rated is not None:
             from nines_sim.league import terminal_ratings
 
-            typer.echo(terminal_ratings(rated, plan))
+            typer.echo(terminal_ratings(rated, plan, extra["specs_given"]))
     from nines_sim.registry import hidden_card_note
 
     if note := hidden_card_note(list(plan.strategies)):

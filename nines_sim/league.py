@@ -182,11 +182,17 @@ def ratings_manifest(plan: tour.Plan, r: Ratings) -> dict:
             "points_per_unit": ELO_PER_UNIT}  # fmt: skip
 
 
-def terminal_ratings(r: Ratings, plan: tour.Plan) -> str:
-    """The ratings a user reads in the terminal, best first, and how many differences are resolved."""
-    from nines_sim.numbers import decimal_text
+def terminal_ratings(r: Ratings, plan: tour.Plan, given: list[str] | None = None) -> str:
+    """The ratings a user reads in the terminal, best first, and how many differences are resolved.
 
-    df = r.ratings
+    Strategies are shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter
+    file of the specs ``given`` names its entry), as in the win-rate table above it.
+    """
+    from nines_sim.numbers import decimal_text
+    from nines_sim.reporting.labels import label_map
+
+    shown = label_map([str(s) for s in plan.labels], given)
+    df = r.ratings.assign(strategy=lambda d: d["strategy"].map(lambda x: shown.get(str(x), x)))
     width = max(22, *(len(str(s)) for s in df["strategy"]))
     lines = [f"{'rank':>4}  {'strategy':<{width}} {'rating [95% CI]':<22} {'mean position [95% CI]':<24} "
              f"{'win rate [95% CI]'}"]  # fmt: skip

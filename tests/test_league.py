@@ -258,6 +258,25 @@ def test_the_cli_league_writes_ratings_and_a_report_section(tmp_path):
     assert "--tables 4" in m["command"] and len(m["games"]) == 4
 
 
+def test_a_tuned_strategy_is_shown_by_its_parameter_file_in_the_ratings_table_and_report(tmp_path):
+    import json
+
+    params = {"w_penalty": 1.3688637126139174, "w_follow": 7.387996855950631, "w_block": 6.270573292100337}
+    (tmp_path / "tuned.json").write_text(json.dumps({"strategy": "expert", "params": params}))
+    d = tmp_path / "league"
+    tuned = f"expert@{tmp_path / 'tuned.json'}"
+    r = runner.invoke(app, ["tournament", "random", "hold-nines", "expert", tuned, "--format", "league",
+                            "--players", "3", "-n", "30", "--out", str(d), "-w", "1"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if "expert@tuned.json" in line]
+    assert len(rows) == 2, r.output  # the win-rate table and the ratings table
+    assert "w_penalty" not in r.output
+    named = set(pd.read_csv(d / "ratings.csv")["strategy"])  # the CSVs keep their names, with the values
+    assert named == set(pd.read_csv(d / "summary.csv")["strategy"]) and any("w_penalty" in x for x in named)
+    section = (d / "report.md").read_text().split("## Ratings", 1)[1].split("## Reproduce", 1)[0]
+    assert "expert@tuned.json" in section and "w_penalty" not in section
+
+
 @pytest.mark.parametrize(
     "args,says",
     [

@@ -32,8 +32,36 @@ SYSTEMATIC_P = 0.05
 
 
 def _read(run_dir: Path, name: str) -> pd.DataFrame | None:
+    """A ratings file of the folder with every strategy named by its short label (the CSV keeps full specs)."""
     path = Path(run_dir) / name
-    return pd.read_csv(path) if path.is_file() else None
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path)
+    shown = _short_names(Path(run_dir))
+    for c in ("strategy", "a", "b"):
+        if c in df.columns:
+            df[c] = df[c].map(lambda x: shown.get(str(x), x))
+    if "table" in df.columns:  # a table composition: its strategies joined by ", "
+        df["table"] = df["table"].map(lambda t: ", ".join(shown.get(x, x) for x in str(t).split(", ")))
+    return df
+
+
+def _short_names(folder: Path) -> dict[str, str]:
+    """Each strategy name of the folder's CSVs mapped to the short label a person reads (``labels``)."""
+    import json
+
+    from nines_sim.reporting.folders import given_specs
+    from nines_sim.reporting.labels import label_map
+
+    summary = folder / "summary.csv"
+    if not summary.is_file():
+        return {}
+    names = list(pd.read_csv(summary).sort_values("position", kind="stable")["strategy"].astype(str))
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = {}
+    return label_map(names, given_specs(manifest) if isinstance(manifest, dict) else None)
 
 
 @dataclass
