@@ -493,7 +493,9 @@ def tournament(
             tables = [*tables, *RATINGS_FILES]
         write_manifest(
             run_dir,
-            manifest(command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, **extra),
+            manifest(
+                command, plan, outcome, seed, ranges_total(wanted), n_workers, batch_size, bar.compile_seconds, **extra
+            ),
             files=tables,
         )
         _charts_and_report(run_dir, no_charts)
@@ -794,7 +796,7 @@ def compare_rules(
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
-                                                    outcome, n_workers, batch_size) | extra,
+                                                    outcome, n_workers, batch_size, bar.compile_seconds) | extra,
                        files=["comparison.csv", "score_distribution.csv"])  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:

@@ -129,9 +129,17 @@ def write_tables(run_dir: Path, plan: Plan, out: RunOutcome) -> list[Path]:
 
 
 def manifest(
-    command: str, plan: Plan, out: RunOutcome, seed: int, n_matches: int, workers: int, batch_size: int, **extra
+    command: str,
+    plan: Plan,
+    out: RunOutcome,
+    seed: int,
+    n_matches: int,
+    workers: int,
+    batch_size: int,
+    compile_seconds: float = 0.0,
+    **extra,
 ) -> dict:
-    """What reproduces the run, and how it went."""
+    """What reproduces the run, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
     import pandas as pd
 
     rules = plan.games[0].rules
@@ -154,8 +162,7 @@ def manifest(
         "matches_played": played,
         "workers": workers,
         "batch_size": batch_size,
-        "wall_seconds": round(out.wall_seconds, 3),
-        "matches_per_s": round(played / out.wall_seconds, 1) if out.wall_seconds > 0 else None,
+        **speed_fields(out.wall_seconds, compile_seconds, played),
         "partial": out.partial,
         "started": started_at(out.wall_seconds),
         "python": platform.python_version(),
@@ -176,8 +183,9 @@ def comparison_manifest(
     out,  # noqa: ANN001 - a nines_sim.compare.CompareOutcome
     workers: int,
     batch_size: int,
+    compile_seconds: float = 0.0,
 ) -> dict:
-    """What reproduces a rule comparison, and how it went."""
+    """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
     from nines_sim.compare import deals_coupled
 
     return {
@@ -200,12 +208,41 @@ def comparison_manifest(
         "matches_played": out.matches_played,
         "workers": workers,
         "batch_size": batch_size,
-        "wall_seconds": round(out.wall_seconds, 3),
-        "matches_per_s": round(out.matches_played * len(rule_sets) / out.wall_seconds, 1) if out.wall_seconds else None,
+        **speed_fields(out.wall_seconds, compile_seconds, out.matches_played * len(rule_sets)),
         "partial": out.partial,
         "started": started_at(out.wall_seconds),
         "python": platform.python_version(),
         "numpy": np.__version__,
+    }
+
+
+def speed_fields(wall_seconds: float, compile_seconds: float, matches: int) -> dict:
+    """The manifest's time and speed: wall time, the part of it spent compiling, and matches/s of play.
+
+    On a first run the engine's compiled code is built while the run waits (``compile_seconds``, as the
+    progress bar counts it); the speed counts play only, as the closing line does, so that it does not read
+    many times too slow.
+
+    Parameters
+    ----------
+    wall_seconds : float
+        Seconds from the start of the run to its end.
+    compile_seconds : float
+        Seconds of that spent compiling (0 on a warm cache).
+    matches : int
+        Matches played (over every game or rule set).
+
+    Returns
+    -------
+    dict
+        ``wall_seconds``, ``compile_seconds`` and ``matches_per_s`` (None when no time was measured).
+    """
+    compiled = min(max(compile_seconds, 0.0), wall_seconds)
+    play = wall_seconds - compiled
+    return {
+        "wall_seconds": round(wall_seconds, 3),
+        "compile_seconds": round(compiled, 3),
+        "matches_per_s": round(matches / play, 1) if play > 0 else None,
     }
 
 

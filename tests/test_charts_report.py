@@ -643,3 +643,18 @@ def test_two_specs_alike_to_4_digits_keep_distinct_names_in_the_csvs() -> None:
         "expert(w_follow=2.5001)",
         "random",
     ]
+
+
+def test_the_manifests_speed_counts_play_only_and_the_report_says_what_compiled() -> None:
+    from nines_sim.output import speed_fields
+    from nines_sim.reporting.markdown import run_facts_tail
+
+    # a first run: 33.3 s of wall time of which 31.3 s compiled the engine's code, 100,000 matches played
+    m = speed_fields(33.3, 31.3, 100_000)
+    assert m == {"wall_seconds": 33.3, "compile_seconds": 31.3, "matches_per_s": round(100_000 / 2.0, 1)}
+    line = next(x for x in run_facts_tail(m) if x.startswith("- **Wall time:**"))
+    assert "50,000 matches/s of play" in line and "compiled the engine's code, first run only" in line
+    warm = speed_fields(2.0, 0.0, 100_000)
+    assert warm["matches_per_s"] == 50_000.0 and warm["compile_seconds"] == 0.0
+    assert "compiled" not in next(x for x in run_facts_tail(warm) if x.startswith("- **Wall time:**"))
+    assert speed_fields(5.0, 9.0, 10)["matches_per_s"] is None  # all of it compiling: no speed to state

@@ -182,6 +182,14 @@ def command_line(m: dict[str, Any]) -> str:
     return f"- **Command:** {len(command):,} characters (every parameter value in full): see Reproduce below"
 
 
+def _compiling(m: dict[str, Any]) -> str:
+    """Words after the speed for a run that compiled the engine's code first (its speed counts play only)."""
+    c = m.get("compile_seconds")
+    if not isinstance(c, int | float) or c <= 0:
+        return ""
+    return f" of play; {format_seconds(c)} of the wall time compiled the engine's code, first run only"
+
+
 def run_facts_tail(m: dict[str, Any], rate_note: str = "") -> list[str]:
     """The last lines of every report's run facts: seed, workers, wall time and software, then a blank line.
 
@@ -196,7 +204,7 @@ def run_facts_tail(m: dict[str, Any], rate_note: str = "") -> list[str]:
         f"- **Seed:** {m.get('seed', 'n/a')}",
         f"- **Workers:** {m.get('workers', 'n/a')} (batch size {m.get('batch_size', 'n/a')})",
         f"- **Wall time:** {format_seconds(m.get('wall_seconds'))} "
-        f"({num(m.get('matches_per_s'), ',.0f')} matches/s{rate_note})",
+        f"({num(m.get('matches_per_s'), ',.0f')} matches/s{rate_note}{_compiling(m)})",
         f"- **Software:** nines-sim {m.get('version', 'n/a')}, Python {m.get('python', 'n/a')}, "
         f"numpy {m.get('numpy', 'n/a')}; started {m.get('started', 'n/a')}",
         "",
