@@ -916,6 +916,14 @@ def analyze(
         float,
         typer.Option("--infer", min=0.0, max=1.0, help="Weigh the sampled hands by the draws each seat made (T1)."),
     ] = INFER_DEFAULT,
+    match_stream: Annotated[
+        bool,
+        typer.Option(
+            "--match-stream",
+            help="With --match: sample on the match's own decision stream, as 'nines review' judges the play "
+            "(its printed commands reproduce its values), instead of a stream of --seed and the position.",
+        ),
+    ] = False,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
@@ -939,6 +947,8 @@ def analyze(
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
     if (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
+    if match_stream and match is None:
+        raise usage_error("--match-stream needs --match: a described position has no match stream")
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
         if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
@@ -967,7 +977,7 @@ def analyze(
             r = build_rules(rules, [x for x in rule or [] if not x.replace(" ", "").startswith("players=")], n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
         asked = names_to_ask(names, sees_hidden=match is not None)
-        res = run_analysis(pos, samples, policy, outcome, asked, infer, seed)
+        res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:

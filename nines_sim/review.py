@@ -47,7 +47,8 @@ THRESHOLDS = (("inaccuracy", 0.0), ("mistake", 4.0), ("blunder", 10.0))
 #: Turns of a hand, in rounds of the table, that count as early (before: "early"; from then on: "late").
 EARLY_ROUNDS = 2
 
-#: ``command(obs, j, match, hand, turn, kind)``: the command that shows decision ``j`` of a decision's games.
+#: ``command(obs, j, match, hand, turn, kind)``: the command that shows decision ``j`` of a decision's games
+#: (``hand`` and ``turn`` counted from 1, as ``nines replay`` numbers them and ``nines analyze`` takes them).
 CommandOf = Callable[[Observation, int, int, int, int, DecisionKind], str]
 
 COLUMNS = ("match", "hand", "turn", "seat", "kind", "move", "best", "candidates", "chosen_value", "best_value",
@@ -172,7 +173,8 @@ class Reviewed(Strategy):
         kind = DecisionKind(obs.kind)
         stock = obs.stock_size
         for j in range(n):
-            m, h, t = int(match[j]), int(hand[j]), int(turn[j])
+            # a person reads these: hands and turns counted from 1, as ``nines replay`` prints them
+            m, h, t = int(match[j]), int(hand[j]) + 1, int(turn[j]) + 1
             self.rows.append({
                 "match": m, "hand": h, "turn": t, "seat": int(seat[j]), "kind": KIND_NAMES[kind],
                 "move": move_text(kind, int(moves[j])), "best": move_text(kind, int(v.moves[j, best_col[j]])),
@@ -180,7 +182,7 @@ class Reviewed(Strategy):
                 "best_value": float(mean[j, best_col[j]]), "points_lost": float(lost[j]), "lost_se": float(se[j]),
                 "accurate": bool(lost[j] <= Z95 * se[j]), "verdict": verdicts[j],
                 "opponent_about_to_go_out": bool(threat[j]), "holding_nines": bool(nines[j]),
-                "phase": "early" if t < EARLY_ROUNDS * int(n_in[j]) else "late",
+                "phase": "early" if t <= EARLY_ROUNDS * int(n_in[j]) else "late",
                 "own_cards": int(sizes[j, seat[j]]), "stock": int(stock[j]),
                 "command": self.command(obs, j, m, h, t, kind) if self.command else "",
             })  # fmt: skip
@@ -206,7 +208,10 @@ class Review:
     Attributes
     ----------
     decisions : pandas.DataFrame
-        Columns :data:`COLUMNS`.
+        Columns :data:`COLUMNS` (``review.csv``'s): ``hand`` counts the match's hands from 1 (tie-break
+        hands too) and ``turn`` the turns of that hand from 1, as ``nines replay`` numbers them and
+        ``nines analyze --hand --turn`` takes them; ``command`` shows the decision (for a play, ``nines
+        analyze --match-stream`` with the review's samples: the same values).
     player : str
         Who was reviewed.
     lineup : list of str
@@ -245,12 +250,29 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def _command(rules: Rules, specs: list[str], seed: int, obs: Observation, j: int, match: int, hand: int, turn: int,
-             kind: DecisionKind) -> str:  # fmt: skip
-    """The command that shows a reviewed decision: ``nines analyze`` for a play, else ``nines replay``."""
+def _setup_options(setup: ReviewSetup) -> str:
+    """``nines analyze``'s options that judge as ``setup`` does: the samples, and any other setting not its default."""
+    parts = ["--samples", str(setup.samples)]
+    default = ReviewSetup()  # nines analyze's defaults too: expert rollouts to the end of the hand, inference 1
+    if setup.policy != default.policy:
+        parts += ["--policy", setup.policy]
+    if setup.outcome != default.outcome:
+        parts += ["--outcome", setup.outcome]
+    if setup.infer != default.infer:
+        parts += ["--infer", f"{setup.infer:g}"]
+    return shlex.join(parts)
+
+
+def _command(rules: Rules, specs: list[str], seed: int, setup: ReviewSetup, obs: Observation, j: int, match: int,
+             hand: int, turn: int, kind: DecisionKind) -> str:  # fmt: skip
+    """The command that shows a reviewed decision: ``nines analyze`` for a play, else ``nines replay``.
+
+    ``hand`` and ``turn`` count from 1, as ``nines replay`` numbers them; the analyze command
+    samples on the match's own stream with the review's settings, so it prints the review's values.
+    """
     if kind == DecisionKind.PLAY:
         base = replay_command(rules, specs, seed, match).replace("nines replay", "nines analyze", 1)
-        return f"{base} --hand {hand} --turn {turn}"
+        return f"{base} --hand {hand} --turn {turn} --match-stream {_setup_options(setup)}"
     return replay_command(rules, specs, seed, match)
 
 
@@ -278,7 +300,7 @@ def review_range(
     """
     made = make_lineup(lineup)
     specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
-    seat0 = Reviewed(made[0], setup, partial(_command, rules, specs, seed))
+    seat0 = Reviewed(made[0], setup, partial(_command, rules, specs, seed, setup))
     eng = BatchEngine(rules, [seat0, *made[1:]], seed, start, n, batch_size=batch_size, specs=specs)
     seat0.engine = eng
     eng.start_run()

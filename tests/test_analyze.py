@@ -39,6 +39,7 @@ def test_a_replayed_position_is_analysed():
         (["--cards", "KC 2C", "--top", "5D", "--sizes", "3"], "no legal card"),
         ([], "give either --match"),
         (["--match", "0", "--hand", "500"], "ends before hand 500"),
+        (["--cards", "KC", "--top", "5D", "--sizes", "3", "--match-stream"], "--match-stream needs --match"),
     ],
 )
 def test_bad_positions_and_options_get_one_line_and_exit_code_2(args, words):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
 
-from nines_sim.cards import parse_card
+from nines_sim.cards import card_name, parse_card
 from nines_sim.cli import app
 from nines_sim.play import HINT, SavedMatch, SavedMatchError, Stop, load, refusal, run_match, save
 from nines_sim.play.seat import Request
@@ -155,9 +156,12 @@ def test_bad_files_get_one_line_and_exit_2(played, tmp_path):
         assert len(lines) == 1 and lines[0].startswith("Error: "), (name, r.output)
         assert "Traceback" not in r.output
     assert "version 99" in runner.invoke(app, ["replay", cases["version"]]).output
-    assert "impossible" in runner.invoke(app, ["replay", cases["extra"]]).output
+    extra_out = runner.invoke(app, ["replay", cases["extra"]]).output
+    assert "impossible" in extra_out and 'hand 1, turn 1000 (saved as "hand": 0, "turn": 999)' in extra_out
     illegal_out = runner.invoke(app, ["replay", cases["illegal"]]).output
     assert "impossible" in illegal_out and ("T1" in illegal_out or "not in your hand" in illegal_out)
+    first = next(x for x in json.loads(path.read_text())["decisions"] if x["kind"] == "play")
+    assert f"hand {first['hand'] + 1}, turn {first['turn'] + 1} (saved as" in illegal_out  # counted as replay prints
     with pytest.raises(SavedMatchError):
         load(cases["truncated"])
 
@@ -169,6 +173,12 @@ def test_replay_command_shows_a_saved_match(played):
     assert f"seed {m.seed}" in r.output and "seat 1 you" in r.output
     assert f"final totals {out.totals}" in r.output
     assert r.output.count(" plays ") == sum(1 for ev in out.events if ev[0] in ("play", "pair"))
+    # turns numbered from 1 in each hand, as 'nines replay --seed' prints them; the file's keys count from 0
+    assert len(re.findall(r"^ +turn \d+: ", r.output, flags=re.MULTILINE)) == sum(ev[0] == "turn" for ev in out.events)
+    (h, t, _), move = next((k, v) for k, v in m.decisions.items() if k[2] == DecisionKind.PLAY and v != PAIR_OF_NINES)
+    that_hand = r.output.split(f"hand {h + 1}: ")[1].split("== ")[0]
+    assert f"turn {t + 1}: seat 1 (you) plays {card_name(move)}" in that_hand, that_hand
+    assert "turn 0:" not in r.output and "turn 1: " in r.output
 
 
 def _req(cards, top, active=None, kind=DecisionKind.PLAY, legal=None, pair=False) -> Request:

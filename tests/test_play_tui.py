@@ -219,3 +219,34 @@ def test_saved_file_is_written_before_the_first_move(tmp_path):
     m = new_match()
     save(m, path)
     assert load(path).decisions == {} and not load(path).finished
+
+
+def test_the_board_numbers_hands_and_turns_as_replay_does(tmp_path):
+    """The board's ``hand H, turn T`` is where ``nines replay FILE`` prints the person's move (both from 1)."""
+    path = tmp_path / "n.json"
+
+    async def go() -> list[tuple[Request, str]]:
+        app = PlayApp(new_match(seed=11, hands=1), path, hint_samples=16)
+        boards = []
+        async with app.run_test(size=SIZE) as pilot:
+            req = None
+            while (req := await next_request(app, pilot, req)) is not None and len(boards) < 4:
+                boards.append((req, str(app.query_one("#board").render())))
+                await pilot.press(*keys_for(req))
+            await pilot.press("q")
+        return boards
+
+    boards = asyncio.run(go())
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app as cli
+
+    replay = CliRunner().invoke(cli, ["replay", str(path)])
+    assert replay.exit_code == 0, replay.output
+    plays = [(req, board) for req, board in boards if req.kind == DecisionKind.PLAY]
+    assert plays and all("turn 0" not in board for _, board in boards)
+    for req, board in plays:
+        numbers = re.search(r"hand (\d+), turn (\d+)", board)
+        assert numbers is not None and numbers.groups() == (str(req.hand + 1), str(req.turn + 1)), board
+        hand = replay.output.split(f"== hand {numbers[1]}: ")[1].split("== ")[0]
+        assert f"turn {numbers[2]}: seat 1 (you) plays {card_name(choose(req))}" in hand, (board, hand)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from nines_sim.analyze import analyze, position_from_replay
 from nines_sim.cli import app
 from nines_sim.play import SavedMatch, run_match, save
 from nines_sim.review import ReviewSetup, classify, review_saved, review_strategy
@@ -91,19 +94,39 @@ def test_points_lost_are_best_minus_chosen_and_never_negative(reviews):
     assert (d["candidates"] >= 2).all()
 
 
-def test_a_play_reviewed_equals_nines_analyze_of_its_position(reviews):
-    """The command printed for a play shows the same numbers: analyze's values of the chosen and best moves."""
-    d = reviews["fewest-suit"].decisions
-    row = d[(d["kind"] == "play") & (d["points_lost"] > 0)].iloc[0]
+def test_a_play_reviewed_equals_nines_analyze_of_its_position(tmp_path):
+    """Each ``nines analyze`` command report.md prints, run as printed, shows the review's values of that play.
+
+    Hands and turns count from 1 in report.md, review.csv and the command, as ``nines replay`` numbers them:
+    the replay shows the reviewed move at that hand and turn.
+    """
     rules = make_rules("classic", players=2)
-    pos = position_from_replay(
-        rules, [FewestSuit(), "expert"], 3, int(row["match"]), int(row["hand"]), int(row["turn"])
-    )
-    a = analyze(pos, samples=SETUP.samples, infer=SETUP.infer)
-    value = dict(zip(a.moves, a.mean))
-    assert value[row["best"]] == pytest.approx(row["best_value"], abs=1e-9)
-    assert value[row["move"]] == pytest.approx(row["chosen_value"], abs=1e-9)
-    assert "nines analyze" in row["command"] and f"--turn {int(row['turn'])}" in row["command"]
+    review = review_strategy("suit-majority", ["expert"], 3, rules, seed=3, setup=SETUP)
+    d = review.decisions
+    assert d["hand"].min() == 1 and d["turn"].min() >= 1
+    write_review(review, tmp_path, chart=False)
+    csv = pd.read_csv(tmp_path / "review.csv")
+    assert csv["hand"].tolist() == d["hand"].tolist() and csv["turn"].tolist() == d["turn"].tolist()
+    listed = re.findall(r"^- match (\d+), hand (\d+), turn (\d+): play (\S+) \(best (\S+)\).*`(nines analyze [^`]*)`$",
+                        (tmp_path / "report.md").read_text(encoding="utf-8"), flags=re.MULTILINE)  # fmt: skip
+    assert len(listed) >= 2
+    for match, hand, turn, move, best, command in listed:
+        at = (d["match"] == int(match)) & (d["hand"] == int(hand)) & (d["turn"] == int(turn))
+        row = d[at & (d["kind"] == "play")]
+        assert len(row) == 1 and row.iloc[0]["move"] == move and row.iloc[0]["best"] == best
+        row = row.iloc[0]
+        cmd = shlex.split(command)
+        assert cmd[:2] == ["nines", "analyze"]
+        assert (cmd[cmd.index("--hand") + 1], cmd[cmd.index("--turn") + 1]) == (hand, turn)
+        out = runner.invoke(app, cmd[1:])
+        assert out.exit_code == 0, out.output
+        shown = {x.split()[0]: x.split()[1] for x in out.output.splitlines() if x.startswith("  ") and "[" in x}
+        assert shown[best] == f"{row['best_value']:+.2f}", (command, out.output)
+        assert shown[move] == f"{row['chosen_value']:+.2f}", (command, out.output)
+        replay = runner.invoke(app, ["replay", *cmd[2 : cmd.index("--hand")]])
+        assert replay.exit_code == 0, replay.output
+        that_hand = replay.output.split(f"== hand {hand}:")[1].split("== ")[0]
+        assert f"turn {turn}: seat 0 (suit-majority) plays {move}" in that_hand, that_hand
 
 
 def test_classes_follow_the_thresholds():
@@ -132,7 +155,7 @@ def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
 
     for row in d.to_dict("records"):
         k = kinds.get(row["kind"], DecisionKind.DEALER_DECLARE)
-        assert move_text(k, m.decisions[(row["hand"], row["turn"], k)]) == row["move"]
+        assert move_text(k, m.decisions[(row["hand"] - 1, row["turn"] - 1, k)]) == row["move"]  # the file counts from 0
     out = runner.invoke(app, ["review", str(path), "--samples", "16", "--out", str(tmp_path / "rev")])
     assert out.exit_code == 0, out.output
     assert "decisions with a choice" in out.output and "play a card" in out.output

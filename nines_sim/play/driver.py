@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
-from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, move_text
+from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
 from nines_sim.registry import StrategyNotFound, make_lineup
+from nines_sim.replay import _with_turns
 from nines_sim.strategy import DecisionKind, Observation, Strategy
 
 
@@ -36,7 +37,9 @@ class Outcome:
     ----------
     events : list of tuple
         Every event of the match so far, as :class:`~nines_sim.engine.BatchEngine` traces them
-        (every hand shown: for replays, not for the person's screen).
+        (every hand shown: for replays, not for the person's screen), each turn's preceded by a
+        ``("turn", t)`` marker as :func:`nines_sim.replay.replay` gives them (``t`` from 0 in each
+        hand; :func:`nines_sim.replay.describe` prints it from 1).
     finished : bool
         Whether the match reached its end (S2, S3).
     totals : list of int, optional
@@ -156,7 +159,7 @@ def run_match(
             why = refusal(req, move, rules)
             if why is not None:
                 raise SavedMatchError(
-                    f"an impossible match: the saved {KIND_NAMES[key[2]]} at hand {key[0]}, turn {key[1]} "
+                    f"an impossible match: the saved {KIND_NAMES[key[2]]} at {decision_where(key)} "
                     f"({move_text(key[2], move) if move >= 0 else move}) is refused: {why}"
                 )
             used.add(key)
@@ -185,22 +188,31 @@ def run_match(
     if hasattr(seats[saved.seat], "engine"):
         seats[saved.seat].engine = eng
     pending = None
+    starts: list[int] = []  # where each step's events begin: one step is one turn (as nines_sim.replay.replay)
+
+    def traced() -> list[tuple]:
+        return _with_turns(eng.trace.get(saved.match, []), starts)  # type: ignore[union-attr]
+
     try:
-        res = eng.run()
+        eng.start_run()  # as BatchEngine.run, one step (turn) at a time
+        while eng.B:
+            starts.append(len(eng.trace.get(saved.match, [])))  # type: ignore[union-attr]
+            eng.advance()
+        res = eng.results()
     except _Unasked as stop:
         res, pending = None, stop.req
     except Stop:  # the person stopped: every decision made is in ``saved`` already
-        return Outcome(eng.trace.get(saved.match, []), False)  # type: ignore[union-attr]
+        return Outcome(traced(), False)
     except (StrategyError, IllegalMoveError) as exc:
         if isinstance(exc.__cause__, SavedMatchError | ValueError):
             raise exc.__cause__ from None
         raise
-    events = eng.trace.get(saved.match, [])  # type: ignore[union-attr]
+    events = traced()
     unused = [k for k in saved.decisions if k not in used]
     if unused and (res is not None or pending is not None):
-        h, t, k = unused[0]
         raise SavedMatchError(
-            f"an impossible match: the match never asks for the saved {KIND_NAMES[k]} at hand {h}, turn {t} "
+            f"an impossible match: the match never asks for the saved {KIND_NAMES[unused[0][2]]} at "
+            f"{decision_where(unused[0])} "
             f"({len(unused)} saved decision(s) unused)"
         )
     if res is None:

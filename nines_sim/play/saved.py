@@ -21,7 +21,9 @@ Format (``version`` 1)::
 ``declare`` (a suit C/D/H/S, T3), ``play_drawn`` (``play`` or ``keep``, T4)
 or ``dealer_declare`` (a suit, D6).  ``hand`` counts every hand dealt in the
 match from 0 (tie-break hands too, S4) and ``turn`` the turns of that hand
-from 0, as ``nines analyze --hand --turn`` does.
+from 0: the engine's counters, one less than ``nines replay`` prints them and
+``nines analyze --hand --turn`` takes them.  Messages name a decision as a
+person counts it, with the file's numbers beside it (:func:`decision_where`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,24 @@ KIND_NAMES = {
     DecisionKind.DEALER_DECLARE: "dealer_declare",
 }
 _KINDS = {v: k for k, v in KIND_NAMES.items()}
+
+
+def decision_where(key: tuple[int, int, int]) -> str:
+    """Where a saved decision stands, for a message: ``hand 1, turn 3 (saved as "hand": 0, "turn": 2)``.
+
+    Parameters
+    ----------
+    key : tuple of int
+        (hand, turn, kind) as the file keys it: hand and turn counted from 0.
+
+    Returns
+    -------
+    str
+        The hand and turn counted from 1, as ``nines replay`` prints them, then the file's own numbers.
+    """
+    h, t = key[0], key[1]
+    return f'hand {h + 1}, turn {t + 1} (saved as "hand": {h}, "turn": {t})'
+
 
 #: A decision's key: (hand, turn, kind).
 Key = tuple[int, int, DecisionKind]
@@ -175,7 +195,7 @@ class SavedMatch:
                 kind = _KINDS[d["kind"]]
                 key = (_whole(d, "hand"), _whole(d, "turn"), kind)
                 if key in decisions:
-                    raise SavedMatchError(f"two decisions for hand {key[0]}, turn {key[1]} ({d['kind']})")
+                    raise SavedMatchError(f"two decisions for {decision_where(key)} ({d['kind']})")
                 decisions[key] = parse_move(kind, d["move"])
             finished = bool(data["finished"])
             totals = None if data.get("totals") is None else [int(x) for x in data["totals"]]

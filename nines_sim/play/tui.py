@@ -326,7 +326,7 @@ class PlayApp(App):
         board.append_text(card_text(req.top))
         board.append("   active suit ")
         board.append(SUIT_SYMBOLS[req.active], style=f"bold {SUIT_COLOURS[req.active]}")
-        board.append(f"   stock {req.stock} cards   hand {req.hand + 1}, turn {req.turn}   your turn")
+        board.append(f"   stock {req.stock} cards   hand {req.hand + 1}, turn {req.turn + 1}   your turn")
         self.query_one("#board", Static).update(board)
         start = max((i for i, ev in enumerate(req.events) if ev[0] == "deal"), default=0)
         lines = [x for ev in req.events[max(0, start - 1) :] if (x := event_line(ev, names, req.seat))]
