@@ -290,6 +290,20 @@ DATA_FILES = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out
 
 #: The manifest's key for the digests: ``{"summary.csv": "<64 hex digits>", ...}``.
 DIGESTS_KEY = "sha256"
+#: The manifest's key for the digest of its own other fields (:func:`manifest_digest`).
+MANIFEST_DIGEST_KEY = "manifest_sha256"
+
+
+def manifest_digest(manifest: dict) -> str:
+    """SHA-256 of a manifest's fields other than :data:`MANIFEST_DIGEST_KEY`, as canonical JSON (sorted keys).
+
+    Written into the manifest by :func:`write_manifest`, so that ``nines report`` finds an edited manifest
+    (a changed seed, player count or lineup) as it finds an edited CSV.
+    """
+    import hashlib
+
+    fields = json.loads(json.dumps({k: v for k, v in manifest.items() if k != MANIFEST_DIGEST_KEY}))  # as read back
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def file_digest(path: Path) -> str:
@@ -347,7 +361,9 @@ def write_manifest(run_dir: Path, data: dict, files: Iterable[str | Path] | None
     # written whole and renamed into place: processes sharing a tune folder may read it meanwhile
     tmp = path.with_name(f".manifest-{os.getpid()}.tmp.json")
     try:
-        tmp.write_text(json.dumps({**data, DIGESTS_KEY: digests}, indent=2) + "\n")
+        fields = {**data, DIGESTS_KEY: digests}
+        fields[MANIFEST_DIGEST_KEY] = manifest_digest(fields)
+        tmp.write_text(json.dumps(fields, indent=2) + "\n")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

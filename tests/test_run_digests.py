@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.output import DATA_FILES, write_manifest
+from nines_sim.output import DATA_FILES, manifest_digest, write_manifest
 
 runner = CliRunner()
 STORED = Path(__file__).parent / "data" / "runs"
@@ -109,6 +109,8 @@ EDITS = {
     "trials.csv": ("tune", _edit_trial),
     "best.json": ("tune", lambda p: p.write_text(p.read_text().replace('"trial": ', '"trial":  '))),
     "score_distribution.csv": ("compare", lambda p: p.write_text(p.read_text() + "\n")),
+    # a strategy renamed in summary.csv alone: named as edited, not as score_distribution.csv disagreeing with it
+    "summary.csv (renamed)": ("round-robin", lambda p: p.write_text(p.read_text().replace("random", "randon", 1))),
 }
 
 
@@ -116,6 +118,7 @@ EDITS = {
 def test_an_edited_data_file_is_refused_naming_it(name: str, folders: dict[str, Path], tmp_path: Path) -> None:
     kind, edit = EDITS[name]
     run = _copy(folders, kind, tmp_path)
+    name = name.split(" ")[0]
     before = (run / name).read_bytes()
     edit(run / name)
     assert (run / name).read_bytes() != before
@@ -147,6 +150,17 @@ def test_a_data_file_the_run_did_not_write_is_refused(tmp_path: Path) -> None:
     assert str(run / "head_to_head.csv") in line and "does not list it" in line, line
 
 
+@pytest.mark.parametrize(("field", "value"), [("seed", 1), ("players", 3), ("matches", 999)])
+def test_an_edited_manifest_is_refused(field: str, value: int, folders: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(folders, "round-robin", tmp_path)
+    m = json.loads((run / "manifest.json").read_text())
+    assert m[field] != value
+    m[field] = value
+    (run / "manifest.json").write_text(json.dumps(m, indent=2))
+    line = _refusal(run)
+    assert str(run / "manifest.json") in line and "changed after the run wrote it" in line, line
+
+
 def test_a_manifest_without_digests_is_checked_as_before(tmp_path: Path) -> None:
     # The stored folders predate the digests: they stay readable, and their tables are still checked.
     run = tmp_path / "table"
@@ -162,6 +176,7 @@ def test_write_manifest_records_named_files_only_and_refuses_files_elsewhere(tmp
     (tmp_path / "summary.csv").write_text("a\n1\n")
     (tmp_path / "hands.csv").write_text("b\n2\n")
     data = json.loads(write_manifest(tmp_path, {"seed": 1}, files=["summary.csv"]).read_text())
+    assert data.pop("manifest_sha256") == manifest_digest(data)
     assert data == {"seed": 1, "sha256": {"summary.csv": hashlib.sha256(b"a\n1\n").hexdigest()}}
     with pytest.raises(ValueError, match="not a file of the run folder"):
         write_manifest(tmp_path, {}, files=[tmp_path.parent / "x.csv"])

@@ -48,7 +48,7 @@ class RunFolderError(ValueError):
     """A folder that is not a complete, consistent run folder; the message names the file."""
 
 
-def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, read: tuple[str, ...] = ()) -> None:
+def check_digests(run_dir: Path, manifest: dict) -> None:
     """Refuse a folder whose data files differ from the ones its run wrote.
 
     The manifest's ``"sha256"`` (written by :func:`nines_sim.output.write_manifest`) holds the SHA-256 of each
@@ -61,20 +61,15 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, rea
         The run folder.
     manifest : dict
         Its ``manifest.json``, parsed.
-    only_missing : bool
-        Check only that every listed file exists (before the tables are read, so that a deleted table is
-        named as such); the digests themselves after the tables' own checks, whose messages say more.
-    read : tuple of str
-        The files the redraw of this kind of folder reads: one of them in the folder but not listed is refused
-        (another run's leftover file elsewhere in the folder is not).
 
     Raises
     ------
     RunFolderError
-        Naming the file: a listed file is missing or its bytes differ from the digest; a data file the reader
-        would use is in the folder but not listed; or the digests are not a mapping of file names to hex text.
+        Naming the file: a listed file is missing or its bytes differ from the digest; the manifest's own
+        fields were edited (:data:`nines_sim.output.MANIFEST_DIGEST_KEY`); or the digests are not a mapping of
+        file names to hex text.
     """
-    from nines_sim.output import DIGESTS_KEY, file_digest
+    from nines_sim.output import DIGESTS_KEY, MANIFEST_DIGEST_KEY, file_digest, manifest_digest
 
     digests = manifest.get(DIGESTS_KEY)
     if digests is None:
@@ -90,8 +85,12 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, rea
         path = run_dir / name
         if not path.is_file():
             raise RunFolderError(f"{path} is missing: the run wrote it (manifest.json lists it); {rerun}")
-    if only_missing:
-        return
+    own = manifest.get(MANIFEST_DIGEST_KEY)
+    if own is not None and own != manifest_digest(manifest):
+        raise RunFolderError(
+            f"{run_dir / 'manifest.json'} was changed after the run wrote it (its fields differ from the digest it "
+            f"was written with); {rerun}"
+        )
     for name, want in digests.items():
         path = run_dir / name
         try:
@@ -103,6 +102,31 @@ def check_digests(run_dir: Path, manifest: dict, only_missing: bool = False, rea
                 f"{path} was changed after the run wrote it (its SHA-256 differs from the one in manifest.json); "
                 f"{rerun}"
             )
+
+
+def check_unlisted(run_dir: Path, manifest: dict, read: tuple[str, ...]) -> None:
+    """Refuse a data file that the redraw would read but the run did not write (not in the manifest's digests).
+
+    Parameters
+    ----------
+    run_dir : pathlib.Path
+        The run folder.
+    manifest : dict
+        Its ``manifest.json``, parsed; a manifest without digests (an older folder) is not checked.
+    read : tuple of str
+        The files the redraw of this kind of folder reads; other files (a user's notes) are left alone.
+
+    Raises
+    ------
+    RunFolderError
+        Naming the file.
+    """
+    from nines_sim.output import DIGESTS_KEY
+
+    digests = manifest.get(DIGESTS_KEY)
+    if not isinstance(digests, dict):
+        return
+    rerun = "rerun the manifest's command to rewrite the folder"
     for name in read:
         if name not in digests and (run_dir / name).is_file():
             raise RunFolderError(
@@ -215,7 +239,7 @@ def check_run_folder(run_dir: Path) -> str:
         raise RunFolderError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
     if not isinstance(manifest, dict):
         raise RunFolderError(f"{path} is not a nines-sim manifest (not a JSON object)")
-    check_digests(run_dir, manifest, only_missing=True)
+    check_digests(run_dir, manifest)  # first: an edited file is named as edited, before its contents are read
     kind = None
     if (run_dir / "comparison.csv").is_file():
         _check_comparison(run_dir, manifest)
@@ -234,6 +258,6 @@ def check_run_folder(run_dir: Path) -> str:
                 raise RunFolderError(f"{run_dir} is a tune folder without {name}; rerun the manifest's command")
         kind = "tune"
     if kind is not None:
-        check_digests(run_dir, manifest, read=READ_FILES[kind])
+        check_unlisted(run_dir, manifest, READ_FILES[kind])
         return kind
     raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")
