@@ -25,6 +25,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widgets import Static
 
 from nines_sim.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
@@ -150,15 +151,17 @@ class PlayApp(App):
             yield Static("", id="message")
 
     def on_mount(self) -> None:
-        self._fit()
+        self._fit(self.size)
         save(self.saved, self.path)  # the file exists from the start
         self.run_worker(self._drive, thread=True, exit_on_error=False)
 
-    def on_resize(self) -> None:
-        self._fit()
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size, not self.size: this handler runs before App._on_resize records the new size.
+        self._fit(event.size)
 
-    def _fit(self) -> None:
-        w, h = self.size
+    def _fit(self, size: Size) -> None:
+        """Show the board, or the too-small warning when ``size`` (columns, rows) is under :data:`MIN_SIZE`."""
+        w, h = size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         self.query_one("#small", Static).update(
             f"The terminal is too small: {w}x{h}; nines play needs {MIN_SIZE[0]}x{MIN_SIZE[1]}. "
@@ -237,6 +240,8 @@ class PlayApp(App):
 
     def on_key(self, event: events.Key) -> None:
         req = self.request
+        if self._small != (self.size.width < MIN_SIZE[0] or self.size.height < MIN_SIZE[1]):
+            self._fit(self.size)  # the size now, whatever resize was last heard
         if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
             return  # nothing to decide now, or the screen is too small to see what one decides
         key = event.key
