@@ -134,9 +134,11 @@ def test_quit_saves_and_resume_goes_on_to_the_same_end(live, tmp_path):
     for quit_key in ("q", "ctrl+c"):
         path = tmp_path / f"r-{quit_key}.json"
         m = new_match()
-        first = asyncio.run(drive(PlayApp(m, path, hint_samples=16), stop_after=4, quit_key=quit_key))
+        stopped = PlayApp(m, path, hint_samples=16)
+        first = asyncio.run(drive(stopped, stop_after=4, quit_key=quit_key))
         saved = load(path)
         assert len(first) == 4 and len(saved.decisions) == 4 and not saved.finished
+        assert stopped.return_code == {"q": 0, "ctrl+c": 130}[quit_key]  # the exit code of nines play
         app = PlayApp(saved, path, hint_samples=16)
         rest = asyncio.run(drive(app))
         assert rest[0].key not in {r.key for r in first}  # it goes on where it stopped
@@ -228,8 +230,9 @@ def test_each_resize_is_heard_at_once(tmp_path, start_small):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
-def test_end_to_end_in_a_pseudo_terminal(tmp_path):
-    """Keys in through a pseudo-terminal, screen text out: a refusal, a play, q, the saved file."""
+@pytest.mark.parametrize(("quit_key", "exit_code"), [("q", 0), ("\x03", 130)], ids=["q", "ctrl-c"])
+def test_end_to_end_in_a_pseudo_terminal(tmp_path, quit_key, exit_code):
+    """Keys in through a pseudo-terminal, screen text out: a refusal, a play, q or Ctrl-C, the file, the exit code."""
     pexpect = pytest.importorskip("pexpect")
     path = tmp_path / "pty.json"
     for seed in range(100):  # the first seed where the person plays first and holds a card that does not follow
@@ -249,11 +252,12 @@ def test_end_to_end_in_a_pseudo_terminal(tmp_path):
         child.expect(r"Refused\. T1")
         child.send(str(legal + 1))
         child.expect(f"You: {card_name(first.cards[legal])}")
-        child.send("q")
+        child.send(quit_key)
         child.expect("Match saved in")
         child.expect(pexpect.EOF)
     finally:
         child.close()
+    assert child.exitstatus == exit_code and child.signalstatus is None
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before or "")
     assert "go on with: nines play --resume" in text
     saved = load(path)

@@ -10,7 +10,8 @@ total, the stock, the public events of this hand and whose turn it is.
 Keys: a card's number (or the arrows and Enter) plays it; ``c d h s`` declare
 a suit after a 9; ``p``/``k`` play or keep a drawn card; ``n`` plays two 9s
 together (V4); ``?`` shows the search's ranking of the legal moves with 95%
-intervals; ``q`` (or Ctrl-C) saves and quits.  An illegal choice is refused
+intervals; ``q`` saves and quits (exit code 0, a chosen quit), Ctrl-C saves and
+stops (exit code 130, as every command after a Ctrl-C).  An illegal choice is refused
 with the RULES.md clause that forbids it.  The match file is saved after every
 decision, so nothing played is lost however the program stops.
 """
@@ -117,7 +118,7 @@ class PlayApp(App):
     """
     BINDINGS = [
         Binding("q", "quit_match", "save and quit"),
-        Binding("ctrl+c", "quit_match", "save and quit", priority=True),
+        Binding("ctrl+c", "interrupt_match", "save and stop (exit code 130)", priority=True),
         Binding("question_mark", "hint", "search's ranking"),
     ]
 
@@ -224,10 +225,17 @@ class PlayApp(App):
 
     # ------------------------------------------------------------ actions
     def action_quit_match(self) -> None:
-        """Save (the file is up to date after every decision) and quit."""
+        """``q``: save (the file is up to date after every decision) and quit; the app's return code is 0."""
+        self._stop(0)
+
+    def action_interrupt_match(self) -> None:
+        """Ctrl-C: save and stop as ``q`` does, but with return code 130, as every command after a Ctrl-C."""
+        self._stop(130)
+
+    def _stop(self, return_code: int) -> None:
         self._quitting = True
         self._reply(_STOP)
-        self.exit()
+        self.exit(return_code=return_code)
 
     def action_hint(self) -> None:
         req = self.request
