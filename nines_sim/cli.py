@@ -1427,9 +1427,9 @@ def play(
     """Play a match in the terminal against strategies: you hold one seat, they the others.
 
     Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
-    a drawn card; ? shows the search's ranking of your legal moves; q (or Ctrl-C) saves and quits. The match is
-    saved after every move: 'nines play --resume FILE' goes on, 'nines replay FILE' shows it, 'nines review FILE'
-    scores your decisions.
+    a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
+    and stops (exit code 130). The match is saved after every move: 'nines play --resume FILE' goes on,
+    'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
     """
     import secrets
 
@@ -1477,13 +1477,19 @@ def play(
 
     save(saved, path)
     app_ = PlayApp(saved, path, samples)
-    app_.run()
+    try:
+        app_.run()
+        code = app_.return_code or 0  # 130 after Ctrl-C (the app's key), 0 after q
+    except KeyboardInterrupt:  # a SIGINT outside the app's raw mode; the file holds every decision made
+        code = 130
     where = shlex.quote(str(path))
     if saved.finished:
         typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
                    f"score your play with 'nines review {where}'.")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+    if code:
+        raise typer.Exit(code=code)
 
 
 @app.command()

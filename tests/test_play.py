@@ -166,6 +166,43 @@ def test_bad_files_get_one_line_and_exit_2(played, tmp_path):
         load(cases["truncated"])
 
 
+#: Malformed structures of a saved file: (top-level field, value, what the message must say, naming the field).
+MALFORMED = [
+    ("decisions", None, "decisions must be a list, not null"),
+    ("decisions", {"hand": 0}, "decisions must be a list"),
+    ("decisions", [None], "decisions[0] must be an object"),
+    ("decisions", [{"hand": 0, "turn": "1", "kind": "play", "move": "7H"}], "decisions[0].turn must be a whole number"),
+    ("decisions", [{"hand": 0, "turn": 1, "kind": "fly", "move": "7H"}], "decisions[0].kind must be one of"),
+    ("rules", None, "rules must be an object"),
+    ("rules", {"preset": "classic", "options": []}, "rules.options must be an object"),
+    ("seed", None, "seed must be a whole number >= 0, not null"),
+    ("seat", "1", 'seat must be a whole number >= 0, not "1"'),
+    ("match", 1.5, "match must be a whole number >= 0, not 1.5"),
+    ("lineup", None, "lineup must be a list"),
+    ("lineup", [1, 2, 3], "lineup must be a list of strategy names"),
+    ("finished", None, "finished must be true or false, not null"),
+    ("totals", "12", "totals must be null or a list of whole numbers"),
+    ("program", 1, "program must be a string"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "expected"), MALFORMED, ids=[f"{k}={v!r}" for k, v, _ in MALFORMED])
+def test_malformed_structure_names_the_field_in_one_line_for_every_command(played, tmp_path, field, value, expected):
+    """A field of the wrong type (null, a string for a number, ...) is named in one line, exit 2, in all 3 commands."""
+    m, _, path = played
+    stopped = tmp_path / "stopped.json"  # an unfinished match, so that --resume would otherwise go on with it
+    save(SavedMatch(m.rules, m.seed, m.seat, m.lineup, dict(list(m.decisions.items())[:3])), stopped)
+    bad = _edit(stopped, tmp_path, lambda d: d.__setitem__(field, value))
+    for args in (["replay", bad], ["review", bad, "--out", str(tmp_path / "rev")], ["play", "--resume", bad]):
+        r = runner.invoke(app, args)
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("Error: "), (args, r.output)
+        assert expected in lines[0] and "NoneType" not in lines[0] and "Traceback" not in r.output, (args, r.output)
+    assert not (tmp_path / "rev").exists()
+    with pytest.raises(SavedMatchError, match=re.escape(expected)):
+        load(bad)
+
+
 def test_replay_command_shows_a_saved_match(played):
     m, out, path = played
     r = runner.invoke(app, ["replay", str(path)])

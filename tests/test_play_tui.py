@@ -134,9 +134,11 @@ def test_quit_saves_and_resume_goes_on_to_the_same_end(live, tmp_path):
     for quit_key in ("q", "ctrl+c"):
         path = tmp_path / f"r-{quit_key}.json"
         m = new_match()
-        first = asyncio.run(drive(PlayApp(m, path, hint_samples=16), stop_after=4, quit_key=quit_key))
+        stopped = PlayApp(m, path, hint_samples=16)
+        first = asyncio.run(drive(stopped, stop_after=4, quit_key=quit_key))
         saved = load(path)
         assert len(first) == 4 and len(saved.decisions) == 4 and not saved.finished
+        assert stopped.return_code == {"q": 0, "ctrl+c": 130}[quit_key]  # the exit code of nines play
         app = PlayApp(saved, path, hint_samples=16)
         rest = asyncio.run(drive(app))
         assert rest[0].key not in {r.key for r in first}  # it goes on where it stopped
@@ -180,9 +182,57 @@ def test_too_small_a_terminal_says_so(tmp_path):
     assert displayed and not game and "too small" in text and "80x24" in text
 
 
+async def _screen_state(app: PlayApp) -> tuple[bool, bool, str]:
+    """(warning shown, board shown, warning text)."""
+    small = app.query_one("#small")
+    return small.display, app.query_one("#game").display, str(small.render())
+
+
+@pytest.mark.parametrize("start_small", [False, True])
+def test_each_resize_is_heard_at_once(tmp_path, start_small):
+    """Every resize decides at once what is shown and whether keys count (the size now, never the one before)."""
+    path = tmp_path / "z.json"
+    big, small = (80, 24), (50, 12)
+
+    async def expect_small(app: PlayApp, pilot) -> None:
+        shown, game, text = await _screen_state(app)
+        assert shown and not game and "too small: 50x12" in text
+        before = dict(app.saved.decisions)
+        await pilot.press(*keys_for(app.request))  # ignored: the person cannot see the table
+        assert app.saved.decisions == before and load(path).decisions == before and app.waiting.is_set()
+
+    async def expect_big_and_play(app: PlayApp, pilot) -> Request | None:
+        shown, game, _ = await _screen_state(app)
+        assert game and not shown
+        req = app.request
+        await pilot.press(*keys_for(req))  # a legal move at exactly 80x24: played and saved
+        assert app.saved.decisions[req.key] == choose(req) and load(path).decisions[req.key] == choose(req)
+        return await next_request(app, pilot, req)
+
+    async def go() -> None:
+        app = PlayApp(new_match(), path, hint_samples=16)
+        async with app.run_test(size=small if start_small else big) as pilot:
+            await next_request(app, pilot, None)
+            if start_small:
+                await expect_small(app, pilot)
+                await pilot.resize_terminal(*big)
+                assert await expect_big_and_play(app, pilot) is not None
+                await pilot.resize_terminal(*small)
+                await expect_small(app, pilot)
+            else:
+                await pilot.resize_terminal(*small)
+                await expect_small(app, pilot)
+                await pilot.resize_terminal(*big)
+                assert await expect_big_and_play(app, pilot) is not None
+            await pilot.press("q")
+
+    asyncio.run(go())
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
-def test_end_to_end_in_a_pseudo_terminal(tmp_path):
-    """Keys in through a pseudo-terminal, screen text out: a refusal, a play, q, the saved file."""
+@pytest.mark.parametrize(("quit_key", "exit_code"), [("q", 0), ("\x03", 130)], ids=["q", "ctrl-c"])
+def test_end_to_end_in_a_pseudo_terminal(tmp_path, quit_key, exit_code):
+    """Keys in through a pseudo-terminal, screen text out: a refusal, a play, q or Ctrl-C, the file, the exit code."""
     pexpect = pytest.importorskip("pexpect")
     path = tmp_path / "pty.json"
     for seed in range(100):  # the first seed where the person plays first and holds a card that does not follow
@@ -202,11 +252,12 @@ def test_end_to_end_in_a_pseudo_terminal(tmp_path):
         child.expect(r"Refused\. T1")
         child.send(str(legal + 1))
         child.expect(f"You: {card_name(first.cards[legal])}")
-        child.send("q")
+        child.send(quit_key)
         child.expect("Match saved in")
         child.expect(pexpect.EOF)
     finally:
         child.close()
+    assert child.exitstatus == exit_code and child.signalstatus is None
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before or "")
     assert "go on with: nines play --resume" in text
     saved = load(path)

@@ -184,29 +184,44 @@ class SavedMatch:
             raise SavedMatchError(
                 f"the file is a saved match of version {data.get('version')!r}; this program reads version {VERSION}"
             )
+        if not isinstance(data.get("program", ""), str):
+            raise SavedMatchError(
+                f"program must be a string (the version that saved it), not {_shown(data['program'])}"
+            )
+        r = _typed(data, "rules", dict, "an object with 'preset' and 'options'")
+        preset = _typed(r, "preset", str, "a string", "rules.preset")
+        options = _typed(r, "options", dict, "an object (option: value)", "rules.options")
         try:
-            r = data["rules"]
-            opts = {k: tuple(v) if isinstance(v, list) else v for k, v in dict(r["options"]).items()}
-            rules = make_rules(str(r["preset"]), **opts)
-            seed, match, seat = (_whole(data, k) for k in ("seed", "match", "seat"))
-            lineup = [str(s) for s in data["lineup"]]
-            decisions: dict[Key, int] = {}
-            for d in data["decisions"]:
-                kind = _KINDS[d["kind"]]
-                key = (_whole(d, "hand"), _whole(d, "turn"), kind)
-                if key in decisions:
-                    raise SavedMatchError(f"two decisions for {decision_where(key)} ({d['kind']})")
-                decisions[key] = parse_move(kind, d["move"])
-            finished = bool(data["finished"])
-            totals = None if data.get("totals") is None else [int(x) for x in data["totals"]]
-        except SavedMatchError:
-            raise
-        except RulesError as exc:
+            rules = make_rules(preset, **{k: tuple(v) if isinstance(v, list) else v for k, v in options.items()})
+        except (RulesError, TypeError, ValueError) as exc:
             raise SavedMatchError(f"the saved rules are refused: {exc}") from None
-        except KeyError as exc:
-            raise SavedMatchError(f"the saved match lacks {exc}") from None
-        except (TypeError, ValueError) as exc:
-            raise SavedMatchError(f"the saved match holds a bad value: {exc}") from None
+        seed, match, seat = (_whole(data, k) for k in ("seed", "match", "seat"))
+        lineup = _typed(data, "lineup", list, "a list of strategy names, one per seat")
+        if not all(isinstance(x, str) for x in lineup):
+            raise SavedMatchError(f"lineup must be a list of strategy names (strings), not {_shown(lineup)}")
+        decisions: dict[Key, int] = {}
+        for i, d in enumerate(_typed(data, "decisions", list, "a list")):
+            where = f"decisions[{i}]"
+            if not isinstance(d, dict):
+                raise SavedMatchError(f"{where} must be an object with hand, turn, kind and move, not {_shown(d)}")
+            kind_name = _typed(d, "kind", str, f"one of {', '.join(_KINDS)}", f"{where}.kind")
+            if kind_name not in _KINDS:
+                raise SavedMatchError(f"{where}.kind must be one of {', '.join(_KINDS)}, not {kind_name!r}")
+            kind = _KINDS[kind_name]
+            key = (_whole(d, "hand", f"{where}.hand"), _whole(d, "turn", f"{where}.turn"), kind)
+            if key in decisions:
+                raise SavedMatchError(f"two decisions for {decision_where(key)} ({kind_name})")
+            text = _typed(d, "move", str, "a string (a card, 'two 9s', a suit, 'play' or 'keep')", f"{where}.move")
+            try:
+                decisions[key] = parse_move(kind, text)
+            except ValueError as exc:
+                raise SavedMatchError(f"{where}.move is not a {kind_name} move: {exc}") from None
+        finished = _typed(data, "finished", bool, "true or false")
+        totals = data.get("totals")
+        if totals is not None and (
+            not isinstance(totals, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in totals)
+        ):
+            raise SavedMatchError(f"totals must be null or a list of whole numbers, not {_shown(totals)}")
         if not 0 <= seed < 1 << 64:
             raise SavedMatchError(f"seed {seed} is not 0 to 2**64-1")
         if len(lineup) != rules.players:
@@ -218,10 +233,27 @@ class SavedMatch:
         return cls(rules, seed, seat, lineup, decisions, match, finished, totals)
 
 
-def _whole(d: dict, key: str) -> int:
+def _shown(v: Any) -> str:
+    """A JSON value as a message shows it: ``null``, ``true``, ``"x"``, ``[1, 2]`` (cut short if long)."""
+    text = json.dumps(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _typed(d: dict, key: str, kind: type, what: str, name: str | None = None) -> Any:
+    """``d[key]`` if present and of type ``kind``; else a one-line :class:`SavedMatchError` naming the field."""
+    name = name or key
+    if key not in d:
+        raise SavedMatchError(f"the saved match lacks the field {name!r} ({what})")
     v = d[key]
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise SavedMatchError(f"{key} must be a whole number >= 0, not {v!r}")
+    if not isinstance(v, kind) or (kind is not bool and isinstance(v, bool)):
+        raise SavedMatchError(f"{name} must be {what}, not {_shown(v)}")
+    return v
+
+
+def _whole(d: dict, key: str, name: str | None = None) -> int:
+    v = _typed(d, key, int, "a whole number >= 0", name)
+    if v < 0:
+        raise SavedMatchError(f"{name or key} must be a whole number >= 0, not {v}")
     return v
 
 

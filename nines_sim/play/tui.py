@@ -10,7 +10,8 @@ total, the stock, the public events of this hand and whose turn it is.
 Keys: a card's number (or the arrows and Enter) plays it; ``c d h s`` declare
 a suit after a 9; ``p``/``k`` play or keep a drawn card; ``n`` plays two 9s
 together (V4); ``?`` shows the search's ranking of the legal moves with 95%
-intervals; ``q`` (or Ctrl-C) saves and quits.  An illegal choice is refused
+intervals; ``q`` saves and quits (exit code 0, a chosen quit), Ctrl-C saves and
+stops (exit code 130, as every command after a Ctrl-C).  An illegal choice is refused
 with the RULES.md clause that forbids it.  The match file is saved after every
 decision, so nothing played is lost however the program stops.
 """
@@ -25,6 +26,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widgets import Static
 
 from nines_sim.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
@@ -116,7 +118,7 @@ class PlayApp(App):
     """
     BINDINGS = [
         Binding("q", "quit_match", "save and quit"),
-        Binding("ctrl+c", "quit_match", "save and quit", priority=True),
+        Binding("ctrl+c", "interrupt_match", "save and stop (exit code 130)", priority=True),
         Binding("question_mark", "hint", "search's ranking"),
     ]
 
@@ -150,15 +152,17 @@ class PlayApp(App):
             yield Static("", id="message")
 
     def on_mount(self) -> None:
-        self._fit()
+        self._fit(self.size)
         save(self.saved, self.path)  # the file exists from the start
         self.run_worker(self._drive, thread=True, exit_on_error=False)
 
-    def on_resize(self) -> None:
-        self._fit()
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size, not self.size: this handler runs before App._on_resize records the new size.
+        self._fit(event.size)
 
-    def _fit(self) -> None:
-        w, h = self.size
+    def _fit(self, size: Size) -> None:
+        """Show the board, or the too-small warning when ``size`` (columns, rows) is under :data:`MIN_SIZE`."""
+        w, h = size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         self.query_one("#small", Static).update(
             f"The terminal is too small: {w}x{h}; nines play needs {MIN_SIZE[0]}x{MIN_SIZE[1]}. "
@@ -221,10 +225,17 @@ class PlayApp(App):
 
     # ------------------------------------------------------------ actions
     def action_quit_match(self) -> None:
-        """Save (the file is up to date after every decision) and quit."""
+        """``q``: save (the file is up to date after every decision) and quit; the app's return code is 0."""
+        self._stop(0)
+
+    def action_interrupt_match(self) -> None:
+        """Ctrl-C: save and stop as ``q`` does, but with return code 130, as every command after a Ctrl-C."""
+        self._stop(130)
+
+    def _stop(self, return_code: int) -> None:
         self._quitting = True
         self._reply(_STOP)
-        self.exit()
+        self.exit(return_code=return_code)
 
     def action_hint(self) -> None:
         req = self.request
@@ -237,6 +248,8 @@ class PlayApp(App):
 
     def on_key(self, event: events.Key) -> None:
         req = self.request
+        if self._small != (self.size.width < MIN_SIZE[0] or self.size.height < MIN_SIZE[1]):
+            self._fit(self.size)  # the size now, whatever resize was last heard
         if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
             return  # nothing to decide now, or the screen is too small to see what one decides
         key = event.key
