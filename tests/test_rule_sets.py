@@ -142,10 +142,3 @@ def test_tune_takes_options_in_the_rule_set(tmp_path):
     assert r.exit_code == 0, r.output
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert manifest["setup"]["rules"]["target"] == 50 and "--rules classic:target=50" in manifest["command"]
-
-
-def test_rule_sets_that_rule_overrides_make_equal_are_refused():
-    # hard-nines is classic with nine_penalty=25: with --rule nine_penalty=20 both are the same rules
-    with pytest.raises(RulesError, match="are the same rules once --rule is applied"):
-        rule_sets_from(["classic", "hard-nines"], None, 4, {"nine_penalty": 20})
-    assert len(rule_sets_from(["classic", "hard-nines"], None, 4, {"target": 50})[0]) == 2
