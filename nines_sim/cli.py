@@ -382,7 +382,8 @@ def tournament(
             "--tables",
             min=1,
             help="Tables of a league (format league; default: every set of --players strategies once, "
-            "at most 200), each playing --matches matches.",
+            "at most 200), each playing --matches matches. At most 2,000; enough to seat every strategy and "
+            "to join all of them through shared tables.",
         ),
     ] = None,
     baseline: Annotated[
@@ -483,10 +484,11 @@ def tournament(
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
     extra["specs_given"] = names or list(plan.strategies)  # a parameter file names its entry in reports
+    rated, rating_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
     with _writing():
         clear_outputs(run_dir)
         tables = write_tables(run_dir, plan, outcome)
-        rated = _write_ratings(run_dir, plan, outcome, seed, extra)
+        _write_ratings(run_dir, plan, outcome, seed, extra, rated, rating_stopped)
         if rated is not None:
             from nines_sim.league import RATINGS_FILES
 
@@ -520,18 +522,33 @@ def tournament(
     if outcome.partial:
         _say_kept(outcome.kept)
         raise typer.Exit(code=130)
+    if rating_stopped:
+        raise _interrupted("the ratings were not computed; every match played is written (run again to rate them).")
 
 
-def _write_ratings(run_dir: Path, plan, outcome, seed: int, extra: dict):  # noqa: ANN001, ANN202
-    """A round robin's or league's ratings files (None for the other formats); their facts go into ``extra``."""
-    from nines_sim.league import ratings_manifest, write_ratings
+def _rate(plan, outcome, seed: int):  # noqa: ANN001, ANN202
+    """A round robin's or league's ratings (None for the other formats), and whether Ctrl-C stopped their
+    bootstrap (then None: the run keeps its results without ratings)."""
+    from nines_sim.league import ratings_of
     from nines_sim.tournament import RATED_FORMATS
 
     if plan.format not in RATED_FORMATS:
-        return None
-    rated = write_ratings(run_dir, plan, outcome, seed)
-    extra["ratings"] = ratings_manifest(plan, rated)
-    return rated
+        return None, False
+    try:
+        return ratings_of(plan, outcome, seed), False
+    except KeyboardInterrupt:
+        return None, True
+
+
+def _write_ratings(run_dir: Path, plan, outcome, seed: int, extra: dict, rated, stopped: bool) -> None:  # noqa: ANN001
+    """Write a rated run's ratings files; their facts (or that Ctrl-C stopped them) go into ``extra``."""
+    from nines_sim.league import ratings_manifest, write_ratings
+
+    if rated is not None:
+        write_ratings(run_dir, plan, outcome, seed, rated)
+        extra["ratings"] = ratings_manifest(plan, rated)
+    elif stopped:
+        extra["ratings"] = {"computed": False, "why": "stopped (Ctrl-C) while rating"}
 
 
 def _play_seconds(wall_seconds: float, bar) -> tuple[float, str]:  # noqa: ANN001 - a RunProgress

@@ -25,7 +25,13 @@ from nines_sim import tournament as tour
 from nines_sim.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS, Ratings, finish_codes, order_data, rate
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
-from nines_sim.schedule import league_schedule
+from nines_sim.schedule import (
+    MAX_TABLES,
+    fewest_connecting_tables,
+    fewest_tables_seating_all,
+    groups_apart,
+    league_schedule,
+)
 from nines_sim.tally import Tally
 
 
@@ -48,7 +54,9 @@ def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, 
     Raises
     ------
     nines_sim.tournament.TournamentError
-        For one strategy, a pool smaller than a table, a repeated strategy or no tables.
+        For one strategy, a pool smaller than a table, a repeated strategy, no tables, more than
+        :data:`~nines_sim.schedule.MAX_TABLES` tables, tables too few to seat every strategy, or tables that
+        leave the pool in groups that never sit together (their ratings could not be compared).
     """
     n = len(strategies)
     if len(set(strategies)) != n:
@@ -62,8 +70,22 @@ def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, 
         )
     if tables < 1:
         raise tour.TournamentError("a league needs at least one table (--tables)")
-    rp = rules.replace(players=players)
+    if tables > MAX_TABLES:
+        raise tour.TournamentError(f"a league seats at most {MAX_TABLES:,} tables; --tables {tables:,} given")
+    fewest = fewest_tables_seating_all(n, players)
+    if tables < fewest:
+        raise tour.TournamentError(
+            f"{tables} table(s) of {players} cannot seat all {n} strategies; use --tables {fewest} or more"
+        )
     schedule = league_schedule(n, players, tables, seed)
+    if (apart := groups_apart(schedule, n)) > 1:
+        more = fewest_connecting_tables(n, players, tables, seed)
+        hint = f" (--tables {more} connects them)" if more else ""
+        raise tour.TournamentError(
+            f"the {tables} tables split the strategies into {apart} groups that never sit together, so their "
+            f"ratings cannot be compared; add tables{hint}"
+        )
+    rp = rules.replace(players=players)
     games = []
     for t, row in enumerate(schedule):
         lineup = tuple(strategies[i] for i in row)
@@ -153,21 +175,41 @@ def ratings_of(plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
     """
     index = {s: i for i, s in enumerate(plan.strategies)}
     games = [(tuple(index[s] for s in g.lineup), dict(out.orders[g.key])) for g in plan.games]
-    return rate(order_data(games, len(plan.strategies)), plan.labels, seed)
+    r = rate(order_data(games, len(plan.strategies)), plan.labels, seed)
+    if tour.too_small_to_rank(tour.matches_per_game(out), out.partial):
+        return unranked(r, plan)
+    return r
+
+
+def unranked(r: Ratings, plan: tour.Plan) -> Ratings:
+    """The ratings of a stopped run too small to rank (as ``summary.csv`` of such a run): no ranks, no
+    difference claimed resolved, no calibration cell claimed to fail; the strategies in lineup order."""
+    order = {label: i for i, label in enumerate(plan.labels)}
+    ratings = r.ratings.assign(rank=pd.NA).sort_values("strategy", key=lambda s: s.map(order), kind="stable")
+    return Ratings(
+        ratings.reset_index(drop=True),
+        r.differences.assign(resolved=None),
+        r.calibration.assign(fails=None),
+        r.samples,
+        ranked=False,
+    )
 
 
 #: The data files a rated run (round robin, league) adds to its folder.
 RATINGS_FILES = ("ratings.csv", "rating_differences.csv", "calibration.csv")
 
 
-def write_ratings(run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
+def write_ratings(
+    run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int, rated: Ratings | None = None
+) -> Ratings:
     """Write ``ratings.csv``, ``rating_differences.csv`` and ``calibration.csv`` of a rated run.
 
-    Parameters are those of :func:`ratings_of` and the run folder; returns the ratings written.
+    Parameters are those of :func:`ratings_of` and the run folder, and the ratings if already computed
+    (``rated``); returns the ratings written.
     """
     from nines_sim.output import write_csv
 
-    r = ratings_of(plan, out, seed)
+    r = rated if rated is not None else ratings_of(plan, out, seed)
     write_csv(r.ratings, run_dir / "ratings.csv")
     write_csv(r.differences, run_dir / "rating_differences.csv")
     write_csv(r.calibration, run_dir / "calibration.csv")
@@ -201,13 +243,17 @@ def terminal_ratings(r: Ratings, plan: tour.Plan, given: list[str] | None = None
         pos = (f"{decimal_text(x.mean_position, 2)} [{decimal_text(x.mean_position_low, 2)}, "
                f"{decimal_text(x.mean_position_high, 2)}]")  # fmt: skip
         win = f"{decimal_text(x.win_rate, 4)} [{decimal_text(x.win_rate_low, 4)}, {decimal_text(x.win_rate_high, 4)}]"
-        lines.append(f"{x.rank:>4}  {x.strategy:<{width}} {rating:<22} {pos:<24} {win}")
+        lines.append(f"{x.rank if r.ranked else '-':>4}  {x.strategy:<{width}} {rating:<22} {pos:<24} {win}")
     model = ratings_manifest(plan, r)["model"]
+    head = (f"{model} ratings (mean 1500; 400 points = odds of 10 to 1), 95% bootstrap intervals over matches "
+            f"({r.samples:,} samples)")  # fmt: skip
+    if not r.ranked:
+        lines.append(f"{head}: too few matches to rank; no difference is claimed resolved (see above)")
+        return "\n".join(lines)
     resolved = int(r.differences["resolved"].sum())
     fails = int(r.calibration["fails"].sum())
     lines.append(
-        f"{model} ratings (mean 1500; 400 points = odds of 10 to 1), 95% bootstrap intervals over matches "
-        f"({r.samples:,} samples): {resolved} of {len(r.differences)} differences resolved; the model misses "
+        f"{head}: {resolved} of {len(r.differences)} differences resolved; the model misses "
         f"{fails} of {len(r.calibration)} observed win rates by table (calibration.csv)"
     )
     return "\n".join(lines)

@@ -327,12 +327,17 @@ def elo(theta: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Ratings:
-    """A fit and its bootstrap: the three tables a run folder stores."""
+    """A fit and its bootstrap: the three tables a run folder stores.
+
+    ``ranked`` is False for a stopped run too small to rank (:func:`nines_sim.stats.too_small_to_rank`):
+    then ``rank``, ``resolved`` and ``fails`` are empty and the strategies are in lineup order.
+    """
 
     ratings: pd.DataFrame
     differences: pd.DataFrame
     calibration: pd.DataFrame
     samples: int
+    ranked: bool = True
 
 
 def rate(data: OrderData, labels: list[str], seed: int, samples: int = BOOTSTRAP_SAMPLES) -> Ratings:

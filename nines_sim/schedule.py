@@ -30,6 +30,8 @@ MAX_CANDIDATES = 4000
 SCHEDULE_STREAM = 0x5C4ED
 #: Swaps tried in a row without a gain before the pair balancing stops.
 STALE_TRIES = 5_000
+#: Most tables a league seats (``--tables``): every table plays every match, so the run grows with it.
+MAX_TABLES = 2_000
 
 
 def default_tables(n: int, players: int) -> int:
@@ -37,6 +39,45 @@ def default_tables(n: int, players: int) -> int:
     (each pair then meets equally often), at most ``max(200, n)``; at least one table per strategy.
     """
     return max(n, min(math.comb(n, players), max(200, n)))
+
+
+def fewest_tables_seating_all(n: int, players: int) -> int:
+    """Fewest tables of ``players`` that seat each of ``n`` strategies at least once: ``ceil(n / players)``
+    (the schedule seats the least-seated first, so that many always do)."""
+    return -(-n // players)
+
+
+def groups_apart(schedule: np.ndarray, n: int) -> int:
+    """How many groups the strategies fall into when two are joined if they sat at a table together.
+
+    Parameters
+    ----------
+    schedule : numpy.ndarray
+        int64, (tables, players): a league's seating, as :func:`league_schedule` returns it.
+    n : int
+        Strategies in the pool; one never seated is a group of its own.
+
+    Returns
+    -------
+    int
+        1 when the tables connect the pool (every rating difference is identifiable), more when not.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rows = np.repeat(schedule[:, :1], schedule.shape[1], axis=1).ravel()
+    graph = coo_matrix((np.ones(rows.size), (rows, schedule.ravel())), shape=(n, n))
+    return int(connected_components(graph, directed=False)[0])
+
+
+def fewest_connecting_tables(n: int, players: int, tables: int, seed: int) -> int | None:
+    """Fewest tables above ``tables`` whose schedule (same seed) connects the pool; None if none up to
+    :data:`MAX_TABLES` does."""
+    start = max(tables + 1, -(-(n - 1) // (players - 1)))  # a connected graph needs n - 1 joins, P - 1 per table
+    for t in range(start, MAX_TABLES + 1):
+        if groups_apart(league_schedule(n, players, t, seed), n) == 1:
+            return t
+    return None
 
 
 def league_schedule(n: int, players: int, tables: int, seed: int) -> np.ndarray:

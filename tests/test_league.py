@@ -283,6 +283,14 @@ def test_a_tuned_strategy_is_shown_by_its_parameter_file_in_the_ratings_table_an
         (["random", "hold-nines", "dump-faces", "--players", "4"], "a league of 4-seat tables needs at least 4"),
         (["random", "--players", "2"], "a league needs at least two strategies"),
         (["random", "random", "hold-nines", "--players", "2"], "each strategy may be named once in a league"),
+        # one table of 4 cannot seat 5: the fifth would be rated without a match
+        ([*POOL, "--players", "4", "--tables", "1"], "1 table(s) of 4 cannot seat all 5 strategies; use --tables 2"),
+        # seed 0 seats {random, expert} and {dump-faces, hold-nines}: two groups never compared
+        (
+            ["random", "hold-nines", "dump-faces", "expert", "--players", "2", "--tables", "2"],
+            "split the strategies into 2 groups that never sit together",
+        ),
+        (["random", "hold-nines", "--players", "2", "--tables", "2001"], "a league seats at most 2,000 tables"),
     ],
 )
 def test_league_usage_errors_are_one_line_with_exit_code_2(args, says, tmp_path):
@@ -290,6 +298,34 @@ def test_league_usage_errors_are_one_line_with_exit_code_2(args, says, tmp_path)
     lines = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("Error: ") and says in lines[0], r.output
     assert not (tmp_path / "x").exists()
+
+
+def test_a_split_league_is_refused_with_the_fewest_tables_that_connect_it():
+    from nines_sim.schedule import fewest_connecting_tables, groups_apart
+    from nines_sim.tournament import TournamentError
+
+    pool = ["random", "hold-nines", "dump-faces", "expert"]
+    assert groups_apart(league_schedule(4, 2, 2, seed=0), 4) == 2
+    more = fewest_connecting_tables(4, 2, 2, seed=0)
+    assert more is not None and more >= 3  # 4 strategies need 3 heads-up joins
+    assert groups_apart(league_schedule(4, 2, more, seed=0), 4) == 1
+    assert all(groups_apart(league_schedule(4, 2, t, seed=0), 4) == 2 for t in range(2, more))
+    with pytest.raises(TournamentError, match=f"--tables {more} connects them"):
+        plan_tournament("league", pool, make_rules("classic"), players=2, tables=2, seed=0)
+    plan = plan_tournament("league", pool, make_rules("classic"), players=2, tables=more, seed=0)
+    assert len(plan.games) == more
+
+
+def test_groups_apart_counts_a_strategy_never_seated_as_its_own_group():
+    from nines_sim.schedule import groups_apart
+
+    assert groups_apart(np.array([[0, 1], [2, 3]]), 5) == 3
+    assert groups_apart(np.array([[0, 1, 2], [2, 3, 4]]), 5) == 1
+
+
+def test_the_help_states_the_most_tables():
+    r = runner.invoke(app, ["tournament", "--help"], terminal_width=200)
+    assert r.exit_code == 0 and "At most 2,000" in r.output
 
 
 def test_tables_belongs_to_the_league_only(tmp_path):
@@ -358,3 +394,56 @@ def test_two_copies_of_one_strategy_in_a_real_league_get_overlapping_intervals(t
     a, b = r.loc["det-lowest"], r.loc["det-twin"]
     assert a.rating_low < b.rating_high and b.rating_low < a.rating_high, r
     assert r.loc["dump-faces"].rating_low > max(a.rating_high, b.rating_high)  # a real difference is resolved
+
+
+def test_a_stopped_league_too_small_to_rank_lists_its_ratings_without_ranks_or_claims(tmp_path, monkeypatch):
+    from tests.interrupt import ctrl_c_in_process
+
+    ctrl_c_in_process(monkeypatch, lambda played, kept: kept > 0)
+    d = tmp_path / "small"
+    r = runner.invoke(app, ["tournament", *POOL[:4], "--format", "league", "-p", "3", "--tables", "4", "-n", "3000",
+                            "--chunk-size", "100", "--workers", "1", "--no-charts", "--out", str(d)])  # fmt: skip
+    assert r.exit_code == 130, r.output
+    import json
+
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and m["too_small_to_rank"] and m["kept_ranges"] == [[0, 100]]
+    ratings = pd.read_csv(d / "ratings.csv")
+    assert ratings["rank"].isna().all() and len(ratings) == 4 and (ratings["matches"] == 300).all()
+    assert list(ratings["strategy"]) == POOL[:4]  # lineup order, as summary.csv of such a run
+    assert pd.read_csv(d / "rating_differences.csv")["resolved"].isna().all()
+    assert pd.read_csv(d / "calibration.csv")["fails"].isna().all()
+    section = (d / "report.md").read_text().split("## Ratings", 1)[1].split("## Reproduce", 1)[0]
+    assert "None is claimed" in section and "pairs." not in section and "### Does the rating predict?" not in section
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "Rank" not in line]
+    assert len(rows) == 4 and all(row.startswith("| - |") for row in rows)
+    assert "differences resolved" not in r.output and "too few matches to rank" in r.output
+
+
+def test_ctrl_c_during_the_rating_bootstrap_keeps_the_results_without_ratings_and_exits_130(tmp_path, monkeypatch):
+    from nines_sim import ratings as ratings_module
+
+    fits = []
+    real = ratings_module.fit_strengths
+
+    def fit_then_ctrl_c(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 3:  # the full fit, one bootstrap sample, then Ctrl-C inside the bootstrap loop
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ratings_module, "fit_strengths", fit_then_ctrl_c)
+    d = tmp_path / "lg"
+    r = runner.invoke(app, ["tournament", *POOL[:4], "--format", "league", "-p", "3", "--tables", "4", "-n", "50",
+                            "--workers", "1", "--no-charts", "--out", str(d)])  # fmt: skip
+    assert r.exit_code == 130, r.output
+    assert len(fits) == 3  # stopped at once: no further bootstrap sample
+    assert "Interrupted (Ctrl-C): the ratings were not computed" in r.output
+    import json
+
+    m = json.loads((d / "manifest.json").read_text())
+    assert not m["partial"] and m["ratings"]["computed"] is False
+    assert [g["matches_played"] for g in m["games"]] == [50] * 4
+    assert (pd.read_csv(d / "summary.csv")["matches"] > 0).all()
+    assert not any((d / f).exists() for f in ("ratings.csv", "rating_differences.csv", "calibration.csv"))
+    assert "Not computed: the run was stopped (Ctrl-C) while rating" in (d / "report.md").read_text()

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.numbers import decimal_text
-from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct
+from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct, too_small
 
 if TYPE_CHECKING:  # matplotlib loads only when something is drawn
     from matplotlib.axes import Axes
@@ -171,9 +171,10 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
     """
     folder = Path(run_dir)
     ratings = _read(folder, "ratings.csv")
-    if ratings is None:
-        return []
     facts = manifest.get("ratings") or {}
+    if ratings is None:
+        return [*NOT_COMPUTED, ""] if facts.get("computed") is False else []
+    ranked = not too_small(manifest)
     model = str(facts.get("model", "Plackett-Luce"))
     heads_up = model == "Bradley-Terry"
     what = "heads-up results" if heads_up else "finishing orders (final totals, the winner first; level totals share)"
@@ -192,7 +193,7 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
     ]
     for r in ratings.itertuples(index=False):
         lines.append(
-            f"| {r.rank} | {cell(r.strategy)} | {_points(r.rating)} ({_points(r.rating_low)} to "
+            f"| {r.rank if ranked else '-'} | {cell(r.strategy)} | {_points(r.rating)} ({_points(r.rating_low)} to "
             f"{_points(r.rating_high)}) | {fixed(r.mean_position, 2)} ({fixed(r.mean_position_low, 2)} to "
             f"{fixed(r.mean_position_high, 2)}) | {pct(r.win_rate)} ({pct(r.win_rate_low)} to "
             f"{pct(r.win_rate_high)}) | {num(int(r.matches))} |"
@@ -200,9 +201,25 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
     lines.append("")
     if (folder / CHART).is_file():
         lines += [f"![Ratings]({CHART})", "", "*Ratings with their 95% bootstrap intervals, best at the top.*", ""]
+    if not ranked:  # a stopped run too small to rank: the numbers only (see the note at the top)
+        return [*lines, "### Which differences are resolved", "", UNCLAIMED, ""]
     lines += _resolved(_read(folder, "rating_differences.csv"))
     lines += _calibration(_read(folder, "calibration.csv"), heads_up, ratings)
     return lines
+
+
+#: The ratings section of a run stopped (Ctrl-C) while rating: its matches are written, its ratings not.
+NOT_COMPUTED = [
+    "## Ratings",
+    "",
+    "Not computed: the run was stopped (Ctrl-C) while rating. The results above hold every match played; "
+    "run the command again to rate them.",
+]
+#: Which differences are resolved, and calibration, in a run too small to rank.
+UNCLAIMED = (
+    "None is claimed, and the calibration is not checked: too few matches were played to rank (see the note at "
+    "the top). The ratings above are listed without ranks."
+)
 
 
 def _resolved(diffs: pd.DataFrame | None) -> list[str]:
