@@ -529,11 +529,12 @@ def tournament(
 def _rate(plan, outcome, seed: int):  # noqa: ANN001, ANN202
     """A round robin's or league's ratings (None for the other formats), and whether Ctrl-C stopped their
     bootstrap (then None: the run keeps its results without ratings)."""
-    from nines_sim.league import ratings_of
     from nines_sim.tournament import RATED_FORMATS
 
     if plan.format not in RATED_FORMATS:
         return None, False
+    from nines_sim.league import ratings_of  # scipy's optimiser: loaded only where a run is rated
+
     try:
         return ratings_of(plan, outcome, seed), False
     except KeyboardInterrupt:
@@ -542,6 +543,8 @@ def _rate(plan, outcome, seed: int):  # noqa: ANN001, ANN202
 
 def _write_ratings(run_dir: Path, plan, outcome, seed: int, extra: dict, rated, stopped: bool) -> None:  # noqa: ANN001
     """Write a rated run's ratings files; their facts (or that Ctrl-C stopped them) go into ``extra``."""
+    if rated is None and not stopped:
+        return  # not a rated format
     from nines_sim.league import ratings_manifest, write_ratings
 
     if rated is not None:
