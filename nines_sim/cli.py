@@ -48,6 +48,13 @@ class OneLineErrors(TyperGroup):
     """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        argv = kwargs.get("args", args[0] if args else None)
+        twice = self._given_twice(list(sys.argv[1:] if argv is None else argv))
+        if twice is not None:
+            echo_error(twice)
+            if not standalone_mode:
+                raise typer.Exit(code=2)
+            sys.exit(2)
         try:
             with warnings.catch_warnings():
                 warnings.showwarning = _one_line_warning
@@ -71,6 +78,26 @@ class OneLineErrors(TyperGroup):
         if not standalone_mode:
             return rv
         sys.exit(rv if isinstance(rv, int) else 0)
+
+    def _given_twice(self, argv: list[str]) -> str | None:
+        """The usage error for an option that takes one value given twice (click keeps the last silently:
+        ``tournament --rules A --rules B`` played B alone); None when there is none."""
+        name = next((a for a in argv if not a.startswith("-")), None)
+        command = self.commands.get(name) if name else None
+        if command is None:
+            return None
+        rest = argv[argv.index(name) + 1 :]
+        rest = rest[: rest.index("--")] if "--" in rest else rest
+        for param in command.params:
+            if param.param_type_name != "option" or param.multiple or getattr(param, "is_flag", False):
+                continue
+            opts = [*param.opts, *param.secondary_opts]
+            given = sum(a in opts or any(a.startswith(f"{o}=") for o in opts if o.startswith("--")) for a in rest)
+            if given > 1:
+                hint = " (compare rule sets with 'nines compare-rules')" if "--rules" in opts else ""
+                shown = next((o for o in opts if o.startswith("--")), opts[0])
+                return f"{shown} is given {given} times; give it once{hint}"
+        return None
 
 
 app = typer.Typer(

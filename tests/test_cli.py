@@ -319,3 +319,27 @@ def test_an_error_after_a_progress_bar_starts_on_a_line_of_its_own(tmp_path):
     assert r.exit_code == 1, r.output
     assert "matches" in r.output  # the bar was drawn (stderr is not a terminal here)
     assert any(line.startswith("Error: strategy 'boom' raised RuntimeError: boom") for line in r.output.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["tournament", "--rules", "classic:nine_penalty=20", "--rules", "classic:nine_penalty=25"],
+            "--rules is given 2 times; give it once (compare rule sets with 'nines compare-rules')",
+        ),
+        (["tournament", "-n", "5", "--matches=6"], "--matches is given 2 times; give it once"),
+        (["replay", "--seed", "1", "--seed", "2", "--match", "0"], "--seed is given 2 times; give it once"),
+    ],
+)
+def test_an_option_of_one_value_given_twice_is_refused_not_the_last_kept(args, says, tmp_path):
+    r = runner.invoke(app, [*args, "--out", str(tmp_path / "x")] if args[0] == "tournament" else args)
+    assert one_error_line(r) == f"Error: {says}"
+    assert not (tmp_path / "x").exists()
+
+
+def test_options_that_take_several_values_may_repeat(tmp_path):
+    r = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", "hard-nines",
+                            "--rule", "target=50", "-n", "20", "-q", "--no-charts", "--workers", "1",
+                            "--out", str(tmp_path / "c")])  # fmt: skip
+    assert r.exit_code == 0, r.output
