@@ -311,7 +311,8 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     ----------
     spec : str
         e.g. ``"classic"``, ``"hard-nines+no-nine-out"``, ``"classic:nine_penalty=20,no_nine_out=true"``
-        (P1, P2, V1-V7; the options of ``OPTION_NAMES``).
+        (P1, P2, V1-V7; the options of ``OPTION_NAMES``), or ``"@FILE"``: the rule set a JSON file names
+        (:func:`rule_set_file`; ``nines tune-rules`` writes ``best-rules.json``).
     overrides : dict, optional
         Options applied on top (the CLI's ``--rule key=value``, parsed by :func:`parse_overrides`); an
         option may not be set both here and in ``spec``.
@@ -328,6 +329,8 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
         As :func:`make_rules` and :func:`parse_overrides`, for an option set both in ``spec`` and in
         ``overrides``, and for ``players=N`` in ``spec`` other than ``players``.
     """
+    if spec.startswith("@"):
+        spec = rule_set_file(spec[1:])
     preset, _, rest = spec.partition(":")
     items = [x for x in rest.split(",") if x.strip()] if rest else []
     # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
@@ -351,3 +354,26 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
             )
         options["players"] = players
     return make_rules(preset, **options)
+
+
+def rule_set_file(path: str) -> str:
+    """The rule set written in a JSON file (``--rules @FILE``): its ``"rule_set"`` field, e.g.
+    ``{"rule_set": "classic:nine_penalty=40"}`` (other fields, such as a tuning run's measures, are notes).
+
+    Raises
+    ------
+    RulesError
+        For a file that cannot be read, is not JSON, or has no ``"rule_set"`` text (or names another file).
+    """
+    import json
+
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+    except OSError as exc:
+        raise RulesError(f"cannot read the rule set file {path} ({exc.strerror or exc})") from None
+    except ValueError:
+        raise RulesError(f"the rule set file {path} is not JSON") from None
+    spec = data.get("rule_set") if isinstance(data, dict) else None
+    if not isinstance(spec, str) or not spec.strip() or spec.startswith("@"):
+        raise RulesError(f'the rule set file {path} needs a "rule_set" such as "classic:nine_penalty=40"')
+    return spec
