@@ -345,6 +345,9 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's f
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", help="Override one rules option, key=value (repeatable).")]
+from nines_sim import design_cli as lab  # noqa: E402 - the rules lab's options and command, in their own module
+
+app.command("tune-rules")(lab.tune_rules)
 ChunkOpt = Annotated[
     int | None,
     typer.Option(
@@ -765,6 +768,9 @@ def compare_rules(
     scheduler: SchedulerOpt = None,
     ranges: RangesOpt = None,
     chunk_size: ChunkOpt = None,
+    design: lab.DesignOpt = 0,
+    skilled: lab.SkilledOpt = "expert",
+    weak: lab.WeakOpt = "random",
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
@@ -803,6 +809,7 @@ def compare_rules(
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
+    lab.check_design(skilled, weak)
     from nines_sim.progress import RunProgress
 
     with _run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
@@ -823,12 +830,14 @@ def compare_rules(
             )
         if not outcome.matches_played:
             raise _nothing_kept()
+    designed = lab.play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet) if design else None
     table = comparison_frame(sets, labels, outcome)
     parts: list[str] = []
     for r in rules or []:
         parts += ["--rules", r]
     if sweep:
         parts += ["--sweep", sweep]
+    parts += lab.design_options(design, skilled, weak)
 
     def command_for(kept: list | None) -> str:
         options = {"--players": len(names), "--matches": matches, "--seed": seed,
@@ -842,9 +851,10 @@ def compare_rules(
         clear_outputs(run_dir)
         write_csv(table, run_dir / "comparison.csv")
         write_csv(distribution_frame(sets, labels, outcome), run_dir / "score_distribution.csv")
+        design_files = lab.write_design(run_dir, designed)
         write_manifest(run_dir, comparison_manifest(command, sets, sweep_info, names, ranges_total(wanted), seed,
                                                     outcome, n_workers, batch_size, bar.compile_seconds) | extra,
-                       files=["comparison.csv", "score_distribution.csv"])  # fmt: skip
+                       files=["comparison.csv", "score_distribution.csv", *design_files])  # fmt: skip
         _charts_and_report(run_dir, no_charts)
     if not quiet:
         typer.echo(terminal_table(table, given))
@@ -854,8 +864,9 @@ def compare_rules(
         f"{status}{outcome.matches_played:,} matches x {len(sets)} rule sets in {play:.1f} s{compiling}; "
         f"results in {run_dir}"
     )
-    if outcome.partial:
-        _say_kept(outcome.kept)
+    if outcome.partial or (design and designed is None):
+        if outcome.partial:
+            _say_kept(outcome.kept)
         raise typer.Exit(code=130)
 
 

@@ -40,6 +40,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
         If the folder lacks its manifest or main table, or a table lacks a column.
     """
     # Imported here, and the charts only where drawn: matplotlib loads only when something is drawn.
+    from nines_sim.reporting import design
     from nines_sim.reporting.comparison import write_comparison_report
     from nines_sim.reporting.folders import run_kind
     from nines_sim.reporting.tournament import write_report
@@ -61,6 +62,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
 
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
+        design.add_to_report(run_dir, charts)
     else:
         if charts:
             from nines_sim.reporting import charts as drawing

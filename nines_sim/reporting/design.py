@@ -25,6 +25,8 @@ CHART = "design.png"
 
 def words(measure: str) -> tuple[str, str]:
     """A measure's name in words and its unit."""
+    if measure in WORDS:
+        return WORDS[measure]
     if measure.startswith("comeback_"):
         return f"leader after hand {measure.split('_')[1]} does not win", "chance"
     if measure.startswith("seat_"):
@@ -36,7 +38,7 @@ def amount(measure: str, x: float, signed: bool = False) -> str:
     """A value in the measure's unit: rates in points (hundredths), others with two decimals."""
     if math.isnan(x):
         return "n/a"
-    v = 100 * x if measure in RATES or measure.startswith("seat_") else x
+    v = 100 * x if measure in RATES or measure.startswith("seat_") else x  # points of win rate
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
@@ -52,7 +54,7 @@ def plot_design(frame: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Figure:
     order = list(dict.fromkeys(frame["rule_set"]))
     for a, m in zip(flat, shown):
         sub = frame[frame["measure"] == m].set_index("rule_set").reindex(order)
-        scale = 100 if m in RATES else 1
+        scale = 100 if m in RATES or m.startswith("seat_") else 1
         y = range(len(order))
         v, lo, hi = (sub[c].to_numpy(dtype=float) * scale for c in ("value", "low", "high"))
         a.errorbar(v, y, xerr=[v - lo, hi - v], fmt="o", capsize=3)

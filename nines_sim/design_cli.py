@@ -1,0 +1,300 @@
+"""The rules lab on the command line: ``--design`` of ``nines compare-rules`` and the ``nines tune-rules`` command.
+
+A thin layer over :mod:`nines_sim.design` and :mod:`nines_sim.tune_rules`; :mod:`nines_sim.cli` registers
+the command and passes the options.  The CLI helpers (one-line usage errors, run folders) are imported
+from :mod:`nines_sim.cli` inside the functions, which imports this module last.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from nines_sim.compare import RuleSet
+    from nines_sim.tune_rules import RulesSetup
+
+DesignOpt = Annotated[
+    int,
+    typer.Option(
+        "--design",
+        min=0,
+        help="Also measure the game itself under every rule set, on N matches per design lineup (0: off): skill "
+        "(--skilled against --weak heads-up, and one --skilled among --weak at the table), seat fairness, length, "
+        "comebacks and tension (the same --skilled strategy in every seat); writes design.csv and a report section.",
+    ),
+]
+SkilledOpt = Annotated[str, typer.Option("--skilled", help="The skilled strategy of the design measures.")]
+WeakOpt = Annotated[str, typer.Option("--weak", help="The weak strategy of the design measures.")]
+DESIGN_FILES = ["design.csv", "design_distribution.csv"]
+
+
+def _usage(message: str) -> typer.Exit:
+    from nines_sim.cli import usage_error
+
+    return usage_error(message)
+
+
+def check_design(skilled: str, weak: str) -> None:
+    """A usage error (one line, exit 2) for an unknown strategy of the design lineups."""
+    from nines_sim.registry import StrategyNotFound, make_lineup
+
+    try:
+        make_lineup([skilled, weak])
+    except StrategyNotFound as exc:
+        raise _usage(str(exc)) from None
+
+
+def design_options(n: int, skilled: str, weak: str) -> list[str]:
+    """The words of a command that asks for these design measures (none for ``n == 0``)."""
+    return ["--design", str(n), "--skilled", skilled, "--weak", weak] if n else []
+
+
+def play_design(
+    sets: list[RuleSet], n: int, skilled: str, weak: str, seed: int, workers: int, batch_size: int, quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """Play the design lineups of ``compare-rules --design N`` under every rule set: ``design.csv`` and
+    ``design_distribution.csv`` as frames, or None when Ctrl-C stopped them (nothing of them is kept)."""
+    from nines_sim.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
+    from nines_sim.progress import RunProgress
+
+    dsets = [DesignSet(rs.label, rs.rules) for rs in sets]
+    with RunProgress(n * len(sets) * len(LINEUPS), quiet) as bar:
+        out = run_design(dsets, DesignSetup(skilled, weak), n, seed, workers, batch_size, on_progress=bar)
+    if out.partial:
+        typer.echo("Interrupted: the design measures were not finished and are not written.", err=True)
+        return None
+    return design_frame(out), distribution_frame(out)
+
+
+def write_design(run_dir: Path, frames: tuple[pd.DataFrame, pd.DataFrame] | None) -> list[str]:
+    """Write the design measures into a run folder (or remove a previous run's); the names written."""
+    from nines_sim.output import write_csv
+
+    for name in DESIGN_FILES:
+        (run_dir / name).unlink(missing_ok=True)
+    if frames is None:
+        return []
+    for name, frame in zip(DESIGN_FILES, frames):
+        write_csv(frame, run_dir / name)
+    return list(DESIGN_FILES)
+
+
+# ---------------------------------------------------------------- nines tune-rules
+
+
+def tune_rules(
+    space: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--space",
+            help="An option to search and its bounds: nine_penalty=0..60, draw_rule=one,until-playable, "
+            "hand_sizes=7,7,7,5,5|6,6,6,5,5, or a switch's name (skip_reverse). Repeatable.",
+        ),
+    ] = None,
+    maximize: Annotated[
+        list[str] | None,
+        typer.Option("--maximize", help="A measure to maximise: skill, skill-heads-up, comeback-1, lead-changes, ..."),
+    ] = None,
+    minimize: Annotated[
+        list[str] | None,
+        typer.Option("--minimize", help="A measure to minimise: seat-unfairness, hands, turns-per-hand, spread, ..."),
+    ] = None,
+    target: Annotated[
+        list[str] | None, typer.Option("--target", help="Bring a measure to a value: hands=6 (repeatable).")
+    ] = None,
+    require: Annotated[
+        list[str] | None, typer.Option("--require", help='A constraint: "hands<=8" (<=, >=, <, >; repeatable).')
+    ] = None,
+    players: Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")] = None,
+    rules: Annotated[str, typer.Option("--rules", help="The base rule set, whose values are trial 0.")] = "classic",
+    rule: Annotated[list[str] | None, typer.Option("--rule", help="Override one base option, key=value.")] = None,
+    skilled: SkilledOpt = "expert",
+    weak: WeakOpt = "random",
+    fair: Annotated[
+        str | None, typer.Option("--fair", help="The strategy in every seat for fairness and length (--skilled).")
+    ] = None,
+    trials: Annotated[int, typer.Option("--trials", help="Finished trials the study should hold.")] = 40,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", help="Matches per design lineup per trial (the same in every trial).")
+    ] = 4_000,
+    validate: Annotated[
+        int, typer.Option("--validate", help="Fresh matches for the best rules (or the front) and the base (0: skip).")
+    ] = 40_000,
+    validate_front: Annotated[
+        int, typer.Option("--validate-front", help="At most this many rule sets of a Pareto front are validated.")
+    ] = 5,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")] = 0,
+    storage: Annotated[
+        str | None,
+        typer.Option(
+            "--storage",
+            help="Optuna storage: sqlite:///PATH (default: study.db in the run folder), or journal:PATH (or PATH.log).",
+        ),  # fmt: skip
+    ] = None,
+    study: Annotated[str | None, typer.Option("--study", help="Study name (default: from the search).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: all cores).")] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Run folder (default: reports/tune-rules-STUDY; the same command resumes)."
+        ),  # fmt: skip
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in --out.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Search rule options toward a game you want, with Optuna; then validate on fresh matches.
+
+    Each trial is a rule set (the base with the --space options set) and plays the design lineups its
+    objectives need over the same matches as every other trial. One objective: TPE; several: NSGA-II and
+    the Pareto front. The study lives in SQLite or a journal file: Ctrl-C keeps finished trials and the
+    same command resumes. Writes trials.csv, front.csv, validation.csv, charts, report.md and
+    best-rules.json (play it anywhere: --rules @best-rules.json).
+    """
+    from nines_sim.cli import _players_wanted, build_rules
+    from nines_sim.design import DesignSetup
+    from nines_sim.rules import rule_set_file
+    from nines_sim.tune import TuneError
+    from nines_sim.tune_rules import RulesSetup, parse_goals, parse_space
+
+    for flag, v in (("--trials", trials), ("--matches", matches)):
+        if v < 1:
+            raise _usage(f"{flag} must be at least 1, not {v}")
+    if validate < 0 or validate_front < 1:
+        raise _usage("--validate must be 0 (skip) or more, and --validate-front at least 1")
+    players = _players_wanted(players, rule)[0] or 4
+    rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
+    base = build_rules(rules, rule_list, players)
+    check_design(skilled, fair or weak)
+    try:
+        objectives, constraints = parse_goals(maximize or [], minimize or [], target or [], require or [])
+        dims = parse_space(space or [])
+        spec = rule_set_file(rules[1:]) if rules.startswith("@") else rules
+        if rule_list:
+            spec += ("," if ":" in spec else ":") + ",".join(x.replace(" ", "") for x in rule_list)
+    except TuneError as exc:
+        raise _usage(str(exc)) from None
+    setup = RulesSetup(base, spec, dims, objectives, constraints, DesignSetup(skilled, weak, fair), matches, seed)
+    name = study or setup.default_study_name()
+    run_dir = out or Path("reports") / f"tune-rules-{name}"
+    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    _check_target(url, storage is not None, run_dir, force, name)
+    words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
+    words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
+    words += [f"--require={r}" for r in require or []]
+    from nines_sim.cli import canonical_command, cpu_count_default
+
+    command = canonical_command(
+        "tune-rules", words,
+        {"--players": players, "--rules": rules, "--skilled": skilled, "--weak": weak, "--fair": fair,
+         "--trials": trials, "--matches": matches, "--validate": validate, "--seed": seed, "--study": name,
+         "--storage": storage, "--out": str(run_dir)},
+        rule_list,
+    )  # fmt: skip
+    _run(setup, url, name, run_dir, trials, validate, validate_front, workers or cpu_count_default(), batch_size,
+         quiet, command)  # fmt: skip
+
+
+def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: str) -> None:
+    """Usage errors before anything is written: a storage that is not SQLite or a journal, or cannot be, and a
+    run folder holding another run's files."""
+    from nines_sim.tune import TuneError, storage_file
+
+    try:
+        _, db = storage_file(url)
+    except TuneError as exc:
+        raise _usage(str(exc)) from None
+    if db.exists() and not db.is_file():
+        raise _usage(f"cannot open the storage {url}: {db} is not a file")
+    if explicit and not db.exists() and not db.parent.is_dir():
+        raise _usage(f"cannot open the storage {url}: the folder {db.parent} does not exist")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise _usage(f"{run_dir} exists and is not a folder; choose another --out")
+    if run_dir.is_dir() and not force:
+        held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
+        try:
+            ours = not held or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
+        except (OSError, ValueError):
+            ours = (run_dir / "study.db").is_file()
+        if not ours:
+            raise _usage(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+
+
+def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
+         workers: int, batch_size: int, quiet: bool, command: str) -> None:  # fmt: skip
+    import time
+
+    from tqdm import tqdm
+
+    from nines_sim.output import OutputExists, prepare_dir
+    from nines_sim.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_lock
+    from nines_sim.tune_rules import front, open_rules_study, search, validate_front
+
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with storage_lock(url):
+            prepare_dir(run_dir, force=True)
+        st = open_rules_study(url, name, setup)
+    except (TuneError, OutputExists) as exc:
+        raise _usage(str(exc)) from None
+    except OSError as exc:
+        raise _usage(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
+    t0 = time.perf_counter()
+    before = len(finished(st))
+    with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
+        try:
+            ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1))
+        except TuneInterrupted:
+            bar.close()
+            typer.echo(f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is "
+                       f"marked failed, '{STOPPED_BY_CTRL_C}'); run the same command to resume.", err=True)  # fmt: skip
+            raise typer.Exit(code=130) from None
+    wall = time.perf_counter() - t0
+    chosen = front(st, setup)
+    if len(setup.objectives) > 1:  # the front members best on the first objective are validated
+        sign = 1 if setup.objectives[0].direction == "minimize" else -1
+        chosen = sorted(chosen, key=lambda t: (sign * t.values[0], t.number))
+    checked = None
+    if validate and chosen:
+        try:
+            checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size)
+        except TuneInterrupted:
+            typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to "
+                       "resume.", err=True)  # fmt: skip
+            raise typer.Exit(code=130) from None
+    from nines_sim.cli import _writing
+    from nines_sim.reporting.tune_rules import write_folder
+
+    with _writing(), storage_lock(url):
+        best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
+    if best is None:
+        typer.echo(f"no feasible trial: every finished trial broke a --require; results in {run_dir}")
+        return
+    typer.echo(_answer(setup, best, checked))
+    typer.echo(f"{len(finished(st))} trials ({ran} run now, {wall:.1f} s); best rules in {run_dir / 'best-rules.json'}"
+               f" (play them: --rules @{run_dir / 'best-rules.json'})")  # fmt: skip
+
+
+def _answer(setup: RulesSetup, best: dict[str, Any], checked: pd.DataFrame | None) -> str:
+    """One line: the best rule set and what validation says of each objective's measure against the base."""
+    line = f"best rules: {best['rule_set']}"
+    if checked is None or best["label"] == "base":
+        return line + ("" if checked is None else " (the base rules: no trial beat them)")
+    parts = []
+    for o in setup.objectives:
+        row = checked[(checked["rule_set"] == best["label"]) & (checked["measure"] == o.measure)]
+        if not len(row) or math.isnan(row["delta"].iloc[0]):
+            continue
+        r = row.iloc[0]
+        sig = "significant" if bool(r["significant"]) else "not significant"
+        parts.append(f"{o.measure} {r['value']:.4g} ({r['delta']:+.4g} vs base, 95% CI {r['delta_low']:+.4g} to "
+                     f"{r['delta_high']:+.4g}, {sig})")  # fmt: skip
+    n = int(checked["matches"].max()) if len(checked) else 0
+    return line + (f"; validated on {n:,} fresh matches: " + "; ".join(parts) if parts else "")
