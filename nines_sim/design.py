@@ -514,13 +514,13 @@ def seat_unfairness(sums: DesignSums, r: int, players: int) -> tuple[Estimate, f
     return Estimate(abs(worst.value - fair), low, max(abs(lo), abs(hi)), worst.se, worst.matches), p
 
 
-def design_frame(outcome: DesignOutcome, alpha: float = 0.05) -> pd.DataFrame:
+def design_frame(outcome: DesignOutcome, alpha: float = 0.05, measures: list[str] | None = None) -> pd.DataFrame:
     """``design.csv``: one row per rule set and measure played (skill and seat rows above the fair share).
 
     ``delta*`` and ``p_value`` compare each rule set with the first on the same matches (empty for the
     first); ``seat_unfairness`` rows carry the chi-square p-value of equal seats instead, and no delta.
     ``p_holm``: the p-values of the frame adjusted together (Holm, :func:`nines_sim.stats.holm`);
-    ``significant``: ``p_holm < alpha``.
+    ``significant``: ``p_holm < alpha``.  ``measures``: only these (``seat_unfairness`` included), all by default.
     """
     import pandas as pd
 
@@ -532,10 +532,14 @@ def design_frame(outcome: DesignOutcome, alpha: float = 0.05) -> pd.DataFrame:
             e = estimate(sums, r, measure)
             if e.matches == 0 or math.isnan(e.value):
                 continue
-            if measure == "seat_0":
+            if measures is not None and measure not in measures and measure != "seat_0":
+                continue
+            if measure == "seat_0" and (measures is None or "seat_unfairness" in measures):
                 u, p = seat_unfairness(sums, r, P)
                 rows.append([ds.label, "seat_unfairness", "same", u.matches, u.value, u.low, u.high,
                              math.nan, math.nan, math.nan, p])  # fmt: skip
+            if measures is not None and measure not in measures:
+                continue
             f = fair_share(measure, 2 if measure == "skill_heads_up" else P)
             d, dlo, dhi, p = paired_delta(sums, r, measure)
             rows.append([ds.label, measure, LINEUP_OF[measure], e.matches, e.value - f, e.low - f, e.high - f,

@@ -288,22 +288,19 @@ def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int,
                      start=start)  # fmt: skip
     if out.partial:
         raise TuneInterrupted("interrupted")
-    frame = design_frame(out)
+    frame = design_frame(out, measures=setup.measures)
     return {m: float(frame.loc[frame["measure"] == m, "value"].iloc[0]) if (frame["measure"] == m).any() else math.nan
             for m in setup.measures}  # fmt: skip
 
 
 def make_sampler(setup: RulesSetup, seed: int) -> Any:
-    """TPE for one objective, NSGA-II for several (Optuna's multi-objective sampler); constraints to both."""
+    """TPE for one objective, NSGA-II for several (Optuna's multi-objective sampler); both read the
+    constraints each trial sets (``Trial.set_constraint``)."""
     import optuna
 
-    def constraints(t: Any) -> list[float]:
-        return list(t.user_attrs.get("constraint", [1.0] * len(setup.constraints)))
-
-    cf = constraints if setup.constraints else None
     if len(setup.objectives) == 1:
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8, constraints_func=cf)
-    return optuna.samplers.NSGAIISampler(seed=seed, constraints_func=cf, population_size=16)
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
+    return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
 
 
 def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
@@ -377,6 +374,8 @@ def search(
         for m, v in got.items():
             trial.set_user_attr(m, v)
         trial.set_user_attr("constraint", [c.violation(got[c.measure]) for c in setup.constraints])
+        for c in setup.constraints:
+            trial.set_constraint(c.text, c.violation(got[c.measure]))
         scores = [o.score(got[o.measure]) for o in setup.objectives]
         if any(math.isnan(s) for s in scores):
             _fail(study, trial, "a measure could not be computed (no such matches)", replay=False)
@@ -457,6 +456,4 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     out = run_design(sets, setup.design, n, setup.seed, workers, batch_size, setup.kinds, start=VALIDATION_START)
     if out.partial:
         raise TuneInterrupted("interrupted")
-    frame = design_frame(out)
-    keep = set(setup.measures) | ({"seat_unfairness"} if "seat_unfairness" in setup.measures else set())
-    return frame[frame["measure"].isin(keep)].reset_index(drop=True)
+    return design_frame(out, measures=setup.measures)
