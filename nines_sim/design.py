@@ -380,14 +380,22 @@ class DesignSet:
     rules: Rules
 
 
+@dataclass(frozen=True)
+class DesignJob:
+    """What every chunk of a design run plays: the rule sets, the design lineups ``kinds``, the seed and the
+    engines' batch size (pickled once per chunk to a worker)."""
+
+    sets: list[DesignSet]
+    setup: DesignSetup
+    kinds: tuple[str, ...]
+    seed: int
+    batch_size: int
+
+
 def design_range(
-    sets: list[DesignSet],
-    setup: DesignSetup,
-    kinds: tuple[str, ...],
-    seed: int,
+    job: DesignJob,
     start: int,
     n: int,
-    batch_size: int,
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> DesignSums | None:
@@ -399,33 +407,30 @@ def design_range(
     from nines_sim.compiled import make_engine
     from nines_sim.registry import make_lineup
 
-    out = DesignSums(len(sets))
-    for kind in kinds:
+    out = DesignSums(len(job.sets))
+    for kind in job.kinds:
         values = []
-        for ds in sets:
+        for ds in job.sets:
             if should_stop and should_stop():
                 return None
-            rules = setup.rules_for(kind, ds.rules)
-            lineup = setup.lineup(kind, rules.players)
-            res = make_engine(rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n)).run()
+            rules = job.setup.rules_for(kind, ds.rules)
+            lineup = job.setup.lineup(kind, rules.players)
+            res = make_engine(rules, make_lineup(list(lineup)), job.seed, start, n, min(job.batch_size, n)).run()
             values.append(match_values(kind, res))
             if on_matches:
                 on_matches(n, 0)
         out.add_lineup(kind, values)
     if on_matches:
-        on_matches(0, n * len(sets) * len(kinds))
+        on_matches(0, n * len(job.sets) * len(job.kinds))
     return out
 
 
-def design_units(
-    sets: list[DesignSet], setup: DesignSetup, kinds: tuple[str, ...], ranges: list[Range], size: int, seed: int,
-    batch_size: int,
-) -> Iterator[tuple[tuple[int, int], tuple]]:  # fmt: skip
+def design_units(job: DesignJob, ranges: list[Range], size: int) -> Iterator[tuple[tuple[int, int], tuple]]:
     """The units of :func:`design_range`, lazily: ``((start, n), args)`` per chunk of ``ranges``."""
     from nines_sim.ranges import cut
 
     for s, n in cut(ranges, size):
-        yield (s, n), (sets, setup, kinds, seed, s, n, batch_size)
+        yield (s, n), (job, s, n)
 
 
 @dataclass
@@ -486,7 +491,7 @@ def run_design(
 
     warm = [(setup.rules_for(k, ds.rules), setup.lineup(k, setup.rules_for(k, ds.rules).players))
             for k in kinds for ds in sets]  # fmt: skip
-    units = design_units(sets, setup, kinds, ranges, size, seed, batch_size)
+    units = design_units(DesignJob(sets, setup, kinds, seed, batch_size), ranges, size)
     partial = run_units(design_range, units, workers, take, on_progress, warm)
     return DesignOutcome(sets, total[0], merge(kept), partial)
 

@@ -181,7 +181,7 @@ def tune_rules(
             spec += ("," if ":" in spec else ":") + ",".join(x.replace(" ", "") for x in rule_list)
     except TuneError as exc:
         raise _usage(str(exc)) from None
-    setup = RulesSetup(base, spec, dims, objectives, constraints, DesignSetup(skilled, weak, fair), matches, seed)
+    setup = RulesSetup(base, spec, matches, seed, dims, objectives, constraints, DesignSetup(skilled, weak, fair))
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-rules-{name}"
     url = storage or f"sqlite:///{run_dir / 'study.db'}"
@@ -208,13 +208,13 @@ def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: st
     from nines_sim.tune import TuneError, storage_file
 
     try:
-        _, db = storage_file(url)
+        db = storage_file(url)[1]
     except TuneError as exc:
         raise _usage(str(exc)) from None
-    if db.exists() and not db.is_file():
-        raise _usage(f"cannot open the storage {url}: {db} is not a file")
-    if explicit and not db.exists() and not db.parent.is_dir():
-        raise _usage(f"cannot open the storage {url}: the folder {db.parent} does not exist")
+    missing_folder = explicit and not db.exists() and not db.parent.is_dir()
+    if (db.exists() and not db.is_file()) or missing_folder:
+        why = f"the folder {db.parent} does not exist" if missing_folder else f"{db} is not a file"
+        raise _usage(f"cannot open the storage {url}: {why}")
     if run_dir.exists() and not run_dir.is_dir():
         raise _usage(f"{run_dir} exists and is not a folder; choose another --out")
     if run_dir.is_dir() and not force:

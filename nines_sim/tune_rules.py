@@ -212,22 +212,22 @@ class RulesSetup:
         The rule set whose options are searched (its values are the baseline, trial 0).
     base_spec : str
         How the base was written (``classic``, ``hard-nines:target=80``).
+    matches, seed : int
+        Matches per design lineup per trial (the same in every trial), and their seed.
     space : tuple of Dimension
     objectives : tuple of Objective
     constraints : tuple of Constraint
     design : DesignSetup
-    matches, seed : int
-        Matches per design lineup per trial (the same in every trial), and their seed.
     """
 
     base: Rules
     base_spec: str
+    matches: int
+    seed: int
     space: tuple[Dimension, ...]
     objectives: tuple[Objective, ...]
     constraints: tuple[Constraint, ...]
     design: DesignSetup
-    matches: int
-    seed: int
 
     @property
     def measures(self) -> list[str]:

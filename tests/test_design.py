@@ -147,8 +147,8 @@ def test_a_stopped_trial_is_failed_and_played_again_on_resumption(tmp_path, monk
     from nines_sim.tune import STOPPED_BY_CTRL_C, TuneInterrupted
 
     objectives, constraints = tr.parse_goals(["skill"], [], [], [])
-    setup = tr.RulesSetup(make_rules(), "classic", tr.parse_space(["nine_penalty=0..40"]), objectives, constraints,
-                          DesignSetup("random", "random"), 50, 0)  # fmt: skip
+    setup = tr.RulesSetup(make_rules(), "classic", 50, 0, tr.parse_space(["nine_penalty=0..40"]), objectives,
+                          constraints, DesignSetup("random", "random"))  # fmt: skip
     study = tr.open_rules_study(f"sqlite:///{tmp_path / 's.db'}", "s", setup)
     real = tr.measure_trial
 
