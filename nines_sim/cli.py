@@ -431,6 +431,9 @@ def tournament(
     scheduler: SchedulerOpt = None,
     ranges: RangesOpt = None,
     chunk_size: ChunkOpt = None,
+    design: lab.DesignOpt = 0,
+    skilled: lab.SkilledOpt = "expert",
+    weak: lab.WeakOpt = "random",
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
@@ -478,6 +481,7 @@ def tournament(
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     wanted = _ranges_wanted(ranges, matches)
+    lab.check_design(skilled, weak)
     total = ranges_total(wanted) * len(plan.games)
     from nines_sim.progress import RunProgress
 
@@ -497,6 +501,8 @@ def tournament(
             )
         if not outcome.total_matches:
             raise _nothing_kept()
+    designed = lab.play_design(lab.tournament_sets(rules, plan), design, skilled, weak, seed, n_workers,
+                               batch_size, quiet) if design else None  # fmt: skip
 
     def command_for(kept: list | None) -> str:
         options = {
@@ -509,7 +515,8 @@ def tournament(
             "--tables": len(plan.games) if fmt == Format.league else None,
             "--ranges": format_ranges(kept) if kept else None,
         }
-        return canonical_command("tournament", plan.strategies, options, rule)
+        design_words = lab.design_options(design, skilled, weak)
+        return canonical_command("tournament", plan.strategies, options, rule, design_words)
 
     command = command_for(None if ranges is None else wanted)
     extra = kept_fields(outcome, matches_per_game(outcome), command_for(outcome.kept) if outcome.partial else None)
@@ -523,6 +530,7 @@ def tournament(
             from nines_sim.league import RATINGS_FILES
 
             tables = [*tables, *RATINGS_FILES]
+        tables = [*tables, *lab.write_design(run_dir, designed)]
         write_manifest(
             run_dir,
             manifest(
@@ -549,8 +557,9 @@ def tournament(
         f"{status}{outcome.total_matches:,} matches in {play:.1f} s ({rate:,.0f} matches/s, "
         f"{n_workers} worker(s)){compiling}; results in {run_dir}"
     )
-    if outcome.partial:
-        _say_kept(outcome.kept)
+    if outcome.partial or (design and designed is None):
+        if outcome.partial:
+            _say_kept(outcome.kept)
         raise typer.Exit(code=130)
     if rating_stopped:
         raise _interrupted("the ratings were not computed; every match played is written (run again to rate them).")

@@ -59,7 +59,7 @@ def design_options(n: int, skilled: str, weak: str) -> list[str]:
 def play_design(
     sets: list[RuleSet], n: int, skilled: str, weak: str, seed: int, workers: int, batch_size: int, quiet: bool
 ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """Play the design lineups of ``compare-rules --design N`` under every rule set: ``design.csv`` and
+    """Play the design lineups of ``--design N`` (compare-rules, tournament) under every rule set: ``design.csv`` and
     ``design_distribution.csv`` as frames, or None when Ctrl-C stopped them (nothing of them is kept)."""
     from nines_sim.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
     from nines_sim.progress import RunProgress
@@ -71,6 +71,13 @@ def play_design(
         typer.echo("Interrupted: the design measures were not finished and are not written.", err=True)
         return None
     return design_frame(out), distribution_frame(out)
+
+
+def tournament_sets(label: str, plan: Any) -> list[Any]:
+    """The one rule set of a tournament (its first game's, which seats the table asked) for :func:`play_design`."""
+    from nines_sim.design import DesignSet
+
+    return [DesignSet(label, plan.games[0].rules)]
 
 
 def write_design(run_dir: Path, frames: tuple[pd.DataFrame, pd.DataFrame] | None) -> list[str]:

@@ -71,4 +71,5 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             drawing.save_all(run_dir)
             save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
+        design.add_to_report(run_dir, charts)
     return kind

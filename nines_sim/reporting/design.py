@@ -107,8 +107,13 @@ def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
     lines += [
         "Skill: the skilled strategy's win rate above the fair share (heads-up, and one among weak ones at the "
         "table). Seat unfairness: the largest deviation of a seat's win rate from the fair share, identical "
-        "strategies in every seat. Length, comebacks and tension: identical strategies. Every rule set played "
-        "the same match indices, so each change is paired match by match (t interval of the paired difference).",
+        "strategies in every seat. Length, comebacks and tension: identical strategies."
+        + (
+            " Every rule set played the same match indices, so each change is paired match by match (t interval "
+            "of the paired difference); p-values are Holm-adjusted together."
+            if len(order) > 1
+            else ""
+        ),
         "",
     ]
     questions = (("Most a game of skill", "skill_table", "max"), ("Fairest to every seat", "seat_unfairness", "min"),
@@ -121,13 +126,13 @@ def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
         lines += ["What changed:", ""]
         lines += [_change_sentence(frame, label, ref) for label in order[1:]]
         lines.append("")
-    lines += ["| rule set | measure | value | 95% CI | change vs " + ref + " | p |", "|---|---|---|---|---|---|"]
+    lines += ["| rule set | measure | value | 95% CI | change vs " + ref + " | Holm p |", "|---|---|---|---|---|---|"]
     for _, r in frame.iterrows():
         m = r["measure"]
         ch = "" if math.isnan(r["delta"]) else (
             f"{amount(m, r['delta'], True)} ({amount(m, r['delta_low'], True)} to {amount(m, r['delta_high'], True)})"
         )  # fmt: skip
-        p = "" if math.isnan(r["p_value"]) else f"{r['p_value']:.3g}"
+        p = "" if math.isnan(r["p_holm"]) else f"{r['p_holm']:.3g}"
         lines.append(f"| {r['rule_set']} | {words(m)[0]} | {amount(m, r['value'])} | "
                      f"{amount(m, r['low'])} to {amount(m, r['high'])} | {ch} | {p} |")  # fmt: skip
     lines.append("")
