@@ -248,6 +248,18 @@ class RulesSetup:
         }  # fmt: skip
         return json.loads(json.dumps(d, sort_keys=True))
 
+    @classmethod
+    def from_json(cls, d: dict) -> RulesSetup:
+        """The setup :meth:`as_json` describes (a run folder's manifest), for a redraw from the files alone."""
+        from nines_sim.rules import parse_rule_set
+
+        space = tuple(Dimension(o, lo, hi, tuple(_typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
+        return cls(
+            parse_rule_set(d["base"], None, d["players"]), d["base"], d["matches"], d["seed"], space,
+            tuple(Objective(k, m, v) for k, m, v in d["objectives"]),
+            tuple(Constraint(m, op, b) for m, op, b in d["constraints"]), DesignSetup(*d["design"]),
+        )  # fmt: skip
+
     def default_study_name(self) -> str:
         digest = hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()[:8]
         goals = "+".join(o.label for o in self.objectives)

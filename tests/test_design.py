@@ -131,6 +131,11 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
     assert best["rule_set"].startswith("classic:turn_cap=")
     for name in ("trials.csv", "front.csv", "report.md", "front.png", "options.png"):
         assert (out / name).is_file(), name
+    written = (out / "report.md").read_text()
+    assert "no significant change" in written and "a significant change" not in written
+    r = runner.invoke(app, ["report", str(out)])  # from the folder's files alone: the same report
+    assert r.exit_code == 0, r.output
+    assert (out / "report.md").read_text() == written
     # the best rules play anywhere a rule set is named
     best_file = f"@{out / 'best-rules.json'}"
     r = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", best_file, "-n",

@@ -46,7 +46,11 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     from nines_sim.reporting.tournament import write_report
 
     kind = run_kind(run_dir)
-    if kind == "versus":  # nines tune --versus: no charts, the answer in report.md
+    if kind == "tune-rules":
+        from nines_sim.reporting.tune_rules import redraw_folder
+
+        redraw_folder(Path(run_dir), charts)
+    elif kind == "versus":  # nines tune --versus: no charts, the answer in report.md
         from nines_sim.reporting import tune
 
         tune.write_versus_report(Path(run_dir))

@@ -247,6 +247,8 @@ def check_run_folder(run_dir: Path) -> str:
     elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
         kind = "tournament"
+    elif manifest.get("kind") == "tune-rules":  # nines tune-rules: its files are checked by their digests
+        return "tune-rules"
     elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
         from nines_sim.tune import VALIDATION_COLUMNS
 

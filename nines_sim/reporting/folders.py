@@ -42,6 +42,8 @@ def run_kind(run_dir: Path | str) -> str:
     (``nines tune --versus``: ``validation.csv`` without ``trials.csv``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
+    if (Path(run_dir) / "front.csv").is_file():  # nines tune-rules (nines_sim.reporting.tune_rules)
+        return "tune-rules"
     if (Path(run_dir) / "validation.csv").is_file() and not (Path(run_dir) / "trials.csv").is_file():
         return "versus"
     return "tune" if (Path(run_dir) / "trials.csv").is_file() else "tournament"

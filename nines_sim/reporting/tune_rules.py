@@ -129,11 +129,6 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
 def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any], checked: pd.DataFrame | None,
                  command: str, url: str, name: str, wall: float, ran: int) -> dict | None:  # fmt: skip
     """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from nines_sim.output import write_csv, write_manifest
     from nines_sim.tune_rules import trials_frame
 
@@ -164,16 +159,48 @@ def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any]
                                                           "p_holm")} for _, r in rows.iterrows()}  # fmt: skip
         (run_dir / "best-rules.json").write_text(json.dumps(best, indent=2, default=float) + "\n")
         files.append("best-rules.json")
-    charts = []
-    if (trials["state"] == "complete").any():
-        drawn = (("front.png", plot_front(trials, front, setup)), ("options.png", plot_options(trials, setup)))
-        for fname, fig in drawn:
-            fig.savefig(run_dir / fname, dpi=100)
-            plt.close(fig)
-            charts.append(fname)
+    charts = save_charts(run_dir, trials, front, setup)
     manifest = {"kind": "tune-rules", "command": command, "study": name, "storage": url, "setup": setup.as_json(),
                 "trials_finished": int(trials["state"].isin(["complete", "pruned"]).sum()), "trials_run_now": ran,
                 "wall_seconds": round(wall, 3), "best_rule_set": best["rule_set"] if best else None}  # fmt: skip
     (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, charts))
     write_manifest(run_dir, manifest, files=files)
     return best
+
+
+def save_charts(run_dir: Path, trials: pd.DataFrame, front: pd.DataFrame, setup: RulesSetup) -> list[str]:
+    """Draw ``front.png`` and ``options.png`` (none without a completed trial); the names drawn."""
+    if not (trials["state"] == "complete").any():
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    for fname, fig in (("front.png", plot_front(trials, front, setup)), ("options.png", plot_options(trials, setup))):
+        fig.savefig(run_dir / fname, dpi=100)
+        plt.close(fig)
+        names.append(fname)
+    return names
+
+
+def redraw_folder(run_dir: Path, charts: bool = True) -> None:
+    """``nines report`` of a tune-rules folder: the charts and ``report.md`` from its files and manifest alone."""
+    import pandas as pd
+
+    from nines_sim.tune_rules import RulesSetup
+
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    setup = RulesSetup.from_json(manifest["setup"])
+
+    def read(name: str) -> pd.DataFrame | None:
+        path = run_dir / name
+        return pd.read_csv(path, keep_default_na=False, na_values=[""]) if path.is_file() else None
+
+    trials, front, checked = read("trials.csv"), read("front.csv"), read("validation.csv")
+    best_path = run_dir / "best-rules.json"
+    best = json.loads(best_path.read_text()) if best_path.is_file() else None
+    drawn = save_charts(run_dir, trials, front, setup) if charts else [c for c in ("front.png", "options.png")
+                                                                      if (run_dir / c).is_file()]  # fmt: skip
+    (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, drawn))
