@@ -19,9 +19,9 @@ Measures (``MEASURES``; win shares in 60ths, so every sum is a whole number):
 - ``seat_k`` (k = 0..5): win rate of the seat ``k`` places to the left of the first dealer (D2, D3;
   ``seat_1`` plays first, D7), identical strategies; ``seat_unfairness`` (derived) is the largest
   deviation of a ``seat_k`` from the fair share 1/P;
-- ``hands`` (regular hands per match, S2/S3), ``turns_per_hand``, ``drawn_per_hand`` (cards drawn from
-  the stock, penalty draws included), ``blocked_per_hand`` (T7), ``capped_per_hand`` (T8),
-  ``tiebreak_hands`` (per match, S4);
+- ``hands`` (regular hands per match, S2/S3), ``turns`` (per match, in regular hands), ``turns_per_hand``,
+  ``drawn_per_hand`` (cards drawn from the stock, penalty draws included), ``blocked_per_hand`` (T7),
+  ``capped_per_hand`` (T8), ``tiebreak_hands`` (per match, S4);
 - ``comeback_k`` (k = 1..K): the chance that the player leading after hand k (the one lowest total,
   S2; matches where the lowest total after hand k is shared do not count) does not win the match (one
   minus its win share); ``lead_changes`` per match (times the sole leader differs from the last sole
@@ -59,7 +59,7 @@ COMEBACK_HANDS = 10
 MAX_SEATS = 6
 LINEUPS = ("heads-up", "table", "same")
 MEASURES: tuple[str, ...] = (
-    "skill_heads_up", "skill_table", *(f"seat_{k}" for k in range(MAX_SEATS)), "hands", "turns_per_hand",
+    "skill_heads_up", "skill_table", *(f"seat_{k}" for k in range(MAX_SEATS)), "hands", "turns", "turns_per_hand",
     "drawn_per_hand", "blocked_per_hand", "capped_per_hand", "tiebreak_hands", "lead_changes", "spread",
     *(f"comeback_{k}" for k in range(1, COMEBACK_HANDS + 1)),
 )  # fmt: skip
@@ -79,6 +79,7 @@ WORDS = {
     "skill_table": ("skill at the table", "points of win rate"),
     "seat_unfairness": ("seat unfairness", "points of win rate"),
     "hands": ("hands per match", "hands"),
+    "turns": ("turns per match", "turns"),
     "turns_per_hand": ("turns per hand", "turns"),
     "drawn_per_hand": ("cards drawn per hand", "cards"),
     "blocked_per_hand": ("blocked hands", "per hand"),
@@ -224,8 +225,8 @@ def match_values(kind: str, res: MatchResults) -> tuple[np.ndarray, np.ndarray, 
     )
     totals = np.sort(res.totals, axis=1)
     spread = (totals[:, 1] - totals[:, 0]).astype(np.int64)
-    for name, v in (("hands", hands), ("tiebreak_hands", res.tiebreak_hands.astype(np.int64)),
-                    ("lead_changes", changes), ("spread", spread)):  # fmt: skip
+    for name, v in (("hands", hands), ("turns", per_match["turns"]), ("lead_changes", changes), ("spread", spread),
+                    ("tiebreak_hands", res.tiebreak_hands.astype(np.int64))):  # fmt: skip
         num[:, INDEX[name]], den[:, INDEX[name]] = v, 1
     first = INDEX["comeback_1"]
     num[:, first : first + COMEBACK_HANDS], den[:, first : first + COMEBACK_HANDS] = cnum, cden

@@ -110,7 +110,7 @@ def test_compare_rules_design_writes_the_measures_and_a_report_section(tmp_path)
     assert {"design.csv", "design_distribution.csv"} <= set(manifest["sha256"])
     assert "--design 200" in manifest["command"]
     report = (out / "report.md").read_text()
-    assert "## Game design" in report and "Shortest matches: fixed-hands-5" in report
+    assert "## Game design" in report and "Fewest hands per match: fixed-hands-5" in report
     assert (out / "design.png").is_file()
     r = runner.invoke(app, ["report", str(out)])
     assert r.exit_code == 0, r.output

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: Panels of ``design.png``, in order.
-PANELS = ("skill_table", "skill_heads_up", "seat_unfairness", "hands", "turns_per_hand", "lead_changes",
-          "comeback_1", "spread")  # fmt: skip
+PANELS = ("skill_table", "skill_heads_up", "seat_unfairness", "hands", "turns", "turns_per_hand", "lead_changes",
+          "comeback_1")  # fmt: skip
 RATES = {"skill_table", "skill_heads_up", "seat_unfairness"}
 CHART = "design.png"
 
@@ -116,8 +116,13 @@ def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
         ),
         "",
     ]
-    questions = (("Most a game of skill", "skill_table", "max"), ("Fairest to every seat", "seat_unfairness", "min"),
-                 ("Shortest matches", "hands", "min"), ("Most comebacks", "comeback_1", "max"))  # fmt: skip
+    questions = (
+        ("Most a game of skill", "skill_table", "max"),
+        ("Fairest to every seat", "seat_unfairness", "min"),
+        ("Fewest hands per match", "hands", "min"),
+        ("Fewest turns per match", "turns", "min"),
+        ("Most comebacks", "comeback_1", "max"),
+    )
     for q, m, pick in questions:
         if (got := _extreme(frame, m, pick)) is not None:
             lines.append(f"- {q}: {got}.")
