@@ -258,6 +258,9 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
         try:
             ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1))
+        except TuneError as exc:
+            bar.close()
+            raise _usage(str(exc)) from None
         except TuneInterrupted:
             bar.close()
             typer.echo(f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is "

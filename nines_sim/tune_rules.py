@@ -110,6 +110,7 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
                 low, high = parse_value(option, lo), parse_value(option, hi)
                 if isinstance(default, bool) or not isinstance(low, int) or not isinstance(high, int) or low >= high:
                     raise TuneError(f"--space {item!r}: a range is LOW..HIGH, whole numbers with LOW < HIGH")
+                Rules().replace(**{option: low}), Rules().replace(**{option: high})  # bounds the rules allow
                 dims.append(Dimension(option, low, high))
             else:
                 parts = text.split("|") if option == "hand_sizes" else text.split(",")
@@ -364,20 +365,28 @@ def search(
     TuneInterrupted
         On Ctrl-C: the running trial is marked failed (:data:`nines_sim.tune.STOPPED_BY_CTRL_C`) and played
         again first on resumption.
+    TuneError
+        When every one of the first ``max(20, 2 * n_trials)`` rule sets proposed was impossible.
     """
     from optuna.trial import TrialState
 
     from nines_sim.tune import STOPPED_BY_CTRL_C, _fail, finished
 
-    ran = 0
+    ran = impossible = 0
+    last = ""
     study.sampler = make_sampler(setup, (setup.seed + len(study.trials)) % 2**32)
     while len(finished(study)) < n_trials:
+        if impossible >= max(20, 2 * n_trials) and not ran:
+            raise TuneError(f"the last {impossible} proposed rule sets were all impossible ({last}); "
+                            "narrow --space")  # fmt: skip
         trial = study.ask()
         try:
             values = {d.option: d.suggest(trial) for d in setup.space}
             try:
                 got = measure_trial(setup, values, 0, setup.matches, workers, batch_size)
             except RulesError as exc:  # an impossible combination: infeasible, not an error of the search
+                last = str(exc)
+                impossible += 1
                 _fail(study, trial, f"impossible rules ({exc})", replay=False)
                 continue
         except (KeyboardInterrupt, TuneInterrupted):

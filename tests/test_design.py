@@ -185,6 +185,7 @@ def test_a_stopped_trial_is_failed_and_played_again_on_resumption(tmp_path, monk
         (["--space", "nine_penalty=0..50", "--maximize", "skill", "--rules", "@nofile.json"], "cannot read"),
         (["--space", "nine_penalty=0..50", "--maximize", "skill", "--storage", "postgres://x"], "--storage must be"),
         (["--space", "nine_penalty=0..50", "--maximize", "skill", "--minimize", "skill"], "two objectives"),
+        (["--space", "nine_penalty=0..5000", "--maximize", "skill"], "nine_penalty must be 0 to 1000"),
     ],
 )
 def test_tune_rules_usage_errors_are_one_line_exit_2_and_write_nothing(args, message, tmp_path):
