@@ -213,3 +213,17 @@ def test_a_rule_set_file_names_its_rule_set(tmp_path):
     with pytest.raises(ValueError, match='needs a "rule_set"'):
         parse_rule_set(f"@{f}")
     assert math.isfinite(INDEX["hands"])
+
+
+def test_a_tournament_report_gets_its_rule_sets_design_measures(tmp_path):
+    out = tmp_path / "t"
+    args = ["tournament", "random", "random", "random", "--rules", "hard-nines", "-n", "100", "--design", "150",
+            "--skilled", "random", "--out", str(out), "--quiet"]  # fmt: skip
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    frame = __import__("pandas").read_csv(out / "design.csv")
+    assert set(frame["rule_set"]) == {"hard-nines"} and frame["delta"].isna().all()
+    hands = row(frame, "hard-nines", "hands")
+    assert hands["matches"] == 150 and hands["low"] <= hands["value"] <= hands["high"]
+    assert "## Game design" in (out / "report.md").read_text()
+    assert "design.csv" in json.loads((out / "manifest.json").read_text())["sha256"]
