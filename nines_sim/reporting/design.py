@@ -39,6 +39,8 @@ def amount(measure: str, x: float, signed: bool = False) -> str:
     if math.isnan(x):
         return "n/a"
     v = 100 * x if measure in RATES or measure.startswith("seat_") else x  # points of win rate
+    if v != 0 and abs(v) < 0.05:  # a rare event (capped hands): two significant digits, not 0.00
+        return f"{v:+.2g}" if signed else f"{v:.2g}"
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
@@ -126,6 +128,9 @@ def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
     for q, m, pick in questions:
         if (got := _extreme(frame, m, pick)) is not None:
             lines.append(f"- {q}: {got}.")
+    seats = frame[frame["measure"] == "seat_unfairness"]
+    if len(seats) and not seats["significant"].astype(str).str.lower().eq("true").any():
+        lines.append("- No rule set's seats win significantly unequally (chi-square of the seats' wins, Holm).")
     lines.append("")
     if len(order) > 1:
         lines += ["What changed:", ""]
