@@ -22,6 +22,8 @@ from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
 
 DEFAULT_BATCH = chunks_policy.DEFAULT_BATCH
+#: What a Ctrl-C prints at once: :func:`simulate` returns every record or none.
+STOP_NOTICE = "Stopping (Ctrl-C): a simulation keeps nothing of a stopped run."
 
 
 def simulate_range(rules: Rules, lineup: Sequence[str | Strategy], seed: int, start: int, n: int, batch_size: int,
@@ -157,7 +159,7 @@ def simulate(
     size = chunk_size or default_chunk_size(n_matches, workers, batch_size)
     experiment = SimulationRun(rules, players, n_matches, seed, batch_size, start, on_chunk)
     # no more processes than chunks: a single chunk plays in this process
-    return driver.run(experiment, Local(min(workers, math.ceil(n_matches / size))), chunk=size)
+    return driver.run(experiment, Local(min(workers, math.ceil(n_matches / size))), chunk=size, notice=STOP_NOTICE)
 
 
 def cpu_count() -> int:
