@@ -27,7 +27,7 @@ from nines_sim import driver
 from nines_sim.backends import Local
 from nines_sim.chunks import Keeps, Shape
 from nines_sim.numbers import decimal_text
-from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
@@ -311,7 +311,7 @@ class CompareCollector:
     def __init__(self, rule_sets: list[RuleSet], ranges: list[Range]) -> None:
         self.out = CompareOutcome.empty(rule_sets[0].rules.players, len(rule_sets))
         self.out.ranges = ranges
-        self.kept: list[Range] = []
+        self.kept = KeptBlocks()
         self.t0 = time.perf_counter()
 
     def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
@@ -319,12 +319,10 @@ class CompareCollector:
         if c is None:
             return 0
         self.out.add(c)
-        got = c.tallies[0].matches  # the block tag[0] .. tag[0] + got - 1; all of the chunk unless stopped
-        self.kept.append((tag[0], tag[0] + got))
-        return got
+        return self.kept.add(tag[0], c.tallies[0].matches)
 
     def outcome(self, partial: bool) -> CompareOutcome:
-        self.out.partial, self.out.kept = partial, merge(self.kept)
+        self.out.partial, self.out.kept = partial, self.kept.ranges()
         self.out.wall_seconds = time.perf_counter() - self.t0
         return self.out
 

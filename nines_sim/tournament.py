@@ -29,7 +29,7 @@ from nines_sim import chunks, driver
 from nines_sim.backends import Local
 from nines_sim.numbers import decimal_text
 from nines_sim.pool import STOP_NOTICE
-from nines_sim.ranges import Range, cut, merge
+from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
@@ -397,7 +397,7 @@ class Collector:
         self.tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
         self.played = {g.key: 0 for g in plan.games}
         self.rows: list[pd.DataFrame] = []
-        self.kept: list[Range] = []
+        self.kept = KeptBlocks()
         self.t0 = time.perf_counter()
 
     def take(self, tag: tuple[int, int], result: list[tuple[Tally, list[pd.DataFrame]]] | None) -> int:
@@ -410,13 +410,11 @@ class Collector:
             for df in dfs:
                 df.insert(0, "game", g.key)
                 self.rows.append(df)
-        got = result[0][0].matches
-        self.kept.append((tag[0], tag[0] + got))
-        return got
+        return self.kept.add(tag[0], result[0][0].matches)
 
     def outcome(self, partial: bool) -> RunOutcome:
         return RunOutcome(self.tallies, self.played, partial, time.perf_counter() - self.t0, self.rows,
-                          self.ranges, merge(self.kept))  # fmt: skip
+                          self.ranges, self.kept.ranges())  # fmt: skip
 
 
 def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:

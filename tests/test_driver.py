@@ -11,7 +11,7 @@ import pytest
 from nines_sim import chunks, driver
 from nines_sim.backends import Dask, Job, Local, absolute_specs, choose
 from nines_sim.chunks import Keeps, Shape, chunk_size
-from nines_sim.ranges import cut, merge
+from nines_sim.ranges import KeptBlocks, cut
 from nines_sim.rules import make_rules
 from nines_sim.simulate import SimulationRun, simulate, simulate_range
 from nines_sim.strategy import Observation
@@ -100,7 +100,7 @@ class Squares:
 
     def __init__(self, n: int) -> None:
         self.matches, self.warm = n, []
-        self.total, self.kept = 0, []
+        self.total, self.kept = 0, KeptBlocks()
 
     def shape(self) -> Shape:
         return Shape(Keeps.WHOLE)
@@ -112,11 +112,10 @@ class Squares:
         if result is None:
             return 0
         self.total += result[0]
-        self.kept.append((tag[0], tag[0] + result[1]))
-        return result[1]
+        return self.kept.add(tag[0], result[1])
 
     def outcome(self, partial: bool) -> tuple[int, list, bool]:
-        return self.total, merge(self.kept), partial
+        return self.total, self.kept.ranges(), partial
 
 
 @pytest.mark.parametrize(("workers", "chunk"), [(1, None), (1, 7), (2, 3), (2, None)])
