@@ -13,7 +13,8 @@ is stopped (:class:`Keeps`) and how the backend hears of progress:
   Where every seat plays inside the compiled loop there is no batch to keep full:
   about :data:`COMPILED_CHUNKS_PER_WORKER` chunks per worker (at least
   :data:`LEAST` matches) keep a worker slowed by other load from holding up the
-  run's end.  A backend that hears of progress only as units finish (Dask) gets
+  run's end; a run of fewer than two such chunks is one (starting worker
+  processes would cost more than the run).  A backend that hears of progress only as units finish (Dask) gets
   about two chunks per worker, at most :data:`MOST_UNHEARD`, so that its bar moves.
 - ``WHOLE``: a unit plays several games or rule sets and is kept whole or not at
   all.  At most :data:`MOST_WHOLE` matches, so that a Ctrl-C loses at most one such
@@ -109,5 +110,7 @@ def chunk_size(n_matches: int, workers: int, shape: Shape, live_progress: bool =
         return _between(math.ceil(n_matches / (2 * w)), LEAST, MOST_UNHEARD)
     per_worker = max(1, math.ceil(n_matches / math.ceil(w / max(shape.games, 1))))
     if w > 1 and shape.compiled:
+        if n_matches < 2 * LEAST:  # too small to be worth two units: one (a pool plays one unit in this process)
+            return max(1, n_matches)
         return min(per_worker, max(LEAST, math.ceil(per_worker / COMPILED_CHUNKS_PER_WORKER)))
     return per_worker

@@ -33,7 +33,7 @@ def test_the_chunk_policy_follows_what_a_stopped_unit_keeps():
     # every seat compiled: about 16 per worker, at least 2,000 matches, at most one per worker
     assert chunk_size(200_000, 2, Shape(Keeps.BLOCK, compiled=True)) == 6_250
     assert chunk_size(6_000, 2, Shape(Keeps.BLOCK, compiled=True)) == 2_000
-    assert chunk_size(3_000, 2, Shape(Keeps.BLOCK, compiled=True)) == 1_500
+    assert chunk_size(3_999, 2, Shape(Keeps.BLOCK, compiled=True)) == 3_999  # under two of those: one chunk
     # progress heard only as chunks finish (Dask): about two per worker, 2,000 to 100,000
     assert chunk_size(200_000, 2, Shape(Keeps.BLOCK), live_progress=False) == 50_000
     assert chunk_size(10_000_000, 2, Shape(Keeps.BLOCK), live_progress=False) == 100_000
@@ -42,15 +42,17 @@ def test_the_chunk_policy_follows_what_a_stopped_unit_keeps():
     assert chunk_size(10_000_000, 2, Shape(Keeps.RECORDS, batch_size=1000)) == 4_000
 
 
-# The rules each run path had before the driver, as they were written: the policy must give the same chunks,
-# so that no run's speed changes.
+# The rules each run path had before the driver, as they were written (main, and tidy's ddd4c1a): the policy
+# must give the same chunks, so that no run's speed changes.
 def _old_whole(n, w):  # simulate.whole_chunk_size (several games, rule comparisons)
     return int(min(20_000, max(2_000, math.ceil(n / (4 * max(w, 1))))))
 
 
-def _old_tournament(n, w, compiled):  # tournament.chunk_size, one game
+def _old_tournament(n, w, compiled):  # tournament.chunk_size, one game (tidy's ddd4c1a: a small run is one chunk)
     per_worker = max(1, math.ceil(n / max(w, 1)))
     if w > 1 and compiled:
+        if n < 2 * 2_000:
+            return n
         return min(per_worker, max(2_000, math.ceil(per_worker / 16)))
     return per_worker
 

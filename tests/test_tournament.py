@@ -304,7 +304,7 @@ def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_ta
     plan = plan_tournament("table", ["random", "expert", "hold-nines", "dump-faces"], rules)
     assert chunk_size(plan, [(0, 200_000)], 2) == 6_250  # 16 per worker
     assert chunk_size(plan, [(0, 200_000)], 1) == 200_000
-    assert chunk_size(plan, [(0, 6_000)], 2) == 2_000  # at least chunks.LEAST
+    assert chunk_size(plan, [(0, 6_000)], 2) == 2_000  # at least MIN_COMPILED_CHUNK
     with_plugin = plan_tournament("table", [PLUGIN, "random", "random", "random"], rules)
     assert chunk_size(with_plugin, [(0, 200_000)], 2) == 100_000
     one = run_plan(plan, 6_000, seed=3, workers=1)
