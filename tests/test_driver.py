@@ -145,7 +145,7 @@ def test_the_backend_is_chosen_by_the_client_and_only_dask_rewrites_file_specs(t
     assert isinstance(dask, Dask) and dask.client is fake_client and not dask.live_progress
     lineup = ("random", "my_strats.py:Mine", "pkg.module:Cls")
     assert Local(1).portable(lineup) == lineup
-    here = str((tmp_path / "x").parent)
+    here = str(tmp_path.resolve())  # absolute_specs resolves links, as the workers would
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(tmp_path)
         assert absolute_specs(lineup) == ("random", f"{here}/my_strats.py:Mine", "pkg.module:Cls")
