@@ -67,3 +67,10 @@ def test_help_text_brackets_are_escaped_outside_code():
     # help strings write syntax such as preset[+preset][:key=value,...]; unescaped, Markdown reads links
     text = load_hook().cli_markdown()
     assert r"preset\[+preset\]\[:key=value,...\]" in text
+
+
+def test_the_readme_stays_a_front_door():
+    # issue 24: the README says what nines-sim does, how to set it up and where to read on (about 20 KB at most);
+    # tutorials, reference, measurements and design notes belong in docs/
+    size = len((ROOT / "README.md").read_bytes())
+    assert size <= 20_000, f"README.md is {size:,} bytes: move the detail into a page of docs/ and link it"
