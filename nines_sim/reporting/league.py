@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.numbers import decimal_text
 from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct, too_small
+from nines_sim.rounding import decimal_text
 
 if TYPE_CHECKING:  # matplotlib loads only when something is drawn
     from matplotlib.axes import Axes
