@@ -97,7 +97,7 @@ class Lookahead(Strategy):
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         if self.outcome == "near-end":
-            rules = obs._pub.rules
+            rules = obs.rules
             near = (
                 (obs.totals.max(axis=1) + NEAR_END >= rules.target)
                 if not rules.fixed_hands
@@ -125,7 +125,7 @@ class Lookahead(Strategy):
 
     def play(self, obs: Observation) -> np.ndarray:
         out = self._decide(obs)
-        if obs.players and obs._pub.rules.pair_of_nines:
+        if obs.players and obs.rules.pair_of_nines:
             self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
         joint = np.flatnonzero(out >= NINE_SUIT)
         if joint.size:  # a 9 chosen with its suit: the declaration that follows is already decided
