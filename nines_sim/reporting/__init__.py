@@ -39,10 +39,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     FileNotFoundError, ValueError
         If the folder lacks its manifest or main table, or a table lacks a column.
     """
-    # Imported here, and the charts only where drawn: matplotlib loads only when something is drawn.
-    from nines_sim.reporting.comparison import write_comparison_report
+    # Imported here, each kind's report and charts only for that kind: matplotlib loads only when something is
+    # drawn, and a tournament does not load the comparison's report.
     from nines_sim.reporting.folders import run_kind
-    from nines_sim.reporting.tournament import write_report
 
     kind = run_kind(run_dir)
     if kind == "versus":  # nines tune --versus: no charts, the answer in report.md
@@ -58,12 +57,16 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             save_charts(Path(run_dir))
         tune.write_report(Path(run_dir))
     elif kind == "comparison":
+        from nines_sim.reporting.comparison import write_comparison_report
+
         if charts:
             from nines_sim.reporting import charts as drawing
 
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
     else:
+        from nines_sim.reporting.tournament import write_report
+
         if charts:
             from nines_sim.reporting import charts as drawing
             from nines_sim.reporting.charts.league import save_chart
