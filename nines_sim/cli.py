@@ -996,6 +996,8 @@ def analyze(
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
     if match_stream and match is None:
         raise usage_error("--match-stream needs --match: a described position has no match stream")
+    if active is not None and match is not None:  # a replayed turn has its own active suit
+        raise usage_error("--active applies to a described position (--cards, --top, --sizes), not to --match")
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
         if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
@@ -1382,8 +1384,8 @@ def _tune_run(setup, url, name, run_dir, n_trials, validate, workers, batch_size
         typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to resume.",
                    err=True)  # fmt: skip
         raise typer.Exit(code=130) from None
-    from nines_sim.numbers import decimal_text
     from nines_sim.reporting.tune import write_tune_folder
+    from nines_sim.rounding import decimal_text
 
     def pts(x: float) -> str:  # the report's rounding rule for points of win rate
         return decimal_text(x, 2, signed=True, scale=100)

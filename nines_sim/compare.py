@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.numbers import decimal_text
 from nines_sim.pool import run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson

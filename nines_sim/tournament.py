@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.numbers import decimal_text
 from nines_sim.pool import STOP_NOTICE, run_units
 from nines_sim.ranges import Range, cut, merge
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules
 from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import (
@@ -368,7 +368,9 @@ def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
     :data:`COMPILED_CHUNKS_PER_WORKER` chunks per worker (at least :data:`MIN_COMPILED_CHUNK` matches)
     keep a worker slowed by other load from holding up the run's end (with one chunk each, one
     worker often finished a tenth of the run before the other).  Either way a stopped chunk keeps
-    the finished block at its start.  Several games: small chunks, each kept whole or not at all.
+    the finished block at its start; a compiled run of fewer than two such chunks is one chunk, which
+    :func:`nines_sim.pool.run_units` plays in this process (starting worker processes would cost more than
+    the run).  Several games: small chunks, each kept whole or not at all.
     """
     from nines_sim.compiled import plays_compiled
 
@@ -376,6 +378,8 @@ def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
     if len(plan.games) == 1:
         per_worker = max(1, math.ceil(n / max(workers, 1)))
         if workers > 1 and plays_compiled(make_lineup(list(plan.games[0].lineup))):
+            if n < 2 * MIN_COMPILED_CHUNK:  # too small to be worth two units: one, played in this process
+                return n
             return min(per_worker, max(MIN_COMPILED_CHUNK, math.ceil(per_worker / COMPILED_CHUNKS_PER_WORKER)))
         return per_worker
     return whole_chunk_size(n, workers)
