@@ -9,12 +9,14 @@ records (:func:`canonical_command`), and the rules a run's options make (:func:`
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nines_sim.ranges import Range, format_ranges
+from nines_sim.ranges import total as ranges_total
 from nines_sim.rules import Rules, parse_overrides, parse_rule_set
 
 
@@ -162,6 +164,88 @@ def compute_backend(scheduler: str | None, workers: int) -> Iterator[Any]:
 
     with connect(scheduler, workers=workers) as client:
         yield client
+
+
+@dataclass(frozen=True)
+class Played:
+    """What :func:`play_in_folder` played: the folder, the run's outcome, and how.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        The run folder, checked writable and still without results.
+    outcome : object
+        What the experiment's run function returned (a tournament's or comparison's outcome).
+    wanted : list of (int, int)
+        The match indices asked for, half-open pairs.
+    workers : int
+        Worker processes.
+    compile_seconds : float
+        Seconds the run waited on the compiler.
+    """
+
+    folder: Path
+    outcome: Any
+    wanted: list[Range]
+    workers: int
+    compile_seconds: float
+
+
+def play_in_folder(
+    kind: str,
+    play: Callable[[Any, Any, list[Range], int], Any],
+    kept: Callable[[Any], int],
+    *,
+    units: int,
+    matches: int,
+    out: str | Path | None,
+    force: bool,
+    workers: int | None,
+    ranges: str | None,
+    scheduler: str | None,
+    quiet: bool,
+) -> Played:
+    """Play an experiment's matches into a new run folder, on local processes or a Dask cluster, with a bar.
+
+    Checks the scheduler and the ranges, makes the folder (:func:`run_folder`), then calls
+    ``play(client, progress, wanted, workers)`` (``client`` None for local processes) under the progress bar.
+
+    Parameters
+    ----------
+    kind : str
+        The run's kind, naming a new folder (``tournament``, ``compare``).
+    play : callable
+        Runs the matches: ``(client, progress, wanted, workers) -> outcome``.
+    kept : callable
+        Matches an outcome kept; 0 means Ctrl-C stopped the run before any.
+    units : int
+        Games or rule sets, each playing the wanted matches (the bar counts ``units`` times them).
+    matches, out, force, workers, ranges, scheduler, quiet
+        As :func:`nines_sim.experiments.play_tournament` takes them.
+
+    Returns
+    -------
+    Played
+
+    Raises
+    ------
+    RunSetupError, nines_sim.ranges.RangesError, nines_sim.output.OutputExists, nines_sim.cluster.ClusterError
+        Before any match, for arguments that cannot work.
+    NothingKept
+        If Ctrl-C stopped the run before any match was kept (the folder is removed if this call made it).
+    """
+    from nines_sim.progress import RunProgress
+    from nines_sim.simulate import cpu_count
+
+    n_workers = workers or cpu_count()
+    check_scheduler(scheduler)
+    wanted = ranges_wanted(ranges, matches)
+    with run_folder(out, kind, force) as run_dir, RunProgress(ranges_total(wanted) * units, quiet) as bar:
+        with compute_backend(scheduler, n_workers) as client:
+            outcome = play(client, bar, wanted, n_workers)
+        if not kept(outcome):
+            raise NothingKept()
+    return Played(run_dir, outcome, wanted, n_workers, bar.compile_seconds)
 
 
 def play_seconds(wall_seconds: float, compile_seconds: float) -> tuple[float, str]:

@@ -16,14 +16,10 @@ from nines_sim.ranges import Range, format_ranges
 from nines_sim.ranges import total as ranges_total
 from nines_sim.rules import parse_overrides
 from nines_sim.runfolder import (
-    NothingKept,
     canonical_command,
-    check_scheduler,
-    compute_backend,
     kept_lines,
+    play_in_folder,
     play_seconds,
-    ranges_wanted,
-    run_folder,
     without_players,
     writing,
 )
@@ -183,29 +179,24 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.progress import RunProgress
-    from nines_sim.simulate import cpu_count
-
-    sets, names = setup.rule_sets, setup.lineup
-    n_workers = workers or cpu_count()
-    check_scheduler(scheduler)
-    wanted = ranges_wanted(ranges, matches)
-    with run_folder(out, "compare", force) as run_dir, RunProgress(ranges_total(wanted) * len(sets), quiet) as bar:
-        with compute_backend(scheduler, n_workers) as client:
-            if client is not None:
-                from nines_sim.cluster import run_comparison_dask
-
-                outcome = run_comparison_dask(client, sets, names, matches, seed, batch_size, chunk_size, bar, wanted)
-            else:
-                from nines_sim.compare import run_comparison
-
-                outcome = run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted)
-        if not outcome.matches_played:
-            raise NothingKept()
     from nines_sim.compare import comparison_frame
 
-    run = ComparisonRun(run_dir, setup, outcome, comparison_frame(sets, setup.labels, outcome), n_workers,
-                        bar.compile_seconds)  # fmt: skip
+    sets, names = setup.rule_sets, setup.lineup
+
+    def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
+        if client is not None:
+            from nines_sim.cluster import run_comparison_dask
+
+            return run_comparison_dask(client, sets, names, matches, seed, batch_size, chunk_size, bar, wanted)
+        from nines_sim.compare import run_comparison
+
+        return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted)
+
+    played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches, out=out,
+                            force=force, workers=workers, ranges=ranges, scheduler=scheduler, quiet=quiet)  # fmt: skip
+    outcome, wanted = played.outcome, played.wanted
+    run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome), played.workers,
+                        played.compile_seconds)  # fmt: skip
     with writing():
         _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts)
     return run

@@ -15,15 +15,11 @@ from typing import Any
 from nines_sim.ranges import Range, format_ranges
 from nines_sim.ranges import total as ranges_total
 from nines_sim.runfolder import (
-    NothingKept,
     canonical_command,
-    check_scheduler,
-    compute_backend,
     kept_lines,
+    play_in_folder,
     play_seconds,
-    ranges_wanted,
     rules_for,
-    run_folder,
     writing,
 )
 
@@ -259,27 +255,22 @@ def play_tournament(
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).
     """
-    from nines_sim.progress import RunProgress
-    from nines_sim.simulate import cpu_count
-
     plan, seed = setup.plan, setup.seed
-    n_workers = workers or cpu_count()
-    check_scheduler(scheduler)
-    wanted = ranges_wanted(ranges, matches)
-    total = ranges_total(wanted) * len(plan.games)
-    with run_folder(out, "tournament", force) as run_dir, RunProgress(total, quiet) as bar:
-        with compute_backend(scheduler, n_workers) as client:
-            if client is not None:
-                from nines_sim.cluster import run_plan_dask
 
-                outcome = run_plan_dask(client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted)
-            else:
-                from nines_sim.tournament import run_plan
+    def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
+        if client is not None:
+            from nines_sim.cluster import run_plan_dask
 
-                outcome = run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
-        if not outcome.total_matches:
-            raise NothingKept()
-    run = TournamentRun(run_dir, setup, outcome, n_workers, bar.compile_seconds)
+            return run_plan_dask(client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted)
+        from nines_sim.tournament import run_plan
+
+        return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
+
+    played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games), matches=matches,
+                            out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
+                            quiet=quiet)  # fmt: skip
+    outcome, wanted = played.outcome, played.wanted
+    run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
     run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
     with writing():
         _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts)
