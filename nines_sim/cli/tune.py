@@ -165,11 +165,8 @@ def tune(
         rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
-    if scheduler:
-        with cluster(scheduler, n_workers) as client:
-            run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
-    else:
-        run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, None, quiet, command)
+    with cluster(scheduler, n_workers) as client:  # None: local processes
+        run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
 
 
 def _rounded_note(option: str, asked: int, players: int) -> str | None:

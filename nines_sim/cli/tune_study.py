@@ -19,8 +19,6 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
     Writes ``validation.csv`` (the full specs), ``report.md`` and ``manifest.json`` (``kind: versus``), a
     folder ``nines report`` redraws; prints the answer first, with short labels (``labels``: what was typed).
     """
-    from contextlib import nullcontext
-
     from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.reporting.tune import versus_labels, write_versus_folder
     from nines_sim.tune import Runner, TuneInterrupted, validate
@@ -33,7 +31,7 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
     if n < 1:
         raise usage_error("--versus plays the --validate matches: give --validate 1 or more")
     with run_folder(out, "versus", force) as run_dir:
-        with cluster(scheduler, workers) if scheduler else nullcontext() as client:
+        with cluster(scheduler, workers) as client:  # None: local processes
             runner = Runner(workers=workers, batch_size=batch_size, client=client)
             try:
                 checked = run_or_explain(lambda: validate(setup, spec, n, runner))
