@@ -233,18 +233,32 @@ def run_rule_comparison(
     matches: int = 100_000,
     seed: int = 0,
     out: str | Path | None = None,
-    **play: Any,
+    force: bool = False,
+    charts: bool = True,
+    workers: int | None = None,
+    batch_size: int = 32768,
+    chunk_size: int | None = None,
+    ranges: str | None = None,
+    scheduler: str | None = None,
+    quiet: bool = True,
 ) -> Path:
     """Play a rule comparison and write its run folder, as ``nines compare-rules`` does; return the folder.
 
-    The arguments are those of :func:`comparison_setup` and, in ``play``, the other keywords of
-    :func:`play_comparison`.  The CSVs equal, byte for byte, those of ``nines compare-rules`` with the same
-    arguments.
+    The arguments are those of :func:`comparison_setup` and :func:`play_comparison`, with the CLI's defaults
+    (but no progress bar unless ``quiet=False``).  The CSVs equal, byte for byte, those of
+    ``nines compare-rules`` with the same arguments; ``manifest.json`` holds that command.
 
     Returns
     -------
     pathlib.Path
         The run folder.
+
+    Raises
+    ------
+    Exception
+        Those of :func:`comparison_setup` and :func:`play_comparison`.
     """
     setup = comparison_setup(lineup, rules=rules, rule=rule, sweep=sweep)
-    return play_comparison(setup, matches=matches, seed=seed, out=out, **play).folder
+    return play_comparison(setup, matches=matches, seed=seed, out=out, force=force, charts=charts, workers=workers,
+                           batch_size=batch_size, chunk_size=chunk_size, ranges=ranges, scheduler=scheduler,
+                           quiet=quiet).folder  # fmt: skip

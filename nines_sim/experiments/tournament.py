@@ -334,13 +334,20 @@ def run_tournament(
     players: int | None = None,
     baseline: str | None = None,
     tables: int | None = None,
-    **play: Any,
+    force: bool = False,
+    charts: bool = True,
+    save_matches: bool = False,
+    workers: int | None = None,
+    batch_size: int = 32768,
+    chunk_size: int | None = None,
+    ranges: str | None = None,
+    scheduler: str | None = None,
+    quiet: bool = True,
 ) -> Path:
     """Play a tournament and write its run folder, as ``nines tournament`` does; return the folder.
 
-    The arguments are those of :func:`tournament_setup` and, in ``play``, the other keywords of
-    :func:`play_tournament` (``force``, ``charts``, ``save_matches``, ``workers``, ``batch_size``,
-    ``chunk_size``, ``ranges``, ``scheduler``, ``quiet``).  The CSVs equal, byte for byte, those of
+    The arguments are those of :func:`tournament_setup` and :func:`play_tournament`, with the CLI's
+    defaults (but no progress bar unless ``quiet=False``).  The CSVs equal, byte for byte, those of
     ``nines tournament`` with the same arguments; ``manifest.json`` holds that command.
 
     Returns
@@ -355,4 +362,6 @@ def run_tournament(
     """
     setup = tournament_setup(lineup, format=format, players=players, rules=rules, rule=rule, baseline=baseline,
                              tables=tables, seed=seed)  # fmt: skip
-    return play_tournament(setup, matches=matches, out=out, **play).folder
+    return play_tournament(setup, matches=matches, out=out, force=force, charts=charts, save_matches=save_matches,
+                           workers=workers, batch_size=batch_size, chunk_size=chunk_size, ranges=ranges,
+                           scheduler=scheduler, quiet=quiet).folder  # fmt: skip
