@@ -26,11 +26,11 @@ import numpy as np
 from nines_sim import driver
 from nines_sim.backends import Local
 from nines_sim.chunks import Keeps, Shape
-from nines_sim.numbers import decimal_text
 from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally

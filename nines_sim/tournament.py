@@ -27,12 +27,12 @@ import numpy as np
 
 from nines_sim import chunks, driver
 from nines_sim.backends import Local
-from nines_sim.numbers import decimal_text
 from nines_sim.pool import STOP_NOTICE
 from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules
 from nines_sim.stats import (
     MIN_MATCHES_TO_RANK,

@@ -168,8 +168,10 @@ def test_ctrl_c_on_a_local_cluster_keeps_whole_blocks(tmp_path):
 def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_after_a_module_run(
     tmp_path, scheduler, monkeypatch
 ):
-    # The README's compiled example saved to a file of a new folder (its cache starts empty there).
-    section = (Path(__file__).resolve().parents[1] / "README.md").read_text().split("### Compiled, one game", 1)[1]
+    # The documented compiled example (docs/tutorials/first-strategy.md) saved to a file of a new folder (its cache
+    # starts empty there).
+    page = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "first-strategy.md"
+    section = page.read_text().split("## Compiled, one game", 1)[1]
     (tmp_path / "cluster_plugin.py").write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1))
     by_file = f"{tmp_path / 'cluster_plugin.py'}:LowestFirstCompiled"
     args = ["random", "dump-faces", "-n", "600", "--quiet", "--no-charts"]
