@@ -153,13 +153,13 @@ def run_plan_dask(
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
 ) -> tour.RunOutcome:
-    """A tournament on a Dask cluster: :class:`~nines_sim.tournament.TournamentRun` on
+    """A tournament on a Dask cluster: :class:`~nines_sim.tournament.TournamentWork` on
     :class:`nines_sim.backends.Dask` through :func:`nines_sim.driver.run`; the same
     :class:`~nines_sim.tournament.RunOutcome` as local workers.
 
     ``on_progress(played, kept)`` hears of each chunk as it comes back.
     """
-    experiment = tour.TournamentRun(plan, n_matches, seed, batch_size, save_matches, ranges)
+    experiment = tour.TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
     return driver.run(experiment, Dask(client), on_progress, chunk_size)
 
 
@@ -174,7 +174,7 @@ def run_comparison_dask(
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
 ) -> cmp.CompareOutcome:
-    """A rule comparison on a Dask cluster: :class:`~nines_sim.compare.ComparisonRun` on
+    """A rule comparison on a Dask cluster: :class:`~nines_sim.compare.ComparisonWork` on
     :class:`nines_sim.backends.Dask`; the same :class:`~nines_sim.compare.CompareOutcome` as locally."""
-    experiment = cmp.ComparisonRun(rule_sets, lineup, n_matches, seed, batch_size, ranges)
+    experiment = cmp.ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
     return driver.run(experiment, Dask(client), on_progress, chunk_size)

@@ -327,7 +327,7 @@ class CompareCollector:
         return self.out
 
 
-class ComparisonRun:
+class ComparisonWork:
     """A rule comparison as an experiment of :func:`nines_sim.driver.run`: the lineup under every rule set
     for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``), each chunk played by every rule set and
     keeping, when stopped, the block every rule set finished; its outcome is a :class:`CompareOutcome`."""
@@ -374,7 +374,7 @@ def run_comparison(
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
 ) -> CompareOutcome:
-    """Play the lineup under every rule set on ``workers`` local processes: :class:`ComparisonRun` on
+    """Play the lineup under every rule set on ``workers`` local processes: :class:`ComparisonWork` on
     :class:`nines_sim.backends.Local` through :func:`nines_sim.driver.run`.
 
     Returns
@@ -382,7 +382,7 @@ def run_comparison(
     CompareOutcome
         ``partial`` when Ctrl-C stopped the run; each chunk's block finished under every rule set is kept.
     """
-    experiment = ComparisonRun(rule_sets, lineup, n_matches, seed, batch_size, ranges)
+    experiment = ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
     return driver.run(experiment, Local(workers), on_progress, chunk_size)
 
 

@@ -10,9 +10,9 @@ local processes or a Dask cluster, whatever the workers, chunk or batch size::
 
     from nines_sim import driver
     from nines_sim.backends import Local
-    from nines_sim.tournament import TournamentRun, plan_tournament
+    from nines_sim.tournament import TournamentWork, plan_tournament
 
-    outcome = driver.run(TournamentRun(plan_tournament("table", [], rules), 10_000, seed=0), Local(2))
+    outcome = driver.run(TournamentWork(plan_tournament("table", [], rules), 10_000, seed=0), Local(2))
 """
 
 from __future__ import annotations

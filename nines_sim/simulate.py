@@ -59,7 +59,7 @@ def default_chunk_size(n_matches: int, workers: int, batch_size: int) -> int:
     return chunks_policy.chunk_size(n_matches, workers, shape)
 
 
-class SimulationRun:
+class SimulationWork:
     """A simulation as an experiment of :func:`nines_sim.driver.run`: every record of matches
     ``start .. start + n_matches - 1``, in match order; a stopped run keeps nothing (KeyboardInterrupt)."""
 
@@ -157,7 +157,7 @@ def simulate(
     if len(players) != rules.players:
         raise ValueError(f"the lineup has {len(players)} strategies but the rules seat {rules.players} players")
     size = chunk_size or default_chunk_size(n_matches, workers, batch_size)
-    experiment = SimulationRun(rules, players, n_matches, seed, batch_size, start, on_chunk)
+    experiment = SimulationWork(rules, players, n_matches, seed, batch_size, start, on_chunk)
     # no more processes than chunks: a single chunk plays in this process
     return driver.run(experiment, Local(min(workers, math.ceil(n_matches / size))), chunk=size, notice=STOP_NOTICE)
 

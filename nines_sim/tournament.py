@@ -427,7 +427,7 @@ def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:
     return play_games, Collector
 
 
-class TournamentRun:
+class TournamentWork:
     """A tournament (or league) as an experiment of :func:`nines_sim.driver.run`: every game of a plan for
     matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
 
@@ -479,7 +479,7 @@ def run_plan(
     chunk: int | None = None,
     notice: str = STOP_NOTICE,
 ) -> RunOutcome:
-    """Play every game of a plan on ``workers`` local processes: :class:`TournamentRun` on
+    """Play every game of a plan on ``workers`` local processes: :class:`TournamentWork` on
     :class:`nines_sim.backends.Local` through :func:`nines_sim.driver.run`.
 
     Parameters
@@ -499,7 +499,7 @@ def run_plan(
         ``partial`` is True when Ctrl-C stopped the run; ``kept`` says which
         matches the tallies hold.
     """
-    experiment = TournamentRun(plan, n_matches, seed, batch_size, save_matches, ranges)
+    experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
     return driver.run(experiment, Local(workers), on_progress, chunk, notice)
 
 

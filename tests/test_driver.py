@@ -13,7 +13,7 @@ from nines_sim.backends import Dask, Job, Local, absolute_specs, choose
 from nines_sim.chunks import Keeps, Shape, chunk_size
 from nines_sim.ranges import KeptBlocks, cut
 from nines_sim.rules import make_rules
-from nines_sim.simulate import SimulationRun, simulate, simulate_range
+from nines_sim.simulate import SimulationWork, simulate, simulate_range
 from nines_sim.strategy import Observation
 from tests.det_strategies import Lowest
 
@@ -186,7 +186,7 @@ def test_a_simulation_unit_stopped_keeps_nothing_and_one_run_gives_every_record_
     assert simulate_range(rules, lineup, 5, 0, 10, 4, should_stop=lambda: True) is None
     whole = simulate(rules, lineup, 30, seed=5)
     parts = [simulate_range(rules, lineup, 5, s, 10, 4) for s in (20, 0, 10)]
-    run = SimulationRun(rules, lineup, 30, 5, 4, 0)
+    run = SimulationWork(rules, lineup, 30, 5, 4, 0)
     for s, part in zip((20, 0, 10), parts):
         assert run.take(s, part) == 10
     merged = run.outcome(partial=False)
