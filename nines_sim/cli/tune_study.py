@@ -151,8 +151,8 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
         typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to resume.",
                    err=True)  # fmt: skip
         raise typer.Exit(code=130) from None
-    from nines_sim.rounding import decimal_text
     from nines_sim.reporting.tune import write_tune_folder
+    from nines_sim.rounding import decimal_text
 
     def pts(x: float) -> str:  # the report's rounding rule for points of win rate
         return decimal_text(x, 2, signed=True, scale=100)
