@@ -23,14 +23,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.numbers import decimal_text
-from nines_sim.pool import run_units
-from nines_sim.ranges import Range, cut, merge
+from nines_sim import driver
+from nines_sim.backends import Local
+from nines_sim.chunks import Keeps, Shape
+from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules, RulesError, parse_rule_set, parse_value
-from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.tally import SHARE_UNIT, SeatStats, Tally
 
@@ -310,7 +311,7 @@ class CompareCollector:
     def __init__(self, rule_sets: list[RuleSet], ranges: list[Range]) -> None:
         self.out = CompareOutcome.empty(rule_sets[0].rules.players, len(rule_sets))
         self.out.ranges = ranges
-        self.kept: list[Range] = []
+        self.kept = KeptBlocks()
         self.t0 = time.perf_counter()
 
     def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
@@ -318,14 +319,48 @@ class CompareCollector:
         if c is None:
             return 0
         self.out.add(c)
-        got = c.tallies[0].matches  # the block tag[0] .. tag[0] + got - 1; all of the chunk unless stopped
-        self.kept.append((tag[0], tag[0] + got))
-        return got
+        return self.kept.add(tag[0], c.tallies[0].matches)
 
     def outcome(self, partial: bool) -> CompareOutcome:
-        self.out.partial, self.out.kept = partial, merge(self.kept)
+        self.out.partial, self.out.kept = partial, self.kept.ranges()
         self.out.wall_seconds = time.perf_counter() - self.t0
         return self.out
+
+
+class ComparisonWork:
+    """A rule comparison as an experiment of :func:`nines_sim.driver.run`: the lineup under every rule set
+    for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``), each chunk played by every rule set and
+    keeping, when stopped, the block every rule set finished; its outcome is a :class:`CompareOutcome`."""
+
+    play = staticmethod(compare_range)
+
+    def __init__(
+        self,
+        rule_sets: list[RuleSet],
+        lineup: tuple[str, ...],
+        n_matches: int,
+        seed: int,
+        batch_size: int = 32768,
+        ranges: list[Range] | None = None,
+    ) -> None:
+        self.rule_sets, self.lineup, self.seed, self.batch_size = rule_sets, lineup, seed, batch_size
+        self.ranges = ranges or [(0, n_matches)]
+        self.matches = ranges_total(self.ranges)
+        self.collect = CompareCollector(rule_sets, self.ranges)
+        self.warm = [(rs.rules, lineup) for rs in rule_sets]
+
+    def shape(self) -> Shape:
+        # chunks small enough to lose little to a Ctrl-C (a stopped chunk keeps the block every rule set finished)
+        return Shape(Keeps.WHOLE)
+
+    def units(self, size: int, portable: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Iterator:
+        return compare_units(self.rule_sets, portable(self.lineup), self.ranges, size, self.seed, self.batch_size)
+
+    def take(self, tag: tuple[int, int], c: CompareChunk | None) -> int:
+        return self.collect.take(tag, c) * len(self.rule_sets)
+
+    def outcome(self, partial: bool) -> CompareOutcome:
+        return self.collect.outcome(partial)
 
 
 def run_comparison(
@@ -339,21 +374,16 @@ def run_comparison(
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
 ) -> CompareOutcome:
-    """Play the lineup under every rule set for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
+    """Play the lineup under every rule set on ``workers`` local processes: :class:`ComparisonWork` on
+    :class:`nines_sim.backends.Local` through :func:`nines_sim.driver.run`.
 
     Returns
     -------
     CompareOutcome
         ``partial`` when Ctrl-C stopped the run; each chunk's block finished under every rule set is kept.
     """
-    ranges = ranges or [(0, n_matches)]
-    size = chunk_size or whole_chunk_size(ranges_total(ranges), workers)
-    collect = CompareCollector(rule_sets, ranges)
-    units = compare_units(rule_sets, lineup, ranges, size, seed, batch_size)
-    partial = run_units(
-        compare_range, units, workers, collect.take, on_progress, [(rs.rules, lineup) for rs in rule_sets]
-    )
-    return collect.outcome(partial)
+    experiment = ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
+    return driver.run(experiment, Local(workers), on_progress, chunk_size)
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:

@@ -470,30 +470,34 @@ def run_design(
     DesignError
         For an unknown strategy spec.
     """
-    from nines_sim.pool import run_units
+    from nines_sim.backends import Job, choose
+    from nines_sim.chunks import Keeps, Shape
+    from nines_sim.chunks import chunk_size as policy
     from nines_sim.ranges import merge
     from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.simulate import whole_chunk_size
 
     try:
         for kind in kinds:
             make_lineup(list(setup.lineup(kind, 2)))
     except StrategyNotFound as exc:
         raise DesignError(str(exc)) from None
+    backend = choose(workers)  # local processes: the design lineups name strategies as this folder reads them
     ranges = [(start, start + n_matches)]
-    size = chunk_size or whole_chunk_size(n_matches, workers)
+    size = chunk_size or policy(n_matches, backend.workers, Shape(Keeps.WHOLE), backend.live_progress)
     total = [DesignSums(len(sets))]
     kept: list[tuple[int, int]] = []
 
-    def take(tag: tuple[int, int], got: DesignSums | None) -> None:
-        if got is not None:
-            total[0] = total[0] + got
-            kept.append((tag[0], tag[0] + tag[1]))
+    def take(tag: tuple[int, int], got: DesignSums | None) -> int:
+        if got is None:
+            return 0
+        total[0] = total[0] + got
+        kept.append((tag[0], tag[0] + tag[1]))
+        return tag[1] * len(sets) * len(kinds)
 
     warm = [(setup.rules_for(k, ds.rules), setup.lineup(k, setup.rules_for(k, ds.rules).players))
             for k in kinds for ds in sets]  # fmt: skip
     units = design_units(DesignJob(sets, setup, kinds, seed, batch_size), ranges, size)
-    partial = run_units(design_range, units, workers, take, on_progress, warm)
+    partial = backend.run(Job(design_range, units, take, on_progress, warm))
     return DesignOutcome(sets, total[0], merge(kept), partial)
 
 

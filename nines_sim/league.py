@@ -230,8 +230,8 @@ def terminal_ratings(r: Ratings, plan: tour.Plan, given: list[str] | None = None
     Strategies are shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter
     file of the specs ``given`` names its entry), as in the win-rate table above it.
     """
-    from nines_sim.numbers import decimal_text
     from nines_sim.reporting.labels import label_map
+    from nines_sim.rounding import decimal_text
 
     shown = label_map([str(s) for s in plan.labels], given)
     df = r.ratings.assign(strategy=lambda d: d["strategy"].map(lambda x: shown.get(str(x), x)))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nines_sim import __version__
-from nines_sim.numbers import FLOAT_FORMAT
+from nines_sim.rounding import FLOAT_FORMAT
 from nines_sim.tournament import (
     Plan,
     RunOutcome,

@@ -14,6 +14,7 @@ keeps it.  A failing unit stops the others the same way and is raised.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue as queue_module
 import signal
@@ -250,7 +251,8 @@ def run_units(
     units : iterable of (tag, args)
         Consumed lazily: a unit is built and submitted only when a worker is about to be free.
     workers : int
-        1 runs the units in this process, in order; more use a process pool.
+        1 runs the units in this process, in order; more use a process pool (unless there is one unit only,
+        which plays in this process: the pool would give it one worker anyway).
     take : callable
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
@@ -289,6 +291,11 @@ def _run_units(
     rules: Iterable[Rules | tuple[Rules, Sequence]],
     notice: str,
 ) -> bool:
+    units = iter(units)
+    first = list(itertools.islice(units, 2))
+    if len(first) < 2:  # one unit: a pool would play it in one worker, after starting them (~0.5 s)
+        workers = 1
+    units = itertools.chain(first, units)
     if workers <= 1:
         with Interrupt(notice=notice) as flag:
 

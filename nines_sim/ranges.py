@@ -87,3 +87,22 @@ def parse_ranges(text: str, n_matches: int) -> list[Range]:
 def cut(ranges: Iterable[Range], size: int) -> list[tuple[int, int]]:
     """``(start, count)`` chunks of at most ``size`` matches covering the ranges, in order."""
     return [(s, min(size, b - s)) for a, b in ranges for s in range(a, b, size)]
+
+
+class KeptBlocks:
+    """The blocks of match indices a run's units kept, each from its unit's start (all of it unless stopped).
+
+    Merged, they are the ranges a run reports as kept, and ``--ranges`` plays exactly those again.
+    """
+
+    def __init__(self) -> None:
+        self.blocks: list[Range] = []
+
+    def add(self, start: int, got: int) -> int:
+        """Record that the unit starting at match ``start`` kept its first ``got`` matches; returns ``got``."""
+        self.blocks.append((start, start + got))
+        return got
+
+    def ranges(self) -> list[Range]:
+        """The kept blocks, sorted and merged."""
+        return merge(self.blocks)

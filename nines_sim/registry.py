@@ -178,6 +178,13 @@ def user_module_name(path: str | os.PathLike) -> str:
 
 
 def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
+    """Import a strategy file under :func:`user_module_name`, its own folder importable while it loads.
+
+    As ``python path/to/file.py`` does, the file's folder comes first on ``sys.path`` while the file runs, so
+    that ``from helpers import x`` finds ``helpers.py`` beside it without PYTHONPATH; the folder is taken off
+    again afterwards (the helpers it imported stay loaded).  Each worker process, local or on Dask, loads the
+    file by its spec the same way.
+    """
     path = Path(where)
     if not path.is_file():
         raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
@@ -187,11 +194,16 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
     sys.modules[mod_name] = module
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
     try:
         module_spec.loader.exec_module(module)  # type: ignore[union-attr]
     except Exception as exc:
         del sys.modules[mod_name]
         raise StrategyNotFound(f"{where} does not import: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if folder in sys.path:  # the entry added above (the first one), even if the file changed sys.path
+            sys.path.remove(folder)
     return module
 
 

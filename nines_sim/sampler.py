@@ -91,7 +91,7 @@ def hand_weights(obs: Observation, infer: float) -> np.ndarray:
         return np.ones((n, P, N_FACES))
     drew = obs.drew_on
     held_none = ((drew[:, :, None] >> FACE_SUIT[None, None, :].astype(np.int64)) & 1) == 1
-    if obs._pub.rules.nine_on_nine:
+    if obs.rules.nine_on_nine:
         held_none |= (drew[:, :, None] != 0) & (FACE_RANK == NINE_RANK)[None, None, :]
     return np.where(held_none, max(1.0 - infer, 1e-3), 1.0)
 
@@ -129,7 +129,7 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     """
     if samples < 1:
         raise ValueError(f"samples must be >= 1, not {samples}")
-    rules = obs._pub.rules
+    rules = obs.rules
     n, K, P, D = obs.n, samples, obs.players, rules.decks
     S = N_FACES * D
     R = n * K

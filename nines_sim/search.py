@@ -92,7 +92,7 @@ def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: boo
             key = np.where(both >= 0, 0, 1)  # the candidates first, in order; then the padding
             both = np.take_along_axis(both, np.argsort(key, axis=1, kind="stable"), axis=1)
             out = both[:, : int((both >= 0).sum(axis=1).max())]
-    if obs.players and obs._pub.rules.pair_of_nines:
+    if obs.players and obs.rules.pair_of_nines:
         pl = obs.pair_legal
         if pl.any():
             out = np.concatenate([out, np.where(pl, PAIR_OF_NINES, -1)[:, None]], axis=1)
@@ -365,8 +365,7 @@ def search(
 
 def _subset(obs: Observation, rows: np.ndarray) -> Observation:
     """An observation of some of the games of another."""
-    return Observation(obs._pub, obs._idx[rows], obs.seat[rows], obs.kind, [w[rows] for w in obs.hand],
-                       obs.legal[rows])  # fmt: skip
+    return obs.subset(rows)
 
 
 def policy_names() -> Sequence[str]:

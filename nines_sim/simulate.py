@@ -9,21 +9,42 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
+from nines_sim import chunks as chunks_policy
+from nines_sim import driver
+from nines_sim.backends import Local
+from nines_sim.pool import Progress
 from nines_sim.ranges import cut
 from nines_sim.registry import make_lineup
 from nines_sim.results import MatchResults
 from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
 
-DEFAULT_BATCH = 32768
+DEFAULT_BATCH = chunks_policy.DEFAULT_BATCH
+#: What a Ctrl-C prints at once: :func:`simulate` returns every record or none.
+STOP_NOTICE = "Stopping (Ctrl-C): a simulation keeps nothing of a stopped run."
 
 
-def _play_range(rules: Rules, lineup: Sequence, seed: int, start: int, n: int, batch_size: int) -> MatchResults:
-    from nines_sim.compiled import make_engine
+def simulate_range(rules: Rules, lineup: Sequence[str | Strategy], seed: int, start: int, n: int, batch_size: int,
+                   on_matches: Progress | None = None, should_stop: Callable[[], bool] | None = None
+                   ) -> MatchResults | None:  # fmt: skip
+    """One unit of :func:`simulate`: every record of matches ``start .. start+n-1``, or None when stopped.
 
-    return make_engine(rules, make_lineup(list(lineup)), seed, start, n, batch_size).run()
+    ``should_stop`` is asked before the engine starts and after every step; a stopped simulation keeps
+    nothing, so neither does a stopped unit.  ``on_matches`` is not called (a simulation has no bar).
+    """
+    from nines_sim.compiled import make_engine  # the engine loads when a run reaches play
+
+    if should_stop and should_stop():
+        return None
+    engine = make_engine(rules, make_lineup(list(lineup)), seed, start, n, batch_size)
+    engine.start_run()
+    while engine.B:
+        engine.advance()
+        if should_stop and should_stop():
+            return None
+    return engine.results()
 
 
 def chunks(start: int, n_matches: int, size: int) -> list[tuple[int, int]]:
@@ -32,26 +53,53 @@ def chunks(start: int, n_matches: int, size: int) -> list[tuple[int, int]]:
 
 
 def default_chunk_size(n_matches: int, workers: int, batch_size: int) -> int:
-    """Matches per chunk of :func:`simulate`.
-
-    One process plays the whole range as one chunk: every result is kept anyway, and merging chunks is
-    one more pass over all the hand records (a tenth of a table of built-ins' time).  Several workers get
-    about four chunks each (at least 2,000 matches, at most ``4 * batch_size``), so that a worker slowed
-    by other load does not hold up the run, and most chunks' results travel back while others still play.
-    """
-    if workers <= 1:
-        return max(1, n_matches)
-    return max(1, min(4 * batch_size, max(2_000, -(-n_matches // (4 * workers)))))
+    """Matches per chunk of :func:`simulate`: :func:`nines_sim.chunks.chunk_size` for units that return every
+    record (one chunk in one process; about four per worker, at least 2,000 matches, at most four batches)."""
+    shape = chunks_policy.Shape(chunks_policy.Keeps.RECORDS, batch_size=batch_size)
+    return chunks_policy.chunk_size(n_matches, workers, shape)
 
 
-def whole_chunk_size(n_matches: int, workers: int) -> int:
-    """Matches per chunk of work that is kept whole or not at all (several games or rule sets).
+class SimulationWork:
+    """A simulation as an experiment of :func:`nines_sim.driver.run`: every record of matches
+    ``start .. start + n_matches - 1``, in match order; a stopped run keeps nothing (KeyboardInterrupt)."""
 
-    At most 20,000: a Ctrl-C loses at most one such chunk per worker; at least
-    2,000, so that each engine's batch stays large enough to be fast; about
-    four chunks per worker in between, to balance the workers.
-    """
-    return int(min(20_000, max(2_000, math.ceil(n_matches / (4 * max(workers, 1))))))
+    play = staticmethod(simulate_range)
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: list[Strategy],
+        n_matches: int,
+        seed: int,
+        batch_size: int,
+        start: int,
+        on_chunk: Callable[[MatchResults], None] | None = None,
+    ) -> None:
+        self.rules, self.players, self.seed, self.batch_size, self.start = rules, players, seed, batch_size, start
+        self.matches, self.on_chunk = n_matches, on_chunk
+        self.warm = [(rules, players)]
+        self.parts: dict[int, MatchResults] = {}
+
+    def shape(self) -> chunks_policy.Shape:
+        return chunks_policy.Shape(chunks_policy.Keeps.RECORDS, batch_size=self.batch_size)
+
+    def units(self, size: int, portable: Callable) -> Iterator[tuple[int, tuple]]:
+        # the lineup's strategies travel as instances: a simulation runs on local processes only
+        for s, n in chunks(self.start, self.matches, size):
+            yield s, (self.rules, self.players, self.seed, s, n, self.batch_size)
+
+    def take(self, start: int, part: MatchResults | None) -> int:
+        if part is None:
+            return 0
+        self.parts[start] = part
+        if self.on_chunk:
+            self.on_chunk(part)
+        return part.n_matches
+
+    def outcome(self, partial: bool) -> MatchResults:
+        if partial:
+            raise KeyboardInterrupt
+        return MatchResults.concat([self.parts[s] for s in sorted(self.parts)])
 
 
 def simulate(
@@ -98,37 +146,20 @@ def simulate(
         For a lineup of the wrong length or non-positive sizes.
     nines_sim.engine.IllegalMoveError, nines_sim.engine.StrategyError
         When a strategy misbehaves.
+    KeyboardInterrupt
+        When Ctrl-C stopped the run (within a step of each engine; nothing partial is returned).
     """
     if n_matches < 1:
         raise ValueError(f"n_matches must be >= 1, not {n_matches}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, not {workers}")
-    from concurrent.futures import ProcessPoolExecutor
-
-    from nines_sim.compiled import make_engine, warm_up  # the engine loads when a run reaches play
-
     players = make_lineup(list(lineup))
     if len(players) != rules.players:
         raise ValueError(f"the lineup has {len(players)} strategies but the rules seat {rules.players} players")
     size = chunk_size or default_chunk_size(n_matches, workers, batch_size)
-    pieces = chunks(start, n_matches, size)
-    parts: list[MatchResults] = []
-    if workers == 1 or len(pieces) == 1:
-        for s, n in pieces:
-            part = make_engine(rules, players, seed, s, n, batch_size).run()
-            parts.append(part)
-            if on_chunk:
-                on_chunk(part)
-    else:
-        warm_up(rules=[rules])  # forked workers inherit the loaded kernel instead of each loading it
-        with ProcessPoolExecutor(max_workers=min(workers, len(pieces))) as pool:
-            futures = [pool.submit(_play_range, rules, players, seed, s, n, batch_size) for s, n in pieces]
-            for f in futures:
-                part = f.result()
-                parts.append(part)
-                if on_chunk:
-                    on_chunk(part)
-    return MatchResults.concat(parts)
+    experiment = SimulationWork(rules, players, n_matches, seed, batch_size, start, on_chunk)
+    # no more processes than chunks: a single chunk plays in this process
+    return driver.run(experiment, Local(min(workers, math.ceil(n_matches / size))), chunk=size, notice=STOP_NOTICE)
 
 
 def cpu_count() -> int:

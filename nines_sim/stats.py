@@ -57,14 +57,19 @@ close to its nominal rate at small n; at large n it is the paired Wald interval.
 The p-values of a run are adjusted together with Holm's step-down correction
 (``statsmodels.stats.multitest.multipletests``).
 
-scipy and statsmodels are imported inside the functions: together they take a second or more to
-load, and a run should start (and answer Ctrl-C) at once; they are needed only for the tables.
+The numbers are scipy's and statsmodels' to the last bit (tests/test_statistics.py compares them), but
+computed from the distribution functions of ``scipy.special`` that ``scipy.stats`` itself calls:
+importing ``scipy.stats`` (which statsmodels does) costs about half a second, ``scipy.special`` a
+tenth, and every command that prints a table would pay the difference.  Where this scipy lacks those
+functions (``_distributions``), the functions fall back to ``scipy.stats`` and statsmodels themselves.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -122,16 +127,13 @@ def wilson_array(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> t
     low, high : numpy.ndarray
         float64, same shape, within [0, 1]; exactly 0 at no success and 1 at all.
     """
-    from scipy.stats import norm
-    from statsmodels.stats.proportion import proportion_confint
-
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
     ok = n > 0
     safe_n = np.where(ok, n, 1.0)
     safe_k = np.where(ok, k, 0.0)
-    alpha = 2 * float(norm.sf(z))
-    low, high = proportion_confint(safe_k, safe_n, alpha=alpha, method="wilson")
+    alpha = 2 * float(_distributions().norm_sf(z))
+    low, high = _wilson_bounds(safe_k, safe_n, alpha)
     p = safe_k / safe_n
     # rounding must not put the estimate outside its own interval
     low = np.where(safe_k <= 0, 0.0, np.clip(low, 0.0, p))
@@ -156,20 +158,118 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     return float(low[0]), float(high[0])
 
 
+@lru_cache(maxsize=1)
+def _distributions() -> SimpleNamespace:
+    """The distribution functions behind ``scipy.stats``' normal, binomial and beta, loaded once.
+
+    ``scipy.stats.norm.sf(x)`` is ``ndtr(-x)`` and ``norm.isf(q)`` is ``-ndtri(q)``; ``binom`` and ``beta``
+    call the ufuncs named here (recent scipy keeps them in ``scipy.special``).  ``exact`` is False where this
+    scipy lacks them: the callers then use ``scipy.stats`` and statsmodels.
+    """
+    from scipy.special import ndtr, ndtri
+
+    try:
+        from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, betainccinv
+    except ImportError:
+        return SimpleNamespace(exact=False, norm_sf=lambda x: ndtr(-x), norm_isf=lambda q: -ndtri(q))
+    return SimpleNamespace(exact=True, norm_sf=lambda x: ndtr(-x), norm_isf=lambda q: -ndtri(q),
+                           beta_ppf=_beta_ppf, beta_isf=betainccinv, binom_pmf=_binom_pmf, binom_cdf=_binom_cdf,
+                           binom_sf=_binom_sf)  # fmt: skip
+
+
+def _wilson_bounds(k: np.ndarray, n: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """statsmodels' ``proportion_confint(k, n, alpha, method="wilson")``, operation for operation."""
+    q_ = k / n
+    crit = _distributions().norm_isf(alpha / 2.0)
+    crit2 = crit**2
+    denom = 1 + crit2 / n
+    center = (q_ + crit2 / (2 * n)) / denom
+    dist = crit * np.sqrt(q_ * (1.0 - q_) / n + crit2 / (4.0 * n**2))
+    dist /= denom
+    return np.clip(center - dist, 0, 1), np.clip(center + dist, 0, 1)
+
+
+def _clip01(x: float) -> float:
+    return float(np.clip(x, 0, 1))
+
+
+def _pmf(k: float, n: int, p: float) -> float:
+    """``scipy.stats.binom.pmf(k, n, p)``: 0 off the support."""
+    if k < 0 or k > n or math.floor(k) != k:
+        return 0.0
+    return _clip01(_distributions().binom_pmf(float(k), float(n), p))
+
+
+def _cdf(k: float, n: int, p: float) -> float:
+    """``scipy.stats.binom.cdf(k, n, p)``."""
+    if k >= n:
+        return 1.0
+    return 0.0 if k < 0 else _clip01(_distributions().binom_cdf(float(math.floor(k)), float(n), p))
+
+
+def _sf(k: float, n: int, p: float) -> float:
+    """``scipy.stats.binom.sf(k, n, p)``."""
+    if k < 0:
+        return 1.0
+    return 0.0 if k >= n else _clip01(_distributions().binom_sf(float(math.floor(k)), float(n), p))
+
+
+def _search(a, d: float, lo: float, hi: float) -> float:  # noqa: ANN001 - scipy's _binary_search_for_binom_tst
+    """The ``i`` in ``[lo, hi]`` with ``a(i) <= d < a(i + 1)``, for ``a`` ascending."""
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        midval = a(mid)
+        if midval < d:
+            lo = mid + 1
+        elif midval > d:
+            hi = mid - 1
+        else:
+            return mid
+    return lo if a(lo) <= d else lo - 1
+
+
 @lru_cache(maxsize=65536)
 def _binom_p(k: int, n: int, p: float, alternative: str = "two-sided") -> float:
-    # cached: small runs repeat the same counts, and the level tests call this many times
-    from scipy.stats import binomtest
+    """p-value of ``scipy.stats.binomtest(k, n, p, alternative)``: the same steps on the same functions.
 
-    return float(binomtest(k, n, p, alternative=alternative).pvalue)
+    Cached: small runs repeat the same counts, and the level tests call this many times.
+    """
+    if not _distributions().exact:
+        from scipy.stats import binomtest
+
+        return float(binomtest(k, n, p, alternative=alternative).pvalue)
+    if alternative == "less":
+        return float(_cdf(k, n, p))
+    if alternative == "greater":
+        return float(_sf(k - 1, n, p))
+    d = _pmf(k, n, p)
+    rerr = 1 + 1e-7
+    if k == p * n:
+        pval = 1.0
+    elif k < p * n:
+        ix = _search(lambda x1: -_pmf(x1, n, p), -d * rerr, np.ceil(p * n), n)
+        y = n - ix + int(d * rerr == _pmf(ix, n, p))
+        pval = _cdf(k, n, p) + _sf(n - y, n, p)
+    else:
+        ix = _search(lambda x1: _pmf(x1, n, p), d * rerr, 0, np.floor(p * n))
+        y = ix + 1
+        pval = _cdf(y - 1, n, p) + _sf(k - 1, n, p)
+    return float(min(1.0, pval))
 
 
 @lru_cache(maxsize=65536)
 def _clopper_pearson(k: int, n: int) -> tuple[float, float]:
-    from statsmodels.stats.proportion import proportion_confint
+    """statsmodels' ``proportion_confint(k, n, ALPHA, method="beta")``, 0 and 1 at the ends."""
+    f = _distributions()
+    if not f.exact:
+        from statsmodels.stats.proportion import proportion_confint
 
-    low, high = proportion_confint(k, n, alpha=ALPHA, method="beta")
-    return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
+        low, high = proportion_confint(k, n, alpha=ALPHA, method="beta")
+        return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
+    a = ALPHA / 2.0
+    low = 0.0 if k == 0 else float(f.beta_ppf(a, float(k), float(n - k + 1)))
+    high = 1.0 if k == n else float(f.beta_isf(float(k + 1), float(n - k), a))
+    return low, high
 
 
 def proportion_test(wins: float, outright: int, any_share: int, n: int, p0: float) -> TestResult:
@@ -208,11 +308,9 @@ def proportion_test(wins: float, outright: int, any_share: int, n: int, p0: floa
         lo, hi = _clopper_pearson(outright, n)
         return TestResult(EXACT_BINOMIAL, _binom_p(outright, n, p0), lo - p0, hi - p0)
     if n * p0 * (1 - p0) >= LARGE_SAMPLE:
-        from scipy.stats import norm
-
         z = (wins / n - p0) / np.sqrt(p0 * (1 - p0) / n)
         lo, hi = wilson(wins, n)
-        return TestResult(SCORE_Z, float(2 * norm.sf(abs(z))), lo - p0, hi - p0)
+        return TestResult(SCORE_Z, float(2 * _distributions().norm_sf(abs(z))), lo - p0, hi - p0)
     upper = _binom_p(outright, n, p0, "greater")
     lower = _binom_p(any_share, n, p0, "less")
     lo, _ = _clopper_pearson(outright, n)
@@ -258,12 +356,20 @@ def paired_test(up: int, down: int, n: int, sum_d: float, sum_d2: float, whole: 
 
 
 def holm(p_values: list[float]) -> list[float]:
-    """Holm-Bonferroni adjusted p-values, same order as given (``statsmodels`` ``multipletests``)."""
-    from statsmodels.stats.multitest import multipletests
+    """Holm-Bonferroni adjusted p-values, same order as given.
 
+    statsmodels' ``multipletests(p, method="holm")[1]``, step for step (its import costs half a second).
+    """
     if not len(p_values):
         return []
-    return [float(x) for x in multipletests(np.asarray(p_values, dtype=np.float64), method="holm")[1]]
+    pvals = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(pvals)
+    ranked = np.take(pvals, order)
+    adjusted = np.maximum.accumulate(ranked * np.arange(len(ranked), 0, -1))
+    adjusted[adjusted > 1] = 1
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
+    return [float(x) for x in out]
 
 
 def describe_test(test: str) -> str:

@@ -162,6 +162,8 @@ class Observation:
         Seats at the table, P.
     nine_penalty : int
         Points of a 9 left in hand under these rules.
+    rules : Rules
+        The rule set these games are played under (public: every player knows it).
     """
 
     __slots__ = ("n", "seat", "kind", "hand", "legal", "players", "nine_penalty", "_pub", "_idx", "_cache")
@@ -194,6 +196,28 @@ class Observation:
     def _col(self, name: str) -> np.ndarray:
         """This decision's rows of one public array (a copy)."""
         return self._get(name, lambda: getattr(self._pub, name)[self._idx])
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set of these games (:class:`nines_sim.rules.Rules`): public, every player knows it."""
+        return self._pub.rules
+
+    def subset(self, rows: np.ndarray) -> Observation:
+        """An observation of some of these games, e.g. to decide a part of them another way.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            int64, (m,): positions in ``0..n-1`` of the games to keep, in the order wanted.
+
+        Returns
+        -------
+        Observation
+            The same decision for those ``m`` games: own hand, legal moves and public fields
+            of the chosen rows; its random stream is the one those games have here.
+        """
+        return Observation(self._pub, self._idx[rows], self.seat[rows], self.kind, [w[rows] for w in self.hand],
+                           self.legal[rows])  # fmt: skip
 
     @property
     def held(self) -> np.ndarray:

@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.numbers import decimal_text
-from nines_sim.pool import STOP_NOTICE, run_units
-from nines_sim.ranges import Range, cut, merge
+from nines_sim import chunks, driver
+from nines_sim.backends import Local
+from nines_sim.pool import STOP_NOTICE
+from nines_sim.ranges import KeptBlocks, Range, cut
 from nines_sim.ranges import total as ranges_total
 from nines_sim.registry import canonical_spec, display_name, make_lineup
 from nines_sim.results import MatchResults
+from nines_sim.rounding import decimal_text
 from nines_sim.rules import Rules
-from nines_sim.simulate import whole_chunk_size
 from nines_sim.stats import (
     MIN_MATCHES_TO_RANK,
     TestResult,
@@ -355,30 +356,21 @@ class RunOutcome:
         return sum(self.matches_played.values())
 
 
-#: Chunks per worker for one game whose seats all play compiled, and the fewest matches in such a chunk.
-COMPILED_CHUNKS_PER_WORKER = 16
-MIN_COMPILED_CHUNK = 2_000
-
-
 def chunk_size(plan: Plan, ranges: list[Range], workers: int) -> int:
-    """Matches per chunk of :func:`run_plan` (the numbers do not depend on it).
+    """Matches per chunk of :func:`run_plan` on local workers: :func:`nines_sim.chunks.chunk_size` for the plan
+    (the numbers do not depend on it)."""
+    return chunks.chunk_size(ranges_total(ranges), workers, plan_shape(plan))
 
-    One game: one chunk per worker, so that each engine's batch of games stays full for Python seats;
-    where every seat plays inside the compiled loop there is no batch to keep full, and about
-    :data:`COMPILED_CHUNKS_PER_WORKER` chunks per worker (at least :data:`MIN_COMPILED_CHUNK` matches)
-    keep a worker slowed by other load from holding up the run's end (with one chunk each, one
-    worker often finished a tenth of the run before the other).  Either way a stopped chunk keeps
-    the finished block at its start.  Several games: small chunks, each kept whole or not at all.
-    """
+
+def plan_shape(plan: Plan) -> chunks.Shape:
+    """What a plan's chunk size depends on (:mod:`nines_sim.chunks`): one game's chunks keep their finished
+    block when stopped (the kernel's own loop plays them when every seat is compiled); several games' are kept
+    whole or not at all."""
+    if len(plan.games) > 1:
+        return chunks.Shape(chunks.Keeps.WHOLE)
     from nines_sim.compiled import plays_compiled
 
-    n = ranges_total(ranges)
-    if len(plan.games) == 1:
-        per_worker = max(1, math.ceil(n / max(workers, 1)))
-        if workers > 1 and plays_compiled(make_lineup(list(plan.games[0].lineup))):
-            return min(per_worker, max(MIN_COMPILED_CHUNK, math.ceil(per_worker / COMPILED_CHUNKS_PER_WORKER)))
-        return per_worker
-    return whole_chunk_size(n, workers)
+    return chunks.Shape(chunks.Keeps.BLOCK, compiled=plays_compiled(make_lineup(list(plan.games[0].lineup))))
 
 
 def plan_units(
@@ -405,7 +397,7 @@ class Collector:
         self.tallies: dict[str, Tally] = {g.key: Tally(g.rules.players) for g in plan.games}
         self.played = {g.key: 0 for g in plan.games}
         self.rows: list[pd.DataFrame] = []
-        self.kept: list[Range] = []
+        self.kept = KeptBlocks()
         self.t0 = time.perf_counter()
 
     def take(self, tag: tuple[int, int], result: list[tuple[Tally, list[pd.DataFrame]]] | None) -> int:
@@ -418,13 +410,11 @@ class Collector:
             for df in dfs:
                 df.insert(0, "game", g.key)
                 self.rows.append(df)
-        got = result[0][0].matches
-        self.kept.append((tag[0], tag[0] + got))
-        return got
+        return self.kept.add(tag[0], result[0][0].matches)
 
     def outcome(self, partial: bool) -> RunOutcome:
         return RunOutcome(self.tallies, self.played, partial, time.perf_counter() - self.t0, self.rows,
-                          self.ranges, merge(self.kept))  # fmt: skip
+                          self.ranges, self.kept.ranges())  # fmt: skip
 
 
 def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:
@@ -435,6 +425,46 @@ def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:
 
         return play_rated_games, RatedCollector
     return play_games, Collector
+
+
+class TournamentWork:
+    """A tournament (or league) as an experiment of :func:`nines_sim.driver.run`: every game of a plan for
+    matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
+
+    One game's chunks each keep their finished block when stopped, so they are large (one per worker, or a
+    few where every seat plays compiled); several games are cut into small chunks, each played by every game
+    and kept whole or not at all (:mod:`nines_sim.chunks`).  Its outcome is a :class:`RunOutcome` (a rated
+    format's: :class:`nines_sim.league.RatedOutcome`).
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        n_matches: int,
+        seed: int,
+        batch_size: int = 32768,
+        save_matches: bool = False,
+        ranges: list[Range] | None = None,
+    ) -> None:
+        self.plan, self.seed, self.batch_size, self.save_matches = plan, seed, batch_size, save_matches
+        self.ranges = ranges or [(0, n_matches)]
+        self.matches = ranges_total(self.ranges)
+        self.play, collector = unit_driver(plan)
+        self.collect = collector(plan, self.ranges)
+        self.warm = [(g.rules, g.lineup) for g in plan.games]
+
+    def shape(self) -> chunks.Shape:
+        return plan_shape(self.plan)
+
+    def units(self, size: int, portable: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Iterator:
+        lineups = {g.key: portable(g.lineup) for g in self.plan.games}
+        return plan_units(self.plan, self.ranges, size, self.seed, self.batch_size, self.save_matches, lineups)
+
+    def take(self, tag: tuple[int, int], result: list | None) -> int:
+        return self.collect.take(tag, result) * len(self.plan.games)
+
+    def outcome(self, partial: bool) -> RunOutcome:
+        return self.collect.outcome(partial)
 
 
 def run_plan(
@@ -449,12 +479,8 @@ def run_plan(
     chunk: int | None = None,
     notice: str = STOP_NOTICE,
 ) -> RunOutcome:
-    """Play every game of a plan for matches ``0 .. n_matches-1`` of ``seed`` (or only ``ranges``).
-
-    One game's matches are cut into one range per worker, each run in one
-    engine whose batch stays full (a table of compiled seats only: a few
-    ranges per worker, see :func:`chunk_size`); several games are cut into
-    small chunks, each played by every game.
+    """Play every game of a plan on ``workers`` local processes: :class:`TournamentWork` on
+    :class:`nines_sim.backends.Local` through :func:`nines_sim.driver.run`.
 
     Parameters
     ----------
@@ -473,14 +499,8 @@ def run_plan(
         ``partial`` is True when Ctrl-C stopped the run; ``kept`` says which
         matches the tallies hold.
     """
-    ranges = ranges or [(0, n_matches)]
-    play, collector = unit_driver(plan)
-    collect = collector(plan, ranges)
-    units = plan_units(plan, ranges, chunk or chunk_size(plan, ranges, workers), seed, batch_size, save_matches)
-    partial = run_units(
-        play, units, workers, collect.take, on_progress, [(g.rules, g.lineup) for g in plan.games], notice
-    )
-    return collect.outcome(partial)
+    experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
+    return driver.run(experiment, Local(workers), on_progress, chunk, notice)
 
 
 # ---------------------------------------------------------------- tables

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nines_sim import params as P
-from nines_sim.pool import run_units
+from nines_sim.backends import Backend, Job, choose
+from nines_sim.chunks import Keeps, Shape, chunk_size
 from nines_sim.registry import StrategyNotFound, resolve_spec
 from nines_sim.rules import Rules
 from nines_sim.simulate import chunks
@@ -211,20 +212,25 @@ def rotations(spec: str, opponents: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 @dataclass
 class Runner:
-    """Where a trial's matches are played: local worker processes, or a Dask client."""
+    """Where a trial's matches are played: local worker processes, or a Dask client (:mod:`nines_sim.backends`).
+
+    ``workers`` is the parallelism a trial plans for: how many rotations a step plays and how many chunks
+    each is cut into (on a Dask cluster too, so that the steps, and so the pruner's reports, do not depend
+    on the cluster's size).
+    """
 
     workers: int = 1
     batch_size: int = 32768
     client: Any = None
 
-    def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
-        """Play :func:`play_range` units; True when Ctrl-C cut them short."""
-        if self.client is not None:
-            from nines_sim.cluster import _absolute, _run_chunks
+    @property
+    def backend(self) -> Backend:
+        """The backend the units run on."""
+        return choose(self.workers, self.client)
 
-            units = [(tag, (a[0], _absolute(a[1]), *a[2:])) for tag, a in units]
-            return _run_chunks(self.client, play_range, units, take)
-        return run_units(play_range, units, self.workers, take, rules=[(a[0], a[1]) for _, a in units])
+    def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
+        """Play :func:`~nines_sim.tournament.play_range` units on :attr:`backend`; True when Ctrl-C cut them short."""
+        return self.backend.run(Job(play_range, units, take, warm=[(a[0], a[1]) for _, a in units]))
 
 
 @dataclass
@@ -272,10 +278,11 @@ def play(
     out = played or Played()
     lineups = rotations(spec, setup.opponents)
     which = range(len(lineups)) if only is None else only
-    pieces = max(1, math.ceil(runner.workers / len(which))) if runner.workers > 1 else 1
-    size = math.ceil(n / pieces)
+    # the rotations of a step share the workers, one engine per worker: an engine's cost is mostly per step
+    size = chunk_size(n, runner.workers, Shape(Keeps.BLOCK, games=len(which)))
+    portable = runner.backend.portable
     units = [
-        (r, (setup.rules, lineup, setup.seed, s, k, min(runner.batch_size, k), keep))
+        (r, (setup.rules, portable(lineup), setup.seed, s, k, min(runner.batch_size, k), keep))
         for r, lineup in enumerate(lineups)
         if r in which
         for s, k in chunks(start, n, size)

@@ -8,7 +8,7 @@ import numpy as np
 
 from nines_sim.params import Param, ParamError
 from nines_sim.registry import make_lineup
-from nines_sim.search import NINE_SUIT, _subset, policy_names, search
+from nines_sim.search import NINE_SUIT, policy_names, search
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class Lookahead(Strategy):
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         if self.outcome == "near-end":
-            rules = obs._pub.rules
+            rules = obs.rules
             near = (
                 (obs.totals.max(axis=1) + NEAR_END >= rules.target)
                 if not rules.fixed_hands
@@ -106,7 +106,7 @@ class Lookahead(Strategy):
             if near.any() and not near.all():
                 out = np.empty(obs.n, dtype=np.int64)
                 for part, outcome in ((np.flatnonzero(~near), "hand"), (np.flatnonzero(near), "match")):
-                    sub = _subset(obs, part)
+                    sub = obs.subset(part)
                     out[part] = self._search(sub, outcome, None if card is None else card[part],
                                              None if pair is None else pair[part])  # fmt: skip
                 return out
@@ -125,7 +125,7 @@ class Lookahead(Strategy):
 
     def play(self, obs: Observation) -> np.ndarray:
         out = self._decide(obs)
-        if obs.players and obs._pub.rules.pair_of_nines:
+        if obs.players and obs.rules.pair_of_nines:
             self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
         joint = np.flatnonzero(out >= NINE_SUIT)
         if joint.size:  # a 9 chosen with its suit: the declaration that follows is already decided
@@ -146,7 +146,7 @@ class Lookahead(Strategy):
         out = known.copy()
         rest = np.flatnonzero(known < 0)
         if rest.size:
-            sub = _subset(obs, rest)
+            sub = obs.subset(rest)
             out[rest] = self._decide(sub, pair=None if pair is None else pair[rest])
         return out
 

@@ -40,6 +40,7 @@ def test_a_replayed_position_is_analysed():
         ([], "give either --match"),
         (["--match", "0", "--hand", "500"], "ends before hand 500"),
         (["--cards", "KC", "--top", "5D", "--sizes", "3", "--match-stream"], "--match-stream needs --match"),
+        (["--match", "0", "--turn", "3", "--active", "H"], "--active applies to a described position"),
     ],
 )
 def test_bad_positions_and_options_get_one_line_and_exit_code_2(args, words):

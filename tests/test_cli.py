@@ -67,7 +67,8 @@ def test_the_c_reference_the_readme_names_ships_in_the_repository_and_runs():
     from nines_sim.bench import reference_speeds
 
     root = Path(__file__).resolve().parents[1]
-    named = set(re.findall(r"--against-c ([\w./-]+)", (root / "README.md").read_text()))
+    pages = [root / "README.md", *(root / "docs").rglob("*.md")]  # the README and the documentation site
+    named = set(re.findall(r"--against-c ([\w./-]+)", "\n".join(p.read_text() for p in pages)))
     assert named - {"PATH"} == {"bench/nines_c.c"}  # a path a clone has, not one outside the repository
     speeds = reference_speeds(root / "bench" / "nines_c.c", seconds=0.05)  # nines_py.py beside it runs too
     assert set(speeds) == {"C", "plain Python"} and all(v > 0 for v in speeds.values())

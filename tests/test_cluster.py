@@ -168,8 +168,10 @@ def test_ctrl_c_on_a_local_cluster_keeps_whole_blocks(tmp_path):
 def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_after_a_module_run(
     tmp_path, scheduler, monkeypatch
 ):
-    # The README's compiled example saved to a file of a new folder (its cache starts empty there).
-    section = (Path(__file__).resolve().parents[1] / "README.md").read_text().split("### Compiled, one game", 1)[1]
+    # The documented compiled example (docs/tutorials/first-strategy.md) saved to a file of a new folder (its cache
+    # starts empty there).
+    page = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "first-strategy.md"
+    section = page.read_text().split("## Compiled, one game", 1)[1]
     (tmp_path / "cluster_plugin.py").write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1))
     by_file = f"{tmp_path / 'cluster_plugin.py'}:LowestFirstCompiled"
     args = ["random", "dump-faces", "-n", "600", "--quiet", "--no-charts"]
@@ -187,3 +189,15 @@ def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_afte
     assert r.exit_code == 0, r.output
     for name in CSVS:
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+
+
+def test_a_tuning_trial_on_a_cluster_plays_the_matches_of_a_local_one(scheduler):
+    """tune.Runner with a client runs its units on the Dask backend: the same matches, the same shares."""
+    from nines_sim import tune as T
+
+    setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 12, 2)
+    local = T.play(setup, "expert:shed_nine_at=3", 0, 6, T.Runner(workers=2), keep=True)
+    with distributed.Client(scheduler) as client:
+        remote = T.play(setup, "expert:shed_nine_at=3", 0, 6, T.Runner(workers=2, client=client), keep=True)
+    assert remote.stats.matches == local.stats.matches == 12 and remote.stats.wins60 == local.stats.wins60
+    assert remote.shares().equals(local.shares()) and len(local.shares()) == 12

@@ -170,3 +170,23 @@ def test_an_observation_offers_its_fields_only():
     assert len(public) == 1
     for name in PublicState.ARRAYS:
         assert not getattr(public[0], name).flags.writeable, name
+
+
+def test_an_observation_shows_its_rules_and_a_subset_of_its_games():
+    """``rules`` and ``subset`` are public, so a search player needs no private attribute (issue 24)."""
+    rules = make_rules("double-nines", players=4)
+    e = BatchEngine(rules, [Lowest()] * 4, SEED, 0, 32, batch_size=32)
+    e.start_run()
+    for _ in range(6):
+        e.advance()
+    obs = e.observe(np.arange(e.B), e.seat.copy(), DecisionKind.PLAY)
+    assert obs.rules is rules and obs.rules.pair_of_nines
+    rows = np.array([5, 0, 17])
+    sub = obs.subset(rows)
+    assert sub.n == 3 and sub.kind == obs.kind and sub.rules is rules
+    for name in ("seat", "legal", "top", "active_suit", "hand_sizes", "totals", "played", "drew_on"):
+        np.testing.assert_array_equal(getattr(sub, name), getattr(obs, name)[rows], err_msg=name)
+    for mine, whole in zip(sub.hand, obs.hand, strict=True):
+        np.testing.assert_array_equal(mine, whole[rows])
+    # the same games draw the same random words, whichever subset they are decided in
+    np.testing.assert_array_equal(sub.random(3), obs.random(3)[rows])

@@ -152,6 +152,35 @@ def test_holm_is_statsmodels_step_down():
     assert stats.holm([]) == []
 
 
+def test_the_tests_and_intervals_are_scipys_and_statsmodels_to_the_last_bit():
+    """stats computes from scipy.special (a tenth of scipy.stats' import time): every value must be the very
+    float binomtest, proportion_confint and multipletests give, or a written CSV would change."""
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    for n in [*range(1, 41), 97, 200, 1001]:
+        for k in sorted({*range(0, min(n, 40) + 1), n // 3, n // 2, n - 1, n}):
+            for p in (0.5, 0.25, 1 / 3, 1 / 6):
+                for alternative in ("two-sided", "less", "greater"):
+                    got = stats._binom_p(k, n, p, alternative)
+                    assert got == binomtest(k, n, p, alternative=alternative).pvalue, (k, n, p, alternative)
+            low, high = proportion_confint(k, n, alpha=stats.ALPHA, method="beta")
+            assert stats._clopper_pearson(k, n) == (np.nan_to_num(low, nan=0.0), np.nan_to_num(high, nan=1.0))
+    rng = np.random.default_rng(7)
+    trials = rng.integers(1, 50_000, 2000).astype(np.float64)
+    for wins in (np.floor(rng.random(2000) * (trials + 1)), rng.random(2000) * trials):  # whole, then shared
+        wins[:5], wins[5:10] = 0.0, trials[5:10]
+        alpha = 2 * norm.sf(stats.Z95)
+        expected = proportion_confint(wins, trials, alpha=alpha, method="wilson")
+        got = stats._wilson_bounds(wins, trials, alpha)
+        assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+    for z in rng.normal(0, 4, 200):
+        assert stats._distributions().norm_sf(abs(z)) == norm.sf(abs(z))
+    for m in range(1, 30):
+        p_values = np.round(rng.random(m) ** 3, 2 if m % 2 else 6)  # with ties when rounded to 2 digits
+        assert stats.holm(list(p_values)) == list(multipletests(p_values, method="holm")[1])
+
+
 # --------------------------------------------------------------------------- large runs: numbers did not move
 
 # Values written by the z-test code before this change (tournament -n 20000 --seed 0, compare-rules classic vs

@@ -305,6 +305,7 @@ def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_ta
     assert chunk_size(plan, [(0, 200_000)], 2) == 6_250  # 16 per worker
     assert chunk_size(plan, [(0, 200_000)], 1) == 200_000
     assert chunk_size(plan, [(0, 6_000)], 2) == 2_000  # at least MIN_COMPILED_CHUNK
+    assert chunk_size(plan, [(0, 3_999)], 2) == 3_999  # less than two of those: one chunk, played in this process
     with_plugin = plan_tournament("table", [PLUGIN, "random", "random", "random"], rules)
     assert chunk_size(with_plugin, [(0, 200_000)], 2) == 100_000
     one = run_plan(plan, 6_000, seed=3, workers=1)
@@ -313,3 +314,23 @@ def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_ta
     a, b = one.tallies["table"], two.tallies["table"]
     for f in fields(a):
         assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+
+
+def _process_id(*args, on_matches=None, should_stop=None) -> int:  # noqa: ANN002 - a unit of run_units
+    import os
+
+    return os.getpid()
+
+
+def test_a_run_of_one_unit_plays_in_this_process_and_more_units_in_the_pool():
+    """Starting worker processes for one unit would only delay it (issue 22, start-up): it plays here."""
+    import os
+
+    from nines_sim.pool import run_units
+
+    got: list[tuple[str, int]] = []
+    run_units(_process_id, [("only", ())], 2, lambda tag, pid: got.append((tag, pid)))
+    assert got == [("only", os.getpid())]
+    got.clear()
+    run_units(_process_id, [("a", ()), ("b", ())], 2, lambda tag, pid: got.append((tag, pid)))
+    assert [tag for tag, _ in got] == ["a", "b"] and os.getpid() not in {pid for _, pid in got}

@@ -307,7 +307,7 @@ def test_versus_plays_a_spec_against_the_strategy_on_the_validation_matches_pair
 def test_params_chart_title_clears_every_panel_and_the_colour_has_a_bar(n_params):
     import numpy as np
 
-    from nines_sim.reporting.tune import plot_params
+    from nines_sim.reporting.charts.tune import plot_params
 
     names = [f"param_{i}" for i in range(n_params)]
     rng = np.random.default_rng(0)

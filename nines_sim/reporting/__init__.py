@@ -2,8 +2,8 @@
 
 - :mod:`~nines_sim.reporting.folders` reads a run folder into a typed object (``load_run``, ``load_comparison``);
 - :mod:`~nines_sim.reporting.check` checks a folder's CSVs against its ``manifest.json`` before a redraw;
-- :mod:`~nines_sim.reporting.charts` holds every chart: a data object built from the CSVs and
-  ``plot_x(data, ax=None) -> Figure``;
+- :mod:`~nines_sim.reporting.charts` holds every chart, one module per run kind: a data object built from the
+  CSVs and ``plot_x(data, ax=None) -> Figure``;
 - :mod:`~nines_sim.reporting.markdown` holds the shared Markdown parts: numbers with units, intervals,
   significance sentences, the run facts and reproduce sections;
 - one module per run kind assembles its report: :mod:`~nines_sim.reporting.tournament`
@@ -39,11 +39,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     FileNotFoundError, ValueError
         If the folder lacks its manifest or main table, or a table lacks a column.
     """
-    # Imported here, and the charts only where drawn: matplotlib loads only when something is drawn.
-    from nines_sim.reporting import design
-    from nines_sim.reporting.comparison import write_comparison_report
+    # Imported here, each kind's report and charts only for that kind: matplotlib loads only when something is
+    # drawn, and a tournament does not load the comparison's report.
     from nines_sim.reporting.folders import run_kind
-    from nines_sim.reporting.tournament import write_report
 
     kind = run_kind(run_dir)
     if kind == "tune-rules":
@@ -58,22 +56,37 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
         from nines_sim.reporting import tune
 
         if charts:
-            tune.save_charts(Path(run_dir))
+            from nines_sim.reporting.charts.tune import save_charts
+
+            save_charts(Path(run_dir))
         tune.write_report(Path(run_dir))
     elif kind == "comparison":
+        from nines_sim.reporting.comparison import write_comparison_report
+
         if charts:
             from nines_sim.reporting import charts as drawing
 
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
-        design.add_to_report(run_dir, charts)
+        _add_design(run_dir, charts)
     else:
+        from nines_sim.reporting.tournament import write_report
+
         if charts:
             from nines_sim.reporting import charts as drawing
-            from nines_sim.reporting.league import save_chart
+            from nines_sim.reporting.charts.league import save_chart
 
             drawing.save_all(run_dir)
             save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
-        design.add_to_report(run_dir, charts)
+        _add_design(run_dir, charts)
     return kind
+
+
+def _add_design(run_dir: Path | str, charts: bool) -> None:
+    """The design measures' section and chart, where the folder has ``design.csv`` (``--design N``); the
+    module (and the engine's tallies it reads) loads only then."""
+    if (Path(run_dir) / "design.csv").is_file():
+        from nines_sim.reporting import design
+
+        design.add_to_report(run_dir, charts)

@@ -1,4 +1,6 @@
-"""The ratings of a league or round robin: their chart and their section of ``report.md``.
+"""The ratings of a league or round robin: their section of ``report.md``.
+
+Their chart is drawn by :mod:`nines_sim.reporting.charts.league`.
 
 Read from the folder's ``ratings.csv``, ``rating_differences.csv`` and
 ``calibration.csv`` (written by :func:`nines_sim.league.write_ratings`) and the
@@ -8,19 +10,14 @@ or one written before ratings existed) gets no chart and no section.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from nines_sim.numbers import decimal_text
 from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct, too_small
-
-if TYPE_CHECKING:  # matplotlib loads only when something is drawn
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+from nines_sim.rounding import decimal_text
 
 CHART = "ratings.png"
 #: Rows of the calibration table the report shows (the cells furthest from the model first).
@@ -31,7 +28,7 @@ NAMED_PAIRS = 15
 SYSTEMATIC_P = 0.05
 
 
-def _read(run_dir: Path, name: str) -> pd.DataFrame | None:
+def read_ratings_file(run_dir: Path, name: str) -> pd.DataFrame | None:
     """A ratings file of the folder with every strategy named by its short label (the CSV keeps full specs)."""
     path = Path(run_dir) / name
     if not path.is_file():
@@ -64,91 +61,6 @@ def _short_names(folder: Path) -> dict[str, str]:
     return label_map(names, given_specs(manifest) if isinstance(manifest, dict) else None)
 
 
-@dataclass
-class RatingBars:
-    """Ratings with their 95% intervals, best first: what :func:`plot_ratings` draws.
-
-    Attributes
-    ----------
-    labels : list of str
-    rating, low, high : numpy.ndarray
-        float64, (n,): rating points.
-    anchor : float
-        The mean rating.
-    model : str
-    """
-
-    labels: list[str]
-    rating: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    anchor: float
-    model: str
-
-
-def rating_bars(ratings: pd.DataFrame, manifest: dict[str, Any]) -> RatingBars:
-    """The chart's data from ``ratings.csv`` (any row order) and the manifest's ``ratings`` entry."""
-    df = ratings.sort_values("rating", ascending=False, kind="stable")
-    facts = manifest.get("ratings") or {}
-    return RatingBars(
-        labels=[str(s) for s in df["strategy"]],
-        rating=df["rating"].to_numpy(dtype=np.float64),
-        low=df["rating_low"].to_numpy(dtype=np.float64),
-        high=df["rating_high"].to_numpy(dtype=np.float64),
-        anchor=float(facts.get("anchor", 1500.0)),
-        model=str(facts.get("model", "Plackett-Luce")),
-    )
-
-
-def _wrap(label: str, width: int = 40) -> str:
-    """A long label (a strategy with its parameters) on several lines, broken after commas."""
-    lines, line = [], ""
-    for part in label.split(","):
-        piece = part if not line else "," + part
-        if line and len(line) + len(piece) > width:
-            lines.append(line + ",")
-            line = part
-        else:
-            line += piece
-    return "\n".join([*lines, line])
-
-
-def plot_ratings(data: RatingBars, ax: Axes | None = None) -> Figure:
-    """Horizontal points with 95% interval bars, best at the top; the dashed line is the mean rating."""
-    import matplotlib.pyplot as plt
-
-    labels = [_wrap(label) for label in data.labels]
-    rows = np.array([max(1.5, 0.5 * (label.count("\n") + 1)) for label in labels])  # a long label, a taller row
-    y = -(np.cumsum(rows) - rows / 2)  # best at the top
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(9.0, 0.3 * rows.sum() + 1.4), layout="constrained")
-    else:
-        fig = ax.figure
-    err = np.vstack([data.rating - data.low, data.high - data.rating])
-    ax.errorbar(data.rating, y, xerr=err, fmt="o", color="C0", capsize=3)
-    ax.axvline(data.anchor, color="grey", linestyle="--", linewidth=1)
-    ax.set_yticks(y, labels, fontsize="small" if max(rows) > 1.5 else None)
-    ax.set_xlabel(f"{data.model} rating (points; mean {data.anchor:g}, 400 = odds of 10 to 1)")
-    ax.set_title("Ratings with 95% bootstrap intervals")
-    return fig
-
-
-def save_chart(run_dir: Path | str) -> Path | None:
-    """Draw ``ratings.png`` into a rated run folder; None (nothing drawn) where ``ratings.csv`` is missing."""
-    import matplotlib.pyplot as plt
-
-    ratings = _read(Path(run_dir), "ratings.csv")
-    if ratings is None:
-        return None
-    from nines_sim.reporting.folders import load_run
-
-    fig = plot_ratings(rating_bars(ratings, load_run(run_dir).manifest))
-    path = Path(run_dir) / CHART
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def _points(x: float, signed: bool = False) -> str:
     """Rating points, whole (signed for a difference)."""
     return decimal_text(x, 0, signed=signed)
@@ -170,7 +82,7 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
         Markdown lines; empty when the folder has no ``ratings.csv``.
     """
     folder = Path(run_dir)
-    ratings = _read(folder, "ratings.csv")
+    ratings = read_ratings_file(folder, "ratings.csv")
     facts = manifest.get("ratings") or {}
     if ratings is None:
         return [*NOT_COMPUTED, ""] if facts.get("computed") is False else []
@@ -203,8 +115,8 @@ def ratings_section(run_dir: Path | str, manifest: dict[str, Any]) -> list[str]:
         lines += [f"![Ratings]({CHART})", "", "*Ratings with their 95% bootstrap intervals, best at the top.*", ""]
     if not ranked:  # a stopped run too small to rank: the numbers only (see the note at the top)
         return [*lines, "### Which differences are resolved", "", UNCLAIMED, ""]
-    lines += _resolved(_read(folder, "rating_differences.csv"))
-    lines += _calibration(_read(folder, "calibration.csv"), heads_up, ratings)
+    lines += _resolved(read_ratings_file(folder, "rating_differences.csv"))
+    lines += _calibration(read_ratings_file(folder, "calibration.csv"), heads_up, ratings)
     return lines
 
 

@@ -1,8 +1,8 @@
-"""The rules lab on the command line: ``--design`` of ``nines compare-rules`` and the ``nines tune-rules`` command.
+"""``nines tune-rules``: search rule options toward a game you want (:mod:`nines_sim.tune_rules`), validated.
 
-A thin layer over :mod:`nines_sim.design` and :mod:`nines_sim.tune_rules`; :mod:`nines_sim.cli` registers
-the command and passes the options.  The CLI helpers (one-line usage errors, run folders) are imported
-from :mod:`nines_sim.cli` inside the functions, which imports this module last.
+The rules lab's command: each trial a rule set, measured by the design lineups of :mod:`nines_sim.design`
+(skill, seat fairness, length, comebacks) on the same matches; the best rules (or the Pareto front) validated
+on fresh matches and written as ``best-rules.json``, playable anywhere as ``--rules @FILE``.
 """
 
 from __future__ import annotations
@@ -14,86 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from nines_sim.cli.app import usage_error
+from nines_sim.cli.common import build_rules, check_design, cpu_count_default, players_wanted
+from nines_sim.cli.options import SkilledOpt, WeakOpt
+
 if TYPE_CHECKING:
     import pandas as pd
 
-    from nines_sim.compare import RuleSet
     from nines_sim.tune_rules import RulesSetup
-
-DesignOpt = Annotated[
-    int,
-    typer.Option(
-        "--design",
-        min=0,
-        help="Also measure the game itself under every rule set, on N matches per design lineup (0: off): skill "
-        "(--skilled against --weak heads-up, and one --skilled among --weak at the table), seat fairness, length, "
-        "comebacks and tension (the same --skilled strategy in every seat); writes design.csv and a report section.",
-    ),
-]
-SkilledOpt = Annotated[str, typer.Option("--skilled", help="The skilled strategy of the design measures.")]
-WeakOpt = Annotated[str, typer.Option("--weak", help="The weak strategy of the design measures.")]
-DESIGN_FILES = ["design.csv", "design_distribution.csv"]
-
-
-def _usage(message: str) -> typer.Exit:
-    from nines_sim.cli import usage_error
-
-    return usage_error(message)
-
-
-def check_design(skilled: str, weak: str) -> None:
-    """A usage error (one line, exit 2) for an unknown strategy of the design lineups."""
-    from nines_sim.registry import StrategyNotFound, make_lineup
-
-    try:
-        make_lineup([skilled, weak])
-    except StrategyNotFound as exc:
-        raise _usage(str(exc)) from None
-
-
-def design_options(n: int, skilled: str, weak: str) -> list[str]:
-    """The words of a command that asks for these design measures (none for ``n == 0``)."""
-    return ["--design", str(n), "--skilled", skilled, "--weak", weak] if n else []
-
-
-def play_design(
-    sets: list[RuleSet], n: int, skilled: str, weak: str, seed: int, workers: int, batch_size: int, quiet: bool
-) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """Play the design lineups of ``--design N`` (compare-rules, tournament) under every rule set: ``design.csv`` and
-    ``design_distribution.csv`` as frames, or None when Ctrl-C stopped them (nothing of them is kept)."""
-    from nines_sim.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
-    from nines_sim.progress import RunProgress
-
-    dsets = [DesignSet(rs.label, rs.rules) for rs in sets]
-    with RunProgress(n * len(sets) * len(LINEUPS), quiet) as bar:
-        out = run_design(dsets, DesignSetup(skilled, weak), n, seed, workers, batch_size, on_progress=bar)
-    if out.partial:
-        typer.echo("Interrupted: the design measures were not finished and are not written.", err=True)
-        return None
-    return design_frame(out), distribution_frame(out)
-
-
-def tournament_sets(label: str, plan: Any) -> list[Any]:
-    """The one rule set of a tournament (its first game's, which seats the table asked) for :func:`play_design`."""
-    from nines_sim.design import DesignSet
-
-    return [DesignSet(label, plan.games[0].rules)]
-
-
-def write_design(run_dir: Path, frames: tuple[pd.DataFrame, pd.DataFrame] | None) -> list[str]:
-    """Write the design measures into a run folder (or remove a previous run's); the names written."""
-    from nines_sim.output import write_csv
-
-    for name in DESIGN_FILES:
-        (run_dir / name).unlink(missing_ok=True)
-    if frames is None:
-        return []
-    for name, frame in zip(DESIGN_FILES, frames):
-        write_csv(frame, run_dir / name)
-    return list(DESIGN_FILES)
-
-
-# ---------------------------------------------------------------- nines tune-rules
 
 
 def tune_rules(
@@ -165,7 +93,6 @@ def tune_rules(
     same command resumes. Writes trials.csv, front.csv, validation.csv, charts, report.md and
     best-rules.json (play it anywhere: --rules @best-rules.json).
     """
-    from nines_sim.cli import _players_wanted, build_rules
     from nines_sim.design import DesignSetup
     from nines_sim.rules import rule_set_file
     from nines_sim.tune import TuneError
@@ -173,10 +100,10 @@ def tune_rules(
 
     for flag, v in (("--trials", trials), ("--matches", matches)):
         if v < 1:
-            raise _usage(f"{flag} must be at least 1, not {v}")
+            raise usage_error(f"{flag} must be at least 1, not {v}")
     if validate < 0 or validate_front < 1:
-        raise _usage("--validate must be 0 (skip) or more, and --validate-front at least 1")
-    players = _players_wanted(players, rule)[0] or 4
+        raise usage_error("--validate must be 0 (skip) or more, and --validate-front at least 1")
+    players = players_wanted(players, rule)[0] or 4
     rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
     base = build_rules(rules, rule_list, players)
     check_design(skilled, fair or weak)
@@ -187,7 +114,7 @@ def tune_rules(
         if rule_list:
             spec += ("," if ":" in spec else ":") + ",".join(x.replace(" ", "") for x in rule_list)
     except TuneError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     setup = RulesSetup(base, spec, matches, seed, dims, objectives, constraints, DesignSetup(skilled, weak, fair))
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-rules-{name}"
@@ -196,7 +123,7 @@ def tune_rules(
     words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
     words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
     words += [f"--require={r}" for r in require or []]
-    from nines_sim.cli import canonical_command, cpu_count_default
+    from nines_sim.runfolder import canonical_command
 
     command = canonical_command(
         "tune-rules", words,
@@ -217,13 +144,13 @@ def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: st
     try:
         db = storage_file(url)[1]
     except TuneError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     missing_folder = explicit and not db.exists() and not db.parent.is_dir()
     if (db.exists() and not db.is_file()) or missing_folder:
         why = f"the folder {db.parent} does not exist" if missing_folder else f"{db} is not a file"
-        raise _usage(f"cannot open the storage {url}: {why}")
+        raise usage_error(f"cannot open the storage {url}: {why}")
     if run_dir.exists() and not run_dir.is_dir():
-        raise _usage(f"{run_dir} exists and is not a folder; choose another --out")
+        raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
     if run_dir.is_dir() and not force:
         held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
         try:
@@ -231,7 +158,7 @@ def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: st
         except (OSError, ValueError):
             ours = (run_dir / "study.db").is_file()
         if not ours:
-            raise _usage(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+            raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
 
 
 def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
@@ -250,9 +177,9 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
             prepare_dir(run_dir, force=True)
         st = open_rules_study(url, name, setup)
     except (TuneError, OutputExists) as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     except OSError as exc:
-        raise _usage(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
+        raise usage_error(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
     t0 = time.perf_counter()
     before = len(finished(st))
     with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
@@ -260,7 +187,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
             ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1))
         except TuneError as exc:
             bar.close()
-            raise _usage(str(exc)) from None
+            raise usage_error(str(exc)) from None
         except TuneInterrupted:
             bar.close()
             typer.echo(f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is "
@@ -279,10 +206,10 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
             typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to "
                        "resume.", err=True)  # fmt: skip
             raise typer.Exit(code=130) from None
-    from nines_sim.cli import _writing
     from nines_sim.reporting.tune_rules import write_folder
+    from nines_sim.runfolder import writing
 
-    with _writing(), storage_lock(url):
+    with writing(), storage_lock(url):
         best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
     if best is None:
         typer.echo(f"no feasible trial: every finished trial broke a --require; results in {run_dir}")

@@ -1,0 +1,190 @@
+"""What the commands share: the usage errors of the lineup and the rules, the run folder, the cluster, the
+library's errors said in one line, and Ctrl-C's exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.rules import Rules, RulesError, parse_overrides
+from nines_sim.runfolder import rules_for
+
+
+def build_rules(spec: str, overrides: list[str] | None, players: int | None = None) -> Rules:
+    """Rules from ``--rules`` (a rule set, :func:`~nines_sim.rules.parse_rule_set`) and ``--rule key=value`` options.
+
+    ``players``, the table the lineup seats, applies unless a ``--rule players=N`` says otherwise (the
+    commands check that against the lineup first).
+
+    Raises
+    ------
+    typer.Exit
+        A usage error (one line, exit code 2) for an unknown preset or option, a bad value, an option set
+        twice, or an impossible combination.
+    """
+    try:
+        return rules_for(spec, overrides, players)
+    except RulesError as exc:
+        raise usage_error(str(exc)) from None
+
+
+def run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
+    """``fn()``; a strategy's failure as one ``Error:`` line, exit code 1."""
+    from nines_sim.engine import IllegalMoveError, StrategyError
+
+    try:
+        return fn()
+    except (IllegalMoveError, StrategyError) as exc:
+        echo_error(str(exc))
+        raise typer.Exit(code=1) from None
+
+
+def interrupted(what: str) -> typer.Exit:
+    """Ctrl-C in a command that writes no results: say what stopped in one line on stderr; exit 130 (as Ctrl-C)."""
+    typer.echo(f"Interrupted (Ctrl-C): {what}", err=True)
+    return typer.Exit(code=130)
+
+
+def nothing_kept() -> typer.Exit:
+    """A run stopped before any match was kept: say so, write nothing, exit 130 (as Ctrl-C does)."""
+    # matches may have finished out of order; a stopped chunk keeps only those from its start up
+    typer.echo("Stopped before any match was kept: no results were written.", err=True)
+    return typer.Exit(code=130)
+
+
+def players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    flag = f"--players {players}"
+    if players is None:
+        try:
+            players = parse_overrides(rule or []).get("players")
+        except RulesError as exc:
+            raise usage_error(str(exc)) from None
+        flag = f"--rule players={players}"
+    if players is not None and not 2 <= players <= 6:
+        raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
+    return players, flag
+
+
+def check_design(skilled: str, weak: str) -> None:
+    """A usage error (one line, exit 2) for an unknown strategy of the design lineups (``--skilled``, ``--weak``)."""
+    from nines_sim.experiments.design import check_design as check
+    from nines_sim.registry import StrategyNotFound
+
+    try:
+        check(skilled, weak)
+    except StrategyNotFound as exc:
+        raise usage_error(str(exc)) from None
+
+
+def count(n: int, noun: str, nouns: str) -> str:
+    """``1 strategy``, ``3 strategies``."""
+    return f"{n} {noun if n == 1 else nouns}"
+
+
+def check_seats(players: int | None, flag: str, names: list[str], given: bool) -> None:
+    """A usage error unless the lineup seats 2-6 players, one strategy each, and agrees with --players."""
+    n = len(names)
+    if players is not None and players != n:
+        if given:
+            raise usage_error(
+                f"{flag} disagrees with the {count(n, 'strategy', 'strategies')} given; a table seats one "
+                f"strategy per player (repeat a name to seat it twice)"
+            )
+        raise usage_error(
+            f"{flag} needs {players} strategies, one per seat: name them (the default lineup is {n}: {' '.join(names)})"
+        )
+    if not 2 <= n <= 6:
+        raise usage_error(
+            f"a table seats 2 to 6 players, one strategy each (RULES.md D1); {count(n, 'strategy', 'strategies')} given"
+        )
+
+
+@contextmanager
+def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]:
+    """The run folder (:func:`nines_sim.runfolder.run_folder`), its errors as the CLI says them: an empty or
+    unusable ``--out`` a usage error; Ctrl-C before any match was kept, exit 130 with nothing written."""
+    from nines_sim.output import OutputExists
+    from nines_sim.runfolder import NothingKept, RunSetupError
+    from nines_sim.runfolder import run_folder as folder
+
+    try:
+        with folder(out, kind, force) as run_dir:
+            yield run_dir
+    except (RunSetupError, OutputExists) as exc:
+        raise usage_error(str(exc)) from None
+    except NothingKept:
+        raise nothing_kept() from None
+
+
+@contextmanager
+def cluster(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A Dask client (None without a scheduler), or a usage error (exit 2) that says why not."""
+    from nines_sim.runfolder import compute_backend
+
+    if not scheduler:
+        with compute_backend(None, workers) as client:
+            yield client
+        return
+    from nines_sim.cluster import ClusterError
+
+    try:
+        with compute_backend(scheduler, workers) as client:
+            yield client
+    except ClusterError as exc:
+        raise usage_error(str(exc)) from None
+
+
+@contextmanager
+def run_errors() -> Iterator[None]:
+    """A library experiment's errors as the CLI says them.
+
+    Its arguments (an empty ``--out`` or ``--scheduler``, ``--ranges`` that do not fit, an ``--out`` that holds
+    files, a cluster that cannot be used) are usage errors (one line, exit 2); a strategy's failure is one
+    ``Error:`` line and exit 1; Ctrl-C before any match was kept exits 130 with nothing written.
+    """
+    from nines_sim.output import OutputExists
+    from nines_sim.ranges import RangesError
+    from nines_sim.runfolder import NothingKept, RunSetupError
+
+    try:
+        yield
+    except (RunSetupError, RangesError, OutputExists) as exc:
+        raise usage_error(str(exc)) from None
+    except NothingKept:
+        raise nothing_kept() from None
+    except Exception as exc:
+        # these modules' errors can only come from them once they are loaded: a usage error loads no engine
+        cluster_ = sys.modules.get("nines_sim.cluster")
+        if cluster_ is not None and isinstance(exc, cluster_.ClusterError):
+            raise usage_error(str(exc)) from None
+        engine = sys.modules.get("nines_sim.engine")
+        if engine is not None and isinstance(exc, (engine.IllegalMoveError, engine.StrategyError)):
+            echo_error(str(exc))
+            raise typer.Exit(code=1) from None
+        raise
+
+
+def charts_and_report(run_dir: Path, no_charts: bool) -> str:
+    """Draw a run folder's charts (unless ``no_charts``) and ``report.md``; the folder's kind."""
+    from nines_sim.reporting import redraw
+
+    return redraw(run_dir, charts=not no_charts)
+
+
+def cpu_count_default() -> int:
+    """The default number of worker processes: the CPU count."""
+    from nines_sim.simulate import cpu_count
+
+    return cpu_count()
+
+
+def saved_match_path(arg: str) -> bool:
+    """Whether a lineup argument names a saved match (``nines play``'s .json file), not a strategy spec."""
+    return arg.lower().endswith(".json") and "@" not in arg

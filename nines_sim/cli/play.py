@@ -1,0 +1,105 @@
+"""``nines play``: a match in the terminal against strategies."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nines_sim.cli.app import usage_error
+from nines_sim.cli.common import build_rules, players_wanted
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
+from nines_sim.runfolder import without_players
+
+
+def play(
+    opponents: Annotated[
+        list[str] | None, typer.Argument(help="Strategies at the other seats, in seat order (default: expert).")
+    ] = None,
+    players: PlayersOpt = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the match (default: a new one).")
+    ] = None,
+    seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat, from 0 (seats run clockwise).")] = 0,
+    hands: Annotated[
+        int | None, typer.Option("--hands", min=1, help="Play this many hands instead of to the target (S3).")
+    ] = None,
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
+    save_to: Annotated[
+        Path | None, typer.Option("--save", help="Where to save the match (default: a new file in matches/).")
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
+    ] = 256,
+) -> None:
+    """Play a match in the terminal against strategies: you hold one seat, they the others.
+
+    Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
+    a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
+    and stops (exit code 130). The match is saved after every move: 'nines play --resume FILE' goes on,
+    'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
+    """
+    import secrets
+
+    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, run_match, save
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+
+    if resume is not None:
+        if opponents or seed is not None or hands is not None or players is not None or rule:
+            raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
+        try:
+            saved = load(resume)
+            check = load(resume)
+            if run_match(check).finished:
+                where = shlex.quote(str(resume))
+                raise usage_error(f"the match in {resume} is over; see it with: nines replay {where}")
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        path = Path(resume)
+    else:
+        names = list(opponents or [])
+        extra = without_players(rule)
+        if hands is not None:
+            extra.append(f"fixed_hands={hands}")
+        n = players_wanted(players, rule)[0] or (len(names) + 1 if names else build_rules(rules, extra).players)
+        if not names:
+            names = ["expert"] * (n - 1)
+        elif len(names) == 1 and n > 2:
+            names = names * (n - 1)
+        if len(names) != n - 1:
+            raise usage_error(f"{len(names)} opponents for a table of {n} players: give {n - 1}, or one for every seat")
+        try:
+            names = [canonical_spec(s) for s in names]
+            make_lineup(names)
+        except StrategyNotFound as exc:
+            raise usage_error(str(exc)) from None
+        r = build_rules(rules, extra, n)
+        if seat >= n:
+            raise usage_error(f"--seat {seat} is out of range: the seats of a {n}-player table are 0 to {n - 1}")
+        names.insert(seat, PERSON)
+        saved = SavedMatch(r, secrets.randbits(63) if seed is None else seed, seat, names)
+        path = save_to or new_path()
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise usage_error("nines play needs a terminal (its input and output are not one)")
+    from nines_sim.play.tui import PlayApp
+
+    save(saved, path)
+    app_ = PlayApp(saved, path, samples)
+    try:
+        app_.run()
+        code = app_.return_code or 0  # 130 after Ctrl-C (the app's key), 0 after q
+    except KeyboardInterrupt:  # a SIGINT outside the app's raw mode; the file holds every decision made
+        code = 130
+    where = shlex.quote(str(path))
+    if saved.finished:
+        typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
+                   f"score your play with 'nines review {where}'.")  # fmt: skip
+    else:
+        typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+    if code:
+        raise typer.Exit(code=code)

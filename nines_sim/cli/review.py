@@ -1,0 +1,90 @@
+"""``nines review``: every decision of a saved match or a strategy scored against the search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nines_sim.cli.app import usage_error
+from nines_sim.cli.common import build_rules, cpu_count_default, players_wanted, run_folder, saved_match_path
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt
+from nines_sim.runfolder import without_players
+
+
+def review(
+    target: Annotated[str, typer.Argument(help="A match saved by 'nines play' (.json), or a strategy to review.")],
+    against: Annotated[
+        list[str] | None, typer.Option("--against", help="The other seats' strategies (repeatable; default expert).")
+    ] = None,
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches to review a strategy over.")] = 200,
+    players: PlayersOpt = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the matches.")] = 0,
+    samples: Annotated[int, typer.Option("--samples", min=2, max=4096, help="Samples of the hidden cards.")] = 256,
+    policy: Annotated[str, typer.Option("--policy", help="Rollout strategy of the search.")] = "expert",
+    rules: RulesOpt = "classic",
+    rule: RuleOpt = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for the results (default: a new one in reports/).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
+    no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
+    workers: WorkersOpt = None,
+) -> None:
+    """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
+
+    Review a saved match (your decisions) or a strategy over --matches matches at seat 0 against --against.
+    Writes review.csv (one row per decision), points_lost.png and report.md.
+    """
+    from nines_sim.play import SavedMatchError, load
+    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.review import ReviewSetup, review_saved, review_strategy
+    from nines_sim.review_report import terminal_lines, write_review
+    from nines_sim.search import policy_names
+
+    if policy not in policy_names():
+        raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
+    setup = ReviewSetup(samples=samples, policy=policy)
+    if saved_match_path(target):
+        if against or players is not None or rule:
+            raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
+        try:
+            saved = load(target)
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        run = None
+    else:
+        others = list(against or [])
+        n = players_wanted(players, rule)[0] or (len(others) + 1 if others else 2)
+        if not others:
+            others = ["expert"] * (n - 1)
+        elif len(others) == 1:
+            others = others * (n - 1)
+        if len(others) != n - 1:
+            raise usage_error(f"{len(others)} --against strategies for a table of {n}: give {n - 1}, or one")
+        try:
+            specs = [canonical_spec(s) for s in [target, *others]]
+            make_lineup(specs)
+        except StrategyNotFound as exc:
+            raise usage_error(str(exc)) from None
+        r = build_rules(rules, without_players(rule), n)
+        run = (specs, r)
+    with run_folder(out, "review", force) as run_dir:
+        try:
+            if run is None:
+                res = review_saved(saved, target, setup)
+            else:
+                from nines_sim.progress import RunProgress
+
+                with RunProgress(matches) as bar:
+                    res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,
+                                          workers=workers or cpu_count_default(), on_progress=bar)  # fmt: skip
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
+        write_review(res, run_dir, chart=not no_charts)
+    for line in terminal_lines(res):
+        typer.echo(line)
+    if res.stopped:
+        typer.echo(f"\nstopped (Ctrl-C): the {res.matches:,} finished matches are reviewed")
+    typer.echo(f"\nresults in {run_dir} (review.csv, report.md{'' if no_charts else ', points_lost.png'})")
