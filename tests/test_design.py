@@ -227,3 +227,43 @@ def test_a_tournament_report_gets_its_rule_sets_design_measures(tmp_path):
     assert hands["matches"] == 150 and hands["low"] <= hands["value"] <= hands["high"]
     assert "## Game design" in (out / "report.md").read_text()
     assert "design.csv" in json.loads((out / "manifest.json").read_text())["sha256"]
+
+
+def test_the_library_calls_write_the_design_measures_the_commands_write(tmp_path):
+    from nines_sim.experiments import run_rule_comparison, run_tournament
+
+    lib = run_rule_comparison(["random", "random"], rules=["classic", "fixed-hands-5"], matches=60, seed=3,
+                              out=tmp_path / "lib", workers=1, charts=False, design=80, skilled="random")  # fmt: skip
+    args = ["compare-rules", "random", "random", "--rules", "classic", "--rules", "fixed-hands-5", "-n", "60",
+            "--seed", "3", "--design", "80", "--skilled", "random", "--workers", "1", "--no-charts", "--quiet",
+            "--out", str(tmp_path / "cli")]  # fmt: skip
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    for name in ("design.csv", "design_distribution.csv"):
+        assert (lib / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    lib_manifest = json.loads((lib / "manifest.json").read_text())
+    assert lib_manifest["command"] == json.loads((tmp_path / "cli" / "manifest.json").read_text())["command"]
+    assert lib_manifest["command"].endswith("--design 80 --skilled random --weak random")
+    folder = run_tournament(["random", "random"], matches=50, out=tmp_path / "t", workers=1, charts=False,
+                            design=70, skilled="random")  # fmt: skip
+    frame = __import__("pandas").read_csv(folder / "design.csv")
+    assert row(frame, "classic", "hands")["matches"] == 70
+    assert "--design 70" in json.loads((folder / "manifest.json").read_text())["command"]
+
+
+def test_ctrl_c_in_the_design_part_keeps_the_comparison_writes_no_measures_and_exits_130(tmp_path, monkeypatch):
+    import dataclasses
+
+    import nines_sim.design as design
+
+    real = design.run_design
+    monkeypatch.setattr(design, "run_design", lambda *a, **k: dataclasses.replace(real(*a, **k), partial=True))
+    out = tmp_path / "c"
+    args = ["compare-rules", "random", "random", "--rules", "classic", "--rules", "hard-nines", "-n", "50",
+            "--design", "40", "--workers", "1", "--no-charts", "--quiet", "--out", str(out)]  # fmt: skip
+    r = runner.invoke(app, args)
+    assert r.exit_code == 130, r.output
+    assert "Interrupted: the design measures were not finished and are not written." in r.output
+    assert (out / "comparison.csv").is_file() and not (out / "design.csv").exists()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "design.csv" not in manifest["sha256"] and "--design 40" in manifest["command"]
