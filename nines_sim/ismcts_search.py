@@ -69,40 +69,65 @@ def _mix(x: int) -> int:
 
 
 class Tree:
-    """The statistics of one game's search: per edge (a path of move codes), visits, reward sum, availability."""
+    """The statistics of one game's search: per node (a move after a path of moves), visits, reward sum and
+    availability (visits of the parent in which the move was legal).  Node 0 is the root."""
 
-    __slots__ = ("visits", "reward", "avail", "seed")
+    __slots__ = ("child", "visits", "reward", "avail", "seed")
 
     def __init__(self, seed: int) -> None:
-        self.visits: dict[tuple, int] = {}
-        self.reward: dict[tuple, float] = {}
-        self.avail: dict[tuple, int] = {}
+        self.child: dict[tuple[int, int], int] = {}
+        self.visits: list[int] = [0]
+        self.reward: list[float] = [0.0]
+        self.avail: list[int] = [0]
         self.seed = seed
 
-    def select(self, path: tuple, codes: list[int], c: float, salt: int) -> tuple[int, bool]:
-        """The move to take at ``path`` among ``codes`` (legal there); whether it grows the tree.
+    def select(self, node: int, codes: list[int], c: float, salt: int) -> tuple[int, int, bool]:
+        """The move to take at ``node`` among ``codes`` (legal there): its index, its node, whether it is new.
 
-        Counts the visit and the availability of every move in ``codes`` at once.
+        Counts the visit, and the availability of every move in ``codes``, at once.
         """
+        child, visits, reward, avail = self.child, self.visits, self.reward, self.avail
         untried = []
-        best, best_score = -1, -math.inf
+        best, best_node, best_score = -1, -1, -math.inf
         for i, code in enumerate(codes):
-            e = (*path, code)
-            self.avail[e] = self.avail.get(e, 0) + 1
-            n = self.visits.get(e, 0)
+            j = child.get((node, code))
+            if j is None:
+                j = child[(node, code)] = len(visits)
+                visits.append(0)
+                reward.append(0.0)
+                avail.append(0)
+            avail[j] += 1
+            n = visits[j]
             if n == 0:
-                untried.append(i)
+                untried.append((i, j))
                 continue
-            score = self.reward[e] / n + c * math.sqrt(math.log(self.avail[e]) / n)
+            score = reward[j] / n + c * math.sqrt(math.log(avail[j]) / n)
             if score > best_score:
-                best, best_score = i, score
+                best, best_node, best_score = i, j, score
         grow = bool(untried)
         if grow:
-            best = untried[_mix(self.seed ^ _mix(salt)) % len(untried)]
-        e = (*path, codes[best])
-        self.visits[e] = self.visits.get(e, 0) + 1
-        self.reward.setdefault(e, 0.0)
-        return best, grow
+            best, best_node = untried[_mix(self.seed ^ _mix(salt)) % len(untried)]
+        visits[best_node] += 1
+        return best, best_node, grow
+
+
+_NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
+#: The compiled turn loop's machine-code entry per dispatcher: a call through the dispatcher types every
+#: argument first, and typing the tuple of seat callbacks cost more than the play itself (a tree walk
+#: stops the loop at every decision).
+_ENTRIES: dict[int, Callable] = {}
+
+
+def _call(disp, args: tuple) -> int:  # noqa: ANN001 - a numba dispatcher
+    """``disp(*args)``, through its compiled entry point for arguments of these types once it has one."""
+    entry = _ENTRIES.get(id(disp))
+    if entry is not None:
+        return entry(*args)
+    code = disp(*args)
+    cres = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in args))
+    if cres is not None:
+        _ENTRIES[id(disp)] = cres.entry_point
+    return code
 
 
 def _code(kind: int, seat: int, move: int) -> int:
@@ -172,18 +197,20 @@ class _Slots:
         self.mtot = np.zeros((B, P), dtype=np.int64)
         self.mshare = np.zeros((B, P), dtype=np.float64)
         self.mcount = np.zeros(1, dtype=np.int64)
+        self.nxt = np.zeros(1, dtype=np.int64)
 
     def run(self, tree: bool) -> None:
         """Play every slot not waiting until it waits for a Python seat (``tree``) or its hand ends."""
         K = self.K
         sids = self.tree_sid if tree else self.policy_sid
+        disp = K.slots_kernel(self.rp, bool((self.policy_sid == K.SID_EXPERT).any()))
         while True:
-            code = K.slots_kernel(self.rp, bool((self.policy_sid == K.SID_EXPERT).any()))(
+            args = (
                 self.st, self.keys, self.hands, self.ncards, self.totals, self.drew_on, self.under, self.stock,
-                self.played, self.rp, self.legal_tab, self.next_tab, sids, self.xp, np.zeros((0, 2), dtype=np.uint64),
-                0, 0, np.zeros(1, dtype=np.int64), 0, self.hrec, self.hpen, self.hcount, self.mrec, self.mtot,
-                self.mshare, self.mcount, self.fs, self.work,
+                self.played, self.rp, self.legal_tab, self.next_tab, sids, self.xp, _NO_KEYS, 0, 0, self.nxt, 0,
+                self.hrec, self.hpen, self.hcount, self.mrec, self.mtot, self.mshare, self.mcount, self.fs, self.work,
             )  # fmt: skip
+            code = _call(disp, args)
             h = int(self.hcount[0])
             if h:
                 m = self.hrec[:h, K.H_MATCH]
@@ -205,7 +232,11 @@ def _legal_codes(K, slots: _Slots, b: int) -> tuple[int, int, list[int], list[in
     seat = int(st[b, K.S_WAIT_SEAT])
     if kind == K.K_PLAY:
         legal = int(slots.keys[b, K.K_LEGAL])
-        moves = [f for f in range(N_FACES) if (legal >> f) & 1]
+        moves = []
+        while legal:
+            low = legal & -legal
+            moves.append(low.bit_length() - 1)
+            legal ^= low
     elif kind == K.K_PLAY_DRAWN:
         moves = [1, 0]
     else:
@@ -281,9 +312,9 @@ def ismcts(
             col = np.empty(gg.size, dtype=np.int64)
             for b in range(gg.size):
                 g, k = int(gg[b]), int(kk[b])
-                i, _ = trees[g].select((), root_codes[g], c, k * 64)
+                i, node, _ = trees[g].select(0, root_codes[g], c, k * 64)
                 col[b] = i
-                paths.append([(i, int(own[g]))])
+                paths.append([(node, int(own[g]))])
             force = _apply(batch, obs.kind, mv[gg, col], None if card is None else card[sel][gg],
                            None if pair is None else pair[sel][gg])  # fmt: skip
             n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
@@ -300,10 +331,10 @@ def ismcts(
                     if len(legal) == 1:
                         i, grow = 0, False
                     else:
-                        g = int(gg[b])
-                        path = tuple(e for e, _ in paths[b])
-                        i, grow = trees[g].select(path, codes, c, int(kk[b]) * 64 + int(depth[b]))
-                        paths[b].append((codes[i], seat))
+                        i, node, grow = trees[int(gg[b])].select(
+                            paths[b][-1][0], codes, c, int(kk[b]) * 64 + int(depth[b])
+                        )
+                        paths[b].append((node, seat))
                         depth[b] += 1
                         in_tree[b] = not grow
                     slots.st[b, K.S_ANSWER] = legal[i]
@@ -316,17 +347,18 @@ def ismcts(
             slots.run(tree=False)
             pen = slots.pen.astype(np.float64)
             value = (pen.sum(axis=1, keepdims=True) - pen) / np.maximum(n_in - 1, 1)[:, None] - pen  # (B, P)
+            vals = value.tolist()
             for b in range(gg.size):
-                t = trees[int(gg[b])]
-                path: tuple = ()
-                for e, seat in paths[b]:
-                    path = (*path, e)
-                    t.reward[path] += float(value[b, seat])
+                reward = trees[int(gg[b])].reward
+                vb = vals[b]
+                for node, seat in paths[b]:
+                    reward[node] += vb[seat]
         ties = []
         for j in range(n):
             t = trees[j]
-            vis = np.array([t.visits.get((i,), 0) for i in root_codes[j]], dtype=np.float64)
-            mean = np.array([t.reward.get((i,), 0.0) for i in root_codes[j]]) / np.maximum(vis, 1)
+            nodes = [t.child[(0, i)] for i in root_codes[j]]
+            vis = np.array([t.visits[x] for x in nodes], dtype=np.float64)
+            mean = np.array([t.reward[x] for x in nodes]) / np.maximum(vis, 1)
             best = np.flatnonzero(vis == vis.max())
             ties.append(best[mean[best] == mean[best].max()])
         r = sub.random_below(np.array([b.size for b in ties]), salt=9)
