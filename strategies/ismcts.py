@@ -11,7 +11,7 @@ from nines_sim.params import Param, ParamError
 from nines_sim.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
 from nines_sim.position import PositionBatch
 from nines_sim.registry import make_lineup
-from nines_sim.search import policy_names
+from nines_sim.search import policy_names, rollout_policy, rollout_policy_names
 from nines_sim.strategies.lookahead import OVERSAMPLE, SettingError
 from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
 
@@ -23,7 +23,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "choice",
         "expert",
         None,
-        ("expert", "dump-faces", "hold-nines", "suit-majority", "random"),
+        rollout_policy_names(),
         "the strategy that plays the rollouts past the tree",
     ),  # fmt: skip
     ("c", "float", 25.0, 0.0, 100.0, "exploration constant of the upper confidence bound, in penalty points"),
@@ -71,7 +71,7 @@ class ISMCTS(Strategy):
             super().__init__(**values)
         except ParamError as exc:
             raise SettingError(str(exc)) from None
-        self._policy = make_lineup([self.policy])[0]
+        self._policy = rollout_policy(self.policy)
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0
         self._pairs: set[tuple[int, int]] = set()

@@ -9,7 +9,7 @@ import numpy as np
 from nines_sim.params import Param, ParamError
 from nines_sim.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
 from nines_sim.registry import make_lineup
-from nines_sim.search import NINE_SUIT, _subset, policy_names, search
+from nines_sim.search import NINE_SUIT, _subset, policy_names, rollout_policy, rollout_policy_names, search
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
-    ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
+    ("policy", "choice", "expert", None, rollout_policy_names(), "the strategy that plays the rollouts"),
     (
         "outcome",
         "choice",
@@ -98,7 +98,7 @@ class Lookahead(Strategy):
             super().__init__(**values)
         except ParamError as exc:
             raise SettingError(str(exc)) from None
-        self._policy = make_lineup([self.policy])[0]
+        self._policy = rollout_policy(self.policy)
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0
         #: (decision key, turn) of the games where this player just played two 9s together (V4):

@@ -63,3 +63,17 @@ def test_settings_come_in_a_strategy_spec_and_bad_ones_are_refused_in_one_line()
         ISMCTS(iterations=0)
     with pytest.raises(SettingError, match="has no parameter 'samples'"):
         ISMCTS(samples=3)
+
+
+def test_the_tuned_expert_rollout_policy_is_expert_at_the_tuned_classic_values_and_plays_compiled():
+    import json
+    from pathlib import Path
+
+    from nines_sim.compiled import seat_ids
+    from nines_sim.kernel import SID_EXPERT
+
+    tuned = json.loads((Path(__file__).parents[1] / "docs" / "tuned" / "expert-classic.json").read_text())["params"]
+    for spec in ("lookahead:policy=tuned-expert", "ismcts:policy=tuned-expert"):
+        policy = make_lineup([spec])[0]._policy
+        assert {k: getattr(policy, k) for k in tuned} == tuned
+        assert (seat_ids([policy, policy]) == SID_EXPERT).all()
