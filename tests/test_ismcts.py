@@ -38,10 +38,11 @@ def test_two_true_states_with_one_observation_give_one_decision_and_clairvoyant_
     assert (decide(Clairvoyant(samples=32), club_card) == parse_card("QD")).all()
 
 
-def test_same_seed_same_decisions_for_every_worker_count_and_batch_size():
-    one = simulate(R2, [ISMCTS(iterations=16), "expert"], 6, seed=4, workers=1, batch_size=3)
-    two = simulate(R2, [ISMCTS(iterations=16), "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
-    six = simulate(R2, [ISMCTS(iterations=16), "expert"], 6, seed=4, workers=1, batch_size=6)
+@pytest.mark.parametrize("values", [dict(iterations=16), dict(iterations=8, infer_plays=1.0)])
+def test_same_seed_same_decisions_for_every_worker_count_and_batch_size(values):
+    one = simulate(R2, [ISMCTS(**values), "expert"], 6, seed=4, workers=1, batch_size=3)
+    two = simulate(R2, [ISMCTS(**values), "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
+    six = simulate(R2, [ISMCTS(**values), "expert"], 6, seed=4, workers=1, batch_size=6)
     for other in (two, six):
         assert np.array_equal(one.totals, other.totals)
         assert np.array_equal(one.hand_records.penalty, other.hand_records.penalty)
