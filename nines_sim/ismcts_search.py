@@ -111,6 +111,8 @@ class Tree:
         return best, best_node, grow
 
 
+#: The decision kinds as the turn loop numbers them (the same as :class:`DecisionKind`'s, checked in :func:`ismcts`).
+_K_PLAY, _K_DECLARE, _K_PLAY_DRAWN = int(DecisionKind.PLAY), int(DecisionKind.DECLARE), int(DecisionKind.PLAY_DRAWN)
 _NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
 #: The compiled turn loop's machine-code entry per dispatcher: a call through the dispatcher types every
 #: argument first, and typing the tuple of seat callbacks cost more than the play itself (a tree walk
@@ -131,6 +133,7 @@ def _call(disp, args: tuple) -> int:  # noqa: ANN001 - a numba dispatcher
 
 
 def _code(kind: int, seat: int, move: int) -> int:
+    """A move's key among its siblings: the decision kind, the seat that moves and the move."""
     return (kind * 8 + seat) * 64 + move
 
 
@@ -225,25 +228,19 @@ class _Slots:
                 raise RuntimeError(f"the kernel stopped with code {code}")
 
 
-def _legal_codes(K, slots: _Slots, b: int) -> tuple[int, int, list[int], list[int]]:  # noqa: ANN001
-    """The waiting decision of slot ``b``: kind, seat, legal moves and their codes."""
-    st = slots.st
-    kind = int(st[b, K.S_WAIT_KIND])
-    seat = int(st[b, K.S_WAIT_SEAT])
-    if kind == K.K_PLAY:
-        legal = int(slots.keys[b, K.K_LEGAL])
+def _moves(kind: int, legal: int, empty: bool) -> list[int]:
+    """The moves of a waiting decision: the legal faces (set bits of ``legal``), 1/0 for a drawn card, or
+    the suits (one, any, after a 9 that went out: ``empty``)."""
+    if kind == _K_PLAY:
         moves = []
         while legal:
             low = legal & -legal
             moves.append(low.bit_length() - 1)
             legal ^= low
-    elif kind == K.K_PLAY_DRAWN:
-        moves = [1, 0]
-    else:
-        moves = [0, 1, 2, 3]
-        if kind == K.K_DECLARE and slots.ncards[b, seat] == 0:  # went out on a 9: the hand is over
-            moves = [0]
-    return kind, seat, moves, [_code(kind, seat, m) for m in moves]
+        return moves
+    if kind == _K_PLAY_DRAWN:
+        return [1, 0]
+    return [0] if kind == _K_DECLARE and empty else [0, 1, 2, 3]
 
 
 def ismcts(
@@ -282,6 +279,7 @@ def ismcts(
     """
     from nines_sim import kernel as K
 
+    assert (K.K_PLAY, K.K_DECLARE, K.K_PLAY_DRAWN) == (_K_PLAY, _K_DECLARE, _K_PLAY_DRAWN)
     moves = candidates(obs, card)
     n_cand = (moves >= 0).sum(axis=1)
     out = moves[:, 0].copy()
@@ -320,26 +318,34 @@ def ismcts(
             n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
             slots = _Slots(batch, force, policy)
             in_tree = np.ones(gg.size, dtype=bool)
-            depth = np.ones(gg.size, dtype=np.int64)
+            gg_l, kk_l = gg.tolist(), kk.tolist()
             while True:
                 slots.run(tree=True)
                 waiting = np.flatnonzero((slots.st[:, K.S_WAITING] == 1) & in_tree)
                 if not waiting.size:
                     break
-                for b in waiting.tolist():
-                    kind, seat, legal, codes = _legal_codes(K, slots, b)
-                    if len(legal) == 1:
-                        i, grow = 0, False
-                    else:
-                        i, node, grow = trees[int(gg[b])].select(
-                            paths[b][-1][0], codes, c, int(kk[b]) * 64 + int(depth[b])
+                st = slots.st
+                kinds = st[waiting, K.S_WAIT_KIND].tolist()
+                seats = st[waiting, K.S_WAIT_SEAT]
+                empty = (slots.ncards[waiting, seats] == 0).tolist()
+                legals = slots.keys[waiting, K.K_LEGAL].astype(np.int64).tolist()
+                answers = []
+                for b, kind, seat, legal, out_ in zip(waiting.tolist(), kinds, seats.tolist(), legals, empty,
+                                                      strict=True):  # fmt: skip
+                    moves = _moves(kind, legal, out_)
+                    i = 0
+                    if len(moves) > 1:
+                        base = (kind * 8 + seat) * 64
+                        i, node, grow = trees[gg_l[b]].select(
+                            paths[b][-1][0], [base + m for m in moves], c, kk_l[b] * 64 + len(paths[b])
                         )
                         paths[b].append((node, seat))
-                        depth[b] += 1
-                        in_tree[b] = not grow
-                    slots.st[b, K.S_ANSWER] = legal[i]
-                    slots.st[b, K.S_HAVE_ANS] = 1
-                    slots.st[b, K.S_WAITING] = 0
+                        if grow:
+                            in_tree[b] = False
+                    answers.append(moves[i])
+                st[waiting, K.S_ANSWER] = answers
+                st[waiting, K.S_HAVE_ANS] = 1
+                st[waiting, K.S_WAITING] = 0
             # out of the tree: the policy plays the rest of the hand, compiled
             wait = slots.st[:, K.S_WAITING] == 1
             slots.st[wait, K.S_WAITING] = 0
