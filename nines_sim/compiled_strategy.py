@@ -100,8 +100,8 @@ class CompiledStrategy(Strategy):
         legal = obs.legal.astype(np.int64)
         pair = obs.pair_legal if kind == PLAY else np.zeros(obs.n, dtype=bool)
         # the decision stream's key and counter, as Observation.random reads them
-        dkey = obs._col("dkey").view(np.int64)
-        turn = obs._col("turn")
+        dkey = obs.public("dkey").view(np.int64)
+        turn = obs.public("turn")
         in_hand = (obs.in_hand * (1 << np.arange(obs.players))).sum(axis=1)
         out = np.empty(obs.n, dtype=np.int64)
         for j in range(obs.n):

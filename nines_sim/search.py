@@ -371,3 +371,32 @@ def _subset(obs: Observation, rows: np.ndarray) -> Observation:
 def policy_names() -> Sequence[str]:
     """Strategies a rollout may use: the built-ins that decide without searching."""
     return ("expert", "dump-faces", "hold-nines", "suit-majority", "random")
+
+
+#: ``tuned-expert``: ``expert`` at the values ``nines tune`` found for the classic rules
+#: (docs/tuned/expert-classic.json), a stronger rollout policy (it plays compiled, as ``expert`` does).
+TUNED_EXPERT = (
+    "expert:w_penalty=1.3688637126139174,w_follow=7.387996855950631,w_block=6.270573292100337,d"
+    "anger_cards=0,next_player_factor=0.3625069943846019,shed_nine_at=2,switch_against=1,spare_"
+    "nines=8,declare_points=7.238786808590629,w_rank=2.1327810324009806,w_short=0.8623954477598"
+    "169,end_cards=2,w_penalty_end=0.3748838794628869,nine_at_end=0,w_scarce=2.0056619562805795"
+    ",declare_short=0.7899669977245569"
+)
+
+
+def rollout_policy_names() -> Sequence[str]:
+    """The rollout policies of the search players' ``policy`` setting: :func:`policy_names` and ``tuned-expert``."""
+    return (*policy_names(), "tuned-expert")
+
+
+def rollout_policy(name: str) -> Strategy:
+    """The strategy that a rollout policy name stands for (:func:`rollout_policy_names`).
+
+    Raises
+    ------
+    nines_sim.registry.StrategyNotFound
+        If ``name`` is no strategy.
+    """
+    from nines_sim.registry import make_lineup
+
+    return make_lineup([TUNED_EXPERT if name == "tuned-expert" else name])[0]

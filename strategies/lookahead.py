@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nines_sim.params import Param, ParamError
+from nines_sim.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
 from nines_sim.registry import make_lineup
-from nines_sim.search import NINE_SUIT, policy_names, search
+from nines_sim.search import NINE_SUIT, policy_names, rollout_policy, rollout_policy_names, search
 from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ("samples", "int", 256, 1, 4096, "sampled positions per candidate move (more: stronger and slower)"),
-    ("policy", "choice", "expert", None, policy_names(), "the strategy that plays the rollouts"),
+    ("policy", "choice", "expert", None, rollout_policy_names(), "the strategy that plays the rollouts"),
     (
         "outcome",
         "choice",
@@ -45,8 +46,24 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         1.0,
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
     ),
+    (
+        "infer_plays",
+        "float",
+        0.0,
+        0.0,
+        1.0,
+        "heads-up: how much less likely a sampled world is where the opponent's plays this hand are not the "
+        "play model's; 0: ignore plays",
+    ),
+    ("play_model", "choice", "expert", None, policy_names(), "heads-up: how the opponent is taken to play"),
 )
 
+#: Settings that only a player who cannot see the cards has.
+INFERENCE = ("infer", "infer_plays", "play_model")
+
+
+#: ``infer_plays``: worlds sampled per world kept, the kept ones drawn in proportion to their weights.
+OVERSAMPLE = 4
 
 #: ``outcome="near-end"``: rollouts score the match once some total is this many points from the target.
 NEAR_END = 30
@@ -81,7 +98,7 @@ class Lookahead(Strategy):
             super().__init__(**values)
         except ParamError as exc:
             raise SettingError(str(exc)) from None
-        self._policy = make_lineup([self.policy])[0]
+        self._policy = rollout_policy(self.policy)
         #: Games decided by search in this process (for speed figures).
         self.decisions = 0
         #: (decision key, turn) of the games where this player just played two 9s together (V4):
@@ -89,10 +106,19 @@ class Lookahead(Strategy):
         self._pairs: set[tuple[int, int]] = set()
         #: (decision key, turn) -> suit of the games where this player just played a 9 chosen with its suit.
         self._suits: dict[tuple[int, int], int] = {}
+        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.play_inference`).
+        self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
+        self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
         from nines_sim.sampler import sample_positions  # compiled: loaded when a search first samples
 
+        if self._memory is not None:
+            plays = self._memory.plays(obs)
+            if any(plays):
+                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer)
+                weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
+                return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
         return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
@@ -124,6 +150,8 @@ class Lookahead(Strategy):
         return list(zip(obs.public("dkey")[rows].tolist(), obs.public("turn")[rows].tolist(), strict=True))
 
     def play(self, obs: Observation) -> np.ndarray:
+        if self._memory is not None:
+            self._memory.observe(obs)
         out = self._decide(obs)
         if obs.players and obs.rules.pair_of_nines:
             self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
@@ -132,9 +160,17 @@ class Lookahead(Strategy):
             code = out[joint] - NINE_SUIT
             out[joint] = code // 4
             self._suits.update(zip(self._turn_keys(obs, joint), (code % 4).tolist(), strict=True))
+        if self._memory is not None:
+            self._memory.after_play(obs, out)
         return out
 
     def declare(self, obs: Observation) -> np.ndarray:
+        out = self._declare(obs)
+        if self._memory is not None:
+            self._memory.after_declare(obs, out)
+        return out
+
+    def _declare(self, obs: Observation) -> np.ndarray:
         keys = self._turn_keys(obs, np.arange(obs.n)) if self._pairs or self._suits else []
         known = np.array([self._suits.pop(k, -1) for k in keys], dtype=np.int64)
         pair = None
@@ -151,7 +187,10 @@ class Lookahead(Strategy):
         return out
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        return self._decide(obs, card) == 1
+        out = self._decide(obs, card) == 1
+        if self._memory is not None:
+            self._memory.after_play_drawn(obs, card, out)
+        return out
 
 
 class Clairvoyant(Lookahead):
@@ -161,8 +200,8 @@ class Clairvoyant(Lookahead):
     name = "clairvoyant"
     classifier = {**Lookahead.classifier, "sees_hidden_cards": True}
     #: Seeing the cards leaves nothing to infer from draws, so ``infer`` is not a setting here.
-    params = tuple(p for p in Lookahead.params if p.name != "infer")
-    settings = tuple(s for s in SETTINGS if s[0] != "infer")
+    params = tuple(p for p in Lookahead.params if p.name not in INFERENCE)
+    settings = tuple(s for s in SETTINGS if s[0] not in INFERENCE)
 
     def __init__(self, **values: Any) -> None:
         super().__init__(**values)
