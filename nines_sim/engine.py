@@ -57,6 +57,7 @@ from nines_sim.cards import (
     card_name,
     hand_faces,
 )
+from nines_sim.codes import RANK_ACE, RANK_JACK, RANK_QUEEN, RUNNING
 from nines_sim.debug import user_location
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.rules import Rules
@@ -65,9 +66,7 @@ from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, PublicS
 ONE = np.uint64(1)
 U64_NATURALS = np.uint64(NATURALS)
 U64_NINES = np.uint64(NINES)
-RANK_ACE, RANK_JACK, RANK_QUEEN = 0, 10, 11
 NINE_FACES = tuple(13 * s + NINE_RANK for s in range(4))
-RUNNING = -3  # outcome code of a hand still in play
 
 
 class IllegalMoveError(RuntimeError):
