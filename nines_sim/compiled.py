@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from functools import cache
 
 import numpy as np
 
@@ -46,21 +47,12 @@ HAND_BLOCK = 1 << 24
 KEY_WINDOW = 1 << 16
 
 
+@cache
 def builtin_ids() -> dict[type, int]:
-    """The built-in strategy classes that have compiled twins, and their kernel ids."""
-    from nines_sim.strategies.dump_faces import DumpFaces
-    from nines_sim.strategies.expert import Expert
-    from nines_sim.strategies.hold_nines import HoldNines
-    from nines_sim.strategies.random_play import RandomPlay
-    from nines_sim.strategies.suit_majority import SuitMajority
+    """The built-in strategy classes that have compiled twins, and their kernel ids (each class's ``kernel_id``)."""
+    from nines_sim.registry import builtin_classes
 
-    return {
-        RandomPlay: K.SID_RANDOM,
-        HoldNines: K.SID_HOLD_NINES,
-        DumpFaces: K.SID_DUMP_FACES,
-        SuitMajority: K.SID_SUIT_MAJORITY,
-        Expert: K.SID_EXPERT,
-    }
+    return {c: c.__dict__["kernel_id"] for c in builtin_classes().values() if c.__dict__.get("kernel_id") is not None}
 
 
 def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:

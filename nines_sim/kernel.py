@@ -33,45 +33,53 @@ so that Python strategies see the same arrays as from the numpy engine.
 
 from __future__ import annotations
 
-import os
-import platform
-import types
-from pathlib import Path
-
-import numba
 import numpy as np
-from llvmlite import binding as llvm_binding
-from llvmlite import ir
 from numba import njit
-from numba.core import cgutils
 from numba.core import types as nbt
-from numba.extending import intrinsic
 
-from nines_sim import rng
-from nines_sim.cards import NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
+from nines_sim.codes import (
+    BLOCKED,
+    CAPPED,
+    K_DEALER_DECLARE,
+    K_DECLARE,
+    K_PLAY,
+    K_PLAY_DRAWN,
+    NINE_RANK,
+    RANK_ACE,
+    RANK_JACK,
+    RANK_QUEEN,
+    RUNNING,
+    SID_PYTHON,
+    SID_USER,
+)
+from nines_sim.codes import PAIR_OF_NINES as PAIR
+from nines_sim.kernel_bits import (  # noqa: F401 - the kernel's helpers, also read from here (sampler, user strategies)
+    I_NATURALS,
+    I_NINES,
+    PEN_BIT_MASK,
+    U_DEAL,
+    U_FIRST,
+    U_RESH,
+    below,
+    cache_dir,
+    decision_stream,
+    face_rank,
+    face_suit,
+    hand_key,
+    lowest_face,
+    nth_face,
+    pick_card,
+    popcount,
+    stream,
+)
 from nines_sim.rules import Rules
-
-
-def cache_dir() -> Path | None:
-    """Where compiled code is cached when the package folder is read-only (``None``: next to the code).
-
-    numba caches in ``__pycache__`` beside this file; a read-only install (a system
-    site-packages, a container image) gets ``$XDG_CACHE_HOME/nines-sim`` (default
-    ``~/.cache/nines-sim``) instead, unless ``NUMBA_CACHE_DIR`` already says where.
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"])
-    here = Path(__file__).resolve().parent
-    pyc = here / "__pycache__"
-    if os.access(pyc if pyc.is_dir() else here, os.W_OK):
-        return None
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nines-sim"
-
-
-# Set before the first @njit below: numba picks its cache locator when a function is decorated.
-_CACHE = cache_dir()
-if _CACHE is not None and not numba.config.CACHE_DIR:
-    numba.config.CACHE_DIR = str(_CACHE)
+from nines_sim.strategies.expert_compiled import NXP, SID_EXPERT, expert_decide, expert_decide_inline  # noqa: F401
+from nines_sim.strategies.heuristics_compiled import (
+    SID_RANDOM,
+    SID_SUIT_MAJORITY,
+    heuristic_declare,
+    heuristic_play,
+)
 
 # ----------------------------------------------------------------- constants
 # rules parameters
@@ -88,18 +96,10 @@ K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
 
 # phases of a slot
 PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END, PH_DEAL = range(10)
-# decision kinds (strategy.DecisionKind)
-K_PLAY, K_DECLARE, K_PLAY_DRAWN, K_DEALER_DECLARE = 0, 1, 2, 3
-# seat strategy ids: 0 is a Python strategy, the rest are compiled built-ins
-SID_PYTHON, SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY, SID_EXPERT, SID_USER = range(7)
 # kernel return codes
 DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 #: Seats a table can have: the length of the tuple of user decision functions.
 MAX_SEATS = 6
-#: ``expert``'s parameters, one float64 row per seat (``seat_xp``), in the order of ``Expert.params``.
-(X_PENALTY, X_FOLLOW, X_BLOCK, X_DANGER, X_NEXT_FACTOR, X_SHED_NINE_AT, X_SWITCH_AGAINST, X_SPARE_NINES,
- X_DECLARE_POINTS, X_RANK, X_SHORT, X_END_CARDS, X_PENALTY_END, X_NINE_AT_END, X_SCARCE, X_DECLARE_SHORT,
- NXP) = range(17)  # fmt: skip
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -107,43 +107,10 @@ MAX_SEATS = 6
 #: ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int64``: the form of a compiled user strategy.
 DECIDE_SIG = nbt.int64(nbt.int64, nbt.int64[::1], nbt.uint64[::1], nbt.int64[::1], nbt.int64[::1], nbt.int64[::1])
 
-RUNNING, BLOCKED, CAPPED = -3, -1, -2
-PAIR = 52
-NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN = 8, 0, 10, 11
 # hand record columns
 H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
 # match record columns
 M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
-
-I_NINES = np.int64(NINES)
-I_NATURALS = np.int64(NATURALS)
-SUIT_MASKS = np.array([int(m) for m in SUIT_MASK], dtype=np.int64)
-RANK_MASKS = np.array([int(m) for m in RANK_MASK], dtype=np.int64)
-# PEN_BIT_MASK[k]: the natural faces whose penalty has bit k set (penalty = sum of 2**k * cards held of mask k;
-# the faces with the most points are found bit by bit from the top)
-PEN_BIT_MASK = np.array(
-    [
-        sum(m for pts, m in PENALTY_GROUPS if (pts >> k) & 1)
-        for k in range(max(p for p, _ in PENALTY_GROUPS).bit_length())
-    ],
-    dtype=np.int64,
-)
-# natural penalty of each face, 0 for a 9 (expert's weights)
-FACE_NAT_PEN = np.zeros(52, dtype=np.float64)
-for _p, _m in PENALTY_GROUPS:
-    for _f in range(52):
-        if (_m >> _f) & 1:
-            FACE_NAT_PEN[_f] = _p
-
-U_C1 = np.uint64(0xBF58476D1CE4E5B9)
-U_C2 = np.uint64(0x94D049BB133111EB)
-U_HAND = np.uint64(rng.HAND)
-U_COUNTER = np.uint64(rng.COUNTER)
-U_FIRST = np.uint64((rng.FIRST_DEALER * rng.PURPOSE) & rng.M64)
-U_DEAL = np.uint64((rng.DEAL * rng.PURPOSE) & rng.M64)
-U_RESH = np.uint64((rng.RESHUFFLE * rng.PURPOSE) & rng.M64)
-U_DECISION = np.array([((rng.DECISION + k) * rng.PURPOSE) & rng.M64 for k in range(4)], dtype=np.uint64)
-U30, U27, U31, U32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
 
 def rules_params(rules: Rules) -> np.ndarray:
@@ -169,136 +136,6 @@ def rules_params(rules: Rules) -> np.ndarray:
     rp[R_FIXED] = rules.fixed_hands
     rp[R_CAP] = rules.turn_cap
     return rp
-
-
-# Every kernel function uses numpy's error model: no division here can be by zero, and Python's
-# ZeroDivisionError checks would cost a branch on every % and //.
-
-
-# ----------------------------------------------------------------- random streams (twins of nines_sim.rng)
-@njit(cache=True, inline="always", error_model="numpy")
-def mix(x):
-    x = (x ^ (x >> U30)) * U_C1
-    x = (x ^ (x >> U27)) * U_C2
-    return x ^ (x >> U31)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def hand_key(match_key, hand_seq):
-    return mix(match_key ^ (np.uint64(hand_seq + 1) * U_HAND))
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def stream(key, purpose, counter):
-    return mix(key ^ purpose ^ (np.uint64(counter) * U_COUNTER))
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def below(x, n):
-    return np.int64(((x >> U32) * np.uint64(n)) >> U32)
-
-
-# ----------------------------------------------------------------- bit helpers (int64 sets of faces)
-@intrinsic
-def _ctpop(typingctx, x):
-    """The processor's population count (LLVM ctpop) of an int64."""
-    sig = nbt.int64(nbt.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    """Trailing zeros (LLVM cttz) of an int64; 64 for 0."""
-    sig = nbt.int64(nbt.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return sig, codegen
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def popcount(x):
-    return _ctpop(np.int64(x))
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def lowest_face(x):
-    return _cttz(np.int64(x))
-
-
-def fast_pdep() -> bool:
-    """Whether the processor deposits bits (BMI2 ``pdep``) in a few cycles, so that picking the r-th card is one
-    instruction instead of a loop whose length the branch predictor cannot guess.
-
-    False where numba is told to build for another processor (``NUMBA_CPU_NAME``: portable caches) and on AMD
-    before Zen 3, whose microcoded ``pdep`` is slower than the loop.  numba keys its cache by the processor, so a
-    cache built with ``pdep`` is never loaded where this says False.
-    """
-    if platform.machine().lower() not in ("x86_64", "amd64") or numba.config.CPU_NAME or numba.config.CPU_FEATURES:
-        return False
-    if llvm_binding.get_host_cpu_name() in ("znver1", "znver2", "bdver1", "bdver2", "bdver3", "bdver4"):
-        return False
-    return bool(llvm_binding.get_host_cpu_features().get("bmi2", False))
-
-
-@intrinsic
-def _pdep(typingctx, x, m):
-    """The bits of ``x`` deposited at the set bits of ``m`` (x86 BMI2 ``pdep``), int64."""
-    sig = nbt.int64(nbt.int64, nbt.int64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]), "llvm.x86.bmi.pdep.64")
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-if fast_pdep():
-
-    @njit(cache=True, inline="always", error_model="numpy")
-    def nth_face(x, r):
-        """The ``r``-th lowest face of the set ``x`` (64 if it has no more than ``r``)."""
-        return lowest_face(_pdep(np.int64(1) << r, np.int64(x)))
-
-else:
-
-    @njit(cache=True, inline="always", error_model="numpy")
-    def nth_face(x, r):
-        """The ``r``-th lowest face of the set ``x`` (64 if it has no more than ``r``)."""
-        for _ in range(r):
-            x &= x - 1
-        return lowest_face(x)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def pick_card(w0, w1, x):
-    """A uniformly chosen physical card of a count-coded pile (word 0's faces first), -1 if empty."""
-    c0 = popcount(w0)
-    total = c0 + popcount(w1)
-    if total == 0:
-        return -1
-    r = below(x, total)
-    if r < c0:
-        return nth_face(w0, r)
-    return nth_face(w1, r - c0)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def face_suit(f):
-    """``f // 13`` for a face 0-127 (or -1): a multiplication and a shift instead of a floor division."""
-    return (f * 79) >> 10
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def face_rank(f):
-    """``f % 13`` for a face 0-127 (or -1)."""
-    return f - 13 * face_suit(f)
 
 
 #: Low bits of a packed sort value (:func:`sort_packed`) that hold the card: deck << 6 | face.
@@ -528,207 +365,7 @@ deal = _compile_deal(False)
 deal_one_deck = _compile_deal(True)
 
 
-# ----------------------------------------------------------------- compiled built-in strategies
-@njit(cache=True, inline="always", error_model="numpy")
-def _rand(dkey, turn, kind, salt):
-    return stream(dkey, U_DECISION[kind], turn * 64 + salt)
-
-
-# The kernel runs without numba's reference counting (``_nrt=False``: no atomic increments on every
 # array passed around a turn), so nothing here allocates: per-suit figures go to the scratch row ``fw``.
-@njit(cache=True, inline="always", error_model="numpy")
-def _suit_counts_nat(h0, h1, fw, o):
-    """Natural cards held per suit into ``fw[o : o + 4]`` (float64)."""
-    for s in range(4):
-        m = SUIT_MASKS[s] & I_NATURALS
-        fw[o + s] = popcount(h0 & m) + popcount(h1 & m)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _pick_best_suit(fw, o, x):
-    """A uniformly chosen suit among those with the highest ``fw[o : o + 4]``."""
-    mx = max(max(fw[o], fw[o + 1]), max(fw[o + 2], fw[o + 3]))
-    tied = 0
-    for s in range(4):
-        if fw[o + s] == mx:
-            tied |= 1 << s
-    return pick_card(tied, 0, x)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _expert_threat(dirbit, sizes, drew, P, seat, threat, danger, next_factor):
-    for s in range(4):
-        threat[s] = 0.0
-    step = 1 - 2 * dirbit
-    nxt = (seat + step + P) % P
-    for p in range(P):
-        sz = sizes[p]
-        if sz > 0 and sz <= danger and p != seat:
-            wgt = next_factor if nxt == p else 1.0
-            for s in range(4):
-                threat[s] += wgt * ((drew[p] >> s) & 1)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xr):
-    """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
-    s = face_suit(f)
-    m = RANK_MASKS[face_rank(f)]
-    same_rank = popcount(h0 & m) + popcount(h1 & m) - 1.0
-    return (
-        w_pen * FACE_NAT_PEN[f]
-        + xr[X_FOLLOW] * (held[s] - 1.0)
-        + xr[X_BLOCK] * threat[s]
-        + xr[X_RANK] * same_rank
-        + xr[X_SHORT] * ((short >> s) & 1)
-        + xr[X_SCARCE] * popcount(pl & SUIT_MASKS[s] & I_NATURALS)
-    )
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def heuristic_play(sid, h0, h1, legal, pair_ok, x):
-    """The card (or ``PAIR``) that ``random``, ``hold-nines``, ``dump-faces`` or ``suit-majority`` plays: a
-    uniformly chosen card of the set it prefers, from the hand words ``h0``, ``h1`` and the legal faces."""
-    if sid == SID_RANDOM:
-        l0 = h0 & legal
-        l1 = h1 & legal
-        c0 = popcount(l0)
-        cards = c0 + popcount(l1)
-        r = below(x, cards + (1 if pair_ok else 0))
-        if r == cards:
-            return PAIR
-        if r < c0:
-            return nth_face(l0, r)
-        return nth_face(l1, r - c0)
-    if sid == SID_HOLD_NINES:
-        nat = legal & I_NATURALS
-        choose = nat if nat != 0 else legal
-        return pick_card(h0 & choose, h1 & choose, x)
-    if sid == SID_DUMP_FACES:
-        # the dearest legal naturals: keep, bit by bit from the top of the points, the cards that have it
-        nat = legal & I_NATURALS
-        for k in range(PEN_BIT_MASK.shape[0] - 1, -1, -1):
-            hit = nat & PEN_BIT_MASK[k]
-            nat = hit if hit != 0 else nat
-        choose = nat if nat != 0 else legal
-        return pick_card(h0 & choose, h1 & choose, x)
-    # SID_SUIT_MAJORITY
-    return pick_card(h0 & legal, h1 & legal, x)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def heuristic_declare(sid, h0, h1, x):
-    """The suit that ``random``, ``hold-nines``, ``dump-faces`` or ``suit-majority`` declares: for
-    ``suit-majority`` a uniformly chosen suit among those it holds the most natural cards of, else any suit."""
-    if sid != SID_SUIT_MAJORITY:
-        return below(x, 4)
-    most = -1
-    tied = 0
-    for s in range(4):
-        m = SUIT_MASKS[s] & I_NATURALS
-        n = popcount(h0 & m) + popcount(h1 & m)
-        if n > most:
-            most = n
-            tied = 0
-        if n == most:
-            tied |= 1 << s
-    return pick_card(tied, 0, x)
-
-
-def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, sizes, drew, P, fw, xr):
-    """``expert``'s decision: a face / PAIR, a suit, or 0/1 for play_drawn (:class:`Expert`'s twin).
-
-    Compiled twice: apart (:data:`expert_decide`, called from the forms of the turn loop for tables without
-    ``expert``, which never call it: inlined there its code crowded the loop's registers, 4-6% of W1's time)
-    and inlined (:data:`expert_decide_inline`, in the forms for tables with ``expert``, whose every call
-    would otherwise cost a tenth of a rollout's time for ``lookahead``).
-
-    ``h0``, ``h1``: the seat's hand words; ``pl``: faces played this hand; ``sizes``, ``drew``:
-    int64 (P,), the seats' hand sizes and the suits each drew on; ``fw``: float64 scratch of 64 (held per
-    suit, threat per suit, suit scores, then a score per face); ``xr``: float64 (NXP,), the seat's
-    parameters (the ``X_*`` columns), used in the same order of floating-point operations as ``Expert``
-    so that both give the same moves.
-    """
-    if kind == K_PLAY_DRAWN:
-        return 1 if (face_rank(card) != NINE_RANK or sizes[seat] - 1 <= xr[X_SHED_NINE_AT]) else 0
-    held = fw[0:4]
-    threat = fw[4:8]
-    _suit_counts_nat(h0, h1, fw, 0)
-    _expert_threat(dirbit, sizes, drew, P, seat, threat, xr[X_DANGER], xr[X_NEXT_FACTOR])
-    nxt = (seat + 1 - 2 * dirbit + P) % P
-    short = drew[nxt]
-    if kind == K_DECLARE or kind == K_DEALER_DECLARE:
-        score = fw[8:12]
-        block100 = xr[X_BLOCK] * 100.0
-        short100 = xr[X_DECLARE_SHORT] * 100.0
-        for s in range(4):
-            pts = 0.0
-            m = SUIT_MASKS[s] & I_NATURALS
-            for w in (h0, h1):
-                x = w & m
-                while x != 0:
-                    pts += FACE_NAT_PEN[lowest_face(x)]
-                    x &= x - 1
-            score[s] = (
-                held[s] * 100.0 + xr[X_DECLARE_POINTS] * pts + block100 * threat[s] + short100 * ((short >> s) & 1)
-            )
-        return _pick_best_suit(fw, 8, _rand(dkey, turn, kind, 1))
-    # K_PLAY
-    x = _rand(dkey, turn, kind, 0)
-    near_end = False
-    for p in range(P):
-        sz = sizes[p]
-        if p != seat and sz > 0 and sz <= xr[X_END_CARDS]:
-            near_end = True
-    w_pen = xr[X_PENALTY] + xr[X_PENALTY_END] * (1.0 if near_end else 0.0)
-    natural = legal & I_NATURALS
-    best = -np.inf
-    w = natural
-    while w != 0:
-        f = lowest_face(w)
-        w &= w - 1
-        sc = _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xr)
-        fw[12 + f] = sc  # each card's score, kept for the tie test below
-        best = max(best, sc)
-    top = 0
-    w = natural
-    while w != 0:
-        f = lowest_face(w)
-        w &= w - 1
-        top |= np.int64(fw[12 + f] >= best - 1e-9) << f
-    choice = pick_card(top, 0, x)
-    nines = legal & I_NINES
-    has_natural = natural != 0
-    best_suit = face_suit(choice) if has_natural else 0
-    natural_blocks = threat[best_suit] > 0
-    danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
-    can_block = max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and sizes[nxt] <= xr[X_SWITCH_AGAINST]
-    # 9s held (both decks), not only the legal ones: spare 9s go like any card
-    nines_held = popcount(h0 & I_NINES) + popcount(h1 & I_NINES)
-    use_nine = nines != 0 and (
-        (not has_natural)
-        or (danger and can_block and not natural_blocks)
-        or sizes[seat] <= xr[X_SHED_NINE_AT]
-        or nines_held > xr[X_SPARE_NINES]
-        or (near_end and xr[X_NINE_AT_END] > 0)
-    )
-    if use_nine:
-        return pick_card(nines, 0, _rand(dkey, turn, kind, 2))
-    return choice
-
-
-def _named(fn, name: str):  # noqa: ANN001, ANN202
-    """A copy of a plain function under another name: numba keys its on-disk cache by a function's name."""
-    out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    out.__qualname__ = name
-    out.__doc__ = fn.__doc__
-    return out
-
-
-expert_decide = njit(cache=True, error_model="numpy", _nrt=False)(_named(_expert_decide, "expert_decide"))
-expert_decide_inline = njit(cache=True, inline="always", error_model="numpy")(
-    _named(_expert_decide, "expert_decide_inline")
-)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -759,8 +396,8 @@ def builtin_decide(
     if kind == K_PLAY_DRAWN:
         return 1  # the heuristics play what they drew
     if kind == K_DECLARE or kind == K_DEALER_DECLARE:
-        return heuristic_declare(sid, h0, h1, _rand(dkey, turn, kind, 1))
-    return heuristic_play(sid, h0, h1, legal, pair_ok, _rand(dkey, turn, kind, 0))
+        return heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, kind, 1))
+    return heuristic_play(sid, h0, h1, legal, pair_ok, decision_stream(dkey, turn, kind, 0))
 
 
 # ----------------------------------------------------------------- the loop
@@ -962,13 +599,13 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
                     if ph == PH_PLAY:
                         pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any)
-                        mv = heuristic_play(seat_sid[seat], h0, h1, legal, pok, _rand(dkey, turn, K_PLAY, 0))
+                        mv = heuristic_play(seat_sid[seat], h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0))
                         ph = PH_APPLY
                     elif ph == PH_PLAY_DRAWN:
                         mv = card
                         ph = PH_APPLY
                     else:
-                        active = heuristic_declare(seat_sid[seat], h0, h1, _rand(dkey, turn, K_DECLARE, 1))
+                        active = heuristic_declare(seat_sid[seat], h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
                         ph = PH_FINISH
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
                     # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
