@@ -27,6 +27,8 @@ Layout (``B`` slots, ``P`` seats, ``D`` decks)
 ``stock``  int8 (B, 52 D)    faces of the stock
 ``rp``     int64 (NRP,)      the rules as numbers (:func:`rules_params`)
 
+The loop is a chain of named phases, each a function inlined into it (see "the phases of a slot's game" below).
+
 Inside the kernel a set of faces is an int64 (52 bits); it is stored as uint64
 so that Python strategies see the same arrays as from the numpy engine.
 """
@@ -93,6 +95,7 @@ NRP = 17
  S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, NST) = range(31)  # fmt: skip
 # keys: card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
 K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
+
 
 # phases of a slot
 PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END, PH_DEAL = range(10)
@@ -288,7 +291,7 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
 
 def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`deal` with the decks read from the rules, or (``one_deck``) as the constant 1: the
-    one-deck form, which the classic form of the turn loop calls, measured 5% faster on W1 (paired A/B)."""
+    one-deck form, which the classic form of the turn loop calls (its loops have constant bounds)."""
 
     def deal(st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf, scw):
         """Deal a hand (D4-D7); ``S_DEALER``, ``S_MASK`` and ``S_N_IN`` are set."""
@@ -486,11 +489,431 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
+# ----------------------------------------------------------------- the phases of a slot's game
+# Each phase is a function of the slot's arrays and of the hot values the loop keeps in locals, and returns
+# the locals it changes with the phase to go to.  All are inlined into the loop (``inline="always"``): the
+# compiled loop is the same machine code as one long function, while each phase reads on one screen.  The
+# rules' shape (``D``, ``nno``, ``until``, ``skiprev``, ``pair_any``) comes in as arguments that the classic
+# form of the loop passes as constants, so its code has no branch of the other variants.
+
+#: What a phase returns as its code when the slot plays on (the kernel's return codes are >= 0).
+GO = -1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D, nno,
+               until, sv, sfull, sbuf, scw):  # fmt: skip
+    """A turn begins: the seat's legal cards (T1, T2, V5, V6), or else it draws (T4, T5, T6; V2 draws on).
+
+    Returns
+    -------
+    tuple
+        ``(phase, legal, passed, move, card)``: ``PH_PLAY`` with the legal set; ``PH_PLAY_DRAWN`` with the
+        drawn card, which is playable; else ``PH_APPLY`` with the move (-1: no play).
+    """
+    tab = np.int64(legal_tab[top * 4 + active])
+    legal = np.int64(hands[0, b, seat]) & tab
+    if nno and ncards[b, seat] == 1:
+        legal &= I_NATURALS
+    if legal != 0:
+        return PH_PLAY, legal, False, mv, card
+    drew_on[b, seat] |= 1 << active
+    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+    if until:  # V2: draw until a legal card comes, and play it
+        while f >= 0 and ((tab >> f) & 1) == 0:
+            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+        return PH_APPLY, legal, f < 0, f, card
+    if f >= 0 and ((tab >> f) & 1) == 1:
+        return PH_PLAY_DRAWN, np.int64(1) << f, False, mv, f
+    return PH_APPLY, legal, f < 0, np.int64(-1), card
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active, legal, card, mv, dkey, turn, D,
+                    pair_any):  # fmt: skip
+    """A heuristic seat's play, drawn card or declaration (:mod:`nines_sim.strategies.heuristics_compiled`).
+
+    The heuristics need only the hand and the legal set, and always play a drawn card: decided here, they
+    stay clear of the general decision block (:func:`decide_phase`), whose register pressure they would pay.
+
+    Returns
+    -------
+    tuple
+        ``(phase, move, active suit)``.
+    """
+    h0 = np.int64(hands[0, b, seat])
+    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
+    if ph == PH_PLAY:
+        pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any)
+        return PH_APPLY, heuristic_play(sid, h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0)), active
+    if ph == PH_PLAY_DRAWN:
+        return PH_APPLY, card, active
+    return PH_FINISH, mv, heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b, ph,
+                 seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert):  # fmt: skip
+    """A decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (T3; the dealer's, D6).
+
+    A Python seat's decision makes the slot wait (``S_WAITING``) until Python answers (``S_HAVE_ANS``); a
+    compiled seat decides here.
+
+    Returns
+    -------
+    tuple
+        ``(phase, move, active suit, code)``: ``code`` is ``GO``, ``DONE`` (the slot waits) or ``ILLEGAL``
+        (a compiled user strategy answered outside the rules).
+    """
+    play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
+    if ph == PH_PLAY:
+        kind = K_PLAY
+    elif ph == PH_PLAY_DRAWN:
+        kind = K_PLAY_DRAWN
+    elif ph == PH_DECLARE:
+        kind = K_DECLARE
+    else:
+        kind = K_DEALER_DECLARE
+    who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
+    dl = legal if play else 0
+    dc = card if play else 0
+    sid = seat_sid[who]
+    if sid == SID_PYTHON:
+        if st[b, S_HAVE_ANS] == 0:
+            st[b, S_WAITING] = 1
+            st[b, S_WAIT_KIND] = kind
+            st[b, S_WAIT_SEAT] = who
+            return ph, mv, active, DONE
+        st[b, S_HAVE_ANS] = 0
+        ans = st[b, S_ANSWER]
+    else:
+        pok = kind == K_PLAY and pair_legal(top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any)
+        if sid == SID_USER:
+            ans = user_decide(
+                fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top, active, dirbit,
+                turn, mask, dc, dkey,
+            )  # fmt: skip
+            if not answer_ok(kind, ans, legal, pok):
+                st[b, S_WAIT_KIND] = kind
+                st[b, S_WAIT_SEAT] = who
+                st[b, S_ANSWER] = ans
+                st[b, S_WAITING] = 2  # marks the slot for the error message
+                return ph, mv, active, ILLEGAL
+        else:
+            ans = builtin_decide(
+                sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, seat_xp, D,
+                expert,
+            )  # fmt: skip
+    if kind == K_PLAY:
+        return PH_APPLY, ans, active, GO
+    if kind == K_PLAY_DRAWN:
+        return PH_APPLY, (card if ans != 0 else np.int64(-1)), active, GO
+    if kind == K_DEALER_DECLARE:
+        return PH_TURN, mv, ans, GO
+    return PH_FINISH, mv, ans, GO
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def play_pair(hands, ncards, under, played, b, seat, top, D):
+    """Two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top.  Returns the top."""
+    f0 = -1
+    f1 = -1
+    for j in range(2):
+        pick = np.int64(hands[D - 1, b, seat]) & I_NINES
+        if pick == 0:
+            pick = np.int64(hands[0, b, seat]) & I_NINES
+        f = -1
+        for nine in range(4):
+            fc = 13 * nine + NINE_RANK
+            if (pick >> fc) & 1:
+                f = fc
+        remove_from_hand(hands, ncards, D, b, seat, f)
+        if j == 0:
+            f0 = f
+        else:
+            f1 = f
+    add_under(under, D, b, top)
+    add_under(under, D, b, f1)
+    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
+    return f0
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any):
+    """The move is made (T1, T2, V4): the card goes on the discard pile; a 9 asks for a suit (T3).
+
+    Returns
+    -------
+    tuple
+        ``(phase, top, active suit)``: ``PH_DECLARE`` after a 9, else ``PH_FINISH``.
+    """
+    if mv < 0:
+        return PH_FINISH, top, active
+    if pair_any and mv == PAIR:
+        return PH_DECLARE, play_pair(hands, ncards, under, played, b, seat, top, D), active
+    remove_from_hand(hands, ncards, D, b, seat, mv)
+    add_under(under, D, b, top)
+    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+    return (PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH), mv, face_suit(mv)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def powers_phase(st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
+                 mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, sv, sfull, sbuf, scw):  # fmt: skip
+    """The turn ends: going out (O1), a block (T7) or the turn cap (T8) end the hand; else the card's power
+    (V1: J skips, Q reverses, A makes the next seat draw two; V4's pair skips) and the next seat.
+
+    Returns
+    -------
+    tuple
+        ``(phase, seat, turn, streak, dirbit, row)``: ``PH_TURN``, or ``PH_END`` with ``S_OUTCOME`` set.
+    """
+    out = RUNNING
+    skip = False
+    reverse = False
+    ace = False
+    if mv >= 0:
+        alive = ncards[b, seat] != 0
+        if not alive:
+            out = seat
+        if pair_any and mv == PAIR:
+            skip = alive
+        elif alive and skiprev:
+            r = face_rank(mv)
+            skip = r == RANK_JACK
+            reverse = r == RANK_QUEEN
+            ace = r == RANK_ACE
+    if noplay_block:
+        streak = 0 if mv >= 0 else streak + 1
+    else:
+        streak = streak + 1 if passed else 0
+    turn += 1
+    if out == RUNNING and streak >= n_in:
+        out = BLOCKED
+    if out == RUNNING and turn >= cap:
+        out = CAPPED
+    if reverse:
+        dirbit ^= 1
+        row = (mask * 2 + dirbit) * P
+        if n_in == 2:
+            skip = True
+    nxt = next_tab[row + seat]
+    if out == RUNNING:
+        if skip:
+            nxt = next_tab[row + nxt]
+        elif ace:
+            for _ in range(2):
+                draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+            nxt = next_tab[row + nxt]
+        return PH_TURN, nxt, turn, streak, dirbit, row
+    st[b, S_OUTCOME] = out
+    return PH_END, nxt, turn, streak, dirbit, row
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P):
+    """Record a regular hand (S1, S4) and add its penalties to the totals; the deal passes to the left (D2)."""
+    h = hcount[0]
+    hrec[h, H_MATCH] = st[b, S_MATCH]
+    hrec[h, H_HAND] = st[b, S_HANDS]
+    hrec[h, H_DEALER] = st[b, S_DEALER]
+    hrec[h, H_OUTCOME] = out
+    hrec[h, H_TURNS] = turn
+    hrec[h, H_DRAWN] = st[b, S_DRAWN]
+    hrec[h, H_RESH] = st[b, S_RESH]
+    hrec[h, H_NINE] = st[b, S_NINE_START]
+    for p in range(P):
+        hpen[h, p] = pen[p]
+        totals[b, p] += pen[p]
+    hcount[0] = h + 1
+    st[b, S_HANDS] += 1
+    st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in):
+    """After a regular hand: is the match over (S2: a target reached, or the fixed number of hands), and who
+    wins it (S3: the lowest total; a tie shares the win or starts tie-break hands among the tied seats).
+
+    Returns
+    -------
+    tuple
+        ``(finished, mask, n_in)``: whether the match is decided (its shares written), and the seats in play.
+    """
+    if rp[R_FIXED] > 0:
+        over = st[b, S_HANDS] >= rp[R_FIXED]
+    else:
+        hi = totals[b, 0]
+        for p in range(1, P):
+            hi = max(hi, totals[b, p])
+        over = hi >= rp[R_TARGET]
+    if not over:
+        return False, mask, n_in
+    lo = totals[b, 0]
+    for p in range(1, P):
+        lo = min(lo, totals[b, p])
+    tmask = 0
+    k = 0
+    for p in range(P):
+        if totals[b, p] == lo:
+            tmask |= 1 << p
+            k += 1
+    if k == 1 or rp[R_SHARE] != 0:
+        m = mcount[0]
+        for p in range(P):
+            mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
+        return True, mask, n_in
+    st[b, S_IN_TB] = 1
+    st[b, S_DEALER] = next_tab[(tmask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
+    return False, tmask, k
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in):
+    """After a tie-break hand (S3): the seat that went out wins, else the lowest penalty among the tied;
+    a new tie plays another hand among those still tied.
+
+    Returns
+    -------
+    tuple
+        ``(finished, mask, n_in)`` as :func:`settle_regular`.
+    """
+    st[b, S_TB_HANDS] += 1
+    m = mcount[0]
+    if out >= 0:
+        for p in range(P):
+            mshare[m, p] = 1.0 if p == out else 0.0
+        return True, mask, n_in
+    lo = np.iinfo(np.int64).max
+    for p in range(P):
+        if (mask >> p) & 1 and pen[p] < lo:
+            lo = pen[p]
+    tmask = 0
+    k = 0
+    for p in range(P):
+        if (mask >> p) & 1 and pen[p] == lo:
+            tmask |= 1 << p
+            k += 1
+    if k == 1:
+        for p in range(P):
+            mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
+        return True, mask, n_in
+    st[b, S_DEALER] = next_tab[(tmask * 2) * P + st[b, S_DEALER]]
+    return False, tmask, k
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, pen, b, turn,
+                   mask, n_in, P, D):  # fmt: skip
+    """The hand is over: score it (C2, S1, S4), then end the match (S2, S3) or go on to the next hand.
+
+    Returns
+    -------
+    tuple
+        ``(phase, mask, n_in, code)``: ``PH_NEW`` after the match, ``PH_DEAL`` for its next hand; ``code`` is
+        ``BUFFER_FULL`` (nothing done) when the record buffers have no room, else ``GO``.
+    """
+    if hcount[0] >= hrec.shape[0] or mcount[0] >= mrec.shape[0]:
+        return PH_END, mask, n_in, BUFFER_FULL
+    st[b, S_TURN] = turn
+    out = st[b, S_OUTCOME]
+    for p in range(P):
+        pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+    if st[b, S_IN_TB] == 0:
+        record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
+        finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
+    else:
+        finished, mask, n_in = settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in)
+    if not finished:
+        st[b, S_MASK] = mask
+        st[b, S_N_IN] = n_in
+        return PH_DEAL, mask, n_in, GO
+    m = mcount[0]
+    mrec[m, M_MATCH] = st[b, S_MATCH]
+    mrec[m, M_HANDS] = st[b, S_HANDS]
+    mrec[m, M_TB] = st[b, S_TB_HANDS]
+    mrec[m, M_FIRST] = st[b, S_FIRST]
+    for p in range(P):
+        mtot[m, p] = totals[b, p]
+    mcount[0] = m + 1
+    st[b, S_MATCH] = -1
+    return PH_NEW, mask, n_in, GO
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def next_match_phase(st, keys, totals, mkeys, next_match, b, start, n_matches, started, max_new, P):
+    """The slot takes the next match of the range (D1: a first dealer drawn from the match's card stream).
+
+    Returns
+    -------
+    tuple
+        ``(phase, started, code)``: ``PH_DEAL`` and ``GO``, or ``DONE`` (the slot idles) when no match is left
+        to start in this call.
+    """
+    j = next_match[0]
+    if j >= n_matches or started >= max_new:
+        st[b, S_MATCH] = -1
+        return PH_NEW, started, DONE
+    next_match[0] = j + 1
+    st[b, S_MATCH] = start + j
+    keys[b, K_CMK] = mkeys[j, 0]
+    keys[b, K_DMK] = mkeys[j, 1]
+    first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
+    st[b, S_FIRST] = first
+    st[b, S_DEALER] = first
+    st[b, S_HAND_SEQ] = 0
+    st[b, S_HANDS] = 0
+    st[b, S_TB_HANDS] = 0
+    for p in range(P):
+        totals[b, p] = 0
+    st[b, S_IN_TB] = 0
+    st[b, S_MASK] = (1 << P) - 1
+    st[b, S_N_IN] = P
+    st[b, S_HAVE_ANS] = 0
+    return PH_DEAL, started + 1, GO
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def load_slot(st, keys, b):
+    """The slot's hot state, which the loop keeps in locals while the slot plays (:func:`store_slot`'s order)."""
+    return (
+        st[b, S_PHASE], st[b, S_TOP], st[b, S_ACTIVE], st[b, S_SEAT], st[b, S_DIR], st[b, S_TURN], st[b, S_STREAK],
+        st[b, S_N_IN], st[b, S_MASK], st[b, S_MOVE], st[b, S_PASSED] != 0, st[b, S_CARD], keys[b, K_DHK],
+        np.int64(keys[b, K_LEGAL]),
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def store_slot(st, keys, b, ph, top, active, seat, dirbit, turn, streak, n_in, mask, mv, passed, card, legal):
+    """Store the loop's locals in the slot, where Python (and the next call) can see them."""
+    st[b, S_PHASE] = ph
+    st[b, S_TOP] = top
+    st[b, S_ACTIVE] = active
+    st[b, S_SEAT] = seat
+    st[b, S_DIR] = dirbit
+    st[b, S_TURN] = turn
+    st[b, S_STREAK] = streak
+    st[b, S_N_IN] = n_in
+    st[b, S_MASK] = mask
+    st[b, S_MOVE] = mv
+    st[b, S_PASSED] = passed
+    st[b, S_CARD] = card
+    keys[b, K_LEGAL] = np.uint64(legal)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def start_hand(st, keys, b):
+    """The loop's locals of a hand just dealt: ``(phase, top, active suit, seat, n_in, seats mask, decision key)``."""
+    return (
+        st[b, S_PHASE], st[b, S_TOP], st[b, S_ACTIVE], st[b, S_SEAT], st[b, S_N_IN], st[b, S_MASK], keys[b, K_DHK]
+    )  # fmt: skip
+
+
 def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
-    none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B).  ``expert``:
-    for tables with an ``expert`` seat, with its code inlined (:func:`_expert_decide`)."""
+    none of the other variants' branches (a smaller turn loop).  ``expert``: for tables with an ``expert``
+    seat, with its code inlined (:mod:`nines_sim.strategies.expert_compiled`)."""
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -498,8 +921,21 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
     ):  # fmt: skip
         """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
+        Each slot's game goes from phase to phase (the ``PH_*`` codes, one function each above) until it waits:
+        a match starts (:func:`next_match_phase`), a hand is dealt (:func:`deal`); each turn the seat finds its
+        legal cards or draws (:func:`turn_phase`), decides (:func:`heuristic_phase`, :func:`decide_phase`),
+        plays (:func:`apply_phase`), and the card's power passes the turn on (:func:`powers_phase`); a hand that
+        ends is scored and the match ended or dealt on (:func:`end_hand_phase`).
+
         Parameters
         ----------
+        st, keys, hands, ncards, totals, drew_on, under, stock, played
+            The slots' state (the layout in this module's docstring); changed in place.
+        rp : int64 (NRP,)
+            The rules (:func:`rules_params`).
+        legal_tab, next_tab
+            Legal faces per top card and active suit, next seat per seats in play and direction
+            (:func:`nines_sim.engine.legal_table`, :func:`nines_sim.engine.next_seat_table`).
         seat_sid : int64 (MAX_SEATS,)
             Each seat's strategy id (``SID_*``).
         seat_xp : float64 (MAX_SEATS, NXP)
@@ -533,334 +969,66 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
             until = rp[R_UNTIL] != 0
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
-        B = st.shape[0]
         P = rp[R_P]
         sv, sfull, sbuf, scw, pen, g, hb, fw = work
         started = 0
-        hcap = hrec.shape[0]
-        mcap = mrec.shape[0]
-        full_mask = (1 << P) - 1
         noplay_block = rp[R_NOPLAY_BLOCK] != 0
         cap = rp[R_CAP]
-        code = DONE
-        for b in range(B):
+        for b in range(st.shape[0]):
             if st[b, S_WAITING] != 0:
                 continue
-            # the hot state of this slot lives in locals while it plays (stored back below)
-            ph = st[b, S_PHASE]
-            top = st[b, S_TOP]
-            active = st[b, S_ACTIVE]
-            seat = st[b, S_SEAT]
-            dirbit = st[b, S_DIR]
-            turn = st[b, S_TURN]
-            streak = st[b, S_STREAK]
-            n_in = st[b, S_N_IN]
-            mask = st[b, S_MASK]
-            mv = st[b, S_MOVE]
-            passed = st[b, S_PASSED] != 0
-            card = st[b, S_CARD]
-            dkey = keys[b, K_DHK]
-            legal = np.int64(keys[b, K_LEGAL])
+            # the hot state of this slot lives in locals while it plays (stored back by store_slot)
+            (ph, top, active, seat, dirbit, turn, streak, n_in, mask, mv, passed, card, dkey,
+             legal) = load_slot(st, keys, b)  # fmt: skip
             row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
+            code = GO
+            # A turn's phases come first, a new hand and match last: a pass's first test is then a turn's.
             while True:
                 if ph == PH_TURN:
-                    tab = np.int64(legal_tab[top * 4 + active])
-                    legal = np.int64(hands[0, b, seat]) & tab
-                    if nno and ncards[b, seat] == 1:
-                        legal &= I_NATURALS
-                    passed = False
-                    if legal != 0:
-                        ph = PH_PLAY
-                    else:
-                        drew_on[b, seat] |= 1 << active
-                        f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
-                        if until:  # V2: draw until a legal card comes, and play it
-                            while f >= 0 and ((tab >> f) & 1) == 0:
-                                f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
-                            passed = f < 0
-                            mv = f
-                            ph = PH_APPLY
-                        else:
-                            passed = f < 0
-                            if f >= 0 and ((tab >> f) & 1) == 1:
-                                card = f
-                                legal = np.int64(1) << f
-                                ph = PH_PLAY_DRAWN
-                            else:
-                                mv = -1
-                                ph = PH_APPLY
+                    ph, legal, passed, mv, card = turn_phase(
+                        st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D,
+                        nno, until, sv, sfull, sbuf, scw,
+                    )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
                 ):
-                    # The heuristics need only the hand and the legal set, and always play a drawn card: decided
-                    # here, they stay clear of the general decision block below, which measured 8% of W1's time
-                    # for its plays and another 6% for its declarations.
-                    h0 = np.int64(hands[0, b, seat])
-                    h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
-                    if ph == PH_PLAY:
-                        pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any)
-                        mv = heuristic_play(seat_sid[seat], h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0))
-                        ph = PH_APPLY
-                    elif ph == PH_PLAY_DRAWN:
-                        mv = card
-                        ph = PH_APPLY
-                    else:
-                        active = heuristic_declare(seat_sid[seat], h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
-                        ph = PH_FINISH
+                    ph, mv, active = heuristic_phase(
+                        ph, hands, ncards, rp, legal_tab, b, seat, seat_sid[seat], top, active, legal, card, mv, dkey,
+                        turn, D, pair_any,
+                    )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                    # a decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (D6, T3)
-                    play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
-                    if ph == PH_PLAY:
-                        kind = K_PLAY
-                    elif ph == PH_PLAY_DRAWN:
-                        kind = K_PLAY_DRAWN
-                    elif ph == PH_DECLARE:
-                        kind = K_DECLARE
-                    else:
-                        kind = K_DEALER_DECLARE
-                    who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
-                    dl = legal if play else 0
-                    dc = card if play else 0
-                    sid = seat_sid[who]
-                    if sid == SID_PYTHON:
-                        if st[b, S_HAVE_ANS] == 0:
-                            st[b, S_WAITING] = 1
-                            st[b, S_WAIT_KIND] = kind
-                            st[b, S_WAIT_SEAT] = who
-                            break
-                        st[b, S_HAVE_ANS] = 0
-                        ans = st[b, S_ANSWER]
-                    else:
-                        pok = kind == K_PLAY and pair_legal(
-                            top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any
-                        )
-                        if sid == SID_USER:
-                            ans = user_decide(
-                                fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top,
-                                active, dirbit, turn, mask, dc, dkey,
-                            )  # fmt: skip
-                            if not answer_ok(kind, ans, legal, pok):
-                                st[b, S_WAIT_KIND] = kind
-                                st[b, S_WAIT_SEAT] = who
-                                st[b, S_ANSWER] = ans
-                                st[b, S_WAITING] = 2  # marks the slot for the error message
-                                code = ILLEGAL
-                                break
-                        else:
-                            ans = builtin_decide(
-                                sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp,
-                                fw, seat_xp, D, expert,
-                            )  # fmt: skip
-                    if kind == K_PLAY:
-                        mv = ans
-                        ph = PH_APPLY
-                    elif kind == K_PLAY_DRAWN:
-                        mv = card if ans != 0 else -1
-                        ph = PH_APPLY
-                    else:
-                        active = ans
-                        if kind == K_DEALER_DECLARE:
-                            ph = PH_TURN
-                            continue
-                        ph = PH_FINISH
+                    ph, mv, active, code = decide_phase(
+                        st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
+                        ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert,
+                    )  # fmt: skip
+                    if code != GO:
+                        break
+                    if ph == PH_TURN:
+                        continue
                 if ph == PH_APPLY:
-                    if mv < 0:
-                        ph = PH_FINISH
-                    elif pair_any and mv == PAIR:
-                        # two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top
-                        f0 = -1
-                        f1 = -1
-                        for j in range(2):
-                            pick = np.int64(hands[D - 1, b, seat]) & I_NINES
-                            if pick == 0:
-                                pick = np.int64(hands[0, b, seat]) & I_NINES
-                            f = -1
-                            for nine in range(4):
-                                fc = 13 * nine + NINE_RANK
-                                if (pick >> fc) & 1:
-                                    f = fc
-                            remove_from_hand(hands, ncards, D, b, seat, f)
-                            if j == 0:
-                                f0 = f
-                            else:
-                                f1 = f
-                        add_under(under, D, b, top)
-                        add_under(under, D, b, f1)
-                        top = f0
-                        played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
-                        ph = PH_DECLARE
-                    else:
-                        remove_from_hand(hands, ncards, D, b, seat, mv)
-                        add_under(under, D, b, top)
-                        top = mv
-                        active = face_suit(mv)
-                        played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
-                        ph = PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH
+                    ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)
                     if ph == PH_DECLARE:
                         continue
                 if ph == PH_FINISH:
-                    out = RUNNING
-                    skip = False
-                    reverse = False
-                    ace = False
-                    if mv >= 0:
-                        alive = ncards[b, seat] != 0
-                        if not alive:
-                            out = seat
-                        if pair_any and mv == PAIR:
-                            skip = alive
-                        elif alive and skiprev:
-                            r = face_rank(mv)
-                            skip = r == RANK_JACK
-                            reverse = r == RANK_QUEEN
-                            ace = r == RANK_ACE
-                    if noplay_block:
-                        streak = 0 if mv >= 0 else streak + 1
-                    else:
-                        streak = streak + 1 if passed else 0
-                    turn += 1
-                    if out == RUNNING and streak >= n_in:
-                        out = BLOCKED
-                    if out == RUNNING and turn >= cap:
-                        out = CAPPED
-                    if reverse:
-                        dirbit ^= 1
-                        row = (mask * 2 + dirbit) * P
-                        if n_in == 2:
-                            skip = True
-                    nxt = next_tab[row + seat]
-                    if out == RUNNING:
-                        if skip:
-                            nxt = next_tab[row + nxt]
-                        elif ace:
-                            for _ in range(2):
-                                draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
-                            nxt = next_tab[row + nxt]
-                    seat = nxt
-                    if out == RUNNING:
-                        ph = PH_TURN
+                    ph, seat, turn, streak, dirbit, row = powers_phase(
+                        st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
+                        mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, sv, sfull, sbuf, scw,
+                    )  # fmt: skip
+                    if ph == PH_TURN:
                         continue
-                    st[b, S_OUTCOME] = out
-                    ph = PH_END
                 if ph == PH_END:
-                    # score the hand (S1, S4), end the match (S2, S3) or deal the next hand
-                    if hcount[0] >= hcap or mcount[0] >= mcap:
-                        code = BUFFER_FULL
+                    ph, mask, n_in, code = end_hand_phase(
+                        st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, pen, b, turn,
+                        mask, n_in, P, D,
+                    )  # fmt: skip
+                    if code != GO:
                         break
-                    st[b, S_TURN] = turn
-                    out = st[b, S_OUTCOME]
-                    for p in range(P):
-                        pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
-                    finished = False
-                    if st[b, S_IN_TB] == 0:
-                        h = hcount[0]
-                        hrec[h, H_MATCH] = st[b, S_MATCH]
-                        hrec[h, H_HAND] = st[b, S_HANDS]
-                        hrec[h, H_DEALER] = st[b, S_DEALER]
-                        hrec[h, H_OUTCOME] = out
-                        hrec[h, H_TURNS] = turn
-                        hrec[h, H_DRAWN] = st[b, S_DRAWN]
-                        hrec[h, H_RESH] = st[b, S_RESH]
-                        hrec[h, H_NINE] = st[b, S_NINE_START]
-                        for p in range(P):
-                            hpen[h, p] = pen[p]
-                            totals[b, p] += pen[p]
-                        hcount[0] = h + 1
-                        st[b, S_HANDS] += 1
-                        st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
-                        if rp[R_FIXED] > 0:
-                            over = st[b, S_HANDS] >= rp[R_FIXED]
-                        else:
-                            hi = totals[b, 0]
-                            for p in range(1, P):
-                                hi = max(hi, totals[b, p])
-                            over = hi >= rp[R_TARGET]
-                        if over:
-                            lo = totals[b, 0]
-                            for p in range(1, P):
-                                lo = min(lo, totals[b, p])
-                            tmask = 0
-                            k = 0
-                            for p in range(P):
-                                if totals[b, p] == lo:
-                                    tmask |= 1 << p
-                                    k += 1
-                            if k == 1 or rp[R_SHARE] != 0:
-                                m = mcount[0]
-                                for p in range(P):
-                                    mshare[m, p] = (1.0 / k) if (tmask >> p) & 1 else 0.0
-                                finished = True
-                            else:
-                                st[b, S_IN_TB] = 1
-                                mask = tmask
-                                n_in = k
-                                st[b, S_DEALER] = next_tab[(mask * 2) * P + (st[b, S_DEALER] + P - 1) % P]
-                    else:
-                        st[b, S_TB_HANDS] += 1
-                        m = mcount[0]
-                        if out >= 0:
-                            for p in range(P):
-                                mshare[m, p] = 1.0 if p == out else 0.0
-                            finished = True
-                        else:
-                            lo = np.iinfo(np.int64).max
-                            for p in range(P):
-                                if (mask >> p) & 1 and pen[p] < lo:
-                                    lo = pen[p]
-                            tmask = 0
-                            k = 0
-                            for p in range(P):
-                                if (mask >> p) & 1 and pen[p] == lo:
-                                    tmask |= 1 << p
-                                    k += 1
-                            if k == 1:
-                                for p in range(P):
-                                    mshare[m, p] = 1.0 if (tmask >> p) & 1 else 0.0
-                                finished = True
-                            else:
-                                mask = tmask
-                                n_in = k
-                                st[b, S_DEALER] = next_tab[(mask * 2) * P + st[b, S_DEALER]]
-                    if finished:
-                        m = mcount[0]
-                        mrec[m, M_MATCH] = st[b, S_MATCH]
-                        mrec[m, M_HANDS] = st[b, S_HANDS]
-                        mrec[m, M_TB] = st[b, S_TB_HANDS]
-                        mrec[m, M_FIRST] = st[b, S_FIRST]
-                        for p in range(P):
-                            mtot[m, p] = totals[b, p]
-                        mcount[0] = m + 1
-                        st[b, S_MATCH] = -1
-                        ph = PH_NEW
-                    else:
-                        st[b, S_MASK] = mask
-                        st[b, S_N_IN] = n_in
-                        ph = PH_DEAL
-                # A new match and a new hand come last: the loop's first test is then a turn's, the phase of
-                # almost every pass (measured 4-6% faster on W1 than with the match and hand phases first).
-                if ph == PH_NEW:  # the slot takes the next match
-                    j = next_match[0]
-                    if j >= n_matches or started >= max_new:
-                        st[b, S_MATCH] = -1
+                if ph == PH_NEW:
+                    ph, started, code = next_match_phase(
+                        st, keys, totals, mkeys, next_match, b, start, n_matches, started, max_new, P
+                    )
+                    if code != GO:
                         break
-                    next_match[0] = j + 1
-                    started += 1
-                    st[b, S_MATCH] = start + j
-                    keys[b, K_CMK] = mkeys[j, 0]
-                    keys[b, K_DMK] = mkeys[j, 1]
-                    first = below(stream(mkeys[j, 0], U_FIRST, 0), P)
-                    st[b, S_FIRST] = first
-                    st[b, S_DEALER] = first
-                    st[b, S_HAND_SEQ] = 0
-                    st[b, S_HANDS] = 0
-                    st[b, S_TB_HANDS] = 0
-                    for p in range(P):
-                        totals[b, p] = 0
-                    st[b, S_IN_TB] = 0
-                    st[b, S_MASK] = full_mask
-                    st[b, S_N_IN] = P
-                    st[b, S_HAVE_ANS] = 0
-                    ph = PH_DEAL
                 if ph == PH_DEAL:  # the first hand of a match, or the next one
                     if classic:
                         deal_one_deck(
@@ -872,31 +1040,12 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                             st, keys, hands, ncards, under, stock, played, drew_on, rp, next_tab, b, sv, sfull, sbuf,
                             scw,
                         )  # fmt: skip
-                    ph = st[b, S_PHASE]
-                    top = st[b, S_TOP]
-                    active = st[b, S_ACTIVE]
-                    seat = st[b, S_SEAT]
+                    ph, top, active, seat, n_in, mask, dkey = start_hand(st, keys, b)
                     dirbit = 0
                     turn = 0
                     streak = 0
-                    n_in = st[b, S_N_IN]
-                    mask = st[b, S_MASK]
                     row = mask * 2 * P
-                    dkey = keys[b, K_DHK]
-            # store the slot's state where Python (and the next call) can see it
-            st[b, S_PHASE] = ph
-            st[b, S_TOP] = top
-            st[b, S_ACTIVE] = active
-            st[b, S_SEAT] = seat
-            st[b, S_DIR] = dirbit
-            st[b, S_TURN] = turn
-            st[b, S_STREAK] = streak
-            st[b, S_N_IN] = n_in
-            st[b, S_MASK] = mask
-            st[b, S_MOVE] = mv
-            st[b, S_PASSED] = passed
-            st[b, S_CARD] = card
-            keys[b, K_LEGAL] = np.uint64(legal)
+            store_slot(st, keys, b, ph, top, active, seat, dirbit, turn, streak, n_in, mask, mv, passed, card, legal)
             if code != DONE:
                 return code
         return DONE

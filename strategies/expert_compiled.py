@@ -106,7 +106,7 @@ def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, size
     """``expert``'s decision: a face / PAIR, a suit, or 0/1 for play_drawn (:class:`Expert`'s twin).
 
     Compiled twice: apart (:data:`expert_decide`, called from the forms of the turn loop for tables without
-    ``expert``, which never call it: inlined there its code crowded the loop's registers, 4-6% of W1's time)
+    ``expert``, which never call it: inlined there its code crowded the loop's registers)
     and inlined (:data:`expert_decide_inline`, in the forms for tables with ``expert``, whose every call
     would otherwise cost a tenth of a rollout's time for ``lookahead``).
 
