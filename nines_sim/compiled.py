@@ -166,18 +166,11 @@ class CompiledEngine(BatchEngine):
     def _alloc(self, B: int) -> None:
         # compiled seats need no batch: one slot plays every match in turn
         B = B if self._python else 1
-        P, D, S = self.P, self.D, self.S
         self.B = B
-        self.st = np.zeros((B, K.NST), dtype=np.int64)
-        self.st[:, K.S_MATCH] = -1
-        self.keys = np.zeros((B, K.NKEY), dtype=np.uint64)
-        self.hands_arr = np.zeros((D, B, P), dtype=np.uint64)
-        self.under_arr = np.zeros((D, B), dtype=np.uint64)
-        self.totals = np.zeros((B, P), dtype=np.int64)
-        self.ncards = np.zeros((B, P), dtype=np.int64)
-        self.drew_on = np.zeros((B, P), dtype=np.int64)
-        self.stock = np.zeros((B, S), dtype=np.int8)
-        self.played = np.zeros(B, dtype=np.uint64)
+        self.slots = K.alloc_slots(B, self.P, self.D)  # every per-slot array (nines_sim.slots.FIELDS)
+        s = self.slots
+        self.st, self.keys, self.hands_arr, self.under_arr, self.stock = s.st, s.keys, s.hands, s.under, s.stock
+        self.totals, self.ncards, self.drew_on, self.played = s.totals, s.ncards, s.drew_on, s.played
         self.ar = np.arange(B)
         self._views()
 
@@ -226,8 +219,7 @@ class CompiledEngine(BatchEngine):
             mkeys = self._key_window(min(self.n_matches - nxt, self.B if self._python else max_new))
             self._wnext[0] = 0
             code = self._play(
-                self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
-                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
+                *self.slots, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
                 self.start + nxt, mkeys.shape[0], self._wnext, max_new, self._hrec, self._hpen, self._hcount,
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip

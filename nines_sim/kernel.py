@@ -16,18 +16,10 @@ workload does not run still costs it when inlined into the loop (it crowds the
 loop's registers), so rare paths that need many values (``expert``, compiled
 user strategies) are compiled apart and called.
 
-Layout (``B`` slots, ``P`` seats, ``D`` decks)
-----------------------------------------------
-``st``     int64 (B, NST)    one row of named scalars per slot (the ``S_*`` columns)
-``keys``   uint64 (B, NKEY)  match and hand keys (card and decision streams), the legal set asked about
-``hands``  uint64 (D, B, P)  count-coded hands (:mod:`nines_sim.cards`)
-``under``  uint64 (D, B)     count-coded discard pile below the top card
-``played`` uint64 (B,)       faces played this hand
-``ncards, totals, drew_on``  int64 (B, P)
-``stock``  int8 (B, 52 D)    faces of the stock
-``rp``     int64 (NRP,)      the rules as numbers (:func:`rules_params`)
-
-The loop is a chain of named phases, each a function inlined into it (see "the phases of a slot's game" below).
+The state of the slots is declared in :mod:`nines_sim.slots` (:data:`~nines_sim.slots.FIELDS`: each
+per-slot array's dtype and shape); the loop takes its arrays as its first arguments, then ``rp``, int64
+(NRP,), the rules as numbers (:func:`rules_params`).  The loop is a chain of named phases, each a function
+inlined into it (see "the phases of a slot's game" below).
 
 Inside the kernel a set of faces is an int64 (52 bits); it is stored as uint64
 so that Python strategies see the same arrays as from the numpy engine.
@@ -75,6 +67,47 @@ from nines_sim.kernel_bits import (  # noqa: F401 - the kernel's helpers, also r
     stream,
 )
 from nines_sim.rules import Rules
+from nines_sim.slots import (  # noqa: F401 - the slots' columns, also read from here
+    K_CHK,
+    K_CMK,
+    K_DHK,
+    K_DMK,
+    K_LEGAL,
+    NKEY,
+    NST,
+    S_ACTIVE,
+    S_ANSWER,
+    S_CARD,
+    S_DEALER,
+    S_DIR,
+    S_DRAWN,
+    S_END,
+    S_FIRST,
+    S_HAND_SEQ,
+    S_HANDS,
+    S_HAVE_ANS,
+    S_IN_TB,
+    S_MASK,
+    S_MATCH,
+    S_MOVE,
+    S_N_IN,
+    S_NINE_START,
+    S_OUTCOME,
+    S_PASSED,
+    S_PHASE,
+    S_POS,
+    S_RESH,
+    S_SEAT,
+    S_STREAK,
+    S_TB_HANDS,
+    S_TOP,
+    S_TURN,
+    S_WAIT_KIND,
+    S_WAIT_SEAT,
+    S_WAITING,
+    SlotState,
+    alloc_slots,
+)
 from nines_sim.strategies.expert_compiled import NXP, SID_EXPERT, expert_decide, expert_decide_inline  # noqa: F401
 from nines_sim.strategies.heuristics_compiled import (
     SID_RANDOM,
@@ -88,13 +121,6 @@ from nines_sim.strategies.heuristics_compiled import (
 R_P, R_NINE_PEN, R_HS, R_UNTIL, R_SKIPREV, R_DECKS, R_PAIR, R_NNO = 0, 1, 2, 7, 8, 9, 10, 11
 R_NOPLAY_BLOCK, R_SHARE, R_TARGET, R_FIXED, R_CAP = 12, 13, 14, 15, 16
 NRP = 17
-
-# slot scalars
-(S_MATCH, S_HAND_SEQ, S_HANDS, S_TB_HANDS, S_FIRST, S_IN_TB, S_MASK, S_N_IN, S_POS, S_END, S_TOP, S_ACTIVE,
- S_SEAT, S_DEALER, S_DIR, S_TURN, S_STREAK, S_DRAWN, S_RESH, S_NINE_START, S_PHASE, S_MOVE, S_PASSED,
- S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, NST) = range(31)  # fmt: skip
-# keys: card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
-K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = 0, 1, 2, 3, 4, 5
 
 
 # phases of a slot

@@ -101,14 +101,11 @@ def play_out_kernel(
     keys[:, K.K_DMK] = a["dmkey"]
     keys[:, K.K_CHK] = a["hkey"]
     keys[:, K.K_DHK] = a["dkey"]
-    hands = np.stack(a["hands"])  # type: ignore[arg-type]
-    under = np.stack(a["under"])  # type: ignore[arg-type]
-    ncards = np.ascontiguousarray(cp(a["ncards"]))
-    totals = np.ascontiguousarray(cp(a["totals"]))
-    drew_on = np.ascontiguousarray(cp(a["drew_on"]))
-    stock = np.ascontiguousarray(cp(a["stock"]))
-    assert stock.shape[1] == N_FACES * D
-    played = np.ascontiguousarray(cp(a["played"]))
+    slots = K.SlotState(
+        st=st, keys=keys, hands=np.stack(a["hands"]), under=np.stack(a["under"]),  # type: ignore[arg-type]
+        **{f: np.ascontiguousarray(cp(a[f])) for f in ("ncards", "totals", "drew_on", "stock", "played")},
+    )  # fmt: skip
+    assert slots.stock.shape[1] == N_FACES * D
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)
     # to the hand's end each slot records one hand and one match: room for all, no second call
@@ -127,8 +124,8 @@ def play_out_kernel(
     nxt = np.zeros(1, dtype=np.int64)
     while True:
         code = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))(
-            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
-            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
+            *slots, rp, legal_tab, next_tab, seat_sid, seat_xp, mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot,
+            mshare, mcount, fs, work,
         )  # fmt: skip
         h = int(hcount[0])
         if h:
