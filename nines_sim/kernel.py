@@ -52,6 +52,7 @@ from nines_sim.kernel_bits import (  # noqa: F401 - the kernel's helpers, also r
     I_NINES,
     PEN_BIT_MASK,
     U_DEAL,
+    U_DECISION,
     U_FIRST,
     U_RESH,
     below,
@@ -109,7 +110,9 @@ from nines_sim.slots import (  # noqa: F401 - the slots' columns, also read from
     alloc_slots,
 )
 from nines_sim.strategies.expert_compiled import NXP, SID_EXPERT, expert_decide, expert_decide_inline  # noqa: F401
-from nines_sim.strategies.heuristics_compiled import (
+from nines_sim.strategies.heuristics_compiled import (  # noqa: F401 - every built-in's id, also read from here
+    SID_DUMP_FACES,
+    SID_HOLD_NINES,
     SID_RANDOM,
     SID_SUIT_MAJORITY,
     heuristic_declare,
