@@ -114,6 +114,14 @@ NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN = 8, 0, 10, 11
 H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
 # match record columns
 M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
+# events of the trace form of the loop (:func:`_compile_slots` with ``trace``): one int64 row each, its kind first
+(EV_TURN, EV_DEAL, EV_DECLARE, EV_PLAY, EV_PAIR, EV_DRAW, EV_PENALTY_DRAW, EV_PASS, EV_SKIP, EV_RESHUFFLE, EV_END,
+ EV_MATCH_END) = range(12)  # fmt: skip
+#: Columns of an event row: the kind, then at most 5 numbers and two words per seat (a deal's hands).
+EV_WIDTH = 6 + 2 * MAX_SEATS
+#: Rows a slot's event buffer keeps free before a pass of its loop: more than one turn, a hand's end and a deal
+#: can write (draws until playable take at most every card of two decks, with a reshuffle before each).
+EV_MARGIN = 4 * 104 + 32
 
 I_NINES = np.int64(NINES)
 I_NATURALS = np.int64(NATURALS)
@@ -447,6 +455,59 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     st[b, S_POS] = pos + 1
     st[b, S_DRAWN] += 1
     return f
+
+
+# ----------------------------------------------------------------- the trace form's events
+@njit(cache=True, inline="always", error_model="numpy")
+def log_event(ev, evn, b, kind, x, y, z):
+    """Append an event row ``(kind, x, y, z)`` to slot ``b``'s buffer (the trace form only)."""
+    n = evn[b]
+    ev[b, n, 0] = kind
+    ev[b, n, 1] = x
+    ev[b, n, 2] = y
+    ev[b, n, 3] = z
+    evn[b] = n + 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def traced_draw(ev, evn, kind, st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
+    """:func:`draw`, with its events: ``(EV_RESHUFFLE, cards in the new stock)`` before the card if the
+    discard pile was shuffled (T5), then ``(kind, seat, face)`` if a card came (``EV_DRAW`` or
+    ``EV_PENALTY_DRAW``)."""
+    r0 = st[b, S_RESH]
+    f = draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw)
+    if st[b, S_RESH] != r0:
+        log_event(ev, evn, b, EV_RESHUFFLE, st[b, S_END], 0, 0)
+    if f >= 0:
+        log_event(ev, evn, b, kind, s, f, 0)
+    return f
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def log_deal(ev, evn, b, st, hands, P, D):
+    """``(EV_DEAL, hand sequence number, dealer, starter, match, then each seat's hand words 0 and 1)``."""
+    n = evn[b]
+    ev[b, n, 0] = EV_DEAL
+    ev[b, n, 1] = st[b, S_HAND_SEQ] - 1
+    ev[b, n, 2] = st[b, S_DEALER]
+    ev[b, n, 3] = st[b, S_TOP]
+    ev[b, n, 4] = st[b, S_MATCH]
+    for p in range(P):
+        ev[b, n, 6 + 2 * p] = np.int64(hands[0, b, p])
+        ev[b, n, 7 + 2 * p] = np.int64(hands[1, b, p]) if D == 2 else 0
+    evn[b] = n + 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def log_seats(ev, evn, b, kind, x, vals, P):
+    """``(kind, x, 0, 0, 0, 0, then one number per seat)``: a hand's end (``EV_END``: the outcome, the hand
+    penalties) or a match's (``EV_MATCH_END``: the winners' seat mask, the totals)."""
+    n = evn[b]
+    ev[b, n, 0] = kind
+    ev[b, n, 1] = x
+    for p in range(P):
+        ev[b, n, 6 + p] = vals[p]
+    evn[b] = n + 1
 
 
 def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
@@ -849,11 +910,15 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a numba dispatcher
+def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
     none of the other variants' branches (a smaller turn loop, about 6% faster on W1 by A/B).  ``expert``:
-    for tables with an ``expert`` seat, with its code inlined (:func:`_expert_decide`)."""
+    for tables with an ``expert`` seat, with its code inlined (:func:`_expert_decide`).  ``trace``: the form
+    that writes every event of each slot's game into ``work[8]``, int64 (B, rows, EV_WIDTH), counted in
+    ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it returns
+    ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
+    it hold none of its code (the flag is a constant, its branches are dropped)."""
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -898,7 +963,11 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
             pair_any = rp[R_PAIR] != 0
         B = st.shape[0]
         P = rp[R_P]
-        sv, sfull, sbuf, scw, pen, g, hb, fw = work
+        sv, sfull, sbuf, scw, pen, g, hb, fw = work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7]
+        if trace:
+            ev = work[8]
+            evn = work[9]
+            evcap = ev.shape[1] - EV_MARGIN
         started = 0
         hcap = hrec.shape[0]
         mcap = mrec.shape[0]
@@ -926,7 +995,12 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
             legal = np.int64(keys[b, K_LEGAL])
             row = (mask * 2 + dirbit) * P  # this direction's row of the next-seat table
             while True:
+                if trace and evn[b] > evcap:
+                    code = BUFFER_FULL
+                    break
                 if ph == PH_TURN:
+                    if trace:
+                        log_event(ev, evn, b, EV_TURN, turn, 0, 0)
                     tab = np.int64(legal_tab[top * 4 + active])
                     legal = np.int64(hands[0, b, seat]) & tab
                     if nno and ncards[b, seat] == 1:
@@ -936,10 +1010,18 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                         ph = PH_PLAY
                     else:
                         drew_on[b, seat] |= 1 << active
-                        f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+                        if trace:
+                            f = traced_draw(ev, evn, EV_DRAW, st, keys, hands, ncards, under, stock, D, b, seat, sv,
+                                            sfull, sbuf, scw)  # fmt: skip
+                        else:
+                            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                         if until:  # V2: draw until a legal card comes, and play it
                             while f >= 0 and ((tab >> f) & 1) == 0:
-                                f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+                                if trace:
+                                    f = traced_draw(ev, evn, EV_DRAW, st, keys, hands, ncards, under, stock, D, b,
+                                                    seat, sv, sfull, sbuf, scw)  # fmt: skip
+                                else:
+                                    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
                             passed = f < 0
                             mv = f
                             ph = PH_APPLY
@@ -952,6 +1034,8 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                             else:
                                 mv = -1
                                 ph = PH_APPLY
+                        if trace and passed:
+                            log_event(ev, evn, b, EV_PASS, seat, 0, 0)
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
                 ):
@@ -1023,6 +1107,8 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     else:
                         active = ans
                         if kind == K_DEALER_DECLARE:
+                            if trace:
+                                log_event(ev, evn, b, EV_DECLARE, who, ans, 0)
                             ph = PH_TURN
                             continue
                         ph = PH_FINISH
@@ -1062,6 +1148,11 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     if ph == PH_DECLARE:
                         continue
                 if ph == PH_FINISH:
+                    if trace and mv >= 0:
+                        if mv == PAIR:
+                            log_event(ev, evn, b, EV_PAIR, seat, active, 0)
+                        else:
+                            log_event(ev, evn, b, EV_PLAY, seat, mv, active if (I_NINES >> mv) & 1 else -1)
                     out = RUNNING
                     skip = False
                     reverse = False
@@ -1094,10 +1185,18 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     nxt = next_tab[row + seat]
                     if out == RUNNING:
                         if skip:
+                            if trace:
+                                log_event(ev, evn, b, EV_SKIP, nxt, 0, 0)
                             nxt = next_tab[row + nxt]
                         elif ace:
                             for _ in range(2):
-                                draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+                                if trace:
+                                    traced_draw(ev, evn, EV_PENALTY_DRAW, st, keys, hands, ncards, under, stock, D, b,
+                                                nxt, sv, sfull, sbuf, scw)  # fmt: skip
+                                else:
+                                    draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+                            if trace:
+                                log_event(ev, evn, b, EV_SKIP, nxt, 0, 0)
                             nxt = next_tab[row + nxt]
                     seat = nxt
                     if out == RUNNING:
@@ -1114,6 +1213,8 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     out = st[b, S_OUTCOME]
                     for p in range(P):
                         pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+                    if trace:
+                        log_seats(ev, evn, b, EV_END, out, pen, P)
                     finished = False
                     if st[b, S_IN_TB] == 0:
                         h = hcount[0]
@@ -1192,6 +1293,12 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                         mrec[m, M_FIRST] = st[b, S_FIRST]
                         for p in range(P):
                             mtot[m, p] = totals[b, p]
+                        if trace:
+                            wmask = 0
+                            for p in range(P):
+                                if mshare[m, p] > 0:
+                                    wmask |= 1 << p
+                            log_seats(ev, evn, b, EV_MATCH_END, wmask, totals[b], P)
                         mcount[0] = m + 1
                         st[b, S_MATCH] = -1
                         ph = PH_NEW
@@ -1246,6 +1353,8 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     mask = st[b, S_MASK]
                     row = mask * 2 * P
                     dkey = keys[b, K_DHK]
+                    if trace:
+                        log_deal(ev, evn, b, st, hands, P, D)
             # store the slot's state where Python (and the next call) can see it
             st[b, S_PHASE] = ph
             st[b, S_TOP] = top
@@ -1266,7 +1375,7 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
 
     # Each form gets a name of its own: numba files a closure's forms under one cache index keyed by its name,
     # and two processes compiling different forms at once could then both write the same data file.
-    name = "play_slots" + ("_classic" if classic else "") + ("_expert" if expert else "")
+    name = "play_slots" + ("_classic" if classic else "") + ("_expert" if expert else "") + ("_trace" if trace else "")
     play_slots.__qualname__ = play_slots.__name__ = name
     return njit(cache=True, error_model="numpy", _nrt=False)(play_slots)
 
@@ -1278,6 +1387,12 @@ play_slots_classic = _compile_slots(True, False)
 #: The two forms for tables with an ``expert`` seat.
 play_slots_expert = _compile_slots(False, True)
 play_slots_classic_expert = _compile_slots(True, True)
+
+
+#: The trace form of the loop, for any rules and any table (:func:`_compile_slots` with ``trace``): a replay,
+#: a person's seat and the tests read every event of a game from it.  One form serves them all (speed does
+#: not matter there; compiling fewer forms does).
+play_slots_trace = _compile_slots(False, True, trace=True)
 
 
 def classic_shape(rp: np.ndarray) -> bool:
