@@ -41,6 +41,8 @@ HANDS_PER_MATCH = 8
 #: memory).  A run whose hands outgrow one block pays a copy of all of them when its results are collected
 #: (2 s of a 1,000,000-match run's 17 at 1 << 22 rows); this holds about 2,000,000 matches' hands.
 HAND_BLOCK = 1 << 24
+#: Event rows each slot's buffer holds in the trace form (drained after every kernel call).
+EVENT_ROWS = 4096
 #: Matches whose keys are computed at once: the kernel reads a window of keys, so that an engine's memory does not
 #: grow with its range of matches (all of a 10,000,000-match range's keys would take 160 MB).
 KEY_WINDOW = 1 << 16
@@ -139,8 +141,8 @@ class CompiledEngine(BatchEngine):
     ):
         if K is None:  # pragma: no cover
             raise RuntimeError("the compiled engine needs numba; install it or use BatchEngine")
-        if trace or on_step is not None:
-            raise ValueError("the compiled engine keeps no trace; use BatchEngine for traces and on_step")
+        if on_step is not None:
+            raise ValueError("the compiled engine calls no on_step")
         from nines_sim.compiled_strategy import compiled_function
 
         self._sid = seat_ids(lineup)
@@ -148,10 +150,16 @@ class CompiledEngine(BatchEngine):
         self._python = bool((self._sid == K.SID_PYTHON).any())
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
         self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
-        super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
+        super().__init__(rules, lineup, seed, start, n_matches, batch_size, trace, None, specs)
         self._rp = K.rules_params(rules)
         self._work = K.scratch(rules)
         self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
+        if trace:  # the trace form: every event into a buffer per slot (kernel.EV_* rows)
+            self._play = K.play_slots_trace
+            self._events = np.zeros((self.B, EVENT_ROWS, K.EV_WIDTH), dtype=np.int64)
+            self._nevents = np.zeros(self.B, dtype=np.int64)
+            self._slot_match = [-1] * self.B
+            self._work = (*self._work, self._events, self._nevents)
         self._next = np.zeros(1, dtype=np.int64)  # matches of the range started so far
         # card and decision match keys of matches start + _win0 .. (see _key_window); _wnext counts within them
         self._win0 = 0
@@ -241,6 +249,8 @@ class CompiledEngine(BatchEngine):
             )  # fmt: skip
             self._next[0] = nxt + self._wnext[0]
             self._drain()
+            if self.trace is not None:
+                self._drain_events()
             if code == K.ILLEGAL:
                 self._illegal()
             if code != K.BUFFER_FULL:
@@ -319,6 +329,20 @@ class CompiledEngine(BatchEngine):
             )  # fmt: skip
             self.matches_done += m
             self._mcount[0] = 0
+
+    def _drain_events(self) -> None:
+        """Move each slot's event rows into :attr:`trace` (a list of event tuples per match index)."""
+        from nines_sim.events import decode
+
+        assert self.trace is not None
+        for b in np.flatnonzero(self._nevents).tolist():
+            rows = self._events[b, : self._nevents[b]]
+            for m, event in decode(rows, self.P, self.D):
+                if m < 0:  # rows that continue the match the slot was playing at the last drain
+                    m = self._slot_match[b]
+                self._slot_match[b] = m
+                self.trace.setdefault(m, []).append(event)
+            self._nevents[b] = 0
 
     def _keep_hands(self, h: int) -> None:
         """Append the kernel's ``h`` buffered hand records to the open block of columns.
