@@ -917,7 +917,8 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     for tables with an ``expert`` seat, with its code inlined (:func:`_expert_decide`).  ``trace``: the form
     that writes every event of each slot's game into ``work[8]``, int64 (B, rows, EV_WIDTH), counted in
     ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it returns
-    ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
+    ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free), and before the
+    turn that ``work[10]`` names (int64 (3,): hands dealt in the match, turn, armed), disarming it.  The forms without
     it hold none of its code (the flag is a constant, its branches are dropped)."""
 
     def play_slots(
@@ -968,6 +969,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             ev = work[8]
             evn = work[9]
             evcap = ev.shape[1] - EV_MARGIN
+            stop = work[10]  # int64 (3,): pause before turn stop[1] of the hand dealt stop[0]-th, while stop[2] is 1
         started = 0
         hcap = hrec.shape[0]
         mcap = mrec.shape[0]
@@ -999,6 +1001,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                     code = BUFFER_FULL
                     break
                 if ph == PH_TURN:
+                    if trace and stop[2] != 0 and st[b, S_HAND_SEQ] == stop[0] and turn == stop[1]:
+                        stop[2] = 0  # a position to look at (nines analyze): stop here once, go on when called again
+                        code = BUFFER_FULL
+                        break
                     if trace:
                         log_event(ev, evn, b, EV_TURN, turn, 0, 0)
                     tab = np.int64(legal_tab[top * 4 + active])
