@@ -77,3 +77,12 @@ def decode(rows: np.ndarray, players: int, decks: int) -> Iterator[tuple[int, tu
             yield match, ("match_end", tuple(r[6 : 6 + players]), shares)
         else:  # pragma: no cover - the kernel writes no other kind
             raise ValueError(f"unknown event kind {kind}")
+
+
+def without_open_turn(events: list[tuple]) -> list[tuple]:
+    """``events`` without a last ``("turn", t)`` marker that nothing of its turn follows yet.
+
+    A match stopped at the first decision of a turn (a person's seat waiting, a strategy failing) has begun
+    the turn but shows nothing of it: a replay prints a turn from its first event.
+    """
+    return events[:-1] if events and events[-1][0] == "turn" else events
