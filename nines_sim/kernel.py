@@ -143,6 +143,14 @@ DECIDE_SIG = nbt.int64(nbt.int64, nbt.int64[::1], nbt.uint64[::1], nbt.int64[::1
 H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
 # match record columns
 M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
+# events of the trace form of the loop (:func:`_compile_slots` with ``trace``): one int64 row each, its kind first
+(EV_TURN, EV_DEAL, EV_DECLARE, EV_PLAY, EV_PAIR, EV_DRAW, EV_PENALTY_DRAW, EV_PASS, EV_SKIP, EV_RESHUFFLE, EV_END,
+ EV_MATCH_END) = range(12)  # fmt: skip
+#: Columns of an event row: the kind, then at most 5 numbers and two words per seat (a deal's hands).
+EV_WIDTH = 6 + 2 * MAX_SEATS
+#: Rows a slot's event buffer keeps free before a pass of its loop: more than one turn, a hand's end and a deal
+#: can write (draws until playable take at most every card of two decks, with a reshuffle before each).
+EV_MARGIN = 4 * 104 + 32
 
 
 def rules_params(rules: Rules) -> np.ndarray:
@@ -316,6 +324,59 @@ def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     st[b, S_POS] = pos + 1
     st[b, S_DRAWN] += 1
     return f
+
+
+# ----------------------------------------------------------------- the trace form's events
+@njit(cache=True, inline="always", error_model="numpy")
+def log_event(ev, evn, b, kind, x, y, z):
+    """Append an event row ``(kind, x, y, z)`` to slot ``b``'s buffer (the trace form only)."""
+    n = evn[b]
+    ev[b, n, 0] = kind
+    ev[b, n, 1] = x
+    ev[b, n, 2] = y
+    ev[b, n, 3] = z
+    evn[b] = n + 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def traced_draw(ev, evn, kind, st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
+    """:func:`draw`, with its events: ``(EV_RESHUFFLE, cards in the new stock)`` before the card if the
+    discard pile was shuffled (T5), then ``(kind, seat, face)`` if a card came (``EV_DRAW`` or
+    ``EV_PENALTY_DRAW``)."""
+    r0 = st[b, S_RESH]
+    f = draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw)
+    if st[b, S_RESH] != r0:
+        log_event(ev, evn, b, EV_RESHUFFLE, st[b, S_END], 0, 0)
+    if f >= 0:
+        log_event(ev, evn, b, kind, s, f, 0)
+    return f
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def log_deal(ev, evn, b, st, hands, P, D):
+    """``(EV_DEAL, hand sequence number, dealer, starter, match, then each seat's hand words 0 and 1)``."""
+    n = evn[b]
+    ev[b, n, 0] = EV_DEAL
+    ev[b, n, 1] = st[b, S_HAND_SEQ] - 1
+    ev[b, n, 2] = st[b, S_DEALER]
+    ev[b, n, 3] = st[b, S_TOP]
+    ev[b, n, 4] = st[b, S_MATCH]
+    for p in range(P):
+        ev[b, n, 6 + 2 * p] = np.int64(hands[0, b, p])
+        ev[b, n, 7 + 2 * p] = np.int64(hands[1, b, p]) if D == 2 else 0
+    evn[b] = n + 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def log_seats(ev, evn, b, kind, x, vals, P):
+    """``(kind, x, 0, 0, 0, 0, then one number per seat)``: a hand's end (``EV_END``: the outcome, the hand
+    penalties) or a match's (``EV_MATCH_END``: the winners' seat mask, the totals)."""
+    n = evn[b]
+    ev[b, n, 0] = kind
+    ev[b, n, 1] = x
+    for p in range(P):
+        ev[b, n, 6 + p] = vals[p]
+    evn[b] = n + 1
 
 
 def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
@@ -530,8 +591,19 @@ GO = -1
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def draw_card(st, keys, hands, ncards, under, stock, D, b, s, kind, work, trace):
+    """:func:`draw` in the scratch arrays ``work``; the trace form logs the card (``kind``: ``EV_DRAW`` or
+    ``EV_PENALTY_DRAW``) and any reshuffle (:func:`traced_draw`)."""
+    if trace:
+        return traced_draw(
+            work[8], work[9], kind, st, keys, hands, ncards, under, stock, D, b, s, work[0], work[1], work[2], work[3]
+        )
+    return draw(st, keys, hands, ncards, under, stock, D, b, s, work[0], work[1], work[2], work[3])
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D, nno,
-               until, sv, sfull, sbuf, scw):  # fmt: skip
+               until, work, trace):  # fmt: skip
     """A turn begins: the seat's legal cards (T1, T2, V5, V6), or else it draws (T4, T5, T6; V2 draws on).
 
     Returns
@@ -547,14 +619,18 @@ def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, sea
     if legal != 0:
         return PH_PLAY, legal, False, mv, card
     drew_on[b, seat] |= 1 << active
-    f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
+    f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
     if until:  # V2: draw until a legal card comes, and play it
         while f >= 0 and ((tab >> f) & 1) == 0:
-            f = draw(st, keys, hands, ncards, under, stock, D, b, seat, sv, sfull, sbuf, scw)
-        return PH_APPLY, legal, f < 0, f, card
-    if f >= 0 and ((tab >> f) & 1) == 1:
+            f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
+        ph, passed, mv = PH_APPLY, f < 0, f
+    elif f >= 0 and ((tab >> f) & 1) == 1:
         return PH_PLAY_DRAWN, np.int64(1) << f, False, mv, f
-    return PH_APPLY, legal, f < 0, np.int64(-1), card
+    else:
+        ph, passed, mv = PH_APPLY, f < 0, np.int64(-1)
+    if trace and passed:
+        log_event(work[8], work[9], b, EV_PASS, seat, 0, 0)
+    return ph, legal, passed, mv, card
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -688,7 +764,7 @@ def apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_
 
 @njit(cache=True, inline="always", error_model="numpy")
 def powers_phase(st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
-                 mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, sv, sfull, sbuf, scw):  # fmt: skip
+                 mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work, trace):  # fmt: skip
     """The turn ends: going out (O1), a block (T7) or the turn cap (T8) end the hand; else the card's power
     (V1: J skips, Q reverses, A makes the next seat draw two; V4's pair skips) and the next seat.
 
@@ -729,10 +805,14 @@ def powers_phase(st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, p
     nxt = next_tab[row + seat]
     if out == RUNNING:
         if skip:
+            if trace:
+                log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
             nxt = next_tab[row + nxt]
         elif ace:
             for _ in range(2):
-                draw(st, keys, hands, ncards, under, stock, D, b, nxt, sv, sfull, sbuf, scw)
+                draw_card(st, keys, hands, ncards, under, stock, D, b, nxt, EV_PENALTY_DRAW, work, trace)
+            if trace:
+                log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
             nxt = next_tab[row + nxt]
         return PH_TURN, nxt, turn, streak, dirbit, row
     st[b, S_OUTCOME] = out
@@ -832,8 +912,8 @@ def settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, pen, b, turn,
-                   mask, n_in, P, D):  # fmt: skip
+def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
+                   n_in, P, D, work, trace):  # fmt: skip
     """The hand is over: score it (C2, S1, S4), then end the match (S2, S3) or go on to the next hand.
 
     Returns
@@ -846,8 +926,11 @@ def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mt
         return PH_END, mask, n_in, BUFFER_FULL
     st[b, S_TURN] = turn
     out = st[b, S_OUTCOME]
+    pen = work[4]
     for p in range(P):
         pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+    if trace:
+        log_seats(work[8], work[9], b, EV_END, out, pen, P)
     if st[b, S_IN_TB] == 0:
         record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
         finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
@@ -864,6 +947,12 @@ def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mt
     mrec[m, M_FIRST] = st[b, S_FIRST]
     for p in range(P):
         mtot[m, p] = totals[b, p]
+    if trace:
+        wmask = 0
+        for p in range(P):
+            if mshare[m, p] > 0:
+                wmask |= 1 << p
+        log_seats(work[8], work[9], b, EV_MATCH_END, wmask, totals[b], P)
     mcount[0] = m + 1
     st[b, S_MATCH] = -1
     return PH_NEW, mask, n_in, GO
@@ -903,6 +992,27 @@ def next_match_phase(st, keys, totals, mkeys, next_match, b, start, n_matches, s
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def trace_turn(ev, evn, stop, st, b, turn):
+    """The trace form at a turn's start: True to pause before it (``stop``: int64 (3,), the hand dealt
+    ``stop[0]``-th and its turn ``stop[1]``, while ``stop[2]`` is 1; cleared, so the next call goes on), else
+    log ``(EV_TURN, turn)``."""
+    if stop[2] != 0 and st[b, S_HAND_SEQ] == stop[0] and turn == stop[1]:
+        stop[2] = 0  # a position to look at (nines analyze)
+        return True
+    log_event(ev, evn, b, EV_TURN, turn, 0, 0)
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def log_move(ev, evn, b, seat, mv, active):
+    """The trace form's move: ``(EV_PAIR, seat, suit)`` or ``(EV_PLAY, seat, face, suit declared or -1)``."""
+    if mv == PAIR:
+        log_event(ev, evn, b, EV_PAIR, seat, active, 0)
+    else:
+        log_event(ev, evn, b, EV_PLAY, seat, mv, active if (I_NINES >> mv) & 1 else -1)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def load_slot(st, keys, b):
     """The slot's hot state, which the loop keeps in locals while the slot plays (:func:`store_slot`'s order)."""
     return (
@@ -938,11 +1048,15 @@ def start_hand(st, keys, b):
     )  # fmt: skip
 
 
-def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a numba dispatcher
+def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
     none of the other variants' branches (a smaller turn loop).  ``expert``: for tables with an ``expert``
-    seat, with its code inlined (:mod:`nines_sim.strategies.expert_compiled`)."""
+    seat, with its code inlined (:mod:`nines_sim.strategies.expert_compiled`).  ``trace``: the form
+    that writes every event of each slot's game into ``work[8]``, int64 (B, rows, EV_WIDTH), counted in
+    ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it returns
+    ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
+    it hold none of its code (the flag is a constant, its branches are dropped, in the phases too)."""
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -963,25 +1077,22 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
         rp : int64 (NRP,)
             The rules (:func:`rules_params`).
         legal_tab, next_tab
-            Legal faces per top card and active suit, next seat per seats in play and direction
-            (:func:`nines_sim.engine.legal_table`, :func:`nines_sim.engine.next_seat_table`).
+            Legal faces per top card and active suit, next seat per seats in play and direction.
         seat_sid : int64 (MAX_SEATS,)
             Each seat's strategy id (``SID_*``).
         seat_xp : float64 (MAX_SEATS, NXP)
             Each seat's ``expert`` parameters (the ``X_*`` columns; read only where the seat is ``SID_EXPERT``).
         mkeys : uint64 (n_matches, 2)
             Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.rng`).
-        next_match : int64 (1,)
-            Index (from ``start``) of the next match to start; advanced here.
-        max_new : int
-            At most this many matches are started in this call.
+        next_match, max_new : int64 (1,), int
+            Index (from ``start``) of the next match to start, advanced here; at most ``max_new`` start a call.
         hrec, hpen, hcount, mrec, mtot, mshare, mcount
             Output buffers of hand and match records and their fill counts (int64 (1,)).
         fs : tuple of MAX_SEATS compiled functions of ``DECIDE_SIG``
             Each seat's compiled user strategy (a placeholder where the seat has none).
         work : tuple
-            Scratch arrays from :func:`scratch` (the kernel allocates nothing: it runs without
-            numba's reference counting, which cost an atomic increment per array per helper call).
+            Scratch arrays from :func:`scratch` (the kernel allocates nothing: it runs without numba's
+            reference counting); the trace form's event buffer, count and pause after them.
 
         Returns
         -------
@@ -999,7 +1110,12 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
         P = rp[R_P]
-        sv, sfull, sbuf, scw, pen, g, hb, fw = work
+        sv, sfull, sbuf, scw, g, hb, fw = work[0], work[1], work[2], work[3], work[5], work[6], work[7]
+        if trace:
+            ev = work[8]
+            evn = work[9]
+            evcap = ev.shape[1] - EV_MARGIN
+            stop = work[10]  # int64 (3,): pause before turn stop[1] of the hand dealt stop[0]-th, while stop[2] is 1
         started = 0
         noplay_block = rp[R_NOPLAY_BLOCK] != 0
         cap = rp[R_CAP]
@@ -1013,10 +1129,16 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
             code = GO
             # A turn's phases come first, a new hand and match last: a pass's first test is then a turn's.
             while True:
+                if trace and evn[b] > evcap:
+                    code = BUFFER_FULL
+                    break
                 if ph == PH_TURN:
+                    if trace and trace_turn(ev, evn, stop, st, b, turn):
+                        code = BUFFER_FULL
+                        break
                     ph, legal, passed, mv, card = turn_phase(
                         st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D,
-                        nno, until, sv, sfull, sbuf, scw,
+                        nno, until, work, trace,
                     )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
@@ -1032,23 +1154,27 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     )  # fmt: skip
                     if code != GO:
                         break
-                    if ph == PH_TURN:
+                    if ph == PH_TURN:  # the dealer declared (D6)
+                        if trace:
+                            log_event(ev, evn, b, EV_DECLARE, st[b, S_DEALER], active, 0)
                         continue
                 if ph == PH_APPLY:
                     ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)
                     if ph == PH_DECLARE:
                         continue
                 if ph == PH_FINISH:
+                    if trace and mv >= 0:
+                        log_move(ev, evn, b, seat, mv, active)
                     ph, seat, turn, streak, dirbit, row = powers_phase(
                         st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
-                        mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, sv, sfull, sbuf, scw,
+                        mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work, trace,
                     )  # fmt: skip
                     if ph == PH_TURN:
                         continue
                 if ph == PH_END:
                     ph, mask, n_in, code = end_hand_phase(
-                        st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, pen, b, turn,
-                        mask, n_in, P, D,
+                        st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
+                        n_in, P, D, work, trace,
                     )  # fmt: skip
                     if code != GO:
                         break
@@ -1074,6 +1200,8 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
                     turn = 0
                     streak = 0
                     row = mask * 2 * P
+                    if trace:
+                        log_deal(ev, evn, b, st, hands, P, D)
             store_slot(st, keys, b, ph, top, active, seat, dirbit, turn, streak, n_in, mask, mv, passed, card, legal)
             if code != DONE:
                 return code
@@ -1081,7 +1209,7 @@ def _compile_slots(classic: bool, expert: bool):  # noqa: ANN202 - returns a num
 
     # Each form gets a name of its own: numba files a closure's forms under one cache index keyed by its name,
     # and two processes compiling different forms at once could then both write the same data file.
-    name = "play_slots" + ("_classic" if classic else "") + ("_expert" if expert else "")
+    name = "play_slots" + ("_classic" if classic else "") + ("_expert" if expert else "") + ("_trace" if trace else "")
     play_slots.__qualname__ = play_slots.__name__ = name
     return njit(cache=True, error_model="numpy", _nrt=False)(play_slots)
 
@@ -1093,6 +1221,12 @@ play_slots_classic = _compile_slots(True, False)
 #: The two forms for tables with an ``expert`` seat.
 play_slots_expert = _compile_slots(False, True)
 play_slots_classic_expert = _compile_slots(True, True)
+
+
+#: The trace form of the loop, for any rules and any table (:func:`_compile_slots` with ``trace``): a replay,
+#: a person's seat and the tests read every event of a game from it.  One form serves them all (speed does
+#: not matter there; compiling fewer forms does).
+play_slots_trace = _compile_slots(False, True, trace=True)
 
 
 def classic_shape(rp: np.ndarray) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from nines_sim.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES
 from nines_sim.engine import RUNNING, BatchEngine, penalty_points
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
+
+if TYPE_CHECKING:
+    from nines_sim.compiled import CompiledEngine
 
 
 class PositionError(ValueError):
@@ -287,14 +291,16 @@ class PositionBatch:
         )  # fmt: skip
 
 
-def positions_from_engine(engine: BatchEngine, idx: np.ndarray | None = None) -> PositionBatch:
+def positions_from_engine(engine: BatchEngine | CompiledEngine, idx: np.ndarray | None = None) -> PositionBatch:
     """The games of a running engine as positions (copies; the engine is not changed).
 
-    Take them between turns (before :meth:`~nines_sim.engine.BatchEngine.advance`).
+    Take them between turns: a traced :class:`~nines_sim.compiled.CompiledEngine` paused by
+    :meth:`~nines_sim.compiled.CompiledEngine.stop_at`, or a ``BatchEngine`` before
+    :meth:`~nines_sim.engine.BatchEngine.advance`.
 
     Parameters
     ----------
-    engine : BatchEngine
+    engine : CompiledEngine or BatchEngine
     idx : numpy.ndarray, optional
         int64 slots to take (default all).
     """
@@ -303,7 +309,10 @@ def positions_from_engine(engine: BatchEngine, idx: np.ndarray | None = None) ->
     for name in (*_SCALARS, *_ROWS, "stock"):
         if name != "dmkey":
             a[name] = getattr(engine, name)[rows].copy()
-    a["dmkey"] = engine._decision_match_keys(rows)
+    for name in ("in_tb", "nine_starter"):  # the compiled engine keeps flags as int64 columns
+        a[name] = a[name].astype(bool)  # type: ignore[union-attr]
+    dmkey = getattr(engine, "dmkey", None)
+    a["dmkey"] = dmkey[rows].copy() if dmkey is not None else engine._decision_match_keys(rows)  # type: ignore[union-attr]
     a["hands"] = [w[rows].copy() for w in engine.hands]
     a["under"] = [w[rows].copy() for w in engine.under]
     return PositionBatch(engine.rules, a)

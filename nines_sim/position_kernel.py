@@ -16,24 +16,18 @@ from functools import lru_cache
 
 import numpy as np
 
+from nines_sim import kernel as K
 from nines_sim.cards import N_FACES
 from nines_sim.engine import legal_table, next_seat_table
 from nines_sim.position import PositionBatch
 from nines_sim.rules import Rules
 from nines_sim.strategy import Strategy
 
-try:
-    from nines_sim import kernel as K
-except ImportError:  # pragma: no cover - numba missing: the numpy engine plays positions
-    K = None  # type: ignore[assignment]
-
 RECORDS = 1 << 14
 
 
 def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
-    """Kernel ids of the lineup's seats, or None where a seat has no compiled twin (or numba is missing)."""
-    if K is None:
-        return None
+    """Kernel ids of the lineup's seats, or None where a seat has no compiled twin."""
     from nines_sim.compiled import seat_ids
 
     ids = seat_ids(lineup)
