@@ -26,6 +26,9 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+from nines_sim.codes import BLOCKED, CAPPED  # hand outcomes: no seat can move (T7), the turn cap (T8)
+from nines_sim.codes import NINE_RANK as NINE  # rank index of the 9
+from nines_sim.codes import PAIR_OF_NINES as PAIR  # move code: two 9s together (V4)
 from nines_sim.rng import (
     COUNTER,
     DEAL,
@@ -40,11 +43,6 @@ from nines_sim.rng import (
     mix_int,
 )
 from nines_sim.rules import Rules
-
-NINE = 8  # rank index of the 9
-PAIR = 52  # move code: two 9s together (V4)
-BLOCKED = -1  # T7
-CAPPED = -2  # T8
 
 
 # ---------------------------------------------------------------- cards (C1, C2)
