@@ -52,24 +52,20 @@ def _tables(rules: Rules, to: str) -> tuple:
     return rp, legal_table(rules), next_seat_table(rules.players), K.scratch(rules), fs
 
 
-def play_out_kernel(
-    batch: PositionBatch,
-    sids: np.ndarray,
-    to: str,
-    force: np.ndarray | None,
-    lineup: Sequence[Strategy],
-    consume: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
+def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume: bool = False) -> tuple:
+    """The kernel's per-slot arrays holding the positions of ``batch``, one slot each (match index = slot).
 
-    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    ``to="hand"``: the hand is played as a match of one regular hand.  ``force``: int64 (B,), a play (-1 none)
+    the seat to move makes first, entered at the apply phase as a Python seat's answer would be.
+
+    Returns
+    -------
+    tuple
+        ``(st, keys, hands, under, ncards, totals, drew_on, stock, played)`` as :func:`nines_sim.kernel.play_slots`
+        takes them.
     """
-    from nines_sim.compiled import seat_params
-
-    rules = batch.rules
     a = batch.arrays
-    B, P, D = batch.n, rules.players, rules.decks
-    rp, legal_tab, next_tab, work, fs = _tables(rules, to)
+    B, D = batch.n, batch.rules.decks
     cp = (lambda x: x) if consume else np.copy
     st = np.zeros((B, K.NST), dtype=np.int64)
     rows = np.arange(B, dtype=np.int64)
@@ -103,6 +99,63 @@ def play_out_kernel(
     stock = np.ascontiguousarray(cp(a["stock"]))
     assert stock.shape[1] == N_FACES * D
     played = np.ascontiguousarray(cp(a["played"]))
+    return st, keys, hands, under, ncards, totals, drew_on, stock, played
+
+
+def play_out_engine(
+    batch: PositionBatch, lineup: Sequence[Strategy], to: str, force: np.ndarray | None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the compiled engine, for any lineup (Python seats decide through
+    the broker, a batch at a time); ``force``: a first play, as in :func:`slot_state`."""
+    from nines_sim.compiled import CompiledEngine
+
+    B, P = batch.n, batch.rules.players
+    eng = CompiledEngine(batch.rules, lineup, seed, 0, B, batch_size=B)
+    if not eng._python:  # a table of compiled seats keeps one slot: play_out_kernel plays it
+        raise ValueError("play_out_engine is for lineups with a Python seat")
+    eng._next[0] = B  # every slot holds its position already: no match is started
+    if to == "hand":
+        eng._rp[K.R_FIXED] = 1
+    st, keys, hands, under, ncards, totals, drew_on, stock, played = slot_state(batch, to, force)
+    eng.st[:] = st
+    eng.keys[:] = keys
+    eng.hands_arr[:] = hands
+    eng.under_arr[:] = under
+    for name, arr in (("ncards", ncards), ("totals", totals), ("drew_on", drew_on), ("stock", stock)):
+        getattr(eng, name)[:] = arr
+    eng.played[:] = played
+    while eng.B:
+        eng.advance()
+    res = eng.results()
+    hr = res.hand_records
+    pen = np.zeros((B, P), dtype=np.int64)
+    first = np.unique(hr.match, return_index=True)[1]  # a slot's first hand record is the hand being played
+    pen[hr.match[first]] = hr.penalty[first]
+    share = None
+    if to == "match":
+        share = np.zeros((B, P))
+        share[res.match] = res.win_share
+    return pen, share
+
+
+def play_out_kernel(
+    batch: PositionBatch,
+    sids: np.ndarray,
+    to: str,
+    force: np.ndarray | None,
+    lineup: Sequence[Strategy],
+    consume: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
+
+    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    """
+    from nines_sim.compiled import seat_params
+
+    rules = batch.rules
+    B, P = batch.n, rules.players
+    rp, legal_tab, next_tab, work, fs = _tables(rules, to)
+    st, keys, hands, under, ncards, totals, drew_on, stock, played = slot_state(batch, to, force, consume)
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)
     # to the hand's end each slot records one hand and one match: room for all, no second call
