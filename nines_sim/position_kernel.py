@@ -52,8 +52,103 @@ def _tables(rules: Rules, to: str) -> tuple:
     return rp, legal_table(rules), next_seat_table(rules.players), K.scratch(rules), fs
 
 
+def play_out_kernel(
+    batch: PositionBatch,
+    sids: np.ndarray,
+    to: str,
+    force: np.ndarray | None,
+    lineup: Sequence[Strategy],
+    consume: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
+
+    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    """
+    from nines_sim.compiled import seat_params
+
+    rules = batch.rules
+    a = batch.arrays
+    B, P, D = batch.n, rules.players, rules.decks
+    rp, legal_tab, next_tab, work, fs = _tables(rules, to)
+    cp = (lambda x: x) if consume else np.copy
+    st = np.zeros((B, K.NST), dtype=np.int64)
+    rows = np.arange(B, dtype=np.int64)
+    for name, col in (
+        ("hand_seq", K.S_HAND_SEQ), ("hands_played", K.S_HANDS), ("tb_hands", K.S_TB_HANDS),
+        ("first_dealer", K.S_FIRST), ("in_tb", K.S_IN_TB), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
+        ("stock_pos", K.S_POS), ("stock_end", K.S_END), ("top", K.S_TOP), ("active", K.S_ACTIVE),
+        ("seat", K.S_SEAT), ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN),
+        ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("nine_starter", K.S_NINE_START),
+    ):  # fmt: skip
+        st[:, col] = a[name]  # type: ignore[index]
+    st[:, K.S_MATCH] = rows
+    if to == "hand":
+        st[:, K.S_HANDS] = 0
+        st[:, K.S_IN_TB] = 0
+    st[:, K.S_PHASE] = K.PH_TURN
+    if force is not None:
+        f = force >= 0
+        st[f, K.S_PHASE] = K.PH_APPLY
+        st[f, K.S_MOVE] = force[f]
+    keys = np.zeros((B, K.NKEY), dtype=np.uint64)
+    keys[:, K.K_CMK] = a["mkey"]
+    keys[:, K.K_DMK] = a["dmkey"]
+    keys[:, K.K_CHK] = a["hkey"]
+    keys[:, K.K_DHK] = a["dkey"]
+    hands = np.stack(a["hands"])  # type: ignore[arg-type]
+    under = np.stack(a["under"])  # type: ignore[arg-type]
+    ncards = np.ascontiguousarray(cp(a["ncards"]))
+    totals = np.ascontiguousarray(cp(a["totals"]))
+    drew_on = np.ascontiguousarray(cp(a["drew_on"]))
+    stock = np.ascontiguousarray(cp(a["stock"]))
+    assert stock.shape[1] == N_FACES * D
+    played = np.ascontiguousarray(cp(a["played"]))
+    seat_sid = np.asarray(sids, dtype=np.int64)
+    seat_xp = seat_params(lineup)
+    # to the hand's end each slot records one hand and one match: room for all, no second call
+    n_rec = max(B, 1) if to == "hand" else RECORDS
+    hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
+    hpen = np.zeros((n_rec, P), dtype=np.int64)
+    hcount = np.zeros(1, dtype=np.int64)
+    mrec = np.zeros((n_rec, K.NM), dtype=np.int64)
+    mtot = np.zeros((n_rec, P), dtype=np.int64)
+    mshare = np.zeros((n_rec, P), dtype=np.float64)
+    mcount = np.zeros(1, dtype=np.int64)
+    pen = np.zeros((B, P), dtype=np.int64)
+    scored = np.zeros(B, dtype=bool)
+    share = np.zeros((B, P)) if to == "match" else None
+    mkeys = np.zeros((0, 2), dtype=np.uint64)
+    nxt = np.zeros(1, dtype=np.int64)
+    while True:
+        code = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))(
+            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
+            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
+        )  # fmt: skip
+        h = int(hcount[0])
+        if h:
+            m = hrec[:h, K.H_MATCH]
+            # a slot's hands come in order: its first record is the hand being played
+            first = np.unique(m, return_index=True)[1]
+            m1 = m[first]
+            new = ~scored[m1]
+            pen[m1[new]] = hpen[:h][first[new]]
+            scored[m1[new]] = True
+            hcount[0] = 0
+        mc = int(mcount[0])
+        if mc:
+            if share is not None:
+                share[mrec[:mc, K.M_MATCH]] = mshare[:mc]
+            mcount[0] = 0
+        if code == K.DONE:
+            break
+        if code != K.BUFFER_FULL:  # pragma: no cover - built-ins never answer illegally
+            raise RuntimeError(f"the kernel stopped with code {code}")
+    return pen, share
+
+
 def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume: bool = False) -> tuple:
-    """The kernel's per-slot arrays holding the positions of ``batch``, one slot each (match index = slot).
+    """The kernel's per-slot arrays holding the positions of ``batch``, one slot each (match index = slot),
+    loaded as :func:`play_out_kernel` loads them (to be shared with it once the per-slot state type lands).
 
     ``to="hand"``: the hand is played as a match of one regular hand.  ``force``: int64 (B,), a play (-1 none)
     the seat to move makes first, entered at the apply phase as a Python seat's answer would be.
@@ -135,65 +230,4 @@ def play_out_engine(
     if to == "match":
         share = np.zeros((B, P))
         share[res.match] = res.win_share
-    return pen, share
-
-
-def play_out_kernel(
-    batch: PositionBatch,
-    sids: np.ndarray,
-    to: str,
-    force: np.ndarray | None,
-    lineup: Sequence[Strategy],
-    consume: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`nines_sim.position.play_out` on the kernel, for lineups of compiled built-ins (``sids``).
-
-    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
-    """
-    from nines_sim.compiled import seat_params
-
-    rules = batch.rules
-    B, P = batch.n, rules.players
-    rp, legal_tab, next_tab, work, fs = _tables(rules, to)
-    st, keys, hands, under, ncards, totals, drew_on, stock, played = slot_state(batch, to, force, consume)
-    seat_sid = np.asarray(sids, dtype=np.int64)
-    seat_xp = seat_params(lineup)
-    # to the hand's end each slot records one hand and one match: room for all, no second call
-    n_rec = max(B, 1) if to == "hand" else RECORDS
-    hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
-    hpen = np.zeros((n_rec, P), dtype=np.int64)
-    hcount = np.zeros(1, dtype=np.int64)
-    mrec = np.zeros((n_rec, K.NM), dtype=np.int64)
-    mtot = np.zeros((n_rec, P), dtype=np.int64)
-    mshare = np.zeros((n_rec, P), dtype=np.float64)
-    mcount = np.zeros(1, dtype=np.int64)
-    pen = np.zeros((B, P), dtype=np.int64)
-    scored = np.zeros(B, dtype=bool)
-    share = np.zeros((B, P)) if to == "match" else None
-    mkeys = np.zeros((0, 2), dtype=np.uint64)
-    nxt = np.zeros(1, dtype=np.int64)
-    while True:
-        code = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))(
-            st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
-            mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot, mshare, mcount, fs, work,
-        )  # fmt: skip
-        h = int(hcount[0])
-        if h:
-            m = hrec[:h, K.H_MATCH]
-            # a slot's hands come in order: its first record is the hand being played
-            first = np.unique(m, return_index=True)[1]
-            m1 = m[first]
-            new = ~scored[m1]
-            pen[m1[new]] = hpen[:h][first[new]]
-            scored[m1[new]] = True
-            hcount[0] = 0
-        mc = int(mcount[0])
-        if mc:
-            if share is not None:
-                share[mrec[:mc, K.M_MATCH]] = mshare[:mc]
-            mcount[0] = 0
-        if code == K.DONE:
-            break
-        if code != K.BUFFER_FULL:  # pragma: no cover - built-ins never answer illegally
-            raise RuntimeError(f"the kernel stopped with code {code}")
     return pen, share
