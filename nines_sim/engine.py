@@ -1,4 +1,10 @@
-"""The lockstep batch engine: deal, turn step, reshuffle, scoring, match flow.
+"""The lockstep numpy batch engine (retiring): deal, turn step, reshuffle, scoring, match flow.
+
+The compiled engine (:mod:`nines_sim.compiled`) is the engine of runs, replays, traces,
+positions and play-outs, checked against the plain-Python reference (:mod:`nines_sim.reference`).
+This one remains only where a play-out forces a first decision other than a play
+(:class:`~nines_sim.position.PositionEngine`) and under ``NINES_ENGINE=numpy`` (tests that
+need matches finishing out of order); decisions go through :mod:`nines_sim.broker`.
 
 ``BatchEngine`` plays ``B`` games at once, one numpy operation over the whole
 batch per rule, and never branches per game: games that need something rare

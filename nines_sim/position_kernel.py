@@ -141,3 +141,90 @@ def play_out_kernel(
         if code != K.BUFFER_FULL:  # pragma: no cover - built-ins never answer illegally
             raise RuntimeError(f"the kernel stopped with code {code}")
     return pen, share
+
+
+def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume: bool = False) -> tuple:
+    """The kernel's per-slot arrays holding the positions of ``batch``, one slot each (match index = slot),
+    loaded as :func:`play_out_kernel` loads them (to be shared with it once the per-slot state type lands).
+
+    ``to="hand"``: the hand is played as a match of one regular hand.  ``force``: int64 (B,), a play (-1 none)
+    the seat to move makes first, entered at the apply phase as a Python seat's answer would be.
+
+    Returns
+    -------
+    tuple
+        ``(st, keys, hands, under, ncards, totals, drew_on, stock, played)`` as :func:`nines_sim.kernel.play_slots`
+        takes them.
+    """
+    a = batch.arrays
+    B, D = batch.n, batch.rules.decks
+    cp = (lambda x: x) if consume else np.copy
+    st = np.zeros((B, K.NST), dtype=np.int64)
+    rows = np.arange(B, dtype=np.int64)
+    for name, col in (
+        ("hand_seq", K.S_HAND_SEQ), ("hands_played", K.S_HANDS), ("tb_hands", K.S_TB_HANDS),
+        ("first_dealer", K.S_FIRST), ("in_tb", K.S_IN_TB), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
+        ("stock_pos", K.S_POS), ("stock_end", K.S_END), ("top", K.S_TOP), ("active", K.S_ACTIVE),
+        ("seat", K.S_SEAT), ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN),
+        ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("nine_starter", K.S_NINE_START),
+    ):  # fmt: skip
+        st[:, col] = a[name]  # type: ignore[index]
+    st[:, K.S_MATCH] = rows
+    if to == "hand":
+        st[:, K.S_HANDS] = 0
+        st[:, K.S_IN_TB] = 0
+    st[:, K.S_PHASE] = K.PH_TURN
+    if force is not None:
+        f = force >= 0
+        st[f, K.S_PHASE] = K.PH_APPLY
+        st[f, K.S_MOVE] = force[f]
+    keys = np.zeros((B, K.NKEY), dtype=np.uint64)
+    keys[:, K.K_CMK] = a["mkey"]
+    keys[:, K.K_DMK] = a["dmkey"]
+    keys[:, K.K_CHK] = a["hkey"]
+    keys[:, K.K_DHK] = a["dkey"]
+    hands = np.stack(a["hands"])  # type: ignore[arg-type]
+    under = np.stack(a["under"])  # type: ignore[arg-type]
+    ncards = np.ascontiguousarray(cp(a["ncards"]))
+    totals = np.ascontiguousarray(cp(a["totals"]))
+    drew_on = np.ascontiguousarray(cp(a["drew_on"]))
+    stock = np.ascontiguousarray(cp(a["stock"]))
+    assert stock.shape[1] == N_FACES * D
+    played = np.ascontiguousarray(cp(a["played"]))
+    return st, keys, hands, under, ncards, totals, drew_on, stock, played
+
+
+def play_out_engine(
+    batch: PositionBatch, lineup: Sequence[Strategy], to: str, force: np.ndarray | None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`nines_sim.position.play_out` on the compiled engine, for any lineup (Python seats decide through
+    the broker, a batch at a time); ``force``: a first play, as in :func:`slot_state`."""
+    from nines_sim.compiled import CompiledEngine
+
+    B, P = batch.n, batch.rules.players
+    eng = CompiledEngine(batch.rules, lineup, seed, 0, B, batch_size=B)
+    if not eng._python:  # a table of compiled seats keeps one slot: play_out_kernel plays it
+        raise ValueError("play_out_engine is for lineups with a Python seat")
+    eng._next[0] = B  # every slot holds its position already: no match is started
+    if to == "hand":
+        eng._rp[K.R_FIXED] = 1
+    st, keys, hands, under, ncards, totals, drew_on, stock, played = slot_state(batch, to, force)
+    eng.st[:] = st
+    eng.keys[:] = keys
+    eng.hands_arr[:] = hands
+    eng.under_arr[:] = under
+    for name, arr in (("ncards", ncards), ("totals", totals), ("drew_on", drew_on), ("stock", stock)):
+        getattr(eng, name)[:] = arr
+    eng.played[:] = played
+    while eng.B:
+        eng.advance()
+    res = eng.results()
+    hr = res.hand_records
+    pen = np.zeros((B, P), dtype=np.int64)
+    first = np.unique(hr.match, return_index=True)[1]  # a slot's first hand record is the hand being played
+    pen[hr.match[first]] = hr.penalty[first]
+    share = None
+    if to == "match":
+        share = np.zeros((B, P))
+        share[res.match] = res.win_share
+    return pen, share

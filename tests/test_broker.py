@@ -42,7 +42,7 @@ def test_the_hint_callback_follows_the_message_and_names_the_culprit_match():
     # the default hint is the replay command of that match
     with pytest.raises(StrategyError) as again:
         CompiledEngine(rules, [Raises(), *make_lineup(["random", "expert"])], 4, 10, 12, batch_size=5).run()
-    cmd = replay_command(rules, ["raises", "random", "expert"], 4, asked[0])
+    cmd = replay_command(rules, [f"{__name__}:Raises", "random", "expert"], 4, asked[0])  # as the CLI finds it
     assert str(again.value).endswith(f"; see the position and the traceback with: {cmd}")
 
 
