@@ -67,39 +67,9 @@ def play_out_kernel(
     from nines_sim.compiled import seat_params
 
     rules = batch.rules
-    a = batch.arrays
-    B, P, D = batch.n, rules.players, rules.decks
+    B, P = batch.n, rules.players
     rp, legal_tab, next_tab, work, fs = _tables(rules, to)
-    cp = (lambda x: x) if consume else np.copy
-    st = np.zeros((B, K.NST), dtype=np.int64)
-    rows = np.arange(B, dtype=np.int64)
-    for name, col in (
-        ("hand_seq", K.S_HAND_SEQ), ("hands_played", K.S_HANDS), ("tb_hands", K.S_TB_HANDS),
-        ("first_dealer", K.S_FIRST), ("in_tb", K.S_IN_TB), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
-        ("stock_pos", K.S_POS), ("stock_end", K.S_END), ("top", K.S_TOP), ("active", K.S_ACTIVE),
-        ("seat", K.S_SEAT), ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN),
-        ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("nine_starter", K.S_NINE_START),
-    ):  # fmt: skip
-        st[:, col] = a[name]  # type: ignore[index]
-    st[:, K.S_MATCH] = rows
-    if to == "hand":
-        st[:, K.S_HANDS] = 0
-        st[:, K.S_IN_TB] = 0
-    st[:, K.S_PHASE] = K.PH_TURN
-    if force is not None:
-        f = force >= 0
-        st[f, K.S_PHASE] = K.PH_APPLY
-        st[f, K.S_MOVE] = force[f]
-    keys = np.zeros((B, K.NKEY), dtype=np.uint64)
-    keys[:, K.K_CMK] = a["mkey"]
-    keys[:, K.K_DMK] = a["dmkey"]
-    keys[:, K.K_CHK] = a["hkey"]
-    keys[:, K.K_DHK] = a["dkey"]
-    slots = K.SlotState(
-        st=st, keys=keys, hands=np.stack(a["hands"]), under=np.stack(a["under"]),  # type: ignore[arg-type]
-        **{f: np.ascontiguousarray(cp(a[f])) for f in ("ncards", "totals", "drew_on", "stock", "played")},
-    )  # fmt: skip
-    assert slots.stock.shape[1] == N_FACES * D
+    slots = slot_state(batch, to, force, consume)
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)
     # to the hand's end each slot records one hand and one match: room for all, no second call
@@ -143,18 +113,19 @@ def play_out_kernel(
     return pen, share
 
 
-def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume: bool = False) -> tuple:
-    """The kernel's per-slot arrays holding the positions of ``batch``, one slot each (match index = slot),
-    loaded as :func:`play_out_kernel` loads them (to be shared with it once the per-slot state type lands).
+def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume: bool = False) -> K.SlotState:
+    """The kernel's per-slot arrays (:data:`nines_sim.slots.FIELDS`) holding the positions of ``batch``, one slot
+    each (match index = slot): what :func:`play_out_kernel` plays and :func:`play_out_engine` loads.
 
     ``to="hand"``: the hand is played as a match of one regular hand.  ``force``: int64 (B,), a play (-1 none)
     the seat to move makes first, entered at the apply phase as a Python seat's answer would be.
 
+    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+
     Returns
     -------
-    tuple
-        ``(st, keys, hands, under, ncards, totals, drew_on, stock, played)`` as :func:`nines_sim.kernel.play_slots`
-        takes them.
+    nines_sim.slots.SlotState
+        The slots' arrays, in the order :func:`nines_sim.kernel.play_slots` takes them.
     """
     a = batch.arrays
     B, D = batch.n, batch.rules.decks
@@ -183,15 +154,12 @@ def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume:
     keys[:, K.K_DMK] = a["dmkey"]
     keys[:, K.K_CHK] = a["hkey"]
     keys[:, K.K_DHK] = a["dkey"]
-    hands = np.stack(a["hands"])  # type: ignore[arg-type]
-    under = np.stack(a["under"])  # type: ignore[arg-type]
-    ncards = np.ascontiguousarray(cp(a["ncards"]))
-    totals = np.ascontiguousarray(cp(a["totals"]))
-    drew_on = np.ascontiguousarray(cp(a["drew_on"]))
-    stock = np.ascontiguousarray(cp(a["stock"]))
-    assert stock.shape[1] == N_FACES * D
-    played = np.ascontiguousarray(cp(a["played"]))
-    return st, keys, hands, under, ncards, totals, drew_on, stock, played
+    slots = K.SlotState(
+        st=st, keys=keys, hands=np.stack(a["hands"]), under=np.stack(a["under"]),  # type: ignore[arg-type]
+        **{f: np.ascontiguousarray(cp(a[f])) for f in ("ncards", "totals", "drew_on", "stock", "played")},
+    )  # fmt: skip
+    assert slots.stock.shape[1] == N_FACES * D
+    return slots
 
 
 def play_out_engine(
@@ -208,14 +176,8 @@ def play_out_engine(
     eng._next[0] = B  # every slot holds its position already: no match is started
     if to == "hand":
         eng._rp[K.R_FIXED] = 1
-    st, keys, hands, under, ncards, totals, drew_on, stock, played = slot_state(batch, to, force)
-    eng.st[:] = st
-    eng.keys[:] = keys
-    eng.hands_arr[:] = hands
-    eng.under_arr[:] = under
-    for name, arr in (("ncards", ncards), ("totals", totals), ("drew_on", drew_on), ("stock", stock)):
-        getattr(eng, name)[:] = arr
-    eng.played[:] = played
+    for into, loaded in zip(eng.slots, slot_state(batch, to, force), strict=True):
+        into[:] = loaded
     while eng.B:
         eng.advance()
     res = eng.results()
