@@ -12,12 +12,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
+from nines_sim.broker import DecisionBroker
 from nines_sim.cards import N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, parse_card
-from nines_sim.engine import BatchEngine
-from nines_sim.position import Position, PositionBatch, PositionEngine, PositionError, positions_from_engine
+from nines_sim.compiled import CompiledEngine
+from nines_sim.engine import legal_table
+from nines_sim.position import Position, PositionBatch, PositionError, positions_from_engine
 from nines_sim.registry import builtin_classes, make_lineup, resolve_spec
 from nines_sim.rules import Rules
 from nines_sim.search import candidates, evaluate
@@ -46,13 +49,14 @@ def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: 
     PositionError
         If the match ends before that hand or that hand before that turn.
     """
-    eng = BatchEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1)
-    eng.start_run()
-    while eng.B and not (int(eng.hand_seq[0]) - 1 == hand and int(eng.turn[0]) == turn):
-        if int(eng.hand_seq[0]) - 1 > hand:
-            raise PositionError(f"hand {hand} of match {match} ends before turn {turn}")
+    eng = CompiledEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True)
+    eng.stop_at(hand, turn)
+    while eng.B and not eng.paused:
         eng.advance()
-    if not eng.B:
+    if not eng.paused:
+        assert eng.trace is not None
+        if sum(1 for e in eng.trace.get(match, []) if e[0] == "deal") > hand:
+            raise PositionError(f"hand {hand} of match {match} ends before turn {turn}")
         raise PositionError(f"match {match} of seed {seed} ends before hand {hand}, turn {turn}")
     return positions_from_engine(eng).position(0)
 
@@ -170,13 +174,14 @@ def analyze(
     keyed = pos if seed is None else pos.with_(dkey=analysis_key(pos, seed))
     batch = PositionBatch.from_positions([keyed])
     pol = make_lineup([policy])[0]
-    eng = PositionEngine(batch, [pol] * pos.rules.players)
+    here = _broker(batch, pol)
+    st = here.state
     idx = np.zeros(1, dtype=np.int64)
-    seats = eng.seat.copy()
-    legal = eng.hands[0][idx, seats] & eng.legal_tab[eng.top * 4 + eng.active]
+    seats = st.seat.copy()
+    legal = st.hands[0][idx, seats] & here.legal_tab[st.top * 4 + st.active]
     if legal[0] == 0:
         raise PositionError("the seat to move holds no legal card: it draws (T1, T4), there is no play to analyse")
-    obs = eng.observe(idx, seats, DecisionKind.PLAY, legal)
+    obs = here.observe(idx, seats, DecisionKind.PLAY, legal)
     moves = candidates(obs)
     from nines_sim.sampler import sample_positions  # compiled: loaded once a position is checked
 
@@ -189,12 +194,18 @@ def analyze(
     asked = PositionBatch.from_positions([pos])
     for name in strategies:
         strat: Strategy = make_lineup([name])[0]
-        e2 = PositionEngine(asked, [strat] * pos.rules.players)
-        choices[name] = _move_name(int(e2._decide(DecisionKind.PLAY, idx, seats, legal=legal)[0]), DecisionKind.PLAY)
+        said = _broker(asked, strat).decide(DecisionKind.PLAY, idx, seats, legal=legal)
+        choices[name] = _move_name(int(said[0]), DecisionKind.PLAY)
     return Analysis(
         pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],
         (mean - 1.96 * se)[order], (mean + 1.96 * se)[order], samples, outcome, choices,
     )  # fmt: skip
+
+
+def _broker(batch: PositionBatch, strategy: Strategy) -> DecisionBroker:
+    """A decision broker that asks ``strategy`` (at every seat) about the positions of ``batch`` as they stand."""
+    state = SimpleNamespace(**batch.arrays)  # the per-slot arrays, by the engine's names
+    return DecisionBroker(batch.rules, [strategy] * batch.rules.players, 0, state, legal_table(batch.rules))
 
 
 def builtin_names(sees_hidden: bool) -> list[str]:

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from nines_sim.codes import NINE_RANK
+
 N_SUITS = 4
 N_RANKS = 13
 N_FACES = 52
-NINE_RANK = 8
 SUIT_NAMES = ("C", "D", "H", "S")
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

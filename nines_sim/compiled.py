@@ -1,15 +1,16 @@
-"""The compiled engine: the numba turn loop of :mod:`nines_sim.kernel` behind the batch engine's interface.
+"""The compiled engine: the numba turn loop of :mod:`nines_sim.kernel`, on which runs, replays and traces play.
 
-:class:`CompiledEngine` plays the same matches as :class:`~nines_sim.engine.BatchEngine`
-with the same results, byte for byte.  Seats played by a built-in strategy
+:class:`CompiledEngine` plays matches with the results the plain-Python reference
+(:mod:`nines_sim.reference`) gives, move for move.  Seats played by a built-in strategy
 (``random``, ``hold-nines``, ``dump-faces``, ``suit-majority``, ``expert``) decide
 inside the kernel; any other strategy (a batched or per-game plug-in, or a
 subclass of a built-in) is a Python seat: the kernel stops each game at that
 seat's decision, the strategy decides for all waiting games at once through the
 usual :class:`~nines_sim.strategy.Observation`, and the kernel resumes them.
 
-:func:`make_engine` picks the compiled engine, or the numpy one where numba is
-missing or ``NINES_ENGINE=numpy`` is set.
+numba is required.  Decisions of Python seats go through :class:`~nines_sim.broker.DecisionBroker`.
+:func:`make_engine` gives the engine of a bulk run (``NINES_ENGINE=numpy`` still picks the retiring numpy
+``BatchEngine``, which a few tests of stopping use for its out-of-order finishing).
 """
 
 from __future__ import annotations
@@ -17,19 +18,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from functools import cache
 
 import numpy as np
 
+from nines_sim import kernel as K  # numba is required: the compiled loop is the engine
 from nines_sim import rng
-from nines_sim.engine import BatchEngine, IllegalMoveError, move_shown
+from nines_sim.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
+from nines_sim.cards import N_FACES
+from nines_sim.engine import BatchEngine, legal_table, next_seat_table
 from nines_sim.results import HandRecords, MatchResults
 from nines_sim.rules import Rules
-from nines_sim.strategy import DecisionKind, Strategy
-
-try:  # numba is a dependency, but a platform without a wheel still gets the numpy engine
-    from nines_sim import kernel as K
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    K = None  # type: ignore[assignment]
+from nines_sim.strategy import DecisionKind, Observation, Strategy
 
 #: Matches a table of compiled seats starts per :meth:`CompiledEngine.advance` (how often a caller may stop it).
 MATCHES_PER_ADVANCE = 8192
@@ -41,26 +41,19 @@ HANDS_PER_MATCH = 8
 #: memory).  A run whose hands outgrow one block pays a copy of all of them when its results are collected
 #: (2 s of a 1,000,000-match run's 17 at 1 << 22 rows); this holds about 2,000,000 matches' hands.
 HAND_BLOCK = 1 << 24
+#: Event rows each slot's buffer holds in the trace form (drained after every kernel call).
+EVENT_ROWS = 4096
 #: Matches whose keys are computed at once: the kernel reads a window of keys, so that an engine's memory does not
 #: grow with its range of matches (all of a 10,000,000-match range's keys would take 160 MB).
 KEY_WINDOW = 1 << 16
 
 
+@cache
 def builtin_ids() -> dict[type, int]:
-    """The built-in strategy classes that have compiled twins, and their kernel ids."""
-    from nines_sim.strategies.dump_faces import DumpFaces
-    from nines_sim.strategies.expert import Expert
-    from nines_sim.strategies.hold_nines import HoldNines
-    from nines_sim.strategies.random_play import RandomPlay
-    from nines_sim.strategies.suit_majority import SuitMajority
+    """The built-in strategy classes that have compiled twins, and their kernel ids (each class's ``kernel_id``)."""
+    from nines_sim.registry import builtin_classes
 
-    return {
-        RandomPlay: K.SID_RANDOM,
-        HoldNines: K.SID_HOLD_NINES,
-        DumpFaces: K.SID_DUMP_FACES,
-        SuitMajority: K.SID_SUIT_MAJORITY,
-        Expert: K.SID_EXPERT,
-    }
+    return {c: c.__dict__["kernel_id"] for c in builtin_classes().values() if c.__dict__.get("kernel_id") is not None}
 
 
 def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
@@ -79,6 +72,12 @@ def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
         return ids.get(type(s), K.SID_PYTHON)
 
     return np.array([sid(s) for s in lineup], dtype=np.int64)
+
+
+def plays_builtin(strategy: Strategy) -> bool:
+    """Whether a seat of this strategy decides inside the compiled loop as a built-in's twin (not a Python seat,
+    not a compiled user strategy)."""
+    return seat_ids([strategy])[0] not in (K.SID_PYTHON, K.SID_USER)
 
 
 def plays_compiled(lineup: Sequence[Strategy]) -> bool:
@@ -106,23 +105,47 @@ def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
     return xp
 
 
-class CompiledEngine(BatchEngine):
+class CompiledEngine:
     """Plays matches ``start .. start + n_matches - 1`` of one seed with the compiled turn loop.
 
-    Same parameters, results and errors as :class:`~nines_sim.engine.BatchEngine`,
-    except that it keeps no trace and calls no ``on_step`` (use the numpy engine to
-    watch a match move by move).  ``batch_size`` is the number of games waiting at
-    once for a Python seat's batched decision; a table of compiled seats plays its
-    matches one after the other in one slot.  ``harvested``: the caller takes the
-    finished matches with :meth:`harvest` as it goes (a tally run), so hand records
-    are kept in blocks of about one :meth:`advance` each instead of one block sized
-    for the whole range, and memory does not grow with the range.
+    Parameters
+    ----------
+    rules : Rules
+    lineup : sequence of Strategy
+        One strategy per seat, seat 0 first (seats run clockwise, D1).
+    seed : int
+        The run's seed, 0 <= seed < 2**64.
+    start, n_matches : int
+        The match indices to play.
+    batch_size : int
+        Games waiting at once for a Python seat's batched decision; a table of compiled
+        seats plays its matches one after the other in one slot.
+    trace : bool
+        Play the trace form of the loop and keep every event of every match in
+        :attr:`trace` (match index -> list of event tuples, :mod:`nines_sim.events`).
+    on_step : None
+        Not supported (kept in the signature for callers that pass ``None``).
+    specs : sequence of str, optional
+        How the lineup was named (e.g. ``file.py:Class``), for the replay command that
+        error messages print; default: as the command line finds each strategy.
+    harvested : bool
+        The caller takes the finished matches with :meth:`harvest` as it goes (a tally
+        run), so hand records are kept in blocks of about one :meth:`advance` each
+        instead of one block sized for the whole range, and memory does not grow with
+        the range.
+    hint : callable, optional
+        ``hint(match) -> str`` appended to a failing strategy's error message
+        (:mod:`nines_sim.broker`); default: the ``nines replay`` command, nothing when traced.
 
     Raises
     ------
     ValueError
-        As ``BatchEngine``, or when ``trace`` or ``on_step`` is asked for.
+        If the lineup does not have ``rules.players`` strategies, sizes are not positive,
+        the seed is out of range, or ``on_step`` is given.
     """
+
+    #: Advances between a caller's checks for Ctrl-C and harvests when a Python seat plays (one turn of each game).
+    PYTHON_CHECK_EVERY = 25
 
     def __init__(
         self,
@@ -136,11 +159,16 @@ class CompiledEngine(BatchEngine):
         on_step=None,  # noqa: ANN001 - same signature as BatchEngine
         specs: Sequence[str] | None = None,
         harvested: bool = False,
+        hint=None,  # noqa: ANN001 - as BatchEngine's
     ):
-        if K is None:  # pragma: no cover
-            raise RuntimeError("the compiled engine needs numba; install it or use BatchEngine")
-        if trace or on_step is not None:
-            raise ValueError("the compiled engine keeps no trace; use BatchEngine for traces and on_step")
+        if on_step is not None:
+            raise ValueError("the compiled engine calls no on_step")
+        if len(lineup) != rules.players:
+            raise ValueError(f"the lineup has {len(lineup)} strategies but the rules seat {rules.players} players")
+        if n_matches < 0 or batch_size < 1:
+            raise ValueError("n_matches must be >= 0 and batch_size >= 1")
+        if not 0 <= seed < 1 << 64:
+            raise ValueError(f"seed must be a whole number from 0 to 2**64-1, not {seed}")
         from nines_sim.compiled_strategy import compiled_function
 
         self._sid = seat_ids(lineup)
@@ -148,10 +176,33 @@ class CompiledEngine(BatchEngine):
         self._python = bool((self._sid == K.SID_PYTHON).any())
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
         self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
-        super().__init__(rules, lineup, seed, start, n_matches, batch_size, False, None, specs)
+        self.rules, self.seed = rules, seed
+        self.card_root, self.decision_root = rng.roots(seed)
+        self.P, self.D, self.S = rules.players, rules.decks, N_FACES * rules.decks
+        self.start, self.n_matches = start, n_matches
+        self.trace: dict[int, list[tuple]] | None = {} if trace else None
+        self.lineup = list(lineup)
+        self.specs = list(specs) if specs is not None else None
+        self.legal_tab = legal_table(rules)
+        self.next_tab = next_seat_table(self.P)
+        if hint is None:  # where to see a failing decision: the replay command (nothing when this is the replay)
+            hint = no_hint if trace else replay_hint(rules, self.lineup, seed, self.specs)
+        self.broker = DecisionBroker(rules, self.lineup, seed, self, self.legal_tab, hint)
+        self._alloc(int(min(batch_size, max(n_matches, 1))))
+        # finished matches and regular hands, in blocks, until results() or harvest() takes them
+        self._match_parts: list[MatchResults] = []
+        self._hand_parts: list[HandRecords] = []
+        self.matches_done = 0
         self._rp = K.rules_params(rules)
         self._work = K.scratch(rules)
         self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
+        if trace:  # the trace form: every event into a buffer per slot (kernel.EV_* rows)
+            self._play = K.play_slots_trace
+            self._events = np.zeros((self.B, EVENT_ROWS, K.EV_WIDTH), dtype=np.int64)
+            self._nevents = np.zeros(self.B, dtype=np.int64)
+            self._slot_match = [-1] * self.B
+            self._stop = np.zeros(3, dtype=np.int64)  # the turn to pause before (stop_at)
+            self._work = (*self._work, self._events, self._nevents, self._stop)
         self._next = np.zeros(1, dtype=np.int64)  # matches of the range started so far
         # card and decision match keys of matches start + _win0 .. (see _key_window); _wnext counts within them
         self._win0 = 0
@@ -174,18 +225,11 @@ class CompiledEngine(BatchEngine):
     def _alloc(self, B: int) -> None:
         # compiled seats need no batch: one slot plays every match in turn
         B = B if self._python else 1
-        P, D, S = self.P, self.D, self.S
         self.B = B
-        self.st = np.zeros((B, K.NST), dtype=np.int64)
-        self.st[:, K.S_MATCH] = -1
-        self.keys = np.zeros((B, K.NKEY), dtype=np.uint64)
-        self.hands_arr = np.zeros((D, B, P), dtype=np.uint64)
-        self.under_arr = np.zeros((D, B), dtype=np.uint64)
-        self.totals = np.zeros((B, P), dtype=np.int64)
-        self.ncards = np.zeros((B, P), dtype=np.int64)
-        self.drew_on = np.zeros((B, P), dtype=np.int64)
-        self.stock = np.zeros((B, S), dtype=np.int8)
-        self.played = np.zeros(B, dtype=np.uint64)
+        self.slots = K.alloc_slots(B, self.P, self.D)  # every per-slot array (nines_sim.slots.FIELDS)
+        s = self.slots
+        self.st, self.keys, self.hands_arr, self.under_arr, self.stock = s.st, s.keys, s.hands, s.under, s.stock
+        self.totals, self.ncards, self.drew_on, self.played = s.totals, s.ncards, s.drew_on, s.played
         self.ar = np.arange(B)
         self._views()
 
@@ -200,19 +244,31 @@ class CompiledEngine(BatchEngine):
             ("stock_end", K.S_END), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
             # public history that Observation.public shows (the search player's sampler reads it)
             ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("hands_played", K.S_HANDS),
-            ("tb_hands", K.S_TB_HANDS), ("in_tb", K.S_IN_TB),
+            ("tb_hands", K.S_TB_HANDS), ("in_tb", K.S_IN_TB), ("hand_seq", K.S_HAND_SEQ),
+            # what a position taken from a game holds besides (nines_sim.position.positions_from_engine)
+            ("first_dealer", K.S_FIRST), ("nine_starter", K.S_NINE_START),
         ):  # fmt: skip
             setattr(self, name, st[:, col])
+        self.mkey = self.keys[:, K.K_CMK]  # the cards' match key
+        self.dmkey = self.keys[:, K.K_DMK]  # the decision streams' match key
         self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)
         self.dkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
 
     @property
-    def check_every(self) -> int:  # type: ignore[override]
+    def check_every(self) -> int:
         """Advances between a caller's checks: each is a block of whole matches unless a Python seat plays."""
-        return BatchEngine.check_every if self._python else 1
+        return self.PYTHON_CHECK_EVERY if self._python else 1
 
-    def _compact(self, keep: np.ndarray) -> None:  # slots are reused in place, never compacted
-        raise NotImplementedError
+    # ------------------------------------------------------------- decisions
+    def observe(
+        self, idx: np.ndarray, seats: np.ndarray, kind: DecisionKind, legal: np.ndarray | None = None
+    ) -> Observation:
+        """What the players at ``seats`` of slots ``idx`` may see (:meth:`DecisionBroker.observe`)."""
+        return self.broker.observe(idx, seats, kind, legal)
+
+    def pair_legal(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Whether two 9s together are a legal move (V4, V5) in slots ``idx``: bool, shape (n,)."""
+        return self.broker.pair_legal(idx, seats)
 
     # ------------------------------------------------------------------- run
     def start_run(self) -> None:
@@ -227,6 +283,8 @@ class CompiledEngine(BatchEngine):
         """Play until every game waits on a Python seat (then those seats decide), or a block of matches is done."""
         if self.B == 0:
             return
+        if self.paused:  # go on from the turn stop_at named
+            self._armed = False
         max_new = self.n_matches if self._python else MATCHES_PER_ADVANCE
         while True:
             nxt = int(self._next[0])
@@ -234,16 +292,17 @@ class CompiledEngine(BatchEngine):
             mkeys = self._key_window(min(self.n_matches - nxt, self.B if self._python else max_new))
             self._wnext[0] = 0
             code = self._play(
-                self.st, self.keys, self.hands_arr, self.ncards, self.totals, self.drew_on, self.under_arr,
-                self.stock, self.played, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
+                *self.slots, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
                 self.start + nxt, mkeys.shape[0], self._wnext, max_new, self._hrec, self._hpen, self._hcount,
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip
             self._next[0] = nxt + self._wnext[0]
             self._drain()
+            if self.trace is not None:
+                self._drain_events()
             if code == K.ILLEGAL:
                 self._illegal()
-            if code != K.BUFFER_FULL:
+            if code != K.BUFFER_FULL or self.paused:
                 break
         waiting = np.flatnonzero(self.st[:, K.S_WAITING])
         if waiting.size:
@@ -284,7 +343,7 @@ class CompiledEngine(BatchEngine):
         shown = f"{val}{move_shown(val)}" if kind == K.K_PLAY else f"{val}"
         raise IllegalMoveError(
             f"strategy {self.lineup[seat].name!r} returned {what}: {shown} in match {m} of seed {self.seed}"
-            f"{self._hint(m)}"
+            f"{self.broker.hint(m)}"
         )
 
     def _answer(self, waiting: np.ndarray) -> None:
@@ -296,7 +355,7 @@ class CompiledEngine(BatchEngine):
             seats = st[idx, K.S_WAIT_SEAT]
             legal = self.keys[idx, K.K_LEGAL] if kind in (K.K_PLAY, K.K_PLAY_DRAWN) else None
             card = st[idx, K.S_CARD] if kind == K.K_PLAY_DRAWN else None
-            st[idx, K.S_ANSWER] = self._decide(DecisionKind(kind), idx, seats, legal=legal, card=card)
+            st[idx, K.S_ANSWER] = self.broker.decide(DecisionKind(kind), idx, seats, legal=legal, card=card)
             st[idx, K.S_HAVE_ANS] = 1
             st[idx, K.S_WAITING] = 0
 
@@ -319,6 +378,34 @@ class CompiledEngine(BatchEngine):
             )  # fmt: skip
             self.matches_done += m
             self._mcount[0] = 0
+
+    def stop_at(self, hand: int, turn: int) -> None:
+        """Pause (a traced engine only) before turn ``turn`` (0-based, T8's counter) of hand ``hand`` (0-based,
+        every hand dealt in the match counted): :meth:`advance` returns there with :attr:`paused` true and the
+        slot's state as at the start of that turn; the next :meth:`advance` goes on."""
+        if self.trace is None:
+            raise ValueError("only a traced engine (trace=True) stops at a turn")
+        self._stop[:] = (hand + 1, turn, 1)
+        self._armed = True
+
+    @property
+    def paused(self) -> bool:
+        """Whether the engine stands at the turn :meth:`stop_at` named (until it is asked to stop elsewhere)."""
+        return getattr(self, "_armed", False) and self.trace is not None and self._stop[2] == 0
+
+    def _drain_events(self) -> None:
+        """Move each slot's event rows into :attr:`trace` (a list of event tuples per match index)."""
+        from nines_sim.events import decode
+
+        assert self.trace is not None
+        for b in np.flatnonzero(self._nevents).tolist():
+            rows = self._events[b, : self._nevents[b]]
+            for m, event in decode(rows, self.P, self.D):
+                if m < 0:  # rows that continue the match the slot was playing at the last drain
+                    m = self._slot_match[b]
+                self._slot_match[b] = m
+                self.trace.setdefault(m, []).append(event)
+            self._nevents[b] = 0
 
     def _keep_hands(self, h: int) -> None:
         """Append the kernel's ``h`` buffered hand records to the open block of columns.
@@ -355,9 +442,37 @@ class CompiledEngine(BatchEngine):
             self._hand_parts.append(HandRecords(**{f.name: getattr(blk, f.name)[:n] for f in fields(HandRecords)}))
         self._hblock, self._hfill = None, 0
 
+    def results(self) -> MatchResults:
+        """Results of the matches finished so far and not yet harvested, ordered by match index.
+
+        Its ``hand_records`` also hold the regular hands of matches still in play.
+        """
+        return self._collect(keep_unfinished_hands=True)
+
+    def harvest(self) -> MatchResults:
+        """Take the matches finished since the last harvest, with their hands, out of the engine.
+
+        Keeps memory flat on long runs: the caller tallies what it takes.
+        """
+        return self._collect(keep_unfinished_hands=False)
+
     def _collect(self, keep_unfinished_hands: bool) -> MatchResults:
         self._close_hands()
-        return super()._collect(keep_unfinished_hands)
+        hands = HandRecords.concat(self._hand_parts, self.P)
+        if self._match_parts:
+            done = MatchResults.concat(self._match_parts)
+        else:
+            z = np.zeros(0, dtype=np.int64)
+            zp = np.zeros((0, self.P), dtype=np.int64)
+            done = MatchResults(self.seed, z, zp, zp.astype(np.float64), z, z, z, hands)
+        if keep_unfinished_hands:
+            done.hand_records = hands
+        else:
+            finished = np.isin(hands.match, done.match)
+            done.hand_records = _select(hands, finished)
+            self._match_parts = []
+            self._hand_parts = [_select(hands, ~finished)] if (~finished).any() else []
+        return done
 
     def run(self) -> MatchResults:
         """Play every match of the range to its end; results ordered by match index."""
@@ -372,9 +487,15 @@ class CompiledEngine(BatchEngine):
         return int(live.min()) if live.size else self.start + int(self._next[0])
 
 
-def engine_class() -> type[BatchEngine]:
-    """The engine bulk runs use: compiled, unless numba is missing or ``NINES_ENGINE=numpy``."""
-    if K is None or os.environ.get("NINES_ENGINE", "").lower() == "numpy":
+def _select(h: HandRecords, mask: np.ndarray) -> HandRecords:
+    if mask.all():  # every hand of a compiled table's harvest belongs to a finished match: no copy
+        return h
+    return HandRecords(**{f.name: getattr(h, f.name)[mask] for f in fields(HandRecords)})
+
+
+def engine_class() -> type[BatchEngine] | type[CompiledEngine]:
+    """The engine bulk runs use: compiled, unless ``NINES_ENGINE=numpy`` (the retiring numpy engine, for tests)."""
+    if os.environ.get("NINES_ENGINE", "").lower() == "numpy":
         return BatchEngine
     return CompiledEngine
 
@@ -388,7 +509,7 @@ def make_engine(
     batch_size: int = 8192,
     specs: Sequence[str] | None = None,
     harvested: bool = False,
-) -> BatchEngine:
+) -> BatchEngine | CompiledEngine:
     """An engine for a bulk run (no trace): see :func:`engine_class`.
 
     ``harvested``: the caller takes finished matches with ``harvest()`` as it goes (see :class:`CompiledEngine`).

@@ -1,4 +1,10 @@
-"""The lockstep batch engine: deal, turn step, reshuffle, scoring, match flow.
+"""The lockstep numpy batch engine (retiring): deal, turn step, reshuffle, scoring, match flow.
+
+The compiled engine (:mod:`nines_sim.compiled`) is the engine of runs, replays, traces,
+positions and play-outs, checked against the plain-Python reference (:mod:`nines_sim.reference`).
+This one remains only where a play-out forces a first decision other than a play
+(:class:`~nines_sim.position.PositionEngine`) and under ``NINES_ENGINE=numpy`` (tests that
+need matches finishing out of order); decisions go through :mod:`nines_sim.broker`.
 
 ``BatchEngine`` plays ``B`` games at once, one numpy operation over the whole
 batch per rule, and never branches per game: games that need something rare
@@ -44,6 +50,15 @@ from dataclasses import fields
 import numpy as np
 
 from nines_sim import rng
+from nines_sim.broker import (  # noqa: F401 - the errors and move_shown are re-exported: their documented home
+    DecisionBroker,
+    Hint,
+    IllegalMoveError,
+    StrategyError,
+    move_shown,
+    no_hint,
+    replay_hint,
+)
 from nines_sim.cards import (
     FACE_RANK,
     FACE_SUIT,
@@ -54,33 +69,17 @@ from nines_sim.cards import (
     PENALTY_GROUPS,
     RANK_MASK,
     SUIT_MASK,
-    card_name,
     hand_faces,
 )
-from nines_sim.debug import user_location
+from nines_sim.codes import RANK_ACE, RANK_JACK, RANK_QUEEN, RUNNING
 from nines_sim.results import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.rules import Rules
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
+from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 ONE = np.uint64(1)
 U64_NATURALS = np.uint64(NATURALS)
 U64_NINES = np.uint64(NINES)
-RANK_ACE, RANK_JACK, RANK_QUEEN = 0, 10, 11
 NINE_FACES = tuple(13 * s + NINE_RANK for s in range(4))
-RUNNING = -3  # outcome code of a hand still in play
-
-
-class IllegalMoveError(RuntimeError):
-    """A strategy returned an illegal move; the message names it, the seed and the match to replay."""
-
-
-class StrategyError(RuntimeError):
-    """A strategy raised during play; the message names it, the seed and the match to replay."""
-
-
-def move_shown(val: int) -> str:
-    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, or nothing."""
-    return " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
 
 
 def legal_table(rules: Rules) -> np.ndarray:
@@ -174,6 +173,10 @@ class BatchEngine:
     specs : sequence of str, optional
         How the lineup was named (e.g. ``file.py:Class``), for the replay
         command that error messages print; default: the strategies' names.
+    hint : callable, optional
+        ``hint(match) -> str``, appended to a failing strategy's error message
+        (:mod:`nines_sim.broker`); default: the ``nines replay`` command, or
+        nothing for a traced engine (the replay itself).
 
     Raises
     ------
@@ -202,6 +205,7 @@ class BatchEngine:
         trace: bool = False,
         on_step: Callable[[BatchEngine], None] | None = None,
         specs: Sequence[str] | None = None,
+        hint: Hint | None = None,
     ):
         if len(lineup) != rules.players:
             raise ValueError(f"the lineup has {len(lineup)} strategies but the rules seat {rules.players} players")
@@ -229,6 +233,9 @@ class BatchEngine:
         self.specs = list(specs) if specs is not None else None
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.legal_tab = legal_table(rules)
+        if hint is None:  # where to see a failing decision: the replay command (nothing when this is the replay)
+            hint = no_hint if trace else replay_hint(rules, self.lineup, seed, self.specs)
+        self.broker = DecisionBroker(rules, self.lineup, seed, self, self.legal_tab, hint)
         self.next_tab = next_seat_table(self.P)
         self.full_mask = (1 << self.P) - 1
         self.nine_penalty = rules.nine_penalty
@@ -365,170 +372,18 @@ class BatchEngine:
         legal: np.ndarray | None = None,
         card: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Ask each seat's strategy for its decision in games ``idx``; validate the answers."""
-        n = idx.shape[0]
-        if len(self.strategies) == 1:
-            groups = [(0, None)]
-        else:
-            sid = self.seat_strategy[seats]
-            groups = [(s, np.flatnonzero(sid == s)) for s in range(len(self.strategies))]
-        out = np.empty(n, dtype=np.int64)
-        for s, sel in groups:
-            if sel is not None and sel.size == 0:
-                continue
-            gi = idx if sel is None else idx[sel]
-            gs = seats if sel is None else seats[sel]
-            gl = legal if sel is None or legal is None else legal[sel]
-            gc = card if sel is None or card is None else card[sel]
-            obs = self.observe(gi, gs, kind, gl)
-            strat = self.strategies[s]
-            if strat.classifier.get("sees_hidden_cards"):  # an openly unfair reference player (clairvoyant)
-                strat.reveal([w[gi] for w in self.hands], self.stock[gi], self.stock_pos[gi], self.stock_end[gi])
-            try:
-                res = self._ask(strat, kind, obs, gc)
-            except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
-                m = self._culprit(strat, kind, gi, gs, gl, gc)
-                raise StrategyError(
-                    f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
-                    f"while deciding ({kind.name.lower()}) in match {m} of seed {self.seed}{self._hint(m)}"
-                ) from exc
-            res = self._validate(strat, kind, gi, gs, gl, res)
-            if sel is None:
-                out = res
-            else:
-                out[sel] = res
-        return out
+        """Ask each seat's strategy for its decision in games ``idx``; validate the answers (the broker's)."""
+        return self.broker.decide(kind, idx, seats, legal, card)
 
     def observe(
         self, idx: np.ndarray, seats: np.ndarray, kind: DecisionKind, legal: np.ndarray | None = None
     ) -> Observation:
-        """What the players at ``seats`` of games ``idx`` may see, for a decision of ``kind``.
-
-        Parameters
-        ----------
-        idx, seats : numpy.ndarray
-            int64, (n,): slots of the batch and the deciding seat in each.
-        kind : DecisionKind
-        legal : numpy.ndarray, optional
-            uint64, (n,): the legal faces to show (default none).
-
-        Returns
-        -------
-        Observation
-            The seat's own hand (gathered now) and lazy views of public state only.
-        """
-        public = PublicState(
-            self.rules, self.legal_tab, under=self.under, **{name: getattr(self, name) for name in PublicState.ARRAYS}
-        )
-        return Observation(public, idx, seats, kind, [w[idx, seats] for w in self.hands], legal)
-
-    @staticmethod
-    def _ask(strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> object:
-        if kind == DecisionKind.PLAY:
-            return strat.play(obs)
-        if kind == DecisionKind.PLAY_DRAWN:
-            return strat.play_drawn(obs, card)
-        return strat.declare(obs)
-
-    def _culprit(
-        self,
-        strat: Strategy,
-        kind: DecisionKind,
-        idx: np.ndarray,
-        seats: np.ndarray,
-        legal: np.ndarray | None,
-        card: np.ndarray | None,
-    ) -> int:
-        """The match of the first game whose decision alone makes the strategy raise (else the first game's)."""
-        for j in range(idx.shape[0]):
-            one = self.observe(idx[j : j + 1], seats[j : j + 1], kind, None if legal is None else legal[j : j + 1])
-            try:
-                self._ask(strat, kind, one, None if card is None else card[j : j + 1])
-            except Exception:
-                return int(self.match[idx[j]])
-        return int(self.match[idx[0]])
-
-    def _hint(self, match: int) -> str:
-        """Where to see a failing decision: the replay command (nothing when this is the replay)."""
-        if self.trace is not None:
-            return ""
-        from nines_sim.registry import spec_of
-        from nines_sim.replay import replay_command
-
-        cmd = replay_command(self.rules, self.specs or [spec_of(s) for s in self.lineup], self.seed, match)
-        return f"; see the position and the traceback with: {cmd}"
-
-    def _validate(
-        self,
-        strat: Strategy,
-        kind: DecisionKind,
-        idx: np.ndarray,
-        seats: np.ndarray,
-        legal: np.ndarray | None,
-        res: object,
-    ) -> np.ndarray:
-        """Check a strategy's answers against the engine's own legal moves (never the observation's copy)."""
-        arr = np.asarray(res)
-        what = None
-        n = idx.shape[0]
-        if res is None:
-            what = "nothing (None; return one value per game)"
-            bad = np.ones(n, dtype=bool)
-            arr = np.zeros(n, dtype=np.int64)
-        elif arr.shape != (n,):
-            what = f"an answer of shape {arr.shape} for {n} games (return one value per game)"
-            bad = np.zeros(n, dtype=bool)
-            bad[0] = True
-        elif arr.dtype.kind == "u" and (arr > np.iinfo(np.int64).max).any():
-            what = "values too large to be cards or suits"
-            bad = arr > np.iinfo(np.int64).max
-        elif kind == DecisionKind.PLAY_DRAWN:
-            if arr.dtype != np.bool_:
-                what = f"{arr.dtype} instead of bool for play_drawn"
-                bad = np.ones(n, dtype=bool)
-            else:
-                return arr.astype(np.int64)
-        elif not np.issubdtype(arr.dtype, np.integer):
-            what = f"{arr.dtype} values instead of integers"
-            bad = np.ones(n, dtype=bool)
-        elif kind == DecisionKind.PLAY:
-            arr = arr.astype(np.int64)
-            face_ok = (arr >= 0) & (arr < N_FACES)
-            assert legal is not None
-            in_legal = ((legal >> np.clip(arr, 0, 63).astype(np.uint64)) & ONE) == ONE
-            ok = face_ok & in_legal
-            if self.rules.pair_of_nines:
-                is_pair = arr == PAIR_OF_NINES
-                if is_pair.any():
-                    ok |= is_pair & self.pair_legal(idx, seats)
-            bad = ~ok
-            what = "a card that is not a legal play (T1, T2, V4, V5, V6)"
-        else:
-            arr = arr.astype(np.int64)
-            bad = (arr < 0) | (arr > 3)
-            what = "a suit outside 0..3"
-        if what is not None and bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            m = int(self.match[idx[j]])
-            val = arr[j].item() if arr.shape == (n,) and res is not None else None
-            shown = "" if val is None else f": {val!r}"
-            if kind == DecisionKind.PLAY and isinstance(val, int):
-                shown += move_shown(val)
-            if arr.shape != (n,):
-                # a shape error depends on the batch, which a replay of one match does not have
-                raise IllegalMoveError(
-                    f"strategy {strat.name!r} returned {what} in match {m} of seed {self.seed}; "
-                    f"return an array of shape (obs.n,)"
-                )
-            raise IllegalMoveError(
-                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}{self._hint(m)}"
-            )
-        return arr.astype(np.int64)
+        """What the players at ``seats`` of games ``idx`` may see (:meth:`DecisionBroker.observe`)."""
+        return self.broker.observe(idx, seats, kind, legal)
 
     def pair_legal(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Whether two 9s together are a legal move (V4, V5): bool, shape (n,)."""
-        hand = [w[idx, seats] for w in self.hands]
-        return pair_legal(hand, self.top[idx], self.active[idx], self.ncards[idx, seats], self.rules, self.legal_tab)
+        return self.broker.pair_legal(idx, seats)
 
     # ------------------------------------------------------------------ deal
     def _deal(self, idx: np.ndarray) -> None:

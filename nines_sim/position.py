@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from nines_sim.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES
 from nines_sim.engine import RUNNING, BatchEngine, penalty_points
 from nines_sim.rules import Rules
 from nines_sim.strategy import DecisionKind, Strategy
+
+if TYPE_CHECKING:
+    from nines_sim.compiled import CompiledEngine
 
 
 class PositionError(ValueError):
@@ -287,14 +291,16 @@ class PositionBatch:
         )  # fmt: skip
 
 
-def positions_from_engine(engine: BatchEngine, idx: np.ndarray | None = None) -> PositionBatch:
+def positions_from_engine(engine: BatchEngine | CompiledEngine, idx: np.ndarray | None = None) -> PositionBatch:
     """The games of a running engine as positions (copies; the engine is not changed).
 
-    Take them between turns (before :meth:`~nines_sim.engine.BatchEngine.advance`).
+    Take them between turns: a traced :class:`~nines_sim.compiled.CompiledEngine` paused by
+    :meth:`~nines_sim.compiled.CompiledEngine.stop_at`, or a ``BatchEngine`` before
+    :meth:`~nines_sim.engine.BatchEngine.advance`.
 
     Parameters
     ----------
-    engine : BatchEngine
+    engine : CompiledEngine or BatchEngine
     idx : numpy.ndarray, optional
         int64 slots to take (default all).
     """
@@ -303,7 +309,10 @@ def positions_from_engine(engine: BatchEngine, idx: np.ndarray | None = None) ->
     for name in (*_SCALARS, *_ROWS, "stock"):
         if name != "dmkey":
             a[name] = getattr(engine, name)[rows].copy()
-    a["dmkey"] = engine._decision_match_keys(rows)
+    for name in ("in_tb", "nine_starter"):  # the compiled engine keeps flags as int64 columns
+        a[name] = a[name].astype(bool)  # type: ignore[union-attr]
+    dmkey = getattr(engine, "dmkey", None)
+    a["dmkey"] = dmkey[rows].copy() if dmkey is not None else engine._decision_match_keys(rows)  # type: ignore[union-attr]
     a["hands"] = [w[rows].copy() for w in engine.hands]
     a["under"] = [w[rows].copy() for w in engine.under]
     return PositionBatch(engine.rules, a)
@@ -378,9 +387,10 @@ def play_out(
         decision (-1: none); it must be legal there.
     force_kind : DecisionKind
     engine : {"auto", "compiled", "numpy"}
-        ``auto`` plays on the compiled turn loop (:mod:`nines_sim.position_kernel`)
-        when every seat is a built-in with a compiled twin and the forced move is
-        a play, else on the numpy engine; both give the same results.
+        ``auto`` and ``compiled`` play on the compiled turn loop (:mod:`nines_sim.position_kernel`:
+        the kernel alone for built-ins, the compiled engine with its broker for Python seats)
+        unless the forced move is not a play; ``numpy`` (and a forced declaration or drawn
+        card) on the retiring numpy engine.  All give the same results.
     consume : bool
         The caller will not read the batch again: the compiled engine may play in its
         arrays (a search's throw-away batches; spares a copy).
@@ -403,13 +413,21 @@ def play_out(
     if engine not in ("auto", "compiled", "numpy"):
         raise PositionError(f"play_out on engine {engine!r}: choose 'auto', 'compiled' or 'numpy'")
     if engine != "numpy" and force_kind == DecisionKind.PLAY:
-        from nines_sim.position_kernel import compiled_ids, play_out_kernel
+        from nines_sim.position_kernel import compiled_ids, play_out_engine, play_out_kernel
 
         sids = compiled_ids(lineup)
         if sids is not None:
             return play_out_kernel(batch, sids, to, force, lineup, consume)
-        if engine == "compiled":
-            raise PositionError("the compiled engine plays positions only with built-in strategies (and numba)")
+        from nines_sim.compiled import seat_ids
+        from nines_sim.kernel import SID_PYTHON
+
+        if (seat_ids(lineup) == SID_PYTHON).any():
+            return play_out_engine(batch, lineup, to, force, seed)
+        if engine == "compiled":  # compiled user strategies without a Python seat: the numpy engine asks them
+            raise PositionError(
+                "the compiled engine plays compiled user strategies' positions only beside a Python seat"
+            )
+    # a forced first decision other than a play: the numpy engine (retiring) asks it
     eng = PositionEngine(batch, lineup, seed)
     if force is not None:
         eng.force_move = np.asarray(force, dtype=np.int64).copy()

@@ -93,11 +93,17 @@ def _classes_in(module) -> list[type[Strategy]]:  # noqa: ANN001
 
 
 def builtin_classes() -> dict[str, type[Strategy]]:
-    """Every strategy class defined in the ``strategies`` package, by name."""
+    """Every strategy class defined in the ``strategies`` package, by name.
+
+    The built-ins' compiled twins (``*_compiled`` modules) define no class and are not imported: they load numba,
+    which the turn loop imports them for.
+    """
     import nines_sim.strategies as strategies
 
     out: dict[str, type[Strategy]] = {}
     for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
+        if info.name.endswith("_compiled"):
+            continue
         module = importlib.import_module(f"nines_sim.strategies.{info.name}")
         for c in _classes_in(module):
             if c.name in out and out[c.name] is not c:

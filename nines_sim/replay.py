@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 import numpy as np
 
+from nines_sim.broker import replay_command, rule_overrides  # noqa: F401 - replay_command is used from here too
 from nines_sim.cards import SUIT_SYMBOLS, card_name
 from nines_sim.debug import user_traceback
-from nines_sim.engine import BatchEngine
 from nines_sim.pergame import views
 from nines_sim.registry import make_lineup
 from nines_sim.results import BLOCKED, CAPPED, MatchResults
@@ -17,34 +16,12 @@ from nines_sim.rules import Rules
 from nines_sim.strategy import Observation, Strategy
 
 
-def _overrides(rules: Rules) -> list[str]:
-    """The options that differ from the preset as ``key=value`` (as ``--rule`` takes them), players left out.
-
-    The lineup seats the players, so a table size other than the preset's is no override here.
-    """
-    out = []
-    for k, v in rules.overrides().items():
-        if k == "players":
-            continue
-        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v).lower() if isinstance(v, bool) else str(v)
-        out.append(f"{k}={text}")
-    return out
-
-
-def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -> str:
-    """The ``nines replay`` command line that shows match ``match`` of a run."""
-    parts = ["nines", "replay", *lineup, "--seed", str(seed), "--match", str(match), "--rules", rules.preset]
-    for over in _overrides(rules):
-        parts += ["--rule", over]
-    return shlex.join(parts)
-
-
 def rules_text(rules: Rules) -> str:
     """The rules as a reader needs them named: the preset, and every option that differs from it.
 
     ``classic``, or ``classic with target=50, nine_penalty=20`` (the players left out: the lineup seats them).
     """
-    over = _overrides(rules)
+    over = rule_overrides(rules)
     return f"{rules.preset} with {', '.join(over)}" if over else rules.preset
 
 
@@ -60,13 +37,13 @@ class ReplayFailure(RuntimeError):
     Attributes
     ----------
     events : list of tuple
-        The match's events before the failing decision, as ``BatchEngine`` traces them.
+        The match's events before the failing decision (:mod:`nines_sim.events`).
     position : dict
         The failing decision: ``seat``, ``kind`` ("play", "declare", "play_drawn"),
         ``hand``, ``legal`` and ``top`` (card names), ``active_suit``, ``drawn``.
     error : Exception
-        The engine's :class:`~nines_sim.engine.StrategyError` or
-        :class:`~nines_sim.engine.IllegalMoveError`; its ``__cause__`` is what
+        The broker's :class:`~nines_sim.broker.StrategyError` or
+        :class:`~nines_sim.broker.IllegalMoveError`; its ``__cause__`` is what
         the strategy raised, if it raised.
     """
 
@@ -82,6 +59,8 @@ class _Watched(Strategy):
         self.inner, self.last = inner, last
         self.name = inner.name  # type: ignore[misc] - shown under the inner strategy's name
         self.classifier = inner.classifier  # type: ignore[misc]
+        if hasattr(inner, "reveal"):  # the hook through which the engine shows the hidden cards, passed on
+            self.reveal = inner.reveal
 
     def _see(self, obs: Observation, kind: str, card: np.ndarray | None = None) -> None:
         v = views(obs)[0]  # a replay plays one match: one game per decision
@@ -103,37 +82,17 @@ class _Watched(Strategy):
         return self.inner.play_drawn(obs, card)
 
 
-def _with_turns(events: list[tuple], starts: list[int]) -> list[tuple]:
-    """``events`` with a ``("turn", t)`` marker before the first event of each engine step.
-
-    ``starts`` are the indices in ``events`` where each step's events begin (one
-    step is one turn, RULES.md T1-T6); ``t`` counts the turns of the hand from 0,
-    as the engine's counter for the turn cap (T8) does, and ``nines analyze
-    --turn`` from 1: each deal starts the count again.
-    """
-    begins = set(starts)
-    out: list[tuple] = []
-    turn = 0
-    for i, ev in enumerate(events):
-        if i in begins:
-            out.append(("turn", turn))
-            turn += 1
-        if ev[0] == "deal":
-            turn = 0
-        out.append(ev)
-    return out
-
-
 def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int) -> tuple[list[tuple], MatchResults]:
     """Play match ``match`` of ``seed`` alone, recording every event.
 
     Returns
     -------
     tuple
-        (events, results): the events as ``BatchEngine`` traces them, each
-        turn's preceded by a ``("turn", t)`` marker (``t`` from 0 in each hand:
-        the engine's turn counter, which ``nines analyze --turn`` counts from 1),
-        and the one-match results (equal to that match's row in any run).
+        (events, results): the events as the compiled engine's trace form writes them
+        (:mod:`nines_sim.events`), each turn's preceded by a ``("turn", t)`` marker
+        (``t`` from 0 in each hand: the engine's turn counter, which ``nines analyze
+        --turn`` counts from 1), and the one-match results (equal to that match's row
+        in any run).
 
     Raises
     ------
@@ -141,23 +100,22 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
         If a strategy raises or returns an illegal answer: the events up to
         that decision and its position.
     """
-    from nines_sim.engine import IllegalMoveError, StrategyError
+    from nines_sim.broker import IllegalMoveError, StrategyError
+    from nines_sim.compiled import CompiledEngine, plays_builtin
+    from nines_sim.events import without_open_turn
 
     specs = [s if isinstance(s, str) else s.name for s in lineup]
     last: dict = {}
-    seen: dict[int, _Watched] = {}
-    players = [seen.setdefault(id(s), _Watched(s, last)) for s in make_lineup(list(lineup))]
-    e = BatchEngine(rules, players, seed, match, 1, batch_size=1, trace=True, specs=specs)
-    starts: list[int] = []  # where each step's events begin: one step is one turn of the match
+    seen: dict[int, Strategy] = {}
+    # the built-ins decide inside the loop; every other seat is watched, so that a failing decision has a position
+    players = [s if plays_builtin(s) else seen.setdefault(id(s), _Watched(s, last)) for s in make_lineup(list(lineup))]
+    e = CompiledEngine(rules, players, seed, match, 1, batch_size=1, trace=True, specs=specs)
+    assert e.trace is not None
     try:
-        e.start_run()  # as BatchEngine.run, one step at a time
-        while e.B:
-            starts.append(len(e.trace.get(match, [])))
-            e.advance()
-        res = e.results()
+        res = e.run()
     except (StrategyError, IllegalMoveError) as exc:
-        raise ReplayFailure(_with_turns(e.trace.get(match, []), starts), dict(last), exc) from exc
-    return _with_turns(e.trace.get(match, []), starts), res
+        raise ReplayFailure(without_open_turn(e.trace.get(match, [])), dict(last), exc) from exc
+    return e.trace.get(match, []), res
 
 
 def describe_failure(failure: ReplayFailure, names: Sequence[str]) -> list[str]:

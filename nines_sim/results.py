@@ -11,9 +11,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-#: Outcome codes of a hand (``HandRecords.outcome``): a seat >= 0 went out (O1).
-BLOCKED = -1  # T7
-CAPPED = -2  # T8
+#: Outcome codes of a hand (``HandRecords.outcome``): a seat >= 0 went out (O1), BLOCKED (T7), CAPPED (T8).
+from nines_sim.codes import BLOCKED, CAPPED  # noqa: F401 - re-exported
 
 
 def _ascending(major: np.ndarray, minor: np.ndarray | None = None) -> bool:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.cards import NINES, SUIT_NAMES, card_name, hand_faces
-from nines_sim.engine import BatchEngine
+from nines_sim.compiled import CompiledEngine
 from nines_sim.play.saved import KIND_NAMES, PERSON, SavedMatch, move_text
 from nines_sim.registry import hidden_card_note, make_lineup, spec_of
 from nines_sim.replay import replay_command
@@ -104,12 +104,11 @@ class Reviewed(Strategy):
         self.classifier = inner.classifier  # type: ignore[misc]
         self.values = getattr(inner, "values", {})
         self.rows: list[dict] = []
-        self.engine: BatchEngine | None = None
+        self.engine: CompiledEngine | None = None
         self.seconds = 0.0
         self._pairs: set[tuple[int, int]] = set()
-
-    def reveal(self, *hidden) -> None:  # noqa: ANN002 - passed through to a player that sees hidden cards
-        self.inner.reveal(*hidden)  # type: ignore[attr-defined]
+        if hasattr(inner, "reveal"):  # the hook through which the engine shows the hidden cards, passed on
+            self.reveal = inner.reveal
 
     def play(self, obs: Observation) -> np.ndarray:
         mv = np.asarray(self.inner.play(obs))
@@ -301,9 +300,8 @@ def review_range(
     made = make_lineup(lineup)
     specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
     seat0 = Reviewed(made[0], setup, partial(_command, rules, specs, seed, setup))
-    eng = BatchEngine(rules, [seat0, *made[1:]], seed, start, n, batch_size=batch_size, specs=specs)
+    eng = CompiledEngine(rules, [seat0, *made[1:]], seed, start, n, batch_size=batch_size, specs=specs)
     seat0.engine = eng
-    eng.start_run()
     done = 0
     while eng.B and not (should_stop is not None and should_stop()):
         eng.advance()

@@ -12,30 +12,18 @@ and its choices are reproducible whatever the batch.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from enum import IntEnum
 from typing import Any, ClassVar
 
 import numpy as np
 
 from nines_sim import rng
 from nines_sim.cards import FACE_SUIT, NINE_RANK, NINES, SUIT_MASK
+from nines_sim.codes import PAIR_OF_NINES, DecisionKind  # noqa: F401 - part of the strategy interface
 from nines_sim.params import Param, check_values, defaults
 from nines_sim.params import label as param_label
 from nines_sim.rules import Rules
 
 U64_NINES = np.uint64(NINES)
-
-#: Move code of "two 9s together" (V4), returned by :meth:`Strategy.play` in place of a face.
-PAIR_OF_NINES = 52
-
-
-class DecisionKind(IntEnum):
-    """The kinds of decision; each has its own random stream family."""
-
-    PLAY = 0
-    DECLARE = 1
-    PLAY_DRAWN = 2
-    DEALER_DECLARE = 3
 
 
 class PublicState:
@@ -343,6 +331,9 @@ class Strategy(ABC):
         "uses_public_history": False,
         "plays_pair_of_nines": False,
     }
+    #: The turn loop's id of this exact class's compiled twin (``nines_sim.strategies.*_compiled``), or None:
+    #: its seats decide in Python.  Read from the class that declares it only (a subclass may decide otherwise).
+    kernel_id: ClassVar[int | None] = None
     #: What a user or ``nines tune`` may change (:class:`nines_sim.params.Param`); each becomes an
     #: instance attribute of the same name, at its default unless given to ``__init__``.
     params: ClassVar[tuple[Param, ...]] = ()

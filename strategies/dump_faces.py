@@ -19,6 +19,7 @@ class DumpFaces(Strategy):
 
     name = "dump-faces"
     classifier = {"stochastic": True, "uses_public_history": False, "plays_pair_of_nines": False}
+    kernel_id = 3  # its compiled twin: heuristics_compiled.py
 
     def play(self, obs: Observation) -> np.ndarray:
         nat = natural_legal(obs)

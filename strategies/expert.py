@@ -55,6 +55,7 @@ class Expert(Strategy):
 
     name = "expert"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
+    kernel_id = 5  # its compiled twin: expert_compiled.py
     # The named constants above, as parameters with today's values as defaults; the bounds are
     # the tuner's search range (`nines tune expert`), wide enough to switch each tip off or overdo it.
     params = (

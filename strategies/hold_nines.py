@@ -15,6 +15,7 @@ class HoldNines(Strategy):
 
     name = "hold-nines"
     classifier = {"stochastic": True, "uses_public_history": False, "plays_pair_of_nines": False}
+    kernel_id = 2  # its compiled twin: heuristics_compiled.py
 
     def play(self, obs: Observation) -> np.ndarray:
         nat = natural_legal(obs)

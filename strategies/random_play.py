@@ -16,6 +16,7 @@ class RandomPlay(Strategy):
 
     name = "random"
     classifier = {"stochastic": True, "uses_public_history": False, "plays_pair_of_nines": True}
+    kernel_id = 1  # its compiled twin: heuristics_compiled.py
 
     def play(self, obs: Observation) -> np.ndarray:
         legal = [w & obs.legal for w in obs.hand]

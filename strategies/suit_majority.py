@@ -18,6 +18,7 @@ class SuitMajority(Strategy):
 
     name = "suit-majority"
     classifier = {"stochastic": True, "uses_public_history": False, "plays_pair_of_nines": False}
+    kernel_id = 4  # its compiled twin: heuristics_compiled.py
 
     def play(self, obs: Observation) -> np.ndarray:
         return pick_card([w & obs.legal for w in obs.hand], obs.random())

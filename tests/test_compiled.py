@@ -1,6 +1,8 @@
-"""The compiled engine (numba) plays the same matches as the numpy engine, byte for byte.
+"""The compiled engine (numba): the built-ins' compiled twins play as their Python classes, byte for byte.
 
-Every preset at every table size, rule combinations that reach the rare paths
+(The rules are checked move for move against the plain-Python reference in ``test_reference_agreement.py``.)
+Here the same matches are played with every seat's Python class asked as a Python seat and with the
+built-ins' compiled twins: every preset at every table size, rule combinations that reach the rare paths
 (reshuffles, passes, blocks, the turn cap, tie-break hands, shared wins, powers,
 two 9s together), every compiled built-in, Python plug-ins (batched, per-game and
 mixed with compiled seats), errors raised by a plug-in, and the on-disk cache of
@@ -9,6 +11,7 @@ compiled code (a second process does not recompile; a read-only install works).
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import subprocess
@@ -47,9 +50,28 @@ def assert_identical(a: MatchResults, b: MatchResults) -> None:
         assert x.tobytes() == y.tobytes(), f.name
 
 
+def asked_in_python(players: list) -> list:
+    """The same strategies (same values, a seat shared as before), each asked in Python: an instance of a
+    subclass of a built-in is a Python seat, so its class decides, not the built-in's compiled twin."""
+    made: dict[int, object] = {}
+    out = []
+    for s in players:
+        if id(s) not in made:
+            twin = copy.copy(s)
+            twin.__class__ = type(f"InPython{type(s).__name__}", (type(s),), {})
+            made[id(s)] = twin
+        out.append(made[id(s)])
+    return out
+
+
 def both(rules, lineup, seed: int, n: int, start: int = 0, batch: int = 16) -> tuple[MatchResults, MatchResults]:
+    """The matches with every seat's Python class deciding, and with the compiled twins of the built-ins.
+
+    (The rules themselves are checked move for move against the plain-Python reference in
+    ``test_reference_agreement.py``; here the twins are checked against their classes.)
+    """
     players = make_lineup(list(lineup))
-    a = BatchEngine(rules, players, seed, start, n, batch_size=batch).run()
+    a = CompiledEngine(rules, asked_in_python(players), seed, start, n, batch_size=batch).run()
     b = CompiledEngine(rules, players, seed, start, n, batch_size=batch).run()
     return a, b
 
@@ -67,7 +89,7 @@ def _preset_cases() -> list:
 
 
 @pytest.mark.parametrize("preset,players", _preset_cases())
-def test_every_preset_and_table_size_matches_the_numpy_engine(preset, players):
+def test_every_preset_and_table_size_plays_the_builtins_twins_as_their_classes(preset, players):
     rules = make_rules(preset, players=players)
     lineup = [BUILTINS[(s + players) % len(BUILTINS)] for s in range(players)]
     a, b = both(rules, lineup, seed=1000 + players, n=8, start=5)
@@ -91,7 +113,7 @@ COMBOS = [
 
 
 @pytest.mark.parametrize("preset,over", COMBOS, ids=[f"{p}-{'-'.join(map(str, o.values()))}" for p, o in COMBOS])
-def test_rule_combinations_match_the_numpy_engine(preset, over):
+def test_rule_combinations_play_the_builtins_twins_as_their_classes(preset, over):
     rules = make_rules(preset, **over)
     players = rules.players
     lineup = [BUILTINS[s % len(BUILTINS)] for s in range(players)]
@@ -173,7 +195,7 @@ def test_a_builtin_wrapped_as_a_python_plugin_gives_the_compiled_results():
 
 
 @pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse", "draw-until-playable+no-nine-out"])
-def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
+def test_mixed_tables_of_plugins_and_builtins_play_as_when_every_seat_is_asked_in_python(preset):
     rules = make_rules(preset, players=5)
     lineup = [Lowest(), "random", HighestPair(), PerGameLowest(), "expert"]
     a, b = both(rules, lineup, seed=12, n=25, batch=6)
@@ -196,9 +218,9 @@ def test_mixed_tables_of_plugins_and_builtins_match_the_numpy_engine(preset):
         ),
     ],
 )
-def test_expert_at_other_parameter_values_plays_compiled_and_matches_the_numpy_engine(preset, spec):
+def test_expert_at_other_parameter_values_plays_compiled_and_as_its_python_class(preset, spec):
     """``expert``'s compiled twin reads each seat's parameter values, so a tuned expert runs at compiled
-    speed (issue 13) and moves exactly as the Python class on the numpy engine does."""
+    speed (issue 13) and moves exactly as the Python class asked as a Python seat does."""
     from nines_sim import kernel as K
 
     players = 5 if preset == "double-nines" else 4
@@ -237,7 +259,7 @@ def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
         e.advance()
         got.append(e.harvest())
         assert e.lowest_unfinished() <= 20
-    assert_identical(MatchResults.concat(got), BatchEngine(rules, lineup, 9, 0, 20).run())
+    assert_identical(MatchResults.concat(got), CompiledEngine(rules, asked_in_python(lineup), 9, 0, 20).run())
 
 
 @pytest.mark.parametrize("harvested", [False, True])
@@ -262,7 +284,8 @@ def test_match_keys_computed_a_window_at_a_time_give_the_same_matches(monkeypatc
     else:
         res = e.run()
     assert e._win.shape[0] < 30  # the keys did come in windows
-    assert_identical(res, BatchEngine(rules, players, 4, 7, 30, batch_size=4).run())
+    monkeypatch.setattr(compiled, "KEY_WINDOW", 1 << 16)
+    assert_identical(res, CompiledEngine(rules, asked_in_python(players), 4, 7, 30, batch_size=4).run())
 
 
 def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
@@ -276,7 +299,7 @@ def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
     e = CompiledEngine(rules, lineup, 3, 0, 25)
     got = e.run()
     assert len(e._hand_parts) > 1  # the records did span several blocks
-    assert_identical(got, BatchEngine(rules, lineup, 3, 0, 25).run())
+    assert_identical(got, CompiledEngine(rules, asked_in_python(lineup), 3, 0, 25, batch_size=5).run())
 
 
 WARM_UP_PROBE = textwrap.dedent(
@@ -363,9 +386,9 @@ def test_bulk_runs_use_the_compiled_engine_unless_told_otherwise(monkeypatch):
     assert engine_class() is BatchEngine
 
 
-def test_the_compiled_engine_refuses_a_trace():
-    with pytest.raises(ValueError, match="use BatchEngine for traces"):
-        CompiledEngine(make_rules("classic"), make_lineup(["random"] * 4), 0, 0, 1, trace=True)
+def test_the_compiled_engine_refuses_an_on_step_callback():
+    with pytest.raises(ValueError, match="calls no on_step"):
+        CompiledEngine(make_rules("classic"), make_lineup(["random"] * 4), 0, 0, 1, on_step=print)
 
 
 # ------------------------------------------------------------------ the cache of compiled code
@@ -451,16 +474,15 @@ def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
 
 
 # ------------------------------------------------------------------ compiled user strategies
-def test_a_compiled_user_strategy_decides_as_its_batched_twin_in_both_engines():
+def test_a_compiled_user_strategy_decides_as_its_batched_twin():
     from nines_sim.lowest_first import LowestFirst, LowestFirstCompiled
 
     rules = make_rules("double-nines", players=4)
     batched = [LowestFirst(), "random", LowestFirst(), "expert"]
     compiled = [LowestFirstCompiled(), "random", LowestFirstCompiled(), "expert"]
-    want = BatchEngine(rules, make_lineup(batched), 21, 0, 30, batch_size=8).run()
+    want = CompiledEngine(rules, make_lineup(batched), 21, 0, 30, batch_size=8).run()
     assert seat_ids(make_lineup(compiled)).tolist()[0] == 6
     assert_identical(want, CompiledEngine(rules, make_lineup(compiled), 21, 0, 30).run())
-    assert_identical(want, BatchEngine(rules, make_lineup(compiled), 21, 0, 30, batch_size=8).run())
 
 
 def test_an_illegal_answer_from_a_compiled_user_strategy_names_the_match():

@@ -117,3 +117,22 @@ def test_the_compiled_and_numpy_engines_play_positions_alike(preset, to):
     assert np.array_equal(a[0], b[0])
     if to == "match":
         assert np.array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse", "draw-until-playable"])
+@pytest.mark.parametrize("to", ["hand", "match"])
+def test_positions_with_python_seats_play_out_on_the_compiled_engine_as_on_the_numpy_one(preset, to):
+    from tests.det_strategies import HighestPair, Lowest
+
+    eng = _engine_at(preset, seed=5, start=0, n=12, turns=6)
+    lineup = [Lowest(), *make_lineup(["expert"]), HighestPair(), *make_lineup(["random"])][: eng.P]
+    batch = positions_from_engine(eng)
+    legal = np.array([int(eng.hands[0][b, eng.seat[b]]) & int(eng.legal_tab[eng.top[b] * 4 + eng.active[b]])
+                      for b in range(eng.B)], dtype=object)  # fmt: skip
+    force = np.array([(x & -x).bit_length() - 1 if x else -1 for x in legal], dtype=np.int64)
+    for f in (None, force):
+        a = play_out(batch, lineup, to=to, force=f, engine="numpy")
+        b = play_out(batch, lineup, to=to, force=f, engine="compiled")
+        assert np.array_equal(a[0], b[0])
+        if to == "match":
+            assert np.array_equal(a[1], b[1])

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
+from nines_sim.compiled import CompiledEngine
+from nines_sim.engine import IllegalMoveError, StrategyError
+from nines_sim.events import without_open_turn
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
 from nines_sim.registry import StrategyNotFound, make_lineup
-from nines_sim.replay import _with_turns
 from nines_sim.strategy import DecisionKind, Observation, Strategy
 
 
@@ -36,7 +37,7 @@ class Outcome:
     Attributes
     ----------
     events : list of tuple
-        Every event of the match so far, as :class:`~nines_sim.engine.BatchEngine` traces them
+        Every event of the match so far, as the compiled engine traces them (:mod:`nines_sim.events`)
         (every hand shown: for replays, not for the person's screen), each turn's preceded by a
         ``("turn", t)`` marker as :func:`nines_sim.replay.replay` gives them (``t`` from 0 in each
         hand; :func:`nines_sim.replay.describe` prints it from 1).
@@ -145,11 +146,11 @@ def run_match(
     """
     rules = saved.rules
     used: set[Key] = set()
-    eng: BatchEngine | None = None
+    eng: CompiledEngine | None = None
 
     def events_now() -> tuple[tuple, ...]:
-        assert eng is not None
-        return public_events(eng.trace.get(saved.match, []), saved.seat)  # type: ignore[union-attr]
+        assert eng is not None and eng.trace is not None
+        return public_events([e for e in eng.trace.get(saved.match, []) if e[0] != "turn"], saved.seat)
 
     def answer(obs: Observation, card: np.ndarray | None, pair: bool) -> int:
         key = decision_key(obs)
@@ -184,21 +185,16 @@ def run_match(
         return move
 
     seats = make_seats(saved, answer, wrap_seat)
-    eng = BatchEngine(rules, seats, saved.seed, saved.match, 1, batch_size=1, trace=True, specs=saved.lineup)
+    eng = CompiledEngine(rules, seats, saved.seed, saved.match, 1, batch_size=1, trace=True, specs=saved.lineup)
     if hasattr(seats[saved.seat], "engine"):
         seats[saved.seat].engine = eng
-    pending = None
-    starts: list[int] = []  # where each step's events begin: one step is one turn (as nines_sim.replay.replay)
 
     def traced() -> list[tuple]:
-        return _with_turns(eng.trace.get(saved.match, []), starts)  # type: ignore[union-attr]
+        return without_open_turn(eng.trace.get(saved.match, []))  # type: ignore[union-attr]
 
+    pending = None
     try:
-        eng.start_run()  # as BatchEngine.run, one step (turn) at a time
-        while eng.B:
-            starts.append(len(eng.trace.get(saved.match, [])))  # type: ignore[union-attr]
-            eng.advance()
-        res = eng.results()
+        res = eng.run()
     except _Unasked as stop:
         res, pending = None, stop.req
     except Stop:  # the person stopped: every decision made is in ``saved`` already

@@ -1,11 +1,13 @@
-"""A deliberately simple, plain-Python reference player of Nines (RULES.md).
+"""The rules of Nines as a program: a deliberately simple, plain-Python player of one match (RULES.md).
 
-One match at a time, one card at a time, with Python lists and Counters: no numpy,
-nothing from ``nines_sim.engine``, ``nines_sim.choice`` or ``nines_sim.strategy``.
-It exists so that ``tests/test_reference_agreement.py`` can check the batch engine
-move for move.  Only the rules record and the scalar random functions are shared
-with the engine; everything else is written again here from RULES.md and the
-conventions of the agreement test:
+This is the executable specification beside the fast engine: a reader learns the rules
+from it (each step names the RULES.md clause it implements), and the compiled engine
+(:mod:`nines_sim.kernel`) is checked against it move for move on every preset, table
+size and option (``tests/test_reference_agreement.py``).  One match at a time, one card
+at a time, with Python lists and Counters: no numpy, nothing from the engine,
+``nines_sim.choice`` or ``nines_sim.strategy``.  Only the rules record and the scalar
+random functions are shared with the engine; everything else is written again here
+from RULES.md and these conventions:
 
 * faces 0..51, face = 13 * suit + rank, rank 8 is the 9 (wild);
 * random words from ``mix_int`` chained as root -> match key -> hand key -> stream,
@@ -24,6 +26,9 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+from nines_sim.codes import BLOCKED, CAPPED  # hand outcomes: no seat can move (T7), the turn cap (T8)
+from nines_sim.codes import NINE_RANK as NINE  # rank index of the 9
+from nines_sim.codes import PAIR_OF_NINES as PAIR  # move code: two 9s together (V4)
 from nines_sim.rng import (
     COUNTER,
     DEAL,
@@ -38,11 +43,6 @@ from nines_sim.rng import (
     mix_int,
 )
 from nines_sim.rules import Rules
-
-NINE = 8  # rank index of the 9
-PAIR = 52  # move code: two 9s together (V4)
-BLOCKED = -1  # T7
-CAPPED = -2  # T8
 
 
 # ---------------------------------------------------------------- cards (C1, C2)
@@ -182,6 +182,7 @@ class Hand:
 
     # -- seating
     def next_seat(self, seat: int, direction: int) -> int:
+        """The next seat dealt into this hand in ``direction`` (D1 clockwise, V3 reversed; S4 leaves seats out)."""
         s = seat
         while True:
             s = (s + direction) % self.P
@@ -205,6 +206,7 @@ class Hand:
         return suit(face) == self.active or rank(face) == rank(top)
 
     def legal_in_hand(self, seat: int) -> list:
+        """The cards of ``seat``'s hand it may play (T1, V6), without a 9 as its last card under V5."""
         hand = self.hands[seat]
         out = []
         for f in hand:
@@ -216,6 +218,7 @@ class Hand:
         return out
 
     def pair_legal(self, seat: int) -> bool:
+        """Whether ``seat`` may play two 9s together (V4; not on a 9 under V6, not as its last two cards under V5)."""
         r = self.rules
         hand = self.hands[seat]
         if not r.pair_of_nines:
@@ -232,12 +235,15 @@ class Hand:
         return View(hand=list(self.hands[seat]), legal=self.legal_in_hand(seat), pair_legal=self.pair_legal(seat))
 
     def declare(self, seat: int) -> int:
+        """The suit ``seat`` declares (D6 at a 9 starter, T3 after a 9 played)."""
         s = STRATEGIES[self.lineup[seat]][1](self.view(seat))
         assert 0 <= s <= 3
         return s
 
-    # -- deal (D5, D6)
+    # -- deal (D4-D7)
     def deal(self) -> None:
+        """Shuffle (D4), deal clockwise from the dealer's left (D5), turn the starter (D6; a 9 makes the dealer
+        declare), the rest is the stock (D7)."""
         r = self.rules
         n_ids = 52 * r.decks
         ids = sorted(range(n_ids), key=lambda i: (stream(self.hkey, DEAL, i), i))
@@ -283,6 +289,7 @@ class Hand:
 
     # -- moves
     def play_card(self, seat: int, face: int) -> None:
+        """Play one card onto the discard pile (T1, T2); its suit becomes active, a 9 declares one (T3)."""
         self.hands[seat].remove(face)
         self.pile.append(face)
         self.active = suit(face)
@@ -293,6 +300,7 @@ class Hand:
         self.events.append(("play", seat, face, declared))
 
     def play_pair(self, seat: int) -> None:
+        """Play two 9s as one move (V4): the second 9 removed goes under the first, then a suit is declared."""
         hand = self.hands[seat]
         removed = []
         for _ in range(2):
@@ -348,7 +356,7 @@ class Hand:
         return self.apply_power(seat, played)
 
     def take_turn(self, seat: int):
-        """One turn. Returns (kind, played): kind in 'play', 'draw', 'pass'; played is the
+        """One turn (T1-T6, V2). Returns (kind, played): kind in 'play', 'draw', 'pass'; played is the
         face played, PAIR, or None."""
         play_fn, _, drawn_fn = STRATEGIES[self.lineup[seat]]
         v = self.view(seat)
@@ -385,6 +393,7 @@ class Hand:
                 return "play", f
 
     def penalties(self, out_seat: int = -100) -> tuple:
+        """Each seat's penalty for the cards left in its hand (C2, S1, V1); none for the seat that went out."""
         pen = []
         for p in range(self.P):
             if p not in self.parts or p == out_seat:
@@ -394,7 +403,8 @@ class Hand:
         return tuple(pen)
 
     def play(self):
-        """Deal and play to the end; returns (outcome, penalties)."""
+        """Deal and play to the end: a seat goes out (O1), the hand is blocked (T7) or capped (T8);
+        returns (outcome, penalties)."""
         self.deal()
         seat = self.next_seat(self.dealer, 1)
         while True:
@@ -424,7 +434,8 @@ class Hand:
 
 # ---------------------------------------------------------------- a match
 def play_match(rules: Rules, lineup: list, seed: int, match: int) -> dict:
-    """Play match ``match`` of ``seed`` with one strategy name per seat.
+    """Play match ``match`` of ``seed`` with one strategy name per seat: regular hands until a total reaches
+    the target (S2) or the fixed number is played (S3), then the lowest total wins, ties shared or played off (S4).
 
     Returns a dict: events (list of tuples), totals (tuple), shares (tuple of
     floats), hands (regular hands played), tiebreak_hands.
