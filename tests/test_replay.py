@@ -116,6 +116,15 @@ def test_the_counts_in_the_error_are_those_replay_prints():
 # ------------------------------------------------------------------ Ctrl-C, by events
 
 
+@pytest.fixture
+def default_sigint():
+    """Python's own Ctrl-C handler for the test: a handler another test in this process left behind (a run's
+    stop flag) must not swallow the SIGINT raised here."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def ctrl_c_at_step(monkeypatch, cls: type, step: int) -> None:  # noqa: ANN001
     """Raise SIGINT in this process from ``cls.advance`` at its ``step``-th call (1-based)."""
     calls = [0]
@@ -130,7 +139,7 @@ def ctrl_c_at_step(monkeypatch, cls: type, step: int) -> None:  # noqa: ANN001
     monkeypatch.setattr(cls, "advance", hooked)
 
 
-def test_ctrl_c_in_replay_says_so_in_one_line_and_exits_130(monkeypatch):
+def test_ctrl_c_in_replay_says_so_in_one_line_and_exits_130(monkeypatch, default_sigint):
     # a table of built-ins plays the whole match in one call of the compiled loop: Ctrl-C is heard after it
     ctrl_c_at_step(monkeypatch, CompiledEngine, 1)
     r = runner.invoke(app, ["replay", *LINEUP, "--match", "3"])
@@ -140,7 +149,7 @@ def test_ctrl_c_in_replay_says_so_in_one_line_and_exits_130(monkeypatch):
     assert lines[1] == "Interrupted (Ctrl-C): the replay of match 3 stopped before its end."
 
 
-def test_ctrl_c_in_analyze_says_so_in_one_line_and_exits_130(monkeypatch):
+def test_ctrl_c_in_analyze_says_so_in_one_line_and_exits_130(monkeypatch, default_sigint):
     ctrl_c_at_step(monkeypatch, CompiledEngine, 1)  # while the match is replayed to the position
     r = runner.invoke(app, ["analyze", *LINEUP, "--seed", "7", "--match", "11", "--turn", "6", "--samples", "4"])
     assert r.exit_code == 130, r.output
