@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.choice import pick_card
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.choice import pick_card
 
 LOW_CARDS = np.uint64(sum(0x1F << (13 * suit) for suit in range(4)))  # A, 2, 3, 4, 5 of every suit
 
@@ -29,7 +29,7 @@ class LowestFirst(Strategy):
 
 
 # The same player as one compiled function (the README's compiled form): identical results, no Python per decision.
-from nines_sim import compiled_strategy as cs  # noqa: E402 - the README shows the two forms one after the other
+from nines_sim.strategy import per_game_compiled as cs  # noqa: E402 - the README shows the two forms one after the other
 
 LOW = sum(0x1F << (13 * suit) for suit in range(4))  # A, 2, 3, 4, 5 of every suit, as an int
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import PENALTY_GROUPS
-from nines_sim.choice import pick_card
-from nines_sim.strategy import Observation, Strategy, natural_legal, uniform_suit
+from nines_sim.game.cards import PENALTY_GROUPS
+from nines_sim.strategy.base import Observation, Strategy, natural_legal, uniform_suit
+from nines_sim.strategy.choice import pick_card
 
 # Natural faces by penalty, dearest first: 10 J Q K (10 points), then 8, 7, ..., A.
 _DEAREST_FIRST = [np.uint64(mask) for _, mask in sorted(PENALTY_GROUPS, reverse=True)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, RANK_MASK, SUIT_MASK, natural_penalty
-from nines_sim.choice import pick_bit
-from nines_sim.params import Param
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NATURALS, NINE_RANK, NINES, RANK_MASK, SUIT_MASK, natural_penalty
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.choice import pick_bit
+from nines_sim.strategy.params import Param
 
 #: Weight of a card's penalty points when choosing what to shed.
 #: Tip "shed high cards (K, Q, J at 10 each) early" (seeds 000/003/004, section 10).

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN, NINE_RANK
-from nines_sim.kernel_bits import (
+from nines_sim.engine.bits import (
     FACE_NAT_PEN,
     I_NATURALS,
     I_NINES,
@@ -25,6 +24,7 @@ from nines_sim.kernel_bits import (
     popcount,
     renamed,
 )
+from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN, NINE_RANK
 from nines_sim.strategies.expert import Expert
 
 #: The kernel id of ``expert``'s seats (:data:`Expert.kernel_id`).

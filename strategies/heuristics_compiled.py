@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from nines_sim.codes import PAIR_OF_NINES
-from nines_sim.kernel_bits import I_NATURALS, PEN_BIT_MASK, SUIT_MASKS, below, nth_face, pick_card, popcount
+from nines_sim.engine.bits import I_NATURALS, PEN_BIT_MASK, SUIT_MASKS, below, nth_face, pick_card, popcount
+from nines_sim.game.codes import PAIR_OF_NINES
 from nines_sim.strategies.dump_faces import DumpFaces
 from nines_sim.strategies.hold_nines import HoldNines
 from nines_sim.strategies.random_play import RandomPlay

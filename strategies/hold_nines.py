@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.choice import pick_card
-from nines_sim.strategy import Observation, Strategy, natural_legal, uniform_suit
+from nines_sim.strategy.base import Observation, Strategy, natural_legal, uniform_suit
+from nines_sim.strategy.choice import pick_card
 
 
 class HoldNines(Strategy):

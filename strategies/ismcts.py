@@ -1,4 +1,4 @@
-"""``ismcts``: single-observer Information Set MCTS on the compiled engine (see :mod:`nines_sim.ismcts_search`)."""
+"""``ismcts``: single-observer Information Set MCTS on the compiled engine (see :mod:`nines_sim.search.ismcts`)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from nines_sim.ismcts_search import ismcts
-from nines_sim.params import Param, ParamError
-from nines_sim.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
-from nines_sim.position import PositionBatch
-from nines_sim.registry import make_lineup
-from nines_sim.search import policy_names, rollout_policy, rollout_policy_names
+from nines_sim.search.ismcts import ismcts
+from nines_sim.search.pimc import policy_names, rollout_policy, rollout_policy_names
+from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
+from nines_sim.search.position import PositionBatch
 from nines_sim.strategies.lookahead import OVERSAMPLE, SettingError
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.strategy.params import Param, ParamError
+from nines_sim.strategy.registry import make_lineup
 
 #: The settings: (name, kind, default, low, high or choices, help), as ``lookahead``'s.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
@@ -79,7 +79,7 @@ class ISMCTS(Strategy):
         self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
-        from nines_sim.sampler import sample_positions
+        from nines_sim.search.sampler import sample_positions
 
         if self._memory is not None:
             plays = self._memory.plays(obs)

@@ -1,4 +1,4 @@
-"""``lookahead`` and ``clairvoyant``: determinized search on the batch engine (see :mod:`nines_sim.search`)."""
+"""``lookahead`` and ``clairvoyant``: determinized search on the batch engine (see :mod:`nines_sim.search.pimc`)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nines_sim.params import Param, ParamError
-from nines_sim.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
-from nines_sim.registry import make_lineup
-from nines_sim.search import NINE_SUIT, policy_names, rollout_policy, rollout_policy_names, search
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+from nines_sim.search.pimc import NINE_SUIT, policy_names, rollout_policy, rollout_policy_names, search
+from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+from nines_sim.strategy.params import Param, ParamError
+from nines_sim.strategy.registry import make_lineup
 
 if TYPE_CHECKING:
-    from nines_sim.position import PositionBatch
+    from nines_sim.search.position import PositionBatch
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
@@ -106,12 +106,12 @@ class Lookahead(Strategy):
         self._pairs: set[tuple[int, int]] = set()
         #: (decision key, turn) -> suit of the games where this player just played a 9 chosen with its suit.
         self._suits: dict[tuple[int, int], int] = {}
-        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.play_inference`).
+        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.search.play_inference`).
         self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
         self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
 
     def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
-        from nines_sim.sampler import sample_positions  # compiled: loaded when a search first samples
+        from nines_sim.search.sampler import sample_positions  # compiled: loaded when a search first samples
 
         if self._memory is not None:
             plays = self._memory.plays(obs)
@@ -214,7 +214,7 @@ class Clairvoyant(Lookahead):
     def _worlds(self, obs: Observation, samples: int, sel: np.ndarray, salt: int = 0) -> PositionBatch:
         if self._hidden is None:
             raise RuntimeError("clairvoyant plays only in an engine that reveals the hidden cards")
-        from nines_sim.sampler import sample_positions
+        from nines_sim.search.sampler import sample_positions
 
         batch = sample_positions(obs, samples, salt)  # the public fields and independent rollout keys
         hands, stock, pos, end = self._hidden

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.choice import count_cards, nth_card
-from nines_sim.rng import below
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy, uniform_suit
+from nines_sim.game.rng import below
+from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy, uniform_suit
+from nines_sim.strategy.choice import count_cards, nth_card
 
 
 class RandomPlay(Strategy):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import NATURALS
-from nines_sim.choice import pick_bit, pick_card
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.game.cards import NATURALS
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.choice import pick_bit, pick_card
 
 
 class SuitMajority(Strategy):

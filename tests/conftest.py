@@ -17,8 +17,8 @@ import pytest
 #: Each process loads (compiling where the cache lacks them) two forms of the turn loop: with and without
 #: ``expert`` inlined, one in the classic shape and one general (skip-reverse reaches the general form).
 _WARM = """
-from nines_sim.compiled import warm_up
-from nines_sim.rules import make_rules
+from nines_sim.engine.batch import warm_up
+from nines_sim.game.rules import make_rules
 classic, general = make_rules("classic"), make_rules("skip-reverse")
 seats = {seats!r}
 warm_up("fork", [(classic, seats), (general, seats)])

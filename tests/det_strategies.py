@@ -1,14 +1,14 @@
 """Deterministic batched strategies for the engine-vs-reference agreement tests.
 
-Their plain-Python twins live in ``nines_sim/reference.py``; both must decide alike.
+Their plain-Python twins live in ``nines_sim/game/reference.py``; both must decide alike.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import SUIT_MASK
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.game.cards import SUIT_MASK
+from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
 
 
 def _lowest_bit(mask: np.ndarray) -> np.ndarray:

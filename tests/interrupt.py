@@ -17,7 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from nines_sim import progress
+from nines_sim.runs import progress
 
 #: What the bar shows once a chunk (or a tournament's finished block) is kept.
 KEPT = re.compile(rb"kept [1-9]")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.pergame import GameView, PerGameStrategy
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.per_game import GameView, PerGameStrategy
 
 
 class Chatty(PerGameStrategy):

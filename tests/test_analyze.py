@@ -97,8 +97,8 @@ def test_seed_picks_the_analysis_stream_and_each_position_has_its_own():
 
 
 def test_the_analysis_key_follows_what_the_seat_to_move_sees_and_the_seed():
-    from nines_sim.analyze import analysis_key, position_from_cards
-    from nines_sim.rules import make_rules
+    from nines_sim.game.rules import make_rules
+    from nines_sim.search.analyze import analysis_key, position_from_cards
 
     rules = make_rules("classic", players=3)
     a = position_from_cards(rules, "KC 9H 3D", "5D", [7, 5])

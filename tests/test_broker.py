@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from nines_sim.broker import StrategyError, replay_command
-from nines_sim.compiled import CompiledEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.engine.broker import StrategyError, replay_command
+from nines_sim.game.rules import make_rules
+from nines_sim.strategy.registry import make_lineup
 from tests.det_strategies import Lowest
 
 
@@ -76,8 +76,9 @@ def test_a_strategy_declaring_the_reveal_hook_sees_the_hidden_cards_and_others_d
 
 def test_the_broker_and_the_engine_import_no_command_line_code():
     code = (
-        "import sys, nines_sim.compiled, nines_sim.broker; "
-        "print(sorted(m for m in sys.modules if m.startswith('nines_sim.cli') or m in ('typer', 'nines_sim.replay')))"
+        "import sys, nines_sim.engine.batch, nines_sim.engine.broker; "
+        "print(sorted(m for m in sys.modules"
+        " if m.startswith('nines_sim.cli') or m in ('typer', 'nines_sim.play.replay')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 
 from nines_sim.reporting import charts, folders  # noqa: E402
 from nines_sim.reporting import tournament as report  # noqa: E402
-from nines_sim.stats import Z95, wilson_array  # noqa: E402
+from nines_sim.results.stats import Z95, wilson_array  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -419,14 +419,14 @@ def _tuned_values(last: float | None = None) -> dict:
 
 def _csv_name(values: dict) -> str:
     """The name a tuned strategy has in the CSVs: 4 significant digits, as ``params.label`` writes it."""
-    from nines_sim.params import label
+    from nines_sim.strategy.params import label
 
     return label("expert", values)
 
 
 def _spec(values: dict) -> str:
     """The spec the manifest holds: every value exact (17 digits)."""
-    from nines_sim.params import spec_with
+    from nines_sim.strategy.params import spec_with
 
     return spec_with("expert", values)
 
@@ -488,8 +488,8 @@ def test_short_labels_name_a_parameter_file_round_values_and_keep_a_lineup_disti
 
 
 def test_the_terminal_table_shows_short_labels() -> None:
-    from nines_sim.rules import make_rules
-    from nines_sim.tournament import plan_tournament, terminal_table
+    from nines_sim.game.rules import make_rules
+    from nines_sim.runs.tournament import plan_tournament, terminal_table
 
     given = [f"expert@{TUNED}", "random", "expert"]
     plan = plan_tournament("table", given, make_rules("classic", players=3))
@@ -631,7 +631,7 @@ def test_tick_labels_wrap_after_separators_within_the_line_width(label: str, lin
 
 def test_two_specs_alike_to_4_digits_keep_distinct_names_in_the_csvs() -> None:
     from nines_sim.reporting.labels import short_labels
-    from nines_sim.tournament import entry_names
+    from nines_sim.runs.tournament import entry_names
 
     specs = ["expert:w_follow=2.5001", "expert:w_follow=2.5002", "expert:w_follow=2.5001", "random"]
     # the 4-digit name of both would be expert(w_follow=2.5): the CSVs name them by their specs instead
@@ -646,8 +646,8 @@ def test_two_specs_alike_to_4_digits_keep_distinct_names_in_the_csvs() -> None:
 
 
 def test_the_manifests_speed_counts_play_only_and_the_report_says_what_compiled() -> None:
-    from nines_sim.output import speed_fields
     from nines_sim.reporting.markdown import run_facts_tail
+    from nines_sim.runs.output import speed_fields
 
     # a first run: 33.3 s of wall time of which 31.3 s compiled the engine's code, 100,000 matches played
     m = speed_fields(33.3, 31.3, 100_000)

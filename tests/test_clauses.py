@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from nines_sim.cards import FULL_DECK, NINES, PENALTY_GROUPS, SUIT_NAMES, card_name, faces_of, parse_card
-from nines_sim.engine import BatchEngine, penalty_points
-from nines_sim.registry import make_lineup
-from nines_sim.results import BLOCKED, CAPPED
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.engine.numpy_engine import BatchEngine, penalty_points
+from nines_sim.game.cards import FULL_DECK, NINES, PENALTY_GROUPS, SUIT_NAMES, card_name, faces_of, parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.results.records import BLOCKED, CAPPED
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.registry import make_lineup
 from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
 
 C = make_rules("classic")
@@ -50,7 +50,7 @@ def test_C2_penalty_values_and_full_deck_total_364():
 
 @pytest.mark.parametrize("players", [1, 7, 0])
 def test_D1_player_count_outside_2_to_6_is_an_error(players):
-    from nines_sim.rules import RulesError
+    from nines_sim.game.rules import RulesError
 
     with pytest.raises(RulesError, match="2 to 6"):
         make_rules("classic", players=players)

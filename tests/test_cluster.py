@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
 
-from nines_sim import cluster  # noqa: E402
 from nines_sim.cli import app  # noqa: E402
-from nines_sim.cluster import run_plan_dask  # noqa: E402
-from nines_sim.output import write_tables  # noqa: E402
-from nines_sim.rules import make_rules  # noqa: E402
-from nines_sim.tournament import plan_tournament, run_plan  # noqa: E402
+from nines_sim.game.rules import make_rules  # noqa: E402
+from nines_sim.runs import cluster  # noqa: E402
+from nines_sim.runs.cluster import run_plan_dask  # noqa: E402
+from nines_sim.runs.output import write_tables  # noqa: E402
+from nines_sim.runs.tournament import plan_tournament, run_plan  # noqa: E402
 
 runner = CliRunner()
 CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
@@ -130,7 +130,8 @@ def test_a_malformed_scheduler_address_is_a_usage_error(tmp_path, address):
 def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path, scheduler):
     f = tmp_path / "bad.py"
     f.write_text(
-        "import numpy as np\nfrom nines_sim.strategy import Strategy\nfrom nines_sim.choice import pick_card\n"
+        "import numpy as np\nfrom nines_sim.strategy.base import Strategy\n"
+        "from nines_sim.strategy.choice import pick_card\n"
         "class BadSuit(Strategy):\n    name = 'bad-suit'\n"
         "    def play(self, obs):\n        return pick_card([w & obs.legal for w in obs.hand], obs.random())\n"
         "    def declare(self, obs):\n        return np.full(obs.n, 9)\n"
@@ -193,7 +194,7 @@ def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_afte
 
 def test_a_tuning_trial_on_a_cluster_plays_the_matches_of_a_local_one(scheduler):
     """tune.Runner with a client runs its units on the Dask backend: the same matches, the same shares."""
-    from nines_sim import tune as T
+    from nines_sim.runs import tune as T
 
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 12, 2)
     local = T.play(setup, "expert:shed_nine_at=3", 0, 6, T.Runner(workers=2), keep=True)

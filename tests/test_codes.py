@@ -1,4 +1,4 @@
-"""The game's codes are defined once (nines_sim/codes.py), and the kernel's ids and columns come from the classes."""
+"""The game's codes are defined once (nines_sim/game/codes.py); the kernel's ids and columns come from the classes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nines_sim import codes
+from nines_sim.game import codes
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted((ROOT / "nines_sim").rglob("*.py")) + sorted((ROOT / "strategies").glob("*.py"))
@@ -20,11 +20,11 @@ def test_each_code_is_assigned_in_codes_py_only(name):
     """No module assigns a code a value of its own (an assignment, alone or in a tuple), only imports it."""
     pattern = re.compile(rf"^(?:\(?[\w, ]*\b){name}\b[\w, )]*=(?!=)", re.MULTILINE)
     where = [p.relative_to(ROOT).as_posix() for p in SOURCES if pattern.search(p.read_text(encoding="utf-8"))]
-    assert where in ([], ["nines_sim/codes.py"]), where
+    assert where in ([], ["nines_sim/game/codes.py"]), where
 
 
 def test_the_kernels_decision_kinds_are_the_strategy_interfaces():
-    from nines_sim.strategy import DecisionKind
+    from nines_sim.strategy.base import DecisionKind
 
     assert DecisionKind is codes.DecisionKind
     assert [codes.K_PLAY, codes.K_DECLARE, codes.K_PLAY_DRAWN, codes.K_DEALER_DECLARE] == [
@@ -33,8 +33,8 @@ def test_the_kernels_decision_kinds_are_the_strategy_interfaces():
 
 
 def test_kernel_ids_come_from_the_classes_and_are_distinct():
-    from nines_sim.compiled import builtin_ids
-    from nines_sim.registry import builtin_classes
+    from nines_sim.engine.batch import builtin_ids
+    from nines_sim.strategy.registry import builtin_classes
 
     ids = builtin_ids()
     declared = {c for c in builtin_classes().values() if c.__dict__.get("kernel_id") is not None}
@@ -45,7 +45,7 @@ def test_kernel_ids_come_from_the_classes_and_are_distinct():
 
 
 def test_a_subclass_of_a_built_in_is_a_python_seat():
-    from nines_sim.compiled import seat_ids
+    from nines_sim.engine.batch import seat_ids
     from nines_sim.strategies.hold_nines import HoldNines
 
     class Tweaked(HoldNines):
@@ -66,7 +66,7 @@ X_NAMES = {
 
 def test_expert_parameter_columns_hold_their_parameters_values():
     """Give every parameter a value off its default; each X_* column of the seat's row holds its parameter's."""
-    from nines_sim.compiled import seat_params
+    from nines_sim.engine.batch import seat_params
     from nines_sim.strategies import expert_compiled as ec
     from nines_sim.strategies.expert import Expert
 

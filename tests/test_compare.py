@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.compare import deals_coupled, rule_sets_from
-from nines_sim.engine import BatchEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.tournament import DEFAULT_LINEUP
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.compare import deals_coupled, rule_sets_from
+from nines_sim.runs.tournament import DEFAULT_LINEUP
+from nines_sim.strategy.registry import make_lineup
 
 runner = CliRunner()
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
@@ -130,14 +130,14 @@ def test_errors_exit_2_with_one_line(args, message, tmp_path):
 
 
 def test_every_preset_can_be_compared():
-    from nines_sim.rules import PRESETS
+    from nines_sim.game.rules import PRESETS
 
     sets, _ = rule_sets_from(list(PRESETS), None, 4)
     assert [s.label for s in sets] == list(PRESETS)
 
 
 def test_every_preset_runs_in_one_comparison(tmp_path):
-    from nines_sim.rules import PRESETS
+    from nines_sim.game.rules import PRESETS
 
     args = [x for p in PRESETS for x in ("--rules", p)]
     r = run(*args, "-n", "60", "--workers", "1", "--no-charts", tmp_path=tmp_path)

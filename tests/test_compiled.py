@@ -23,14 +23,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nines_sim.compiled import CompiledEngine, engine_class, make_engine, seat_ids
-from nines_sim.engine import BatchEngine, IllegalMoveError
-from nines_sim.pergame import GameView, PerGameStrategy
-from nines_sim.registry import make_lineup
-from nines_sim.results import HandRecords, MatchResults
-from nines_sim.rules import PRESETS, RulesError, make_rules
+from nines_sim.engine.batch import CompiledEngine, engine_class, make_engine, seat_ids
+from nines_sim.engine.numpy_engine import BatchEngine, IllegalMoveError
+from nines_sim.game.rules import PRESETS, RulesError, make_rules
+from nines_sim.results.records import HandRecords, MatchResults
 from nines_sim.strategies.expert import Expert
 from nines_sim.strategies.random_play import RandomPlay
+from nines_sim.strategy.per_game import GameView, PerGameStrategy
+from nines_sim.strategy.registry import make_lineup
 from tests.det_strategies import HighestPair, Lowest
 
 BUILTINS = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
@@ -163,7 +163,7 @@ class PerGameLowest(PerGameStrategy):
 @pytest.mark.parametrize("decks", [1, 2])
 def test_the_deal_order_is_numpys_stable_argsort_of_the_keys_even_when_keys_tie(decks):
     """D4, T5: cards go in the order of their stream keys; the packed sort must agree on every tie."""
-    from nines_sim import kernel as K
+    from nines_sim.engine import turn_loop as K
 
     rng = np.random.default_rng(7)
     n = 52 * decks
@@ -221,7 +221,7 @@ def test_mixed_tables_of_plugins_and_builtins_play_as_when_every_seat_is_asked_i
 def test_expert_at_other_parameter_values_plays_compiled_and_as_its_python_class(preset, spec):
     """``expert``'s compiled twin reads each seat's parameter values, so a tuned expert runs at compiled
     speed (issue 13) and moves exactly as the Python class asked as a Python seat does."""
-    from nines_sim import kernel as K
+    from nines_sim.engine import turn_loop as K
 
     players = 5 if preset == "double-nines" else 4
     rules = make_rules(preset, players=players)
@@ -244,7 +244,7 @@ def test_results_do_not_depend_on_batch_size_or_chunks():
 
 def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
     """Small record buffers and a small block per advance: results come out in pieces, all of them."""
-    import nines_sim.compiled as compiled
+    import nines_sim.engine.batch as compiled
 
     monkeypatch.setattr(compiled, "RECORD_BUFFER", 8)
     monkeypatch.setattr(compiled, "MATCHES_PER_ADVANCE", 3)
@@ -267,7 +267,7 @@ def test_harvest_keeps_memory_flat_and_loses_nothing(monkeypatch):
 def test_match_keys_computed_a_window_at_a_time_give_the_same_matches(monkeypatch, lineup, harvested):
     """The kernel reads the match keys a few at a time (memory flat in the range); windows far smaller than
     the range, a compiled table and a Python seat's, harvested as a tournament does or run whole: the same bytes."""
-    import nines_sim.compiled as compiled
+    import nines_sim.engine.batch as compiled
 
     monkeypatch.setattr(compiled, "KEY_WINDOW", 2)
     monkeypatch.setattr(compiled, "MATCHES_PER_ADVANCE", 3)
@@ -289,7 +289,7 @@ def test_match_keys_computed_a_window_at_a_time_give_the_same_matches(monkeypatc
 
 
 def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
-    import nines_sim.compiled as compiled
+    import nines_sim.engine.batch as compiled
 
     monkeypatch.setattr(compiled, "RECORD_BUFFER", 8)
     monkeypatch.setattr(compiled, "HANDS_PER_MATCH", 1)
@@ -304,9 +304,9 @@ def test_hand_records_fill_several_blocks_and_come_back_whole(monkeypatch):
 
 WARM_UP_PROBE = textwrap.dedent(
     """
-    from nines_sim import kernel as K
-    from nines_sim.compiled import warm_up
-    from nines_sim.rules import make_rules
+    from nines_sim.engine import turn_loop as K
+    from nines_sim.engine.batch import warm_up
+    from nines_sim.game.rules import make_rules
     loaded = lambda: (len(K.play_slots_classic.overloads), len(K.play_slots.overloads))
     assert warm_up("spawn") is False and loaded() == (0, 0)  # a spawned worker shares nothing with its parent
     assert warm_up("fork") is True
@@ -336,7 +336,7 @@ CLASSIC_SHAPED = [
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_classic_shaped_rules_play_on_the_classic_form_of_the_kernel(preset):
-    from nines_sim import kernel as K
+    from nines_sim.engine import turn_loop as K
 
     form = K.slots_kernel(K.rules_params(make_rules(preset)))
     assert form is (K.play_slots_classic if preset in CLASSIC_SHAPED else K.play_slots)
@@ -345,7 +345,7 @@ def test_classic_shaped_rules_play_on_the_classic_form_of_the_kernel(preset):
 def test_each_form_of_the_kernel_has_a_cache_index_of_its_own():
     # numba names a function's cache index after its qualified name: forms sharing one could, compiled by two
     # processes at once, both write the same data file, and one form would then load the other's machine code
-    from nines_sim import kernel as K
+    from nines_sim.engine import turn_loop as K
 
     names = {f.py_func.__qualname__ for f in (K.play_slots, K.play_slots_classic, K.deal, K.deal_one_deck)}
     assert names == {"play_slots", "play_slots_classic", "deal", "deal_one_deck"}
@@ -353,7 +353,7 @@ def test_each_form_of_the_kernel_has_a_cache_index_of_its_own():
 
 @pytest.mark.parametrize("preset", ["classic", "free-nines", "fixed-hands-5"])
 def test_the_classic_form_plays_the_same_matches_as_the_general_one(preset, monkeypatch):
-    from nines_sim import kernel as K
+    from nines_sim.engine import turn_loop as K
 
     rules = make_rules(preset, players=4)
     lineup = make_lineup(["random", "expert", "dump-faces", "suit-majority"])
@@ -395,9 +395,9 @@ def test_the_compiled_engine_refuses_an_on_step_callback():
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from nines_sim import kernel
-    from nines_sim.simulate import simulate
-    from nines_sim.rules import make_rules
+    from nines_sim.engine import turn_loop as kernel
+    from nines_sim.runs.simulate import simulate
+    from nines_sim.game.rules import make_rules
     r = simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 30, seed=4)
     st = kernel.play_slots_classic_expert.stats  # the form classic rules play on with an expert seat
     print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values()),
@@ -486,7 +486,7 @@ def test_a_compiled_user_strategy_decides_as_its_batched_twin():
 
 
 def test_an_illegal_answer_from_a_compiled_user_strategy_names_the_match():
-    from nines_sim.compiled_strategy import CompiledStrategy
+    from nines_sim.strategy.per_game_compiled import CompiledStrategy
 
     class Stubborn(CompiledStrategy):
         name = "stubborn"

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.engine import BatchEngine
-from nines_sim.registry import available, make_lineup
-from nines_sim.rules import PRESETS, make_rules
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game.rules import PRESETS, make_rules
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation
+from nines_sim.strategy.registry import available, make_lineup
 from tests.test_properties import PROPERTY_LINEUP, run_checked
 from tests.test_reproducibility import assert_same
 

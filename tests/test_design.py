@@ -11,7 +11,8 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.design import (
+from nines_sim.game.rules import make_rules, parse_rule_set
+from nines_sim.runs.design import (
     INDEX,
     DesignSet,
     DesignSetup,
@@ -20,7 +21,6 @@ from nines_sim.design import (
     estimate,
     run_design,
 )
-from nines_sim.rules import make_rules, parse_rule_set
 
 runner = CliRunner()
 #: Seats are judged on identical players; random plays fastest.
@@ -148,8 +148,8 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
 
 
 def test_a_stopped_trial_is_failed_and_played_again_on_resumption(tmp_path, monkeypatch):
-    from nines_sim import tune_rules as tr
-    from nines_sim.tune import STOPPED_BY_CTRL_C, TuneInterrupted
+    from nines_sim.runs import tune_rules as tr
+    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneInterrupted
 
     objectives, constraints = tr.parse_goals(["skill"], [], [], [])
     setup = tr.RulesSetup(make_rules(), "classic", 50, 0, tr.parse_space(["nine_penalty=0..40"]), objectives,
@@ -254,7 +254,7 @@ def test_the_library_calls_write_the_design_measures_the_commands_write(tmp_path
 def test_ctrl_c_in_the_design_part_keeps_the_comparison_writes_no_measures_and_exits_130(tmp_path, monkeypatch):
     import dataclasses
 
-    import nines_sim.design as design
+    import nines_sim.runs.design as design
 
     real = design.run_design
     monkeypatch.setattr(design, "run_design", lambda *a, **k: dataclasses.replace(real(*a, **k), partial=True))

@@ -8,13 +8,13 @@ import signal
 import numpy as np
 import pytest
 
-from nines_sim import chunks, driver
-from nines_sim.backends import Dask, Job, Local, absolute_specs, choose
-from nines_sim.chunks import Keeps, Shape, chunk_size
-from nines_sim.ranges import KeptBlocks, cut
-from nines_sim.rules import make_rules
-from nines_sim.simulate import SimulationWork, simulate, simulate_range
-from nines_sim.strategy import Observation
+from nines_sim.game.rules import make_rules
+from nines_sim.runs import chunks, driver
+from nines_sim.runs.backends import Dask, Job, Local, absolute_specs, choose
+from nines_sim.runs.chunks import Keeps, Shape, chunk_size
+from nines_sim.runs.ranges import KeptBlocks, cut
+from nines_sim.runs.simulate import SimulationWork, simulate, simulate_range
+from nines_sim.strategy.base import Observation
 from tests.det_strategies import Lowest
 
 # ---------------------------------------------------------------- the chunk-size policy
@@ -197,8 +197,8 @@ def test_a_simulation_unit_stopped_keeps_nothing_and_one_run_gives_every_record_
 
 
 def test_chunks_module_is_the_policy_the_runs_use():
-    from nines_sim import simulate as S
-    from nines_sim import tournament as T
+    from nines_sim.runs import simulate as S
+    from nines_sim.runs import tournament as T
 
     plan = T.plan_tournament("table", ["random"] * 4, make_rules("classic"))
     assert T.chunk_size(plan, [(0, 200_000)], 2) == chunks.chunk_size(200_000, 2, T.plan_shape(plan))

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.experiments import RunSetupError, run_rule_comparison, run_tournament
-from nines_sim.output import OutputExists
+from nines_sim.runs.output import OutputExists
 
 
 def _cli(*args: str) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import SUIT_NAMES, parse_card
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.game.cards import SUIT_NAMES, parse_card
+from nines_sim.game.rules import make_rules
 from nines_sim.strategies.expert import DANGER_CARDS
+from nines_sim.strategy.registry import make_lineup
 from tests.scenario import setup
 from tests.test_strategies import Recorder
 

@@ -1,7 +1,7 @@
 """A strategy can see the deal: it must not (issue 10, section 2).
 
 The random words a strategy gets (``Observation.random``) come from the decision
-root, the cards from the card root (``nines_sim.rng``).  Here a plug-in plays the
+root, the cards from the card root (``nines_sim.game.rng``).  Here a plug-in plays the
 attack of the issue: it inverts the SplitMix64 finaliser on its random word to get
 the key back, recomputes the deal as the engine would, and tries to read its
 opponents' hands and the stock.  A control feeds the same attack the word the old
@@ -15,10 +15,10 @@ import gc
 
 import numpy as np
 
-from nines_sim import rng
-from nines_sim.engine import BatchEngine
-from nines_sim.rules import make_rules
-from nines_sim.strategy import DecisionKind, Observation, PublicState, Strategy
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game import rng
+from nines_sim.game.rules import make_rules
+from nines_sim.strategy.base import DecisionKind, Observation, PublicState, Strategy
 from tests.det_strategies import Lowest
 
 M64 = (1 << 64) - 1

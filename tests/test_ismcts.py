@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.cards import SUIT_NAMES, parse_card
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.game.cards import SUIT_NAMES, parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.simulate import simulate
 from nines_sim.strategies.ismcts import ISMCTS
 from nines_sim.strategies.lookahead import Clairvoyant, SettingError
+from nines_sim.strategy.registry import make_lineup
 from tests.test_lookahead import decide, position
 
 R2 = make_rules("classic", players=2)
@@ -70,8 +70,8 @@ def test_the_tuned_expert_rollout_policy_is_expert_at_the_tuned_classic_values_a
     import json
     from pathlib import Path
 
-    from nines_sim.compiled import seat_ids
-    from nines_sim.kernel import SID_EXPERT
+    from nines_sim.engine.batch import seat_ids
+    from nines_sim.engine.turn_loop import SID_EXPERT
 
     tuned = json.loads((Path(__file__).parents[1] / "docs" / "tuned" / "expert-classic.json").read_text())["params"]
     for spec in ("lookahead:policy=tuned-expert", "ismcts:policy=tuned-expert"):

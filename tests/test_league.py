@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.league import RatedOutcome, ratings_of, write_ratings
-from nines_sim.ratings import (
+from nines_sim.game.rules import make_rules
+from nines_sim.results.ratings import (
     ELO_PER_UNIT,
     MATCH_GROUPS,
     choice_events,
@@ -24,9 +24,9 @@ from nines_sim.ratings import (
     rate,
     shared_places,
 )
-from nines_sim.rules import make_rules
-from nines_sim.schedule import league_schedule
-from nines_sim.tournament import plan_tournament, play_games, run_plan
+from nines_sim.runs.league import RatedOutcome, ratings_of, write_ratings
+from nines_sim.runs.schedule import league_schedule
+from nines_sim.runs.tournament import plan_tournament, play_games, run_plan
 
 runner = CliRunner()
 POOL = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
@@ -173,8 +173,8 @@ def test_a_non_transitive_population_fails_calibration():
 
 
 def test_the_report_says_where_the_model_fails_and_whether_the_misses_follow_the_ratings(tmp_path):
-    from nines_sim.output import write_csv
     from nines_sim.reporting.league import ratings_section
+    from nines_sim.runs.output import write_csv
 
     r = rock_paper_scissors()
     for name, df in (("ratings.csv", r.ratings), ("rating_differences.csv", r.differences),
@@ -214,7 +214,7 @@ def test_a_league_seats_the_schedule_and_rates_every_strategy(league_plan, tmp_p
     assert sorted(r.ratings["strategy"]) == sorted(league_plan.labels)
     assert (r.ratings["matches"] == 240).all()
     # the ratings' win rates are the summary's: the same matches, the same shares
-    from nines_sim.tournament import summary_frame
+    from nines_sim.runs.tournament import summary_frame
 
     s = summary_frame(league_plan, out).set_index("strategy")["win_rate"]
     assert np.allclose(r.ratings.set_index("strategy")["win_rate"].loc[s.index], s)
@@ -301,8 +301,8 @@ def test_league_usage_errors_are_one_line_with_exit_code_2(args, says, tmp_path)
 
 
 def test_a_split_league_is_refused_with_the_fewest_tables_that_connect_it():
-    from nines_sim.schedule import fewest_connecting_tables, groups_apart
-    from nines_sim.tournament import TournamentError
+    from nines_sim.runs.schedule import fewest_connecting_tables, groups_apart
+    from nines_sim.runs.tournament import TournamentError
 
     pool = ["random", "hold-nines", "dump-faces", "expert"]
     assert groups_apart(league_schedule(4, 2, 2, seed=0), 4) == 2
@@ -317,7 +317,7 @@ def test_a_split_league_is_refused_with_the_fewest_tables_that_connect_it():
 
 
 def test_groups_apart_counts_a_strategy_never_seated_as_its_own_group():
-    from nines_sim.schedule import groups_apart
+    from nines_sim.runs.schedule import groups_apart
 
     assert groups_apart(np.array([[0, 1], [2, 3]]), 5) == 3
     assert groups_apart(np.array([[0, 1, 2], [2, 3, 4]]), 5) == 1
@@ -335,7 +335,7 @@ def test_tables_belongs_to_the_league_only(tmp_path):
 
 
 def test_a_stopped_chunk_counts_the_finishing_orders_of_exactly_the_matches_it_kept(monkeypatch):
-    from nines_sim.league import play_rated_games
+    from nines_sim.runs.league import play_rated_games
 
     # the numpy engine finishes matches out of index order, so a stop keeps a block below the first unfinished one
     monkeypatch.setenv("NINES_ENGINE", "numpy")
@@ -421,7 +421,7 @@ def test_a_stopped_league_too_small_to_rank_lists_its_ratings_without_ranks_or_c
 
 
 def test_ctrl_c_during_the_rating_bootstrap_keeps_the_results_without_ratings_and_exits_130(tmp_path, monkeypatch):
-    from nines_sim import ratings as ratings_module
+    from nines_sim.results import ratings as ratings_module
 
     fits = []
     real = ratings_module.fit_strengths

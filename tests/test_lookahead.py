@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.cards import SUIT_NAMES, parse_card
-from nines_sim.position import Position, PositionBatch, PositionEngine
-from nines_sim.registry import load_class, make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.game.cards import SUIT_NAMES, parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.simulate import simulate
+from nines_sim.search.position import Position, PositionBatch, PositionEngine
 from nines_sim.strategies.lookahead import Clairvoyant, Lookahead, SettingError
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
+from nines_sim.strategy.registry import load_class, make_lineup
 
 R2 = make_rules("classic", players=2)
 
@@ -75,7 +75,7 @@ def test_lookahead_keeps_the_suit_a_one_card_opponent_drew_on():
 
 def test_the_suit_after_two_nines_is_searched_with_the_next_seat_skipped():
     # V4: the declaration after a pair hands the turn to the seat after next
-    from nines_sim.search import _apply
+    from nines_sim.search.pimc import _apply
 
     rules = make_rules("double-nines", players=3)
     deck = [f for f in range(52) for _ in range(2)]
@@ -219,8 +219,8 @@ def test_clairvoyant_has_no_infer_setting_and_says_which_it_has():
 def test_a_nine_searched_with_a_suit_is_valued_as_the_engine_plays_the_nine_then_that_suit(preset):
     # Same samples and rollout streams: the 9 played with the suit expert would declare (D, its only
     # suit after the 9) rolls out exactly as the 9 forced alone with expert declaring, sample by sample.
-    from nines_sim.sampler import sample_positions
-    from nines_sim.search import NINE_SUIT, candidates, evaluate
+    from nines_sim.search.pimc import NINE_SUIT, candidates, evaluate
+    from nines_sim.search.sampler import sample_positions
 
     rules = make_rules(preset, players=3)
     mine, top = _cards("9C KD 8D 3D"), parse_card("AD")
@@ -267,7 +267,7 @@ def test_nines_with_suit_plays_legally_and_the_same_for_any_batch_size(preset, n
 
 
 def test_clear_suit_keeps_a_nine_with_a_suit_only_where_it_clearly_beats_the_plain_nine():
-    from nines_sim.search import NINE_SUIT, Estimate, _nine_suits_clearly_better
+    from nines_sim.search.pimc import NINE_SUIT, Estimate, _nine_suits_clearly_better
 
     nine = parse_card("9C")
     moves = np.array([[parse_card("3D"), nine, NINE_SUIT + 4 * nine + 2, NINE_SUIT + 4 * nine + 3]])

@@ -81,8 +81,8 @@ def _seed_compiled_code(installed: Path) -> None:
     loads its cache is tests/test_compiled.py's job.  numba takes a cached file when the source's
     modification time and size match, so the installed sources get the checkout's times.
     """
-    from nines_sim.rules import make_rules
-    from nines_sim.simulate import simulate
+    from nines_sim.game.rules import make_rules
+    from nines_sim.runs.simulate import simulate
 
     simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 4, seed=0)  # fills the cache
     cache = installed / "__pycache__"

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.params import Param, ParamError, split_spec
-from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.params import Param, ParamError, split_spec
+from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
 runner = CliRunner()
 LINEUP = ["expert", "dump-faces", "hold-nines", "expert"]
@@ -170,9 +170,9 @@ def test_a_plugin_file_takes_values_after_its_class_name(tmp_path):
     src = tmp_path / "mine.py"
     src.write_text(
         "import numpy as np\n"
-        "from nines_sim.params import Param\n"
-        "from nines_sim.choice import pick_bit\n"
-        "from nines_sim.strategy import Strategy\n"
+        "from nines_sim.strategy.params import Param\n"
+        "from nines_sim.strategy.choice import pick_bit\n"
+        "from nines_sim.strategy.base import Strategy\n"
         "class Mine(Strategy):\n"
         "    name = 'mine'\n"
         "    params = (Param('bias', 'int', 0, 0, 3, help='which suit to declare'),)\n"

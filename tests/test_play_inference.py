@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.cards import parse_card
-from nines_sim.engine import legal_table
-from nines_sim.play_inference import PlayMemory, play_weights, resample
-from nines_sim.position import Position, PositionBatch
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.engine.numpy_engine import legal_table
+from nines_sim.game.cards import parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.simulate import simulate
+from nines_sim.search.play_inference import PlayMemory, play_weights, resample
+from nines_sim.search.position import Position, PositionBatch
 from nines_sim.strategies.expert import Expert
-from nines_sim.strategy import DecisionKind, Observation, PublicState
+from nines_sim.strategy.base import DecisionKind, Observation, PublicState
+from nines_sim.strategy.registry import make_lineup
 
 R2 = make_rules("classic", players=2)
 MINE = "2D 3D 4S 5S 6C"

@@ -31,7 +31,9 @@ PLUGIN = """\
 import numpy as np
 
 from helpers import preferred
-from nines_sim.compiled_strategy import G_CARD, G_LEGAL, PLAY, PLAY_DRAWN, CompiledStrategy, pick_card, random_word
+from nines_sim.strategy.per_game_compiled import (
+    G_CARD, G_LEGAL, PLAY, PLAY_DRAWN, CompiledStrategy, pick_card, random_word,
+)
 
 
 def lowest_first(kind, g, hand, hand_sizes, totals, drew_on):
@@ -53,11 +55,11 @@ class LowestFirstCompiled(CompiledStrategy):
 # One run: which module the class came from, whether decide came from the cache, and the matches played.
 PROBE = """\
 import json, sys
-from nines_sim.compiled import CompiledEngine
-from nines_sim.compiled_strategy import compiled_function
-from nines_sim.engine import BatchEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.strategy.per_game_compiled import compiled_function
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.strategy.registry import make_lineup
+from nines_sim.game.rules import make_rules
 
 players = make_lineup([sys.argv[1], "random", "dump-faces"])
 rules = make_rules("classic", players=3)

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.registry import ENTRY_POINT_GROUP, StrategyNotFound, available, load_class, make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
-from nines_sim.strategy import Strategy
+from nines_sim.game.rules import make_rules
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.base import Strategy
+from nines_sim.strategy.registry import ENTRY_POINT_GROUP, StrategyNotFound, available, load_class, make_lineup
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GOOD = textwrap.dedent(
     '''
     import numpy as np
-    from nines_sim.choice import pick_card
-    from nines_sim.strategy import Strategy
+    from nines_sim.strategy.choice import pick_card
+    from nines_sim.strategy.base import Strategy
 
     class Cheapest(Strategy):
         """Plays a random legal card."""
@@ -65,7 +65,7 @@ def test_file_spec_plugs_in(tmp_path):
 # of the hand already holds no card, so the hand is over (O1).  (Two players: both are in every hand.)
 STRICT = textwrap.dedent(
     """
-    from nines_sim.pergame import PerGameStrategy
+    from nines_sim.strategy.per_game import PerGameStrategy
 
     class Strict(PerGameStrategy):
         name = "strict"
@@ -249,7 +249,7 @@ def test_a_strategy_returning_an_illegal_card_replays_to_the_position(tmp_path):
 
 
 def test_python_api_hint_names_the_strategy_as_the_cli_finds_it(tmp_path):
-    from nines_sim.engine import StrategyError
+    from nines_sim.engine.numpy_engine import StrategyError
 
     f = tmp_path / "late.py"
     f.write_text(
@@ -273,7 +273,7 @@ def test_a_strategy_returning_none_is_reported_as_returning_nothing(tmp_path):
 def test_a_per_game_strategy_answer_outside_the_legal_cards_is_named(tmp_path):
     f = tmp_path / "pg.py"
     f.write_text(
-        "from nines_sim.pergame import PerGameStrategy\n"
+        "from nines_sim.strategy.per_game import PerGameStrategy\n"
         "class Stubborn(PerGameStrategy):\n    name = 'stubborn'\n"
         "    def choose_card(self, view):\n        return 'XX' if 'KS' not in view.legal else 'KS'\n"
         "    def choose_suit(self, view):\n        return 'C'\n"
@@ -302,7 +302,7 @@ def broken_plugin(tmp_path, monkeypatch):
     install_distribution(tmp_path, "nines-broken-pkg", {"shaky": "broken_nines_mod:Shaky"},
                          {"broken_nines_mod": "import no_such_dependency_xyz\n"})  # fmt: skip
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr("nines_sim.registry._warned", set())  # the warning comes once per process
+    monkeypatch.setattr("nines_sim.strategy.registry._warned", set())  # the warning comes once per process
     return tmp_path
 
 
@@ -403,13 +403,15 @@ def test_a_file_strategy_clashing_with_a_built_in_is_named_by_its_path(tmp_path)
 # test, so nothing but the plug-in's own folder can provide it.
 HELPER = textwrap.dedent(
     """
-    from nines_sim.choice import pick_card
+    from nines_sim.strategy.choice import pick_card
 
     def any_legal(obs):
         return pick_card([w & obs.legal for w in obs.hand], obs.random())
     """
 )
-WITH_HELPER = GOOD.replace("from nines_sim.choice import pick_card", "from nines_helper_beside_plugin import any_legal")
+WITH_HELPER = GOOD.replace(
+    "from nines_sim.strategy.choice import pick_card", "from nines_helper_beside_plugin import any_legal"
+)
 WITH_HELPER = WITH_HELPER.replace("return pick_card([w & obs.legal for w in obs.hand], obs.random())",
                                   "return any_legal(obs)")  # fmt: skip
 

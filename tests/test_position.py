@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.cards import parse_card
-from nines_sim.engine import BatchEngine
-from nines_sim.position import Position, PositionBatch, PositionError, play_out, positions_from_engine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game.cards import parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.search.position import Position, PositionBatch, PositionError, play_out, positions_from_engine
+from nines_sim.strategy.registry import make_lineup
 
 LINEUP = ["expert", "random", "dump-faces", "hold-nines"]
 

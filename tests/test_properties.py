@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, NINE_RANK, faces_of
-from nines_sim.engine import BatchEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import PRESETS, RulesError, make_rules
-from nines_sim.strategy import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NINE_RANK, faces_of
+from nines_sim.game.rules import PRESETS, RulesError, make_rules
+from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.strategy.registry import make_lineup
 
 
 def independent_legal(rules, held: int, n_cards: int, top: int, active: int) -> set[int]:

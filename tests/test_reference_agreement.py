@@ -1,9 +1,9 @@
 """The compiled engine agrees, move for move, with the plain-Python reference player.
 
-``nines_sim/reference.py`` replays whole matches one card at a time from RULES.md and the
+``nines_sim/game/reference.py`` replays whole matches one card at a time from RULES.md and the
 engine's documented conventions (random keys, deal order, reshuffle order, event
 format), without numpy and without the engine's code.  Each test here plays the same
-matches of one seed through ``nines_sim.compiled.CompiledEngine`` (traced, in batches of 37)
+matches of one seed through ``nines_sim.engine.batch.CompiledEngine`` (traced, in batches of 37)
 and through the reference, with the deterministic strategies of
 ``tests/det_strategies.py`` and their twins in the reference, and compares per match:
 the full event list, the final totals, the win shares, the regular hands and the
@@ -25,10 +25,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from nines_sim.compiled import CompiledEngine
-from nines_sim.reference import decision_word, play_match
-from nines_sim.rules import PRESETS, RulesError, make_rules
-from nines_sim.strategy import DecisionKind
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.reference import decision_word, play_match
+from nines_sim.game.rules import PRESETS, RulesError, make_rules
+from nines_sim.strategy.base import DecisionKind
 from tests.det_strategies import HighestPair, Lowest
 
 LOW, HIGH = "det-lowest", "det-highest-pair"
@@ -406,7 +406,7 @@ def test_D2_D5_reference_agrees_at_the_top_of_the_seed_range(spec, overrides, pl
 
 @pytest.mark.parametrize("seed", [12345, (1 << 64) - 1])
 def test_D2_strategies_random_words_follow_the_documented_decision_chain(seed):
-    """``obs.random(salt)`` is the word the reference derives from the decision root (nines_sim.rng)."""
+    """``obs.random(salt)`` is the word the reference derives from the decision root (nines_sim.game.rng)."""
     e = CompiledEngine(make_rules("classic"), [Lowest()] * 4, seed, 3, 20, batch_size=20)
     e.start_run()
     for _ in range(9):

@@ -13,12 +13,12 @@ import signal
 import pytest
 from typer.testing import CliRunner
 
-from nines_sim import bench
-from nines_sim.analyze import position_from_replay
 from nines_sim.cli import app
-from nines_sim.compiled import CompiledEngine
-from nines_sim.replay import describe, replay
-from nines_sim.rules import make_rules
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.play.replay import describe, replay
+from nines_sim.runs import bench
+from nines_sim.search.analyze import position_from_replay
 
 runner = CliRunner()
 LINEUP = ["expert", "dump-faces", "hold-nines"]

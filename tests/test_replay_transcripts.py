@@ -17,7 +17,7 @@ STORED = Path(__file__).parent / "data" / "replays"
 
 
 def test_every_stored_transcript_has_a_case_and_every_preset_is_replayed():
-    from nines_sim.rules import PRESETS
+    from nines_sim.game.rules import PRESETS
 
     assert sorted(p.stem for p in STORED.glob("*.txt")) == sorted(CASES)
     played = {a[a.index("--rules") + 1] if "--rules" in a else "classic" for a in CASES.values()}

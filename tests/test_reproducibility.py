@@ -7,11 +7,11 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from nines_sim.engine import BatchEngine
-from nines_sim.registry import make_lineup
-from nines_sim.results import HandRecords, MatchResults
-from nines_sim.rules import make_rules
-from nines_sim.simulate import simulate
+from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.results.records import HandRecords, MatchResults
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.registry import make_lineup
 
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
 
@@ -50,7 +50,7 @@ def test_results_merge_in_match_order_whatever_order_the_parts_come_in():
 
 
 def test_several_workers_get_several_chunks_each_and_one_process_one():
-    from nines_sim.simulate import default_chunk_size
+    from nines_sim.runs.simulate import default_chunk_size
 
     assert default_chunk_size(200_000, 1, 32768) == 200_000
     assert default_chunk_size(200_000, 2, 32768) == 25_000

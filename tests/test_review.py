@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.game.rules import make_rules
 from nines_sim.play import SavedMatch, run_match, save
-from nines_sim.review import ReviewSetup, classify, review_saved, review_strategy
-from nines_sim.review_report import by_kind, report_lines, write_review
-from nines_sim.rules import make_rules
+from nines_sim.play.review import ReviewSetup, classify, review_saved, review_strategy
+from nines_sim.reporting.review import by_kind, report_lines, write_review
 from nines_sim.strategies.expert import Expert
-from nines_sim.strategy import DecisionKind, Observation
+from nines_sim.strategy.base import DecisionKind, Observation
 
 runner = CliRunner()
 MATCHES = 40

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.output import DATA_FILES, manifest_digest, write_manifest
+from nines_sim.runs.output import DATA_FILES, manifest_digest, write_manifest
 
 runner = CliRunner()
 STORED = Path(__file__).parent / "data" / "runs"

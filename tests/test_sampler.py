@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nines_sim.cards import N_FACES, NINES
-from nines_sim.engine import BatchEngine, penalty_points
-from nines_sim.position import Position, PositionBatch, PositionEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.sampler import sample_positions
-from nines_sim.strategy import DecisionKind
+from nines_sim.engine.numpy_engine import BatchEngine, penalty_points
+from nines_sim.game.cards import N_FACES, NINES
+from nines_sim.game.rules import make_rules
+from nines_sim.search.position import Position, PositionBatch, PositionEngine
+from nines_sim.search.sampler import sample_positions
+from nines_sim.strategy.base import DecisionKind
+from nines_sim.strategy.registry import make_lineup
 
 
 def _observe_after(preset: str, seed: int, n: int, turns: int):
@@ -244,8 +244,8 @@ def _exact_marginals(weight: np.ndarray, sizes: list[int], n_cards: int) -> np.n
 def test_with_several_seats_weighed_the_deal_follows_the_product_of_the_hands_weights(seed):
     # Three hidden seats (the own seat 0 deals nothing) with their own weights in (0.05, 1) on 9 unseen
     # cards, 2 each in hand and 3 in the stock: each seat's share of each card, against the exact law.
-    from nines_sim.sampler import SAMPLE_CARDS, SAMPLE_SWAPS, SWEEPS
-    from nines_sim.sampler_kernel import deal_samples, purpose_word
+    from nines_sim.search.sample_deal import deal_samples, purpose_word
+    from nines_sim.search.sampler import SAMPLE_CARDS, SAMPLE_SWAPS, SWEEPS
 
     r = np.random.default_rng(seed)
     faces = np.sort(r.choice(N_FACES, 9, replace=False))

@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 #: Libraries a usage error must not load: the compiled engine, the statistics, the tables and the charts.
-HEAVY = ("numba", "scipy", "statsmodels", "matplotlib", "pandas", "optuna", "nines_sim.kernel")
+HEAVY = ("numba", "scipy", "statsmodels", "matplotlib", "pandas", "optuna", "nines_sim.engine.turn_loop")
 
 USAGE_ERRORS = [
     ["tournament", "no-such-strategy"],
@@ -110,7 +110,8 @@ def test_a_run_without_charts_loads_no_matplotlib(tmp_path) -> None:
                                      "--out", "run"])
         print(json.dumps({"code": r.exit_code, "output": r.output,
                           "loaded": sorted(m for m in ("matplotlib", "numba", "scipy.stats", "statsmodels",
-                                                       "nines_sim.ratings", "nines_sim.league") if m in sys.modules)}))
+                                                       "nines_sim.results.ratings", "nines_sim.runs.league")
+                                            if m in sys.modules)}))
         """,
         tmp_path,
     )
@@ -137,7 +138,7 @@ class Clock:
 def test_the_bar_says_it_is_compiling_and_counts_play_only():
     """While a form compiles the bar names it and the seconds so far; afterwards elapsed time, rate and ETA
     leave the compile out (the issue: an 18-minute ETA and 2,777 matches/s after 40 s of compiling)."""
-    from nines_sim.progress import RunProgress
+    from nines_sim.runs.progress import RunProgress
 
     clock = Clock()
     with RunProgress(1000, clock=clock) as bar:
@@ -160,7 +161,7 @@ def test_the_bar_says_it_is_compiling_and_counts_play_only():
 
 def test_overlapping_compiles_in_two_workers_count_once():
     """Two workers compiling the same form at once: the compile time is the span during which any compiled."""
-    from nines_sim.progress import RunProgress
+    from nines_sim.runs.progress import RunProgress
 
     clock = Clock()
     with RunProgress(100, disable=True, clock=clock) as bar:
@@ -212,7 +213,7 @@ def _unit_that_compiles(n: int, on_matches, should_stop) -> int:  # noqa: ANN001
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_run_units_passes_on_each_compile_in_this_process_or_a_worker(workers):
-    from nines_sim.pool import run_units
+    from nines_sim.runs.pool import run_units
 
     heard, taken = Heard(), []
     run_units(_unit_that_compiles, [(0, (3,)), (1, (4,))], workers, lambda tag, r: taken.append(r), heard)
@@ -231,7 +232,7 @@ def test_bench_startup_reports_medians_and_ratios_to_the_pandas_import(monkeypat
     once untimed, then the median of the repeats is compared with the pandas import of the same sitting."""
     from typer.testing import CliRunner
 
-    import nines_sim.bench as bench
+    import nines_sim.runs.bench as bench
     from nines_sim.cli import app
 
     seconds = {"pandas": [9.0, 0.6, 0.7, 0.5], "help": [9.0, 0.3, 0.4, 0.2], "usage error": [9.0, 0.4, 0.3, 0.35],
@@ -268,9 +269,9 @@ def test_bench_startup_is_named_on_its_own():
 
 WARM_UP_FORMS = textwrap.dedent(
     """
-    from nines_sim import kernel as K
-    from nines_sim.compiled import warm_up
-    from nines_sim.rules import make_rules
+    from nines_sim.engine import turn_loop as K
+    from nines_sim.engine.batch import warm_up
+    from nines_sim.game.rules import make_rules
     forms = (K.play_slots_classic, K.play_slots, K.play_slots_classic_expert, K.play_slots_expert)
     loaded = lambda: [len(f.overloads) for f in forms]
     warm_up("fork", [(make_rules("classic"), ("expert", "random", "random", "random"))])

@@ -17,13 +17,14 @@ import pytest
 from scipy.stats import binomtest, norm
 from typer.testing import CliRunner
 
-from nines_sim import compare, stats
 from nines_sim.cli import app
-from nines_sim.compare import CompareOutcome, comparison_frame, comparison_rows, paired_counts, rule_sets_from
+from nines_sim.game.rules import make_rules
 from nines_sim.reporting import tournament as report
-from nines_sim.rules import make_rules
-from nines_sim.tally import SHARE_UNIT, Tally
-from nines_sim.tournament import (
+from nines_sim.results import stats
+from nines_sim.results.tally import SHARE_UNIT, Tally
+from nines_sim.runs import compare
+from nines_sim.runs.compare import CompareOutcome, comparison_frame, comparison_rows, paired_counts, rule_sets_from
+from nines_sim.runs.tournament import (
     RunOutcome,
     pairwise_frame,
     pairwise_rows,

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.pool import drive
-from nines_sim.progress import WITH_ETA, WITHOUT_ETA, RunProgress
-from nines_sim.ranges import cut, format_ranges, merge, parse_ranges
-from nines_sim.stats import MIN_MATCHES_TO_RANK
+from nines_sim.results.stats import MIN_MATCHES_TO_RANK
+from nines_sim.runs.pool import drive
+from nines_sim.runs.progress import WITH_ETA, WITHOUT_ETA, RunProgress
+from nines_sim.runs.ranges import cut, format_ranges, merge, parse_ranges
 from tests.interrupt import ctrl_c_in_process
 
 runner = CliRunner()
@@ -284,7 +284,7 @@ def test_the_bar_counts_whole_matches():
         assert "| 99.9k/100k played, kept 99.9k" in str(p.bar)  # cut, not rounded up to the total
         p(50, 50)
         assert "| 100k/100k played, kept 100k" in str(p.bar)
-    from nines_sim.progress import count_text
+    from nines_sim.runs.progress import count_text
 
     counts = (0, 999, 1000, 1234, 10_000, 2_500_000)
     assert [count_text(n) for n in counts] == ["0", "999", "1k", "1.23k", "10k", "2.5M"]

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from nines_sim.cards import SUIT_NAMES, parse_card
-from nines_sim.engine import BatchEngine, IllegalMoveError, StrategyError
-from nines_sim.registry import builtin_classes, make_lineup
-from nines_sim.rules import make_rules
-from nines_sim.strategy import PAIR_OF_NINES, Strategy
+from nines_sim.engine.numpy_engine import BatchEngine, IllegalMoveError, StrategyError
+from nines_sim.game.cards import SUIT_NAMES, parse_card
+from nines_sim.game.rules import make_rules
+from nines_sim.strategy.base import PAIR_OF_NINES, Strategy
+from nines_sim.strategy.registry import builtin_classes, make_lineup
 from tests.scenario import setup
 
 N = 4000

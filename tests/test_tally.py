@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.compiled import CompiledEngine
-from nines_sim.registry import make_lineup
-from nines_sim.results import BLOCKED, CAPPED
-from nines_sim.rules import make_rules
-from nines_sim.tally import SHARE_UNIT, Tally, _hist_rows, _seat_sums, _share_sums
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.results.records import BLOCKED, CAPPED
+from nines_sim.results.tally import SHARE_UNIT, Tally, _hist_rows, _seat_sums, _share_sums
+from nines_sim.strategy.registry import make_lineup
 
 
 def _numpy_shares(s: np.ndarray) -> tuple:

@@ -219,7 +219,7 @@ def test_an_unwritable_output_folder_is_refused_before_any_match(tmp_path, where
 def test_a_failed_run_leaves_no_empty_folder(tmp_path):
     d = tmp_path / "never"
     f = tmp_path / "bad.py"
-    f.write_text("import numpy as np\nfrom nines_sim.strategy import Strategy\n"
+    f.write_text("import numpy as np\nfrom nines_sim.strategy.base import Strategy\n"
                  "class Bad(Strategy):\n    name = 'bad'\n"
                  "    def play(self, obs):\n        return np.full(obs.n, 99)\n"
                  "    def declare(self, obs):\n        return np.zeros(obs.n, dtype=int)\n")  # fmt: skip
@@ -271,9 +271,9 @@ def test_a_tally_run_takes_the_same_memory_for_10000_or_60000_matches(monkeypatc
     about 40 MB."""
     import tracemalloc
 
-    import nines_sim.compiled as compiled
-    from nines_sim.rules import make_rules
-    from nines_sim.tournament import play_range
+    import nines_sim.engine.batch as compiled
+    from nines_sim.game.rules import make_rules
+    from nines_sim.runs.tournament import play_range
 
     monkeypatch.setattr(compiled, "KEY_WINDOW", 4096)  # both runs are past one window of match keys
     rules = make_rules("classic")
@@ -296,9 +296,9 @@ def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_ta
     one chunk per worker (its batch stays full).  The tallies do not depend on it."""
     from dataclasses import fields
 
-    from nines_sim.bench import PLUGIN
-    from nines_sim.rules import make_rules
-    from nines_sim.tournament import chunk_size, plan_tournament, run_plan
+    from nines_sim.game.rules import make_rules
+    from nines_sim.runs.bench import PLUGIN
+    from nines_sim.runs.tournament import chunk_size, plan_tournament, run_plan
 
     rules = make_rules("classic")
     plan = plan_tournament("table", ["random", "expert", "hold-nines", "dump-faces"], rules)
@@ -326,7 +326,7 @@ def test_a_run_of_one_unit_plays_in_this_process_and_more_units_in_the_pool():
     """Starting worker processes for one unit would only delay it (issue 22, start-up): it plays here."""
     import os
 
-    from nines_sim.pool import run_units
+    from nines_sim.runs.pool import run_units
 
     got: list[tuple[str, int]] = []
     run_units(_process_id, [("only", ())], 2, lambda tag, pid: got.append((tag, pid)))

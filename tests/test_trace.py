@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim import compiled
-from nines_sim.compiled import CompiledEngine
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.engine import batch as compiled
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.strategy.registry import make_lineup
 
 
 @pytest.mark.parametrize(

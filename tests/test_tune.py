@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from nines_sim import tune as T
 from nines_sim.cli import app
-from nines_sim.registry import make_lineup
-from nines_sim.rules import make_rules
+from nines_sim.game.rules import make_rules
+from nines_sim.runs import tune as T
+from nines_sim.strategy.registry import make_lineup
 
 runner = CliRunner()
 TUNE = ["tune", "expert", "--opponents", "hold-nines", "--params", "shed_nine_at,w_follow", "--matches", "8",
@@ -45,7 +45,7 @@ def test_play_gives_every_seat_the_same_matches():
     # the same numbers whatever the workers (two rotations at a time, in two processes)
     pd.testing.assert_frame_equal(T.play(setup, "expert", 0, 3, T.Runner(workers=2), keep=True).shares(), shares)
     # the tuned strategy's share in rotation r is seat r's share of a plain run of that lineup
-    from nines_sim.simulate import simulate
+    from nines_sim.runs.simulate import simulate
 
     for r, lineup in enumerate(T.rotations("expert", setup.opponents)):
         res = simulate(setup.rules, list(lineup), 3, seed=2)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.cards import FULL_DECK, NINE_RANK, NINES, SUIT_NAMES, card_name, parse_card, words_of
-from nines_sim.engine import RUNNING, BatchEngine, penalty_points
-from nines_sim.registry import make_lineup
-from nines_sim.rules import PRESETS, Rules, RulesError, make_rules
-from nines_sim.simulate import simulate
-from nines_sim.strategy import Observation, Strategy
+from nines_sim.engine.numpy_engine import RUNNING, BatchEngine, penalty_points
+from nines_sim.game.cards import FULL_DECK, NINE_RANK, NINES, SUIT_NAMES, card_name, parse_card, words_of
+from nines_sim.game.rules import PRESETS, Rules, RulesError, make_rules
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.registry import make_lineup
 from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
 
 

@@ -9,8 +9,8 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import build_rules, interrupted, players_wanted
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg
-from nines_sim.rules import Rules
-from nines_sim.runfolder import without_players
+from nines_sim.game.rules import Rules
+from nines_sim.runs.runfolder import without_players
 
 #: ``lookahead``'s default ``infer`` (strategies/lookahead.py), so that the analysis estimates as it plays.
 INFER_DEFAULT = 1.0
@@ -75,11 +75,11 @@ def analyze(
     own strategies (plug-ins, tuned parameters) are asked too.  --seed picks the analysis's random stream:
     each position gets its own, so estimates of many positions have independent errors.
     """
-    from nines_sim.analyze import analyze as run_analysis
-    from nines_sim.analyze import names_to_ask, position_from_cards, position_from_replay, render
-    from nines_sim.position import PositionError
-    from nines_sim.registry import StrategyNotFound
-    from nines_sim.search import policy_names
+    from nines_sim.search.analyze import analyze as run_analysis
+    from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
+    from nines_sim.search.pimc import policy_names
+    from nines_sim.search.position import PositionError
+    from nines_sim.strategy.registry import StrategyNotFound
 
     if policy not in policy_names():
         raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
@@ -98,7 +98,7 @@ def analyze(
     try:
         if match is not None:
             if not names:
-                from nines_sim.tournament import DEFAULT_LINEUP
+                from nines_sim.runs.tournament import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
             r = build_rules(rules, without_players(rule), len(names))
@@ -130,7 +130,7 @@ def analyze(
 
 def _no_such_turn(r: Rules, names: list[str], seed: int, match: int, hand: int, turn: int) -> str:
     """Why ``--hand hand --turn turn`` (from 1) is not in the match: how many hands, or turns of that hand, it has."""
-    from nines_sim.replay import replay as play_one
+    from nines_sim.play.replay import replay as play_one
 
     events = play_one(r, names, seed, match)[0]
     deals = [i for i, ev in enumerate(events) if ev[0] == "deal"] + [len(events)]

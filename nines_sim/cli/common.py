@@ -12,12 +12,12 @@ from typing import Any
 import typer
 
 from nines_sim.cli.app import echo_error, usage_error
-from nines_sim.rules import Rules, RulesError, parse_overrides
-from nines_sim.runfolder import rules_for
+from nines_sim.game.rules import Rules, RulesError, parse_overrides
+from nines_sim.runs.runfolder import rules_for
 
 
 def build_rules(spec: str, overrides: list[str] | None, players: int | None = None) -> Rules:
-    """Rules from ``--rules`` (a rule set, :func:`~nines_sim.rules.parse_rule_set`) and ``--rule key=value`` options.
+    """Rules from ``--rules`` (a rule set, :func:`~nines_sim.game.rules.parse_rule_set`) and ``--rule key=value``.
 
     ``players``, the table the lineup seats, applies unless a ``--rule players=N`` says otherwise (the
     commands check that against the lineup first).
@@ -36,7 +36,7 @@ def build_rules(spec: str, overrides: list[str] | None, players: int | None = No
 
 def run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     """``fn()``; a strategy's failure as one ``Error:`` line, exit code 1."""
-    from nines_sim.engine import IllegalMoveError, StrategyError
+    from nines_sim.engine.numpy_engine import IllegalMoveError, StrategyError
 
     try:
         return fn()
@@ -75,7 +75,7 @@ def players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | N
 def check_design(skilled: str, weak: str) -> None:
     """A usage error (one line, exit 2) for an unknown strategy of the design lineups (``--skilled``, ``--weak``)."""
     from nines_sim.experiments.design import check_design as check
-    from nines_sim.registry import StrategyNotFound
+    from nines_sim.strategy.registry import StrategyNotFound
 
     try:
         check(skilled, weak)
@@ -108,11 +108,11 @@ def check_seats(players: int | None, flag: str, names: list[str], given: bool) -
 
 @contextmanager
 def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]:
-    """The run folder (:func:`nines_sim.runfolder.run_folder`), its errors as the CLI says them: an empty or
+    """The run folder (:func:`nines_sim.runs.runfolder.run_folder`), its errors as the CLI says them: an empty or
     unusable ``--out`` a usage error; Ctrl-C before any match was kept, exit 130 with nothing written."""
-    from nines_sim.output import OutputExists
-    from nines_sim.runfolder import NothingKept, RunSetupError
-    from nines_sim.runfolder import run_folder as folder
+    from nines_sim.runs.output import OutputExists
+    from nines_sim.runs.runfolder import NothingKept, RunSetupError
+    from nines_sim.runs.runfolder import run_folder as folder
 
     try:
         with folder(out, kind, force) as run_dir:
@@ -126,13 +126,13 @@ def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]
 @contextmanager
 def cluster(scheduler: str | None, workers: int) -> Iterator[Any]:
     """A Dask client (None without a scheduler), or a usage error (exit 2) that says why not."""
-    from nines_sim.runfolder import compute_backend
+    from nines_sim.runs.runfolder import compute_backend
 
     if not scheduler:
         with compute_backend(None, workers) as client:
             yield client
         return
-    from nines_sim.cluster import ClusterError
+    from nines_sim.runs.cluster import ClusterError
 
     try:
         with compute_backend(scheduler, workers) as client:
@@ -149,9 +149,9 @@ def run_errors() -> Iterator[None]:
     files, a cluster that cannot be used) are usage errors (one line, exit 2); a strategy's failure is one
     ``Error:`` line and exit 1; Ctrl-C before any match was kept exits 130 with nothing written.
     """
-    from nines_sim.output import OutputExists
-    from nines_sim.ranges import RangesError
-    from nines_sim.runfolder import NothingKept, RunSetupError
+    from nines_sim.runs.output import OutputExists
+    from nines_sim.runs.ranges import RangesError
+    from nines_sim.runs.runfolder import NothingKept, RunSetupError
 
     try:
         yield
@@ -161,10 +161,10 @@ def run_errors() -> Iterator[None]:
         raise nothing_kept() from None
     except Exception as exc:
         # these modules' errors can only come from them once they are loaded: a usage error loads no engine
-        cluster_ = sys.modules.get("nines_sim.cluster")
+        cluster_ = sys.modules.get("nines_sim.runs.cluster")
         if cluster_ is not None and isinstance(exc, cluster_.ClusterError):
             raise usage_error(str(exc)) from None
-        engine = sys.modules.get("nines_sim.engine")
+        engine = sys.modules.get("nines_sim.engine.numpy_engine")
         if engine is not None and isinstance(exc, (engine.IllegalMoveError, engine.StrategyError)):
             echo_error(str(exc))
             raise typer.Exit(code=1) from None
@@ -180,7 +180,7 @@ def charts_and_report(run_dir: Path, no_charts: bool) -> str:
 
 def cpu_count_default() -> int:
     """The default number of worker processes: the CPU count."""
-    from nines_sim.simulate import cpu_count
+    from nines_sim.runs.simulate import cpu_count
 
     return cpu_count()
 

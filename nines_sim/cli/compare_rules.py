@@ -78,9 +78,9 @@ def compare_rules(
     """
     from nines_sim.experiments.comparison import comparison_setup, play_comparison
     from nines_sim.experiments.design import DESIGN_STOPPED
-    from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.rules import RulesError
-    from nines_sim.tournament import DEFAULT_LINEUP
+    from nines_sim.game.rules import RulesError
+    from nines_sim.runs.tournament import DEFAULT_LINEUP
+    from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     names = list(strategies or DEFAULT_LINEUP)
     try:

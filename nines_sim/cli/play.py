@@ -12,7 +12,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import build_rules, players_wanted
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
-from nines_sim.runfolder import without_players
+from nines_sim.runs.runfolder import without_players
 
 
 def play(
@@ -47,7 +47,7 @@ def play(
     import secrets
 
     from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, run_match, save
-    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
+    from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if resume is not None:
         if opponents or seed is not None or hands is not None or players is not None or rule:

@@ -10,8 +10,8 @@ import typer
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import build_rules, check_seats, interrupted, players_wanted, saved_match_path
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg
-from nines_sim.rules import Rules
-from nines_sim.runfolder import without_players
+from nines_sim.game.rules import Rules
+from nines_sim.runs.runfolder import without_players
 
 
 def replay(
@@ -33,9 +33,9 @@ def replay(
     """
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
         return replay_saved(strategies[0])
-    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
-    from nines_sim.replay import header
-    from nines_sim.tournament import DEFAULT_LINEUP
+    from nines_sim.play.replay import header
+    from nines_sim.runs.tournament import DEFAULT_LINEUP
+    from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     names = list(strategies or DEFAULT_LINEUP)
     try:
@@ -54,8 +54,8 @@ def replay(
 
 def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
     """Play the match and print it; a strategy's failure printed at its position, exit code 1."""
-    from nines_sim.replay import ReplayFailure, describe, describe_failure
-    from nines_sim.replay import replay as play_one
+    from nines_sim.play.replay import ReplayFailure, describe, describe_failure
+    from nines_sim.play.replay import replay as play_one
 
     try:
         events, res = play_one(r, names, seed, match)
@@ -75,7 +75,7 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
 def replay_saved(path: str) -> None:
     """``nines replay FILE``: a match saved by ``nines play``, turn by turn (one-line error, exit 2, on a bad file)."""
     from nines_sim.play import SavedMatchError, load, run_match
-    from nines_sim.replay import describe
+    from nines_sim.play.replay import describe
 
     try:
         saved = load(path)

@@ -10,7 +10,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import build_rules, cpu_count_default, players_wanted, run_folder, saved_match_path
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt
-from nines_sim.runfolder import without_players
+from nines_sim.runs.runfolder import without_players
 
 
 def review(
@@ -38,10 +38,10 @@ def review(
     Writes review.csv (one row per decision), points_lost.png and report.md.
     """
     from nines_sim.play import SavedMatchError, load
-    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
-    from nines_sim.review import ReviewSetup, review_saved, review_strategy
-    from nines_sim.review_report import terminal_lines, write_review
-    from nines_sim.search import policy_names
+    from nines_sim.play.review import ReviewSetup, review_saved, review_strategy
+    from nines_sim.reporting.review import terminal_lines, write_review
+    from nines_sim.search.pimc import policy_names
+    from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if policy not in policy_names():
         raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
@@ -75,7 +75,7 @@ def review(
             if run is None:
                 res = review_saved(saved, target, setup)
             else:
-                from nines_sim.progress import RunProgress
+                from nines_sim.runs.progress import RunProgress
 
                 with RunProgress(matches) as bar:
                     res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,

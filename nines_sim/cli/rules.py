@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from nines_sim.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules
+from nines_sim.game.rules import OPTION_CLAUSES, OPTION_HELP, PRESETS, Rules
 
 
 def rules_cmd() -> None:

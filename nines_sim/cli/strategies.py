@@ -9,8 +9,8 @@ from nines_sim.cli.app import usage_error
 
 def strategies_cmd() -> None:
     """List every strategy: name, source, classifier, description, parameters; and broken plug-ins."""
-    from nines_sim.params import declared
-    from nines_sim.registry import StrategyNotFound, builtin_classes, plugins
+    from nines_sim.strategy.params import declared
+    from nines_sim.strategy.registry import StrategyNotFound, builtin_classes, plugins
 
     try:
         rows = [(n, c, "built-in") for n, c in sorted(builtin_classes().items())]

@@ -86,9 +86,9 @@ def tournament(
     # only what checks the command line: the engine, the tables and the bar load once it is checked
     from nines_sim.experiments.design import DESIGN_STOPPED
     from nines_sim.experiments.tournament import play_tournament, tournament_setup
-    from nines_sim.registry import StrategyNotFound, make_lineup
-    from nines_sim.rules import RulesError
-    from nines_sim.tournament import DEFAULT_LINEUP, TournamentError
+    from nines_sim.game.rules import RulesError
+    from nines_sim.runs.tournament import DEFAULT_LINEUP, TournamentError
+    from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     names = list(strategies or [])
     players, flag = players_wanted(players, rule)

@@ -21,7 +21,7 @@ from nines_sim.cli.options import (
     WorkersOpt,
 )
 from nines_sim.cli.tune_study import check_tune_target, run_study, tune_versus
-from nines_sim.runfolder import canonical_command, without_players
+from nines_sim.runs.runfolder import canonical_command, without_players
 
 
 def tune(
@@ -114,7 +114,7 @@ def tune(
     baseline then play --validate fresh matches, paired. With --versus, no
     study: the given spec and STRATEGY play those fresh matches, paired.
     """
-    from nines_sim.tune import TuneError, make_setup
+    from nines_sim.runs.tune import TuneError, make_setup
 
     strategy, opps = words[0], list(opponents or []) + list(words[1:])
     if not opps:

@@ -1,6 +1,6 @@
-"""``nines tune-rules``: search rule options toward a game you want (:mod:`nines_sim.tune_rules`), validated.
+"""``nines tune-rules``: search rule options toward a game you want (:mod:`nines_sim.runs.tune_rules`), validated.
 
-The rules lab's command: each trial a rule set, measured by the design lineups of :mod:`nines_sim.design`
+The rules lab's command: each trial a rule set, measured by the design lineups of :mod:`nines_sim.runs.design`
 (skill, seat fairness, length, comebacks) on the same matches; the best rules (or the Pareto front) validated
 on fresh matches and written as ``best-rules.json``, playable anywhere as ``--rules @FILE``.
 """
@@ -21,7 +21,7 @@ from nines_sim.cli.options import SkilledOpt, WeakOpt
 if TYPE_CHECKING:
     import pandas as pd
 
-    from nines_sim.tune_rules import RulesSetup
+    from nines_sim.runs.tune_rules import RulesSetup
 
 
 def tune_rules(
@@ -93,10 +93,10 @@ def tune_rules(
     same command resumes. Writes trials.csv, front.csv, validation.csv, charts, report.md and
     best-rules.json (play it anywhere: --rules @best-rules.json).
     """
-    from nines_sim.design import DesignSetup
-    from nines_sim.rules import rule_set_file
-    from nines_sim.tune import TuneError
-    from nines_sim.tune_rules import RulesSetup, parse_goals, parse_space
+    from nines_sim.game.rules import rule_set_file
+    from nines_sim.runs.design import DesignSetup
+    from nines_sim.runs.tune import TuneError
+    from nines_sim.runs.tune_rules import RulesSetup, parse_goals, parse_space
 
     for flag, v in (("--trials", trials), ("--matches", matches)):
         if v < 1:
@@ -123,7 +123,7 @@ def tune_rules(
     words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
     words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
     words += [f"--require={r}" for r in require or []]
-    from nines_sim.runfolder import canonical_command
+    from nines_sim.runs.runfolder import canonical_command
 
     command = canonical_command(
         "tune-rules", words,
@@ -139,7 +139,7 @@ def tune_rules(
 def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: str) -> None:
     """Usage errors before anything is written: a storage that is not SQLite or a journal, or cannot be, and a
     run folder holding another run's files."""
-    from nines_sim.tune import TuneError, storage_file
+    from nines_sim.runs.tune import TuneError, storage_file
 
     try:
         db = storage_file(url)[1]
@@ -167,9 +167,9 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
 
     from tqdm import tqdm
 
-    from nines_sim.output import OutputExists, prepare_dir
-    from nines_sim.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_lock
-    from nines_sim.tune_rules import front, open_rules_study, search, validate_front
+    from nines_sim.runs.output import OutputExists, prepare_dir
+    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_lock
+    from nines_sim.runs.tune_rules import front, open_rules_study, search, validate_front
 
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -207,7 +207,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
                        "resume.", err=True)  # fmt: skip
             raise typer.Exit(code=130) from None
     from nines_sim.reporting.tune_rules import write_folder
-    from nines_sim.runfolder import writing
+    from nines_sim.runs.runfolder import writing
 
     with writing(), storage_lock(url):
         best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)

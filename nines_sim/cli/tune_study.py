@@ -9,7 +9,7 @@ import typer
 
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import cluster, run_folder, run_or_explain
-from nines_sim.runfolder import writing
+from nines_sim.runs.runfolder import writing
 
 
 def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool,  # noqa: ANN001, PLR0913
@@ -19,9 +19,9 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
     Writes ``validation.csv`` (the full specs), ``report.md`` and ``manifest.json`` (``kind: versus``), a
     folder ``nines report`` redraws; prints the answer first, with short labels (``labels``: what was typed).
     """
-    from nines_sim.registry import StrategyNotFound, canonical_spec, make_lineup
     from nines_sim.reporting.tune import versus_labels, write_versus_folder
-    from nines_sim.tune import Runner, TuneInterrupted, validate
+    from nines_sim.runs.tune import Runner, TuneInterrupted, validate
+    from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     try:
         make_lineup([versus])
@@ -49,7 +49,7 @@ def check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path,
     (read under the storage's lock: another process of the same study may be writing it)."""
     from contextlib import nullcontext
 
-    from nines_sim.tune import TuneError, open_study, storage_file, storage_lock
+    from nines_sim.runs.tune import TuneError, open_study, storage_file, storage_lock
 
     try:
         _, db = storage_file(url)
@@ -89,8 +89,8 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
 
     from tqdm import tqdm
 
-    from nines_sim.output import OutputExists, prepare_dir
-    from nines_sim.tune import (
+    from nines_sim.runs.output import OutputExists, prepare_dir
+    from nines_sim.runs.tune import (
         STOPPED_BY_CTRL_C,
         Runner,
         TuneError,
@@ -152,7 +152,7 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
                    err=True)  # fmt: skip
         raise typer.Exit(code=130) from None
     from nines_sim.reporting.tune import write_tune_folder
-    from nines_sim.rounding import decimal_text
+    from nines_sim.results.rounding import decimal_text
 
     def pts(x: float) -> str:  # the report's rounding rule for points of win rate
         return decimal_text(x, 2, signed=True, scale=100)

@@ -28,7 +28,7 @@ from nines_sim.experiments.tournament import (
     run_tournament,
     tournament_setup,
 )
-from nines_sim.runfolder import NothingKept, RunSetupError
+from nines_sim.runs.runfolder import NothingKept, RunSetupError
 
 __all__ = [
     "ComparisonRun",

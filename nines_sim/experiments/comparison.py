@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nines_sim.ranges import Range, format_ranges
-from nines_sim.ranges import total as ranges_total
-from nines_sim.rules import parse_overrides
-from nines_sim.runfolder import (
+from nines_sim.game.rules import parse_overrides
+from nines_sim.runs.ranges import Range, format_ranges
+from nines_sim.runs.ranges import total as ranges_total
+from nines_sim.runs.runfolder import (
     canonical_command,
     kept_lines,
     play_in_folder,
@@ -31,7 +31,7 @@ class ComparisonSetup:
 
     Attributes
     ----------
-    rule_sets : list of nines_sim.compare.RuleSet
+    rule_sets : list of nines_sim.runs.compare.RuleSet
         The rule sets, the first the reference.
     sweep : dict or None
         The sweep's option and values, for the manifest.
@@ -76,7 +76,7 @@ def comparison_setup(
     Parameters
     ----------
     lineup : sequence of str, optional
-        Strategy specs in seat order (default :data:`nines_sim.tournament.DEFAULT_LINEUP`).
+        Strategy specs in seat order (default :data:`nines_sim.runs.tournament.DEFAULT_LINEUP`).
     rules : sequence of str, optional
         Rule sets (``preset[+preset][:key=value,...]``), the first the reference: at least two, or one
         (default ``classic``) with a ``sweep``.
@@ -91,14 +91,14 @@ def comparison_setup(
 
     Raises
     ------
-    nines_sim.registry.StrategyNotFound
+    nines_sim.strategy.registry.StrategyNotFound
         For a spec that names no strategy.
-    nines_sim.rules.RulesError
+    nines_sim.game.rules.RulesError
         For rule sets that cannot be read, fewer than two, or a sweep that cannot be read.
     """
-    from nines_sim.compare import rule_sets_from
-    from nines_sim.registry import canonical_spec, make_lineup
-    from nines_sim.tournament import DEFAULT_LINEUP, entry_names
+    from nines_sim.runs.compare import rule_sets_from
+    from nines_sim.runs.tournament import DEFAULT_LINEUP, entry_names
+    from nines_sim.strategy.registry import canonical_spec, make_lineup
 
     given = list(lineup or DEFAULT_LINEUP)  # as typed: a parameter file names its seat in reports
     make_lineup(given)
@@ -121,7 +121,7 @@ class ComparisonRun:
     ----------
     folder : pathlib.Path
     setup : ComparisonSetup
-    outcome : nines_sim.compare.CompareOutcome
+    outcome : nines_sim.runs.compare.CompareOutcome
         ``outcome.partial`` when Ctrl-C stopped the run.
     table : pandas.DataFrame
         ``comparison.csv``: win rates per rule set and seat, with the paired tests of their shifts.
@@ -145,7 +145,7 @@ class ComparisonRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
         a partial run the matches kept."""
-        from nines_sim.compare import terminal_table
+        from nines_sim.runs.compare import terminal_table
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
@@ -192,18 +192,18 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.compare import comparison_frame
     from nines_sim.experiments.design import check_design, design_words, play_design
+    from nines_sim.runs.compare import comparison_frame
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         if client is not None:
-            from nines_sim.cluster import run_comparison_dask
+            from nines_sim.runs.cluster import run_comparison_dask
 
             return run_comparison_dask(client, sets, names, matches, seed, batch_size, chunk_size, bar, wanted)
-        from nines_sim.compare import run_comparison
+        from nines_sim.runs.compare import run_comparison
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted)
 
@@ -225,10 +225,10 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
                       batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
-    from nines_sim.compare import distribution_frame
     from nines_sim.experiments.design import write_design
-    from nines_sim.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
     from nines_sim.reporting import redraw
+    from nines_sim.runs.compare import distribution_frame
+    from nines_sim.runs.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     kept_command = setup.command(matches, seed, outcome.kept, words) if outcome.partial else None

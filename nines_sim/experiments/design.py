@@ -1,6 +1,6 @@
 """The design part of an experiment: a tournament's or a rule comparison's ``design=N`` (``--design N``).
 
-Plays the design lineups of :mod:`nines_sim.design` (skill, seat fairness, length, comebacks and tension)
+Plays the design lineups of :mod:`nines_sim.runs.design` (skill, seat fairness, length, comebacks and tension)
 under the experiment's rule sets after its own matches, and writes ``design.csv`` and
 ``design_distribution.csv`` into its run folder, where :func:`nines_sim.reporting.redraw` adds the report
 section and chart.  Opt-in: it plays three more lineups per rule set, and every stored folder stays as it is.
@@ -26,10 +26,10 @@ def check_design(skilled: str, weak: str) -> None:
 
     Raises
     ------
-    nines_sim.registry.StrategyNotFound
+    nines_sim.strategy.registry.StrategyNotFound
         For a spec that names no strategy.
     """
-    from nines_sim.registry import make_lineup
+    from nines_sim.strategy.registry import make_lineup
 
     make_lineup([skilled, weak])
 
@@ -51,7 +51,7 @@ def play_design(
     n : int
         Matches per design lineup and rule set, indices ``0 .. n-1`` of ``seed`` (common random numbers).
     skilled, weak : str
-        The strategies of the design lineups (:class:`nines_sim.design.DesignSetup`).
+        The strategies of the design lineups (:class:`nines_sim.runs.design.DesignSetup`).
     seed, workers, batch_size, quiet
         As the experiment's: the seed of the run, worker processes, games in play at once, no progress bar.
 
@@ -61,8 +61,8 @@ def play_design(
         ``design.csv`` and ``design_distribution.csv`` as frames, or None when Ctrl-C stopped the design
         part (nothing of it is kept).
     """
-    from nines_sim.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
-    from nines_sim.progress import RunProgress
+    from nines_sim.runs.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
+    from nines_sim.runs.progress import RunProgress
 
     dsets = [DesignSet(rs.label, rs.rules) for rs in sets]
     with RunProgress(n * len(sets) * len(LINEUPS), quiet) as bar:
@@ -74,14 +74,14 @@ def play_design(
 
 def tournament_sets(label: str, plan: Any) -> list[Any]:
     """The one rule set of a tournament (its first game's, which seats the table asked) for :func:`play_design`."""
-    from nines_sim.design import DesignSet
+    from nines_sim.runs.design import DesignSet
 
     return [DesignSet(label, plan.games[0].rules)]
 
 
 def write_design(run_dir: Path, frames: tuple[pd.DataFrame, pd.DataFrame] | None) -> list[str]:
     """Write the design measures into a run folder (or remove a previous run's); the names written."""
-    from nines_sim.output import write_csv
+    from nines_sim.runs.output import write_csv
 
     for name in DESIGN_FILES:
         (run_dir / name).unlink(missing_ok=True)

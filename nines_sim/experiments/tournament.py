@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nines_sim.ranges import Range, format_ranges
-from nines_sim.ranges import total as ranges_total
-from nines_sim.runfolder import (
+from nines_sim.runs.ranges import Range, format_ranges
+from nines_sim.runs.ranges import total as ranges_total
+from nines_sim.runs.runfolder import (
     canonical_command,
     kept_lines,
     play_in_folder,
@@ -30,7 +30,7 @@ class TournamentSetup:
 
     Attributes
     ----------
-    plan : nines_sim.tournament.Plan
+    plan : nines_sim.runs.tournament.Plan
         The games to play, each a lineup under rules.
     rules : str
         The rule set as given (``--rules``), for the manifest's command.
@@ -82,7 +82,7 @@ def tournament_setup(
     ----------
     lineup : sequence of str, optional
         Strategy specs (built-in names, ``module:Class``, ``file.py:Class``, with ``:key=value`` or ``@best.json``);
-        by default :data:`nines_sim.tournament.DEFAULT_LINEUP`.
+        by default :data:`nines_sim.runs.tournament.DEFAULT_LINEUP`.
     format : {"table", "round-robin", "field", "league"}
         ``table``: one table in the lineup's seat order (the lineup decides the table size); ``round-robin``:
         every pair heads-up; ``field``: each strategy against ``players - 1`` copies of ``baseline``;
@@ -106,15 +106,15 @@ def tournament_setup(
 
     Raises
     ------
-    nines_sim.registry.StrategyNotFound
+    nines_sim.strategy.registry.StrategyNotFound
         For a spec that names no strategy.
-    nines_sim.rules.RulesError
+    nines_sim.game.rules.RulesError
         For rules that cannot be read or combined.
-    nines_sim.tournament.TournamentError
+    nines_sim.runs.tournament.TournamentError
         For a lineup the format cannot seat, or an option of another format.
     """
-    from nines_sim.registry import make_lineup
-    from nines_sim.tournament import DEFAULT_LINEUP, TournamentError, plan_tournament
+    from nines_sim.runs.tournament import DEFAULT_LINEUP, TournamentError, plan_tournament
+    from nines_sim.strategy.registry import make_lineup
 
     names = list(lineup or [])
     make_lineup(names)
@@ -142,7 +142,7 @@ class TournamentRun:
     folder : pathlib.Path
         The run folder: CSVs, ``manifest.json``, charts, ``report.md``.
     setup : TournamentSetup
-    outcome : nines_sim.tournament.RunOutcome
+    outcome : nines_sim.runs.tournament.RunOutcome
         The tallies; ``outcome.partial`` when Ctrl-C stopped the run (``outcome.kept`` then says which
         matches the results hold).
     workers : int
@@ -150,7 +150,7 @@ class TournamentRun:
     compile_seconds : float
         Seconds the run waited on the compiler (the first run only).
     ratings : object or None
-        A round robin's or league's ratings (:func:`nines_sim.league.ratings_of`); None otherwise.
+        A round robin's or league's ratings (:func:`nines_sim.runs.league.ratings_of`); None otherwise.
     ratings_stopped : bool
         Whether Ctrl-C stopped the ratings (the matches are written, without ratings).
     design : tuple of pandas.DataFrame or None
@@ -172,9 +172,9 @@ class TournamentRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
         strategies that see hidden cards, the closing line, and for a partial run the matches kept."""
-        from nines_sim.registry import hidden_card_note
-        from nines_sim.stats import too_small_to_rank
-        from nines_sim.tournament import matches_per_game, summary_frame, terminal_table
+        from nines_sim.results.stats import too_small_to_rank
+        from nines_sim.runs.tournament import matches_per_game, summary_frame, terminal_table
+        from nines_sim.strategy.registry import hidden_card_note
 
         plan, out, given = self.setup.plan, self.outcome, self.setup.specs_given
         lines = []
@@ -182,7 +182,7 @@ class TournamentRun:
             ranked = not too_small_to_rank(matches_per_game(out), out.partial)
             lines.append(terminal_table(summary_frame(plan, out), plan, ranked, given))
             if self.ratings is not None:
-                from nines_sim.league import terminal_ratings
+                from nines_sim.runs.league import terminal_ratings
 
                 lines.append(terminal_ratings(self.ratings, plan, given))
         if note := hidden_card_note(list(plan.strategies)):
@@ -259,15 +259,15 @@ def play_tournament(
     ------
     RunSetupError
         For an empty ``out`` or ``scheduler``.
-    nines_sim.registry.StrategyNotFound
+    nines_sim.strategy.registry.StrategyNotFound
         For a ``skilled`` or ``weak`` that names no strategy (before any match).
-    nines_sim.ranges.RangesError
+    nines_sim.runs.ranges.RangesError
         For ``ranges`` that cannot be read within ``matches``.
-    nines_sim.output.OutputExists
+    nines_sim.runs.output.OutputExists
         If ``out`` holds files (without ``force``) or cannot be written.
-    nines_sim.cluster.ClusterError
+    nines_sim.runs.cluster.ClusterError
         If the Dask cluster cannot be used.
-    nines_sim.engine.IllegalMoveError, nines_sim.engine.StrategyError
+    nines_sim.engine.numpy_engine.IllegalMoveError, nines_sim.engine.numpy_engine.StrategyError
         If a strategy fails or plays an illegal move (the folder is left as it was).
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).
@@ -279,10 +279,10 @@ def play_tournament(
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         if client is not None:
-            from nines_sim.cluster import run_plan_dask
+            from nines_sim.runs.cluster import run_plan_dask
 
             return run_plan_dask(client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted)
-        from nines_sim.tournament import run_plan
+        from nines_sim.runs.tournament import run_plan
 
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
 
@@ -308,9 +308,9 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
     names; ``words``: the command's design options)."""
     from nines_sim.experiments.design import write_design
-    from nines_sim.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
     from nines_sim.reporting import redraw
-    from nines_sim.tournament import matches_per_game
+    from nines_sim.runs.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
+    from nines_sim.runs.tournament import matches_per_game
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
@@ -320,7 +320,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     clear_outputs(run_dir)
     tables = write_tables(run_dir, plan, outcome)
     if run.ratings is not None:
-        from nines_sim.league import RATINGS_FILES, ratings_manifest, write_ratings
+        from nines_sim.runs.league import RATINGS_FILES, ratings_manifest, write_ratings
 
         write_ratings(run_dir, plan, outcome, seed, run.ratings)
         extra["ratings"] = ratings_manifest(plan, run.ratings)
@@ -338,11 +338,11 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 def _rate(plan: Any, outcome: Any, seed: int) -> tuple[Any, bool]:
     """A round robin's or league's ratings (None for the other formats), and whether Ctrl-C stopped their
     bootstrap (then None: the run keeps its results without ratings)."""
-    from nines_sim.tournament import RATED_FORMATS
+    from nines_sim.runs.tournament import RATED_FORMATS
 
     if plan.format not in RATED_FORMATS:
         return None, False
-    from nines_sim.league import ratings_of  # scipy's optimiser: loaded only where a run is rated
+    from nines_sim.runs.league import ratings_of  # scipy's optimiser: loaded only where a run is rated
 
     try:
         return ratings_of(plan, outcome, seed), False

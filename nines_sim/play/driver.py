@@ -10,7 +10,7 @@ file goes: that is how ``nines replay FILE`` shows a saved match and how a
 resumed match reaches the point where it stopped.
 
 The same file always gives the same match: the deals and the opponents' random
-streams come from the seed (:mod:`nines_sim.rng`), the opponents decide only
+streams come from the seed (:mod:`nines_sim.game.rng`), the opponents decide only
 from their observations, and the person's moves are the file's.
 """
 
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.compiled import CompiledEngine
-from nines_sim.engine import IllegalMoveError, StrategyError
-from nines_sim.events import without_open_turn
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.engine.events import without_open_turn
+from nines_sim.engine.numpy_engine import IllegalMoveError, StrategyError
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
-from nines_sim.registry import StrategyNotFound, make_lineup
-from nines_sim.strategy import DecisionKind, Observation, Strategy
+from nines_sim.strategy.base import DecisionKind, Observation, Strategy
+from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
 
 @dataclass
@@ -37,10 +37,10 @@ class Outcome:
     Attributes
     ----------
     events : list of tuple
-        Every event of the match so far, as the compiled engine traces them (:mod:`nines_sim.events`)
+        Every event of the match so far, as the compiled engine traces them (:mod:`nines_sim.engine.events`)
         (every hand shown: for replays, not for the person's screen), each turn's preceded by a
-        ``("turn", t)`` marker as :func:`nines_sim.replay.replay` gives them (``t`` from 0 in each
-        hand; :func:`nines_sim.replay.describe` prints it from 1).
+        ``("turn", t)`` marker as :func:`nines_sim.play.replay.replay` gives them (``t`` from 0 in each
+        hand; :func:`nines_sim.play.replay.describe` prints it from 1).
     finished : bool
         Whether the match reached its end (S2, S3).
     totals : list of int, optional
@@ -171,7 +171,7 @@ def run_match(
             move = ask(req)
             if move != HINT:
                 break
-            from nines_sim.verdict import judge
+            from nines_sim.search.verdict import judge
 
             pr = np.array([pair]) if req.kind == DecisionKind.DECLARE else None
             req = with_hint(req, judge(obs, card, pr, samples=hint_samples).ranking(0))

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim import __version__
-from nines_sim.cards import SUIT_NAMES, card_name, parse_card
-from nines_sim.rules import Rules, RulesError, make_rules
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind
+from nines_sim.game.cards import SUIT_NAMES, card_name, parse_card
+from nines_sim.game.rules import Rules, RulesError, make_rules
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 
 FORMAT = "nines-sim saved match"
 #: The file format's version; a file of another version is refused.

@@ -1,7 +1,7 @@
 """The person's seat: a strategy whose decisions come from a callback, seeing what any seat sees.
 
-:class:`PersonSeat` is one more :class:`~nines_sim.strategy.Strategy` at the
-table: the engine asks it through the same :class:`~nines_sim.strategy.Observation`
+:class:`PersonSeat` is one more :class:`~nines_sim.strategy.base.Strategy` at the
+table: the engine asks it through the same :class:`~nines_sim.strategy.base.Observation`
 as every other seat, so the person sees their own hand and public information
 only, and the opponents see the person only through theirs.  Each decision is
 turned into a :class:`Request` (plain values, card faces as ints) and answered
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from nines_sim.cards import FACE_RANK, FACE_SUIT, NINE_RANK, RANK_NAMES, SUIT_SYMBOLS, card_name, hand_faces
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NINE_RANK, RANK_NAMES, SUIT_SYMBOLS, card_name, hand_faces
+from nines_sim.game.rules import Rules
 from nines_sim.play.saved import PERSON, Key
-from nines_sim.rules import Rules
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 #: What a callback answers to ask for the search's ranking of the moves (``?``) instead of a move.
 HINT = -100

@@ -29,12 +29,12 @@ from textual.containers import Vertical
 from textual.geometry import Size
 from textual.widgets import Static
 
-from nines_sim.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
+from nines_sim.game.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
 from nines_sim.play.driver import Outcome, run_match
 from nines_sim.play.saved import SavedMatch, move_text, save
 from nines_sim.play.seat import HINT, Request, Stop, refusal
-from nines_sim.results import BLOCKED, CAPPED
-from nines_sim.strategy import PAIR_OF_NINES, DecisionKind
+from nines_sim.results.records import BLOCKED, CAPPED
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 
 #: The smallest terminal the screen fits in (columns, rows).
 MIN_SIZE = (80, 24)

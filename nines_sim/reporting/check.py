@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.compare import COMPARISON_COLUMNS
-from nines_sim.compare import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
-from nines_sim.tournament import (
+from nines_sim.runs.compare import COMPARISON_COLUMNS
+from nines_sim.runs.compare import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
+from nines_sim.runs.tournament import (
     DISTRIBUTION_COLUMNS,
     HANDS_COLUMNS,
     HEAD_TO_HEAD_COLUMNS,
@@ -51,7 +51,7 @@ class RunFolderError(ValueError):
 def check_digests(run_dir: Path, manifest: dict) -> None:
     """Refuse a folder whose data files differ from the ones its run wrote.
 
-    The manifest's ``"sha256"`` (written by :func:`nines_sim.output.write_manifest`) holds the SHA-256 of each
+    The manifest's ``"sha256"`` (written by :func:`nines_sim.runs.output.write_manifest`) holds the SHA-256 of each
     data file the run wrote.  A folder written before manifests carried digests has none, and is checked only
     as far as its tables and manifest agree (:func:`check_run_folder`).
 
@@ -66,10 +66,10 @@ def check_digests(run_dir: Path, manifest: dict) -> None:
     ------
     RunFolderError
         Naming the file: a listed file is missing or its bytes differ from the digest; the manifest's own
-        fields were edited (:data:`nines_sim.output.MANIFEST_DIGEST_KEY`); or the digests are not a mapping of
+        fields were edited (:data:`nines_sim.runs.output.MANIFEST_DIGEST_KEY`); or the digests are not a mapping of
         file names to hex text.
     """
-    from nines_sim.output import DIGESTS_KEY, MANIFEST_DIGEST_KEY, file_digest, manifest_digest
+    from nines_sim.runs.output import DIGESTS_KEY, MANIFEST_DIGEST_KEY, file_digest, manifest_digest
 
     digests = manifest.get(DIGESTS_KEY)
     if digests is None:
@@ -121,7 +121,7 @@ def check_unlisted(run_dir: Path, manifest: dict, read: tuple[str, ...]) -> None
     RunFolderError
         Naming the file.
     """
-    from nines_sim.output import DIGESTS_KEY
+    from nines_sim.runs.output import DIGESTS_KEY
 
     digests = manifest.get(DIGESTS_KEY)
     if not isinstance(digests, dict):
@@ -250,7 +250,7 @@ def check_run_folder(run_dir: Path) -> str:
     elif manifest.get("kind") == "tune-rules":  # nines tune-rules: its files are checked by their digests
         return "tune-rules"
     elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
-        from nines_sim.tune import VALIDATION_COLUMNS
+        from nines_sim.runs.tune import VALIDATION_COLUMNS
 
         _read(run_dir / "validation.csv", VALIDATION_COLUMNS)
         kind = "versus"

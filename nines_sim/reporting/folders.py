@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 from nines_sim.reporting.labels import label_map, short_labels
-from nines_sim.stats import wilson_array
+from nines_sim.results.stats import wilson_array
+from nines_sim.runs.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 
 #: Columns ``comparison.csv`` must have: all it is written with but ``test``, which folders before the exact
 #: tests lack (the report then names the z-test they used).

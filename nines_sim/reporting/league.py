@@ -3,7 +3,7 @@
 Their chart is drawn by :mod:`nines_sim.reporting.charts.league`.
 
 Read from the folder's ``ratings.csv``, ``rating_differences.csv`` and
-``calibration.csv`` (written by :func:`nines_sim.league.write_ratings`) and the
+``calibration.csv`` (written by :func:`nines_sim.runs.league.write_ratings`) and the
 ``ratings`` entry of ``manifest.json``; a folder without them (another format,
 or one written before ratings existed) gets no chart and no section.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.reporting.markdown import cell, fixed, format_p, num, pct, too_small
-from nines_sim.rounding import decimal_text
+from nines_sim.results.rounding import decimal_text
 
 CHART = "ratings.png"
 #: Rows of the calibration table the report shows (the cells furthest from the model first).

@@ -1,6 +1,6 @@
 """The Markdown parts every report is built from: numbers with their units, table cells, and shared sections.
 
-Numbers, rounded by the one rule of :mod:`nines_sim.rounding` that the console uses too:
+Numbers, rounded by the one rule of :mod:`nines_sim.results.rounding` that the console uses too:
 ``pct`` (rates as percentages), ``pp`` and ``pp_size`` (differences of rates in
 percentage points), ``fixed``, ``num`` (manifest counts), ``format_p``,
 ``format_seconds``.  Words: ``test_name`` (the test behind a row),
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from nines_sim.rounding import decimal_text
-from nines_sim.rules import Rules
-from nines_sim.stats import describe_test
+from nines_sim.game.rules import Rules
+from nines_sim.results.rounding import decimal_text
+from nines_sim.results.stats import describe_test
 
 #: Significance level of the Holm-adjusted tests (what the ``significant`` columns use).
 ALPHA = 0.05
@@ -34,7 +34,7 @@ ALWAYS_SHOWN = ("players", "target", "fixed_hands", "nine_penalty", "tie_rule")
 
 
 def pct(x: float, decimals: int = 2) -> str:
-    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"`` (rounded as in :mod:`nines_sim.rounding`)."""
+    """0.2512 -> ``"25.12%"``; NaN -> ``"n/a"`` (rounded as in :mod:`nines_sim.results.rounding`)."""
     text = decimal_text(x, decimals, scale=100)
     return text if text == "n/a" else f"{text}%"
 

@@ -49,7 +49,7 @@ from nines_sim.reporting.markdown import (
     too_small,
     too_small_note,
 )
-from nines_sim.stats import Z95, competition_ranks
+from nines_sim.results.stats import Z95, competition_ranks
 
 #: One-line caption per chart file.
 CAPTIONS = {
@@ -117,7 +117,7 @@ def _settings(run: RunFolder) -> list[str]:
         lines.append(f"- **Strategies:** {', '.join(shown_specs(strategies, m))}")
     if m.get("baseline"):
         lines.append(f"- **Baseline:** {short_label(str(m['baseline']))}")
-    from nines_sim.registry import hidden_card_note
+    from nines_sim.strategy.registry import hidden_card_note
 
     if note := hidden_card_note(list(strategies or lineup)):
         lines.append(f"- **{note.split(':')[0]}:**{note.split(':', 1)[1]}")

@@ -20,7 +20,7 @@ import pandas as pd
 from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
-#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.tune.TRIAL_COLUMNS_END``; ``note`` is newer).
+#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.runs.tune.TRIAL_COLUMNS_END``; ``note`` is newer).
 TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 TUNE_FILES = (
     "trials.csv",
@@ -142,8 +142,8 @@ def write_report(run_dir: Path) -> Path:
 def write_tune_folder(
     run_dir: Path,
     study,  # noqa: ANN001 - an optuna.Study
-    setup,  # noqa: ANN001 - a nines_sim.tune.Setup
-    checked,  # noqa: ANN001 - a nines_sim.tune.Validation or None
+    setup,  # noqa: ANN001 - a nines_sim.runs.tune.Setup
+    checked,  # noqa: ANN001 - a nines_sim.runs.tune.Validation or None
     command: str,
     storage: str,
     study_name: str,
@@ -163,8 +163,8 @@ def write_tune_folder(
     import optuna
 
     from nines_sim import __version__
-    from nines_sim import tune as T
-    from nines_sim.output import write_csv, write_manifest
+    from nines_sim.runs import tune as T
+    from nines_sim.runs.output import write_csv, write_manifest
 
     def csv(df: pd.DataFrame, name: str) -> None:
         replace_whole(run_dir / name, lambda tmp: write_csv(df, tmp))
@@ -272,7 +272,7 @@ def write_versus_folder(run_dir: Path, checked, setup, command: str, labels: tup
     ``validation.csv`` holds the rows ``versus``, ``strategy`` and ``difference`` with the full specs;
     ``manifest.json`` (``tool: tune``, ``kind: versus``) the command, setup, specs, labels and match range.
     """
-    from nines_sim.output import write_csv, write_manifest
+    from nines_sim.runs.output import write_csv, write_manifest
 
     frame = checked.frame().assign(row=lambda f: f["row"].map({"best": "versus", "baseline": "strategy",
                                                                 "gain": "difference"}))  # fmt: skip

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from nines_sim.tune_rules import RulesSetup
+    from nines_sim.runs.tune_rules import RulesSetup
 
 FILES = ["trials.csv", "front.csv", "validation.csv", "best-rules.json"]
 
@@ -22,7 +22,7 @@ def front_frame(setup: RulesSetup, chosen: list[Any]) -> pd.DataFrame:
     """``front.csv``: the best trial (one objective) or the Pareto front, each with its rule set written out."""
     import pandas as pd
 
-    from nines_sim.tune_rules import trial_values
+    from nines_sim.runs.tune_rules import trial_values
 
     rows = []
     for t in chosen:
@@ -129,8 +129,8 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
 def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any], checked: pd.DataFrame | None,
                  command: str, url: str, name: str, wall: float, ran: int) -> dict | None:  # fmt: skip
     """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial)."""
-    from nines_sim.output import write_csv, write_manifest
-    from nines_sim.tune_rules import trials_frame
+    from nines_sim.runs.output import write_csv, write_manifest
+    from nines_sim.runs.tune_rules import trials_frame
 
     trials = trials_frame(study, setup)
     front = front_frame(setup, chosen)
@@ -189,7 +189,7 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
     """``nines report`` of a tune-rules folder: the charts and ``report.md`` from its files and manifest alone."""
     import pandas as pd
 
-    from nines_sim.tune_rules import RulesSetup
+    from nines_sim.runs.tune_rules import RulesSetup
 
     manifest = json.loads((run_dir / "manifest.json").read_text())
     setup = RulesSetup.from_json(manifest["setup"])

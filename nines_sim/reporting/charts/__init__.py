@@ -12,7 +12,7 @@ a function that draws it.
 Each data function (``win_rate_data``, ``shift_data``, ...) turns CSV tables into the numbers plotted, and
 each plot function ``plot_x(data, ax=None) -> Figure`` only draws.  The names of the tournament and comparison
 charts are importable from here as well (``nines_sim.reporting.charts.save_all``), as before the split.
-Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
+Intervals come from :mod:`nines_sim.results.stats`; nothing here tests anything.
 """
 
 from nines_sim.reporting.charts.common import (

@@ -1,7 +1,7 @@
 """What every chart shares: the file-only backend, a figure or the caller's axes, legends outside the data,
 tick labels that wrap, score histograms (a tournament's and a rule comparison's) and saving.
 
-Intervals come from :mod:`nines_sim.stats`; nothing here tests anything.
+Intervals come from :mod:`nines_sim.results.stats`; nothing here tests anything.
 """
 
 from __future__ import annotations

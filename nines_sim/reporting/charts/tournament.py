@@ -31,7 +31,7 @@ from nines_sim.reporting.charts.common import (
     wrap_label,
 )
 from nines_sim.reporting.folders import load_run, reference_rate
-from nines_sim.stats import wilson_array
+from nines_sim.results.stats import wilson_array
 
 #: File names of a tournament's charts, in the order the report shows them.
 CHART_FILES = ("win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png", "head_to_head.png")

@@ -1,0 +1,98 @@
+"""Module paths of earlier releases, still importable: each names the module it moved to.
+
+Code, docs and saved run folders (a manifest's command names strategies such as
+``nines_sim.lowest_first:LowestFirst``; user plug-ins import ``nines_sim.pergame``)
+keep working after the package was split into stages.  Importing an old path gives
+the very module at its new path (one module object, so ``isinstance`` checks and
+monkeypatching see one thing).  ``engine``, ``strategy``, ``results`` and ``search``
+are packages now; each re-exports what the old module of that name held.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+#: old path under ``nines_sim.`` -> the module's path now
+MOVED: dict[str, str] = {
+    "analyze": "nines_sim.search.analyze",
+    "backends": "nines_sim.runs.backends",
+    "bench": "nines_sim.runs.bench",
+    "broker": "nines_sim.engine.broker",
+    "cards": "nines_sim.game.cards",
+    "choice": "nines_sim.strategy.choice",
+    "chunks": "nines_sim.runs.chunks",
+    "cluster": "nines_sim.runs.cluster",
+    "codes": "nines_sim.game.codes",
+    "compare": "nines_sim.runs.compare",
+    "compiled": "nines_sim.engine.batch",
+    "compiled_strategy": "nines_sim.strategy.per_game_compiled",
+    "debug": "nines_sim.strategy.debug",
+    "design": "nines_sim.runs.design",
+    "driver": "nines_sim.runs.driver",
+    "events": "nines_sim.engine.events",
+    "ismcts_search": "nines_sim.search.ismcts",
+    "kernel": "nines_sim.engine.turn_loop",
+    "kernel_bits": "nines_sim.engine.bits",
+    "league": "nines_sim.runs.league",
+    "output": "nines_sim.runs.output",
+    "params": "nines_sim.strategy.params",
+    "pergame": "nines_sim.strategy.per_game",
+    "play_inference": "nines_sim.search.play_inference",
+    "pool": "nines_sim.runs.pool",
+    "position": "nines_sim.search.position",
+    "position_kernel": "nines_sim.engine.positions",
+    "progress": "nines_sim.runs.progress",
+    "ranges": "nines_sim.runs.ranges",
+    "ratings": "nines_sim.results.ratings",
+    "reference": "nines_sim.game.reference",
+    "registry": "nines_sim.strategy.registry",
+    "replay": "nines_sim.play.replay",
+    "review": "nines_sim.play.review",
+    "review_report": "nines_sim.reporting.review",
+    "rng": "nines_sim.game.rng",
+    "rounding": "nines_sim.results.rounding",
+    "rules": "nines_sim.game.rules",
+    "runfolder": "nines_sim.runs.runfolder",
+    "sampler": "nines_sim.search.sampler",
+    "sampler_kernel": "nines_sim.search.sample_deal",
+    "schedule": "nines_sim.runs.schedule",
+    "simulate": "nines_sim.runs.simulate",
+    "slots": "nines_sim.engine.slots",
+    "stats": "nines_sim.results.stats",
+    "tally": "nines_sim.results.tally",
+    "tournament": "nines_sim.runs.tournament",
+    "tune": "nines_sim.runs.tune",
+    "tune_rules": "nines_sim.runs.tune_rules",
+    "verdict": "nines_sim.search.verdict",
+}
+
+
+class _Alias(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass  # already executed under its new name
+
+
+class MovedFinder(importlib.abc.MetaPathFinder):
+    """Finds ``nines_sim.<old>`` for every old path in :data:`MOVED`."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        old = name[len("nines_sim.") :] if name.startswith("nines_sim.") else None
+        if old not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(name, _Alias(MOVED[old]))
+
+
+def install() -> None:
+    """Put :class:`MovedFinder` on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
+        sys.meta_path.append(MovedFinder())

@@ -1,0 +1,34 @@
+"""The engine: the compiled turn loop over a batch of game slots, its state, its decision broker and traces.
+
+- :mod:`~nines_sim.engine.turn_loop`: the turn loop, as named phases (numba).
+- :mod:`~nines_sim.engine.bits`: its compiled building blocks (random streams, sets of faces).
+- :mod:`~nines_sim.engine.slots`: the per-slot state, declared once.
+- :mod:`~nines_sim.engine.batch`: :class:`~nines_sim.engine.batch.CompiledEngine`, the engine every run plays on.
+- :mod:`~nines_sim.engine.broker`: asking Python seats, validating their answers, naming a culprit.
+- :mod:`~nines_sim.engine.events`: a traced match's events.
+- :mod:`~nines_sim.engine.positions`: playing positions forward on the turn loop.
+
+``from nines_sim.engine import IllegalMoveError`` (and the other names the
+module ``nines_sim.engine`` held before it became this package) still works.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+# a submodule's name is never looked up in the re-exported module: the import system imports the submodule
+_OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
+
+_FORMER = ("nines_sim.engine.broker", "nines_sim.engine.numpy_engine")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OWN or name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for mod in _FORMER:
+        m = importlib.import_module(mod)
+        if hasattr(m, name):
+            return getattr(m, name)
+    raise AttributeError(f"module 'nines_sim.engine' has no attribute {name!r}")

@@ -1,0 +1,214 @@
+"""What ``nines review`` writes: ``review.csv`` (one row per decision), a chart of points lost, ``report.md``.
+
+The summaries (:func:`by_kind`, :func:`by_situation`) group the decisions of a
+:class:`~nines_sim.play.review.Review`: accuracy (the share of decisions whose loss
+is within the 95% interval of the best move), mean points lost per decision
+with a 95% interval (normal approximation over the decisions), the share of
+all points lost, and the counts of each class.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: runs happen without a display
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from nines_sim.play.review import EARLY_ROUNDS, THRESHOLDS, Review  # noqa: E402
+from nines_sim.runs.output import write_csv  # noqa: E402
+
+KIND_LABELS = {
+    "play": "play a card",
+    "declare": "the suit after a 9",
+    "play_drawn": "play a drawn card",
+    "dealer_declare": "the dealer's suit",
+}
+SITUATIONS = (
+    ("opponent_about_to_go_out", True, "an opponent about to go out"),
+    ("opponent_about_to_go_out", False, "no opponent about to go out"),
+    ("holding_nines", True, "holding a 9"),
+    ("holding_nines", False, "holding no 9"),
+    ("phase", "early", f"early in the hand (first {EARLY_ROUNDS} rounds)"),
+    ("phase", "late", "later in the hand"),
+)
+CLASSES = tuple(name for name, _ in THRESHOLDS)
+FILES = ("review.csv", "points_lost.png", "report.md")
+
+
+def _summary(df: pd.DataFrame, total_lost: float) -> dict:
+    n = len(df)
+    lost = df["points_lost"].to_numpy(dtype=float)
+    mean = float(lost.mean()) if n else float("nan")
+    half = 1.96 * float(lost.std(ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
+    out = {
+        "decisions": n,
+        "accuracy": float(df["accurate"].mean()) if n else float("nan"),
+        "mean_lost": mean,
+        "low": mean - half,
+        "high": mean + half,
+        "share_of_points_lost": float(lost.sum() / total_lost) if total_lost > 0 else float("nan"),
+    }
+    for c in CLASSES:
+        out[c] = int((df["verdict"] == c).sum())
+    return out
+
+
+def by_kind(decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per decision kind (that occurred), in :data:`KIND_LABELS` order, and an "all" row."""
+    total = float(decisions["points_lost"].sum())
+    rows = [
+        {"group": KIND_LABELS[k], **_summary(decisions[decisions["kind"] == k], total)}
+        for k in KIND_LABELS
+        if (decisions["kind"] == k).any()
+    ]
+    rows.append({"group": "all decisions", **_summary(decisions, total)})
+    return pd.DataFrame(rows)
+
+
+def by_situation(decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per situation of :data:`SITUATIONS` (those that occurred)."""
+    total = float(decisions["points_lost"].sum())
+    rows = []
+    for col, val, label in SITUATIONS:
+        sub = decisions[decisions[col] == val]
+        if len(sub):
+            rows.append({"group": label, **_summary(sub, total)})
+    return pd.DataFrame(rows)
+
+
+def by_kind_and_threat(decisions: pd.DataFrame) -> pd.DataFrame:
+    """Mean points lost per decision kind, with and without an opponent about to go out."""
+    rows = []
+    total = float(decisions["points_lost"].sum())
+    for k, label in KIND_LABELS.items():
+        for threat in (False, True):
+            sub = decisions[(decisions["kind"] == k) & (decisions["opponent_about_to_go_out"] == threat)]
+            if len(sub):
+                rows.append({"group": f"{label}, {'an opponent about to go out' if threat else 'no threat'}",
+                             **_summary(sub, total)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def plot_points_lost(kind: pd.DataFrame, situation: pd.DataFrame, title: str = "", ax: Axes | None = None) -> Figure:
+    """Mean points lost per decision with 95% intervals: by kind (left), by situation (right)."""
+    if ax is None:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    else:
+        fig, axes = ax.figure, [ax, ax]
+    for a, data, name in ((axes[0], kind, "by decision kind"), (axes[1], situation, "by situation")):
+        if not len(data):
+            continue
+        y = data["mean_lost"].to_numpy()
+        err = np.vstack([y - data["low"].to_numpy(), data["high"].to_numpy() - y])
+        a.bar(range(len(data)), y, yerr=np.nan_to_num(err), capsize=4, color="tab:red", alpha=0.75)
+        a.set_xticks(range(len(data)))
+        a.set_xticklabels([f"{g}\n(n={n:,})" for g, n in zip(data["group"], data["decisions"])], rotation=30,
+                          ha="right", fontsize=8)  # fmt: skip
+        a.set_title(name)
+        a.axhline(0, color="black", linewidth=0.6)
+    axes[0].set_ylabel("mean points lost per decision vs the search\n(95% interval)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _pct(x: float) -> str:
+    return "-" if np.isnan(x) else f"{100 * x:.1f}%"
+
+
+def _table(df: pd.DataFrame) -> list[str]:
+    head = "| | decisions | accuracy | mean points lost [95%] | share of points lost | " + " | ".join(CLASSES) + " |"
+    lines = [head, "|---|---:|---:|---|---:|" + "---:|" * len(CLASSES)]
+    for r in df.to_dict("records"):
+        ci = "" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]"
+        counts = " | ".join(str(r[c]) for c in CLASSES)
+        lines.append(f"| {r['group']} | {r['decisions']:,} | {_pct(r['accuracy'])} | {r['mean_lost']:.2f}{ci} | "
+                     f"{_pct(r['share_of_points_lost'])} | {counts} |")  # fmt: skip
+    return lines
+
+
+def costliest(decisions: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The ``n`` decisions that lost the most points (ties: earlier first)."""
+    return decisions.sort_values("points_lost", ascending=False, kind="stable").head(n)
+
+
+def report_lines(review: Review) -> list[str]:
+    """report.md's lines."""
+    d = review.decisions
+    s = review.setup
+    thresholds = ", ".join(f"{name} from {pts:g}" for name, pts in THRESHOLDS)
+    lines = [
+        f"# Review of {review.player}",
+        "",
+        f"Lineup {', '.join(f'seat {i} {n}' for i, n in enumerate(review.lineup))}; rules {review.rules.preset}; "
+        f"seed {review.seed}; {review.matches:,} match(es); {len(d):,} decisions with a choice reviewed in "
+        f"{review.seconds:.1f} s ({review.speed:.1f} decisions/s; the search took {review.judge_seconds:.1f} s).",
+        "",
+        f"Judge: the search (`lookahead`'s) with {s.samples} samples of the hidden cards, `{s.policy}` rollouts to "
+        f"the end of the {s.outcome}, draw inference {s.infer:g}; every candidate move on the same samples. A "
+        f"value is the opponents' mean hand penalty minus the player's own, in penalty points (higher is better); "
+        f"points lost = the best move's value minus the chosen one's. A decision is accurate when its loss is "
+        f"within the 95% interval of zero (not measurably worse than the best). Classes, in points lost outside "
+        f"that interval: {thresholds}.",
+        "",
+    ]
+    if review.note:
+        lines += [f"**{review.note}** The judge does not see them, so its verdicts here are not a fair measure.", ""]
+    if not len(d):
+        return [*lines, "No decision with a choice was made."]
+    lines += ["## By decision kind", "", *_table(by_kind(d)), "", "## By situation", "", *_table(by_situation(d)), ""]
+    lines += ["## By decision kind and threat", "", *_table(by_kind_and_threat(d)), ""]
+    lines += ["## The costliest decisions", ""]
+    for r in costliest(d).to_dict("records"):
+        lines.append(f"- match {r['match']}, hand {r['hand']}, turn {r['turn']}: {r['kind']} {r['move']} "
+                     f"(best {r['best']}), {r['points_lost']:.1f} +- {1.96 * r['lost_se']:.1f} points lost, "
+                     f"{r['verdict']}: `{r['command']}`")  # fmt: skip
+    lines += ["", "![points lost](points_lost.png)", ""]
+    return lines
+
+
+def write_review(review: Review, out: Path, chart: bool = True) -> list[Path]:
+    """Write ``review.csv``, ``points_lost.png`` (unless ``chart`` is off) and ``report.md`` into ``out``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [write_csv(review.decisions, out / "review.csv")]
+    d = review.decisions
+    if chart and len(d):
+        fig = plot_points_lost(by_kind(d), by_situation(d), f"Points lost by {review.player} against the search")
+        fig.savefig(out / "points_lost.png", dpi=110)
+        plt.close(fig)
+        written.append(out / "points_lost.png")
+    (out / "report.md").write_text("\n".join(report_lines(review)) + "\n", encoding="utf-8")
+    written.append(out / "report.md")
+    return written
+
+
+def terminal_lines(review: Review) -> list[str]:
+    """A short summary for the terminal: the table by kind and by situation."""
+    d = review.decisions
+    out = [f"{len(d):,} decisions with a choice in {review.seconds:.1f} s ({review.speed:.1f}/s)"]
+    if review.note:
+        out.append(f"Note: {review.note}")
+    if not len(d):
+        return out
+    for title, table in (("by decision kind", by_kind(d)), ("by situation", by_situation(d))):
+        out.append(f"\n{title}: decisions, accuracy, mean points lost [95%], share of points lost")
+        for r in table.to_dict("records"):
+            ci = f"{r['mean_lost']:6.2f}" + ("" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]")
+            out.append(f"  {r['group']:<42} {r['decisions']:>6,} {_pct(r['accuracy']):>7} {ci:<22} "
+                       f"{_pct(r['share_of_points_lost']):>7}")  # fmt: skip
+    return out

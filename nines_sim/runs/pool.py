@@ -1,0 +1,333 @@
+"""Running units of work with progress and a clean Ctrl-C, on local processes or any executor.
+
+A unit of work is a module-level function called as
+``fn(*args, on_matches=callback, should_stop=callback)``: it reports matches as
+they finish (``on_matches(played, kept)``: played, and how many of them it will
+keep if stopped now), asks ``should_stop()`` before it starts and at every
+engine step, and returns what it keeps.
+
+Units are handed out lazily, a few more than there are workers, so that a
+Ctrl-C never waits for queued work: it sets a stop flag, nothing new starts,
+the running units return what they finished within a step, and the caller
+keeps it.  A failing unit stops the others the same way and is raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue as queue_module
+import signal
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from nines_sim.game.rules import Rules
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+#: ``on_progress(played, kept)``: matches just finished, and how many of them are kept for good.  An
+#: ``on_progress`` that also has a method ``compiling(form, started)`` hears when a form of the compiled
+#: code starts and ends compiling (a cache miss: the first run, or after an edit), in this process or a
+#: worker, so that a bar can say so and count play apart from compiling.
+Progress = Callable[[int, int], None]
+
+#: What a worker puts on the progress queue when a form starts or ends compiling (beside (played, kept)).
+COMPILING = "compiling"
+
+
+def listen_for_compiles(callback: Callable[[str, bool], None]) -> Callable[[], None]:
+    """Have ``callback(form, started)`` called whenever numba compiles in this process (a cache miss).
+
+    Parameters
+    ----------
+    callback : callable
+        ``callback(form, started)``: the name of the function compiled (e.g. ``play_slots_classic``), and
+        True as it starts, False once it is compiled (and cached).  Functions a form calls compile inside
+        it and are not reported apart.
+
+    Returns
+    -------
+    callable
+        Stops listening.  Where numba is missing, nothing compiles and it does nothing.
+    """
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return lambda: None
+
+    class CompileListener(event.Listener):
+        """Only the outermost compile is reported: the functions a form calls compile inside it.  A forked
+        worker inherits the listener and ignores it (its compiles reach the parent over the progress queue)."""
+
+        def __init__(self) -> None:
+            self.depth = 0
+            self.pid = os.getpid()
+
+        def on_start(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth += 1
+                if self.depth == 1:
+                    callback(_form_of(ev), True)
+
+        def on_end(self, ev: Any) -> None:
+            if os.getpid() == self.pid:
+                self.depth -= 1
+                if self.depth == 0:
+                    callback(_form_of(ev), False)
+
+    listener = CompileListener()
+    event.register("numba:compile", listener)
+    return lambda: event.unregister("numba:compile", listener)
+
+
+def _form_of(ev: Any) -> str:
+    """The name of the function a numba compile event is about."""
+    dispatcher = (ev.data or {}).get("dispatcher")
+    return getattr(getattr(dispatcher, "py_func", None), "__name__", None) or "compiled code"
+
+
+def _compiling_hook(on_progress: Progress | None) -> Callable[[str, bool], None] | None:
+    return getattr(on_progress, "compiling", None)
+
+
+#: What a run prints on Ctrl-C, at once (the stop itself takes a step of each running engine).
+STOP_NOTICE = "Stopping (Ctrl-C): finishing the current step; every finished chunk is kept."
+
+#: Seconds between looks at finished units, progress and the stop flag.
+POLL_S = 0.2
+
+# Worker-process state, set by _init_worker (multiprocessing queues and events can
+# only be inherited at process start, not passed with each task).
+_progress_queue: Any = None
+_stop_event: Any = None
+
+
+def _init_worker(progress_queue: Any, stop_event: Any) -> None:
+    global _progress_queue, _stop_event
+    _progress_queue, _stop_event = progress_queue, stop_event
+    listen_for_compiles(lambda form, started: progress_queue.put((COMPILING, form, started)))
+    # Ctrl-C reaches every process of the group: a worker stops at the next step
+    # and returns what finished, instead of dying mid-step.
+    signal.signal(signal.SIGINT, lambda *_: stop_event.set())
+
+
+def _report(played: int, kept: int) -> None:
+    _progress_queue.put((played, kept))
+
+
+def _call_in_worker(fn: Callable, *args: Any) -> Any:
+    return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
+
+
+class Interrupt:
+    """Turns Ctrl-C into a flag for the duration of a block (restored afterwards).
+
+    Parameters
+    ----------
+    event : multiprocessing.Event or similar, optional
+        Also set on Ctrl-C (to reach worker processes).
+    notice : str, optional
+        Printed to stderr on the first Ctrl-C, so the user knows the run heard it.
+    """
+
+    def __init__(self, event: Any = None, notice: str | None = None) -> None:
+        self.flag = False
+        self.event = event
+        self.notice = notice
+        self.previous: Any = None
+
+    def __enter__(self) -> Interrupt:
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        except ValueError:  # not the main thread: Ctrl-C cannot reach us anyway
+            self.previous = None
+        return self
+
+    def _handle(self, *_: object) -> None:
+        if not self.flag and self.notice:
+            sys.stderr.write(f"\n{self.notice}\n")
+            sys.stderr.flush()
+        self.flag = True
+        if self.event is not None:
+            self.event.set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def drive(
+    units: Iterable[tuple[Any, tuple]],
+    limit: int,
+    submit: Callable[[tuple], Any],
+    wait_done: Callable[[list], list],
+    result: Callable[[Any], Any],
+    stopped: Callable[[], bool],
+    stop: Callable[[], None],
+    take: Callable[[Any, Any], None],
+) -> None:
+    """Hand out units lazily, at most ``limit`` at a time, until all are done or a stop is asked.
+
+    Parameters
+    ----------
+    units : iterable of (tag, args)
+    limit : int
+        Units submitted and not yet taken, at most (workers plus a few queued).
+    submit : callable
+        ``submit(args) -> handle`` starts one unit.
+    wait_done : callable
+        ``wait_done(handles) -> finished handles``; returns within about :data:`POLL_S`.
+    result : callable
+        ``result(handle) -> value``; raises the unit's error.
+    stopped, stop : callable
+        Whether a stop was asked (Ctrl-C); ask every running unit to stop (called once).
+    take : callable
+        Receives ``(tag, value)`` of each finished unit.
+
+    Raises
+    ------
+    Exception
+        A unit's error, after every running unit was asked to stop.
+    """
+    todo = iter(units)
+    running: dict[Any, Any] = {}
+    asked = False
+    try:
+        while True:
+            if not asked and stopped():
+                asked = True
+                stop()
+            while not asked and len(running) < limit:
+                nxt = next(todo, None)
+                if nxt is None:
+                    break
+                running[submit(nxt[1])] = nxt[0]
+            if not running:
+                return
+            for handle in wait_done(list(running)):
+                take(running.pop(handle), result(handle))
+    except BaseException:
+        stop()
+        raise
+
+
+class _Done:
+    """A unit run in this process, as a handle for :func:`drive`."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _drain(q: Any, on_progress: Progress | None) -> None:
+    while True:
+        try:
+            message = q.get_nowait()
+        except queue_module.Empty:
+            return
+        if message[0] == COMPILING:
+            if hook := _compiling_hook(on_progress):
+                hook(message[1], message[2])
+        elif on_progress:
+            on_progress(*message)
+
+
+def run_units(
+    fn: Callable,
+    units: Iterable[tuple[Any, tuple]],
+    workers: int,
+    take: Callable[[Any, Any], None],
+    on_progress: Progress | None = None,
+    rules: Iterable[Rules | tuple[Rules, Sequence]] = (),
+    notice: str = STOP_NOTICE,
+) -> bool:
+    """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (it is pickled by reference for worker processes).
+    units : iterable of (tag, args)
+        Consumed lazily: a unit is built and submitted only when a worker is about to be free.
+    workers : int
+        1 runs the units in this process, in order; more use a process pool (unless there is one unit only,
+        which plays in this process: the pool would give it one worker anyway).
+    take : callable
+        Receives each unit's tag and result as it completes.
+    on_progress : callable, optional
+        ``on_progress(played, kept)`` with counts of matches (for a progress bar).
+    rules : iterable of Rules or of (Rules, lineup), optional
+        The rules the units play, each optionally with its lineup, so that forked workers inherit the
+        compiled kernel's forms they need, and only those (:func:`nines_sim.engine.batch.warm_up`).
+    notice : str
+        Printed to stderr on the first Ctrl-C (default :data:`STOP_NOTICE`; a caller that keeps
+        nothing of a stopped run, as ``nines bench``, says so instead).
+
+    Returns
+    -------
+    bool
+        True when Ctrl-C stopped the run early (what finished was still taken).
+
+    Raises
+    ------
+    Exception
+        The first exception of a unit, after the other units were told to stop.
+    """
+    hook = _compiling_hook(on_progress)
+    stop_listening = listen_for_compiles(hook) if hook is not None else (lambda: None)
+    try:
+        return _run_units(fn, units, workers, take, on_progress, rules, notice)
+    finally:
+        stop_listening()
+
+
+def _run_units(
+    fn: Callable,
+    units: Iterable[tuple[Any, tuple]],
+    workers: int,
+    take: Callable[[Any, Any], None],
+    on_progress: Progress | None,
+    rules: Iterable[Rules | tuple[Rules, Sequence]],
+    notice: str,
+) -> bool:
+    units = iter(units)
+    first = list(itertools.islice(units, 2))
+    if len(first) < 2:  # one unit: a pool would play it in one worker, after starting them (~0.5 s)
+        workers = 1
+    units = itertools.chain(first, units)
+    if workers <= 1:
+        with Interrupt(notice=notice) as flag:
+
+            def now(args: tuple) -> _Done:
+                return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+
+            drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
+        return flag.flag
+    import multiprocessing  # a process pool is loaded when a run reaches one
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context()
+    from nines_sim.engine.batch import warm_up
+
+    warm_up(ctx.get_start_method(), rules)  # forked workers inherit the loaded kernel instead of each loading it
+    progress, event = ctx.Queue(), ctx.Event()
+
+    def wait_done(handles: list[Future]) -> list[Future]:
+        done, _ = wait(handles, timeout=POLL_S, return_when=FIRST_COMPLETED)
+        _drain(progress, on_progress)
+        return [f for f in handles if f in done]  # in submission order: the same order of takes every run
+
+    with (
+        Interrupt(event, notice=notice) as flag,
+        ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(progress, event)
+        ) as pool,
+    ):
+        drive(units, 2 * workers, lambda args: pool.submit(_call_in_worker, fn, *args), wait_done,
+              lambda f: f.result(), event.is_set, event.set, take)  # fmt: skip
+        _drain(progress, on_progress)
+    # A worker's queue writes go through a thread of its own, so its last ones (matches, the end of a compile)
+    # can land after its result; once the workers have exited, all of them are there.
+    _drain(progress, on_progress)
+    return flag.flag or event.is_set()

@@ -1,0 +1,264 @@
+"""A run folder's life around an experiment: checked before play, removed if the run fails empty, written whole.
+
+The pieces every experiment that writes a run folder shares (:mod:`nines_sim.experiments`, and the CLI's
+``tune`` and ``review``): the folder (:func:`run_folder`), the Ctrl-C-proof writing (:func:`writing`),
+the compute backend, local processes or a Dask cluster (:func:`compute_backend`), the command a manifest
+records (:func:`canonical_command`), and the rules a run's options make (:func:`rules_for`).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nines_sim.game.rules import Rules, parse_overrides, parse_rule_set
+from nines_sim.runs.ranges import Range, format_ranges
+from nines_sim.runs.ranges import total as ranges_total
+
+
+class RunSetupError(ValueError):
+    """A run's arguments that cannot work (an empty ``out`` or ``scheduler``); the message says what to give."""
+
+
+class NothingKept(Exception):
+    """A run stopped (Ctrl-C) before any match was kept: nothing was written, and a folder the run created
+    is removed again."""
+
+    def __init__(self, message: str = "Stopped before any match was kept: no results were written.") -> None:
+        super().__init__(message)
+
+
+def rules_for(spec: str, overrides: Sequence[str] | None = None, players: int | None = None) -> Rules:
+    """Rules from a rule set (``--rules``: :func:`~nines_sim.game.rules.parse_rule_set`) and ``key=value`` overrides.
+
+    ``players``, the table the lineup seats, applies unless an override ``players=N`` says otherwise.
+
+    Raises
+    ------
+    nines_sim.game.rules.RulesError
+        For an unknown preset or option, a bad value, an option set twice, or an impossible combination.
+    """
+    extra = parse_overrides(list(overrides or []))
+    if players is not None and "players" not in extra:
+        return parse_rule_set(spec, extra, players)
+    return parse_rule_set(spec, extra)
+
+
+def without_players(rule: Sequence[str] | None) -> list[str]:
+    """The ``key=value`` overrides other than ``players=N`` (where the lineup seats the table)."""
+    return [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
+
+
+def canonical_command(
+    cmd: str, strategies: list[str], options: dict, rule: list[str] | None, extra: list[str] | None = None
+) -> str:
+    """The shell command that reproduces a run (workers and batch size do not change the numbers).
+
+    Parameters
+    ----------
+    cmd : str
+        The ``nines`` subcommand.
+    strategies : list of str
+        The positional arguments.
+    options : dict
+        ``{"--option": value}``; a None value is left out.
+    rule : list of str or None
+        ``key=value`` overrides, each written as ``--rule key=value``.
+    extra : list of str, optional
+        Arguments written last, as they are.
+    """
+    parts = ["nines", cmd, *strategies]
+    for k, v in options.items():
+        if v is not None:
+            parts += [k, str(v)]
+    for r in rule or []:
+        parts += ["--rule", r]
+    return shlex.join(parts + (extra or []))
+
+
+def check_scheduler(scheduler: str | None) -> None:
+    """Raise :class:`RunSetupError` for a blank Dask scheduler address (None: run on local processes)."""
+    if scheduler is not None and not scheduler.strip():
+        raise RunSetupError("--scheduler needs an address such as tcp://HOST:8786, or local")
+
+
+def ranges_wanted(text: str | None, matches: int) -> list[Range]:
+    """The match indices a run plays: ``text`` (``START:END[,...]``) read within ``matches``, else all.
+
+    Raises
+    ------
+    nines_sim.runs.ranges.RangesError
+        If the text cannot be read or does not fit within ``matches``.
+    """
+    from nines_sim.runs.ranges import parse_ranges
+
+    return [(0, matches)] if text is None else parse_ranges(text, matches)
+
+
+@contextmanager
+def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]:
+    """The run folder, checked writable before any match is played; removed again if the run fails empty.
+
+    Parameters
+    ----------
+    out : str or pathlib.Path or None
+        The folder; None for a new ``reports/<kind>-<UTC time>``.
+    kind : str
+        The run's kind, naming a new folder.
+    force : bool
+        Accept a folder that holds files (nines-sim's are replaced when the results are written).
+
+    Raises
+    ------
+    RunSetupError
+        For an empty ``out``.
+    nines_sim.runs.output.OutputExists
+        If the folder holds files (without ``force``), is a file, or cannot be written.
+    NothingKept
+        If Ctrl-C reaches the body (e.g. while a Dask cluster starts), or the body raises it; the folder is
+        removed if this call created it and it is still empty.
+    """
+    from nines_sim.runs.output import default_run_dir, discard_dir, prepare_dir
+
+    if out is not None and not str(out).strip():
+        raise RunSetupError("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
+    run_dir = Path(out) if out is not None else default_run_dir(kind)
+    created = prepare_dir(run_dir, force)
+    try:
+        yield run_dir
+    except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
+        discard_dir(run_dir, created)
+        raise NothingKept() from None
+    except BaseException:
+        discard_dir(run_dir, created)
+        raise
+
+
+@contextmanager
+def writing() -> Iterator[None]:
+    """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied."""
+    from nines_sim.runs.pool import Interrupt
+
+    with Interrupt():
+        yield
+
+
+@contextmanager
+def compute_backend(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A Dask client for ``scheduler`` (``tcp://HOST:8786`` or ``local``, a LocalCluster of ``workers``), or
+    None for local processes.
+
+    Raises
+    ------
+    nines_sim.runs.cluster.ClusterError
+        If the cluster cannot be used (the message says why).
+    """
+    if not scheduler:
+        yield None
+        return
+    from nines_sim.runs.cluster import connect
+
+    with connect(scheduler, workers=workers) as client:
+        yield client
+
+
+@dataclass(frozen=True)
+class Played:
+    """What :func:`play_in_folder` played: the folder, the run's outcome, and how.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        The run folder, checked writable and still without results.
+    outcome : object
+        What the experiment's run function returned (a tournament's or comparison's outcome).
+    wanted : list of (int, int)
+        The match indices asked for, half-open pairs.
+    workers : int
+        Worker processes.
+    compile_seconds : float
+        Seconds the run waited on the compiler.
+    """
+
+    folder: Path
+    outcome: Any
+    wanted: list[Range]
+    workers: int
+    compile_seconds: float
+
+
+def play_in_folder(
+    kind: str,
+    play: Callable[[Any, Any, list[Range], int], Any],
+    kept: Callable[[Any], int],
+    *,
+    units: int,
+    matches: int,
+    out: str | Path | None,
+    force: bool,
+    workers: int | None,
+    ranges: str | None,
+    scheduler: str | None,
+    quiet: bool,
+) -> Played:
+    """Play an experiment's matches into a new run folder, on local processes or a Dask cluster, with a bar.
+
+    Checks the scheduler and the ranges, makes the folder (:func:`run_folder`), then calls
+    ``play(client, progress, wanted, workers)`` (``client`` None for local processes) under the progress bar.
+
+    Parameters
+    ----------
+    kind : str
+        The run's kind, naming a new folder (``tournament``, ``compare``).
+    play : callable
+        Runs the matches: ``(client, progress, wanted, workers) -> outcome``.
+    kept : callable
+        Matches an outcome kept; 0 means Ctrl-C stopped the run before any.
+    units : int
+        Games or rule sets, each playing the wanted matches (the bar counts ``units`` times them).
+    matches, out, force, workers, ranges, scheduler, quiet
+        As :func:`nines_sim.experiments.play_tournament` takes them.
+
+    Returns
+    -------
+    Played
+
+    Raises
+    ------
+    RunSetupError, nines_sim.runs.ranges.RangesError, nines_sim.runs.output.OutputExists,
+    nines_sim.runs.cluster.ClusterError
+        Before any match, for arguments that cannot work.
+    NothingKept
+        If Ctrl-C stopped the run before any match was kept (the folder is removed if this call made it).
+    """
+    from nines_sim.runs.progress import RunProgress
+    from nines_sim.runs.simulate import cpu_count
+
+    n_workers = workers or cpu_count()
+    check_scheduler(scheduler)
+    wanted = ranges_wanted(ranges, matches)
+    with run_folder(out, kind, force) as run_dir, RunProgress(ranges_total(wanted) * units, quiet) as bar:
+        with compute_backend(scheduler, n_workers) as client:
+            outcome = play(client, bar, wanted, n_workers)
+        if not kept(outcome):
+            raise NothingKept()
+    return Played(run_dir, outcome, wanted, n_workers, bar.compile_seconds)
+
+
+def play_seconds(wall_seconds: float, compile_seconds: float) -> tuple[float, str]:
+    """Seconds of play (the run's wall time less compiling, as the progress bar counts it), and a note of the
+    compile time for a closing line ('' when nothing compiled)."""
+    compiled = min(compile_seconds, wall_seconds)
+    note = f" (+{compiled:.1f} s compiling, first run only)" if compiled else ""
+    return wall_seconds - compiled, note
+
+
+def kept_lines(out: Any) -> list[str]:
+    """For a run Ctrl-C stopped (``out.partial``): the line naming the matches kept; else none."""
+    if not out.partial:
+        return []
+    return [f"kept matches {format_ranges(out.kept)}; the kept_command in manifest.json plays exactly these again"]

@@ -1,0 +1,786 @@
+"""Tuning a strategy's parameters for a table and rule set, with Optuna.
+
+The objective of a trial is the tuned strategy's win rate at the table, with
+it in every seat equally often: the lineup is rotated so that the tuned
+strategy sits at each seat in turn with its opponents in the same clockwise
+order, and every rotation plays the same match indices.  Every trial plays the
+same matches (common random numbers), so two trials differ by their
+parameters, not by the deals.  A trial's matches are played in chunks of whole
+rotations (one per worker at a time) through the tournament's machinery
+(:func:`nines_sim.runs.tournament.play_range` on local workers or a Dask cluster);
+after each chunk the running win rate goes to Optuna's pruner, which stops
+trials that trail the median at the same step.  A chunk is made of whole
+rotations because an engine's cost is mostly per step, whatever its batch: one
+engine per rotation is the least a balanced trial can start.
+
+At the end the best parameters and the baseline (the strategy as named,
+usually its defaults) play fresh matches from :data:`VALIDATION_START` on,
+a range no trial touches, paired match by match.
+
+Several processes on one machine share a study through its storage (SQLite,
+or Optuna's journal file, which Optuna recommends for several processes):
+under a file lock beside the storage (:func:`storage_lock`) each creates the
+study if needed, enqueues the baseline once, and claims a trial only while the
+finished and running trials are fewer than asked (:func:`claim`), so the
+study ends with exactly that many; a trial that does not finish (Ctrl-C, or
+its process gone) is marked failed with a note and played again first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nines_sim.game.rules import Rules
+from nines_sim.results.stats import wilson
+from nines_sim.results.tally import SHARE_UNIT, SeatStats
+from nines_sim.runs.backends import Backend, Job, choose
+from nines_sim.runs.chunks import Keeps, Shape, chunk_size
+from nines_sim.runs.simulate import chunks
+from nines_sim.runs.tournament import play_range
+from nines_sim.strategy import params as P
+from nines_sim.strategy.registry import StrategyNotFound, resolve_spec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: First match index of validation; trials play indices below ``matches / players``, far beneath it.
+VALIDATION_START = 1 << 40
+TRIAL_COLUMNS_END = ["win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note"]
+VALIDATION_COLUMNS = ["row", "spec", "matches", "win_rate", "low", "high", "p_value"]
+
+
+class TuneError(ValueError):
+    """A tuning run that cannot be set up as asked; the message (one line) says why."""
+
+
+class TuneInterrupted(RuntimeError):
+    """Ctrl-C stopped a trial; the finished trials are in the study's storage."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a study measures; two runs share a study only if their setups agree.
+
+    Attributes
+    ----------
+    strategy : str
+        The tuned strategy's spec without values (``expert``).
+    base_values : dict
+        Values the spec carried: the baseline, and the fixed value of every untuned parameter.
+    tuned : tuple of str
+        Names of the tuned parameters.
+    opponents : tuple of str
+        Canonical opponent specs, P-1 of them, clockwise after the tuned strategy.
+    rules : Rules
+        Including ``players``.
+    matches : int
+        Matches per trial (a multiple of ``players``: each rotation plays ``matches / players``).
+    seed : int
+    """
+
+    strategy: str
+    base_values: dict
+    tuned: tuple[str, ...]
+    opponents: tuple[str, ...]
+    rules: Rules
+    matches: int
+    seed: int
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def per_rotation(self) -> int:
+        return self.matches // self.players
+
+    def declared(self) -> dict[str, P.Param]:
+        cls, _, _ = resolve_spec(self.strategy)
+        return {p.name: p for p in P.declared(cls)}
+
+    def spec(self, values: dict[str, Any]) -> str:
+        """The strategy spec playing ``values`` over the base values (declaration order)."""
+        merged = self.base_values | values
+        return P.spec_with(self.strategy, {k: merged[k] for k in self.declared() if k in merged})
+
+    def baseline_values(self) -> dict[str, Any]:
+        """Every declared parameter's baseline value: the defaults under the values the spec carried."""
+        return P.defaults(type_of(self)) | self.base_values
+
+    @property
+    def baseline_spec(self) -> str:
+        return P.spec_with(self.strategy, self.base_values)
+
+    def as_json(self) -> dict:
+        """A JSON-safe description, stored with the study and compared on resume."""
+        d = asdict(self)
+        d["rules"] = self.rules.options() | {"preset": self.rules.preset, "hand_sizes": list(self.rules.hand_sizes)}
+        d["tuned"], d["opponents"], d["players"] = list(self.tuned), list(self.opponents), self.players
+        return json.loads(json.dumps(d, sort_keys=True))
+
+    def default_study_name(self) -> str:
+        """A name that is the same for the same setup: the strategy, rules, table and a short hash."""
+        digest = hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()[:8]
+        raw = f"{self.strategy}-{self.rules.preset}-{self.players}p-{digest}"
+        return re.sub(r"[^A-Za-z0-9._+-]", "_", raw)
+
+
+def make_setup(
+    strategy: str,
+    opponents: list[str],
+    rules: Rules,
+    params: str | None,
+    matches: int,
+    seed: int,
+) -> Setup:
+    """Check a tuning request and describe it.
+
+    Parameters
+    ----------
+    strategy : str
+        A spec; any values it carries are the baseline and fix the untuned parameters.
+    opponents : list of str
+        P-1 specs, or one spec to fill every other seat.
+    rules : Rules
+        ``rules.players`` seats.
+    params : str or None
+        ``"p1,p2"``, ``"all"`` or None (all).
+    matches : int
+        Matches per trial, rounded up to a multiple of the players.
+
+    Raises
+    ------
+    TuneError
+        For an unknown strategy or opponent, a strategy without parameters, an
+        unknown parameter name or a lineup that does not fill the table.
+    """
+    try:
+        cls, base, values = resolve_spec(strategy)
+        opps = [P.spec_with(b, v) for b, v in (resolve_spec(o)[1:] for o in opponents)]
+    except StrategyNotFound as exc:
+        raise TuneError(str(exc)) from None
+    declared = [p.name for p in P.declared(cls)]
+    if not declared:
+        raise TuneError(f"strategy {cls.name or base!r} declares no parameters; there is nothing to tune")
+    if params is None or params.strip() == "all":
+        tuned = tuple(declared)
+    else:
+        tuned = tuple(x.strip() for x in params.split(",") if x.strip())
+        for x in tuned:
+            if x not in declared:
+                raise TuneError(f"{cls.name or base} has no parameter {x!r}; its parameters are: {', '.join(declared)}")
+        if not tuned or len(set(tuned)) != len(tuned):
+            raise TuneError("--params takes distinct parameter names separated by commas, or all")
+    n_opp = rules.players - 1
+    if len(opps) == 1 and n_opp > 1:
+        opps = opps * n_opp
+    if len(opps) != n_opp:
+        raise TuneError(
+            f"a {rules.players}-seat table takes {n_opp} opponents (or one to fill every seat), not {len(opps)}"
+        )
+    per = math.ceil(matches / rules.players)
+    return Setup(base, values, tuned, tuple(opps), rules, per * rules.players, seed)
+
+
+def rotations(spec: str, opponents: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Lineups with ``spec`` at seat 0, 1, ..., P-1, the opponents clockwise after it in the same order."""
+    players = len(opponents) + 1
+    out = []
+    for r in range(players):
+        seats = [""] * players
+        seats[r] = spec
+        for i, o in enumerate(opponents):
+            seats[(r + 1 + i) % players] = o
+        out.append(tuple(seats))
+    return out
+
+
+# ---------------------------------------------------------------- playing
+
+
+@dataclass
+class Runner:
+    """Where a trial's matches are played: local worker processes, or a Dask client (:mod:`nines_sim.runs.backends`).
+
+    ``workers`` is the parallelism a trial plans for: how many rotations a step plays and how many chunks
+    each is cut into (on a Dask cluster too, so that the steps, and so the pruner's reports, do not depend
+    on the cluster's size).
+    """
+
+    workers: int = 1
+    batch_size: int = 32768
+    client: Any = None
+
+    @property
+    def backend(self) -> Backend:
+        """The backend the units run on."""
+        return choose(self.workers, self.client)
+
+    def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
+        """Play :func:`~nines_sim.runs.tournament.play_range` units on :attr:`backend`; True if Ctrl-C stopped them."""
+        return self.backend.run(Job(play_range, units, take, warm=[(a[0], a[1]) for _, a in units]))
+
+
+@dataclass
+class Played:
+    """The tuned strategy's results over some matches of every rotation."""
+
+    stats: SeatStats = field(default_factory=SeatStats)
+    rows: list[pd.DataFrame] = field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float:
+        return self.stats.win_rate
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.stats.wins, self.stats.matches)
+
+    def shares(self) -> pd.DataFrame:
+        """Per (rotation, match): the tuned strategy's win share (kept matches only)."""
+        import pandas as pd
+
+        df = pd.concat(self.rows, ignore_index=True).sort_values(["rotation", "match"], kind="stable")
+        return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
+
+
+def play(
+    setup: Setup,
+    spec: str,
+    start: int,
+    n: int,
+    runner: Runner,
+    played: Played | None = None,
+    keep: bool = False,
+    only: tuple[int, ...] | None = None,
+) -> Played:
+    """Play matches ``start .. start+n-1`` of every rotation (or the rotations ``only``) with ``spec`` as the
+    tuned strategy, adding them to ``played``.
+
+    Raises
+    ------
+    TuneInterrupted
+        When Ctrl-C stopped the matches (nothing partial is returned).
+    """
+    import pandas as pd
+
+    out = played or Played()
+    lineups = rotations(spec, setup.opponents)
+    which = range(len(lineups)) if only is None else only
+    # the rotations of a step share the workers, one engine per worker: an engine's cost is mostly per step
+    size = chunk_size(n, runner.workers, Shape(Keeps.BLOCK, games=len(which)))
+    portable = runner.backend.portable
+    units = [
+        (r, (setup.rules, portable(lineup), setup.seed, s, k, min(runner.batch_size, k), keep))
+        for r, lineup in enumerate(lineups)
+        if r in which
+        for s, k in chunks(start, n, size)
+    ]
+
+    def take(r: int, result: tuple) -> None:
+        tally, dfs = result
+        if tally.matches:
+            out.stats = out.stats + SeatStats.of(tally, r)
+        for df in dfs:
+            out.rows.append(pd.DataFrame({"rotation": r, "match": df["match"], "share": df[f"share_{r}"]}))
+
+    if runner.run(units, take):
+        raise TuneInterrupted("interrupted")
+    return out
+
+
+# ---------------------------------------------------------------- the study
+
+
+def suggest(trial: Any, param: P.Param) -> Any:
+    """A value of one parameter from Optuna's trial (its bounds are the search range)."""
+    if param.kind == "choice":
+        return trial.suggest_categorical(param.name, list(param.choices))
+    if param.kind == "int":
+        return trial.suggest_int(param.name, int(param.low), int(param.high))
+    return trial.suggest_float(param.name, float(param.low), float(param.high))
+
+
+def make_sampler(setup: Setup, seed: int) -> Any:
+    """CMA-ES (the ``cmaes`` package) when every tuned parameter is continuous and there are two or more;
+    TPE otherwise (it handles integers and choices, and one dimension)."""
+    import optuna
+
+    declared = setup.declared()
+    kinds = {declared[n].kind for n in setup.tuned}
+    if kinds == {"float"} and len(setup.tuned) >= 2:
+        # the baseline is the enqueued first trial; CMA-ES's own start is the middle of the bounds
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
+
+
+def type_of(setup: Setup) -> type:
+    return resolve_spec(setup.strategy)[0]
+
+
+def sampler_name(sampler: Any) -> str:
+    return "CMA-ES" if type(sampler).__name__ == "CmaEsSampler" else "TPE"
+
+
+STORAGE_FORMS = "sqlite:///PATH, or journal:PATH (or a PATH ending in .log) for an Optuna journal file"
+
+
+def storage_file(url: str) -> tuple[str, Path]:
+    """The kind and file of a ``--storage`` value: ``("sqlite", PATH)`` or ``("journal", PATH)``.
+
+    ``sqlite:///PATH`` is an SQLite database (Optuna's RDBStorage); ``journal:PATH``, or a
+    path ending in ``.log``, is Optuna's JournalStorage over a JournalFileBackend, the storage
+    Optuna's documentation recommends for several processes on one machine (and, on a
+    shared file system with working locks, on several).
+
+    Raises
+    ------
+    TuneError
+        For any other form (a database server URL, ``:memory:``, an empty path).
+    """
+    for prefix, kind in (("sqlite:///", "sqlite"), ("journal:", "journal")):
+        if url.startswith(prefix):
+            rest = url[len(prefix) :]
+            if rest and rest != ":memory:":
+                return kind, Path(rest)
+            break
+    else:
+        if "://" not in url and url.endswith(".log"):
+            return "journal", Path(url)
+    raise TuneError(f"--storage must be {STORAGE_FORMS}, not {url!r}")
+
+
+@contextmanager
+def storage_lock(url: str | None) -> Iterator[None]:
+    """Hold an exclusive lock shared by every process using the storage ``url`` (none for None).
+
+    The lock is ``flock`` on ``PATH.tune-lock`` beside the storage's file; it is
+    released when the block ends or the process dies.  Under it a process creates
+    the storage's schema and the study, enqueues the baseline, claims a trial, and
+    writes a run folder, so that processes sharing a study never do these at once.
+    """
+    if url is None:
+        yield
+        return
+    import fcntl
+
+    _, path = storage_file(url)
+    try:
+        f = open(f"{path}.tune-lock", "a")  # noqa: SIM115 - closed below, after the unlock
+    except OSError as exc:
+        raise TuneError(f"cannot open the storage {url} ({exc.strerror or exc})") from None
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _storage(url: str) -> Any:
+    import optuna
+
+    kind, path = storage_file(url)
+    if kind == "journal":
+        from optuna.storages.journal import JournalFileBackend
+
+        # Optuna reads a journal lazily and fails only on the first write after a bad line: check the first line
+        if path.is_file() and path.stat().st_size:
+            with path.open("rb") as f:
+                first = f.readline()
+            try:
+                ok = "op_code" in json.loads(first)
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:
+                raise TuneError(f"cannot open the storage {url}: {path} is not an Optuna journal file")
+        return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
+    # a writer waits up to a minute for another process's transaction instead of failing with 'database is locked'
+    return optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 60}})
+
+
+def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
+    """The study in ``storage``: loaded when it exists (its setup must agree), else created when ``create``.
+
+    Creating the schema and the study happens under :func:`storage_lock`, so that
+    processes started together on a new storage do not race to create them.
+
+    Raises
+    ------
+    TuneError
+        For a storage that cannot be opened, or a study of that name with another setup.
+    """
+    import optuna
+
+    # Optuna logs a trial stopped by Ctrl-C as a warning with a traceback; the command says it in one line
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    mine = setup.as_json()
+    with storage_lock(storage):
+        try:
+            st = _storage(storage)
+            names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
+            if name not in names and not create:
+                return None
+            study = optuna.create_study(
+                study_name=name,
+                storage=st,
+                direction="maximize",
+                pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
+                load_if_exists=True,
+            )
+            theirs = study.user_attrs.get("setup")
+            if theirs is None:
+                study.set_user_attr("setup", mine)
+        except TuneError:
+            raise
+        except Exception as exc:  # sqlalchemy's and the journal's errors name the cause; the class names differ
+            raise TuneError(
+                f"cannot open the storage {storage} ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+            ) from None
+    if theirs is not None and theirs != mine:
+        diff = [k for k in mine if theirs.get(k) != mine[k]]
+        raise TuneError(
+            f"study {name!r} in {storage} was made for another strategy or table (it differs in "
+            f"{', '.join(diff) or 'everything'}); choose another --study or --storage"
+        )
+    return study
+
+
+def finished(study: Any) -> list[Any]:
+    """Trials that count towards ``--trials``: completed and pruned ones."""
+    from optuna.trial import TrialState
+
+    return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+
+
+#: ``note`` of a trial stopped by Ctrl-C (a failed trial; it does not count towards ``--trials``).
+STOPPED_BY_CTRL_C = "stopped by Ctrl-C"
+#: ``note`` of a trial whose process ended without finishing it (killed, or the machine stopped).
+PROCESS_GONE = "its process ended before the trial finished"
+
+
+def _claimant() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _gone(claimant: str | None) -> bool:
+    """Whether the process that claimed a running trial is known to have ended (same machine only)."""
+    import os
+    import socket
+
+    if claimant is None:  # a trial left running by a version that did not record its process
+        return True
+    host, _, pid = claimant.rpartition(":")
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _fail(study: Any, trial: Any, note: str, replay: bool) -> None:
+    """Mark a trial (an ``optuna.Trial`` or a running ``FrozenTrial``) failed, saying why in its ``note``.
+
+    With ``replay``, its values are enqueued to be played first by the next trial
+    (whose ``replays`` attribute names it), so that a stopped trial is not lost: the
+    baseline, stopped, is still played.
+    """
+    from optuna.trial import Trial, TrialState
+
+    if isinstance(trial, Trial):
+        trial.set_user_attr("note", note)
+        frozen = study.tell(trial, state=TrialState.FAIL)
+    else:  # another process's trial: there is no Trial object for it here
+        study._storage.set_trial_user_attr(trial._trial_id, "note", note)
+        frozen = study.tell(trial.number, state=TrialState.FAIL)
+    # a trial stopped before it drew its values holds them only as the enqueued ones (the baseline)
+    values = frozen.params or frozen.system_attrs.get("fixed_params")
+    if replay and values:
+        study.enqueue_trial(values, user_attrs={"replays": frozen.number})
+
+
+def sampler_seed(study: Any, setup: Setup) -> int:
+    """The seed of this process's sampler, drawn under :func:`storage_lock` at its first claim.
+
+    A fresh seed per process and resumption (the same seed would propose the same
+    first points again): ``--seed`` plus the trials the study holds, plus
+    ``k * 2**20`` where ``k`` counts the samplers made for the study before (kept
+    in the study), so that two processes started together, which see the same
+    trials, still sample differently.  The first process on a new study gets
+    ``--seed + 1``.
+    """
+    made = int(study.user_attrs.get("samplers_made", 0))
+    study.set_user_attr("samplers_made", made + 1)
+    return (setup.seed + len(study.trials) + made * 2**20) % 2**32
+
+
+def claim(study: Any, setup: Setup, n_trials: int, sampler: list) -> Any:
+    """Under :func:`storage_lock`: the next trial this process should run, or a reason not to.
+
+    Returns an ``optuna.Trial`` (the baseline first, enqueued once per study), ``"done"``
+    when the study holds ``n_trials`` finished trials, or ``"wait"`` when the trials still
+    missing are running in other processes.  A running trial whose process has ended on
+    this machine is marked failed (:data:`PROCESS_GONE`), so that another takes its place.
+    ``sampler`` holds this process's sampler once made (seeded by the trials the study
+    holds then, so that processes started together sample differently).
+    """
+    from optuna.trial import TrialState
+
+    trials = study.get_trials(deepcopy=False)
+    if not trials:
+        study.enqueue_trial({n: setup.baseline_values()[n] for n in setup.tuned})
+    done = sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
+    if done >= n_trials:
+        return "done"
+    running = [t for t in trials if t.state == TrialState.RUNNING]
+    for t in [t for t in running if _gone(t.user_attrs.get("process"))]:
+        _fail(study, t, PROCESS_GONE, replay=True)
+        running.remove(t)
+    if done + len(running) >= n_trials:
+        return "wait"
+    if not sampler:
+        sampler.append(make_sampler(setup, sampler_seed(study, setup)))
+    study.sampler = sampler[0]
+    trial = study.ask()
+    trial.set_user_attr("process", _claimant())
+    return trial
+
+
+def optimize(
+    study: Any,
+    setup: Setup,
+    n_trials: int,
+    runner: Runner,
+    on_trial: Callable[[Any], None] | None = None,
+    storage: str | None = None,
+    poll_seconds: float = 0.5,
+    on_wait: Callable[[int], None] | None = None,
+) -> int:
+    """Run trials until the study holds ``n_trials`` completed or pruned ones (shared by every process).
+
+    The baseline values are enqueued as the first trial, so the in-sample gain
+    is measured on the same matches as every other trial.  Several processes
+    may run this on one study: each claims a trial under :func:`storage_lock`
+    only while the finished and running trials are fewer than ``n_trials``, so
+    the study ends with exactly ``n_trials`` finished ones (unless a trial fails:
+    it is not counted, and the next run replaces it).  A process with nothing
+    left to claim waits, polling every ``poll_seconds``, until the other
+    processes' trials end, so that every process validates the finished study;
+    ``on_wait`` is then called with the finished trials at every poll.
+
+    Returns
+    -------
+    int
+        The trials this process finished (completed or pruned).
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C; the trial that was running is marked failed, with the note
+        :data:`STOPPED_BY_CTRL_C`, and is not counted; its values are played
+        again first when the study resumes.
+    """
+    import optuna
+    from optuna.trial import TrialState
+
+    declared = setup.declared()
+    per = setup.per_rotation
+    # a step plays as many rotations as there are workers, each in one engine
+    g = max(1, min(runner.workers, setup.players))
+    steps = [tuple(range(i, min(i + g, setup.players))) for i in range(0, setup.players, g)]
+    sampler: list = []
+    ran = 0
+
+    def objective(trial: optuna.Trial) -> tuple[TrialState, float | None]:
+        values = {n: suggest(trial, declared[n]) for n in setup.tuned}
+        spec = setup.spec(values)
+        t0 = time.perf_counter()
+        played = Played()
+        for step, group in enumerate(steps):
+            play(setup, spec, 0, per, runner, played, only=group)
+            _record(trial, played, time.perf_counter() - t0)
+            trial.report(played.win_rate, step)
+            if trial.should_prune():
+                return TrialState.PRUNED, None
+        return TrialState.COMPLETE, played.win_rate
+
+    try:
+        while True:
+            with storage_lock(storage):
+                trial = claim(study, setup, n_trials, sampler)
+            if trial == "done":
+                return ran
+            if trial == "wait":
+                if on_wait:
+                    on_wait(len(finished(study)))
+                time.sleep(poll_seconds)
+                continue
+            try:
+                state, value = objective(trial)
+            except (KeyboardInterrupt, TuneInterrupted):
+                _fail(study, trial, STOPPED_BY_CTRL_C, replay=True)
+                raise
+            except BaseException as exc:
+                _fail(study, trial, f"stopped by an error ({type(exc).__name__})", replay=False)
+                raise
+            frozen = study.tell(trial, value, state=state) if value is not None else study.tell(trial, state=state)
+            ran += 1
+            if on_trial:
+                on_trial(frozen)
+    except KeyboardInterrupt:
+        raise TuneInterrupted("interrupted") from None
+
+
+def _record(trial: Any, played: Played, seconds: float) -> None:
+    st = played.stats
+    trial.set_user_attr("wins60", int(st.wins60))
+    trial.set_user_attr("matches", int(st.matches))
+    trial.set_user_attr("seconds", round(seconds, 3))
+
+
+# ---------------------------------------------------------------- results
+
+
+def trials_frame(study: Any, setup: Setup) -> pd.DataFrame:
+    """``trials.csv``: one row per trial (completed, pruned, failed) with its parameters and win rate.
+
+    ``note`` says why a trial failed (:data:`STOPPED_BY_CTRL_C`, :data:`PROCESS_GONE`, an error)
+    and which stopped trial a trial plays again (``replays trial N``); empty otherwise.
+    """
+    import pandas as pd
+
+    rows = []
+    for t in study.trials:
+        a = t.user_attrs
+        n = int(a.get("matches", 0))
+        wins = a.get("wins60", 0) / SHARE_UNIT
+        lo, hi = wilson(wins, n) if n else (math.nan, math.nan)
+        row = {"trial": t.number, "state": t.state.name.lower()}
+        row |= {k: t.params.get(k) for k in setup.tuned}
+        row |= {"win_rate": wins / n if n else math.nan, "win_rate_low": lo, "win_rate_high": hi}
+        note = a.get("note") or (f"replays trial {a['replays']}" if "replays" in a else "")
+        row |= {"matches": n, "seconds": a.get("seconds", math.nan), "note": note}
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["trial", "state", *setup.tuned, *TRIAL_COLUMNS_END])
+
+
+def best_values(study: Any, setup: Setup) -> tuple[dict, Any]:
+    """Every declared parameter's value in the best completed trial (untuned ones at the base values)."""
+    best = study.best_trial
+    all_values = setup.baseline_values() | best.params
+    return {k: all_values[k] for k in setup.declared()}, best
+
+
+@dataclass
+class Validation:
+    """Best against baseline on fresh matches, paired: the estimates and the 95% interval of the gain."""
+
+    best_spec: str
+    baseline_spec: str
+    matches: int
+    best: float
+    baseline: float
+    best_ci: tuple[float, float]
+    baseline_ci: tuple[float, float]
+    gain: float
+    gain_ci: tuple[float, float]
+    p_value: float
+    match_range: tuple[int, int] = (0, 0)
+
+    def frame(self) -> pd.DataFrame:
+        """``validation.csv``: the two configurations and the paired gain."""
+        import pandas as pd
+
+        rows = [
+            ("best", self.best_spec, self.matches, self.best, *self.best_ci, math.nan),
+            ("baseline", self.baseline_spec, self.matches, self.baseline, *self.baseline_ci, math.nan),
+            ("gain", "best - baseline (paired)", self.matches, self.gain, *self.gain_ci, self.p_value),
+        ]
+        return pd.DataFrame(rows, columns=VALIDATION_COLUMNS)
+
+
+def paired_gain(a: np.ndarray, b: np.ndarray) -> tuple[float, tuple[float, float], float]:
+    """Mean of ``a - b`` over paired matches, its 95% t interval and two-sided p-value (scipy.stats)."""
+    from scipy import stats
+
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if d.size < 2 or not np.any(d != d[0]):
+        m = float(d.mean()) if d.size else math.nan
+        return m, (m, m), 1.0 if m == 0 else 0.0
+    res = stats.ttest_1samp(d, 0.0)
+    ci = res.confidence_interval(0.95)
+    return float(d.mean()), (float(ci.low), float(ci.high)), float(res.pvalue)
+
+
+def validate(setup: Setup, best_spec: str, n_matches: int, runner: Runner) -> Validation:
+    """Play ``n_matches`` fresh matches (from :data:`VALIDATION_START`, every rotation) with the best and
+    the baseline specs on the same deals, and compare them match by match.
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C.
+    """
+    per = math.ceil(n_matches / setup.players)
+    base_spec = setup.baseline_spec
+    b = play(setup, base_spec, VALIDATION_START, per, runner, keep=True)
+    a = b if best_spec == base_spec else play(setup, best_spec, VALIDATION_START, per, runner, keep=True)
+    sa, sb = a.shares(), b.shares()
+    if not (sa[["rotation", "match"]].to_numpy() == sb[["rotation", "match"]].to_numpy()).all():
+        raise RuntimeError("validation: the best and the baseline did not play the same matches")
+    gain, ci, p = paired_gain(sa["share"].to_numpy(), sb["share"].to_numpy())
+    played = (int(sa["match"].min()), int(sa["match"].max()) + 1)
+    return Validation(
+        best_spec, base_spec, a.stats.matches, a.win_rate, b.win_rate, a.interval(), b.interval(), gain, ci, p, played
+    )
+
+
+def baseline_trial(study: Any, setup: Setup) -> Any:
+    """The completed trial that played the baseline values (trial 0, enqueued), or None."""
+    base = setup.baseline_values()
+    for t in study.trials:
+        if t.state.name == "COMPLETE" and all(t.params.get(k) == base[k] for k in setup.tuned):
+            return t
+    return None
+
+
+def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> Validation:
+    """:func:`validate` the study's best completed trial against the baseline."""
+    values, _ = best_values(study, setup)
+    # the baseline itself is played once, not twice under two spellings
+    spec = setup.baseline_spec if values == setup.baseline_values() else setup.spec(values)
+    return validate(setup, spec, n_matches, runner)
+
+
+def importances(study: Any, setup: Setup) -> pd.DataFrame:
+    """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
+    import optuna
+    import pandas as pd
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            imp = optuna.importance.get_param_importances(study, params=list(setup.tuned))
+        except (ValueError, RuntimeError, ImportError):
+            imp = {}
+    if not imp or any("too small" in str(w.message) for w in caught):  # equal shares would be made up
+        return pd.DataFrame(columns=["parameter", "importance"])
+    return pd.DataFrame(list(imp.items()), columns=["parameter", "importance"])

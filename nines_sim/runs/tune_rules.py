@@ -1,0 +1,480 @@
+"""Searching the rules toward a game a designer wants, with Optuna: ``nines tune-rules``.
+
+A trial is a rule set: the base rule set with some options (``--space``) set to values Optuna proposes
+within the user's bounds.  It plays the design lineups its objectives and constraints need
+(:mod:`nines_sim.runs.design`) over the same matches as every other trial (the same seed and match indices:
+common random numbers), and its objectives are design measures: maximised, minimised, or brought to a
+target (``|value - target|`` minimised).  One objective uses TPE; several use NSGA-II, a multi-objective
+sampler, and the answer is the Pareto front.  Constraints (``hands<=8``) go to the sampler as Optuna's
+``constraints_func`` (a value <= 0 is feasible).
+
+The study lives in the same storage as ``nines tune``'s (SQLite or an Optuna journal file; the storage
+helpers of :mod:`nines_sim.runs.tune`): Ctrl-C marks the running trial failed and the same command resumes.
+At the end the best rule set (or each rule set of the front) and the base rule set play fresh matches
+from :data:`nines_sim.runs.tune.VALIDATION_START`, paired, with intervals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.runs.design import INDEX, MEASURES, DesignSet, DesignSetup, design_frame, lineups_needed, run_design
+from nines_sim.runs.tune import TuneError, TuneInterrupted
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Measures by the names a user types (``-`` or ``_``): ``skill`` is the skilled strategy at the table.
+ALIASES = {"skill": "skill_table", "seat-unfairness": "seat_unfairness", "unfairness": "seat_unfairness"}
+OPS: dict[str, Callable[[float, float], bool]] = {"<=": operator.le, ">=": operator.ge, "<": operator.lt,
+                                                  ">": operator.gt}  # fmt: skip
+#: Options a search may vary (the table size is the lineup's; ``preset`` is a label).
+SEARCHABLE = ("nine_penalty", "hand_sizes", "draw_rule", "skip_reverse", "decks", "pair_of_nines", "no_nine_out",
+              "nine_on_nine", "block_rule", "tie_rule", "target", "fixed_hands", "turn_cap")  # fmt: skip
+
+
+def measure_name(text: str) -> str:
+    """The design measure a user named (``skill``, ``seat-unfairness``, ``hands``, ``comeback-1`` ...).
+
+    Raises
+    ------
+    TuneError
+        For an unknown name (the message lists the known ones).
+    """
+    t = text.strip().lower()
+    name = ALIASES.get(t, t.replace("-", "_"))
+    if name not in INDEX and name != "seat_unfairness":
+        known = ", ".join(["skill", "seat-unfairness", *(m.replace("_", "-") for m in MEASURES if m != "skill_table")])
+        raise TuneError(f"unknown measure {text!r}; measures are: {known}")
+    return name
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One searched option: an integer range ``low..high``, or a choice among ``choices``."""
+
+    option: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple = ()
+
+    def suggest(self, trial: Any) -> Any:
+        if self.choices:
+            return _typed(self.option, trial.suggest_categorical(self.option, [_storable(c) for c in self.choices]))
+        return trial.suggest_int(self.option, self.low, self.high)
+
+
+def _typed(option: str, v: Any) -> Any:
+    """A stored choice back as the rules take it (``hand_sizes`` text to a tuple)."""
+    return parse_value(option, v) if isinstance(getattr(Rules(), option), tuple) and isinstance(v, str) else v
+
+
+def _storable(v: Any) -> Any:
+    """A choice as Optuna stores it (tuples as ``7,7,7,5,5`` text)."""
+    return ",".join(map(str, v)) if isinstance(v, tuple) else v
+
+
+def parse_space(items: list[str]) -> tuple[Dimension, ...]:
+    """``--space`` items: ``option=LOW..HIGH`` (whole numbers), ``option=a,b,...`` (choices; ``|`` between
+    ``hand_sizes`` values), or a switch's bare name (true and false).
+
+    Raises
+    ------
+    TuneError
+        For an unknown or unsearchable option, a bad range or value, or an option named twice.
+    """
+    dims: list[Dimension] = []
+    for item in items:
+        option, eq, text = item.partition("=")
+        option = option.strip()
+        if option not in SEARCHABLE:
+            raise TuneError(f"cannot search {option!r}; options are: {', '.join(SEARCHABLE)}")
+        if any(d.option == option for d in dims):
+            raise TuneError(f"{option} is given twice in --space")
+        default = getattr(Rules(), option)
+        try:
+            if not eq:
+                if not isinstance(default, bool):
+                    raise TuneError(f"--space {option} needs values: {option}=LOW..HIGH or {option}=a,b")
+                dims.append(Dimension(option, choices=(False, True)))
+            elif ".." in text:
+                lo, _, hi = text.partition("..")
+                low, high = parse_value(option, lo), parse_value(option, hi)
+                if isinstance(default, bool) or not isinstance(low, int) or not isinstance(high, int) or low >= high:
+                    raise TuneError(f"--space {item!r}: a range is LOW..HIGH, whole numbers with LOW < HIGH")
+                Rules().replace(**{option: low}), Rules().replace(**{option: high})  # bounds the rules allow
+                dims.append(Dimension(option, low, high))
+            else:
+                parts = text.split("|") if option == "hand_sizes" else text.split(",")
+                choices = tuple(dict.fromkeys(parse_value(option, p) for p in parts if p.strip()))
+                if len(choices) < 2:
+                    raise TuneError(f"--space {item!r} needs at least two different values")
+                dims.append(Dimension(option, choices=choices))
+        except RulesError as exc:
+            raise TuneError(f"--space {item!r}: {exc}") from None
+    if not dims:
+        raise TuneError("name the options to search: --space nine_penalty=0..50 (repeatable)")
+    return tuple(dims)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """``maximize``/``minimize`` a measure, or ``target``: bring it to ``value`` (minimise the distance)."""
+
+    kind: str
+    measure: str
+    value: float = 0.0
+
+    @property
+    def direction(self) -> str:
+        return "maximize" if self.kind == "maximize" else "minimize"
+
+    @property
+    def label(self) -> str:
+        return f"{self.measure}={self.value:g}" if self.kind == "target" else self.measure
+
+    def score(self, measured: float) -> float:
+        return abs(measured - self.value) if self.kind == "target" else measured
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``measure OP bound`` (``hands<=8``): feasible when it holds."""
+
+    measure: str
+    op: str
+    bound: float
+
+    def violation(self, measured: float) -> float:
+        """Optuna's constraint value: <= 0 when the constraint holds."""
+        if math.isnan(measured):
+            return 1.0
+        if OPS[self.op](measured, self.bound):
+            return 0.0
+        return abs(measured - self.bound) or 1e-9
+
+    @property
+    def text(self) -> str:
+        return f"{self.measure}{self.op}{self.bound:g}"
+
+
+def parse_goals(maximize: list[str], minimize: list[str], target: list[str], require: list[str]
+                ) -> tuple[tuple[Objective, ...], tuple[Constraint, ...]]:  # fmt: skip
+    """The objectives and constraints of the command line.
+
+    Raises
+    ------
+    TuneError
+        For an unknown measure, a target or constraint that is not ``measure=NUMBER`` /
+        ``measure<=NUMBER``, no objective, or one measure as two objectives.
+    """
+    objs = [Objective("maximize", measure_name(m)) for m in maximize]
+    objs += [Objective("minimize", measure_name(m)) for m in minimize]
+    for t in target:
+        name, eq, v = t.partition("=")
+        try:
+            objs.append(Objective("target", measure_name(name), float(v)))
+        except ValueError:
+            raise TuneError(f"--target is written measure=NUMBER (hands=6), not {t!r}") from None
+        if not eq:
+            raise TuneError(f"--target is written measure=NUMBER (hands=6), not {t!r}")
+    if not objs:
+        raise TuneError("give an objective: --maximize skill, --minimize seat-unfairness or --target hands=6")
+    if len({o.measure for o in objs}) != len(objs):
+        raise TuneError("a measure is named by two objectives; give each once")
+    cons = []
+    for r in require:
+        m = re.fullmatch(r"\s*([A-Za-z_-][A-Za-z0-9_-]*)\s*(<=|>=|<|>)\s*([-+0-9.eE]+)\s*", r)
+        try:
+            bound = float(m.group(3)) if m else math.nan
+        except ValueError:
+            bound = math.nan
+        if m is None or math.isnan(bound):
+            raise TuneError(f'--require is written "measure<=NUMBER" (or >=, <, >), e.g. "hands<=8", not {r!r}')
+        cons.append(Constraint(measure_name(m.group(1)), m.group(2), bound))
+    return tuple(objs), tuple(cons)
+
+
+@dataclass(frozen=True)
+class RulesSetup:
+    """What a rules study measures; a resumed study must agree.
+
+    Attributes
+    ----------
+    base : Rules
+        The rule set whose options are searched (its values are the baseline, trial 0).
+    base_spec : str
+        How the base was written (``classic``, ``hard-nines:target=80``).
+    matches, seed : int
+        Matches per design lineup per trial (the same in every trial), and their seed.
+    space : tuple of Dimension
+    objectives : tuple of Objective
+    constraints : tuple of Constraint
+    design : DesignSetup
+    """
+
+    base: Rules
+    base_spec: str
+    matches: int
+    seed: int
+    space: tuple[Dimension, ...]
+    objectives: tuple[Objective, ...]
+    constraints: tuple[Constraint, ...]
+    design: DesignSetup
+
+    @property
+    def measures(self) -> list[str]:
+        return list(dict.fromkeys([o.measure for o in self.objectives] + [c.measure for c in self.constraints]))
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return lineups_needed(self.measures)
+
+    def as_json(self) -> dict:
+        d = {
+            "base": self.base_spec, "players": self.base.players,
+            "space": [[x.option, x.low, x.high, [_storable(c) for c in x.choices]] for x in self.space],
+            "objectives": [[o.kind, o.measure, o.value] for o in self.objectives],
+            "constraints": [[c.measure, c.op, c.bound] for c in self.constraints],
+            "design": [self.design.skilled, self.design.weak, self.design.fair], "matches": self.matches,
+            "seed": self.seed,
+        }  # fmt: skip
+        return json.loads(json.dumps(d, sort_keys=True))
+
+    @classmethod
+    def from_json(cls, d: dict) -> RulesSetup:
+        """The setup :meth:`as_json` describes (a run folder's manifest), for a redraw from the files alone."""
+        from nines_sim.game.rules import parse_rule_set
+
+        space = tuple(Dimension(o, lo, hi, tuple(_typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
+        return cls(
+            parse_rule_set(d["base"], None, d["players"]), d["base"], d["matches"], d["seed"], space,
+            tuple(Objective(k, m, v) for k, m, v in d["objectives"]),
+            tuple(Constraint(m, op, b) for m, op, b in d["constraints"]), DesignSetup(*d["design"]),
+        )  # fmt: skip
+
+    def default_study_name(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()[:8]
+        goals = "+".join(o.label for o in self.objectives)
+        return re.sub(r"[^A-Za-z0-9._+=-]", "_", f"rules-{self.base.preset}-{self.base.players}p-{goals}-{digest}")
+
+    def baseline_values(self) -> dict[str, Any]:
+        """The base rule set's value of every searched option (what trial 0 plays, when within bounds)."""
+        return {d.option: getattr(self.base, d.option) for d in self.space}
+
+    def rules(self, values: dict[str, Any]) -> Rules:
+        """The base rule set with ``values`` (``RulesError`` for an impossible combination)."""
+        return self.base.replace(**values)
+
+    def spec(self, values: dict[str, Any]) -> str:
+        """``values`` written as a rule set on top of the base (``classic:nine_penalty=40``)."""
+        base = self.base_spec
+        changed = {k: v for k, v in values.items() if getattr(self.base, k) != v}
+        if not changed:
+            return base
+        text = ",".join(f"{k}={_storable(v) if not isinstance(v, bool) else str(v).lower()}"
+                        for k, v in changed.items())  # fmt: skip
+        return f"{base},{text}" if ":" in base else f"{base}:{text}"
+
+
+def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int, workers: int, batch_size: int
+                  ) -> dict[str, float]:  # fmt: skip
+    """Play one rule set's design lineups over matches ``start .. start+n-1``; the measures it is judged by.
+
+    Raises
+    ------
+    nines_sim.game.rules.RulesError
+        For an impossible combination of values.
+    TuneInterrupted
+        On Ctrl-C (nothing partial is returned).
+    """
+    rules = setup.rules(values)
+    out = run_design([DesignSet("trial", rules)], setup.design, n, setup.seed, workers, batch_size, setup.kinds,
+                     start=start)  # fmt: skip
+    if out.partial:
+        raise TuneInterrupted("interrupted")
+    frame = design_frame(out, measures=setup.measures)
+    return {m: float(frame.loc[frame["measure"] == m, "value"].iloc[0]) if (frame["measure"] == m).any() else math.nan
+            for m in setup.measures}  # fmt: skip
+
+
+def make_sampler(setup: RulesSetup, seed: int) -> Any:
+    """TPE for one objective, NSGA-II for several (Optuna's multi-objective sampler); both read the
+    constraints each trial sets (``Trial.set_constraint``)."""
+    import optuna
+
+    if len(setup.objectives) == 1:
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
+    return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
+
+
+def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
+    """The study ``name`` in ``storage``, created when missing; its setup must agree with ``setup``.
+
+    Raises
+    ------
+    TuneError
+        For a storage that cannot be opened, or a study of that name made for another search.
+    """
+    import optuna
+
+    from nines_sim.runs.tune import _storage, storage_lock
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    mine = setup.as_json()
+    with storage_lock(storage):
+        try:
+            study = optuna.create_study(study_name=name, storage=_storage(storage), load_if_exists=True,
+                                        directions=[o.direction for o in setup.objectives])  # fmt: skip
+        except TuneError:
+            raise
+        except Exception as exc:  # the storages' errors name the cause; their classes differ
+            raise TuneError(f"cannot open the storage {storage} ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0]})") from None  # fmt: skip
+        theirs = study.user_attrs.get("rules_setup")
+        if theirs is None:
+            study.set_user_attr("rules_setup", mine)
+            base = setup.baseline_values()
+            if all(d.low is None or d.low <= base[d.option] <= d.high for d in setup.space) and all(
+                not d.choices or base[d.option] in d.choices for d in setup.space
+            ):
+                study.enqueue_trial({k: _storable(v) for k, v in base.items()})
+    if theirs is not None and theirs != mine:
+        diff = [k for k in mine if theirs.get(k) != mine[k]]
+        raise TuneError(f"study {name!r} in {storage} was made for another search (it differs in "
+                        f"{', '.join(diff)}); choose another --study or --storage")  # fmt: skip
+    return study
+
+
+def search(
+    study: Any, setup: RulesSetup, n_trials: int, workers: int, batch_size: int,
+    on_trial: Callable[[Any], None] | None = None,
+) -> int:  # fmt: skip
+    """Run trials until the study holds ``n_trials`` finished ones; returns how many this call ran.
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C: the running trial is marked failed (:data:`nines_sim.runs.tune.STOPPED_BY_CTRL_C`) and played
+        again first on resumption.
+    TuneError
+        When every one of the first ``max(20, 2 * n_trials)`` rule sets proposed was impossible.
+    """
+    from optuna.trial import TrialState
+
+    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, _fail, finished
+
+    ran = impossible = 0
+    last = ""
+    study.sampler = make_sampler(setup, (setup.seed + len(study.trials)) % 2**32)
+    while len(finished(study)) < n_trials:
+        if impossible >= max(20, 2 * n_trials) and not ran:
+            raise TuneError(f"the last {impossible} proposed rule sets were all impossible ({last}); "
+                            "narrow --space")  # fmt: skip
+        trial = study.ask()
+        try:
+            values = {d.option: d.suggest(trial) for d in setup.space}
+            try:
+                got = measure_trial(setup, values, 0, setup.matches, workers, batch_size)
+            except RulesError as exc:  # an impossible combination: infeasible, not an error of the search
+                last = str(exc)
+                impossible += 1
+                _fail(study, trial, f"impossible rules ({exc})", replay=False)
+                continue
+        except (KeyboardInterrupt, TuneInterrupted):
+            _fail(study, trial, STOPPED_BY_CTRL_C, replay=True)
+            raise TuneInterrupted("interrupted") from None
+        for m, v in got.items():
+            trial.set_user_attr(m, v)
+        trial.set_user_attr("constraint", [c.violation(got[c.measure]) for c in setup.constraints])
+        for c in setup.constraints:
+            trial.set_constraint(c.text, c.violation(got[c.measure]))
+        scores = [o.score(got[o.measure]) for o in setup.objectives]
+        if any(math.isnan(s) for s in scores):
+            _fail(study, trial, "a measure could not be computed (no such matches)", replay=False)
+            continue
+        frozen = study.tell(trial, scores, state=TrialState.COMPLETE)
+        ran += 1
+        if on_trial:
+            on_trial(frozen)
+    return ran
+
+
+def trial_values(setup: RulesSetup, t: Any) -> dict[str, Any]:
+    """A finished trial's option values, typed as the rules take them."""
+    return {d.option: _typed(d.option, t.params[d.option]) for d in setup.space}
+
+
+def feasible(t: Any) -> bool:
+    return all(c <= 0 for c in t.user_attrs.get("constraint", []))
+
+
+def front(study: Any, setup: RulesSetup) -> list[Any]:
+    """The best feasible trial (one objective) or the feasible Pareto front (several), by trial number."""
+    done = [t for t in study.trials if t.state.name == "COMPLETE" and feasible(t)]
+    if not done:
+        return []
+    signs = [1 if o.direction == "minimize" else -1 for o in setup.objectives]
+    keyed = [(t, [s * v for s, v in zip(signs, t.values)]) for t in done]
+    if len(signs) == 1:
+        return [min(keyed, key=lambda kv: (kv[1][0], kv[0].number))[0]]
+
+    def dominated(a: list[float]) -> bool:
+        return any(all(x <= y for x, y in zip(b, a)) and b != a for _, b in keyed)
+
+    seen, out = set(), []
+    for t, k in sorted(keyed, key=lambda kv: kv[0].number):
+        if not dominated(k) and tuple(k) not in seen:
+            seen.add(tuple(k))
+            out.append(t)
+    return out
+
+
+def trials_frame(study: Any, setup: RulesSetup) -> pd.DataFrame:
+    """``trials.csv``: every trial's option values, measures, objective values, feasibility and note."""
+    import pandas as pd
+
+    rows = []
+    for t in study.trials:
+        row: dict[str, Any] = {"trial": t.number, "state": t.state.name.lower()}
+        row |= {d.option: t.params.get(d.option) for d in setup.space}
+        row |= {m: t.user_attrs.get(m, math.nan) for m in setup.measures}
+        for i, o in enumerate(setup.objectives):
+            row[f"objective_{o.label}"] = t.values[i] if t.values else math.nan
+        row["feasible"] = feasible(t) if t.state.name == "COMPLETE" else False
+        row["note"] = t.user_attrs.get("note") or (f"replays trial {t.user_attrs['replays']}"
+                                                    if "replays" in t.user_attrs else "")  # fmt: skip
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, batch_size: int) -> pd.DataFrame:
+    """The base rule set and each chosen trial's rules on ``n`` fresh matches, paired with the base.
+
+    Returns the :func:`nines_sim.runs.design.design_frame` of the measures judged (the base first, labelled
+    ``base``; trials labelled ``trial N``).
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C.
+    """
+    from nines_sim.runs.tune import VALIDATION_START
+
+    sets = [DesignSet("base", setup.base)]
+    for t in chosen:
+        rules = setup.rules(trial_values(setup, t))
+        if rules != setup.base:
+            sets.append(DesignSet(f"trial {t.number}", rules))
+    out = run_design(sets, setup.design, n, setup.seed, workers, batch_size, setup.kinds, start=VALIDATION_START)
+    if out.partial:
+        raise TuneInterrupted("interrupted")
+    return design_frame(out, measures=setup.measures)

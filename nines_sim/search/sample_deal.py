@@ -1,0 +1,333 @@
+"""The sampler's deal, compiled: the unseen cards of each game into the other hands and the stock.
+
+:func:`deal_samples` deals ``K`` samples of every game of a decision in one
+call of machine code (a numpy version cost more than the rollouts).  Per game it
+gets the unseen physical cards, which of them must be in a hand, and a weight
+per seat and face; per sample it
+
+1. picks the cards that go to the hands from the cards that may be in the
+   stock (weighted by how likely a hand holds each), and adds the cards that
+   must be in a hand,
+2. deals those cards to the other seats in seat order (weighted per seat; the
+   last seat dealt takes what is left),
+3. with two or more other seats dealt and some weight not 1, makes Metropolis
+   swaps of cards between those hands and the stock (:func:`_swap`), so that
+   every seat's hand follows its own weights whatever its place in the order
+   (steps 1 and 2 alone weigh the cards of the last seat by an average over the
+   seats, or not at all),
+4. shuffles what is left into the stock.
+
+The law aimed at gives a deal a probability proportional to the product, over
+the other hands' cards, of their seat's weight (draws as independent evidence
+on each card, as :func:`nines_sim.search.sampler.hand_weights` sets them).  Heads-up
+step 1 already weighs by the one other seat (sequential draws, close to that
+law), and step 3 is skipped, so heads-up samples are those of the first
+version.  With every weight 1 each step is a uniform choice: the deal is
+uniform among all deals that agree with the public sizes and with the cards
+that must be in a hand.  Weighted picks are sequential draws without replacement, each card
+with probability proportional to its weight.  Each sample draws its random
+words from the decision's stream with its own counters (those of step 3 under
+their own purpose), so it is the same in any batch or process.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nines_sim.engine.turn_loop import below, stream
+from nines_sim.game import rng
+from nines_sim.game.cards import N_FACES
+
+#: Random words one sample may use (its counters are ``k * WORDS + i``).
+WORDS = 1 << 10
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TO_UNIT32 = 1.0 / 4294967296.0  # 2**-32
+
+
+def purpose_word(purpose: int) -> np.uint64:
+    """A stream purpose as the kernel's premultiplied word (see :mod:`nines_sim.game.rng`)."""
+    return np.uint64((purpose * rng.PURPOSE) & rng.M64)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _unit(x):
+    return np.float64(x >> np.uint64(11)) * _TO_UNIT
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _pick(ids, lo, hi, w, uniform, x, total):
+    """Move a card drawn from ``ids[lo:hi]`` (probability ~ ``w[id % 52]``) to ``ids[lo]``.
+
+    ``total`` is the weight of ``ids[lo:hi]``; returns the weight of what is left.
+    """
+    if uniform:
+        j = lo + below(x, hi - lo)
+    else:
+        u = _unit(x) * total
+        j = hi - 1
+        acc = 0.0
+        for i in range(lo, hi):
+            acc += w[ids[i] % 52]
+            if u < acc:
+                j = i
+                break
+    t = ids[lo]
+    ids[lo] = ids[j]
+    ids[j] = t
+    return total - w[t % 52]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _weight(ids, lo, hi, w):
+    total = 0.0
+    for i in range(lo, hi):
+        total += w[ids[i] % 52]
+    return total
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR0913
+    """Metropolis swaps of two cards between holders (other seats, the stock) of one sample.
+
+    ``face[:H]`` are the hands' cards (seat ``holder[i]``), ``face[H:T]`` the
+    stock's (holder ``P``); ``wt[holder, face]`` is a card's weight at a holder
+    (a seat's own weight; in the stock 1, or 0 for a card that must be in a
+    hand).  Proposal ``p`` takes hand slot ``p % H`` and a slot drawn uniformly
+    from all ``T`` (a symmetric proposal); the two cards change holders with
+    probability ``min(1, ratio)`` of the deal's weight after and before, the
+    weight of a deal being the product of its cards' weights at their holders.
+    Each proposal keeps the law proportional to that weight, so the swaps only
+    move the deal towards it.  One random word per proposal: its high half picks
+    the slot, its low half accepts.
+    """
+    i = -1
+    for p in range(proposals):
+        i = i + 1 if i + 1 < H else 0
+        x = stream(key, purpose, ctr + p)
+        j = below(x, T)
+        hi = holder[i]
+        hj = holder[j]
+        if hi == hj:
+            continue
+        fi = face[i]
+        fj = face[j]
+        before = wt[hi, fi] * wt[hj, fj]
+        after = wt[hi, fj] * wt[hj, fi]
+        if after >= before or np.float64(x & _LOW32) * _TO_UNIT32 * before < after:
+            face[i] = fj
+            face[j] = fi
+
+
+@njit(cache=True, error_model="numpy")
+def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps):  # noqa: PLR0913
+    """Deal ``K`` samples of each of ``n`` games.
+
+    Parameters
+    ----------
+    base : numpy.ndarray
+        uint64, (n,): the decision's random word per game.
+    purpose : numpy.uint64
+        The stream purpose (:func:`purpose_word`).
+    K : int
+        Samples per game.
+    unseen : numpy.ndarray
+        int64, (n, 52): unseen copies of each face.
+    must_hand : numpy.ndarray
+        bool, (n, 52): unseen copies of the face are in some hand, not the stock.
+    weight : numpy.ndarray
+        float64, (n, P, 52): relative weight of a face in a seat's hand (1: nothing known).
+    sizes : numpy.ndarray
+        int64, (n, P): cards to deal to each seat (0 for the own seat).
+    stock_size : numpy.ndarray
+        int64, (n,).
+    hands : numpy.ndarray
+        uint64, (D, n K, P), zeros: filled with the dealt hands, count-coded.
+    stock : numpy.ndarray
+        int8, (n K, 52 D), zeros: filled with the stock, next card first.
+    swap_purpose : numpy.uint64
+        The stream purpose of step 3's swaps (:func:`purpose_word`).
+    sweeps : int
+        Swaps per sample in step 3: ``sweeps`` times the cards dealt to the other
+        hands (at most :data:`WORDS`); 0 skips step 3.
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, (n,): whether a game's cards that must be in a hand did not fit
+        the public sizes (that constraint was then dropped for the game).
+    """
+    n = base.shape[0]
+    P = sizes.shape[1]
+    D = hands.shape[0]
+    S = N_FACES * D
+    a_ids = np.empty(S, dtype=np.int64)
+    b_ids = np.empty(S, dtype=np.int64)
+    ids = np.empty(S, dtype=np.int64)
+    pool = np.empty(S, dtype=np.int64)
+    tmp = np.empty(S, dtype=np.int64)
+    q = np.empty(N_FACES, dtype=np.float64)
+    dropped = np.zeros(n, dtype=np.bool_)
+    holder = np.empty(S, dtype=np.int64)
+    face = np.empty(S, dtype=np.int64)
+    wt = np.empty((P + 1, N_FACES), dtype=np.float64)
+    for g in range(n):
+        na = 0
+        nb = 0
+        for f in range(N_FACES):
+            for c in range(unseen[g, f]):
+                if must_hand[g, f]:
+                    a_ids[na] = c * N_FACES + f
+                    na += 1
+                else:
+                    b_ids[nb] = c * N_FACES + f
+                    nb += 1
+        H = 0
+        for s in range(P):
+            H += sizes[g, s]
+        st_n = stock_size[g]
+        if na > H or nb < st_n:  # not a state any deal reaches (a hand-built position): drop the constraint
+            dropped[g] = True
+            for i in range(na):
+                b_ids[nb] = a_ids[i]
+                nb += 1
+            na = 0
+        uniform = True
+        for f in range(N_FACES):
+            tot = 0.0
+            for s in range(P):
+                if sizes[g, s] > 0:
+                    tot += sizes[g, s] * weight[g, s, f]
+                    if weight[g, s, f] != 1.0:
+                        uniform = False
+            q[f] = tot / H if H > 0 else 1.0
+        # heads-up, a stock card's weight takes two values: pick a class, then a card in it (no scan)
+        two = not uniform and nb > 0
+        qa = q[b_ids[0] % N_FACES] if nb > 0 else 1.0
+        qb = qa
+        if two:
+            for i in range(nb):
+                v = q[b_ids[i] % N_FACES]
+                if v != qa:
+                    if qb == qa:
+                        qb = v
+                    elif v != qb:
+                        two = False
+                        break
+        nh = 0
+        if two:
+            for i in range(nb):
+                if q[b_ids[i] % N_FACES] == qa:
+                    t = b_ids[nh]
+                    b_ids[nh] = b_ids[i]
+                    b_ids[i] = t
+                    nh += 1
+        last = -1
+        hidden = 0
+        lo = 0
+        for s in range(P):
+            if sizes[g, s] > 0:
+                last = s
+                hidden += 1
+                for i in range(lo, lo + sizes[g, s]):
+                    holder[i] = s
+                lo += sizes[g, s]
+        swaps = hidden > 1 and sweeps > 0
+        if swaps:  # step 3's holders of the stock's slots and weight of each face at each holder
+            for i in range(H, S):
+                holder[i] = P
+            for s in range(P):
+                for f in range(N_FACES):
+                    wt[s, f] = weight[g, s, f]
+            for f in range(N_FACES):
+                wt[P, f] = 1.0 if dropped[g] or not must_hand[g, f] else 0.0
+        for k in range(K):
+            r = g * K + k
+            ctr = k * WORDS
+            for i in range(nb):
+                ids[i] = b_ids[i]
+            for i in range(na):
+                pool[i] = a_ids[i]
+            # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
+            take = H - na
+            if two:
+                h0 = 0
+                l0 = nh
+                for i in range(take):
+                    rem_h = nh - h0
+                    rem_l = nb - l0
+                    x = stream(base[g], purpose, ctr)
+                    y = stream(base[g], purpose, ctr + 1)
+                    ctr += 2
+                    if _unit(x) * (rem_h * qa + rem_l * qb) < rem_h * qa:
+                        j = h0 + below(y, rem_h)
+                        pool[na + i] = ids[j]
+                        ids[j] = ids[h0]
+                        ids[h0] = pool[na + i]
+                        h0 += 1
+                    else:
+                        j = l0 + below(y, rem_l)
+                        pool[na + i] = ids[j]
+                        ids[j] = ids[l0]
+                        ids[l0] = pool[na + i]
+                        l0 += 1
+                m = 0
+                for i in range(h0, nh):
+                    tmp[m] = ids[i]
+                    m += 1
+                for i in range(l0, nb):
+                    tmp[m] = ids[i]
+                    m += 1
+                for i in range(m):
+                    ids[take + i] = tmp[i]
+            else:
+                total = 0.0 if uniform else _weight(ids, 0, nb, q)
+                for i in range(take):
+                    total = _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr), total)
+                    ctr += 1
+                for i in range(take):
+                    pool[na + i] = ids[i]
+            # 2. the hands, seat after seat; the last seat dealt to takes what is left
+            lo = 0
+            for s in range(P):
+                h = sizes[g, s]
+                if h == 0:
+                    continue
+                if s != last:
+                    total = 0.0 if uniform else _weight(pool, lo, H, weight[g, s])
+                    for i in range(lo, lo + h):
+                        total = _pick(pool, i, H, weight[g, s], uniform, stream(base[g], purpose, ctr), total)
+                        ctr += 1
+                lo += h
+            # 3. several hidden seats with evidence: swaps towards each seat's own weights
+            if swaps and not uniform:
+                for i in range(H):
+                    face[i] = pool[i] % N_FACES
+                for i in range(take, nb):
+                    face[H + i - take] = ids[i] % N_FACES
+                _swap(face, holder, H + nb - take, H, wt, base[g], swap_purpose, k * WORDS, min(sweeps * H, WORDS))
+                for i in range(H):
+                    pool[i] = face[i]
+                for i in range(take, nb):
+                    ids[i] = face[H + i - take]
+            lo = 0
+            for s in range(P):
+                h = sizes[g, s]
+                for i in range(lo, lo + h):
+                    f = pool[i] % N_FACES
+                    bit = np.uint64(1) << np.uint64(f)
+                    if D > 1 and hands[0, r, s] & bit:
+                        hands[1, r, s] |= bit
+                    else:
+                        hands[0, r, s] |= bit
+                lo += h
+            # 4. the stock: the rest, shuffled
+            for i in range(take, nb):
+                j = i + below(stream(base[g], purpose, ctr), nb - i)
+                ctr += 1
+                t = ids[i]
+                ids[i] = ids[j]
+                ids[j] = t
+                stock[r, i - take] = ids[i] % N_FACES
+    return dropped

@@ -1,0 +1,197 @@
+"""Sample the hidden cards: complete positions consistent with what one player may see.
+
+From an :class:`~nines_sim.strategy.base.Observation` only (the deciding player's
+hand and public information), :func:`sample_positions` deals the unseen cards
+(the deck less the own hand, the discard pile and its top card) into the other
+seats' hands, whose sizes are public, and the stock, whose size is public.
+Every sample is a pure function of the decision's random stream, so the same
+decision draws the same samples in any batch or process.
+
+What is public narrows the deal:
+
+- Reshuffles (T5).  The stock is empty when the pile is shuffled into it, so
+  after a reshuffle this hand the stock holds only cards that went through the
+  pile: a face never played this hand (``Observation.played``, the starter
+  included) that the player cannot see is in another hand, never in the stock
+  (:func:`must_be_in_hand`).  This is exact, not a guess, and always applied.
+- Draws (T1), optional (``infer``): a player who drew while suit ``s`` was
+  active held no card of suit ``s`` and no 9 at that moment.  Such cards may
+  have been drawn since, so they are made less likely in that hand, not
+  excluded (:func:`hand_weights`).  Each seat's hand follows its own draws,
+  whatever its place in the deal order: the deal's law is close to the one in
+  which a deal's probability is proportional to the product, over the other
+  hands' cards, of their seat's weight (see :mod:`nines_sim.search.sample_deal`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nines_sim.game import rng
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
+from nines_sim.search.position import PositionBatch
+from nines_sim.search.sample_deal import deal_samples, purpose_word
+from nines_sim.strategy.base import Observation
+
+ONE = np.uint64(1)
+#: Stream purposes of the sampler, under the decision root (see :mod:`nines_sim.game.rng`).
+SAMPLE_CARDS = 40
+SAMPLE_KEYS = 41
+SAMPLE_SWAPS = 42
+#: Sweeps of swaps over the hidden hands' cards that bring each seat's hand to its own weights
+#: when two or more hidden seats are dealt (:func:`nines_sim.search.sample_deal.deal_samples`, step 3).
+SWEEPS = 8
+
+
+def _count_words(words: list[np.ndarray]) -> np.ndarray:
+    """Copies of each face in count-coded words of shape (n,): int64, (n, 52)."""
+    bits = np.arange(N_FACES, dtype=np.uint64)
+    out = np.zeros((words[0].shape[0], N_FACES), dtype=np.int64)
+    for w in words:
+        out += ((w[:, None] >> bits) & ONE).astype(np.int64)
+    return out
+
+
+def must_be_in_hand(obs: Observation, unseen: np.ndarray) -> np.ndarray:
+    """Faces whose unseen copies are in another hand, not the stock (T5): bool, (n, 52).
+
+    After a reshuffle this hand, the stock holds only cards that went through
+    the discard pile; a face never played this hand never did.
+
+    Parameters
+    ----------
+    obs : Observation
+    unseen : numpy.ndarray
+        int64, (n, 52): copies of each face the player cannot see.
+    """
+    never_played = ((obs.played[:, None] >> np.arange(N_FACES, dtype=np.uint64)) & ONE) == 0
+    return (obs.public("reshuffles")[:, None] > 0) & never_played & (unseen > 0)
+
+
+def hand_weights(obs: Observation, infer: float) -> np.ndarray:
+    """Relative weight of each face in each seat's hand, from the draws each seat made (T1).
+
+    A seat that drew while suit ``s`` was active held no card of suit ``s`` and
+    no 9 then (a 9 is always legal, unless ``nine_on_nine`` is off).  Cards it
+    drew later may be such cards, so they get weight ``1 - infer`` rather than 0.
+
+    Parameters
+    ----------
+    obs : Observation
+    infer : float
+        0 (draws reveal nothing: every weight 1) to 1 (at least 0.001).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, (n, P, 52).
+    """
+    n, P = obs.n, obs.players
+    if infer <= 0:
+        return np.ones((n, P, N_FACES))
+    drew = obs.drew_on
+    held_none = ((drew[:, :, None] >> FACE_SUIT[None, None, :].astype(np.int64)) & 1) == 1
+    if obs.rules.nine_on_nine:
+        held_none |= (drew[:, :, None] != 0) & (FACE_RANK == NINE_RANK)[None, None, :]
+    return np.where(held_none, max(1.0 - infer, 1e-3), 1.0)
+
+
+def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float = 0.0) -> PositionBatch:
+    """``samples`` complete positions per game of an observation, at the deciding seat's turn.
+
+    Parameters
+    ----------
+    obs : Observation
+        Of ``n`` games; it must show the discard pile (:attr:`Observation.pile`).
+    samples : int
+        Positions per game, K >= 1.
+    salt : int
+        Picks an independent set of samples for the same decision (0..63).
+    infer : float
+        How much less likely a card is in a hand whose draws say it was not held then
+        (:func:`hand_weights`); 0: draws are ignored.
+
+    Returns
+    -------
+    PositionBatch
+        ``n * K`` positions, game-major (row ``g * K + k``).  The own seat's hand,
+        the discard pile, the top card, the sizes, the totals and the public
+        history are the observation's; the other hands and the stock are sampled;
+        ``seat`` is the deciding seat.  The card and decision keys of sample
+        ``k`` of a game are the same for every call with the same ``salt``
+        (common random numbers across candidate moves).
+
+    Raises
+    ------
+    ValueError
+        If the unseen cards do not fill the public hand sizes and stock size
+        (an observation that no deal could produce).
+    """
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, not {samples}")
+    rules = obs.rules
+    n, K, P, D = obs.n, samples, obs.players, rules.decks
+    S = N_FACES * D
+    R = n * K
+    g = np.repeat(np.arange(n), K)
+    k = np.tile(np.arange(K, dtype=np.uint64), n)
+    pile = obs.pile
+    known = _count_words(list(obs.hand)) + _count_words(pile)
+    known[np.arange(n), obs.top] += 1
+    unseen = D - known  # copies of each face not seen by the player, (n, 52)
+    if (unseen < 0).any():
+        raise ValueError("the observation shows a card more often than the decks hold")
+    if not np.array_equal(unseen.sum(axis=1), obs.hand_sizes.sum(axis=1) - obs.hand_sizes[np.arange(n), obs.seat]
+                          + obs.stock_size):  # fmt: skip
+        raise ValueError("the unseen cards do not match the public hand sizes and stock size")
+    sizes = obs.hand_sizes.copy()
+    sizes[np.arange(n), obs.seat] = 0  # the own hand is known
+    hands = np.zeros((D, R, P), dtype=np.uint64)
+    stock = np.zeros((R, S), dtype=np.int8)
+    base = obs.random(salt)
+    deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
+                 hand_weights(obs, infer), sizes, obs.stock_size.astype(np.int64), hands, stock,
+                 purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
+    seat = obs.seat[g]
+    for d in range(D):
+        hands[d][np.arange(R), seat] = obs.hand[d][g]
+    stock_size = obs.stock_size[g]
+
+    def pub(name: str) -> np.ndarray:
+        return obs.public(name)[g]
+
+    ctr = k * np.uint64(4)
+    a: dict[str, object] = {
+        "hands": [hands[d] for d in range(D)],
+        "under": [w[g] for w in pile],
+        "stock": stock,
+        "stock_pos": np.zeros(R, dtype=np.int64),
+        "stock_end": stock_size.astype(np.int64),
+        "top": obs.top[g],
+        "active": obs.active_suit[g],
+        "seat": seat,
+        "dealer": obs.dealer[g],
+        "dirbit": pub("dirbit").astype(np.int64),
+        "seats_mask": pub("seats_mask").astype(np.int64),
+        "n_in": obs.in_hand[g].sum(axis=1).astype(np.int64),
+        "totals": obs.totals[g],
+        "ncards": obs.hand_sizes[g],
+        "drew_on": obs.drew_on[g],
+        "played": obs.played[g],
+        "turn": pub("turn"),
+        "streak": pub("streak"),
+        "drawn": pub("drawn"),
+        "reshuffles": pub("reshuffles"),
+        "in_tb": pub("in_tb").astype(bool),
+        "hands_played": pub("hands_played"),
+        "tb_hands": pub("tb_hands"),
+        "hand_seq": pub("hands_played") + pub("tb_hands") + 1,
+        "nine_starter": np.zeros(R, dtype=bool),
+        "first_dealer": obs.dealer[g],
+        "match": np.arange(R, dtype=np.int64),
+        "hkey": rng.stream(base[g], SAMPLE_KEYS, ctr),
+        "dkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(1)),
+        "mkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(2)),
+        "dmkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(3)),
+    }
+    return PositionBatch(rules, a)

@@ -1,0 +1,403 @@
+"""One registry of strategies: the built-ins, installed plug-ins and specs by path.
+
+A strategy is found by
+
+- its ``name`` among the classes in the ``nines_sim.strategies`` package (built-ins),
+- its entry-point name among entry points of the group ``nines_sim.strategies``:
+  the entry-point name is the strategy's name, how it is called and shown,
+  whatever the class's own ``name`` says,
+- ``package.module:Class`` (the current folder is searched after the installed
+  packages) or ``path/to/file.py:Class``.
+
+An installed plug-in that does not import does not stop the others: it is
+skipped with a :class:`BrokenPluginWarning` naming its distribution, and is an
+error only when asked for by name.
+
+Any of these may carry parameter values (``expert:w_follow=2.5``,
+``file.py:Class:k=v``, ``expert@best.json``); :func:`resolve_spec` splits them
+off before the name is looked up (see :mod:`nines_sim.strategy.params`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import pkgutil
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from nines_sim.strategy import params as P
+from nines_sim.strategy.base import Strategy
+
+ENTRY_POINT_GROUP = "nines_sim.strategies"
+_USER_MODULE_PREFIX = "nines_user_"
+
+
+class StrategyNotFound(LookupError):
+    """A strategy spec that names nothing usable; the message says what is available."""
+
+
+class BrokenPluginWarning(UserWarning):
+    """An installed plug-in that cannot be used was skipped; the message names its distribution."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One entry point of the group ``nines_sim.strategies``.
+
+    Attributes
+    ----------
+    name : str
+        The entry-point name: the strategy's name.
+    value : str
+        What it points at, ``module:Class``.
+    dist : str
+        The distribution that declares it (the name to ``pip uninstall``), or "".
+    cls : type of Strategy or None
+        The class, or None where it is broken.
+    error : str
+        Why it is broken ("" where it is not).
+    """
+
+    name: str
+    value: str
+    dist: str
+    cls: type[Strategy] | None
+    error: str = ""
+
+    @property
+    def source(self) -> str:
+        return f"plugin {self.value}" + (f" from {self.dist}" if self.dist else "")
+
+    def broken_message(self) -> str:
+        fix = f"pip uninstall {self.dist}" if self.dist else f"remove its entry point {self.value}"
+        return f"the plug-in {self.name!r} ({self.value}) cannot be used: {self.error}; fix it or {fix}"
+
+
+_warned: set[tuple[str, str, str]] = set()
+
+
+def _classes_in(module) -> list[type[Strategy]]:  # noqa: ANN001
+    return [
+        c
+        for _, c in inspect.getmembers(module, inspect.isclass)
+        if issubclass(c, Strategy) and c is not Strategy and c.__module__ == module.__name__ and c.name
+    ]
+
+
+def builtin_classes() -> dict[str, type[Strategy]]:
+    """Every strategy class defined in the ``strategies`` package, by name.
+
+    The built-ins' compiled twins (``*_compiled`` modules) define no class and are not imported: they load numba,
+    which the turn loop imports them for.
+    """
+    import nines_sim.strategies as strategies
+
+    out: dict[str, type[Strategy]] = {}
+    for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
+        if info.name.endswith("_compiled"):
+            continue
+        module = importlib.import_module(f"nines_sim.strategies.{info.name}")
+        for c in _classes_in(module):
+            if c.name in out and out[c.name] is not c:
+                raise StrategyNotFound(f"two built-in strategies are named {c.name!r}")
+            out[c.name] = c
+    return out
+
+
+def plugins(warn: bool = False) -> list[Plugin]:
+    """Every entry point of the group, loaded; broken ones carry the reason.
+
+    Parameters
+    ----------
+    warn : bool
+        Issue a :class:`BrokenPluginWarning` (once per process) for each broken one.
+    """
+    builtins = builtin_classes()
+    out: list[Plugin] = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(getattr(ep, "dist", None), "name", None) or ""
+        try:
+            c = ep.load()
+            _check_class(c, ep.value)
+            if ep.name in builtins:
+                raise StrategyNotFound(f"its name clashes with the built-in {ep.name!r}")
+            error = ""
+        except Exception as exc:  # a broken plug-in must not hide the others
+            c, error = None, str(exc) if isinstance(exc, StrategyNotFound) else f"{type(exc).__name__}: {exc}"
+        if any(p.name == ep.name for p in out):
+            c, error = None, f"two installed plug-ins are named {ep.name!r}"
+        plugin = Plugin(ep.name, ep.value, dist, c, error)
+        out.append(plugin)
+        if error and warn and (plugin.name, plugin.value, dist) not in _warned:
+            _warned.add((plugin.name, plugin.value, dist))
+            warnings.warn(f"skipped {plugin.broken_message()}", BrokenPluginWarning, stacklevel=2)
+    return out
+
+
+def plugin_classes() -> dict[str, tuple[type[Strategy], str]]:
+    """Strategies of the working plug-ins, by entry-point name, with their source (broken ones are skipped)."""
+    return {p.name: (p.cls, p.source) for p in plugins(warn=True) if p.cls is not None}
+
+
+def available() -> list[tuple[str, type[Strategy], str]]:
+    """(name, class, source) of every usable strategy, built-ins first; broken plug-ins are skipped with a warning."""
+    rows = [(n, c, "built-in") for n, c in builtin_classes().items()]
+    rows += [(n, c, src) for n, (c, src) in plugin_classes().items()]
+    return rows
+
+
+def _check_class(c: object, spec: str) -> None:
+    if not (inspect.isclass(c) and issubclass(c, Strategy)):
+        raise StrategyNotFound(f"{spec} is not a Strategy subclass (subclass nines_sim.strategy.base.Strategy)")
+    if inspect.isabstract(c):
+        raise StrategyNotFound(f"{spec} does not implement play() and declare()")
+
+
+def user_module_name(path: str | os.PathLike) -> str:
+    """The module name a strategy file is imported under: the same in every process and every run.
+
+    Built from a digest of the file's resolved path (not ``hash()``, which changes from process to process):
+    numba's on-disk cache of a compiled strategy names the module its code came from, and a later run must
+    import the file under that name again.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The strategy file, as given (relative or absolute).
+
+    Returns
+    -------
+    str
+        ``nines_user_<file stem>_<16 hex digits>``.
+    """
+    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:16]
+    stem = re.sub(r"\W", "_", Path(path).stem)
+    return f"{_USER_MODULE_PREFIX}{stem}_{digest}"
+
+
+def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
+    """Import a strategy file under :func:`user_module_name`, its own folder importable while it loads.
+
+    As ``python path/to/file.py`` does, the file's folder comes first on ``sys.path`` while the file runs, so
+    that ``from helpers import x`` finds ``helpers.py`` beside it without PYTHONPATH; the folder is taken off
+    again afterwards (the helpers it imported stay loaded).  Each worker process, local or on Dask, loads the
+    file by its spec the same way.
+    """
+    path = Path(where)
+    if not path.is_file():
+        raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
+    mod_name = user_module_name(path)
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+    sys.modules[mod_name] = module
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
+    try:
+        module_spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        del sys.modules[mod_name]
+        raise StrategyNotFound(f"{where} does not import: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if folder in sys.path:  # the entry added above (the first one), even if the file changed sys.path
+            sys.path.remove(folder)
+    return module
+
+
+def _import_module(where: str):  # noqa: ANN202 - a module
+    # As ``python -m`` does, find modules of the current folder; after the installed ones, which they cannot shadow.
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+    try:
+        return importlib.import_module(where)
+    except Exception as exc:
+        raise StrategyNotFound(f"module {where!r} does not import: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_path(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
+def _find(spec: str) -> tuple[type[Strategy], str | None]:
+    """The class a spec names, and the name to show it under where that is not the class's own."""
+    if ":" in spec:
+        where, _, cls_name = spec.rpartition(":")
+        module = _load_file(where, spec) if _is_path(where) else _import_module(where)
+        c = getattr(module, cls_name, None)
+        if c is None:
+            raise StrategyNotFound(f"{where} has no class {cls_name!r}")
+        _check_class(c, spec)
+        return c, None
+    if _is_path(spec):
+        found = [c.__name__ for c in _classes_in(_load_file(spec, spec))]
+        listed = f"it defines {', '.join(found)}" if found else "it defines no Strategy subclass with a name"
+        raise StrategyNotFound(f"a strategy file needs a class name, as in {spec}:ClassName; {listed}")
+    builtins = builtin_classes()
+    if spec in builtins:
+        return builtins[spec], None
+    found_plugins = plugins(warn=True)
+    for p in found_plugins:
+        if p.name == spec:
+            if p.cls is None:
+                raise StrategyNotFound(p.broken_message())
+            return p.cls, (spec if p.cls.name != spec else None)
+    names = ", ".join([*builtins, *(p.name for p in found_plugins if p.cls is not None)])
+    raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
+
+
+def load_class(spec: str) -> type[Strategy]:
+    """The strategy class a spec names.
+
+    Raises
+    ------
+    StrategyNotFound
+        For an unknown name (listing the known ones), a broken plug-in asked for
+        by name, a module or file that does not import, a file without a class
+        name (listing its strategy classes), a missing class, or a class that is
+        not a strategy.
+    """
+    return _find(spec)[0]
+
+
+def spec_of(strategy: Strategy) -> str:
+    """How the CLI can find a strategy instance: its registered name, ``file.py:Class`` or ``module:Class``.
+
+    Falls back to the strategy's name for a class defined where no file holds it
+    (an interactive session).
+    """
+    cls = type(strategy)
+    if builtin_classes().get(strategy.name) is cls:
+        return strategy.name
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(_USER_MODULE_PREFIX) or cls.__module__ == "__main__":
+        path = getattr(module, "__file__", None)
+        return f"{path}:{cls.__qualname__}" if path else strategy.name
+    if module is not None and "<locals>" not in cls.__qualname__:
+        return f"{cls.__module__}:{cls.__qualname__}"
+    return strategy.name
+
+
+def describe_class(cls: type) -> str:
+    """Where a strategy class comes from, as a user would name it (a file path, not an internal module name)."""
+    module = sys.modules.get(cls.__module__)
+    if cls.__module__.startswith(_USER_MODULE_PREFIX) and getattr(module, "__file__", None):
+        return f"{module.__file__}:{cls.__qualname__}"
+    if cls.__module__.startswith("nines_sim.strategies.") and getattr(cls, "name", ""):
+        return f"the built-in {cls.name!r}"
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
+    """The class a spec names, its spec without values, and the values it carries (checked).
+
+    Raises
+    ------
+    StrategyNotFound
+        As :func:`load_class`, and for values that do not fit the class's
+        parameters or a parameter file that is missing, malformed or for another strategy.
+    """
+    return _resolve(spec)[:3]
+
+
+def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
+    """:func:`resolve_spec`, and the name to show the strategy under where that is not the class's own."""
+    base, inline, path = P.split_spec(spec)
+    try:
+        cls, shown = _find(base)
+    except StrategyNotFound:
+        head = base.rpartition(":")[0]
+        names = {n for n, _, _ in available()}
+        if head and head in names:  # 'expert:w_follow' is a value, not module:Class
+            raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
+        before_at = base.partition("@")[0]
+        if before_at in names:  # 'expert@best.json:w_follow', 'expert@x:y.json'
+            raise StrategyNotFound(
+                f"in {spec!r}, a parameter file is written {before_at}@file.json, "
+                f"and values to change in it {before_at}@file.json:key=value,key=value"
+            ) from None
+        raise
+    name = shown or cls.name or base
+    try:
+        return cls, base, P.check_values(cls, P.read_values(inline, path, name), name), shown
+    except P.ParamError as exc:
+        raise StrategyNotFound(str(exc)) from None
+
+
+def canonical_spec(spec: str) -> str:
+    """A spec with its values written inline and exact (a ``@file.json`` read once), for manifests and workers."""
+    _, base, values = resolve_spec(spec)
+    return P.spec_with(base, values)
+
+
+def make_lineup(specs: list) -> list[Strategy]:
+    """Strategy instances for a lineup of specs or instances; a repeated spec shares one instance."""
+    made: dict[str, Strategy] = {}
+    out: list[Strategy] = []
+    for s in specs:
+        if isinstance(s, Strategy):
+            out.append(s)
+            continue
+        if s not in made:
+            cls, _, values, shown = _resolve(s)
+            try:
+                made[s] = cls(**values)
+            except Exception as exc:
+                raise StrategyNotFound(
+                    f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
+                    f"give its __init__ defaults for every parameter"
+                ) from None
+            if shown is not None:
+                made[s].name = shown  # a plug-in is called and shown by its entry-point name
+        out.append(made[s])
+    by_name: dict[str, type] = {}
+    for st in out:
+        other = by_name.setdefault(st.name, type(st))
+        if other is not type(st):
+            raise StrategyNotFound(
+                f"two strategies are named {st.name!r} ({describe_class(other)} and {describe_class(type(st))}); "
+                f"give one a different name"
+            )
+    return out
+
+
+def hidden_card_players(specs: list) -> list[str]:
+    """The specs whose strategy sees hidden cards (classifier ``sees_hidden_cards``, e.g. ``clairvoyant``).
+
+    Such a strategy is not a fair player: tables and reports that include it say so.
+    Specs that do not resolve are skipped (they fail elsewhere, with their own message).
+    """
+    out = []
+    for s in specs:
+        try:
+            c = type(s) if isinstance(s, Strategy) else load_class(str(s))
+        except StrategyNotFound:
+            continue
+        if c.classifier.get("sees_hidden_cards") and str(s) not in out:
+            out.append(s.name if isinstance(s, Strategy) else str(s))
+    return out
+
+
+def hidden_card_note(specs: list) -> str | None:
+    """One sentence saying which strategies of a lineup see hidden cards, or None."""
+    names = hidden_card_players(specs)
+    if not names:
+        return None
+    return (
+        f"Not a fair comparison: {', '.join(names)} sees every hand and the stock (sees_hidden_cards); "
+        f"its results measure what hidden information is worth."
+    )
+
+
+def display_name(strategy: Strategy) -> str:
+    """The name a strategy is shown under."""
+    return strategy.label or type(strategy).__name__
