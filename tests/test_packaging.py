@@ -85,13 +85,14 @@ def _seed_compiled_code(installed: Path) -> None:
     from nines_sim.runs.simulate import simulate
 
     simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 4, seed=0)  # fills the cache
-    cache = installed / "__pycache__"
-    cache.mkdir(exist_ok=True)
-    for module in ("kernel", "compiled_strategy"):
+    for module in ("engine/turn_loop", "strategy/per_game_compiled"):
         src = ROOT / "nines_sim" / f"{module}.py"
+        dst = installed / f"{module}.py"
         st = src.stat()
-        os.utime(installed / src.name, ns=(st.st_atime_ns, st.st_mtime_ns))
-        for f in (ROOT / "nines_sim" / "__pycache__").glob(f"{module}.*.nb[ic]"):
+        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+        cache = dst.parent / "__pycache__"
+        cache.mkdir(exist_ok=True)
+        for f in (src.parent / "__pycache__").glob(f"{src.stem}.*.nb[ic]"):
             shutil.copy2(f, cache / f.name)
 
 

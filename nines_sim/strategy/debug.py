@@ -6,7 +6,8 @@ import inspect
 import traceback
 from pathlib import Path
 
-_PACKAGE = str(Path(__file__).resolve().parent)
+# the whole package (this module sits one folder down, in nines_sim/strategy/)
+_PACKAGE = str(Path(__file__).resolve().parents[1])
 
 
 def _ours(filename: str) -> bool:
