@@ -489,7 +489,8 @@ def test_short_labels_name_a_parameter_file_round_values_and_keep_a_lineup_disti
 
 def test_the_terminal_table_shows_short_labels() -> None:
     from nines_sim.game.rules import make_rules
-    from nines_sim.runs.tournament import plan_tournament, terminal_table
+    from nines_sim.runs.tournament import plan_tournament
+    from nines_sim.runs.tournament_tables import terminal_table
 
     given = [f"expert@{TUNED}", "random", "expert"]
     plan = plan_tournament("table", given, make_rules("classic", players=3))

@@ -214,7 +214,7 @@ def test_a_league_seats_the_schedule_and_rates_every_strategy(league_plan, tmp_p
     assert sorted(r.ratings["strategy"]) == sorted(league_plan.labels)
     assert (r.ratings["matches"] == 240).all()
     # the ratings' win rates are the summary's: the same matches, the same shares
-    from nines_sim.runs.tournament import summary_frame
+    from nines_sim.runs.tournament_tables import summary_frame
 
     s = summary_frame(league_plan, out).set_index("strategy")["win_rate"]
     assert np.allclose(r.ratings.set_index("strategy")["win_rate"].loc[s.index], s)

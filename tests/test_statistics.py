@@ -24,15 +24,8 @@ from nines_sim.results import stats
 from nines_sim.results.tally import SHARE_UNIT, Tally
 from nines_sim.runs import compare
 from nines_sim.runs.compare import CompareOutcome, comparison_frame, comparison_rows, paired_counts, rule_sets_from
-from nines_sim.runs.tournament import (
-    RunOutcome,
-    pairwise_frame,
-    pairwise_rows,
-    plan_tournament,
-    run_plan,
-    summary_frame,
-    terminal_table,
-)
+from nines_sim.runs.tournament import RunOutcome, plan_tournament, run_plan
+from nines_sim.runs.tournament_tables import pairwise_frame, pairwise_rows, summary_frame, terminal_table
 
 runner = CliRunner()
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]

@@ -145,7 +145,8 @@ def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
     url = f"sqlite:///{tmp_path / 's.db'}"
     study = T.open_study(url, "s", setup, create=True)
-    trial = T.claim(study, setup, 1, [])  # the baseline, claimed by a process that then dies without telling
+    # the baseline, claimed by a process that then dies without telling
+    trial = T.claim(study, setup, 1, [], T.make_sampler)
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
     trial.set_user_attr("process", f"{T._claimant().rpartition(':')[0]}:{ended.pid}")
@@ -163,10 +164,10 @@ def test_a_running_trial_of_a_live_process_is_waited_for_not_doubled(tmp_path):
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
     url = f"sqlite:///{tmp_path / 's.db'}"
     study = T.open_study(url, "s", setup, create=True)
-    trial = T.claim(study, setup, 1, [])
+    trial = T.claim(study, setup, 1, [], T.make_sampler)
     assert trial.suggest_int("shed_nine_at", 0, 4) == 2  # the baseline comes first
-    assert T.claim(study, setup, 1, []) == "wait"  # this process is alive: its trial is not taken
-    assert T.claim(study, setup, 2, []) != "wait"  # with room for another, another is claimed
+    assert T.claim(study, setup, 1, [], T.make_sampler) == "wait"  # this process is alive: its trial is not taken
+    assert T.claim(study, setup, 2, [], T.make_sampler) != "wait"  # with room for another, another is claimed
     assert [t.number for t in study.trials] == [0, 1]
 
 

@@ -173,7 +173,7 @@ class TournamentRun:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
         strategies that see hidden cards, the closing line, and for a partial run the matches kept."""
         from nines_sim.results.stats import too_small_to_rank
-        from nines_sim.runs.tournament import matches_per_game, summary_frame, terminal_table
+        from nines_sim.runs.tournament_tables import matches_per_game, summary_frame, terminal_table
         from nines_sim.strategy.registry import hidden_card_note
 
         plan, out, given = self.setup.plan, self.outcome, self.setup.specs_given
@@ -310,7 +310,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     from nines_sim.experiments.design import write_design
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
-    from nines_sim.runs.tournament import matches_per_game
+    from nines_sim.runs.tournament_tables import matches_per_game
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed

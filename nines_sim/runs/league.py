@@ -24,6 +24,7 @@ import pandas as pd
 from nines_sim.game.rules import Rules
 from nines_sim.results.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS, Ratings, finish_codes, order_data, rate
 from nines_sim.results.records import MatchResults
+from nines_sim.results.stats import too_small_to_rank
 from nines_sim.results.tally import Tally
 from nines_sim.runs import tournament as tour
 from nines_sim.runs.schedule import (
@@ -33,6 +34,7 @@ from nines_sim.runs.schedule import (
     groups_apart,
     league_schedule,
 )
+from nines_sim.runs.tournament_tables import matches_per_game
 
 
 def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, seed: int) -> tour.Plan:
@@ -176,7 +178,7 @@ def ratings_of(plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
     index = {s: i for i, s in enumerate(plan.strategies)}
     games = [(tuple(index[s] for s in g.lineup), dict(out.orders[g.key])) for g in plan.games]
     r = rate(order_data(games, len(plan.strategies)), plan.labels, seed)
-    if tour.too_small_to_rank(tour.matches_per_game(out), out.partial):
+    if too_small_to_rank(matches_per_game(out), out.partial):
         return unranked(r, plan)
     return r
 

@@ -20,9 +20,8 @@ import numpy as np
 
 from nines_sim import __version__
 from nines_sim.results.rounding import FLOAT_FORMAT
-from nines_sim.runs.tournament import (
-    Plan,
-    RunOutcome,
+from nines_sim.runs.tournament import Plan, RunOutcome
+from nines_sim.runs.tournament_tables import (
     distribution_frame,
     hands_frame,
     head_to_head_frame,

@@ -34,10 +34,8 @@ import math
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,17 +54,27 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: First match index of validation; trials play indices below ``matches / players``, far beneath it.
+from nines_sim.runs.study import (  # noqa: F401 - part of tune's interface
+    PROCESS_GONE,
+    STOPPED_BY_CTRL_C,
+    STORAGE_FORMS,
+    TuneError,
+    TuneInterrupted,
+    _claimant,
+    _fail,
+    _gone,
+    _storage,
+    claim,
+    finished,
+    open_study,
+    sampler_seed,
+    storage_file,
+    storage_lock,
+)
+
 VALIDATION_START = 1 << 40
 TRIAL_COLUMNS_END = ["win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note"]
 VALIDATION_COLUMNS = ["row", "spec", "matches", "win_rate", "low", "high", "p_value"]
-
-
-class TuneError(ValueError):
-    """A tuning run that cannot be set up as asked; the message (one line) says why."""
-
-
-class TuneInterrupted(RuntimeError):
-    """Ctrl-C stopped a trial; the finished trials are in the study's storage."""
 
 
 @dataclass(frozen=True)
@@ -333,237 +341,6 @@ def sampler_name(sampler: Any) -> str:
     return "CMA-ES" if type(sampler).__name__ == "CmaEsSampler" else "TPE"
 
 
-STORAGE_FORMS = "sqlite:///PATH, or journal:PATH (or a PATH ending in .log) for an Optuna journal file"
-
-
-def storage_file(url: str) -> tuple[str, Path]:
-    """The kind and file of a ``--storage`` value: ``("sqlite", PATH)`` or ``("journal", PATH)``.
-
-    ``sqlite:///PATH`` is an SQLite database (Optuna's RDBStorage); ``journal:PATH``, or a
-    path ending in ``.log``, is Optuna's JournalStorage over a JournalFileBackend, the storage
-    Optuna's documentation recommends for several processes on one machine (and, on a
-    shared file system with working locks, on several).
-
-    Raises
-    ------
-    TuneError
-        For any other form (a database server URL, ``:memory:``, an empty path).
-    """
-    for prefix, kind in (("sqlite:///", "sqlite"), ("journal:", "journal")):
-        if url.startswith(prefix):
-            rest = url[len(prefix) :]
-            if rest and rest != ":memory:":
-                return kind, Path(rest)
-            break
-    else:
-        if "://" not in url and url.endswith(".log"):
-            return "journal", Path(url)
-    raise TuneError(f"--storage must be {STORAGE_FORMS}, not {url!r}")
-
-
-@contextmanager
-def storage_lock(url: str | None) -> Iterator[None]:
-    """Hold an exclusive lock shared by every process using the storage ``url`` (none for None).
-
-    The lock is ``flock`` on ``PATH.tune-lock`` beside the storage's file; it is
-    released when the block ends or the process dies.  Under it a process creates
-    the storage's schema and the study, enqueues the baseline, claims a trial, and
-    writes a run folder, so that processes sharing a study never do these at once.
-    """
-    if url is None:
-        yield
-        return
-    import fcntl
-
-    _, path = storage_file(url)
-    try:
-        f = open(f"{path}.tune-lock", "a")  # noqa: SIM115 - closed below, after the unlock
-    except OSError as exc:
-        raise TuneError(f"cannot open the storage {url} ({exc.strerror or exc})") from None
-    with f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def _storage(url: str) -> Any:
-    import optuna
-
-    kind, path = storage_file(url)
-    if kind == "journal":
-        from optuna.storages.journal import JournalFileBackend
-
-        # Optuna reads a journal lazily and fails only on the first write after a bad line: check the first line
-        if path.is_file() and path.stat().st_size:
-            with path.open("rb") as f:
-                first = f.readline()
-            try:
-                ok = "op_code" in json.loads(first)
-            except (ValueError, TypeError):
-                ok = False
-            if not ok:
-                raise TuneError(f"cannot open the storage {url}: {path} is not an Optuna journal file")
-        return optuna.storages.JournalStorage(JournalFileBackend(str(path)))
-    # a writer waits up to a minute for another process's transaction instead of failing with 'database is locked'
-    return optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 60}})
-
-
-def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
-    """The study in ``storage``: loaded when it exists (its setup must agree), else created when ``create``.
-
-    Creating the schema and the study happens under :func:`storage_lock`, so that
-    processes started together on a new storage do not race to create them.
-
-    Raises
-    ------
-    TuneError
-        For a storage that cannot be opened, or a study of that name with another setup.
-    """
-    import optuna
-
-    # Optuna logs a trial stopped by Ctrl-C as a warning with a traceback; the command says it in one line
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    mine = setup.as_json()
-    with storage_lock(storage):
-        try:
-            st = _storage(storage)
-            names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
-            if name not in names and not create:
-                return None
-            study = optuna.create_study(
-                study_name=name,
-                storage=st,
-                direction="maximize",
-                pruner=optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1),
-                load_if_exists=True,
-            )
-            theirs = study.user_attrs.get("setup")
-            if theirs is None:
-                study.set_user_attr("setup", mine)
-        except TuneError:
-            raise
-        except Exception as exc:  # sqlalchemy's and the journal's errors name the cause; the class names differ
-            raise TuneError(
-                f"cannot open the storage {storage} ({type(exc).__name__}: {str(exc).splitlines()[0]})"
-            ) from None
-    if theirs is not None and theirs != mine:
-        diff = [k for k in mine if theirs.get(k) != mine[k]]
-        raise TuneError(
-            f"study {name!r} in {storage} was made for another strategy or table (it differs in "
-            f"{', '.join(diff) or 'everything'}); choose another --study or --storage"
-        )
-    return study
-
-
-def finished(study: Any) -> list[Any]:
-    """Trials that count towards ``--trials``: completed and pruned ones."""
-    from optuna.trial import TrialState
-
-    return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
-
-
-#: ``note`` of a trial stopped by Ctrl-C (a failed trial; it does not count towards ``--trials``).
-STOPPED_BY_CTRL_C = "stopped by Ctrl-C"
-#: ``note`` of a trial whose process ended without finishing it (killed, or the machine stopped).
-PROCESS_GONE = "its process ended before the trial finished"
-
-
-def _claimant() -> str:
-    import os
-    import socket
-
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _gone(claimant: str | None) -> bool:
-    """Whether the process that claimed a running trial is known to have ended (same machine only)."""
-    import os
-    import socket
-
-    if claimant is None:  # a trial left running by a version that did not record its process
-        return True
-    host, _, pid = claimant.rpartition(":")
-    if host != socket.gethostname():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except (OSError, ValueError):
-        return False
-    return False
-
-
-def _fail(study: Any, trial: Any, note: str, replay: bool) -> None:
-    """Mark a trial (an ``optuna.Trial`` or a running ``FrozenTrial``) failed, saying why in its ``note``.
-
-    With ``replay``, its values are enqueued to be played first by the next trial
-    (whose ``replays`` attribute names it), so that a stopped trial is not lost: the
-    baseline, stopped, is still played.
-    """
-    from optuna.trial import Trial, TrialState
-
-    if isinstance(trial, Trial):
-        trial.set_user_attr("note", note)
-        frozen = study.tell(trial, state=TrialState.FAIL)
-    else:  # another process's trial: there is no Trial object for it here
-        study._storage.set_trial_user_attr(trial._trial_id, "note", note)
-        frozen = study.tell(trial.number, state=TrialState.FAIL)
-    # a trial stopped before it drew its values holds them only as the enqueued ones (the baseline)
-    values = frozen.params or frozen.system_attrs.get("fixed_params")
-    if replay and values:
-        study.enqueue_trial(values, user_attrs={"replays": frozen.number})
-
-
-def sampler_seed(study: Any, setup: Setup) -> int:
-    """The seed of this process's sampler, drawn under :func:`storage_lock` at its first claim.
-
-    A fresh seed per process and resumption (the same seed would propose the same
-    first points again): ``--seed`` plus the trials the study holds, plus
-    ``k * 2**20`` where ``k`` counts the samplers made for the study before (kept
-    in the study), so that two processes started together, which see the same
-    trials, still sample differently.  The first process on a new study gets
-    ``--seed + 1``.
-    """
-    made = int(study.user_attrs.get("samplers_made", 0))
-    study.set_user_attr("samplers_made", made + 1)
-    return (setup.seed + len(study.trials) + made * 2**20) % 2**32
-
-
-def claim(study: Any, setup: Setup, n_trials: int, sampler: list) -> Any:
-    """Under :func:`storage_lock`: the next trial this process should run, or a reason not to.
-
-    Returns an ``optuna.Trial`` (the baseline first, enqueued once per study), ``"done"``
-    when the study holds ``n_trials`` finished trials, or ``"wait"`` when the trials still
-    missing are running in other processes.  A running trial whose process has ended on
-    this machine is marked failed (:data:`PROCESS_GONE`), so that another takes its place.
-    ``sampler`` holds this process's sampler once made (seeded by the trials the study
-    holds then, so that processes started together sample differently).
-    """
-    from optuna.trial import TrialState
-
-    trials = study.get_trials(deepcopy=False)
-    if not trials:
-        study.enqueue_trial({n: setup.baseline_values()[n] for n in setup.tuned})
-    done = sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
-    if done >= n_trials:
-        return "done"
-    running = [t for t in trials if t.state == TrialState.RUNNING]
-    for t in [t for t in running if _gone(t.user_attrs.get("process"))]:
-        _fail(study, t, PROCESS_GONE, replay=True)
-        running.remove(t)
-    if done + len(running) >= n_trials:
-        return "wait"
-    if not sampler:
-        sampler.append(make_sampler(setup, sampler_seed(study, setup)))
-    study.sampler = sampler[0]
-    trial = study.ask()
-    trial.set_user_attr("process", _claimant())
-    return trial
-
-
 def optimize(
     study: Any,
     setup: Setup,
@@ -625,7 +402,7 @@ def optimize(
     try:
         while True:
             with storage_lock(storage):
-                trial = claim(study, setup, n_trials, sampler)
+                trial = claim(study, setup, n_trials, sampler, make_sampler)
             if trial == "done":
                 return ran
             if trial == "wait":
