@@ -76,7 +76,10 @@ def prepare_dir(path: Path, force: bool) -> bool:
     if path.exists() and not path.is_dir():
         raise OutputExists(f"{path} exists and is not a folder; choose another --out")
     if path.exists() and any(path.iterdir()) and not force:
-        raise OutputExists(f"{path} already holds files; choose another --out or add --force to overwrite")
+        raise OutputExists(
+            f"{path} already holds files; choose another --out or add --force to overwrite"
+            " (in Python: out=..., force=True)"
+        )
     created = not path.exists()
     try:
         path.mkdir(parents=True, exist_ok=True)
