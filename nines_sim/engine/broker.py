@@ -228,9 +228,11 @@ class DecisionBroker:
             The seat's own hand (gathered now) and lazy views of public state only.
         """
         st = self.state
-        public = PublicState(
-            self.rules, self.legal_tab, under=st.under, **{name: getattr(st, name) for name in PublicState.ARRAYS}
-        )
+        arrays = {name: getattr(st, name) for name in PublicState.ARRAYS}
+        # a copy: the compiled engine keeps the decision keys in one array with the cards' keys, which no
+        # strategy may reach (a view's .base would lead there); B words per decision
+        arrays["dkey"] = np.array(arrays["dkey"])
+        public = PublicState(self.rules, self.legal_tab, under=st.under, **arrays)
         return Observation(public, idx, seats, kind, [w[idx, seats] for w in st.hands], legal)
 
     @staticmethod
