@@ -229,9 +229,7 @@ class DecisionBroker:
         """
         st = self.state
         arrays = {name: getattr(st, name) for name in PublicState.ARRAYS}
-        # a copy: the compiled engine keeps the decision keys in one array with the cards' keys, which no
-        # strategy may reach (a view's .base would lead there); B words per decision
-        arrays["dkey"] = np.array(arrays["dkey"])
+        arrays["dkey"] = np.array(arrays["dkey"])  # a copy: a view's .base would reach the cards' keys beside it
         public = PublicState(self.rules, self.legal_tab, under=st.under, **arrays)
         return Observation(public, idx, seats, kind, [w[idx, seats] for w in st.hands], legal)
 
