@@ -6,7 +6,7 @@ import inspect
 import traceback
 from pathlib import Path
 
-_PACKAGE = str(Path(__file__).resolve().parent)
+_PACKAGE = str(Path(__file__).resolve().parent.parent)  # the nines_sim folder (this module is in strategy/)
 
 
 def _ours(filename: str) -> bool:
