@@ -69,3 +69,13 @@ def ctrl_c_in_process(monkeypatch, when: Callable[[int, int], bool]) -> list[tup
 
     monkeypatch.setattr(progress.RunProgress, "__call__", hooked)
     return seen
+
+
+def built_ins_as_python_seats(monkeypatch) -> None:  # noqa: ANN001 - pytest's MonkeyPatch
+    """Make this process's engines ask every built-in strategy in Python, through the broker, instead of its
+    compiled twin: a batch of games then advances a turn at a time and matches finish out of index order (the
+    case a stopped run's kept block is about).  Results are the same as the compiled twins' (the twins are
+    checked move for move against the classes)."""
+    from nines_sim.engine import batch
+
+    monkeypatch.setattr(batch, "builtin_ids", lambda: {})

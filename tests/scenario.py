@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import RUNNING, BatchEngine
 from nines_sim.game.cards import N_FACES, SUIT_NAMES, faces_of, parse_card, words_of
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
+from tests.numpy_engine import RUNNING, BatchEngine
 
 
 def cards(text: str) -> list[int]:

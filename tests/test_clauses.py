@@ -7,12 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import BatchEngine, penalty_points
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import FULL_DECK, NINES, PENALTY_GROUPS, SUIT_NAMES, card_name, faces_of, parse_card
 from nines_sim.game.rules import make_rules
+from nines_sim.game.tables import penalty_points
 from nines_sim.results.records import BLOCKED, CAPPED
 from nines_sim.runs.simulate import simulate
 from nines_sim.strategy.registry import make_lineup
+from tests.position_seats import dealt
 from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
 
 C = make_rules("classic")
@@ -29,8 +31,7 @@ def names(faces: list[int]) -> list[str]:
 def test_C1_deck_has_52_distinct_cards_and_four_wild_nines():
     assert bin(FULL_DECK).count("1") == 52
     assert names(faces_of(NINES)) == ["9C", "9D", "9H", "9S"]
-    e = BatchEngine(C, make_lineup(["random"] * 4), seed=3, start=0, n_matches=20, batch_size=20)
-    e.start_run()
+    e, _ = dealt(C, make_lineup(["random"] * 4), seed=3, n=20)
     assert (e.card_counts() == 1).all()
 
 
@@ -76,29 +77,28 @@ def test_D3_dealer_passes_clockwise_each_hand():
 @pytest.mark.parametrize("players,size", [(2, 7), (3, 7), (4, 7), (5, 5), (6, 5)])
 def test_D4_D5_D7_deal_sizes_starter_stock_and_first_player(players, size):
     rules = make_rules("classic", players=players)
-    e = BatchEngine(rules, make_lineup(["random"] * players), seed=2, start=0, n_matches=5, batch_size=5, trace=True)
-    e.start_run()
+    e, trace = dealt(rules, make_lineup(["random"] * players), seed=2, n=5)
     assert (e.ncards == size).all()
     assert (e.stock_end == 52 - players * size - 1).all()  # D5: 4 players -> 28 + 1 + 23
     assert (e.card_counts() == 1).all()
     assert np.array_equal(e.seat, (e.dealer + 1) % players)  # D7
     for m in range(5):
-        deal = events(e, m)[0]
+        deal = trace[m][0]
         assert deal[0] == "deal" and all(len(h) == size for h in deal[3])
 
 
 def test_D5_four_players_28_1_23():
-    e = BatchEngine(C, make_lineup(["random"] * 4), seed=9, start=0, n_matches=1, batch_size=1)
-    e.start_run()
+    e, _ = dealt(C, make_lineup(["random"] * 4), seed=9, n=1)
     assert int(e.ncards.sum()) == 28 and int(e.stock_end[0]) == 23
 
 
 def test_D6_dealer_declares_at_a_nine_starter():
     res = None
-    e = BatchEngine(C, make_lineup(["suit-majority"] * 4), seed=1, start=0, n_matches=300, batch_size=300, trace=True)
+    e = CompiledEngine(C, make_lineup(["suit-majority"] * 4), seed=1, start=0, n_matches=300, trace=True)
     res = e.run()
     found = 0
-    for evs in e.trace.values():
+    for traced in e.trace.values():
+        evs = [x for x in traced if x[0] != "turn"]  # the moves only, not the turn markers
         for i, ev in enumerate(evs):
             if ev[0] == "deal" and ev[4] % 13 == 8:
                 found += 1

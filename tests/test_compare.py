@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.rules import make_rules
 from nines_sim.runs.compare import deals_coupled, rule_sets_from
 from nines_sim.runs.tournament import DEFAULT_LINEUP
@@ -21,8 +21,8 @@ LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
 
 
 def first_deals(preset: str, n: int = 30) -> list[tuple]:
-    e = BatchEngine(make_rules(preset), make_lineup(LINEUP), 17, 0, n, batch_size=n, trace=True)
-    e.start_run()
+    e = CompiledEngine(make_rules(preset), make_lineup(LINEUP), 17, 0, n, trace=True)
+    e.run()
     return [e.trace[m][0] for m in range(n)]
 
 

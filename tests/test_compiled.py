@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nines_sim.engine.batch import CompiledEngine, engine_class, make_engine, seat_ids
-from nines_sim.engine.numpy_engine import BatchEngine, IllegalMoveError
+from nines_sim.engine.batch import CompiledEngine, make_engine, seat_ids
+from nines_sim.engine.broker import IllegalMoveError
 from nines_sim.game.rules import PRESETS, RulesError, make_rules
 from nines_sim.results.records import HandRecords, MatchResults
 from nines_sim.strategies.expert import Expert
@@ -378,12 +378,11 @@ def test_an_illegal_move_from_a_plugin_names_the_match_to_replay():
         CompiledEngine(rules, [Cheat()] + make_lineup(["random"] * 3), 1, 0, 30, batch_size=8).run()
 
 
-def test_bulk_runs_use_the_compiled_engine_unless_told_otherwise(monkeypatch):
+def test_bulk_runs_use_the_compiled_engine_and_nines_engine_is_gone(monkeypatch):
     rules = make_rules("classic")
     lineup = make_lineup(["random"] * 4)
+    monkeypatch.setenv("NINES_ENGINE", "numpy")  # no longer read: the compiled engine is the only engine
     assert isinstance(make_engine(rules, lineup, 0, 0, 1), CompiledEngine)
-    monkeypatch.setenv("NINES_ENGINE", "numpy")
-    assert engine_class() is BatchEngine
 
 
 def test_the_compiled_engine_refuses_an_on_step_callback():

@@ -8,10 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.rules import PRESETS, make_rules
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation
 from nines_sim.strategy.registry import available, make_lineup
+from tests.interrupt import built_ins_as_python_seats
+from tests.position_seats import card_counts
 from tests.test_properties import PROPERTY_LINEUP, run_checked
 from tests.test_reproducibility import assert_same
 
@@ -21,8 +23,15 @@ NAMES = [n for n, c, _ in available() if not getattr(c, "settings", ())]
 
 
 def play(rules, name: str, n: int = 30, seed: int = 3):
-    lineup = make_lineup([name, "random", "random", "random"][: rules.players])
-    return BatchEngine(rules, lineup, seed, 0, n, batch_size=n).run()
+    """``n`` matches with the strategy's class asked in Python (through the broker), even for a built-in."""
+    return _python_seats(rules, make_lineup([name, "random", "random", "random"][: rules.players]), seed, n).run()
+
+
+def _python_seats(rules, lineup, seed: int, n: int) -> CompiledEngine:
+    """An engine asking every seat's class in Python: what a contract test patches or counts is what is asked."""
+    with pytest.MonkeyPatch.context() as mp:
+        built_ins_as_python_seats(mp)
+        return CompiledEngine(rules, lineup, seed, 0, n, batch_size=n)
 
 
 # tests/test_properties.py already runs the same check (run_checked: every offered set against an
@@ -85,7 +94,7 @@ def test_contract_classifier_pair_of_nines_is_honest(name, monkeypatch):
     moves: list[np.ndarray] = []
     original = strat.play
     monkeypatch.setattr(strat, "play", lambda obs: moves.append(np.asarray(original(obs))) or moves[-1])
-    BatchEngine(rules, [strat, *make_lineup(["random"] * 3)], 1, 0, 200, batch_size=200).run()
+    _python_seats(rules, [strat, *make_lineup(["random"] * 3)], 1, 200).run()
     played_pair = any((m == PAIR_OF_NINES).any() for m in moves)
     assert played_pair == cls.classifier["plays_pair_of_nines"]
 
@@ -94,7 +103,7 @@ PUBLIC = ("hand", "held", "pair_legal", "top", "active_suit", "hand_sizes", "tot
           "direction", "in_hand", "played", "drew_on")  # fmt: skip
 
 
-def snapshot(e: BatchEngine) -> dict:
+def snapshot(e: CompiledEngine) -> dict:
     idx = np.arange(e.B)
     obs = e.observe(idx, e.seat.copy(), DecisionKind.PLAY)
     out = {k: np.array(getattr(obs, k)).copy() for k in PUBLIC}
@@ -104,7 +113,7 @@ def snapshot(e: BatchEngine) -> dict:
 
 def test_an_observation_carries_no_hidden_information():
     rules = make_rules("classic")
-    e = BatchEngine(rules, make_lineup(["random"] * 4), 4, 0, 64, batch_size=64)
+    e = _python_seats(rules, make_lineup(["random"] * 4), 4, 64)  # 64 games a turn at a time
     e.start_run()
     for _ in range(5):
         e.advance()
@@ -126,7 +135,7 @@ def test_an_observation_carries_no_hidden_information():
         e.stock[b, pos:end] = rng.permutation(e.stock[b, pos:end])
         changed += 1
     assert changed > 30
-    assert (e.card_counts() == 1).all()
+    assert (card_counts(e) == 1).all()
     # and other deal keys: the cards of every match and hand come from other streams
     e.mkey[:] = rng.integers(0, 2**63, e.B, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
     e.hkey[:] = rng.integers(0, 2**63, e.B, dtype=np.int64).astype(np.uint64) * np.uint64(2)

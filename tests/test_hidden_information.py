@@ -15,7 +15,7 @@ import gc
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game import rng
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.base import DecisionKind, Observation, PublicState, Strategy
@@ -94,7 +94,7 @@ def _nine_starter_deals(trace: dict) -> list[tuple]:
 
 def _played_with_the_attacker():
     reader = DealReader()
-    e = BatchEngine(make_rules("classic"), [reader] * P, SEED, 0, MATCHES, batch_size=64, trace=True)
+    e = CompiledEngine(make_rules("classic"), [reader] * P, SEED, 0, MATCHES, batch_size=64, trace=True)
     e.run()
     return reader, _nine_starter_deals(e.trace)
 
@@ -147,7 +147,7 @@ def _reachable(root: object) -> list[object]:
 def test_an_observation_offers_its_fields_only():
     """No path from an observation leads to the engine, another seat's hand, the stock or a card key."""
     rules = make_rules("double-nines", players=4)
-    e = BatchEngine(rules, [Lowest()] * 4, SEED, 0, 32, batch_size=32)
+    e = CompiledEngine(rules, [Lowest()] * 4, SEED, 0, 32, batch_size=32)
     e.start_run()
     for _ in range(6):
         e.advance()
@@ -175,7 +175,7 @@ def test_an_observation_offers_its_fields_only():
 def test_an_observation_shows_its_rules_and_a_subset_of_its_games():
     """``rules`` and ``subset`` are public, so a search player needs no private attribute (issue 24)."""
     rules = make_rules("double-nines", players=4)
-    e = BatchEngine(rules, [Lowest()] * 4, SEED, 0, 32, batch_size=32)
+    e = CompiledEngine(rules, [Lowest()] * 4, SEED, 0, 32, batch_size=32)
     e.start_run()
     for _ in range(6):
         e.advance()

@@ -27,6 +27,7 @@ from nines_sim.results.ratings import (
 from nines_sim.runs.league import RatedOutcome, ratings_of, write_ratings
 from nines_sim.runs.schedule import league_schedule
 from nines_sim.runs.tournament import plan_tournament, play_games, run_plan
+from tests.interrupt import built_ins_as_python_seats
 
 runner = CliRunner()
 POOL = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
@@ -337,8 +338,8 @@ def test_tables_belongs_to_the_league_only(tmp_path):
 def test_a_stopped_chunk_counts_the_finishing_orders_of_exactly_the_matches_it_kept(monkeypatch):
     from nines_sim.runs.league import play_rated_games
 
-    # the numpy engine finishes matches out of index order, so a stop keeps a block below the first unfinished one
-    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    # Python seats finish matches out of index order, so a stop keeps a block below the first unfinished one
+    built_ins_as_python_seats(monkeypatch)
     rules = make_rules("classic").replace(players=3)
     games = ((rules, ("random", "hold-nines", "dump-faces")),)
     heard = []

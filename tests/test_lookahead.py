@@ -8,10 +8,11 @@ import pytest
 from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.runs.simulate import simulate
-from nines_sim.search.position import Position, PositionBatch, PositionEngine
+from nines_sim.search.position import Position, PositionBatch
 from nines_sim.strategies.lookahead import Clairvoyant, Lookahead, SettingError
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 from nines_sim.strategy.registry import load_class, make_lineup
+from tests.position_seats import PositionSeats
 
 R2 = make_rules("classic", players=2)
 
@@ -32,10 +33,10 @@ def decide(strategy, pos: Position, copies: int = 4) -> np.ndarray:
     """The strategy's play in ``copies`` games of one position, each with its own decision stream."""
     batch = PositionBatch.from_positions([pos] * copies)
     batch.arrays["dkey"] = np.arange(1, copies + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    eng = PositionEngine(batch, make_lineup([strategy, "expert"]))
+    eng = PositionSeats(batch, make_lineup([strategy, "expert"]))
     idx = np.arange(copies)
     legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
-    return eng._decide(DecisionKind.PLAY, idx, eng.seat.copy(), legal=legal)
+    return eng.decide(DecisionKind.PLAY, idx, eng.seat.copy(), legal=legal)
 
 
 def test_lookahead_keeps_the_nine_to_go_out_with():
@@ -110,13 +111,13 @@ def test_lookahead_declares_after_its_own_pair_as_after_a_pair(monkeypatch):
     pos = Position(rules, (mine, _cards("2C 3C")), tuple(rest), (), top, 2, seat=0, dealer=1, turn=6)
     batch = PositionBatch.from_positions([pos] * 2)
     batch.arrays["dkey"] = np.array([5, 6], dtype=np.uint64)
-    eng = PositionEngine(batch, [la, make_lineup(["expert"])[0]])
+    eng = PositionSeats(batch, [la, make_lineup(["expert"])[0]])
     idx, seats = np.arange(2), np.zeros(2, dtype=np.int64)
     legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
-    eng._decide(DecisionKind.PLAY, idx[:1], seats[:1], legal=legal[:1])  # game 0 plays a pair, game 1 does not
-    eng._decide(DecisionKind.DECLARE, idx, seats)
+    eng.decide(DecisionKind.PLAY, idx[:1], seats[:1], legal=legal[:1])  # game 0 plays a pair, game 1 does not
+    eng.decide(DecisionKind.DECLARE, idx, seats)
     assert asked[-1] == (DecisionKind.DECLARE, [True, False])
-    eng._decide(DecisionKind.DECLARE, idx, seats)  # a later declaration in the same turn is not after the pair
+    eng.decide(DecisionKind.DECLARE, idx, seats)  # a later declaration in the same turn is not after the pair
     assert asked[-1][0] == DecisionKind.DECLARE and not any(asked[-1][1] or [])
 
 
@@ -230,7 +231,7 @@ def test_a_nine_searched_with_a_suit_is_valued_as_the_engine_plays_the_nine_then
     rest = np.random.default_rng(1).permutation(rest).tolist()
     pos = Position(rules, (mine, tuple(rest[:5]), tuple(rest[5:9])), tuple(rest[9:]), (), top, int(top // 13),
                    seat=0, dealer=2, turn=3)  # fmt: skip
-    eng = PositionEngine(PositionBatch.from_positions([pos]), make_lineup(["expert"] * 3))
+    eng = PositionSeats(PositionBatch.from_positions([pos]), make_lineup(["expert"] * 3))
     idx = np.zeros(1, dtype=np.int64)
     obs = eng.observe(
         idx, eng.seat.copy(), DecisionKind.PLAY, eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
@@ -296,7 +297,7 @@ def test_near_end_scores_the_match_only_in_games_where_a_total_nears_the_target(
     positions = [
         position("KH 9S", "2C 3C", "7H").with_(totals=(t, 0)) for t in (near - 1, near, 5)
     ]  # the target is 100 (S2)
-    eng = PositionEngine(PositionBatch.from_positions(positions), [la, make_lineup(["expert"])[0]])
+    eng = PositionSeats(PositionBatch.from_positions(positions), [la, make_lineup(["expert"])[0]])
     idx = np.arange(3)
     legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
     la.play(eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY, legal))

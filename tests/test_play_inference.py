@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import legal_table
 from nines_sim.game.cards import parse_card
 from nines_sim.game.rules import make_rules
+from nines_sim.game.tables import legal_table
 from nines_sim.runs.simulate import simulate
 from nines_sim.search.play_inference import PlayMemory, play_weights, resample
 from nines_sim.search.position import Position, PositionBatch

@@ -2,9 +2,9 @@
 
 Each run is a fresh process (the fault was a module name that changed from process to process). The
 plug-in and its helper are written to a new folder per test, so their cache starts empty there whatever
-the state of the engine's own cache. Each run plays the same matches on both engines: the numpy engine
-compiles ``decide`` afresh in every process, the compiled engine uses the cache, so a stale cache shows
-as a disagreement.
+the state of the engine's own cache. Each run plays the same matches twice on the compiled engine: once
+with the plug-in as a Python seat, asked through the broker (``decide`` compiled afresh in every process),
+once as a compiled seat, which uses the cache, so a stale cache shows as a disagreement.
 """
 
 from __future__ import annotations
@@ -55,16 +55,21 @@ class LowestFirstCompiled(CompiledStrategy):
 # One run: which module the class came from, whether decide came from the cache, and the matches played.
 PROBE = """\
 import json, sys
+import numpy as np
+from nines_sim.engine import batch, turn_loop as K
 from nines_sim.engine.batch import CompiledEngine
 from nines_sim.strategy.per_game_compiled import compiled_function
-from nines_sim.engine.numpy_engine import BatchEngine
 from nines_sim.strategy.registry import make_lineup
 from nines_sim.game.rules import make_rules
 
 players = make_lineup([sys.argv[1], "random", "dump-faces"])
 rules = make_rules("classic", players=3)
 a = CompiledEngine(rules, players, 11, 0, 60).run()
-b = BatchEngine(rules, players, 11, 0, 60, batch_size=60).run()
+# the same class asked in Python, through the broker (its decide run as Python code, not the cached callback)
+ids = batch.seat_ids
+batch.seat_ids = lambda lineup: np.where(ids(lineup) == K.SID_USER, K.SID_PYTHON, ids(lineup))
+b = CompiledEngine(rules, players, 11, 0, 60, batch_size=60).run()
+batch.seat_ids = ids
 print(json.dumps({
     "module": type(players[0]).__module__,
     "from_cache": compiled_function(players[0]).cache_hits,

@@ -249,7 +249,7 @@ def test_a_strategy_returning_an_illegal_card_replays_to_the_position(tmp_path):
 
 
 def test_python_api_hint_names_the_strategy_as_the_cli_finds_it(tmp_path):
-    from nines_sim.engine.numpy_engine import StrategyError
+    from nines_sim.engine.broker import StrategyError
 
     f = tmp_path / "late.py"
     f.write_text(

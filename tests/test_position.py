@@ -5,36 +5,52 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.search.position import Position, PositionBatch, PositionError, play_out, positions_from_engine
 from nines_sim.strategy.registry import make_lineup
+from tests.interrupt import built_ins_as_python_seats
+from tests.position_seats import PositionSeats
 
 LINEUP = ["expert", "random", "dump-faces", "hold-nines"]
 
 
-def _engine_at(preset: str, seed: int, start: int, n: int, turns: int) -> BatchEngine:
+def _at(preset: str, seed: int, start: int, n: int, turns: int) -> tuple[list[CompiledEngine], PositionBatch, list]:
+    """Matches ``start .. start + n - 1``, each on a traced compiled engine paused at turn ``turns`` of its first
+    hand, and the positions there (no hand ends in the first turns of a fresh deal: hands hold 7+ cards)."""
     rules = make_rules(preset)
-    eng = BatchEngine(rules, make_lineup(LINEUP[: rules.players]), seed, start, n, batch_size=n)
-    eng.start_run()
-    for _ in range(turns):
-        eng.step()  # no hand ends in the first turns of a fresh deal (hands hold 7+ cards)
-    return eng
+    lineup = make_lineup(LINEUP[: rules.players])
+    engines = []
+    for m in range(start, start + n):
+        eng = CompiledEngine(rules, lineup, seed, m, 1, trace=True)
+        eng.stop_at(0, turns)
+        while eng.B and not eng.paused:
+            eng.advance()
+        assert eng.paused
+        engines.append(eng)
+    batch = PositionBatch.from_positions([positions_from_engine(e).position(0) for e in engines])
+    return engines, batch, lineup
+
+
+def _played_on(engines: list[CompiledEngine]) -> list:
+    """Each paused engine's match played on to its end: its results."""
+    out = []
+    for eng in engines:
+        while eng.B:
+            eng.advance()
+        out.append(eng.results())
+    return out
 
 
 @pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse"])
 def test_a_position_from_a_run_continues_as_the_run_did(preset):
-    eng = _engine_at(preset, seed=11, start=40, n=6, turns=5)
-    batch = positions_from_engine(eng)
+    engines, batch, lineup = _at(preset, seed=11, start=40, n=6, turns=5)
     # through the public Position form and back
     batch = PositionBatch.from_positions([batch.position(b) for b in range(batch.n)])
-    pen, share = play_out(batch, eng.lineup, to="match")
+    pen, share = play_out(batch, lineup, to="match")
     first_hand_of_run = []
-    while eng.B:
-        eng.advance()
-    res = eng.results()
-    for b, m in enumerate(range(40, 46)):
+    for b, (m, res) in enumerate(zip(range(40, 46), _played_on(engines), strict=True)):
         hr = res.hand_records
         first = hr.penalty[(hr.match == m) & (hr.hand == 0)][0]
         first_hand_of_run.append(first)
@@ -44,13 +60,11 @@ def test_a_position_from_a_run_continues_as_the_run_did(preset):
 
 
 def test_play_out_to_the_hand_end_gives_that_hands_penalties():
-    eng = _engine_at("classic", seed=5, start=0, n=8, turns=3)
-    pen, share = play_out(positions_from_engine(eng), eng.lineup, to="hand")
+    engines, batch, lineup = _at("classic", seed=5, start=0, n=8, turns=3)
+    pen, share = play_out(batch, lineup, to="hand")
     assert share is None
-    while eng.B:
-        eng.advance()
-    hr = eng.results().hand_records
-    for m in range(8):
+    for m, res in enumerate(_played_on(engines)):
+        hr = res.hand_records
         assert np.array_equal(pen[m], hr.penalty[(hr.match == m) & (hr.hand == 0)][0])
 
 
@@ -104,16 +118,17 @@ def test_a_nine_on_top_takes_any_declared_suit_but_not_five():
 
 @pytest.mark.parametrize("preset", ["classic", "hard-nines", "double-nines+skip-reverse"])
 @pytest.mark.parametrize("to", ["hand", "match"])
-def test_the_compiled_and_numpy_engines_play_positions_alike(preset, to):
-    eng = _engine_at(preset, seed=21, start=0, n=12, turns=4)
+def test_positions_play_out_alike_on_the_loop_alone_and_with_the_classes_asked_in_python(preset, to, monkeypatch):
+    _, batch, _ = _at(preset, seed=21, start=0, n=12, turns=4)
+    eng = PositionSeats(batch, [])
     lineup = make_lineup(["expert", "dump-faces", "hold-nines", "suit-majority"][: eng.P])
-    batch = positions_from_engine(eng)
     # force each game's lowest legal card, where the seat to move has one
     legal = np.array([int(eng.hands[0][b, eng.seat[b]]) & int(eng.legal_tab[eng.top[b] * 4 + eng.active[b]])
                       for b in range(eng.B)], dtype=object)  # fmt: skip
     force = np.array([(x & -x).bit_length() - 1 if x else -1 for x in legal], dtype=np.int64)
-    a = play_out(batch, lineup, to=to, force=force, engine="numpy")
-    b = play_out(batch, lineup, to=to, force=force, engine="compiled")
+    b = play_out(batch, lineup, to=to, force=force)  # the compiled twins, on the loop alone
+    built_ins_as_python_seats(monkeypatch)
+    a = play_out(batch, lineup, to=to, force=force)  # the classes, asked through the compiled engine's broker
     assert np.array_equal(a[0], b[0])
     if to == "match":
         assert np.array_equal(a[1], b[1])
@@ -121,18 +136,34 @@ def test_the_compiled_and_numpy_engines_play_positions_alike(preset, to):
 
 @pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse", "draw-until-playable"])
 @pytest.mark.parametrize("to", ["hand", "match"])
-def test_positions_with_python_seats_play_out_on_the_compiled_engine_as_on_the_numpy_one(preset, to):
+def test_positions_with_python_seats_play_out_alike_with_twins_or_classes_beside_them(preset, to, monkeypatch):
     from tests.det_strategies import HighestPair, Lowest
 
-    eng = _engine_at(preset, seed=5, start=0, n=12, turns=6)
+    _, batch, _ = _at(preset, seed=5, start=0, n=12, turns=6)
+    eng = PositionSeats(batch, [])
     lineup = [Lowest(), *make_lineup(["expert"]), HighestPair(), *make_lineup(["random"])][: eng.P]
-    batch = positions_from_engine(eng)
     legal = np.array([int(eng.hands[0][b, eng.seat[b]]) & int(eng.legal_tab[eng.top[b] * 4 + eng.active[b]])
                       for b in range(eng.B)], dtype=object)  # fmt: skip
     force = np.array([(x & -x).bit_length() - 1 if x else -1 for x in legal], dtype=np.int64)
-    for f in (None, force):
-        a = play_out(batch, lineup, to=to, force=f, engine="numpy")
-        b = play_out(batch, lineup, to=to, force=f, engine="compiled")
-        assert np.array_equal(a[0], b[0])
+    b = [play_out(batch, lineup, to=to, force=f) for f in (None, force)]  # built-ins as compiled twins
+    built_ins_as_python_seats(monkeypatch)
+    for f, b_f in zip((None, force), b):
+        a = play_out(batch, lineup, to=to, force=f)  # every seat asked in Python
+        assert np.array_equal(a[0], b_f[0])
         if to == "match":
-            assert np.array_equal(a[1], b[1])
+            assert np.array_equal(a[1], b_f[1])
+
+
+@pytest.mark.parametrize("to", ["hand", "match"])
+def test_positions_with_compiled_user_strategies_play_out_on_the_loop_as_their_batched_twins(to):
+    # compiled user strategies and built-ins without a Python seat: the loop alone plays them (the numpy engine
+    # used to), with the same results as the batched twin asked through the broker
+    from nines_sim.lowest_first import LowestFirst, LowestFirstCompiled
+
+    _, batch, _ = _at("classic", seed=3, start=0, n=10, turns=2)
+    compiled = make_lineup([LowestFirstCompiled(), "expert", LowestFirstCompiled(), "random"])
+    batched = make_lineup([LowestFirst(), "expert", LowestFirst(), "random"])
+    a, b = play_out(batch, compiled, to=to), play_out(batch, batched, to=to)
+    assert np.array_equal(a[0], b[0]) and a[0].sum() > 0
+    if to == "match":
+        assert np.array_equal(a[1], b[1])

@@ -12,11 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NINE_RANK, faces_of
 from nines_sim.game.rules import PRESETS, RulesError, make_rules
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
 from nines_sim.strategy.registry import make_lineup
+from tests.position_seats import card_counts
 
 
 def independent_legal(rules, held: int, n_cards: int, top: int, active: int) -> set[int]:
@@ -67,14 +68,14 @@ COMBOS = [(preset, p) for preset in PRESETS for p in range(2, 7)]
 PROPERTY_LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority", "random", "dump-faces"]
 
 
-def run_checked(rules, n_matches: int, seed: int, names: list[str]) -> tuple[BatchEngine, object]:
+def run_checked(rules, n_matches: int, seed: int, names: list[str]) -> tuple[CompiledEngine, object]:
     inner = make_lineup(names)
     cache: dict[int, Checked] = {}
     lineup = [cache.setdefault(id(s), Checked(s, rules)) for s in inner]
     last_totals = np.zeros((n_matches, rules.players), dtype=np.int64)
 
-    def check(e: BatchEngine) -> None:
-        counts = e.card_counts()
+    def check(e: CompiledEngine) -> None:
+        counts = card_counts(e)
         live = e.match >= 0
         assert (counts[live] == rules.decks).all(), "a card is in two places or none"
         assert (e.ncards[live] >= 0).all()
@@ -82,8 +83,13 @@ def run_checked(rules, n_matches: int, seed: int, names: list[str]) -> tuple[Bat
         assert (e.totals[live] >= last_totals[m]).all(), "a total fell"
         last_totals[m] = e.totals[live]
 
-    e = BatchEngine(rules, lineup, seed, 0, n_matches, batch_size=n_matches, on_step=check)
-    res = e.run()
+    # the Checked seats are Python seats: each advance plays every game to its next decision
+    e = CompiledEngine(rules, lineup, seed, 0, n_matches, batch_size=n_matches)
+    e.start_run()
+    while e.B:
+        e.advance()
+        check(e)
+    res = e.results()
     assert sum(c.checked for c in cache.values()) > 0
     return e, res
 

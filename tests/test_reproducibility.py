@@ -7,11 +7,12 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import BatchEngine
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.rules import make_rules
 from nines_sim.results.records import HandRecords, MatchResults
 from nines_sim.runs.simulate import simulate
 from nines_sim.strategy.registry import make_lineup
+from tests.interrupt import built_ins_as_python_seats
 
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]
 
@@ -73,26 +74,24 @@ def test_different_seeds_give_different_matches():
     assert not np.array_equal(a.totals, b.totals)
 
 
-class _LiveOnly(BatchEngine):
-    """An engine that records the match of every game a strategy is asked about."""
-
-    asked: list[np.ndarray]
-
-    def _decide(self, kind, idx, seats, legal=None, card=None):
-        self.asked.append(self.match[idx].copy())
-        return super()._decide(kind, idx, seats, legal, card)
-
-
 @pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse"])
-def test_no_decision_in_a_finished_match_at_any_batch_size(preset):
+def test_no_decision_in_a_finished_match_at_any_batch_size(preset, monkeypatch):
     """When the match range runs out, finished slots are masked: strategies are asked about live matches only."""
+    built_ins_as_python_seats(monkeypatch)  # the classes are asked, a batch of games at a time
     rules = make_rules(preset)
-    turns = set()
+    played = set()
     for batch in (4, 13, 30):
-        e = _LiveOnly(rules, make_lineup(LINEUP), 5, 10, 30, batch_size=batch)
-        e.asked = []
-        e.run()
-        asked = np.concatenate(e.asked)
-        assert asked.min() >= 10 and asked.max() < 40  # real matches of the range, never -1
-        turns.add(e.turns_done)
-    assert len(turns) == 1  # the turns counted are played turns, whatever the batch
+        e = CompiledEngine(rules, make_lineup(LINEUP), 5, 10, 30, batch_size=batch)
+        asked: list[np.ndarray] = []
+        decide = e.broker.decide
+
+        def recording(kind, idx, seats, legal=None, card=None, e=e, asked=asked, decide=decide):  # noqa: ANN001, ANN202
+            asked.append(e.match[idx].copy())
+            return decide(kind, idx, seats, legal=legal, card=card)
+
+        e.broker.decide = recording
+        res = e.run()
+        asked_matches = np.concatenate(asked)
+        assert asked_matches.min() >= 10 and asked_matches.max() < 40  # real matches of the range, never -1
+        played.add((int(res.hand_records.turns.sum()), res.totals.tobytes()))
+    assert len(played) == 1  # the turns played and the results, whatever the batch

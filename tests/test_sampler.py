@@ -10,21 +10,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nines_sim.engine.numpy_engine import BatchEngine, penalty_points
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import N_FACES, NINES
 from nines_sim.game.rules import make_rules
-from nines_sim.search.position import Position, PositionBatch, PositionEngine
+from nines_sim.game.tables import penalty_points
+from nines_sim.search.position import Position, PositionBatch, positions_from_engine
 from nines_sim.search.sampler import sample_positions
 from nines_sim.strategy.base import DecisionKind
 from nines_sim.strategy.registry import make_lineup
+from tests.position_seats import PositionSeats
+
+
+def _position_at(rules, lineup, seed: int, match: int, turns: int) -> PositionBatch:
+    """Match ``match``'s first hand at the start of turn ``turns``, or of an earlier turn where the hand ends first."""
+    while True:
+        eng = CompiledEngine(rules, lineup, seed, match, 1, trace=True)
+        eng.stop_at(0, turns)
+        while eng.B and not eng.paused:
+            eng.advance()
+        if eng.paused:
+            return positions_from_engine(eng)
+        turns //= 2
 
 
 def _observe_after(preset: str, seed: int, n: int, turns: int):
     rules = make_rules(preset)
-    eng = BatchEngine(rules, make_lineup(["expert"] * rules.players), seed, 0, n, batch_size=n)
-    eng.start_run()
-    for _ in range(turns):
-        eng.advance()
+    lineup = make_lineup(["expert"] * rules.players)
+    batches = [_position_at(rules, lineup, seed, m, turns) for m in range(n)]
+    eng = PositionSeats(PositionBatch.from_positions([b.position(0) for b in batches]), lineup)
     idx = np.arange(eng.B)
     return eng, eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY)
 
@@ -55,7 +68,7 @@ def test_samples_keep_the_own_hand_the_pile_and_every_public_size(preset, seed, 
         held += np.bitwise_count(a["hands"][d]).astype(np.int64)
     assert np.array_equal(held, obs.hand_sizes[g])
     # every physical card exactly once: so no sampled card repeats the own hand or the pile
-    pe = PositionEngine(batch, make_lineup(["expert"] * P))
+    pe = PositionSeats(batch, make_lineup(["expert"] * P))
     assert (pe.card_counts() == D).all()
 
 
@@ -185,7 +198,7 @@ def _drew_on_hearts(players: int, drawer: int) -> tuple[object, int]:
         rest = rest if s == drawer else rest[7:]
     drew = tuple(4 if s == drawer else 0 for s in range(players))  # bit 2: hearts
     pos = Position(rules, tuple(hands), tuple(rest), (), top, 2, seat=0, dealer=players - 1, drew_on=drew, turn=players)
-    eng = PositionEngine(PositionBatch.from_positions([pos]), make_lineup(["expert"] * players))
+    eng = PositionSeats(PositionBatch.from_positions([pos]), make_lineup(["expert"] * players))
     idx = np.zeros(1, dtype=np.int64)
     legal = eng.hands[0][idx, eng.seat] & eng.legal_tab[eng.top * 4 + eng.active]
     mask = sum(1 << f for f in flagged if f not in hands[0] and f != top)

@@ -21,7 +21,7 @@ from nines_sim.results.stats import MIN_MATCHES_TO_RANK
 from nines_sim.runs.pool import drive
 from nines_sim.runs.progress import WITH_ETA, WITHOUT_ETA, RunProgress
 from nines_sim.runs.ranges import cut, format_ranges, merge, parse_ranges
-from tests.interrupt import ctrl_c_in_process
+from tests.interrupt import built_ins_as_python_seats, ctrl_c_in_process
 
 runner = CliRunner()
 CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
@@ -98,10 +98,10 @@ def test_ranges_play_exactly_those_matches_with_their_numbers_in_a_whole_run(tmp
 
 
 def test_ctrl_c_in_a_tournament_keeps_the_finished_block_and_its_command_replays_it(tmp_path, monkeypatch):
-    # The numpy engine finishes matches out of index order, turn by turn, so a stop can come with matches
-    # finished above the first unfinished one: the case the kept block is about. The compiled engine
-    # finishes a table of built-ins in index order, a block of matches per advance.
-    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    # Python seats play a batch of matches a turn at a time, so matches finish out of index order and a stop can
+    # come with matches finished above the first unfinished one: the case the kept block is about. (A table of
+    # compiled built-ins finishes in index order, a block of matches per advance.)
+    built_ins_as_python_seats(monkeypatch)
     seen = ctrl_c_in_process(monkeypatch, lambda played, kept: kept > 0)
     d = tmp_path / "cc"
     r = invoke("tournament", "-n", "1500", "--batch-size", "100", "--workers", "1", "--save-matches", "--no-charts",
@@ -130,9 +130,9 @@ def test_ctrl_c_in_a_tournament_keeps_the_finished_block_and_its_command_replays
 
 
 def test_ctrl_c_before_any_match_finished_writes_nothing(tmp_path, monkeypatch):
-    # A comparison keeps the block of matches every rule set finished from the chunk's start: on the numpy
-    # engine matches finish out of order, so the first ones played leave that block empty.
-    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    # A comparison keeps the block of matches every rule set finished from the chunk's start: with Python seats
+    # matches finish out of order, so the first ones played leave that block empty.
+    built_ins_as_python_seats(monkeypatch)
     ctrl_c_in_process(monkeypatch, lambda played, kept: played > 0)
     d = tmp_path / "none"
     r = invoke("compare-rules", "--rules", "classic", "--rules", "hard-nines", "-n", "4000", "--batch-size", "4000",
@@ -147,7 +147,7 @@ def test_ctrl_c_before_anything_finished_leaves_an_old_run_folder_alone(tmp_path
     d = tmp_path / "old"
     assert invoke("tournament", "-n", "30", "--workers", "1", "--quiet", "--no-charts", "--out", str(d)).exit_code == 0
     before = {p.name: p.read_bytes() for p in d.iterdir()}
-    monkeypatch.setenv("NINES_ENGINE", "numpy")  # matches finish out of order: some played, none kept yet
+    built_ins_as_python_seats(monkeypatch)  # matches finish out of order: some played, none kept yet
     ctrl_c_in_process(monkeypatch, lambda played, kept: played > 0)
     r = invoke("tournament", "-n", "3000", "--batch-size", "3000", "--workers", "1", "--force", "--out", str(d))
     assert r.exit_code == 130 and "no results were written" in r.output, r.output
@@ -172,10 +172,10 @@ def test_a_comparison_stopped_after_its_first_chunk_keeps_it_whole_and_replays_i
 
 
 def test_a_comparison_stopped_inside_a_chunk_keeps_the_block_every_rule_set_finished(tmp_path, monkeypatch):
-    # One chunk of 2,400 matches, three rule sets in lockstep on the numpy engine (matches finish out of order,
-    # a turn per step): a Ctrl-C once a block is kept must keep that block under every rule set, not drop the
-    # chunk, and the block must equal the same matches played whole.
-    monkeypatch.setenv("NINES_ENGINE", "numpy")
+    # One chunk of 2,400 matches, three rule sets in lockstep with Python seats (matches finish out of order,
+    # a turn per advance): a Ctrl-C once a block is kept must keep that block under every rule set, not drop
+    # the chunk, and the block must equal the same matches played whole.
+    built_ins_as_python_seats(monkeypatch)
     seen = ctrl_c_in_process(monkeypatch, lambda played, kept: kept > 0)
     d = tmp_path / "sweep"
     r = invoke("compare-rules", "--sweep", "nine_penalty=10,25,40", "-n", "2400", "--chunk-size", "2400",

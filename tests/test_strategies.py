@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import BatchEngine, IllegalMoveError, StrategyError
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.engine.broker import IllegalMoveError, StrategyError
 from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.base import PAIR_OF_NINES, Strategy
@@ -179,7 +180,7 @@ class BadSuit(Strategy):
 )
 def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, err, what):
     rules = make_rules("classic")
-    e = BatchEngine(rules, [cls()] + make_lineup(["random"] * 3), seed=99, start=10, n_matches=40, batch_size=16)
+    e = CompiledEngine(rules, [cls()] + make_lineup(["random"] * 3), seed=99, start=10, n_matches=40, batch_size=16)
     with pytest.raises(err) as info:
         e.run()
     msg = str(info.value)

@@ -14,12 +14,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nines_sim.engine.numpy_engine import RUNNING, BatchEngine, penalty_points
+from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import FULL_DECK, NINE_RANK, NINES, SUIT_NAMES, card_name, parse_card, words_of
+from nines_sim.game.codes import RUNNING
 from nines_sim.game.rules import PRESETS, Rules, RulesError, make_rules
+from nines_sim.game.tables import penalty_points
 from nines_sim.runs.simulate import simulate
-from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.search.position import PositionBatch
+from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 from nines_sim.strategy.registry import make_lineup
+from tests.interrupt import built_ins_as_python_seats
+from tests.numpy_engine import BatchEngine
+from tests.position_seats import PositionSeats, card_counts, dealt
 from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
 
 
@@ -390,7 +396,7 @@ class _Recorder(Strategy):
 def test_V3_real_run_hands_start_clockwise_from_the_dealers_left_and_starter_has_no_power():
     rules = make_rules("skip-reverse")
     rec = _Recorder(rules)
-    BatchEngine(rules, [rec] * 4, seed=11, start=0, n_matches=150, batch_size=150).run()
+    CompiledEngine(rules, [rec] * 4, seed=11, start=0, n_matches=150, batch_size=150).run()
     t = rec.table()
     first = t[t[:, 7] == 1]  # first turn of a hand that is a play decision
     full = first[first[:, 8] == 1]
@@ -422,12 +428,12 @@ def _turns_from_trace(hand_events: list[tuple]) -> int:
 
 def test_V3_turn_count_excludes_skipped_players_and_ace_victims_real_run():
     rules = make_rules("skip-reverse")
-    e = BatchEngine(rules, make_lineup(["random"] * 4), seed=5, start=0, n_matches=30, batch_size=30, trace=True)
+    e = CompiledEngine(rules, make_lineup(["random"] * 4), seed=5, start=0, n_matches=30, trace=True)
     res = e.run()
     hr = res.hand_records
     checked = skips = 0
     for m in range(30):
-        ev = e.trace[m]
+        ev = [x for x in e.trace[m] if x[0] != "turn"]  # the moves only, not the turn markers
         starts = [i for i, x in enumerate(ev) if x[0] == "deal"]
         ends = [i for i, x in enumerate(ev) if x[0] == "end"]
         rows = np.flatnonzero(hr.match == m)
@@ -441,10 +447,9 @@ def test_V3_turn_count_excludes_skipped_players_and_ace_victims_real_run():
 
 # ---------------------------------------------------------------------------- V4
 @pytest.mark.parametrize("players", [4, 5, 6])
-def test_V4_double_nines_deck_has_104_cards_and_8_nines(players):
+def test_V4_double_nines_deck_has_104_cards_and_8_nines(players, monkeypatch):
     rules = make_rules("double-nines", players=players)
-    e = BatchEngine(rules, make_lineup(["random"] * players), seed=2, start=0, n_matches=20, batch_size=20)
-    e.start_run()
+    e, _ = dealt(rules, make_lineup(["random"] * players), seed=2, n=20)
     counts = e.card_counts()
     assert (counts == 2).all()
     assert (counts.sum(axis=1) == 104).all()
@@ -453,9 +458,11 @@ def test_V4_double_nines_deck_has_104_cards_and_8_nines(players):
     size = rules.hand_size()
     assert (e.ncards == size).all()
     assert (e.stock_end == 104 - players * size - 1).all()
+    built_ins_as_python_seats(monkeypatch)  # 20 games a decision at a time
+    e = CompiledEngine(rules, make_lineup(["random"] * players), seed=2, start=0, n_matches=20, batch_size=20)
     for _ in range(10):  # cards are conserved in play
         e.advance()
-    assert (e.card_counts() == 2).all()
+        assert (card_counts(e)[e.match >= 0] == 2).all()
 
 
 def test_V4_pair_offered_only_with_two_nines_in_hand():
@@ -562,8 +569,10 @@ def test_V4_two_identical_cards_are_two_physical_cards():
 def test_V4_uniform_random_strategy_counts_physical_cards():
     rules = make_rules("double-nines")
     n = 3000
-    e = BatchEngine(rules, make_lineup(["random"] * 4), seed=9, start=0, n_matches=n, batch_size=n)
-    e.start_run()
+    one, _ = dealt(rules, make_lineup(["random"] * 4), seed=9, n=1)
+    pos = PositionBatch.from_positions([one.position(0)] * n)
+    e = PositionSeats(pos, make_lineup(["random"] * 4))
+    e.dkey[:] = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)  # each game its own stream
     w = words_of(cards("5H 5H 6H"), 2)
     for d in range(2):
         e.hands[d][:, 0] = w[d]
@@ -571,9 +580,11 @@ def test_V4_uniform_random_strategy_counts_physical_cards():
     e.top[:] = c("7H")
     e.active[:] = suit("H")
     e.seat[:] = 0
-    e.advance()
-    share = float(np.mean(e.top == c("5H")))
-    assert np.isin(e.top, [c("5H"), c("6H")]).all()
+    idx = np.arange(n)
+    legal = e.hands[0][idx, 0] & e.legal_tab[e.top * 4 + e.active]
+    played = e.decide(DecisionKind.PLAY, idx, e.seat.copy(), legal=legal)  # random's play, asked once per game
+    share = float(np.mean(played == c("5H")))
+    assert np.isin(played, [c("5H"), c("6H")]).all()
     assert abs(share - 2 / 3) < 0.05, share
 
 
@@ -673,7 +684,7 @@ def test_V6_V4_pair_not_offered_on_a_nine_under_no_stacking():
 def test_V6_nine_starter_real_run(preset, stacking):
     rules = make_rules(preset)
     rec = _Recorder(rules)
-    BatchEngine(rules, [rec] * 4, seed=4, start=0, n_matches=150, batch_size=150).run()
+    CompiledEngine(rules, [rec] * 4, seed=4, start=0, n_matches=150, batch_size=150).run()
     t = rec.table()
     on_nine = t[t[:, 0] % 13 == NINE_RANK]
     starters = on_nine[on_nine[:, 7] == 1]  # first turn of a hand with a 9 starter
@@ -737,8 +748,7 @@ def test_D4_V7_hand_sizes_override_deals_that_many():
     for players, size in ((4, 5), (5, 4), (2, 5)):
         rules = make_rules("classic", players=players, hand_sizes=(5, 5, 5, 4, 4))
         assert rules.hand_size() == size
-        e = BatchEngine(rules, make_lineup(["random"] * players), seed=0, start=0, n_matches=10, batch_size=10)
-        e.start_run()
+        e, _ = dealt(rules, make_lineup(["random"] * players), seed=0, n=10)
         assert (e.ncards == size).all()
         assert (e.stock_end == 52 - players * size - 1).all()
         assert (e.card_counts() == 1).all()

@@ -36,7 +36,7 @@ def build_rules(spec: str, overrides: list[str] | None, players: int | None = No
 
 def run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
     """``fn()``; a strategy's failure as one ``Error:`` line, exit code 1."""
-    from nines_sim.engine.numpy_engine import IllegalMoveError, StrategyError
+    from nines_sim.engine.broker import IllegalMoveError, StrategyError
 
     try:
         return fn()
@@ -164,7 +164,7 @@ def run_errors() -> Iterator[None]:
         cluster_ = sys.modules.get("nines_sim.runs.cluster")
         if cluster_ is not None and isinstance(exc, cluster_.ClusterError):
             raise usage_error(str(exc)) from None
-        engine = sys.modules.get("nines_sim.engine.numpy_engine")
+        engine = sys.modules.get("nines_sim.engine.broker")
         if engine is not None and isinstance(exc, (engine.IllegalMoveError, engine.StrategyError)):
             echo_error(str(exc))
             raise typer.Exit(code=1) from None

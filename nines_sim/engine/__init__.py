@@ -21,7 +21,9 @@ from typing import Any
 # a submodule's name is never looked up in the re-exported module: the import system imports the submodule
 _OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
 
-_FORMER = ("nines_sim.engine.broker", "nines_sim.engine.numpy_engine")
+#: where the names the module ``nines_sim.engine`` held before it became this package live now (its
+#: ``BatchEngine``, the numpy engine, is retired: the compiled engine is :mod:`~nines_sim.engine.batch`)
+_FORMER = ("nines_sim.engine.broker", "nines_sim.game.tables", "nines_sim.game.codes")
 
 
 def __getattr__(name: str) -> Any:

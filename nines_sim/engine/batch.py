@@ -9,13 +9,11 @@ seat's decision, the strategy decides for all waiting games at once through the
 usual :class:`~nines_sim.strategy.base.Observation`, and the kernel resumes them.
 
 numba is required.  Decisions of Python seats go through :class:`~nines_sim.engine.broker.DecisionBroker`.
-:func:`make_engine` gives the engine of a bulk run (``NINES_ENGINE=numpy`` still picks the retiring numpy
-``BatchEngine``, which a few tests of stopping use for its out-of-order finishing).
+:func:`make_engine` gives the engine of a bulk run.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from functools import cache
@@ -24,10 +22,10 @@ import numpy as np
 
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
-from nines_sim.engine.numpy_engine import BatchEngine, legal_table, next_seat_table
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
+from nines_sim.game.tables import legal_table, next_seat_table
 from nines_sim.results.records import HandRecords, MatchResults
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
@@ -82,7 +80,7 @@ def plays_builtin(strategy: Strategy) -> bool:
 
 def plays_compiled(lineup: Sequence[Strategy]) -> bool:
     """Whether a bulk run of this lineup plays every seat inside the compiled loop (no Python seat, no batch)."""
-    return engine_class() is CompiledEngine and bool((seat_ids(lineup) != K.SID_PYTHON).all())
+    return bool((seat_ids(lineup) != K.SID_PYTHON).all())
 
 
 def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
@@ -156,10 +154,10 @@ class CompiledEngine:
         n_matches: int,
         batch_size: int = 8192,
         trace: bool = False,
-        on_step=None,  # noqa: ANN001 - same signature as BatchEngine
+        on_step=None,  # noqa: ANN001 - kept for callers that pass None
         specs: Sequence[str] | None = None,
         harvested: bool = False,
-        hint=None,  # noqa: ANN001 - as BatchEngine's
+        hint=None,  # noqa: ANN001 - Callable[[int], str], see nines_sim.engine.broker.Hint
     ):
         if on_step is not None:
             raise ValueError("the compiled engine calls no on_step")
@@ -493,13 +491,6 @@ def _select(h: HandRecords, mask: np.ndarray) -> HandRecords:
     return HandRecords(**{f.name: getattr(h, f.name)[mask] for f in fields(HandRecords)})
 
 
-def engine_class() -> type[BatchEngine] | type[CompiledEngine]:
-    """The engine bulk runs use: compiled, unless ``NINES_ENGINE=numpy`` (the retiring numpy engine, for tests)."""
-    if os.environ.get("NINES_ENGINE", "").lower() == "numpy":
-        return BatchEngine
-    return CompiledEngine
-
-
 def make_engine(
     rules: Rules,
     lineup: Sequence[Strategy],
@@ -509,14 +500,12 @@ def make_engine(
     batch_size: int = 8192,
     specs: Sequence[str] | None = None,
     harvested: bool = False,
-) -> BatchEngine | CompiledEngine:
-    """An engine for a bulk run (no trace): see :func:`engine_class`.
+) -> CompiledEngine:
+    """An engine for a bulk run (no trace).
 
     ``harvested``: the caller takes finished matches with ``harvest()`` as it goes (see :class:`CompiledEngine`).
     """
-    cls = engine_class()
-    kw = {"harvested": harvested} if cls is CompiledEngine else {}
-    return cls(rules, lineup, seed, start, n_matches, batch_size, specs=specs, **kw)
+    return CompiledEngine(rules, lineup, seed, start, n_matches, batch_size, specs=specs, harvested=harvested)
 
 
 def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules, Sequence]] = ()) -> bool:
@@ -541,12 +530,12 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     Returns
     -------
     bool
-        Whether the kernel was loaded here (False for the numpy engine or a start method other than fork).
+        Whether the kernel was loaded here (False for a start method other than fork).
     """
     import multiprocessing
 
     method = start_method or multiprocessing.get_start_method(allow_none=False)
-    if method != "fork" or engine_class() is not CompiledEngine:
+    if method != "fork":
         return False
     from nines_sim.results.tally import Tally
     from nines_sim.strategies.expert import Expert

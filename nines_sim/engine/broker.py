@@ -228,9 +228,9 @@ class DecisionBroker:
             The seat's own hand (gathered now) and lazy views of public state only.
         """
         st = self.state
-        public = PublicState(
-            self.rules, self.legal_tab, under=st.under, **{name: getattr(st, name) for name in PublicState.ARRAYS}
-        )
+        arrays = {name: getattr(st, name) for name in PublicState.ARRAYS}
+        arrays["dkey"] = np.array(arrays["dkey"])  # a copy: a view's .base would reach the cards' keys beside it
+        public = PublicState(self.rules, self.legal_tab, under=st.under, **arrays)
         return Observation(public, idx, seats, kind, [w[idx, seats] for w in st.hands], legal)
 
     @staticmethod

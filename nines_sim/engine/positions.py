@@ -5,8 +5,8 @@ loaded into slots and run with no new matches to start.  To stop at the end of
 the hand, the slots run under the same rules with a match of one fixed hand
 (the hand is played exactly as under the real rules; only what follows it
 differs).  A forced first move enters at the kernel's apply phase, as a Python
-seat's answer would.  Results equal :func:`nines_sim.search.position.play_out` on the
-numpy engine (tested).
+seat's answer would.  A position taken from a run plays on as the run did
+(``tests/test_position.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from functools import lru_cache
 import numpy as np
 
 from nines_sim.engine import turn_loop as K
-from nines_sim.engine.numpy_engine import legal_table, next_seat_table
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
+from nines_sim.game.tables import legal_table, next_seat_table
 from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import Strategy
 
@@ -27,11 +27,11 @@ RECORDS = 1 << 14
 
 
 def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
-    """Kernel ids of the lineup's seats, or None where a seat has no compiled twin."""
+    """Kernel ids of the lineup's seats, or None where a seat is a Python seat (decides outside the loop)."""
     from nines_sim.engine.batch import seat_ids
 
     ids = seat_ids(lineup)
-    if (ids == K.SID_PYTHON).any() or (ids == K.SID_USER).any():
+    if (ids == K.SID_PYTHON).any():
         return None
     return ids
 
@@ -69,6 +69,11 @@ def play_out_kernel(
     rules = batch.rules
     B, P = batch.n, rules.players
     rp, legal_tab, next_tab, work, fs = _tables(rules, to)
+    if (np.asarray(sids) == K.SID_USER).any():  # compiled user strategies: their own callbacks
+        from nines_sim.strategy.per_game_compiled import compiled_function
+
+        user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, sids)]
+        fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
     slots = slot_state(batch, to, force, consume)
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)
@@ -108,7 +113,12 @@ def play_out_kernel(
             mcount[0] = 0
         if code == K.DONE:
             break
-        if code != K.BUFFER_FULL:  # pragma: no cover - built-ins never answer illegally
+        if code == K.ILLEGAL:
+            from nines_sim.engine.broker import IllegalMoveError
+
+            seat = int(slots.st[np.flatnonzero(slots.st[:, K.S_WAITING] == 2)[0], K.S_WAIT_SEAT])
+            raise IllegalMoveError(f"strategy {lineup[seat].name!r} returned an illegal answer in a play-out")
+        if code != K.BUFFER_FULL:  # pragma: no cover - no other stop
             raise RuntimeError(f"the kernel stopped with code {code}")
     return pen, share
 

@@ -267,7 +267,7 @@ def play_tournament(
         If ``out`` holds files (without ``force``) or cannot be written.
     nines_sim.runs.cluster.ClusterError
         If the Dask cluster cannot be used.
-    nines_sim.engine.numpy_engine.IllegalMoveError, nines_sim.engine.numpy_engine.StrategyError
+    nines_sim.engine.broker.IllegalMoveError, nines_sim.engine.broker.StrategyError
         If a strategy fails or plays an illegal move (the folder is left as it was).
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nines_sim.engine.batch import CompiledEngine
+from nines_sim.engine.broker import IllegalMoveError, StrategyError
 from nines_sim.engine.events import without_open_turn
-from nines_sim.engine.numpy_engine import IllegalMoveError, StrategyError
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy

@@ -1,6 +1,6 @@
 """Per-match and per-hand results of a simulation, and how they merge.
 
-Produced by :mod:`nines_sim.engine.numpy_engine` and consumed by aggregation and reports.
+Produced by :mod:`nines_sim.engine.batch` and consumed by aggregation and reports.
 Arrays are ordered by match index (and hand number), so results do not depend
 on the batch size or the number of worker processes that produced them.
 """

@@ -144,7 +144,7 @@ def simulate(
     ------
     ValueError
         For a lineup of the wrong length or non-positive sizes.
-    nines_sim.engine.numpy_engine.IllegalMoveError, nines_sim.engine.numpy_engine.StrategyError
+    nines_sim.engine.broker.IllegalMoveError, nines_sim.engine.broker.StrategyError
         When a strategy misbehaves.
     KeyboardInterrupt
         When Ctrl-C stopped the run (within a step of each engine; nothing partial is returned).

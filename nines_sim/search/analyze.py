@@ -13,18 +13,18 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.engine.batch import CompiledEngine
-from nines_sim.engine.broker import DecisionBroker
-from nines_sim.engine.numpy_engine import legal_table
 from nines_sim.game.cards import N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, parse_card
 from nines_sim.game.rules import Rules
-from nines_sim.search.pimc import candidates, evaluate
 from nines_sim.search.position import Position, PositionBatch, PositionError, positions_from_engine
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Strategy
 from nines_sim.strategy.registry import builtin_classes, make_lineup, resolve_spec
+
+if TYPE_CHECKING:
+    from nines_sim.engine.broker import DecisionBroker
 
 
 @dataclass
@@ -49,6 +49,8 @@ def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: 
     PositionError
         If the match ends before that hand or that hand before that turn.
     """
+    from nines_sim.engine.batch import CompiledEngine  # the engine loads only once a position is asked for
+
     eng = CompiledEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True)
     eng.stop_at(hand, turn)
     while eng.B and not eng.paused:
@@ -182,8 +184,10 @@ def analyze(
     if legal[0] == 0:
         raise PositionError("the seat to move holds no legal card: it draws (T1, T4), there is no play to analyse")
     obs = here.observe(idx, seats, DecisionKind.PLAY, legal)
+    from nines_sim.search.pimc import candidates, evaluate  # compiled: loaded once a position is checked
+    from nines_sim.search.sampler import sample_positions
+
     moves = candidates(obs)
-    from nines_sim.search.sampler import sample_positions  # compiled: loaded once a position is checked
 
     est = evaluate(obs, sample_positions(obs, samples, salt=5, infer=infer), moves, pol, outcome)
     ok = moves[0] >= 0
@@ -204,6 +208,9 @@ def analyze(
 
 def _broker(batch: PositionBatch, strategy: Strategy) -> DecisionBroker:
     """A decision broker that asks ``strategy`` (at every seat) about the positions of ``batch`` as they stand."""
+    from nines_sim.engine.broker import DecisionBroker
+    from nines_sim.game.tables import legal_table
+
     state = SimpleNamespace(**batch.arrays)  # the per-slot arrays, by the engine's names
     return DecisionBroker(batch.rules, [strategy] * batch.rules.players, 0, state, legal_table(batch.rules))
 

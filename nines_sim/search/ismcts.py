@@ -46,9 +46,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import legal_table, next_seat_table
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
+from nines_sim.game.tables import legal_table, next_seat_table
 from nines_sim.search.pimc import _apply, candidates
 from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy

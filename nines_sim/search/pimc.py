@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import next_seat_table
 from nines_sim.game.cards import NINE_RANK
+from nines_sim.game.tables import next_seat_table
 from nines_sim.search.position import PositionBatch, play_out
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
@@ -243,7 +243,7 @@ def sample_values(
     drawn = None if card is None else np.repeat(card[gg], K)
     force = _apply(batch, obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
     n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, force_kind=DecisionKind.PLAY, consume=True)
+    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, consume=True)
     r = np.arange(rows.shape[0])
     if outcome == "match":
         value = share[r, own]  # type: ignore[index]

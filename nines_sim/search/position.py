@@ -5,7 +5,7 @@ decides): the rules, every hand, the stock in order, the discard pile, the
 active suit, who moves, the dealer, the direction, the seats dealt in, the
 totals, the hand's public history and the random streams that the rest of the
 match draws on.  :func:`play_out` plays a batch of positions forward with the
-same engine code as every run (:class:`nines_sim.engine.numpy_engine.BatchEngine`), to the
+same compiled turn loop as every run (:mod:`nines_sim.engine.turn_loop`), to the
 end of the hand or of the match.
 
 A position taken from a live game (:func:`positions_from_engine`) keeps that
@@ -21,10 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.engine.numpy_engine import RUNNING, BatchEngine, penalty_points
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
 from nines_sim.game.rules import Rules
-from nines_sim.strategy.base import DecisionKind, Strategy
+from nines_sim.strategy.base import Strategy
 
 if TYPE_CHECKING:
     from nines_sim.engine.batch import CompiledEngine
@@ -195,7 +194,7 @@ _ROWS = ("totals", "ncards", "drew_on")
 
 @dataclass
 class PositionBatch:
-    """Many positions as engine arrays (the engine's state layout, see :mod:`nines_sim.engine.numpy_engine`).
+    """Many positions as engine arrays (the engine's state layout, see :mod:`nines_sim.engine.slots`).
 
     ``arrays`` holds every name of the engine's per-game state: ``hands`` and
     ``under`` as lists of ``D`` uint64 arrays, ``stock`` int8 (B, 52D), the rest
@@ -291,16 +290,15 @@ class PositionBatch:
         )  # fmt: skip
 
 
-def positions_from_engine(engine: BatchEngine | CompiledEngine, idx: np.ndarray | None = None) -> PositionBatch:
+def positions_from_engine(engine: CompiledEngine, idx: np.ndarray | None = None) -> PositionBatch:
     """The games of a running engine as positions (copies; the engine is not changed).
 
     Take them between turns: a traced :class:`~nines_sim.engine.batch.CompiledEngine` paused by
-    :meth:`~nines_sim.engine.batch.CompiledEngine.stop_at`, or a ``BatchEngine`` before
-    :meth:`~nines_sim.engine.numpy_engine.BatchEngine.advance`.
+    :meth:`~nines_sim.engine.batch.CompiledEngine.stop_at`.
 
     Parameters
     ----------
-    engine : CompiledEngine or BatchEngine
+    engine : CompiledEngine
     idx : numpy.ndarray, optional
         int64 slots to take (default all).
     """
@@ -311,67 +309,26 @@ def positions_from_engine(engine: BatchEngine | CompiledEngine, idx: np.ndarray 
             a[name] = getattr(engine, name)[rows].copy()
     for name in ("in_tb", "nine_starter"):  # the compiled engine keeps flags as int64 columns
         a[name] = a[name].astype(bool)  # type: ignore[union-attr]
-    dmkey = getattr(engine, "dmkey", None)
-    a["dmkey"] = dmkey[rows].copy() if dmkey is not None else engine._decision_match_keys(rows)  # type: ignore[union-attr]
+    a["dmkey"] = engine.dmkey[rows].copy()
     a["hands"] = [w[rows].copy() for w in engine.hands]
     a["under"] = [w[rows].copy() for w in engine.under]
     return PositionBatch(engine.rules, a)
 
 
 # ------------------------------------------------------------------- playing
-class PositionEngine(BatchEngine):
-    """A :class:`BatchEngine` loaded with positions instead of dealt matches, with optional forced first moves.
-
-    ``force_move`` (int64, (B,), -1 for none) is played by the seat to move on
-    its first ``force_kind`` decision (only while ``turn`` is still the
-    position's turn); every other decision goes to the lineup.
-    """
-
-    _SLOT_FIELDS = (*BatchEngine._SLOT_FIELDS, "force_move", "force_turn", "orig", "dmkey")
-
-    def __init__(self, batch: PositionBatch, lineup: Sequence[Strategy], seed: int = 0):
-        super().__init__(batch.rules, lineup, seed, 0, 0, batch_size=1)
-        self._alloc(batch.n)
-        for k, v in batch.arrays.items():
-            setattr(self, k, [w.copy() for w in v] if isinstance(v, list) else v.copy())  # type: ignore[union-attr]
-        self.force_move = np.full(self.B, -1, dtype=np.int64)
-        self.force_turn = self.turn.copy()
-        self.force_kind = DecisionKind.PLAY
-        self.orig = np.arange(self.B)
-
-    def _decision_match_keys(self, idx: np.ndarray) -> np.ndarray:
-        return self.dmkey[idx]
-
-    def _decide(self, kind, idx, seats, legal=None, card=None):  # noqa: ANN001, ANN202 - BatchEngine's signature
-        if kind != self.force_kind:
-            return super()._decide(kind, idx, seats, legal, card)
-        f = self.force_move[idx]
-        forced = (f >= 0) & (self.turn[idx] == self.force_turn[idx])
-        if not forced.any():
-            return super()._decide(kind, idx, seats, legal, card)
-        out = np.empty(idx.shape[0], dtype=np.int64)
-        out[forced] = f[forced]
-        self.force_move[idx[forced]] = -1  # once: a later hand may reach the same turn number
-        rest = ~forced
-        if rest.any():
-            out[rest] = super()._decide(
-                kind, idx[rest], seats[rest], None if legal is None else legal[rest],
-                None if card is None else card[rest],
-            )  # fmt: skip
-        return out
-
-
 def play_out(
     positions: Sequence[Position] | PositionBatch,
     lineup: Sequence[Strategy],
     to: str = "hand",
     seed: int = 0,
     force: np.ndarray | None = None,
-    force_kind: DecisionKind = DecisionKind.PLAY,
-    engine: str = "auto",
     consume: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Play positions forward with the engine, to the end of the hand or of the match.
+    """Play positions forward on the compiled turn loop, to the end of the hand or of the match.
+
+    Lineups of compiled seats (built-ins, compiled user strategies) play on the loop alone
+    (:func:`nines_sim.engine.positions.play_out_kernel`); a lineup with a Python seat plays on the
+    compiled engine, whose broker asks that seat (:func:`nines_sim.engine.positions.play_out_engine`).
 
     Parameters
     ----------
@@ -383,16 +340,10 @@ def play_out(
     seed : int
         The seed named in error messages (the random streams are the positions' keys).
     force : numpy.ndarray, optional
-        int64, (B,): a move the seat to move makes at its first ``force_kind``
-        decision (-1: none); it must be legal there.
-    force_kind : DecisionKind
-    engine : {"auto", "compiled", "numpy"}
-        ``auto`` and ``compiled`` play on the compiled turn loop (:mod:`nines_sim.engine.positions`:
-        the kernel alone for built-ins, the compiled engine with its broker for Python seats)
-        unless the forced move is not a play; ``numpy`` (and a forced declaration or drawn
-        card) on the retiring numpy engine.  All give the same results.
+        int64, (B,): a card (or ``PAIR_OF_NINES``) the seat to move plays first, instead of asking
+        its strategy (-1: none); it must be legal there (T1, V4-V6).
     consume : bool
-        The caller will not read the batch again: the compiled engine may play in its
+        The caller will not read the batch again: the compiled loop may play in its
         arrays (a search's throw-away batches; spares a copy).
 
     Returns
@@ -410,54 +361,9 @@ def play_out(
     if to not in ("hand", "match"):
         raise PositionError(f"play_out to {to!r}: choose 'hand' or 'match'")
     batch = positions if isinstance(positions, PositionBatch) else PositionBatch.from_positions(positions)
-    if engine not in ("auto", "compiled", "numpy"):
-        raise PositionError(f"play_out on engine {engine!r}: choose 'auto', 'compiled' or 'numpy'")
-    if engine != "numpy" and force_kind == DecisionKind.PLAY:
-        from nines_sim.engine.positions import compiled_ids, play_out_engine, play_out_kernel
+    from nines_sim.engine.positions import compiled_ids, play_out_engine, play_out_kernel
 
-        sids = compiled_ids(lineup)
-        if sids is not None:
-            return play_out_kernel(batch, sids, to, force, lineup, consume)
-        from nines_sim.engine.batch import seat_ids
-        from nines_sim.engine.turn_loop import SID_PYTHON
-
-        if (seat_ids(lineup) == SID_PYTHON).any():
-            return play_out_engine(batch, lineup, to, force, seed)
-        if engine == "compiled":  # compiled user strategies without a Python seat: the numpy engine asks them
-            raise PositionError(
-                "the compiled engine plays compiled user strategies' positions only beside a Python seat"
-            )
-    # a forced first decision other than a play: the numpy engine (retiring) asks it
-    eng = PositionEngine(batch, lineup, seed)
-    if force is not None:
-        eng.force_move = np.asarray(force, dtype=np.int64).copy()
-        eng.force_kind = force_kind
-    B, P = batch.n, batch.rules.players
-    pen = np.zeros((B, P), dtype=np.int64)
-    share = np.zeros((B, P)) if to == "match" else None
-    scored = np.zeros(B, dtype=bool)
-    if to == "match":
-        eng.match = np.arange(B, dtype=np.int64)
-    while eng.B:
-        outcome = eng.step()
-        ended = np.flatnonzero(outcome != RUNNING)
-        if not ended.size:
-            continue
-        if to == "hand":
-            pen[eng.orig[ended]] = penalty_points([w[ended] for w in eng.hands], eng.nine_penalty)
-            live = np.ones(eng.B, dtype=bool)
-            live[ended] = False
-        else:
-            e1 = ended[~scored[eng.orig[ended]]]
-            pen[eng.orig[e1]] = penalty_points([w[e1] for w in eng.hands], eng.nine_penalty)
-            scored[eng.orig[e1]] = True
-            n_parts = len(eng._match_parts)
-            eng._end_hands(ended, outcome[ended])
-            for part in eng._match_parts[n_parts:]:
-                share[part.match] = part.win_share  # type: ignore[index]
-            eng._match_parts.clear()
-            eng._hand_parts.clear()
-            live = eng.match >= 0
-        if not live.all():
-            eng._compact(np.flatnonzero(live))
-    return pen, share
+    sids = compiled_ids(lineup)
+    if sids is not None:
+        return play_out_kernel(batch, sids, to, force, lineup, consume)
+    return play_out_engine(batch, lineup, to, force, seed)

@@ -80,7 +80,7 @@ def pair_legal(hand: list[np.ndarray], top: np.ndarray, active: np.ndarray, coun
         int64, (n,): top face, active suit, cards in the player's hand.
     rules : Rules
     legal_tab : numpy.ndarray
-        The table of :func:`nines_sim.engine.numpy_engine.legal_table`.
+        The table of :func:`nines_sim.game.tables.legal_table`.
 
     Returns
     -------

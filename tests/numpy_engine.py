@@ -1,10 +1,10 @@
-"""The lockstep numpy batch engine (retiring): deal, turn step, reshuffle, scoring, match flow.
+"""The retired lockstep numpy batch engine, kept only as a test fixture until its last tests move.
 
-The compiled engine (:mod:`nines_sim.engine.batch`) is the engine of runs, replays, traces,
-positions and play-outs, checked against the plain-Python reference (:mod:`nines_sim.game.reference`).
-This one remains only where a play-out forces a first decision other than a play
-(:class:`~nines_sim.search.position.PositionEngine`) and under ``NINES_ENGINE=numpy`` (tests that
-need matches finishing out of order); decisions go through :mod:`nines_sim.engine.broker`.
+It is no part of the package: the compiled engine (:mod:`nines_sim.engine.batch`) is the engine of
+runs, replays, traces, positions and play-outs, checked against the plain-Python reference
+(:mod:`nines_sim.game.reference`).  The stacked-deck scenario tests (``tests/scenario.py``: clauses,
+variants, expert, strategies) and a few others still step this engine a turn at a time; each is to
+move to the compiled engine's trace form or to the reference, then this file goes.
 
 ``BatchEngine`` plays ``B`` games at once, one numpy operation over the whole
 batch per rule, and never branches per game: games that need something rare
@@ -66,13 +66,11 @@ from nines_sim.game.cards import (
     NATURALS,
     NINE_RANK,
     NINES,
-    PENALTY_GROUPS,
-    RANK_MASK,
-    SUIT_MASK,
     hand_faces,
 )
 from nines_sim.game.codes import RANK_ACE, RANK_JACK, RANK_QUEEN, RUNNING
 from nines_sim.game.rules import Rules
+from nines_sim.game.tables import legal_table, next_seat_table, penalty_points  # noqa: F401
 from nines_sim.results.records import BLOCKED, CAPPED, HandRecords, MatchResults
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
@@ -80,72 +78,6 @@ ONE = np.uint64(1)
 U64_NATURALS = np.uint64(NATURALS)
 U64_NINES = np.uint64(NINES)
 NINE_FACES = tuple(13 * s + NINE_RANK for s in range(4))
-
-
-def legal_table(rules: Rules) -> np.ndarray:
-    """Faces that may be played on each (top face, active suit) (T1, V6).
-
-    Returns
-    -------
-    numpy.ndarray
-        uint64, shape (52 * 4,), indexed by ``top * 4 + active_suit``.
-    """
-    out = np.zeros(N_FACES * 4, dtype=np.uint64)
-    for top in range(N_FACES):
-        for suit in range(4):
-            if FACE_RANK[top] == NINE_RANK:
-                m = int(SUIT_MASK[suit])
-                m = m | NINES if rules.nine_on_nine else m & NATURALS
-            else:
-                m = int(SUIT_MASK[suit]) | int(RANK_MASK[FACE_RANK[top]]) | NINES
-            out[top * 4 + suit] = m
-    return out
-
-
-def next_seat_table(players: int) -> np.ndarray:
-    """Next seat dealt in, after each seat, in each direction (D7, V3).
-
-    Returns
-    -------
-    numpy.ndarray
-        int64, shape (2**P * 2 * P,), indexed by ``(seats_mask * 2 + dirbit) * P + seat``;
-        -1 where the mask holds no seat.
-    """
-    P = players
-    out = np.full((1 << P) * 2 * P, -1, dtype=np.int64)
-    for mask in range(1, 1 << P):
-        for dirbit in (0, 1):
-            step = 1 if dirbit == 0 else -1
-            for s in range(P):
-                for k in range(1, P + 1):
-                    c = (s + step * k) % P
-                    if (mask >> c) & 1:
-                        out[(mask * 2 + dirbit) * P + s] = c
-                        break
-    return out
-
-
-def penalty_points(words: list[np.ndarray], nine_penalty: int) -> np.ndarray:
-    """Penalty of count-coded hands (C2, V1).
-
-    Parameters
-    ----------
-    words : list of numpy.ndarray
-        ``D`` uint64 arrays of any one shape.
-    nine_penalty : int
-        Points per 9.
-
-    Returns
-    -------
-    numpy.ndarray
-        int64, the same shape: points.
-    """
-    total = np.zeros(words[0].shape, dtype=np.int64)
-    for w in words:
-        for pts, mask in PENALTY_GROUPS:
-            total += pts * np.bitwise_count(w & np.uint64(mask)).astype(np.int64)
-        total += nine_penalty * np.bitwise_count(w & U64_NINES).astype(np.int64)
-    return total
 
 
 def _select(h: HandRecords, mask: np.ndarray) -> HandRecords:

@@ -1,0 +1,105 @@
+"""Module paths keep working: every earlier path, every ``nines_sim`` path the docs show, and a stored run's command.
+
+- each old path of :data:`nines_sim._moved.MOVED` imports as the very module object of its new path;
+- each ``nines_sim`` module and name that README.md and docs/ use in their code blocks imports;
+- the command in a stored run folder's manifest (``tests/data/runs``), run again, writes the same CSVs byte for
+  byte (``tests/test_stored_runs.py`` redraws the stored reports from the stored files; it never reruns a command).
+  It does not yet: the stored CSVs are older than the current random streams (see the test's xfail).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim import _moved
+from nines_sim.cli import app
+
+ROOT = Path(__file__).parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+FROM_IMPORT = re.compile(r"^\s*from\s+(nines_sim[\w.]*)\s+import\s+(\([^)]*\)|[^\n#]+)", re.M)
+IMPORT = re.compile(r"^\s*import\s+(nines_sim[\w.]*)", re.M)
+DOTTED = re.compile(r"(?<![\w./-])(nines_sim(?:\.\w+)+)")
+SPEC = re.compile(r"(?<![\w./-])(nines_sim(?:\.\w+)*):(\w+)")
+
+
+def _code_blocks() -> list[tuple[str, str]]:
+    """(doc file, code block text) of every fenced block of README.md and docs/."""
+    return [(str(p.relative_to(ROOT)), m.group(1)) for p in DOCS for m in FENCE.finditer(p.read_text())]
+
+
+def documented() -> list[tuple[str, str, str | None]]:
+    """(where, module path, name or None) of every ``nines_sim`` module and name the docs' code blocks use."""
+    out: dict[tuple[str, str | None], str] = {}
+    for where, code in _code_blocks():
+        for mod, names in FROM_IMPORT.findall(code):
+            for n in names.strip("()").replace("\n", " ").split(","):
+                n = n.split(" as ")[0].strip()
+                if n and n != "*":
+                    out.setdefault((mod, n), where)
+        for mod in IMPORT.findall(code):
+            out.setdefault((mod, None), where)
+        for mod, name in SPEC.findall(code):
+            out.setdefault((mod, name), where)
+        for dotted in DOTTED.findall(code):
+            out.setdefault((dotted, None), where)
+    return sorted(((where, mod, name) for (mod, name), where in out.items()), key=lambda t: (t[0], t[1], t[2] or ""))
+
+
+def _resolve(dotted: str) -> object:
+    """The module at ``dotted``, or the attribute its longest importable module prefix holds."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ModuleNotFoundError(dotted)
+
+
+@pytest.mark.parametrize("old", sorted(_moved.MOVED))
+def test_every_old_path_imports_as_the_same_module_as_its_new_path(old: str) -> None:
+    assert importlib.import_module(f"nines_sim.{old}") is importlib.import_module(_moved.MOVED[old])
+
+
+def test_the_docs_use_nines_sim_paths_in_code_blocks() -> None:
+    # the extraction finds something: an empty list would let the test below pass on nothing
+    found = documented()
+    assert len(found) >= 5, found
+    assert any(where == "README.md" for where, _, _ in found)
+
+
+@pytest.mark.parametrize(("where", "module", "name"), documented())
+def test_every_documented_path_and_name_imports(where: str, module: str, name: str | None) -> None:
+    obj = _resolve(module)
+    if name is not None:
+        assert hasattr(obj, name), f"{where}: {module} has no {name}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the stored folders (commit 7ef7d14, 2026-11-30 07:48) predate the strategies' own random streams "
+    "(README re-measured in a4e60d8, 08:41): every stored lineup seats random, whose plays changed; regenerating "
+    "the CSVs is the lead's call (test_stored_runs checks the reports drawn from them)",
+)
+def test_a_stored_runs_command_reruns_to_the_same_csvs(tmp_path: Path) -> None:
+    stored = ROOT / "tests" / "data" / "runs" / "table"
+    cmd = shlex.split(json.loads((stored / "manifest.json").read_text())["command"])
+    assert cmd[0] == "nines"
+    out = tmp_path / "again"
+    r = CliRunner().invoke(app, [*cmd[1:], "--workers", "1", "--no-charts", "--quiet", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    csvs = sorted(p.name for p in stored.glob("*.csv"))
+    assert csvs
+    for name in csvs:
+        assert (out / name).read_bytes() == (stored / name).read_bytes(), name
