@@ -51,6 +51,7 @@ from nines_sim.engine.bits import (  # noqa: F401 - the kernel's helpers, also r
     popcount,
     stream,
 )
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also read from here
     K_CHK,
     K_CMK,
@@ -1244,3 +1245,8 @@ def slots_kernel(rp: np.ndarray, expert: bool = False):  # noqa: ANN201 - a numb
     if expert:
         return play_slots_classic_expert if classic_shape(rp) else play_slots_expert
     return play_slots_classic if classic_shape(rp) else play_slots
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (the turn loop's forms take in bits.py, slots.py, the built-ins' compiled decisions and the codes)
+seal_module(globals())

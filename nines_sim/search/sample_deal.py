@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.turn_loop import below, stream
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
@@ -331,3 +332,8 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                 ids[j] = t
                 stock[r, i - take] = ids[i] % N_FACES
     return dropped
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (the deal takes in bits.py)
+seal_module(globals())
