@@ -450,9 +450,9 @@ def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
     shutil.copytree(ROOT / "nines_sim", site / "nines_sim", ignore=skip)
     shutil.copytree(ROOT / "strategies", site / "nines_sim" / "strategies", ignore=skip)
     user_cache = tmp_path / "cache" / "nines-sim"
-    seeded = user_cache / _CacheLocator.get_suitable_cache_subpath(str(site / "nines_sim" / "kernel.py"))
+    seeded = user_cache / _CacheLocator.get_suitable_cache_subpath(str(site / "nines_sim" / "engine" / "turn_loop.py"))
     seeded.mkdir(parents=True)
-    for f in (ROOT / "nines_sim" / "__pycache__").glob("kernel.*.nb[ic]"):
+    for f in (ROOT / "nines_sim" / "engine" / "__pycache__").glob("turn_loop.*.nb[ic]"):
         shutil.copy2(f, seeded / f.name)
     for d, _, files in os.walk(site):
         for name in files:

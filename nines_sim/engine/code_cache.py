@@ -11,6 +11,7 @@ reaches recompiles it; :func:`seal_module` gives every cached dispatcher of a mo
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import sys
 import types
@@ -97,8 +98,8 @@ def code_digest(fn: Any) -> str:
     """
     files, values = code_files(fn)
     h = hashlib.sha256(values)
-    for f in sorted(files):
-        h.update(f.encode() + b"\0")
+    for f in sorted(files, key=os.path.basename):  # by name, not path: a copy of the package keeps its digests
+        h.update(os.path.basename(f).encode() + b"\0")
         try:
             with open(f, "rb") as fh:
                 h.update(hashlib.sha256(fh.read()).digest())
