@@ -24,6 +24,7 @@ from nines_sim.engine.bits import (
     popcount,
     renamed,
 )
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN, NINE_RANK
 from nines_sim.strategies.expert import Expert
 
@@ -188,3 +189,8 @@ expert_decide = njit(cache=True, error_model="numpy", _nrt=False)(renamed(_exper
 expert_decide_inline = njit(cache=True, inline="always", error_model="numpy")(
     renamed(_expert_decide, "expert_decide_inline")
 )
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (expert's decision takes in bits.py)
+seal_module(globals())

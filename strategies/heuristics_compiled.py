@@ -13,6 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from nines_sim.engine.bits import I_NATURALS, PEN_BIT_MASK, SUIT_MASKS, below, nth_face, pick_card, popcount
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.codes import PAIR_OF_NINES
 from nines_sim.strategies.dump_faces import DumpFaces
 from nines_sim.strategies.hold_nines import HoldNines
@@ -75,3 +76,8 @@ def heuristic_declare(sid, h0, h1, x):
         if n == most:
             tied |= 1 << s
     return pick_card(tied, 0, x)
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (the heuristics take in bits.py)
+seal_module(globals())

@@ -22,6 +22,7 @@ from numba.core import cgutils
 from numba.core import types as nbt
 from numba.extending import intrinsic
 
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.game import rng
 from nines_sim.game.cards import NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
 
@@ -221,3 +222,8 @@ def renamed(fn, name: str):  # noqa: ANN001, ANN202
     out.__qualname__ = name
     out.__doc__ = fn.__doc__
     return out
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (the helpers take in the rng's and codes' constants)
+seal_module(globals())

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.turn_loop import below, stream
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
@@ -121,6 +122,217 @@ def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR091
 
 
 @njit(cache=True, error_model="numpy")
+def _split_unseen(unseen_g, must_hand_g, H, st_n, a_ids, b_ids):
+    """A game's unseen physical cards (``c * 52 + face``): those that must be in a hand to ``a_ids``, the rest
+    (which may be in the stock) to ``b_ids``.  Returns ``(na, nb, dropped)``: when the must-be-in-a-hand cards do
+    not fit the ``H`` cards of the hands, or too few are left for the ``st_n`` of the stock (not a state any deal
+    reaches: a hand-built position), the constraint is dropped and every card goes to ``b_ids``."""
+    na = 0
+    nb = 0
+    for f in range(N_FACES):
+        for c in range(unseen_g[f]):
+            if must_hand_g[f]:
+                a_ids[na] = c * N_FACES + f
+                na += 1
+            else:
+                b_ids[nb] = c * N_FACES + f
+                nb += 1
+    if na > H or nb < st_n:
+        for i in range(na):
+            b_ids[nb] = a_ids[i]
+            nb += 1
+        return 0, nb, True
+    return na, nb, False
+
+
+@njit(cache=True, error_model="numpy")
+def _stock_weights(sizes_g, weight_g, H, b_ids, nb, q):
+    """Step 1's weight per face of a card that sits in a hand (``q``: the seats' weights averaged by their sizes),
+    and whether the stock's cards fall into two weight classes (heads-up: a class is picked, then a card in it,
+    with no scan), their cards ordered first class first.
+
+    Returns
+    -------
+    tuple
+        ``(uniform, two, qa, qb, nh)``: every weight 1; two classes, of weights ``qa`` and ``qb``, the first
+        class's ``nh`` cards first in ``b_ids``.
+    """
+    P = sizes_g.shape[0]
+    uniform = True
+    for f in range(N_FACES):
+        tot = 0.0
+        for s in range(P):
+            if sizes_g[s] > 0:
+                tot += sizes_g[s] * weight_g[s, f]
+                if weight_g[s, f] != 1.0:
+                    uniform = False
+        q[f] = tot / H if H > 0 else 1.0
+    two = not uniform and nb > 0
+    qa = q[b_ids[0] % N_FACES] if nb > 0 else 1.0
+    qb = qa
+    if two:
+        for i in range(nb):
+            v = q[b_ids[i] % N_FACES]
+            if v != qa:
+                if qb == qa:
+                    qb = v
+                elif v != qb:
+                    two = False
+                    break
+    nh = 0
+    if two:
+        for i in range(nb):
+            if q[b_ids[i] % N_FACES] == qa:
+                t = b_ids[nh]
+                b_ids[nh] = b_ids[i]
+                b_ids[i] = t
+                nh += 1
+    return uniform, two, qa, qb, nh
+
+
+@njit(cache=True, error_model="numpy")
+def _holders(sizes_g, holder):
+    """Each hand slot's seat in ``holder`` (seat order).  Returns ``(last, hidden)``: the last seat dealt to, and
+    how many seats are dealt to."""
+    last = -1
+    hidden = 0
+    lo = 0
+    for s in range(sizes_g.shape[0]):
+        if sizes_g[s] > 0:
+            last = s
+            hidden += 1
+            for i in range(lo, lo + sizes_g[s]):
+                holder[i] = s
+            lo += sizes_g[s]
+    return last, hidden
+
+
+@njit(cache=True, error_model="numpy")
+def _swap_weights(weight_g, must_hand_g, dropped, H, S, holder, wt):
+    """Step 3's holders of the stock's slots (``P``) and the weight of each face at each holder (``wt``: a seat's
+    own weights; in the stock 1, or 0 for a card that must be in a hand)."""
+    P = weight_g.shape[0]
+    for i in range(H, S):
+        holder[i] = P
+    for s in range(P):
+        for f in range(N_FACES):
+            wt[s, f] = weight_g[s, f]
+    for f in range(N_FACES):
+        wt[P, f] = 1.0 if dropped or not must_hand_g[f] else 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, purpose, ctr, tmp):
+    """Step 1 with two weight classes: ``take`` cards of ``ids[:nb]`` (class ``qa`` first, ``nh`` of them) to
+    ``pool[na:]``, a class drawn by weight and then a card in it; the cards left go to ``ids[take:nb]``.
+    Returns the stream counter after the draws."""
+    h0 = 0
+    l0 = nh
+    for i in range(take):
+        rem_h = nh - h0
+        rem_l = nb - l0
+        x = stream(key, purpose, ctr)
+        y = stream(key, purpose, ctr + 1)
+        ctr += 2
+        if _unit(x) * (rem_h * qa + rem_l * qb) < rem_h * qa:
+            j = h0 + below(y, rem_h)
+            pool[na + i] = ids[j]
+            ids[j] = ids[h0]
+            ids[h0] = pool[na + i]
+            h0 += 1
+        else:
+            j = l0 + below(y, rem_l)
+            pool[na + i] = ids[j]
+            ids[j] = ids[l0]
+            ids[l0] = pool[na + i]
+            l0 += 1
+    m = 0
+    for i in range(h0, nh):
+        tmp[m] = ids[i]
+        m += 1
+    for i in range(l0, nb):
+        tmp[m] = ids[i]
+        m += 1
+    for i in range(m):
+        ids[take + i] = tmp[i]
+    return ctr
+
+
+@njit(cache=True, error_model="numpy")
+def _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr):
+    """Step 1 otherwise: ``take`` sequential weighted draws (``q``) from ``ids[:nb]`` to ``pool[na:]``.  Returns
+    the stream counter after the draws."""
+    total = 0.0 if uniform else _weight(ids, 0, nb, q)
+    for i in range(take):
+        total = _pick(ids, i, nb, q, uniform, stream(key, purpose, ctr), total)
+        ctr += 1
+    for i in range(take):
+        pool[na + i] = ids[i]
+    return ctr
+
+
+@njit(cache=True, error_model="numpy")
+def _deal_hands(pool, H, sizes_g, weight_g, last, uniform, key, purpose, ctr):
+    """Step 2: the hands' cards ``pool[:H]`` ordered seat after seat, each seat's drawn by its weights; the last
+    seat dealt to takes what is left.  Returns the stream counter after the draws."""
+    lo = 0
+    for s in range(sizes_g.shape[0]):
+        h = sizes_g[s]
+        if h == 0:
+            continue
+        if s != last:
+            total = 0.0 if uniform else _weight(pool, lo, H, weight_g[s])
+            for i in range(lo, lo + h):
+                total = _pick(pool, i, H, weight_g[s], uniform, stream(key, purpose, ctr), total)
+                ctr += 1
+        lo += h
+    return ctr
+
+
+@njit(cache=True, error_model="numpy")
+def _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, ctr, proposals):
+    """Step 3: the hands' and the stock's cards as faces, :func:`_swap`'s proposals on them, and back."""
+    for i in range(H):
+        face[i] = pool[i] % N_FACES
+    for i in range(take, nb):
+        face[H + i - take] = ids[i] % N_FACES
+    _swap(face, holder, H + nb - take, H, wt, key, swap_purpose, ctr, proposals)
+    for i in range(H):
+        pool[i] = face[i]
+    for i in range(take, nb):
+        ids[i] = face[H + i - take]
+
+
+@njit(cache=True, error_model="numpy")
+def _write_hands(pool, sizes_g, hands, r):
+    """The hands' cards ``pool`` (seat after seat) into sample ``r``'s count-coded hand words."""
+    D = hands.shape[0]
+    lo = 0
+    for s in range(sizes_g.shape[0]):
+        h = sizes_g[s]
+        for i in range(lo, lo + h):
+            f = pool[i] % N_FACES
+            bit = np.uint64(1) << np.uint64(f)
+            if D > 1 and hands[0, r, s] & bit:
+                hands[1, r, s] |= bit
+            else:
+                hands[0, r, s] |= bit
+        lo += h
+
+
+@njit(cache=True, error_model="numpy")
+def _shuffle_stock(ids, take, nb, stock_r, key, purpose, ctr):
+    """Step 4: the cards left, ``ids[take:nb]``, shuffled into the stock ``stock_r``, next card first."""
+    for i in range(take, nb):
+        j = i + below(stream(key, purpose, ctr), nb - i)
+        ctr += 1
+        t = ids[i]
+        ids[i] = ids[j]
+        ids[j] = t
+        stock_r[i - take] = ids[i] % N_FACES
+
+
+@njit(cache=True, error_model="numpy")
 def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps):  # noqa: PLR0913
     """Deal ``K`` samples of each of ``n`` games.
 
@@ -173,75 +385,17 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     face = np.empty(S, dtype=np.int64)
     wt = np.empty((P + 1, N_FACES), dtype=np.float64)
     for g in range(n):
-        na = 0
-        nb = 0
-        for f in range(N_FACES):
-            for c in range(unseen[g, f]):
-                if must_hand[g, f]:
-                    a_ids[na] = c * N_FACES + f
-                    na += 1
-                else:
-                    b_ids[nb] = c * N_FACES + f
-                    nb += 1
         H = 0
         for s in range(P):
             H += sizes[g, s]
-        st_n = stock_size[g]
-        if na > H or nb < st_n:  # not a state any deal reaches (a hand-built position): drop the constraint
-            dropped[g] = True
-            for i in range(na):
-                b_ids[nb] = a_ids[i]
-                nb += 1
-            na = 0
-        uniform = True
-        for f in range(N_FACES):
-            tot = 0.0
-            for s in range(P):
-                if sizes[g, s] > 0:
-                    tot += sizes[g, s] * weight[g, s, f]
-                    if weight[g, s, f] != 1.0:
-                        uniform = False
-            q[f] = tot / H if H > 0 else 1.0
-        # heads-up, a stock card's weight takes two values: pick a class, then a card in it (no scan)
-        two = not uniform and nb > 0
-        qa = q[b_ids[0] % N_FACES] if nb > 0 else 1.0
-        qb = qa
-        if two:
-            for i in range(nb):
-                v = q[b_ids[i] % N_FACES]
-                if v != qa:
-                    if qb == qa:
-                        qb = v
-                    elif v != qb:
-                        two = False
-                        break
-        nh = 0
-        if two:
-            for i in range(nb):
-                if q[b_ids[i] % N_FACES] == qa:
-                    t = b_ids[nh]
-                    b_ids[nh] = b_ids[i]
-                    b_ids[i] = t
-                    nh += 1
-        last = -1
-        hidden = 0
-        lo = 0
-        for s in range(P):
-            if sizes[g, s] > 0:
-                last = s
-                hidden += 1
-                for i in range(lo, lo + sizes[g, s]):
-                    holder[i] = s
-                lo += sizes[g, s]
+        na, nb, drop = _split_unseen(unseen[g], must_hand[g], H, stock_size[g], a_ids, b_ids)
+        dropped[g] = drop
+        uniform, two, qa, qb, nh = _stock_weights(sizes[g], weight[g], H, b_ids, nb, q)
+        last, hidden = _holders(sizes[g], holder)
         swaps = hidden > 1 and sweeps > 0
-        if swaps:  # step 3's holders of the stock's slots and weight of each face at each holder
-            for i in range(H, S):
-                holder[i] = P
-            for s in range(P):
-                for f in range(N_FACES):
-                    wt[s, f] = weight[g, s, f]
-            for f in range(N_FACES):
-                wt[P, f] = 1.0 if dropped[g] or not must_hand[g, f] else 0.0
+        if swaps:
+            _swap_weights(weight[g], must_hand[g], drop, H, S, holder, wt)
+        key = base[g]
         for k in range(K):
             r = g * K + k
             ctr = k * WORDS
@@ -252,82 +406,21 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
             # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
             take = H - na
             if two:
-                h0 = 0
-                l0 = nh
-                for i in range(take):
-                    rem_h = nh - h0
-                    rem_l = nb - l0
-                    x = stream(base[g], purpose, ctr)
-                    y = stream(base[g], purpose, ctr + 1)
-                    ctr += 2
-                    if _unit(x) * (rem_h * qa + rem_l * qb) < rem_h * qa:
-                        j = h0 + below(y, rem_h)
-                        pool[na + i] = ids[j]
-                        ids[j] = ids[h0]
-                        ids[h0] = pool[na + i]
-                        h0 += 1
-                    else:
-                        j = l0 + below(y, rem_l)
-                        pool[na + i] = ids[j]
-                        ids[j] = ids[l0]
-                        ids[l0] = pool[na + i]
-                        l0 += 1
-                m = 0
-                for i in range(h0, nh):
-                    tmp[m] = ids[i]
-                    m += 1
-                for i in range(l0, nb):
-                    tmp[m] = ids[i]
-                    m += 1
-                for i in range(m):
-                    ids[take + i] = tmp[i]
+                ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, purpose, ctr, tmp)
             else:
-                total = 0.0 if uniform else _weight(ids, 0, nb, q)
-                for i in range(take):
-                    total = _pick(ids, i, nb, q, uniform, stream(base[g], purpose, ctr), total)
-                    ctr += 1
-                for i in range(take):
-                    pool[na + i] = ids[i]
+                ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr)
             # 2. the hands, seat after seat; the last seat dealt to takes what is left
-            lo = 0
-            for s in range(P):
-                h = sizes[g, s]
-                if h == 0:
-                    continue
-                if s != last:
-                    total = 0.0 if uniform else _weight(pool, lo, H, weight[g, s])
-                    for i in range(lo, lo + h):
-                        total = _pick(pool, i, H, weight[g, s], uniform, stream(base[g], purpose, ctr), total)
-                        ctr += 1
-                lo += h
+            ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, purpose, ctr)
             # 3. several hidden seats with evidence: swaps towards each seat's own weights
             if swaps and not uniform:
-                for i in range(H):
-                    face[i] = pool[i] % N_FACES
-                for i in range(take, nb):
-                    face[H + i - take] = ids[i] % N_FACES
-                _swap(face, holder, H + nb - take, H, wt, base[g], swap_purpose, k * WORDS, min(sweeps * H, WORDS))
-                for i in range(H):
-                    pool[i] = face[i]
-                for i in range(take, nb):
-                    ids[i] = face[H + i - take]
-            lo = 0
-            for s in range(P):
-                h = sizes[g, s]
-                for i in range(lo, lo + h):
-                    f = pool[i] % N_FACES
-                    bit = np.uint64(1) << np.uint64(f)
-                    if D > 1 and hands[0, r, s] & bit:
-                        hands[1, r, s] |= bit
-                    else:
-                        hands[0, r, s] |= bit
-                lo += h
+                _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, k * WORDS,
+                           min(sweeps * H, WORDS))  # fmt: skip
+            _write_hands(pool, sizes[g], hands, r)
             # 4. the stock: the rest, shuffled
-            for i in range(take, nb):
-                j = i + below(stream(base[g], purpose, ctr), nb - i)
-                ctr += 1
-                t = ids[i]
-                ids[i] = ids[j]
-                ids[j] = t
-                stock[r, i - take] = ids[i] % N_FACES
+            _shuffle_stock(ids, take, nb, stock[r], key, purpose, ctr)
     return dropped
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+# (the deal takes in bits.py)
+seal_module(globals())

@@ -25,21 +25,17 @@ counter-based random stream, as ``Observation.random`` does.
 
 from __future__ import annotations
 
-import hashlib
-import pickle
-import sys
-import types
 import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 from numba import cfunc, njit
 from numba.core import sigutils
-from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.ccallback import CFunc
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from nines_sim.engine import turn_loop as K
+from nines_sim.engine.code_cache import DigestCache, code_digest  # noqa: F401 - code_digest, also read from here
 from nines_sim.engine.turn_loop import (  # noqa: F401 - the names a user strategy needs, from one place
     G_ACTIVE,
     G_CARD,
@@ -161,92 +157,7 @@ def _cacheable(fn: Any) -> bool:
     return code is not None and not code.co_filename.startswith("<")
 
 
-# Packages whose code a plug-in's compiled code does not take in (numba and numpy come with their own version checks).
-_NOT_HASHED = {"builtins", "cmath", "llvmlite", "math", "numba", "numpy", "operator"}
-
-
-def code_digest(fn: Any) -> str:
-    """A digest of everything a compiled ``decide`` takes into its machine code.
-
-    numba's own cache checks only the file that holds the function: a helper it calls in another file
-    (an ``@njit`` function, a constant) can change without it noticing, and the cached code would run the
-    old helper.  This digest covers the text of every file that holds a function ``fn`` reaches (through its
-    globals, its closure, modules' attributes, recursively, numba dispatchers included) and the value of
-    every other global it reads, which numba freezes into the code.
-
-    Parameters
-    ----------
-    fn : function or numba dispatcher
-        The plug-in's ``decide``.
-
-    Returns
-    -------
-    str
-        A sha256 hex digest; equal in two processes when the code they would compile is the same.
-    """
-    files: set[str] = set()
-    values = hashlib.sha256()
-    seen: set[int] = set()
-
-    def hashed(module_name: str) -> bool:
-        return module_name.partition(".")[0] not in _NOT_HASHED
-
-    def visit(v: Any, names: tuple[str, ...]) -> None:
-        if isinstance(v, types.ModuleType):  # visited once per reader: each reads its own attributes
-            if hashed(v.__name__):
-                files.add(getattr(v, "__file__", None) or v.__name__)
-                for n in names:  # module.attribute, as the reading code names them
-                    if n in vars(v) and not isinstance(vars(v)[n], types.ModuleType):
-                        visit(vars(v)[n], names)
-            return
-        if id(v) in seen:
-            return
-        seen.add(id(v))
-        py = getattr(v, "py_func", None) or getattr(v, "__wrapped__", None) or v
-        code = getattr(py, "__code__", None)
-        if code is not None:
-            if hashed(getattr(py, "__module__", None) or ""):
-                files.add(code.co_filename)
-                inner = _names(code)
-                glob = getattr(py, "__globals__", {})
-                for n in inner:
-                    if n in glob:
-                        visit(glob[n], inner)
-                for cell in getattr(py, "__closure__", None) or ():
-                    visit(cell.cell_contents, inner)
-            return
-        module = getattr(v, "__module__", None)
-        if callable(v) and isinstance(module, str):  # an intrinsic, an overload, a class: its module's file
-            if hashed(module) and getattr(sys.modules.get(module), "__file__", None):
-                files.add(sys.modules[module].__file__)
-            return
-        try:
-            values.update(pickle.dumps(v))
-        except Exception:  # noqa: BLE001 - an unpicklable value: its text stands for it
-            values.update(repr(v).encode())
-
-    visit(fn, ())
-    h = hashlib.sha256(values.digest())
-    for f in sorted(files):
-        h.update(f.encode() + b"\0")
-        try:
-            with open(f, "rb") as fh:
-                h.update(hashlib.sha256(fh.read()).digest())
-        except OSError:
-            pass
-    return h.hexdigest()
-
-
-def _names(code: types.CodeType) -> tuple[str, ...]:
-    """The global and attribute names a code object and the functions defined in it read."""
-    out = list(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out += _names(c)
-    return tuple(dict.fromkeys(out))
-
-
-class _DecideCache(FunctionCache):
+class _DecideCache(DigestCache):
     """numba's on-disk cache of a plug-in's ``decide``, made safe to reuse across runs.
 
     numba files compiled code under the function's file, name and line, keyed by its bytecode: two things
@@ -258,11 +169,6 @@ class _DecideCache(FunctionCache):
     - the helpers ``decide`` calls in other files: :func:`code_digest` joins the file's stamp, so an edit
       of any of them recompiles.
     """
-
-    def __init__(self, py_func: Any) -> None:
-        super().__init__(py_func)
-        stamp = (self._impl.locator.get_source_stamp(), code_digest(py_func))
-        self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
     def _index_key(self, sig: Any, codegen: Any) -> tuple:
         return (*super()._index_key(sig, codegen), self._py_func.__module__)
