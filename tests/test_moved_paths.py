@@ -2,9 +2,9 @@
 
 - each old path of :data:`nines_sim._moved.MOVED` imports as the very module object of its new path;
 - each ``nines_sim`` module and name that README.md and docs/ use in their code blocks imports;
-- the command in a stored run folder's manifest (``tests/data/runs``), run again, writes the same CSVs byte for
-  byte (``tests/test_stored_runs.py`` redraws the stored reports from the stored files; it never reruns a command).
-  It does not yet: the stored CSVs are older than the current random streams (see the test's xfail).
+- the command in the manifest of each folder of ``tests/data/reruns`` (written by the code before the
+  one-engine and stage-layout redesign), run again, writes the same CSVs byte for byte
+  (``tests/test_stored_runs.py`` redraws the older stored reports from their files; it never reruns a command).
 """
 
 from __future__ import annotations
@@ -86,14 +86,11 @@ def test_every_documented_path_and_name_imports(where: str, module: str, name: s
         assert hasattr(obj, name), f"{where}: {module} has no {name}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the stored folders (commit 7ef7d14, 2026-11-30 07:48) predate the strategies' own random streams "
-    "(README re-measured in a4e60d8, 08:41): every stored lineup seats random, whose plays changed; regenerating "
-    "the CSVs is the lead's call (test_stored_runs checks the reports drawn from them)",
-)
-def test_a_stored_runs_command_reruns_to_the_same_csvs(tmp_path: Path) -> None:
-    stored = ROOT / "tests" / "data" / "runs" / "table"
+RERUNS = sorted(p for p in (ROOT / "tests" / "data" / "reruns").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("stored", RERUNS, ids=[p.name for p in RERUNS])
+def test_a_stored_runs_command_reruns_to_the_same_csvs(stored: Path, tmp_path: Path) -> None:
     cmd = shlex.split(json.loads((stored / "manifest.json").read_text())["command"])
     assert cmd[0] == "nines"
     out = tmp_path / "again"
