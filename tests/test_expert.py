@@ -8,7 +8,7 @@ from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.strategies.expert import DANGER_CARDS
 from nines_sim.strategy.registry import make_lineup
-from tests.scenario import setup
+from tests.scenario_numpy import setup
 from tests.test_strategies import Recorder
 
 R3 = make_rules("classic", players=3)

@@ -13,7 +13,7 @@ from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.base import PAIR_OF_NINES, Strategy
 from nines_sim.strategy.registry import builtin_classes, make_lineup
-from tests.scenario import setup
+from tests.scenario_numpy import setup
 
 N = 4000
 C2 = make_rules("classic", players=2)

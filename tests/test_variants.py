@@ -26,7 +26,7 @@ from nines_sim.strategy.registry import make_lineup
 from tests.interrupt import built_ins_as_python_seats
 from tests.numpy_engine import BatchEngine
 from tests.position_seats import PositionSeats, card_counts, dealt
-from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
+from tests.scenario_numpy import Scripted, cards, events, hand_of, play_out, setup
 
 
 def c(name: str) -> int:
