@@ -15,7 +15,7 @@ from nines_sim.results.records import BLOCKED, CAPPED
 from nines_sim.runs.simulate import simulate
 from nines_sim.strategy.registry import make_lineup
 from tests.position_seats import dealt
-from tests.scenario_numpy import Scripted, cards, events, hand_of, play_out, setup
+from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
 
 C = make_rules("classic")
 C2 = make_rules("classic", players=2)
