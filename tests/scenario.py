@@ -70,7 +70,7 @@ class Scenario:
     """One reference match in a stacked position, played a turn at a time.
 
     The state reads as one-game arrays, refreshed after every turn: ``seat``, ``top``,
-    ``active``, ``dealer``, ``turn``, ``streak``, ``drawn`` (cards drawn on the last turn),
+    ``active``, ``dealer``, ``turn``, ``streak``, ``drawn`` (cards drawn on the last turn, V3 penalty draws too),
     ``reshuffles``, ``dirbit`` (1 when play runs counter-clockwise, V3), ``stock_pos``,
     ``stock_end``, ``in_tb``, ``seats_mask``, ``tb_hands``, shape (1,); ``ncards`` and
     ``totals``, shape (1, players); ``under``, one (1,) uint64 word per deck.  A test may
@@ -126,7 +126,7 @@ class Scenario:
         self._take_writes()
         n_events = len(self.events)
         ended = self.h.step()
-        self._drawn = sum(1 for x in self.events[n_events:] if x[0] == "draw")
+        self._drawn = sum(1 for x in self.events[n_events:] if x[0] in ("draw", "penalty_draw"))
         self._stock_end = next((x[1] for x in self.events[n_events:] if x[0] == "reshuffle"), self._stock_end)
         outcome = RUNNING
         if ended is not None:
