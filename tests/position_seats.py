@@ -6,13 +6,15 @@ that every card is in exactly one place; playing positions forward is :func:`nin
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 from nines_sim.engine.batch import CompiledEngine
 from nines_sim.engine.broker import DecisionBroker
-from nines_sim.game.cards import N_FACES
+from nines_sim.game.cards import N_FACES, SUIT_NAMES, parse_card
+from nines_sim.game.codes import NINE_RANK, PAIR_OF_NINES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.search.position import Position, PositionBatch, positions_from_engine
@@ -105,3 +107,72 @@ def dealt(
         assert eng.trace is not None
         traces[m] = eng.trace.get(m, [])
     return PositionSeats(PositionBatch.from_positions(positions), lineup, seed), traces
+
+
+def stacked(
+    rules: Rules,
+    lineup: Sequence[Strategy],
+    hands: dict[int, str],
+    top: str,
+    active: str | None = None,
+    stock: str = "",
+    copies: int = 1,
+    drew_on: dict[int, str] | None = None,
+) -> PositionSeats:
+    """``copies`` games of one hand-built position, seat 0 to move, each game with its own decision stream.
+
+    ``hands`` maps every seat to card names, ``stock`` is drawn from its first card on, ``drew_on`` maps a
+    seat to the suits it drew on (T1 public history).  The cards named nowhere lie under the top card of the
+    discard pile, unseen: the public history of played cards is the top card alone.
+    """
+    P, D = rules.players, rules.decks
+    held = [parse_card(t) for p in range(P) for t in hands[p].split()] + [parse_card(t) for t in stock.split()]
+    t = parse_card(top)
+    left = Counter({f: D for f in range(N_FACES)})
+    left.subtract(held + [t])
+    pile = [f for f, k in sorted(left.items()) for _ in range(k)]
+    pos = Position(
+        rules,
+        tuple(tuple(parse_card(x) for x in hands[p].split()) for p in range(P)),
+        tuple(parse_card(x) for x in stock.split()),
+        tuple(pile),
+        t,
+        SUIT_NAMES.index(active) if active else t // 13,
+        seat=0,
+        dealer=P - 1,
+        played=1 << t,
+        drew_on=tuple(sum(1 << SUIT_NAMES.index(s) for s in (drew_on or {}).get(p, "")) for p in range(P)),
+    )
+    batch = PositionBatch.from_positions([pos] * copies)
+    batch.arrays["dkey"] = np.arange(1, copies + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return PositionSeats(batch, lineup)
+
+
+def first_decisions(seats: PositionSeats) -> tuple[np.ndarray, np.ndarray | None]:
+    """Seat 0's play in every game (T1, T2, V4) and, where it played a 9 or two, its declaration (T3).
+
+    Returns int64 (copies,) plays and int64 declarations (one per game that played a 9), or None.
+    """
+    idx = np.arange(seats.B)
+    held = np.zeros(seats.B, dtype=np.uint64)
+    for w in seats.hands:
+        held |= w[:, 0]
+    legal = held & seats.legal_tab[seats.top * 4 + seats.active]
+    plays = seats.decide(DecisionKind.PLAY, idx, np.zeros(seats.B, dtype=np.int64), legal=legal)
+    nine = (plays == PAIR_OF_NINES) | ((plays < N_FACES) & (plays % 13 == NINE_RANK))
+    if not nine.any():
+        return plays, None
+    ni = idx[nine]
+    for b in ni:  # the 9 (or the pair) leaves the hand before the declaration
+        out = [int(plays[b])] if plays[b] != PAIR_OF_NINES else []
+        if not out:
+            nines = [f for f in range(N_FACES) for w in seats.hands if (int(w[b, 0]) >> f) & 1 and f % 13 == NINE_RANK]
+            out = nines[-2:] if len(nines) >= 2 else nines
+        for f in out:
+            for w in seats.hands:
+                if (int(w[b, 0]) >> f) & 1:
+                    w[b, 0] &= ~np.uint64(1 << f)
+                    break
+        seats.ncards[b, 0] -= len(out)
+    declares = seats.decide(DecisionKind.DECLARE, ni, np.zeros(ni.size, dtype=np.int64))
+    return plays, declares

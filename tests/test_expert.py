@@ -8,7 +8,7 @@ from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
 from nines_sim.strategies.expert import DANGER_CARDS
 from nines_sim.strategy.registry import make_lineup
-from tests.scenario import setup
+from tests.position_seats import first_decisions, stacked
 from tests.test_strategies import Recorder
 
 R3 = make_rules("classic", players=3)
@@ -17,14 +17,14 @@ R3 = make_rules("classic", players=3)
 def decide(hand: str, top: str, active: str | None = None, opponents=None, drew_on=None, copies: int = 200):
     """Expert's first play (and declaration) at seat 0; seat 1 moves next."""
     rec = Recorder(make_lineup(["expert"])[0])
-    opponents = opponents or {1: "2C 3C 4C 5C", 2: "2D 3D 4D 5D"}
-    e = setup(R3, [rec, *make_lineup(["random", "random"])], {0: hand, **opponents}, top=top, active=active,
-              copies=copies, trace=False)  # fmt: skip
-    for seat, suits in (drew_on or {}).items():
-        e.drew_on[:, seat] = sum(1 << SUIT_NAMES.index(s) for s in suits)
-    rec.plays.clear()
-    rec.declares.clear()
-    e.advance()
+    if opponents is None:  # four clubs and four diamonds, none of them seat 0's (hidden from it)
+        mine = hand.split() + [top]
+        opponents = {
+            p: " ".join([f"{r}{s}" for r in "2345678" if f"{r}{s}" not in mine][:4]) for p, s in ((1, "C"), (2, "D"))
+        }
+    seats = stacked(R3, [rec, *make_lineup(["random", "random"])], {0: hand, **opponents}, top=top, active=active,
+                    copies=copies, drew_on=drew_on)  # fmt: skip
+    first_decisions(seats)
     return rec.plays[0], (rec.declares[0] if rec.declares else None)
 
 
@@ -40,7 +40,9 @@ def test_expert_keeps_its_nine_while_a_natural_is_legal():
 
 def test_expert_spends_the_nine_when_the_next_player_is_about_to_go_out():
     # seat 1 holds one card and had to draw on clubs: switch to clubs with the 9
-    plays, declares = decide("9S 3H 5D 6D", "7H", opponents={1: "KH", 2: "2D 3D 4D 5D"}, drew_on={1: "C"})
+    plays, declares = decide(
+        "9S 3H 5D 6D", "7H", opponents={1: "KH", 2: "2D 3D 4D 7D"}, drew_on={1: "C"}
+    )  # seat 2: not 5D, seat 0 holds it
     assert DANGER_CARDS >= 1
     assert (plays == parse_card("9S")).all()
     assert (declares == SUIT_NAMES.index("C")).all()

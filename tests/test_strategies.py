@@ -11,9 +11,10 @@ from nines_sim.engine.batch import CompiledEngine
 from nines_sim.engine.broker import IllegalMoveError, StrategyError
 from nines_sim.game.cards import SUIT_NAMES, parse_card
 from nines_sim.game.rules import make_rules
-from nines_sim.strategy.base import PAIR_OF_NINES, Strategy
+from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Strategy
 from nines_sim.strategy.registry import builtin_classes, make_lineup
-from tests.scenario import setup
+from tests.position_seats import first_decisions as first_decisions_of
+from tests.position_seats import stacked
 
 N = 4000
 C2 = make_rules("classic", players=2)
@@ -43,18 +44,16 @@ class Recorder(Strategy):
 
 def first_decisions(name: str, hand: str, top: str, rules=C2, active: str | None = None):
     rec = Recorder(make_lineup([name])[0])
-    e = setup(
+    others = [x for x in "3C 4S 5S 6S 8S".split() if x not in hand.split()]  # one card each, not seat 0's
+    seats = stacked(
         rules,
         [rec] + make_lineup(["random"] * (rules.players - 1)),
-        {0: hand, **{p: "3C" for p in range(1, rules.players)}},
+        {0: hand, **{p: others[p - 1] for p in range(1, rules.players)}},
         top=top,
         active=active,
         copies=N,
-        trace=False,
     )
-    rec.plays.clear()
-    rec.declares.clear()  # the real deal inside setup may have asked for a D6 declaration
-    e.advance()
+    first_decisions_of(seats)
     return rec.plays[0], (rec.declares[0] if rec.declares else None)
 
 
@@ -133,11 +132,17 @@ def test_builtins_always_play_a_legal_drawn_card():
     for name, cls in builtin_classes().items():
         if getattr(cls, "settings", ()):  # a search player may keep a drawn card: it is its choice
             continue
-        e = setup(
-            C2, make_lineup([name, "random"]), {0: "KC 2D", 1: "3C"}, top="5H", stock="6H", copies=50, trace=False
+        seats = stacked(C2, make_lineup([name, "random"]), {0: "KC 2D", 1: "3C"}, top="5H", stock="6H", copies=50)
+        idx = np.arange(50)
+        drawn = np.full(50, parse_card("6H"))
+        keep = seats.decide(
+            DecisionKind.PLAY_DRAWN,
+            idx,
+            np.zeros(50, dtype=np.int64),
+            legal=np.uint64(1) << drawn.astype(np.uint64),
+            card=drawn,
         )
-        e.advance()
-        assert (e.top == parse_card("6H")).all(), name
+        assert (keep == 1).all(), name  # T4: the drawn 6H is legal on 5H and played
 
 
 class Cheater(Strategy):

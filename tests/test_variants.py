@@ -24,9 +24,8 @@ from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 from nines_sim.strategy.registry import make_lineup
 from tests.interrupt import built_ins_as_python_seats
-from tests.numpy_engine import BatchEngine
 from tests.position_seats import PositionSeats, card_counts, dealt
-from tests.scenario import Scripted, cards, events, hand_of, play_out, setup
+from tests.scenario import Scenario, Scripted, cards, events, hand_of, play_out, setup
 
 
 def c(name: str) -> int:
@@ -46,7 +45,7 @@ def scripted(n: int, **plays: str) -> list[Scripted]:
     return [Scripted(plays.get(f"s{i}", "")) for i in range(n)]
 
 
-def acting_events(e: BatchEngine) -> list[tuple]:
+def acting_events(e: Scenario) -> list[tuple]:
     """Events of the current hand, without deal/declare bookkeeping."""
     return [ev for ev in events(e) if ev[0] not in ("deal", "declare")]
 

@@ -7,8 +7,8 @@ its game wait: the kernel records the decision asked for (kind, seat, legal
 set, drawn card) in the slot and moves on to the next slot; Python decides for
 every waiting game at once and calls the kernel again, which resumes each
 game where it stopped.  Every rule, random stream and tie-break follows
-:mod:`nines_sim.engine.numpy_engine` (the lockstep numpy engine) exactly, so both produce
-the same numbers (the tests compare them byte for byte).
+the plain-Python reference :mod:`nines_sim.game.reference` (the executable RULES.md) exactly,
+move for move (``tests/test_reference_agreement.py`` compares them).
 
 The loop is compiled in two forms (:func:`slots_kernel` picks one): for rules
 of the classic shape with that shape as constants, and for any rules.  Code a

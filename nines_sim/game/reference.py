@@ -104,6 +104,7 @@ class View:
     hand: list  # faces in hand (physical cards; repeats under two decks)
     legal: list  # faces in hand that are legal now (distinct or not, order irrelevant)
     pair_legal: bool
+    seat: int = -1  # the deciding seat
 
 
 def _suit_counts(hand: list) -> list:
@@ -179,6 +180,7 @@ class Hand:
         self.reshuffles = 0
         self.turns = 0
         self.streak = 0
+        self.seat = -1  # the seat to move
 
     # -- seating
     def next_seat(self, seat: int, direction: int) -> int:
@@ -232,11 +234,18 @@ class Hand:
         return True
 
     def view(self, seat: int) -> View:
-        return View(hand=list(self.hands[seat]), legal=self.legal_in_hand(seat), pair_legal=self.pair_legal(seat))
+        return View(
+            hand=list(self.hands[seat]), legal=self.legal_in_hand(seat), pair_legal=self.pair_legal(seat), seat=seat
+        )
+
+    def strategy(self, seat: int) -> tuple:
+        """``seat``'s (play, declare, play_drawn) functions: a name from STRATEGIES, or the functions themselves."""
+        s = self.lineup[seat]
+        return STRATEGIES[s] if isinstance(s, str) else s
 
     def declare(self, seat: int) -> int:
         """The suit ``seat`` declares (D6 at a 9 starter, T3 after a 9 played)."""
-        s = STRATEGIES[self.lineup[seat]][1](self.view(seat))
+        s = self.strategy(seat)[1](self.view(seat))
         assert 0 <= s <= 3
         return s
 
@@ -358,7 +367,7 @@ class Hand:
     def take_turn(self, seat: int):
         """One turn (T1-T6, V2). Returns (kind, played): kind in 'play', 'draw', 'pass'; played is the
         face played, PAIR, or None."""
-        play_fn, _, drawn_fn = STRATEGIES[self.lineup[seat]]
+        play_fn, _, drawn_fn = self.strategy(seat)
         v = self.view(seat)
         if v.legal:
             move = play_fn(v)
@@ -406,33 +415,116 @@ class Hand:
         """Deal and play to the end: a seat goes out (O1), the hand is blocked (T7) or capped (T8);
         returns (outcome, penalties)."""
         self.deal()
-        seat = self.next_seat(self.dealer, 1)
+        self.seat = self.next_seat(self.dealer, 1)  # D7: the dealer's left leads
         while True:
-            kind, played = self.take_turn(seat)
-            self.turns += 1
-            if not self.hands[seat]:  # O1: out at once, no power, no skip
-                pen = self.penalties(seat)
-                self.events.append(("end", seat, pen))
-                return seat, pen
-            if self.rules.block_rule == "pass-circle":
-                self.streak = self.streak + 1 if kind == "pass" else 0
-            else:
-                self.streak = self.streak + 1 if kind != "play" else 0
-            outcome = None
-            if self.streak >= self.k:
-                outcome = BLOCKED
-            elif self.turns >= self.rules.turn_cap:
-                outcome = CAPPED
-            if outcome is not None:
-                # A hand stopped by T7/T8 ends with this turn: like a card that goes out, the
-                # card just played applies no power (no skip event, no A penalty draws).
-                pen = self.penalties()
-                self.events.append(("end", outcome, pen))
-                return outcome, pen
-            seat = self.next_after(seat, played)
+            ended = self.step()
+            if ended is not None:
+                return ended
+
+    def step(self):
+        """Play the turn of ``self.seat`` and move on to the next seat; returns None while the hand
+        goes on, else (outcome, penalties) with outcome the seat out (O1), BLOCKED (T7) or CAPPED (T8)."""
+        seat = self.seat
+        kind, played = self.take_turn(seat)
+        self.turns += 1
+        if not self.hands[seat]:  # O1: out at once, no power, no skip
+            pen = self.penalties(seat)
+            self.events.append(("end", seat, pen))
+            return seat, pen
+        if self.rules.block_rule == "pass-circle":
+            self.streak = self.streak + 1 if kind == "pass" else 0
+        else:
+            self.streak = self.streak + 1 if kind != "play" else 0
+        outcome = None
+        if self.streak >= self.k:
+            outcome = BLOCKED
+        elif self.turns >= self.rules.turn_cap:
+            outcome = CAPPED
+        if outcome is not None:
+            # A hand stopped by T7/T8 ends with this turn: like a card that goes out, the
+            # card just played applies no power (no skip event, no A penalty draws).
+            pen = self.penalties()
+            self.events.append(("end", outcome, pen))
+            return outcome, pen
+        self.seat = self.next_after(seat, played)
+        return None
 
 
 # ---------------------------------------------------------------- a match
+class Match:
+    """One match's running score (S1-S4): which hand comes next, and when the match is decided."""
+
+    def __init__(self, rules: Rules, lineup: list, seed: int, match: int):
+        P = rules.players
+        assert len(lineup) == P
+        for name in lineup:
+            if isinstance(name, str) and name not in STRATEGIES:
+                raise ValueError(f"unknown reference strategy {name!r}")
+        self.rules = rules
+        self.lineup = lineup
+        self.mkey = match_key(card_root(seed), match)
+        self.dealer = below_int(stream(self.mkey, FIRST_DEALER, 0), P)  # D2
+        self.events: list = []
+        self.totals = [0] * P
+        self.hand_seq = 0
+        self.hands_played = 0
+        self.tb_hands = 0
+        self.tied: list | None = None  # the seats in the S4 playoff, None before it
+        self.shares: list | None = None  # set when the match is decided
+
+    def new_hand(self) -> Hand:
+        """The next hand, not yet dealt: a regular hand, or (S4) a tie-break hand among the tied seats."""
+        parts = list(range(self.rules.players)) if self.tied is None else self.tied
+        h = Hand(
+            self.rules, self.lineup, hand_key(self.mkey, self.hand_seq), self.hand_seq, self.dealer, parts, self.events
+        )
+        self.hand_seq += 1
+        return h
+
+    def end_hand(self, outcome: int, pen: tuple) -> bool:
+        """Score a finished hand (S1-S4); returns whether the match is decided (then ``shares`` is set)."""
+        P = self.rules.players
+        if self.tied is not None:  # S4: a tie-break hand scores nothing, it only narrows the tie
+            self.tb_hands += 1
+            if outcome >= 0:
+                return self._decide([outcome])
+            best = min(pen[p] for p in self.tied)
+            self.tied = [p for p in self.tied if pen[p] == best]
+            if len(self.tied) == 1:
+                return self._decide(self.tied)
+            nxt = (self.dealer + 1) % P
+            while nxt not in self.tied:
+                nxt = (nxt + 1) % P
+            self.dealer = nxt
+            return False
+        for p in range(P):
+            self.totals[p] += pen[p]
+        self.hands_played += 1
+        self.dealer = (self.dealer + 1) % P  # D3
+        if self.rules.fixed_hands > 0:  # S3
+            over = self.hands_played >= self.rules.fixed_hands
+        else:  # S2
+            over = max(self.totals) >= self.rules.target
+        if not over:
+            return False
+        low = min(self.totals)
+        tied = [p for p in range(P) if self.totals[p] == low]
+        if len(tied) == 1 or self.rules.tie_rule == "share":
+            return self._decide(tied)
+        # S4 playoff: the first tied seat from the next dealer on deals
+        while self.dealer not in tied:
+            self.dealer = (self.dealer + 1) % P
+        self.tied = tied
+        return False
+
+    def _decide(self, winners: list) -> bool:
+        self.shares = [0.0] * self.rules.players
+        for p in winners:
+            self.shares[p] = 1.0 / len(winners)
+        self.events.append(("match_end", tuple(self.totals), tuple(self.shares)))
+        return True
+
+
 def play_match(rules: Rules, lineup: list, seed: int, match: int) -> dict:
     """Play match ``match`` of ``seed`` with one strategy name per seat: regular hands until a total reaches
     the target (S2) or the fixed number is played (S3), then the lowest total wins, ties shared or played off (S4).
@@ -440,70 +532,15 @@ def play_match(rules: Rules, lineup: list, seed: int, match: int) -> dict:
     Returns a dict: events (list of tuples), totals (tuple), shares (tuple of
     floats), hands (regular hands played), tiebreak_hands.
     """
-    P = rules.players
-    assert len(lineup) == P
-    for name in lineup:
-        if name not in STRATEGIES:
-            raise ValueError(f"unknown reference strategy {name!r}")
-    mkey = match_key(card_root(seed), match)
-    dealer = below_int(stream(mkey, FIRST_DEALER, 0), P)
-    events: list = []
-    totals = [0] * P
-    hand_seq = 0
-    hands_played = 0
-    tb_hands = 0
-
-    def run_hand(d: int, participants: list):
-        nonlocal hand_seq
-        h = Hand(rules, lineup, hand_key(mkey, hand_seq), hand_seq, d, participants, events)
-        hand_seq += 1
-        return h.play()
-
-    # regular hands
+    m = Match(rules, lineup, seed, match)
     while True:
-        _, pen = run_hand(dealer, list(range(P)))
-        for p in range(P):
-            totals[p] += pen[p]
-        hands_played += 1
-        dealer = (dealer + 1) % P
-        if rules.fixed_hands > 0:
-            over = hands_played >= rules.fixed_hands
-        else:
-            over = max(totals) >= rules.target
-        if over:
+        outcome, pen = m.new_hand().play()
+        if m.end_hand(outcome, pen):
             break
-
-    low = min(totals)
-    tied = [p for p in range(P) if totals[p] == low]
-    shares = [0.0] * P
-    if len(tied) == 1 or rules.tie_rule == "share":
-        for p in tied:
-            shares[p] = 1.0 / len(tied)
-    else:
-        # S4 playoff
-        tb_dealer = dealer
-        while tb_dealer not in tied:
-            tb_dealer = (tb_dealer + 1) % P
-        while True:
-            outcome, pen = run_hand(tb_dealer, tied)
-            tb_hands += 1
-            if outcome >= 0:
-                shares[outcome] = 1.0
-                break
-            best = min(pen[p] for p in tied)
-            tied = [p for p in tied if pen[p] == best]
-            if len(tied) == 1:
-                shares[tied[0]] = 1.0
-                break
-            nxt = (tb_dealer + 1) % P
-            while nxt not in tied:
-                nxt = (nxt + 1) % P
-            tb_dealer = nxt
-    events.append(("match_end", tuple(totals), tuple(shares)))
     return {
-        "events": events,
-        "totals": tuple(totals),
-        "shares": tuple(shares),
-        "hands": hands_played,
-        "tiebreak_hands": tb_hands,
+        "events": m.events,
+        "totals": tuple(m.totals),
+        "shares": tuple(m.shares),
+        "hands": m.hands_played,
+        "tiebreak_hands": m.tb_hands,
     }
