@@ -11,8 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("nines_sim", "strategies")
 #: Most lines of a function's own body.
@@ -87,11 +85,6 @@ def test_the_measure_counts_a_functions_own_lines_only(tmp_path: Path):
     ], found
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="engine/numpy_engine.py's BatchEngine (retiring) and its step are the last over the limits "
-    "(issue 23: the turn loop and deal_samples are in named steps); make this a plain test once it retires",
-)
 def test_no_function_or_class_is_too_long():
     found = offenders()
     limits = f"functions: own body over {MAX_FUNCTION_LINES} lines; classes: over {MAX_CLASS_LINES} lines"

@@ -21,8 +21,8 @@ from typing import Any
 # a submodule's name is never looked up in the re-exported module: the import system imports the submodule
 _OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
 
-#: where the names the module ``nines_sim.engine`` held before it became this package live now (its
-#: ``BatchEngine``, the numpy engine, is retired: the compiled engine is :mod:`~nines_sim.engine.batch`)
+#: where the names the module ``nines_sim.engine`` held before it became this package live now (the numpy
+#: engine it held is retired: the compiled engine is :mod:`~nines_sim.engine.batch`)
 _FORMER = ("nines_sim.engine.broker", "nines_sim.game.tables", "nines_sim.game.codes")
 
 

@@ -1086,11 +1086,9 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     ):  # fmt: skip
         """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
-        Each slot's game goes from phase to phase (the ``PH_*`` codes, one function each above) until it waits:
-        a match starts (:func:`next_match_phase`), a hand is dealt (:func:`deal`); each turn the seat finds its
-        legal cards or draws (:func:`turn_phase`), decides (:func:`heuristic_phase`, :func:`decide_phase`),
-        plays (:func:`apply_phase`), and the card's power passes the turn on (:func:`powers_phase`); a hand that
-        ends is scored and the match ended or dealt on (:func:`end_hand_phase`).
+        Each slot's game goes through the phases (``PH_*``, one function each above) until it waits: a match starts
+        (:func:`next_match_phase`), a hand is dealt (:func:`deal`), each turn finds legal cards or draws, decides,
+        plays, passes the power on (:func:`turn_phase` to :func:`powers_phase`); a hand ends (:func:`end_hand_phase`).
 
         Parameters
         ----------
