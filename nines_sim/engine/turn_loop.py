@@ -19,7 +19,7 @@ user strategies) are compiled apart and called.
 The state of the slots is declared in :mod:`nines_sim.engine.slots` (:data:`~nines_sim.engine.slots.FIELDS`: each
 per-slot array's dtype and shape); the loop takes its arrays as its first arguments, then ``rp``, int64
 (NRP,), the rules as numbers (:func:`rules_params`).  The loop is a chain of named phases, each a function
-inlined into it or called (see "the phases of a slot's game" below).
+inlined into it (see "the phases of a slot's game" below).
 
 Inside the kernel a set of faces is an int64 (52 bits); it is stored as uint64
 so that Python strategies see the same arrays as from the numpy engine.
@@ -49,7 +49,6 @@ from nines_sim.engine.bits import (  # noqa: F401 - the kernel's helpers, also r
     nth_face,
     pick_card,
     popcount,
-    renamed,
     stream,
 )
 from nines_sim.engine.code_cache import seal_module
@@ -583,16 +582,10 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
 
 # ----------------------------------------------------------------- the phases of a slot's game
 # Each phase is a function of the slot's arrays and of the hot values the loop keeps in locals, and returns
-# the locals it changes with the phase to go to.  Those of every turn (turn, heuristic, apply, powers) are
-# inlined into the loop (``inline="always"``): calling them each turn made W1 half again as slow.  The others
-# are plain compiled functions the loop calls, compiled once for every form: decide_phase (the general
-# decision block: Python, user and ``expert`` seats, the dealer's declaration; inlined in the forms with
-# ``expert``, whose seat decides there every turn), end_hand_phase and
-# next_match_phase; inlined at numba's level too they made the cold compile of the loop's forms half again as
-# long (issue 23).  The trace form's ``trace`` flag is a constant in the inlined phases, so the forms without it
-# hold none of its code; the called ones log nothing (the loop logs a hand's end, :func:`log_hand_end`).  The
+# the locals it changes with the phase to go to.  All are inlined into the loop (``inline="always"``): the
+# compiled loop is the same machine code as one long function, while each phase reads on one screen.  The
 # rules' shape (``D``, ``nno``, ``until``, ``skiprev``, ``pair_any``) comes in as arguments that the classic
-# form of the loop passes as constants, so its inlined code has no branch of the other variants.
+# form of the loop passes as constants, so its code has no branch of the other variants.
 
 #: What a phase returns as its code when the slot plays on (the kernel's return codes are >= 0).
 GO = -1
@@ -664,7 +657,7 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
     return PH_FINISH, mv, heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, inline="always", error_model="numpy")
 def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b, ph,
                  seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert):  # fmt: skip
     """A decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (T3; the dealer's, D6).
@@ -724,13 +717,6 @@ def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat
     if kind == K_DEALER_DECLARE:
         return PH_TURN, mv, ans, GO
     return PH_FINISH, mv, ans, GO
-
-
-#: :func:`decide_phase` inlined, for the forms with ``expert`` (a call per ``expert`` decision made W6 a quarter
-#: slower; the forms without it call the one compiled copy).
-decide_phase_inline = njit(cache=True, inline="always", error_model="numpy")(
-    renamed(decide_phase.py_func, "decide_phase_inline")
-)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -926,11 +912,10 @@ def settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in):
     return False, tmask, k
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, inline="always", error_model="numpy")
 def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
-                   n_in, P, D, pen):  # fmt: skip
-    """The hand is over: score it (C2, S1, S4; each seat's penalty into ``pen``, int64 (P,)), then end the match
-    (S2, S3) or go on to the next hand.  The trace form logs both ends after it (:func:`log_hand_end`).
+                   n_in, P, D, work, trace):  # fmt: skip
+    """The hand is over: score it (C2, S1, S4), then end the match (S2, S3) or go on to the next hand.
 
     Returns
     -------
@@ -942,8 +927,11 @@ def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mt
         return PH_END, mask, n_in, BUFFER_FULL
     st[b, S_TURN] = turn
     out = st[b, S_OUTCOME]
+    pen = work[4]
     for p in range(P):
         pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+    if trace:
+        log_seats(work[8], work[9], b, EV_END, out, pen, P)
     if st[b, S_IN_TB] == 0:
         record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
         finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
@@ -960,27 +948,18 @@ def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mt
     mrec[m, M_FIRST] = st[b, S_FIRST]
     for p in range(P):
         mtot[m, p] = totals[b, p]
+    if trace:
+        wmask = 0
+        for p in range(P):
+            if mshare[m, p] > 0:
+                wmask |= 1 << p
+        log_seats(work[8], work[9], b, EV_MATCH_END, wmask, totals[b], P)
     mcount[0] = m + 1
     st[b, S_MATCH] = -1
     return PH_NEW, mask, n_in, GO
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def log_hand_end(ev, evn, b, st, totals, mshare, mcount, pen, ph, P):
-    """The trace form's events of a hand just scored by :func:`end_hand_phase` (``ph``, the phase it went to):
-    ``(EV_END, outcome, then the hand penalties)``, then after the match's last hand ``(EV_MATCH_END, the
-    winners' seat mask, then the totals)``."""
-    log_seats(ev, evn, b, EV_END, st[b, S_OUTCOME], pen, P)
-    if ph == PH_NEW:
-        m = mcount[0] - 1
-        wmask = 0
-        for p in range(P):
-            if mshare[m, p] > 0:
-                wmask |= 1 << p
-        log_seats(ev, evn, b, EV_MATCH_END, wmask, totals[b], P)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, inline="always", error_model="numpy")
 def next_match_phase(st, keys, totals, mkeys, next_match, b, start, n_matches, started, max_new, P):
     """The slot takes the next match of the range (D1: a first dealer drawn from the match's card stream).
 
@@ -1168,16 +1147,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         turn, D, pair_any,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                    if expert:
-                        ph, mv, active, code = decide_phase_inline(
-                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
-                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, True,
-                        )  # fmt: skip
-                    else:
-                        ph, mv, active, code = decide_phase(
-                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
-                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, False,
-                        )  # fmt: skip
+                    ph, mv, active, code = decide_phase(
+                        st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
+                        ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert,
+                    )  # fmt: skip
                     if code != GO:
                         break
                     if ph == PH_TURN:  # the dealer declared (D6)
@@ -1200,12 +1173,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                 if ph == PH_END:
                     ph, mask, n_in, code = end_hand_phase(
                         st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
-                        n_in, P, D, work[4],
+                        n_in, P, D, work, trace,
                     )  # fmt: skip
                     if code != GO:
                         break
-                    if trace:
-                        log_hand_end(ev, evn, b, st, totals, mshare, mcount, work[4], ph, P)
                 if ph == PH_NEW:
                     ph, started, code = next_match_phase(
                         st, keys, totals, mkeys, next_match, b, start, n_matches, started, max_new, P
