@@ -10,9 +10,9 @@ from nines_sim.search.ismcts import ismcts
 from nines_sim.search.pimc import policy_names, rollout_policy, rollout_policy_names
 from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
 from nines_sim.search.position import PositionBatch
-from nines_sim.strategies.lookahead import OVERSAMPLE, SettingError
+from nines_sim.strategies.lookahead import OVERSAMPLE, SettingError, settings_params
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
-from nines_sim.strategy.params import Param, ParamError
+from nines_sim.strategy.params import ParamError
 from nines_sim.strategy.registry import make_lineup
 
 #: The settings: (name, kind, default, low, high or choices, help), as ``lookahead``'s.
@@ -59,12 +59,7 @@ class ISMCTS(Strategy):
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": True,
                   "sees_hidden_cards": False}  # fmt: skip
     settings = SETTINGS
-    params = tuple(
-        Param(name, kind, default, low=low, high=high, help=help_)
-        if kind in ("int", "float")
-        else Param(name, kind, default, choices=tuple(high), help=help_)
-        for name, kind, default, low, high, help_ in SETTINGS
-    )
+    params = settings_params(SETTINGS)
 
     def __init__(self, **values: Any) -> None:
         try:

@@ -69,6 +69,19 @@ OVERSAMPLE = 4
 NEAR_END = 30
 
 
+def settings_params(settings: tuple) -> tuple[Param, ...]:
+    """A search player's settings table (name, kind, default, low, high-or-choices, help) as its parameters.
+
+    Shared by ``lookahead`` and ``ismcts``, whose settings use the same syntax.
+    """
+    return tuple(
+        Param(name, kind, default, low=low, high=high, help=help_)
+        if kind in ("int", "float")
+        else Param(name, kind, default, choices=tuple(high), help=help_)
+        for name, kind, default, low, high, help_ in settings
+    )
+
+
 class SettingError(ValueError):
     """A setting that a search strategy does not have, or a value out of range (one line)."""
 
@@ -86,12 +99,7 @@ class Lookahead(Strategy):
     settings = SETTINGS
 
     #: The settings as tunable parameters (``lookahead:samples=128,policy=dump-faces``), checked by the base class.
-    params = tuple(
-        Param(name, kind, default, low=low, high=high, help=help_)
-        if kind in ("int", "float")
-        else Param(name, kind, default, choices=tuple(high), help=help_)
-        for name, kind, default, low, high, help_ in SETTINGS
-    )
+    params = settings_params(SETTINGS)
 
     def __init__(self, **values: Any) -> None:
         try:
