@@ -76,6 +76,6 @@ def built_ins_as_python_seats(monkeypatch) -> None:  # noqa: ANN001 - pytest's M
     compiled twin: a batch of games then advances a turn at a time and matches finish out of index order (the
     case a stopped run's kept block is about).  Results are the same as the compiled twins' (the twins are
     checked move for move against the classes)."""
-    from nines_sim.engine import batch
+    from nines_sim.engine import seats
 
-    monkeypatch.setattr(batch, "builtin_ids", lambda: {})
+    monkeypatch.setattr(seats, "builtin_ids", lambda: {})

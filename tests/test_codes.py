@@ -33,7 +33,7 @@ def test_the_kernels_decision_kinds_are_the_strategy_interfaces():
 
 
 def test_kernel_ids_come_from_the_classes_and_are_distinct():
-    from nines_sim.engine.batch import builtin_ids
+    from nines_sim.engine.seats import builtin_ids
     from nines_sim.strategy.registry import builtin_classes
 
     ids = builtin_ids()
@@ -45,7 +45,7 @@ def test_kernel_ids_come_from_the_classes_and_are_distinct():
 
 
 def test_a_subclass_of_a_built_in_is_a_python_seat():
-    from nines_sim.engine.batch import seat_ids
+    from nines_sim.engine.seats import seat_ids
     from nines_sim.strategies.hold_nines import HoldNines
 
     class Tweaked(HoldNines):

@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nines_sim.engine.batch import CompiledEngine, make_engine, seat_ids
+from nines_sim.engine.batch import CompiledEngine, make_engine
 from nines_sim.engine.broker import IllegalMoveError
+from nines_sim.engine.seats import seat_ids
 from nines_sim.game.rules import PRESETS, RulesError, make_rules
 from nines_sim.results.records import HandRecords, MatchResults
 from nines_sim.strategies.expert import Expert

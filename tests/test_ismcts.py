@@ -70,7 +70,7 @@ def test_the_tuned_expert_rollout_policy_is_expert_at_the_tuned_classic_values_a
     import json
     from pathlib import Path
 
-    from nines_sim.engine.batch import seat_ids
+    from nines_sim.engine.seats import seat_ids
     from nines_sim.engine.turn_loop import SID_EXPERT
 
     tuned = json.loads((Path(__file__).parents[1] / "docs" / "tuned" / "expert-classic.json").read_text())["params"]

@@ -56,7 +56,7 @@ class LowestFirstCompiled(CompiledStrategy):
 PROBE = """\
 import json, sys
 import numpy as np
-from nines_sim.engine import batch, turn_loop as K
+from nines_sim.engine import seats, turn_loop as K
 from nines_sim.engine.batch import CompiledEngine
 from nines_sim.strategy.per_game_compiled import compiled_function
 from nines_sim.strategy.registry import make_lineup
@@ -66,10 +66,10 @@ players = make_lineup([sys.argv[1], "random", "dump-faces"])
 rules = make_rules("classic", players=3)
 a = CompiledEngine(rules, players, 11, 0, 60).run()
 # the same class asked in Python, through the broker (its decide run as Python code, not the cached callback)
-ids = batch.seat_ids
-batch.seat_ids = lambda lineup: np.where(ids(lineup) == K.SID_USER, K.SID_PYTHON, ids(lineup))
+ids = seats.seat_ids
+seats.seat_ids = lambda lineup: np.where(ids(lineup) == K.SID_USER, K.SID_PYTHON, ids(lineup))
 b = CompiledEngine(rules, players, 11, 0, 60, batch_size=60).run()
-batch.seat_ids = ids
+seats.seat_ids = ids
 print(json.dumps({
     "module": type(players[0]).__module__,
     "from_cache": compiled_function(players[0]).cache_hits,

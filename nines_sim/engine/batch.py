@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
-from functools import cache
 
 import numpy as np
 
+from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
 from nines_sim.game import rng
@@ -44,43 +44,6 @@ EVENT_ROWS = 4096
 #: Matches whose keys are computed at once: the kernel reads a window of keys, so that an engine's memory does not
 #: grow with its range of matches (all of a 10,000,000-match range's keys would take 160 MB).
 KEY_WINDOW = 1 << 16
-
-
-@cache
-def builtin_ids() -> dict[type, int]:
-    """The built-in strategy classes that have compiled twins, and their kernel ids (each class's ``kernel_id``)."""
-    from nines_sim.strategy.registry import builtin_classes
-
-    return {c: c.__dict__["kernel_id"] for c in builtin_classes().values() if c.__dict__.get("kernel_id") is not None}
-
-
-def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
-    """Kernel strategy id per seat: a built-in's compiled twin, or 0 for a Python strategy.
-
-    Only the exact built-in classes count (a subclass may override a decision, so it is asked in
-    Python); ``expert`` plays compiled at any parameter values (:func:`seat_params` carries them).
-    """
-    from nines_sim.strategy.per_game_compiled import CompiledStrategy
-
-    ids = builtin_ids()
-
-    def sid(s: Strategy) -> int:
-        if isinstance(s, CompiledStrategy):
-            return K.SID_USER
-        return ids.get(type(s), K.SID_PYTHON)
-
-    return np.array([sid(s) for s in lineup], dtype=np.int64)
-
-
-def plays_builtin(strategy: Strategy) -> bool:
-    """Whether a seat of this strategy decides inside the compiled loop as a built-in's twin (not a Python seat,
-    not a compiled user strategy)."""
-    return seat_ids([strategy])[0] not in (K.SID_PYTHON, K.SID_USER)
-
-
-def plays_compiled(lineup: Sequence[Strategy]) -> bool:
-    """Whether a bulk run of this lineup plays every seat inside the compiled loop (no Python seat, no batch)."""
-    return bool((seat_ids(lineup) != K.SID_PYTHON).all())
 
 
 def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
@@ -169,7 +132,7 @@ class CompiledEngine:
             raise ValueError(f"seed must be a whole number from 0 to 2**64-1, not {seed}")
         from nines_sim.strategy.per_game_compiled import compiled_function
 
-        self._sid = seat_ids(lineup)
+        self._sid = seats.seat_ids(lineup)
         self._xp = seat_params(lineup)
         self._python = bool((self._sid == K.SID_PYTHON).any())
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
@@ -548,10 +511,10 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     forms: dict[tuple[bool, bool], Rules] = {}
     tables = dict.fromkeys((x[0], tuple(x[1])) if isinstance(x, tuple) else (x, ()) for x in rules)
     for r, lineup in tables:
-        expert = bool(lineup) and bool((seat_ids(make_lineup(list(lineup))) == K.SID_EXPERT).any())
+        expert = bool(lineup) and bool((seats.seat_ids(make_lineup(list(lineup))) == K.SID_EXPERT).any())
         forms.setdefault((K.classic_shape(K.rules_params(r)), expert), r)
     for (_, expert), r in forms.items() or [((True, False), Rules())]:
-        seats = ([Expert()] if expert else []) + [RandomPlay()] * (r.players - int(expert))
-        played = CompiledEngine(r, seats, 0, 0, 1).run()
+        players = ([Expert()] if expert else []) + [RandomPlay()] * (r.players - int(expert))
+        played = CompiledEngine(r, players, 0, 0, 1).run()
     Tally.from_results(played)  # the tally's compiled loops too, which every worker runs on what it plays
     return True

@@ -28,7 +28,7 @@ RECORDS = 1 << 14
 
 def compiled_ids(lineup: Sequence[Strategy]) -> np.ndarray | None:
     """Kernel ids of the lineup's seats, or None where a seat is a Python seat (decides outside the loop)."""
-    from nines_sim.engine.batch import seat_ids
+    from nines_sim.engine.seats import seat_ids
 
     ids = seat_ids(lineup)
     if (ids == K.SID_PYTHON).any():

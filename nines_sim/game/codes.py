@@ -52,7 +52,7 @@ RUNNING = -3
 
 # ----------------------------------------------------------------- kernel seat ids
 # A built-in strategy with a compiled twin declares its own id (the class attribute ``kernel_id``, read by
-# nines_sim.engine.batch.builtin_ids); these two are the seats without one.
+# nines_sim.engine.seats.builtin_ids); these two are the seats without one.
 #: A seat decided in Python (a plug-in, or a subclass of a built-in).
 SID_PYTHON = 0
 #: A compiled user strategy (:mod:`nines_sim.strategy.per_game_compiled`).

@@ -100,9 +100,10 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
         If a strategy raises or returns an illegal answer: the events up to
         that decision and its position.
     """
-    from nines_sim.engine.batch import CompiledEngine, plays_builtin
+    from nines_sim.engine.batch import CompiledEngine
     from nines_sim.engine.broker import IllegalMoveError, StrategyError
     from nines_sim.engine.events import without_open_turn
+    from nines_sim.engine.seats import plays_builtin
 
     specs = [s if isinstance(s, str) else s.name for s in lineup]
     last: dict = {}

@@ -65,7 +65,7 @@ class Shape:
         ``BLOCK``: games played side by side by separate units (a tuning trial's rotations); they share
         the workers, one chunk per worker in all.
     compiled : bool
-        ``BLOCK``: every seat plays inside the compiled loop (:func:`nines_sim.engine.batch.plays_compiled`).
+        ``BLOCK``: every seat plays inside the compiled loop (:func:`nines_sim.engine.seats.plays_compiled`).
     batch_size : int
         ``RECORDS``: games in play at once per process.
     """

@@ -154,7 +154,8 @@ class _Slots:
 
     def __init__(self, batch: PositionBatch, force: np.ndarray, policy: Strategy) -> None:
         from nines_sim.engine import turn_loop as K
-        from nines_sim.engine.batch import seat_ids, seat_params
+        from nines_sim.engine.batch import seat_params
+        from nines_sim.engine.seats import seat_ids
 
         self.K = K
         rules = batch.rules
