@@ -284,7 +284,8 @@ def play_tournament(
             return run_plan_dask(client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted)
         from nines_sim.runs.tournament import run_plan
 
-        return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size)
+        return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
+                        meanwhile=_load_writers)  # fmt: skip
 
     played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games), matches=matches,
                             out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
@@ -300,6 +301,16 @@ def play_tournament(
         words = design_words(design, skilled, weak)
         _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
     return run
+
+
+def _load_writers() -> None:
+    """Import what :func:`_write_tournament` needs (pandas, scipy's distribution functions, the report), so that
+    a run can load it while a worker plays (:attr:`nines_sim.runs.backends.Job.meanwhile`)."""
+    import pandas  # noqa: F401
+    import scipy.special  # noqa: F401 - the intervals' distribution functions (nines_sim.results.stats)
+
+    from nines_sim.reporting import tournament  # noqa: F401
+    from nines_sim.runs import output  # noqa: F401
 
 
 def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ranges_given: bool, batch_size: int,

@@ -50,6 +50,9 @@ class Job:
         (:func:`nines_sim.engine.batch.warm_up`).
     notice : str
         Printed to stderr on the first Ctrl-C.
+    meanwhile : callable, optional
+        Work this process may do while workers play (such as loading the modules that write the results);
+        called at most once, and not at all where the units play in this process.
     """
 
     fn: Callable
@@ -58,6 +61,7 @@ class Job:
     on_progress: Progress | None = None
     warm: Iterable[Rules | tuple[Rules, Sequence]] = ()
     notice: str = STOP_NOTICE
+    meanwhile: Callable[[], None] | None = None
 
 
 class Backend(ABC):
@@ -100,7 +104,8 @@ class Local(Backend):
         return self.n_workers
 
     def run(self, job: Job) -> bool:
-        return run_units(job.fn, job.units, self.n_workers, job.take, job.on_progress, job.warm, job.notice)
+        return run_units(job.fn, job.units, self.n_workers, job.take, job.on_progress, job.warm, job.notice,
+                         job.meanwhile)  # fmt: skip
 
 
 #: Seconds between a Dask worker's looks at the stop event (each look is a round trip to the scheduler).

@@ -65,6 +65,7 @@ def run(
     on_progress: Progress | None = None,
     chunk: int | None = None,
     notice: str = STOP_NOTICE,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Outcome:
     """Run every unit of ``experiment`` on ``backend`` and return the merged outcome.
 
@@ -79,6 +80,9 @@ def run(
         Matches per unit (default :func:`nines_sim.runs.chunks.chunk_size`); the numbers do not depend on it.
     notice : str
         Printed to stderr on the first Ctrl-C (``nines bench`` keeps nothing of a stopped run, and says so).
+    meanwhile : callable, optional
+        Work this process may do while workers play, such as loading the modules that write the outcome
+        (:attr:`nines_sim.runs.backends.Job.meanwhile`).
 
     Returns
     -------
@@ -91,5 +95,5 @@ def run(
     """
     size = chunk or chunk_size(experiment.matches, backend.workers, experiment.shape(), backend.live_progress)
     units = experiment.units(size, backend.portable)
-    partial = backend.run(Job(experiment.play, units, experiment.take, on_progress, experiment.warm, notice))
+    partial = backend.run(Job(experiment.play, units, experiment.take, on_progress, experiment.warm, notice, meanwhile))
     return experiment.outcome(partial)

@@ -241,6 +241,7 @@ def run_units(
     on_progress: Progress | None = None,
     rules: Iterable[Rules | tuple[Rules, Sequence]] = (),
     notice: str = STOP_NOTICE,
+    meanwhile: Callable[[], None] | None = None,
 ) -> bool:
     """Run ``fn(*args)`` for every ``(tag, args)`` unit; hand each result to ``take(tag, result)``.
 
@@ -251,8 +252,9 @@ def run_units(
     units : iterable of (tag, args)
         Consumed lazily: a unit is built and submitted only when a worker is about to be free.
     workers : int
-        1 runs the units in this process, in order; more use a process pool (unless there is one unit only,
-        which plays in this process: the pool would give it one worker anyway).
+        1 runs the units in this process, in order; more use a process pool.  One unit alone plays in this
+        process too, unless this process has not loaded the compiled code yet and workers fork (see
+        :func:`_lone_in_worker`): then one forked worker plays it while this process runs ``meanwhile``.
     take : callable
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
@@ -263,6 +265,9 @@ def run_units(
     notice : str
         Printed to stderr on the first Ctrl-C (default :data:`STOP_NOTICE`; a caller that keeps
         nothing of a stopped run, as ``nines bench``, says so instead).
+    meanwhile : callable, optional
+        Work for this process while a lone unit plays in a forked worker (such as loading what writes the
+        results), called once the unit is handed out; not called where the units play otherwise.
 
     Returns
     -------
@@ -274,44 +279,75 @@ def run_units(
     Exception
         The first exception of a unit, after the other units were told to stop.
     """
+    import multiprocessing  # a process pool is loaded when a run reaches one
+
+    units = iter(units)
+    first = list(itertools.islice(units, 2))
+    ctx = multiprocessing.get_context()
+    lone = len(first) < 2 and workers > 1 and _lone_in_worker(ctx.get_start_method())
+    if len(first) < 2 and not lone:
+        workers = 1
+    units = itertools.chain(first, units)
     hook = _compiling_hook(on_progress)
-    stop_listening = listen_for_compiles(hook) if hook is not None else (lambda: None)
+    # a lone unit's worker reports its compiles over the queue, and this process compiles nothing (listening
+    # here would import numba, which the worker is loading meanwhile)
+    stop_listening = listen_for_compiles(hook) if hook is not None and not lone else (lambda: None)
     try:
-        return _run_units(fn, units, workers, take, on_progress, rules, notice)
+        if workers <= 1:
+            return _run_here(fn, units, take, on_progress, notice)
+        return _run_pool(fn, units, 1 if lone else workers, take, on_progress, rules, notice,
+                         (meanwhile or (lambda: None)) if lone else None, ctx)  # fmt: skip
     finally:
         stop_listening()
 
 
-def _run_units(
-    fn: Callable,
-    units: Iterable[tuple[Any, tuple]],
-    workers: int,
-    take: Callable[[Any, Any], None],
-    on_progress: Progress | None,
-    rules: Iterable[Rules | tuple[Rules, Sequence]],
-    notice: str,
-) -> bool:
-    units = iter(units)
-    first = list(itertools.islice(units, 2))
-    if len(first) < 2:  # one unit: a pool would play it in one worker, after starting them (~0.5 s)
-        workers = 1
-    units = itertools.chain(first, units)
-    if workers <= 1:
-        with Interrupt(notice=notice) as flag:
+def _lone_in_worker(start_method: str) -> bool:
+    """Whether one unit alone should play in a forked worker rather than in this process.
 
-            def now(args: tuple) -> _Done:
-                return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+    Loading the compiled code (numba and the cached machine code) is most of a short run's time, and so is
+    loading what writes its results (pandas, the statistics).  Until this process has loaded the compiled
+    code, a forked worker can load it and play while this process loads the rest, on two cores at once;
+    once it is loaded here, playing here is cheaper than forking.  A spawned worker would import everything
+    again, so only ``fork`` gains.
+    """
+    return start_method == "fork" and "numba" not in sys.modules
 
-            drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
-        return flag.flag
-    import multiprocessing  # a process pool is loaded when a run reaches one
+
+def _run_here(
+    fn: Callable, units: Iterable[tuple[Any, tuple]], take: Callable[[Any, Any], None],
+    on_progress: Progress | None, notice: str,
+) -> bool:  # fmt: skip
+    """The units one after another in this process."""
+    with Interrupt(notice=notice) as flag:
+
+        def now(args: tuple) -> _Done:
+            return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+
+        drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
+    return flag.flag
+
+
+def _run_pool(
+    fn: Callable, units: Iterable[tuple[Any, tuple]], workers: int, take: Callable[[Any, Any], None],
+    on_progress: Progress | None, rules: Iterable[Rules | tuple[Rules, Sequence]], notice: str,
+    meanwhile: Callable[[], None] | None, ctx: Any,
+) -> bool:  # fmt: skip
+    """The units on a pool of ``workers`` processes; ``meanwhile`` (given for a lone unit only, whose worker
+    loads the compiled code itself) runs here once the unit is handed out."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    ctx = multiprocessing.get_context()
-    from nines_sim.engine.batch import warm_up
+    if meanwhile is None:
+        from nines_sim.engine.batch import warm_up
 
-    warm_up(ctx.get_start_method(), rules)  # forked workers inherit the loaded kernel instead of each loading it
+        warm_up(ctx.get_start_method(), rules)  # forked workers inherit the loaded kernel instead of each loading it
     progress, event = ctx.Queue(), ctx.Event()
+    pending = [meanwhile] if meanwhile is not None else []
+
+    def submit(args: tuple) -> Future:
+        handle = pool.submit(_call_in_worker, fn, *args)
+        while pending:
+            pending.pop()()
+        return handle
 
     def wait_done(handles: list[Future]) -> list[Future]:
         done, _ = wait(handles, timeout=POLL_S, return_when=FIRST_COMPLETED)
@@ -324,8 +360,7 @@ def _run_units(
             max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(progress, event)
         ) as pool,
     ):
-        drive(units, 2 * workers, lambda args: pool.submit(_call_in_worker, fn, *args), wait_done,
-              lambda f: f.result(), event.is_set, event.set, take)  # fmt: skip
+        drive(units, 2 * workers, submit, wait_done, lambda f: f.result(), event.is_set, event.set, take)
         _drain(progress, on_progress)
     # A worker's queue writes go through a thread of its own, so its last ones (matches, the end of a compile)
     # can land after its result; once the workers have exited, all of them are there.

@@ -357,7 +357,7 @@ def plan_shape(plan: Plan) -> chunks.Shape:
     whole or not at all."""
     if len(plan.games) > 1:
         return chunks.Shape(chunks.Keeps.WHOLE)
-    from nines_sim.engine.batch import plays_compiled
+    from nines_sim.engine.seats import plays_compiled
 
     return chunks.Shape(chunks.Keeps.BLOCK, compiled=plays_compiled(make_lineup(list(plan.games[0].lineup))))
 
@@ -467,6 +467,7 @@ def run_plan(
     ranges: list[Range] | None = None,
     chunk: int | None = None,
     notice: str = STOP_NOTICE,
+    meanwhile: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Play every game of a plan on ``workers`` local processes: :class:`TournamentWork` on
     :class:`nines_sim.runs.backends.Local` through :func:`nines_sim.runs.driver.run`.
@@ -481,6 +482,8 @@ def run_plan(
         Matches per unit of work (default: :func:`chunk_size`); the numbers do not depend on it.
     notice : str
         What a Ctrl-C prints at once (by default that finished work is kept; ``nines bench`` keeps none).
+    meanwhile : callable, optional
+        Work for this process while a worker plays (:attr:`nines_sim.runs.backends.Job.meanwhile`).
 
     Returns
     -------
@@ -489,4 +492,4 @@ def run_plan(
         matches the tallies hold.
     """
     experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
-    return driver.run(experiment, Local(workers), on_progress, chunk, notice)
+    return driver.run(experiment, Local(workers), on_progress, chunk, notice, meanwhile)
