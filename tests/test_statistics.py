@@ -152,7 +152,9 @@ def test_the_tests_and_intervals_are_scipys_and_statsmodels_to_the_last_bit():
     from statsmodels.stats.multitest import multipletests
     from statsmodels.stats.proportion import proportion_confint
 
-    for n in [*range(1, 41), 97, 200, 1001]:
+    # every k of a spread of small n (at 12 and 24 some k is exactly p * n for every p below, the p-value's
+    # third branch), then three larger n at their edges and middles
+    for n in [*range(1, 9), 10, 12, 13, 16, 20, 24, 25, 31, 40, 97, 200, 1001]:
         for k in sorted({*range(0, min(n, 40) + 1), n // 3, n // 2, n - 1, n}):
             for p in (0.5, 0.25, 1 / 3, 1 / 6):
                 for alternative in ("two-sided", "less", "greater"):
