@@ -14,13 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    pass
-
-#: First match index of validation; trials play indices below ``matches / players``, far beneath it.
-
-
-if TYPE_CHECKING:
     from nines_sim.runs.tune import Setup
+    from nines_sim.runs.tune_rules import RulesSetup
 
 
 class TuneError(ValueError):
@@ -233,20 +228,22 @@ def sampler_seed(study: Any, setup: Setup) -> int:
 def claim(study: Any, setup: Setup, n_trials: int, sampler: list, make_sampler: Callable[[Any, int], Any]) -> Any:
     """Under :func:`storage_lock`: the next trial this process should run, or a reason not to.
 
-    Returns an ``optuna.Trial`` (the baseline first, enqueued once per study), ``"done"``
+    Returns an ``optuna.Trial`` (the baseline first, ``setup.first_trial()``, enqueued once per study), ``"done"``
     when the study holds ``n_trials`` finished trials, or ``"wait"`` when the trials still
     missing are running in other processes.  A running trial whose process has ended on
     this machine is marked failed (:data:`PROCESS_GONE`), so that another takes its place.
     ``sampler`` holds this process's sampler once made (seeded by the trials the study
     holds then, so that processes started together sample differently), made by
-    ``make_sampler(setup, seed)`` (:func:`nines_sim.runs.tune.make_sampler`; passed in, since
-    the tuner imports this module).
+    ``make_sampler(setup, seed)`` (:func:`nines_sim.runs.tune.make_sampler` or
+    :func:`nines_sim.runs.tune_rules.make_sampler`; passed in, since the tuners import this module).
+    ``setup`` is either tuner's: it has ``seed`` and ``first_trial()``, the baseline's parameters as the
+    study stores them (None: no baseline within the search's bounds).
     """
     from optuna.trial import TrialState
 
     trials = study.get_trials(deepcopy=False)
-    if not trials:
-        study.enqueue_trial({n: setup.baseline_values()[n] for n in setup.tuned})
+    if not trials and (first := setup.first_trial()) is not None:
+        study.enqueue_trial(first)
     done = sum(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
     if done >= n_trials:
         return "done"
@@ -262,3 +259,91 @@ def claim(study: Any, setup: Setup, n_trials: int, sampler: list, make_sampler: 
     trial = study.ask()
     trial.set_user_attr("process", _claimant())
     return trial
+
+
+class TrialFailed(Exception):
+    """Raised by an objective of :func:`run_trials`: the trial is marked failed with ``note`` (not counted,
+    not played again), and the search goes on."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
+
+
+def run_trials(
+    study: Any,
+    setup: Setup | RulesSetup,
+    n_trials: int,
+    objective: Callable[[Any], tuple[Any, Any]],
+    make_sampler: Callable[[Any, int], Any],
+    storage: str | None = None,
+    poll_seconds: float = 0.5,
+    on_trial: Callable[[Any], None] | None = None,
+    on_wait: Callable[[int], None] | None = None,
+    on_failed: Callable[[TrialFailed], None] | None = None,
+) -> int:
+    """Run trials until the study holds ``n_trials`` finished ones, shared with any other process on it.
+
+    Each trial is claimed (:func:`claim`) under :func:`storage_lock` (the baseline first, once per study; only
+    while the finished and running trials are fewer than ``n_trials``), so that the study ends with exactly
+    ``n_trials`` finished trials whatever the processes (unless a trial fails: it is not counted, and
+    another takes its place).  A process with nothing left to claim waits, polling every ``poll_seconds``
+    (``on_wait`` hears the finished trials at every poll), until the other processes' trials end, so
+    that every process sees the finished study.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(trial) -> (state, value)``: an ``optuna.trial.TrialState`` (complete or pruned) and the
+        value or values told to Optuna (None for a pruned trial).  It raises :class:`TrialFailed` for a trial
+        that is failed and not played again (``on_failed`` hears of it, and may raise to end the search).
+    on_trial : callable, optional
+        Called with each trial this process finished (an ``optuna.trial.FrozenTrial``).
+
+    Returns
+    -------
+    int
+        The trials this process finished.
+
+    Raises
+    ------
+    TuneInterrupted
+        On Ctrl-C: the running trial is marked failed (:data:`STOPPED_BY_CTRL_C`) and its values are
+        played again first when the study resumes.
+    Exception
+        An objective's error, after its trial was marked failed (``stopped by an error (...)``).
+    """
+    import time
+
+    sampler: list = []
+    ran = 0
+    try:
+        while True:
+            with storage_lock(storage):
+                trial = claim(study, setup, n_trials, sampler, make_sampler)
+            if trial == "done":
+                return ran
+            if trial == "wait":
+                if on_wait:
+                    on_wait(len(finished(study)))
+                time.sleep(poll_seconds)
+                continue
+            try:
+                state, value = objective(trial)
+            except TrialFailed as exc:
+                _fail(study, trial, exc.note, replay=False)
+                if on_failed:
+                    on_failed(exc)
+                continue
+            except (KeyboardInterrupt, TuneInterrupted):
+                _fail(study, trial, STOPPED_BY_CTRL_C, replay=True)
+                raise
+            except BaseException as exc:
+                _fail(study, trial, f"stopped by an error ({type(exc).__name__})", replay=False)
+                raise
+            frozen = study.tell(trial, value, state=state) if value is not None else study.tell(trial, state=state)
+            ran += 1
+            if on_trial:
+                on_trial(frozen)
+    except KeyboardInterrupt:
+        raise TuneInterrupted("interrupted") from None

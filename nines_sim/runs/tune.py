@@ -67,6 +67,7 @@ from nines_sim.runs.study import (  # noqa: F401 - part of tune's interface
     claim,
     finished,
     open_study,
+    run_trials,
     sampler_seed,
     storage_file,
     storage_lock,
@@ -126,6 +127,11 @@ class Setup:
     def baseline_values(self) -> dict[str, Any]:
         """Every declared parameter's baseline value: the defaults under the values the spec carried."""
         return P.defaults(type_of(self)) | self.base_values
+
+    def first_trial(self) -> dict[str, Any]:
+        """The baseline's tuned values, the study's first trial (:func:`nines_sim.runs.study.claim`)."""
+        base = self.baseline_values()
+        return {n: base[n] for n in self.tuned}
 
     @property
     def baseline_spec(self) -> str:
@@ -383,8 +389,6 @@ def optimize(
     # a step plays as many rotations as there are workers, each in one engine
     g = max(1, min(runner.workers, setup.players))
     steps = [tuple(range(i, min(i + g, setup.players))) for i in range(0, setup.players, g)]
-    sampler: list = []
-    ran = 0
 
     def objective(trial: optuna.Trial) -> tuple[TrialState, float | None]:
         values = {n: suggest(trial, declared[n]) for n in setup.tuned}
@@ -399,31 +403,7 @@ def optimize(
                 return TrialState.PRUNED, None
         return TrialState.COMPLETE, played.win_rate
 
-    try:
-        while True:
-            with storage_lock(storage):
-                trial = claim(study, setup, n_trials, sampler, make_sampler)
-            if trial == "done":
-                return ran
-            if trial == "wait":
-                if on_wait:
-                    on_wait(len(finished(study)))
-                time.sleep(poll_seconds)
-                continue
-            try:
-                state, value = objective(trial)
-            except (KeyboardInterrupt, TuneInterrupted):
-                _fail(study, trial, STOPPED_BY_CTRL_C, replay=True)
-                raise
-            except BaseException as exc:
-                _fail(study, trial, f"stopped by an error ({type(exc).__name__})", replay=False)
-                raise
-            frozen = study.tell(trial, value, state=state) if value is not None else study.tell(trial, state=state)
-            ran += 1
-            if on_trial:
-                on_trial(frozen)
-    except KeyboardInterrupt:
-        raise TuneInterrupted("interrupted") from None
+    return run_trials(study, setup, n_trials, objective, make_sampler, storage, poll_seconds, on_trial, on_wait)
 
 
 def _record(trial: Any, played: Played, seconds: float) -> None:
