@@ -207,13 +207,17 @@ def play_comparison(
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted)
 
+    def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
+        return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)
+
     played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches, out=out,
-                            force=force, workers=workers, ranges=ranges, scheduler=scheduler, quiet=quiet)  # fmt: skip
+                            force=force, workers=workers, ranges=ranges, scheduler=scheduler, quiet=quiet,
+                            after=design_part if design else None)  # fmt: skip
     outcome, wanted = played.outcome, played.wanted
     run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome), played.workers,
                         played.compile_seconds)  # fmt: skip
     if design:
-        run.design = play_design(sets, design, skilled, weak, seed, played.workers, batch_size, quiet)
+        run.design = played.after
         run.design_stopped = run.design is None
     words = design_words(design, skilled, weak)
     with writing():

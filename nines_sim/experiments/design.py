@@ -40,8 +40,9 @@ def design_words(n: int, skilled: str, weak: str) -> list[str]:
 
 
 def play_design(
-    sets: Sequence[Any], n: int, skilled: str, weak: str, seed: int, workers: int, batch_size: int, quiet: bool
-) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    sets: Sequence[Any], n: int, skilled: str, weak: str, seed: int, workers: int, batch_size: int, quiet: bool,
+    client: Any = None,
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:  # fmt: skip
     """Play the design lineups on ``n`` matches each under every rule set (RULES.md as each rule set reads).
 
     Parameters
@@ -54,6 +55,8 @@ def play_design(
         The strategies of the design lineups (:class:`nines_sim.runs.design.DesignSetup`).
     seed, workers, batch_size, quiet
         As the experiment's: the seed of the run, worker processes, games in play at once, no progress bar.
+    client : distributed.Client, optional
+        The experiment's Dask client: the design lineups play on its cluster (the same numbers), not locally.
 
     Returns
     -------
@@ -61,12 +64,14 @@ def play_design(
         ``design.csv`` and ``design_distribution.csv`` as frames, or None when Ctrl-C stopped the design
         part (nothing of it is kept).
     """
+    from nines_sim.runs.backends import choose
     from nines_sim.runs.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
     from nines_sim.runs.progress import RunProgress
 
     dsets = [DesignSet(rs.label, rs.rules) for rs in sets]
     with RunProgress(n * len(sets) * len(LINEUPS), quiet) as bar:
-        out = run_design(dsets, DesignSetup(skilled, weak), n, seed, workers, batch_size, on_progress=bar)
+        out = run_design(dsets, DesignSetup(skilled, weak), n, seed, workers, batch_size, on_progress=bar,
+                         backend=choose(workers, client))  # fmt: skip
     if out.partial:
         return None
     return design_frame(out), distribution_frame(out)

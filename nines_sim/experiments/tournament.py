@@ -287,14 +287,17 @@ def play_tournament(
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
                         meanwhile=_load_writers)  # fmt: skip
 
+    def design_part(client: Any, n_workers: int) -> Any:  # on the tournament's processes or cluster
+        return play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, n_workers, batch_size,
+                           quiet, client)  # fmt: skip
+
     played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games), matches=matches,
                             out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
-                            quiet=quiet)  # fmt: skip
+                            quiet=quiet, after=design_part if design else None)  # fmt: skip
     outcome, wanted = played.outcome, played.wanted
     run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
     if design:
-        run.design = play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, played.workers,
-                                 batch_size, quiet)  # fmt: skip
+        run.design = played.after
         run.design_stopped = run.design is None
     run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
     with writing():

@@ -52,6 +52,7 @@ from nines_sim.results.tally import SHARE_UNIT, _add_hist, njit
 if TYPE_CHECKING:
     import pandas as pd
 
+    from nines_sim.runs.backends import Backend
     from nines_sim.runs.ranges import Range
 
 #: Hands after which the leader's fate is measured (``comeback_1`` .. ``comeback_K``).
@@ -455,6 +456,7 @@ def run_design(
     start: int = 0,
     chunk_size: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
 ) -> DesignOutcome:
     """Play ``n_matches`` matches (from ``start``) of each design lineup under every rule set; merge the sums.
 
@@ -464,6 +466,9 @@ def run_design(
         The first is the reference of the paired differences.
     kinds : tuple of str
         The design lineups to play (:func:`lineups_needed`).
+    backend : Backend, optional
+        Where the units run (:mod:`nines_sim.runs.backends`; a Dask cluster's gives the same sums, whatever
+        its workers or the chunk size); default ``workers`` local processes.
 
     Raises
     ------
@@ -481,7 +486,10 @@ def run_design(
             make_lineup(list(setup.lineup(kind, 2)))
     except StrategyNotFound as exc:
         raise DesignError(str(exc)) from None
-    backend = choose(workers)  # local processes: the design lineups name strategies as this folder reads them
+    backend = backend or choose(workers)
+    # strategy files named as the backend's workers read them (absolute paths on a cluster)
+    portable = DesignSetup(*backend.portable((setup.skilled, setup.weak)),
+                           fair=setup.fair and backend.portable((setup.fair,))[0])  # fmt: skip
     ranges = [(start, start + n_matches)]
     size = chunk_size or policy(n_matches, backend.workers, Shape(Keeps.WHOLE), backend.live_progress)
     total = [DesignSums(len(sets))]
@@ -496,7 +504,7 @@ def run_design(
 
     warm = [(setup.rules_for(k, ds.rules), setup.lineup(k, setup.rules_for(k, ds.rules).players))
             for k in kinds for ds in sets]  # fmt: skip
-    units = design_units(DesignJob(sets, setup, kinds, seed, batch_size), ranges, size)
+    units = design_units(DesignJob(sets, portable, kinds, seed, batch_size), ranges, size)
     partial = backend.run(Job(design_range, units, take, on_progress, warm))
     return DesignOutcome(sets, total[0], merge(kept), partial)
 

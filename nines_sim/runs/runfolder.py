@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,6 +182,8 @@ class Played:
         Worker processes.
     compile_seconds : float
         Seconds the run waited on the compiler.
+    after : object
+        What the ``after`` call of :func:`play_in_folder` returned (None without one).
     """
 
     folder: Path
@@ -189,6 +191,7 @@ class Played:
     wanted: list[Range]
     workers: int
     compile_seconds: float
+    after: Any = None
 
 
 def play_in_folder(
@@ -204,6 +207,7 @@ def play_in_folder(
     ranges: str | None,
     scheduler: str | None,
     quiet: bool,
+    after: Callable[[Any, int], Any] | None = None,
 ) -> Played:
     """Play an experiment's matches into a new run folder, on local processes or a Dask cluster, with a bar.
 
@@ -222,6 +226,9 @@ def play_in_folder(
         Games or rule sets, each playing the wanted matches (the bar counts ``units`` times them).
     matches, out, force, workers, ranges, scheduler, quiet
         As :func:`nines_sim.experiments.play_tournament` takes them.
+    after : callable, optional
+        ``after(client, workers)``: more play once the matches are kept and their bar closed, on the same
+        local processes or Dask cluster (the design measures); what it returns is :attr:`Played.after`.
 
     Returns
     -------
@@ -241,12 +248,14 @@ def play_in_folder(
     n_workers = workers or cpu_count()
     check_scheduler(scheduler)
     wanted = ranges_wanted(ranges, matches)
-    with run_folder(out, kind, force) as run_dir, RunProgress(ranges_total(wanted) * units, quiet) as bar:
-        with compute_backend(scheduler, n_workers) as client:
+    with run_folder(out, kind, force) as run_dir, ExitStack() as on_cluster:
+        with RunProgress(ranges_total(wanted) * units, quiet) as bar:
+            client = on_cluster.enter_context(compute_backend(scheduler, n_workers))
             outcome = play(client, bar, wanted, n_workers)
-        if not kept(outcome):
-            raise NothingKept()
-    return Played(run_dir, outcome, wanted, n_workers, bar.compile_seconds)
+            if not kept(outcome):
+                raise NothingKept()
+        more = after(client, n_workers) if after is not None else None
+    return Played(run_dir, outcome, wanted, n_workers, bar.compile_seconds, more)
 
 
 def play_seconds(wall_seconds: float, compile_seconds: float) -> tuple[float, str]:
