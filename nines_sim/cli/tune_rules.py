@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, check_design, cpu_count_default, players_wanted
-from nines_sim.cli.options import SkilledOpt, WeakOpt
+from nines_sim.cli.common import build_rules, check_design, cluster, cpu_count_default, players_wanted
+from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +55,14 @@ def tune_rules(
     fair: Annotated[
         str | None, typer.Option("--fair", help="The strategy in every seat for fairness and length (--skilled).")
     ] = None,
-    trials: Annotated[int, typer.Option("--trials", help="Finished trials the study should hold.")] = 40,
+    trials: Annotated[
+        int,
+        typer.Option(
+            "--trials",
+            help="Finished trials the study should hold: a resumed study counts its own, and processes sharing "
+            "a study stop together at exactly N (a failed trial is not counted).",
+        ),
+    ] = 40,
     matches: Annotated[
         int, typer.Option("--matches", "-n", help="Matches per design lineup per trial (the same in every trial).")
     ] = 4_000,
@@ -70,12 +77,14 @@ def tune_rules(
         str | None,
         typer.Option(
             "--storage",
-            help="Optuna storage: sqlite:///PATH (default: study.db in the run folder), or journal:PATH (or PATH.log).",
-        ),  # fmt: skip
+            help="Optuna storage: sqlite:///PATH (default: study.db in the run folder), or journal:PATH (or "
+            "PATH.log), Optuna's journal file, which its documentation recommends for several processes.",
+        ),
     ] = None,
     study: Annotated[str | None, typer.Option("--study", help="Study name (default: from the search).")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: all cores).")] = None,
+    workers: WorkersOpt = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
+    scheduler: SchedulerOpt = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -90,8 +99,10 @@ def tune_rules(
     Each trial is a rule set (the base with the --space options set) and plays the design lineups its
     objectives need over the same matches as every other trial. One objective: TPE; several: NSGA-II and
     the Pareto front. The study lives in SQLite or a journal file: Ctrl-C keeps finished trials and the
-    same command resumes. Writes trials.csv, front.csv, validation.csv, charts, report.md and
-    best-rules.json (play it anywhere: --rules @best-rules.json).
+    same command resumes. Several processes on one --storage and --study share the study: together they
+    run --trials trials, the base rules once. With --scheduler the matches play on a Dask cluster.
+    Writes trials.csv, front.csv, validation.csv, charts, report.md and best-rules.json (play it
+    anywhere: --rules @best-rules.json).
     """
     from nines_sim.game.rules import rule_set_file
     from nines_sim.runs.design import DesignSetup
@@ -103,6 +114,8 @@ def tune_rules(
             raise usage_error(f"{flag} must be at least 1, not {v}")
     if validate < 0 or validate_front < 1:
         raise usage_error("--validate must be 0 (skip) or more, and --validate-front at least 1")
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     players = players_wanted(players, rule)[0] or 4
     rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
     base = build_rules(rules, rule_list, players)
@@ -132,14 +145,18 @@ def tune_rules(
          "--storage": storage, "--out": str(run_dir)},
         rule_list,
     )  # fmt: skip
-    _run(setup, url, name, run_dir, trials, validate, validate_front, workers or cpu_count_default(), batch_size,
-         quiet, command)  # fmt: skip
+    n_workers = workers or cpu_count_default()
+    with cluster(scheduler, n_workers) as client:  # None: local processes
+        _run(setup, url, name, run_dir, trials, validate, validate_front, n_workers, batch_size, client, quiet,
+             command)  # fmt: skip
 
 
 def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: str) -> None:
     """Usage errors before anything is written: a storage that is not SQLite or a journal, or cannot be, and a
     run folder holding another run's files."""
-    from nines_sim.runs.tune import TuneError, storage_file
+    from contextlib import nullcontext
+
+    from nines_sim.runs.tune import TuneError, storage_file, storage_lock
 
     try:
         db = storage_file(url)[1]
@@ -151,26 +168,30 @@ def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: st
         raise usage_error(f"cannot open the storage {url}: {why}")
     if run_dir.exists() and not run_dir.is_dir():
         raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
-    if run_dir.is_dir() and not force:
+    if not run_dir.is_dir() or force:
+        return
+    # read under the storage's lock: another process of the same study may be writing the folder
+    with storage_lock(url) if db.parent.is_dir() else nullcontext():
         held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
         try:
             ours = not held or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
         except (OSError, ValueError):
             ours = (run_dir / "study.db").is_file()
-        if not ours:
-            raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+    if not ours:
+        raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
 
 
 def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
-         workers: int, batch_size: int, quiet: bool, command: str) -> None:  # fmt: skip
+         workers: int, batch_size: int, client: Any, quiet: bool, command: str) -> None:  # fmt: skip
     import time
 
     from tqdm import tqdm
 
     from nines_sim.runs.output import OutputExists, prepare_dir
-    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_lock
+    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_file, storage_lock
     from nines_sim.runs.tune_rules import front, open_rules_study, search, validate_front
 
+    made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         with storage_lock(url):
@@ -183,10 +204,17 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     t0 = time.perf_counter()
     before = len(finished(st))
     with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
+
+        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
+            bar.n = min(done, n_trials)
+            bar.set_postfix_str("waiting for other processes' last trials")
+
         try:
-            ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1))
-        except TuneError as exc:
+            ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1), client=client,
+                         storage=url, on_wait=on_wait)  # fmt: skip
+        except TuneError as exc:  # every rule set proposed was impossible: nothing of this run is kept
             bar.close()
+            _discard(url, name, run_dir, made_dir, made_storage)
             raise usage_error(str(exc)) from None
         except TuneInterrupted:
             bar.close()
@@ -201,7 +229,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     checked = None
     if validate and chosen:
         try:
-            checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size)
+            checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
         except TuneInterrupted:
             typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to "
                        "resume.", err=True)  # fmt: skip
@@ -217,6 +245,39 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     typer.echo(_answer(setup, best, checked))
     typer.echo(f"{len(finished(st))} trials ({ran} run now, {wall:.1f} s); best rules in {run_dir / 'best-rules.json'}"
                f" (play them: --rules @{run_dir / 'best-rules.json'})")  # fmt: skip
+
+
+def _discard(url: str, name: str, run_dir: Path, made_dir: bool, made_storage: bool) -> None:
+    """After a usage error found by the search: remove what this run wrote, so that it wrote nothing.
+
+    The study goes when every trial it holds failed (no process finished one); then the storage's file too,
+    if this run created it and it holds no other study; and the run folder, if this run created it and it
+    holds nothing else.
+    """
+    import shutil
+
+    import optuna
+
+    from nines_sim.runs.tune import _storage, storage_file, storage_lock
+
+    _, db = storage_file(url)
+    with storage_lock(url):
+        st = _storage(url)
+        study = optuna.load_study(study_name=name, storage=st)
+        if any(t.state.name != "FAIL" for t in study.get_trials(deepcopy=False)):
+            return  # another process's trials: the study is theirs too
+        optuna.delete_study(study_name=name, storage=st)
+        others = optuna.study.get_all_study_summaries(st, include_best_trial=False)
+        if made_storage and not others:
+            if hasattr(st, "engine"):  # SQLite: let go of the file before it is removed
+                st.engine.dispose()
+            db.unlink(missing_ok=True)
+    if made_storage:
+        Path(f"{db}.tune-lock").unlink(missing_ok=True)
+    if made_dir and run_dir.is_dir():
+        leftovers = [f for f in run_dir.iterdir() if f.name not in (db.name, f"{db.name}.tune-lock")]
+        if not leftovers:
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _answer(setup: RulesSetup, best: dict[str, Any], checked: pd.DataFrame | None) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.runs.backends import choose
 from nines_sim.runs.design import INDEX, MEASURES, DesignSet, DesignSetup, design_frame, lineups_needed, run_design
 from nines_sim.runs.tune import TuneError, TuneInterrupted
 
@@ -270,6 +271,15 @@ class RulesSetup:
         """The base rule set's value of every searched option (what trial 0 plays, when within bounds)."""
         return {d.option: getattr(self.base, d.option) for d in self.space}
 
+    def first_trial(self) -> dict[str, Any] | None:
+        """The base rule set's values as the study stores them, its first trial (trial 0); None when a value
+        is outside the searched bounds (:func:`nines_sim.runs.study.claim`)."""
+        base = self.baseline_values()
+        inside = all(d.low is None or d.low <= base[d.option] <= d.high for d in self.space) and all(
+            not d.choices or base[d.option] in d.choices for d in self.space
+        )
+        return {k: _storable(v) for k, v in base.items()} if inside else None
+
     def rules(self, values: dict[str, Any]) -> Rules:
         """The base rule set with ``values`` (``RulesError`` for an impossible combination)."""
         return self.base.replace(**values)
@@ -285,9 +295,12 @@ class RulesSetup:
         return f"{base},{text}" if ":" in base else f"{base}:{text}"
 
 
-def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int, workers: int, batch_size: int
-                  ) -> dict[str, float]:  # fmt: skip
+def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int, workers: int, batch_size: int,
+                  client: Any = None) -> dict[str, float]:  # fmt: skip
     """Play one rule set's design lineups over matches ``start .. start+n-1``; the measures it is judged by.
+
+    The matches play on ``workers`` local processes, or on the Dask cluster of ``client``
+    (:func:`nines_sim.runs.backends.choose`): the same numbers.
 
     Raises
     ------
@@ -298,7 +311,7 @@ def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int,
     """
     rules = setup.rules(values)
     out = run_design([DesignSet("trial", rules)], setup.design, n, setup.seed, workers, batch_size, setup.kinds,
-                     start=start)  # fmt: skip
+                     start=start, backend=choose(workers, client))  # fmt: skip
     if out.partial:
         raise TuneInterrupted("interrupted")
     frame = design_frame(out, measures=setup.measures)
@@ -330,7 +343,7 @@ def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     mine = setup.as_json()
-    with storage_lock(storage):
+    with storage_lock(storage):  # processes started together on a new storage: one creates the study
         try:
             study = optuna.create_study(study_name=name, storage=_storage(storage), load_if_exists=True,
                                         directions=[o.direction for o in setup.objectives])  # fmt: skip
@@ -342,11 +355,6 @@ def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
         theirs = study.user_attrs.get("rules_setup")
         if theirs is None:
             study.set_user_attr("rules_setup", mine)
-            base = setup.baseline_values()
-            if all(d.low is None or d.low <= base[d.option] <= d.high for d in setup.space) and all(
-                not d.choices or base[d.option] in d.choices for d in setup.space
-            ):
-                study.enqueue_trial({k: _storable(v) for k, v in base.items()})
     if theirs is not None and theirs != mine:
         diff = [k for k in mine if theirs.get(k) != mine[k]]
         raise TuneError(f"study {name!r} in {storage} was made for another search (it differs in "
@@ -356,9 +364,17 @@ def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
 
 def search(
     study: Any, setup: RulesSetup, n_trials: int, workers: int, batch_size: int,
-    on_trial: Callable[[Any], None] | None = None,
+    on_trial: Callable[[Any], None] | None = None, *, client: Any = None, storage: str | None = None,
+    poll_seconds: float = 0.5, on_wait: Callable[[int], None] | None = None,
 ) -> int:  # fmt: skip
     """Run trials until the study holds ``n_trials`` finished ones; returns how many this call ran.
+
+    Several processes may search one study (``storage``: its URL, whose lock they share): each claims its
+    trials as ``nines tune``'s do (:func:`nines_sim.runs.study.run_trials`), so that together they run the
+    base rule set once and the study ends with exactly ``n_trials`` finished trials; a process with nothing
+    left to claim waits for the others' last trials (``on_wait``).  The trials' matches play on ``workers``
+    local processes, or on the Dask cluster of ``client``.  An impossible rule set is a failed trial
+    (``impossible rules (...)``), not counted.
 
     Raises
     ------
@@ -366,32 +382,24 @@ def search(
         On Ctrl-C: the running trial is marked failed (:data:`nines_sim.runs.tune.STOPPED_BY_CTRL_C`) and played
         again first on resumption.
     TuneError
-        When every one of the first ``max(20, 2 * n_trials)`` rule sets proposed was impossible.
+        When this call finished no trial and the last ``max(20, 2 * n_trials)`` rule sets it was proposed
+        were all impossible.
     """
     from optuna.trial import TrialState
 
-    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, _fail, finished
+    from nines_sim.runs.study import TrialFailed, run_trials
 
-    ran = impossible = 0
-    last = ""
-    study.sampler = make_sampler(setup, (setup.seed + len(study.trials)) % 2**32)
-    while len(finished(study)) < n_trials:
-        if impossible >= max(20, 2 * n_trials) and not ran:
-            raise TuneError(f"the last {impossible} proposed rule sets were all impossible ({last}); "
-                            "narrow --space")  # fmt: skip
-        trial = study.ask()
+    count: dict[str, Any] = {"ran": 0, "impossible": 0, "last": ""}
+    limit = max(20, 2 * n_trials)
+
+    def objective(trial: Any) -> tuple[TrialState, list[float]]:
+        values = {d.option: d.suggest(trial) for d in setup.space}
         try:
-            values = {d.option: d.suggest(trial) for d in setup.space}
-            try:
-                got = measure_trial(setup, values, 0, setup.matches, workers, batch_size)
-            except RulesError as exc:  # an impossible combination: infeasible, not an error of the search
-                last = str(exc)
-                impossible += 1
-                _fail(study, trial, f"impossible rules ({exc})", replay=False)
-                continue
-        except (KeyboardInterrupt, TuneInterrupted):
-            _fail(study, trial, STOPPED_BY_CTRL_C, replay=True)
-            raise TuneInterrupted("interrupted") from None
+            got = measure_trial(setup, values, 0, setup.matches, workers, batch_size, client)
+        except RulesError as exc:  # an impossible combination: infeasible, not an error of the search
+            count["impossible"] += 1
+            count["last"] = str(exc)
+            raise TrialFailed(f"impossible rules ({exc})") from None
         for m, v in got.items():
             trial.set_user_attr(m, v)
         trial.set_user_attr("constraint", [c.violation(got[c.measure]) for c in setup.constraints])
@@ -399,13 +407,21 @@ def search(
             trial.set_constraint(c.text, c.violation(got[c.measure]))
         scores = [o.score(got[o.measure]) for o in setup.objectives]
         if any(math.isnan(s) for s in scores):
-            _fail(study, trial, "a measure could not be computed (no such matches)", replay=False)
-            continue
-        frozen = study.tell(trial, scores, state=TrialState.COMPLETE)
-        ran += 1
+            raise TrialFailed("a measure could not be computed (no such matches)")
+        return TrialState.COMPLETE, scores
+
+    def finished_one(frozen: Any) -> None:
+        count["ran"] += 1
         if on_trial:
             on_trial(frozen)
-    return ran
+
+    def failed(_: TrialFailed) -> None:  # after the trial was marked failed
+        if count["impossible"] >= limit and not count["ran"]:
+            raise TuneError(f"the last {count['impossible']} proposed rule sets were all impossible "
+                            f"({count['last']}); narrow --space")  # fmt: skip
+
+    return run_trials(study, setup, n_trials, objective, make_sampler, storage, poll_seconds, finished_one, on_wait,
+                      failed)  # fmt: skip
 
 
 def trial_values(setup: RulesSetup, t: Any) -> dict[str, Any]:
@@ -456,8 +472,10 @@ def trials_frame(study: Any, setup: RulesSetup) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, batch_size: int) -> pd.DataFrame:
-    """The base rule set and each chosen trial's rules on ``n`` fresh matches, paired with the base.
+def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, batch_size: int,
+                   client: Any = None) -> pd.DataFrame:  # fmt: skip
+    """The base rule set and each chosen trial's rules on ``n`` fresh matches, paired with the base (on
+    ``workers`` local processes, or the Dask cluster of ``client``: the same numbers).
 
     Returns the :func:`nines_sim.runs.design.design_frame` of the measures judged (the base first, labelled
     ``base``; trials labelled ``trial N``).
@@ -474,7 +492,8 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
         rules = setup.rules(trial_values(setup, t))
         if rules != setup.base:
             sets.append(DesignSet(f"trial {t.number}", rules))
-    out = run_design(sets, setup.design, n, setup.seed, workers, batch_size, setup.kinds, start=VALIDATION_START)
+    out = run_design(sets, setup.design, n, setup.seed, workers, batch_size, setup.kinds, start=VALIDATION_START,
+                     backend=choose(workers, client))  # fmt: skip
     if out.partial:
         raise TuneInterrupted("interrupted")
     return design_frame(out, measures=setup.measures)

@@ -1,0 +1,187 @@
+"""``nines tune-rules`` as ``nines tune`` behaves: on a Dask cluster, several processes on one study, and the
+usage error of a search whose every proposed rule set is impossible.
+
+The searches are tiny (``random`` as both design strategies, tens of matches): they test the machinery.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.game.rules import make_rules
+from nines_sim.runs import tune_rules as tr
+from nines_sim.runs.design import DesignSetup
+from nines_sim.runs.study import claim
+
+runner = CliRunner()
+#: A small search: skill at a 4-seat table over the nine penalty (the base's 15 is inside: trial 0).
+SEARCH = ["tune-rules", "--space", "nine_penalty=0..1000", "--maximize", "skill", "--skilled", "random", "-n", "40",
+          "--seed", "5", "--quiet"]  # fmt: skip
+#: Every value impossible: 9 cards to each of 6 players do not fit one deck (RULES.md D4).
+IMPOSSIBLE = ["tune-rules", "--space", "hand_sizes=9,9,9,9,9|12,12,12,12,12", "--maximize", "skill", "-p", "6",
+              "-n", "10", "--trials", "2", "--quiet"]  # fmt: skip
+
+
+def _setup(space: str, matches: int = 20) -> tr.RulesSetup:
+    objectives, constraints = tr.parse_goals(["skill"], [], [], [])
+    return tr.RulesSetup(make_rules(), "classic", matches, 0, tr.parse_space([space]), objectives, constraints,
+                         DesignSetup("random", "random"))  # fmt: skip
+
+
+# ---------------------------------------------------------------- Dask
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A running cluster's address (workers as threads of this process: the same code, a quicker start)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as lc:
+        yield lc.scheduler_address
+
+
+def refuse_local(monkeypatch) -> None:  # noqa: ANN001
+    """From now on a unit that would run on local processes fails the run: a cluster run plays every match there."""
+    from nines_sim.runs import backends
+
+    def refuse(self, job):  # noqa: ANN001, ANN202
+        raise AssertionError("a unit ran on the local backend")
+
+    monkeypatch.setattr(backends.Local, "run", refuse)
+
+
+def test_tune_rules_on_a_cluster_writes_the_files_of_a_local_run(tmp_path, scheduler, monkeypatch):
+    args = [*SEARCH, "--trials", "4", "--validate", "60"]
+    r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
+    assert r.exit_code == 0, r.output
+    refuse_local(monkeypatch)
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "dask")])
+    assert r.exit_code == 0, r.output
+    for name in ("trials.csv", "front.csv", "validation.csv", "best-rules.json"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+    trials = pd.read_csv(tmp_path / "dask" / "trials.csv")
+    assert (trials["state"] == "complete").sum() == 4 and trials["skill_table"].notna().all()
+
+
+@pytest.mark.parametrize("command", ["compare-rules", "tournament"])
+def test_the_design_part_plays_on_the_cluster_and_writes_the_local_numbers(command, tmp_path, scheduler, monkeypatch):
+    rules = ["--rules", "classic", "--rules", "hard-nines"] if command == "compare-rules" else ["--rules", "hard-nines"]
+    args = [command, "random", "random", "random", *rules, "-n", "60", "--design", "90", "--skilled", "random",
+            "--quiet", "--no-charts"]  # fmt: skip
+    r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
+    assert r.exit_code == 0, r.output
+    refuse_local(monkeypatch)
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "dask")])
+    assert r.exit_code == 0, r.output
+    for name in ("design.csv", "design_distribution.csv"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+    hands = pd.read_csv(tmp_path / "dask" / "design.csv").query("measure == 'hands'")
+    assert (hands["matches"] == 90).all() and len(hands) == len(rules) // 2
+
+
+def test_an_empty_scheduler_is_a_usage_error(tmp_path):
+    r = runner.invoke(app, [*SEARCH, "--scheduler", " ", "--out", str(tmp_path / "t")])
+    assert r.exit_code == 2 and "--scheduler needs an address" in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "t").exists()
+
+
+def test_tune_rules_takes_the_scheduler_option_of_tune():
+    import click
+    import typer.main
+
+    def option(name: str) -> click.Option:
+        command = typer.main.get_command(app).commands[name]
+        return next(p for p in command.params if "--scheduler" in p.opts)
+
+    assert option("tune-rules").help == option("tune").help and "Dask" in option("tune").help
+
+
+# ---------------------------------------------------------------- several processes on one study
+
+
+def test_a_rules_study_enqueues_the_base_once_and_a_live_process_trial_is_waited_for(tmp_path):
+    setup = _setup("nine_penalty=0..40")
+    study = tr.open_rules_study(f"sqlite:///{tmp_path / 's.db'}", "s", setup)
+    trial = claim(study, setup, 1, [], tr.make_sampler)
+    assert trial.suggest_int("nine_penalty", 0, 40) == 15  # the base rule set comes first
+    assert claim(study, setup, 1, [], tr.make_sampler) == "wait"  # this process is alive: its trial is not taken
+    assert claim(study, setup, 2, [], tr.make_sampler) not in ("wait", "done")
+    assert len(study.trials) == 2
+
+
+def test_a_base_outside_the_bounds_is_not_a_trial(tmp_path):
+    setup = _setup("nine_penalty=20..40")
+    assert setup.first_trial() is None
+    study = tr.open_rules_study(f"sqlite:///{tmp_path / 's.db'}", "s", setup)
+    assert tr.search(study, setup, 2, 1, 1024) == 2
+    assert all(20 <= t.params["nine_penalty"] <= 40 for t in study.trials) and len(study.trials) == 2
+    assert not any("fixed_params" in t.system_attrs for t in study.trials)
+
+
+@pytest.mark.parametrize(("storage", "processes"), [("sqlite", 4), ("journal", 2)])
+def test_processes_started_together_on_a_new_rules_study_share_it(storage, processes, tmp_path):
+    """N processes on one new storage, study and run folder, all started before any ends."""
+    url = f"sqlite:///{tmp_path / 'X.db'}" if storage == "sqlite" else f"journal:{tmp_path / 'X.log'}"
+    out = tmp_path / "out"
+    args = [*SEARCH, "--trials", "3", "--validate", "40", "--workers", "1", "--storage", url, "--study", "S", "--out",
+            str(out)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "nines_sim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )  # fmt: skip
+        for _ in range(processes)
+    ]
+    results = [(p.returncode, o, e) for p in procs for o, e in [p.communicate()]]
+    for code, stdout, stderr in results:
+        assert code == 0 and "Traceback" not in stderr, stderr
+        assert "3 trials (" in stdout, stdout
+    assert sum(int(o.split("trials (")[1].split()[0]) for _, o, _ in results) == 3  # each trial run by one process
+    setup = tr.RulesSetup(make_rules(), "classic", 40, 5, tr.parse_space(["nine_penalty=0..1000"]),
+                          *tr.parse_goals(["skill"], [], [], []), DesignSetup("random", "random"))  # fmt: skip
+    study = tr.open_rules_study(url, "S", setup)
+    assert [(t.number, t.state.name) for t in study.trials] == [(0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]
+    # the base rule set was enqueued once, and played first
+    assert ["fixed_params" in t.system_attrs for t in study.trials] == [True, False, False]
+    assert study.trials[0].params == {"nine_penalty": 15}
+    # every process validated the same finished study: the same answer, and one whole folder
+    assert len({o.splitlines()[0] for _, o, _ in results}) == 1
+    trials = pd.read_csv(out / "trials.csv")
+    assert trials["trial"].tolist() == [0, 1, 2] and (trials["state"] == "complete").all()
+    assert json.loads((out / "manifest.json").read_text())["study"] == "S"
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+
+
+# ---------------------------------------------------------------- every proposed rule set impossible
+
+
+def test_every_proposed_rule_set_impossible_is_one_line_exit_2_and_writes_nothing(tmp_path):
+    out = tmp_path / "t"
+    r = runner.invoke(app, [*IMPOSSIBLE, "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert "the last 20 proposed rule sets were all impossible" in r.output and "narrow --space" in r.output
+    assert not out.exists()  # the folder, and the default study.db in it
+    # a storage file of this run goes too; one that held another study keeps it and loses only this one
+    for form in ("sqlite:///{}", "journal:{}"):
+        db = tmp_path / ("new.db" if form.startswith("sqlite") else "new.log")
+        r = runner.invoke(app, [*IMPOSSIBLE, "--storage", form.format(db), "--out", str(out)])
+        assert r.exit_code == 2, r.output
+        assert not db.exists() and not out.exists() and not list(tmp_path.glob("new.*"))
+    url = f"sqlite:///{tmp_path / 'kept.db'}"
+    kept = tr.open_rules_study(url, "other", _setup("nine_penalty=0..40"))
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    r = runner.invoke(app, [*IMPOSSIBLE, "--storage", url, "--study", "bad", "--out", str(out),
+                            "--force"])  # fmt: skip
+    assert r.exit_code == 2, r.output
+    import optuna
+
+    names = [s.study_name for s in optuna.study.get_all_study_summaries(url, include_best_trial=False)]
+    assert names == ["other"] and kept.user_attrs["rules_setup"]
+    assert [f.name for f in out.iterdir() if not f.name.endswith(".tune-lock")] == ["notes.txt"]
