@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nines_sim.engine.turn_loop as K
+from nines_sim.engine import deal, decisions, scoring, slot_locals, trace_log, turn_phases
 from nines_sim.engine.code_cache import DigestCache, code_files
 from nines_sim.search import sample_deal
 from nines_sim.strategies import expert_compiled, heuristics_compiled
@@ -49,7 +50,9 @@ def test_an_edit_of_a_helper_in_another_file_recompiles_a_sealed_function_only(t
 
 
 def test_every_cached_function_of_the_compiled_engine_is_keyed_by_the_files_it_takes_in():
-    for module in (K, K.__dict__["stream"].py_func.__globals__, sample_deal, expert_compiled, heuristics_compiled):
+    stages = (deal, turn_phases, decisions, scoring, slot_locals, trace_log)  # the loop's phases (compiled code)
+    for module in (K, *stages, K.__dict__["stream"].py_func.__globals__, sample_deal, expert_compiled,
+                   heuristics_compiled):  # fmt: skip
         names = module if isinstance(module, dict) else vars(module)
         cached = [v for v in names.values() if getattr(getattr(v, "_cache", None), "_cache_file", None) is not None]
         cached = [v for v in cached if v.py_func.__module__ == names["__name__"]]
@@ -59,3 +62,4 @@ def test_every_cached_function_of_the_compiled_engine_is_keyed_by_the_files_it_t
     # the files of the functions the loop calls; the constants it reads (codes.py, slots.py) count by value
     files = {Path(f).name for f in code_files(K.play_slots_classic_expert)[0]}
     assert {"turn_loop.py", "bits.py", "expert_compiled.py", "heuristics_compiled.py"} <= files
+    assert {"deal.py", "turn_phases.py", "decisions.py", "scoring.py", "slot_locals.py", "trace_log.py"} <= files

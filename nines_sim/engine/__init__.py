@@ -1,6 +1,9 @@
 """The engine: the compiled turn loop over a batch of game slots, its state, its decision broker and traces.
 
 - :mod:`~nines_sim.engine.turn_loop`: the turn loop, as named phases (numba).
+- :mod:`~nines_sim.engine.loop_constants`, :mod:`~nines_sim.engine.deal`, :mod:`~nines_sim.engine.turn_phases`,
+  :mod:`~nines_sim.engine.decisions`, :mod:`~nines_sim.engine.scoring`, :mod:`~nines_sim.engine.slot_locals`,
+  :mod:`~nines_sim.engine.trace_log`: its phases and numbers, by stage (all names also read from ``turn_loop``).
 - :mod:`~nines_sim.engine.bits`: its compiled building blocks (random streams, sets of faces).
 - :mod:`~nines_sim.engine.slots`: the per-slot state, declared once.
 - :mod:`~nines_sim.engine.batch`: :class:`~nines_sim.engine.batch.CompiledEngine`, the engine every run plays on.

@@ -1,0 +1,75 @@
+"""The turn loop's numbers: the rules as an int64 vector, the phases of a slot, the return codes, a compiled
+user strategy's view, and the columns of the hand, match and event records.
+
+The compiled turn loop (:mod:`nines_sim.engine.turn_loop`) and its phases read these as constants; Python reads
+them to build the loop's arguments (:func:`rules_params`) and to decode what it returns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.core import types as nbt
+
+from nines_sim.game.rules import Rules
+
+# ----------------------------------------------------------------- constants
+# rules parameters
+R_P, R_NINE_PEN, R_HS, R_UNTIL, R_SKIPREV, R_DECKS, R_PAIR, R_NNO = 0, 1, 2, 7, 8, 9, 10, 11
+R_NOPLAY_BLOCK, R_SHARE, R_TARGET, R_FIXED, R_CAP = 12, 13, 14, 15, 16
+NRP = 17
+
+
+# phases of a slot
+PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, PH_FINISH, PH_END, PH_DEAL = range(10)
+# kernel return codes
+DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
+#: Seats a table can have: the length of the tuple of user decision functions.
+MAX_SEATS = 6
+
+# What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
+(G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
+ G_NINE_PENALTY, G_TURN, G_KEY, G_IN_HAND, G_DECKS, NG) = range(17)  # fmt: skip
+#: ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int64``: the form of a compiled user strategy.
+DECIDE_SIG = nbt.int64(nbt.int64, nbt.int64[::1], nbt.uint64[::1], nbt.int64[::1], nbt.int64[::1], nbt.int64[::1])
+
+# hand record columns
+H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = range(9)
+# match record columns
+M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
+# events of the trace form of the loop (:func:`_compile_slots` with ``trace``): one int64 row each, its kind first
+(EV_TURN, EV_DEAL, EV_DECLARE, EV_PLAY, EV_PAIR, EV_DRAW, EV_PENALTY_DRAW, EV_PASS, EV_SKIP, EV_RESHUFFLE, EV_END,
+ EV_MATCH_END) = range(12)  # fmt: skip
+#: Columns of an event row: the kind, then at most 5 numbers and two words per seat (a deal's hands).
+EV_WIDTH = 6 + 2 * MAX_SEATS
+#: Rows a slot's event buffer keeps free before a pass of its loop: more than one turn, a hand's end and a deal
+#: can write (draws until playable take at most every card of two decks, with a reshuffle before each).
+EV_MARGIN = 4 * 104 + 32
+
+
+def rules_params(rules: Rules) -> np.ndarray:
+    """The rules as the int64 array the kernel reads (the ``R_*`` indices).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (NRP,).
+    """
+    rp = np.zeros(NRP, dtype=np.int64)
+    rp[R_P] = rules.players
+    rp[R_NINE_PEN] = rules.nine_penalty
+    rp[R_HS : R_HS + 5] = rules.hand_sizes
+    rp[R_UNTIL] = rules.draw_rule == "until-playable"
+    rp[R_SKIPREV] = rules.skip_reverse
+    rp[R_DECKS] = rules.decks
+    rp[R_PAIR] = rules.pair_of_nines
+    rp[R_NNO] = rules.no_nine_out
+    rp[R_NOPLAY_BLOCK] = rules.block_rule == "no-play-circle"
+    rp[R_SHARE] = rules.tie_rule == "share"
+    rp[R_TARGET] = rules.target
+    rp[R_FIXED] = rules.fixed_hands
+    rp[R_CAP] = rules.turn_cap
+    return rp
+
+
+#: What a phase returns as its code when the slot plays on (the kernel's return codes are >= 0).
+GO = -1

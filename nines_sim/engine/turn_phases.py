@@ -1,0 +1,181 @@
+"""A turn in the compiled turn loop: legal cards or a draw, the move on the discard pile, the card's power.
+
+:func:`turn_phase` finds the seat's legal cards or draws (T1, T2, T4-T6; V2, V5, V6); the decision comes from
+:mod:`nines_sim.engine.decisions`; :func:`apply_phase` puts the card (or V4's pair of 9s) on the discard pile;
+:func:`powers_phase` ends the turn: going out, a block or the turn cap end the hand, else the card's power
+(V1) and the next seat.  Every function here is inlined into the turn loop (:mod:`nines_sim.engine.turn_loop`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nines_sim.engine.bits import I_NATURALS, I_NINES, face_rank, face_suit
+from nines_sim.engine.code_cache import seal_module
+from nines_sim.engine.deal import add_under, draw, remove_from_hand
+from nines_sim.engine.loop_constants import (
+    EV_DRAW,
+    EV_PASS,
+    EV_PENALTY_DRAW,
+    EV_SKIP,
+    PH_APPLY,
+    PH_DECLARE,
+    PH_END,
+    PH_FINISH,
+    PH_PLAY,
+    PH_PLAY_DRAWN,
+    PH_TURN,
+)
+from nines_sim.engine.slots import S_OUTCOME
+from nines_sim.engine.trace_log import log_event, traced_draw
+from nines_sim.game.codes import BLOCKED, CAPPED, NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN, RUNNING
+from nines_sim.game.codes import PAIR_OF_NINES as PAIR
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def draw_card(st, keys, hands, ncards, under, stock, D, b, s, kind, work, trace):
+    """:func:`draw` in the scratch arrays ``work``; the trace form logs the card (``kind``: ``EV_DRAW`` or
+    ``EV_PENALTY_DRAW``) and any reshuffle (:func:`traced_draw`)."""
+    if trace:
+        return traced_draw(
+            work[8], work[9], kind, st, keys, hands, ncards, under, stock, D, b, s, work[0], work[1], work[2], work[3]
+        )
+    return draw(st, keys, hands, ncards, under, stock, D, b, s, work[0], work[1], work[2], work[3])
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D, nno,
+               until, work, trace):  # fmt: skip
+    """A turn begins: the seat's legal cards (T1, T2, V5, V6), or else it draws (T4, T5, T6; V2 draws on).
+
+    Returns
+    -------
+    tuple
+        ``(phase, legal, passed, move, card)``: ``PH_PLAY`` with the legal set; ``PH_PLAY_DRAWN`` with the
+        drawn card, which is playable; else ``PH_APPLY`` with the move (-1: no play).
+    """
+    tab = np.int64(legal_tab[top * 4 + active])
+    legal = np.int64(hands[0, b, seat]) & tab
+    if nno and ncards[b, seat] == 1:
+        legal &= I_NATURALS
+    if legal != 0:
+        return PH_PLAY, legal, False, mv, card
+    drew_on[b, seat] |= 1 << active
+    f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
+    if until:  # V2: draw until a legal card comes, and play it
+        while f >= 0 and ((tab >> f) & 1) == 0:
+            f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
+        ph, passed, mv = PH_APPLY, f < 0, f
+    elif f >= 0 and ((tab >> f) & 1) == 1:
+        return PH_PLAY_DRAWN, np.int64(1) << f, False, mv, f
+    else:
+        ph, passed, mv = PH_APPLY, f < 0, np.int64(-1)
+    if trace and passed:
+        log_event(work[8], work[9], b, EV_PASS, seat, 0, 0)
+    return ph, legal, passed, mv, card
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def play_pair(hands, ncards, under, played, b, seat, top, D):
+    """Two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top.  Returns the top."""
+    f0 = -1
+    f1 = -1
+    for j in range(2):
+        pick = np.int64(hands[D - 1, b, seat]) & I_NINES
+        if pick == 0:
+            pick = np.int64(hands[0, b, seat]) & I_NINES
+        f = -1
+        for nine in range(4):
+            fc = 13 * nine + NINE_RANK
+            if (pick >> fc) & 1:
+                f = fc
+        remove_from_hand(hands, ncards, D, b, seat, f)
+        if j == 0:
+            f0 = f
+        else:
+            f1 = f
+    add_under(under, D, b, top)
+    add_under(under, D, b, f1)
+    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << f0) | (np.int64(1) << f1))
+    return f0
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any):
+    """The move is made (T1, T2, V4): the card goes on the discard pile; a 9 asks for a suit (T3).
+
+    Returns
+    -------
+    tuple
+        ``(phase, top, active suit)``: ``PH_DECLARE`` after a 9, else ``PH_FINISH``.
+    """
+    if mv < 0:
+        return PH_FINISH, top, active
+    if pair_any and mv == PAIR:
+        return PH_DECLARE, play_pair(hands, ncards, under, played, b, seat, top, D), active
+    remove_from_hand(hands, ncards, D, b, seat, mv)
+    add_under(under, D, b, top)
+    played[b] = np.uint64(np.int64(played[b]) | (np.int64(1) << mv))
+    return (PH_DECLARE if (I_NINES >> mv) & 1 else PH_FINISH), mv, face_suit(mv)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def powers_phase(st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
+                 mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work, trace):  # fmt: skip
+    """The turn ends: going out (O1), a block (T7) or the turn cap (T8) end the hand; else the card's power
+    (V1: J skips, Q reverses, A makes the next seat draw two; V4's pair skips) and the next seat.
+
+    Returns
+    -------
+    tuple
+        ``(phase, seat, turn, streak, dirbit, row)``: ``PH_TURN``, or ``PH_END`` with ``S_OUTCOME`` set.
+    """
+    out = RUNNING
+    skip = False
+    reverse = False
+    ace = False
+    if mv >= 0:
+        alive = ncards[b, seat] != 0
+        if not alive:
+            out = seat
+        if pair_any and mv == PAIR:
+            skip = alive
+        elif alive and skiprev:
+            r = face_rank(mv)
+            skip = r == RANK_JACK
+            reverse = r == RANK_QUEEN
+            ace = r == RANK_ACE
+    if noplay_block:
+        streak = 0 if mv >= 0 else streak + 1
+    else:
+        streak = streak + 1 if passed else 0
+    turn += 1
+    if out == RUNNING and streak >= n_in:
+        out = BLOCKED
+    if out == RUNNING and turn >= cap:
+        out = CAPPED
+    if reverse:
+        dirbit ^= 1
+        row = (mask * 2 + dirbit) * P
+        if n_in == 2:
+            skip = True
+    nxt = next_tab[row + seat]
+    if out == RUNNING:
+        if skip:
+            if trace:
+                log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
+            nxt = next_tab[row + nxt]
+        elif ace:
+            for _ in range(2):
+                draw_card(st, keys, hands, ncards, under, stock, D, b, nxt, EV_PENALTY_DRAW, work, trace)
+            if trace:
+                log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
+            nxt = next_tab[row + nxt]
+        return PH_TURN, nxt, turn, streak, dirbit, row
+    st[b, S_OUTCOME] = out
+    return PH_END, nxt, turn, streak, dirbit, row
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+seal_module(globals())
