@@ -9,12 +9,13 @@ seat's decision, the strategy decides for all waiting games at once through the
 usual :class:`~nines_sim.strategy.base.Observation`, and the kernel resumes them.
 
 numba is required.  Decisions of Python seats go through :class:`~nines_sim.engine.broker.DecisionBroker`.
-:func:`make_engine` gives the engine of a bulk run.
+:func:`make_engine` gives the engine of a bulk run; :func:`~nines_sim.engine.warm_up.warm_up` (also read from
+here) loads the loop before a pool's workers fork.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
+from nines_sim.engine.warm_up import warm_up  # noqa: F401 - also read from here
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
@@ -469,52 +471,3 @@ def make_engine(
     ``harvested``: the caller takes finished matches with ``harvest()`` as it goes (see :class:`CompiledEngine`).
     """
     return CompiledEngine(rules, lineup, seed, start, n_matches, batch_size, specs=specs, harvested=harvested)
-
-
-def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules, Sequence]] = ()) -> bool:
-    """Load the compiled kernel into this process before it forks worker processes, so they inherit it.
-
-    Each process otherwise loads the kernel's machine code from the cache on its first match (about half a
-    second, paid again by every worker of every pool): with two workers on a run of a few seconds that alone
-    kept two processes well below twice the speed of one.  A forked worker shares the parent's loaded code.
-
-    Parameters
-    ----------
-    start_method : str, optional
-        The worker pool's multiprocessing start method (default: this process's).  Only ``"fork"``
-        shares memory with the parent; for ``spawn`` and ``forkserver`` nothing is done.
-    rules : iterable of Rules or of (Rules, lineup), optional
-        The rules the workers will play, each optionally with its lineup (strategy specs or instances):
-        the form of the kernel each needs (:func:`kernel.slots_kernel`) is loaded, the form with
-        ``expert`` inlined where the lineup seats one, and only those (loading a form no table plays costs
-        half a second, and where it is not yet in the cache compiling it takes a minute).  Default: the
-        classic form only.
-
-    Returns
-    -------
-    bool
-        Whether the kernel was loaded here (False for a start method other than fork).
-    """
-    import multiprocessing
-
-    method = start_method or multiprocessing.get_start_method(allow_none=False)
-    if method != "fork":
-        return False
-    from nines_sim.results.tally import Tally
-    from nines_sim.strategies.expert import Expert
-    from nines_sim.strategies.random_play import RandomPlay
-    from nines_sim.strategy.registry import make_lineup
-
-    # every table shares one signature of each form of the kernel (user strategies are first-class functions
-    # of DECIDE_SIG): one match under rules of each form needed loads it, and only those (a form not yet in
-    # the cache would be compiled here, once, rather than by every worker at the same time)
-    forms: dict[tuple[bool, bool], Rules] = {}
-    tables = dict.fromkeys((x[0], tuple(x[1])) if isinstance(x, tuple) else (x, ()) for x in rules)
-    for r, lineup in tables:
-        expert = bool(lineup) and bool((seats.seat_ids(make_lineup(list(lineup))) == K.SID_EXPERT).any())
-        forms.setdefault((K.classic_shape(K.rules_params(r)), expert), r)
-    for (_, expert), r in forms.items() or [((True, False), Rules())]:
-        players = ([Expert()] if expert else []) + [RandomPlay()] * (r.players - int(expert))
-        played = CompiledEngine(r, players, 0, 0, 1).run()
-    Tally.from_results(played)  # the tally's compiled loops too, which every worker runs on what it plays
-    return True
