@@ -1,162 +1,24 @@
-"""The rules of Nines as a program: a deliberately simple, plain-Python player of one match (RULES.md).
+"""One hand by the rules (RULES.md D4-D7, T1-T8, O1, V1-V6): the deal, each turn's play, draw or pass, the
+cards' powers, and how a hand ends.
 
-This is the executable specification beside the fast engine: a reader learns the rules
-from it (each step names the RULES.md clause it implements), and the compiled engine
-(:mod:`nines_sim.engine.turn_loop`) is checked against it move for move on every preset, table
-size and option (``tests/test_reference_agreement.py``).  One match at a time, one card
-at a time, with Python lists and Counters: no numpy, nothing from the engine,
-``nines_sim.strategy.choice`` or ``nines_sim.strategy.base``.  Only the rules record and the scalar
-random functions are shared with the engine; everything else is written again here
-from RULES.md and these conventions:
-
-* faces 0..51, face = 13 * suit + rank, rank 8 is the 9 (wild);
-* random words from ``mix_int`` chained as root -> match key -> hand key -> stream,
-  where the cards use the root ``blake2b(b"nines-sim/cards/" + seed)`` and the
-  strategies' random numbers the root ``blake2b(b"nines-sim/decisions/" + seed)``
-  (computed here with ``hashlib`` again, not taken from the engine);
-* events are plain tuples (see :func:`play_match`).
-
-The two deterministic strategies mirrored here ("det-lowest", "det-highest-pair")
-are plain functions over a small :class:`View` of the deciding player's situation.
+:class:`Hand` holds one hand's state in Python lists (each seat's cards, the discard pile with its top last,
+the stock drawn from the front) and appends what happens to the match's event list as plain tuples.  Each
+method names the clauses it implements; read :meth:`Hand.play` and :meth:`Hand.step` first.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from dataclasses import dataclass
 
 from nines_sim.game.codes import BLOCKED, CAPPED  # hand outcomes: no seat can move (T7), the turn cap (T8)
-from nines_sim.game.codes import NINE_RANK as NINE  # rank index of the 9
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR  # move code: two 9s together (V4)
-from nines_sim.game.rng import (
-    COUNTER,
-    DEAL,
-    DECISION,
-    FIRST_DEALER,
-    GOLDEN,
-    HAND,
-    M64,
-    PURPOSE,
-    RESHUFFLE,
-    below_int,
-    mix_int,
-)
+from nines_sim.game.reference.cards import is_nine, penalty, rank, suit
+from nines_sim.game.reference.det_strategies import STRATEGIES, View
+from nines_sim.game.reference.random_keys import stream
+from nines_sim.game.rng import DEAL, RESHUFFLE
 from nines_sim.game.rules import Rules
 
 
-# ---------------------------------------------------------------- cards (C1, C2)
-def suit(face: int) -> int:
-    return face // 13
-
-
-def rank(face: int) -> int:
-    return face % 13
-
-
-def is_nine(face: int) -> bool:
-    return rank(face) == NINE
-
-
-def penalty(face: int, rules: Rules) -> int:
-    """C2 / V1: A=1, 2..8 face value, 10/J/Q/K = 10, 9 = rules.nine_penalty."""
-    r = rank(face)
-    if r == NINE:
-        return rules.nine_penalty
-    if r <= 7:
-        return r + 1
-    return 10
-
-
-# ---------------------------------------------------------------- random keys
-def card_root(seed: int) -> int:
-    return int.from_bytes(hashlib.blake2b(b"nines-sim/cards/" + str(seed).encode(), digest_size=8).digest(), "little")
-
-
-def decision_root(seed: int) -> int:
-    digest = hashlib.blake2b(b"nines-sim/decisions/" + str(seed).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
-
-
-def match_key(root: int, match: int) -> int:
-    return mix_int(mix_int((root + GOLDEN) & M64) ^ match)
-
-
-def hand_key(mkey: int, hand_seq: int) -> int:
-    return mix_int(mkey ^ (((hand_seq + 1) * HAND) & M64))
-
-
-def stream(key: int, purpose: int, counter: int) -> int:
-    return mix_int(key ^ ((purpose * PURPOSE) & M64) ^ ((counter * COUNTER) & M64))
-
-
-def decision_word(seed: int, match: int, hand_seq: int, kind: int, turn: int, salt: int = 0) -> int:
-    """The random word a strategy gets for a decision of ``kind`` on ``turn`` of a hand (``salt`` 0..63)."""
-    dkey = hand_key(match_key(decision_root(seed), match), hand_seq)
-    return stream(dkey, DECISION + kind, turn * 64 + salt)
-
-
-# ---------------------------------------------------------------- strategies
-@dataclass
-class View:
-    """What a deciding player sees (enough for the deterministic strategies)."""
-
-    hand: list  # faces in hand (physical cards; repeats under two decks)
-    legal: list  # faces in hand that are legal now (distinct or not, order irrelevant)
-    pair_legal: bool
-    seat: int = -1  # the deciding seat
-
-
-def _suit_counts(hand: list) -> list:
-    counts = [0, 0, 0, 0]
-    for f in hand:
-        counts[suit(f)] += 1
-    return counts
-
-
-def lowest_play(view: View) -> int:
-    return min(view.legal)
-
-
-def lowest_declare(view: View) -> int:
-    counts = _suit_counts(view.hand)
-    best = 0
-    for s in range(4):
-        if counts[s] > counts[best]:
-            best = s
-    return best
-
-
-def lowest_play_drawn(view: View, face: int) -> bool:
-    return True
-
-
-def highest_pair_play(view: View) -> int:
-    if view.pair_legal:
-        return PAIR
-    return max(view.legal)
-
-
-def highest_pair_declare(view: View) -> int:
-    counts = _suit_counts(view.hand)
-    best = 0
-    for s in range(4):
-        if counts[s] < counts[best]:
-            best = s
-    return best
-
-
-def highest_pair_play_drawn(view: View, face: int) -> bool:
-    return not is_nine(face)
-
-
-STRATEGIES = {
-    "det-lowest": (lowest_play, lowest_declare, lowest_play_drawn),
-    "det-highest-pair": (highest_pair_play, highest_pair_declare, highest_pair_play_drawn),
-}
-
-
-# ---------------------------------------------------------------- one hand
 class Hand:
     """One hand (regular or tie-break) played to its end."""
 
@@ -448,99 +310,3 @@ class Hand:
             return outcome, pen
         self.seat = self.next_after(seat, played)
         return None
-
-
-# ---------------------------------------------------------------- a match
-class Match:
-    """One match's running score (S1-S4): which hand comes next, and when the match is decided."""
-
-    def __init__(self, rules: Rules, lineup: list, seed: int, match: int):
-        P = rules.players
-        assert len(lineup) == P
-        for name in lineup:
-            if isinstance(name, str) and name not in STRATEGIES:
-                raise ValueError(f"unknown reference strategy {name!r}")
-        self.rules = rules
-        self.lineup = lineup
-        self.mkey = match_key(card_root(seed), match)
-        self.dealer = below_int(stream(self.mkey, FIRST_DEALER, 0), P)  # D2
-        self.events: list = []
-        self.totals = [0] * P
-        self.hand_seq = 0
-        self.hands_played = 0
-        self.tb_hands = 0
-        self.tied: list | None = None  # the seats in the S4 playoff, None before it
-        self.shares: list | None = None  # set when the match is decided
-
-    def new_hand(self) -> Hand:
-        """The next hand, not yet dealt: a regular hand, or (S4) a tie-break hand among the tied seats."""
-        parts = list(range(self.rules.players)) if self.tied is None else self.tied
-        h = Hand(
-            self.rules, self.lineup, hand_key(self.mkey, self.hand_seq), self.hand_seq, self.dealer, parts, self.events
-        )
-        self.hand_seq += 1
-        return h
-
-    def end_hand(self, outcome: int, pen: tuple) -> bool:
-        """Score a finished hand (S1-S4); returns whether the match is decided (then ``shares`` is set)."""
-        P = self.rules.players
-        if self.tied is not None:  # S4: a tie-break hand scores nothing, it only narrows the tie
-            self.tb_hands += 1
-            if outcome >= 0:
-                return self._decide([outcome])
-            best = min(pen[p] for p in self.tied)
-            self.tied = [p for p in self.tied if pen[p] == best]
-            if len(self.tied) == 1:
-                return self._decide(self.tied)
-            nxt = (self.dealer + 1) % P
-            while nxt not in self.tied:
-                nxt = (nxt + 1) % P
-            self.dealer = nxt
-            return False
-        for p in range(P):
-            self.totals[p] += pen[p]
-        self.hands_played += 1
-        self.dealer = (self.dealer + 1) % P  # D3
-        if self.rules.fixed_hands > 0:  # S3
-            over = self.hands_played >= self.rules.fixed_hands
-        else:  # S2
-            over = max(self.totals) >= self.rules.target
-        if not over:
-            return False
-        low = min(self.totals)
-        tied = [p for p in range(P) if self.totals[p] == low]
-        if len(tied) == 1 or self.rules.tie_rule == "share":
-            return self._decide(tied)
-        # S4 playoff: the first tied seat from the next dealer on deals
-        while self.dealer not in tied:
-            self.dealer = (self.dealer + 1) % P
-        self.tied = tied
-        return False
-
-    def _decide(self, winners: list) -> bool:
-        self.shares = [0.0] * self.rules.players
-        for p in winners:
-            self.shares[p] = 1.0 / len(winners)
-        self.events.append(("match_end", tuple(self.totals), tuple(self.shares)))
-        return True
-
-
-def play_match(rules: Rules, lineup: list, seed: int, match: int) -> dict:
-    """Play match ``match`` of ``seed`` with one strategy name per seat: regular hands until a total reaches
-    the target (S2) or the fixed number is played (S3), then the lowest total wins, ties shared or played off (S4).
-
-    Returns a dict: events (list of tuples), totals (tuple), shares (tuple of
-    floats), hands (regular hands played), tiebreak_hands.
-    """
-    m = Match(rules, lineup, seed, match)
-    while True:
-        outcome, pen = m.new_hand().play()
-        if m.end_hand(outcome, pen):
-            break
-    return {
-        "events": m.events,
-        "totals": tuple(m.totals),
-        "shares": tuple(m.shares),
-        "hands": m.hands_played,
-        "tiebreak_hands": m.tb_hands,
-    }
