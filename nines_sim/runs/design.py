@@ -33,21 +33,24 @@ kept (:class:`DesignSums`) are counts, sums of squares and cross products of int
 addition, exactly, at any chunk size and in any order, as :class:`nines_sim.results.tally.Tally` does.  The
 interval of a ratio is the delta-method (linearised) t interval over matches; the interval of a paired
 difference is the t interval of the difference of the linearised per-match values (``scipy.stats.t``).
+
+The measures and their per-match values are :mod:`nines_sim.runs.design_measures`, the sums and estimates
+:mod:`nines_sim.runs.design_sums` (their names also read from here); this module plays the design lineups
+(:func:`run_design`) and makes the tables.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nines_sim.game.rules import Rules
-from nines_sim.results.records import BLOCKED, CAPPED, MatchResults
 from nines_sim.results.stats import holm
-from nines_sim.results.tally import SHARE_UNIT, _add_hist, njit
+from nines_sim.results.tally import SHARE_UNIT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,321 +58,24 @@ if TYPE_CHECKING:
     from nines_sim.runs.backends import Backend
     from nines_sim.runs.ranges import Range
 
-#: Hands after which the leader's fate is measured (``comeback_1`` .. ``comeback_K``).
-COMEBACK_HANDS = 10
-MAX_SEATS = 6
-LINEUPS = ("heads-up", "table", "same")
-MEASURES: tuple[str, ...] = (
-    "skill_heads_up", "skill_table", *(f"seat_{k}" for k in range(MAX_SEATS)), "hands", "turns", "turns_per_hand",
-    "drawn_per_hand", "blocked_per_hand", "capped_per_hand", "tiebreak_hands", "lead_changes", "spread",
-    *(f"comeback_{k}" for k in range(1, COMEBACK_HANDS + 1)),
-)  # fmt: skip
-INDEX = {m: i for i, m in enumerate(MEASURES)}
-#: Which design lineup each measure is played by.
-LINEUP_OF = {m: ("heads-up" if m == "skill_heads_up" else "table" if m == "skill_table" else "same") for m in MEASURES}
-#: Distributions kept whole (``design_distribution.csv``): name -> what one count is.
-HISTOGRAMS = ("hands", "turns_per_hand", "drawn_per_hand", "tiebreak_hands", "lead_changes", "spread")
-DESIGN_COLUMNS = [
-    "rule_set", "measure", "lineup", "matches", "value", "low", "high", "delta", "delta_low", "delta_high",
-    "p_value", "p_holm", "significant",
-]  # fmt: skip
-DISTRIBUTION_COLUMNS = ["rule_set", "measure", "value", "count"]
-#: Labels a person reads, and the unit of each measure's value.
-WORDS = {
-    "skill_heads_up": ("skill heads-up", "points of win rate"),
-    "skill_table": ("skill at the table", "points of win rate"),
-    "seat_unfairness": ("seat unfairness", "points of win rate"),
-    "hands": ("hands per match", "hands"),
-    "turns": ("turns per match", "turns"),
-    "turns_per_hand": ("turns per hand", "turns"),
-    "drawn_per_hand": ("cards drawn per hand", "cards"),
-    "blocked_per_hand": ("blocked hands", "per hand"),
-    "capped_per_hand": ("capped hands", "per hand"),
-    "tiebreak_hands": ("tie-break hands per match", "hands"),
-    "lead_changes": ("lead changes per match", "changes"),
-    "spread": ("final spread, runner-up minus winner", "points"),
-}
-
-
-class DesignError(ValueError):
-    """A design request that cannot be played (an unknown strategy or measure); the message is one line."""
-
-
-@dataclass(frozen=True)
-class DesignSetup:
-    """The strategies of the design lineups.
-
-    Attributes
-    ----------
-    skilled, weak : str
-        Strategy specs of the skill lineups (default ``expert`` against ``random``).
-    fair : str or None
-        The strategy seated everywhere in the ``same`` lineup (None: ``skilled``).
-    """
-
-    skilled: str = "expert"
-    weak: str = "random"
-    fair: str | None = None
-
-    def lineup(self, kind: str, players: int) -> tuple[str, ...]:
-        """The seats of design lineup ``kind`` (one of :data:`LINEUPS`) at a table of ``players``."""
-        if kind == "heads-up":
-            return (self.skilled, self.weak)
-        if kind == "table":
-            return (self.skilled, *([self.weak] * (players - 1)))
-        return (self.fair or self.skilled,) * players
-
-    def rules_for(self, kind: str, rules: Rules) -> Rules:
-        """The rule set a design lineup plays: heads-up seats 2 players, the others ``rules`` as given."""
-        return rules.replace(players=2) if kind == "heads-up" and rules.players != 2 else rules
-
-
-def lineups_needed(measures: list[str] | None = None) -> tuple[str, ...]:
-    """The design lineups that play ``measures`` (None or ``seat_unfairness`` included: as named)."""
-    if measures is None:
-        return LINEUPS
-    kinds = {LINEUP_OF.get(m, "same") for m in measures}
-    return tuple(k for k in LINEUPS if k in kinds)
-
-
-# ---------------------------------------------------------------- per-match values
-
-
-@njit(cache=True)
-def _tension(row: np.ndarray, penalty: np.ndarray, share60: np.ndarray, k_max: int) -> tuple:
-    """Lead changes per match and the leader-after-hand-k counts, from hand rows ordered by (match, hand).
-
-    ``row``: int64 (H,), each hand's match position 0..n-1; ``penalty``: int64 (H, P); ``share60``: int64
-    (n, P).  Returns ``changes`` int64 (n,), ``num`` and ``den`` int64 (n, k_max): after hand k+1 a sole
-    leader (lowest running total) exists -> ``den`` = 60 and ``num`` = 60 minus its win share in 60ths.
-    """
-    n, P = share60.shape
-    changes = np.zeros(n, dtype=np.int64)
-    num = np.zeros((n, k_max), dtype=np.int64)
-    den = np.zeros((n, k_max), dtype=np.int64)
-    run = np.zeros(P, dtype=np.int64)
-    cur = -1
-    last = -1
-    k = 0
-    for h in range(row.shape[0]):
-        m = row[h]
-        if m != cur:
-            cur = m
-            run[:] = 0
-            last = -1
-            k = 0
-        for a in range(P):
-            run[a] += penalty[h, a]
-        who = 0
-        sole = True
-        for a in range(1, P):
-            if run[a] < run[who]:
-                who = a
-                sole = True
-            elif run[a] == run[who]:
-                sole = False
-        if sole:
-            if last >= 0 and who != last:
-                changes[m] += 1
-            last = who
-            if k < k_max:
-                den[m, k] = SHARE_UNIT
-                num[m, k] = SHARE_UNIT - share60[m, who]
-        k += 1
-    return changes, num, den
-
-
-def match_values(kind: str, res: MatchResults) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """Per-match numerators and denominators of every measure a design lineup plays, and its histogram data.
-
-    Parameters
-    ----------
-    kind : str
-        The design lineup (:data:`LINEUPS`); seat 0 holds the skilled strategy in ``heads-up`` and ``table``.
-    res : MatchResults
-        Its matches, ordered by match index.
-
-    Returns
-    -------
-    num, den : numpy.ndarray
-        int64, (n, M) over :data:`MEASURES`; zeros for measures this lineup does not play.
-    hists : dict
-        Measure name -> int64 values >= 0 whose counts make its distribution (``same`` only).
-    """
-    n, P = res.totals.shape
-    M = len(MEASURES)
-    num = np.zeros((n, M), dtype=np.int64)
-    den = np.zeros((n, M), dtype=np.int64)
-    share60 = np.rint(res.win_share * SHARE_UNIT).astype(np.int64)
-    if kind != "same":
-        col = INDEX["skill_heads_up" if kind == "heads-up" else "skill_table"]
-        num[:, col], den[:, col] = share60[:, 0], SHARE_UNIT
-        return num, den, {}
-    offset = (np.arange(P)[None, :] - res.first_dealer[:, None]) % P  # seat k places left of the first dealer
-    for k in range(P):
-        num[:, INDEX[f"seat_{k}"]] = share60[offset == k]
-        den[:, INDEX[f"seat_{k}"]] = SHARE_UNIT
-    hr = res.hand_records
-    row = np.searchsorted(res.match, hr.match).astype(np.int64)
-    per_match = {
-        "turns": np.bincount(row, weights=hr.turns, minlength=n).astype(np.int64),
-        "drawn": np.bincount(row, weights=hr.drawn, minlength=n).astype(np.int64),
-        "blocked": np.bincount(row, weights=hr.outcome == BLOCKED, minlength=n).astype(np.int64),
-        "capped": np.bincount(row, weights=hr.outcome == CAPPED, minlength=n).astype(np.int64),
-    }
-    hands = res.hands.astype(np.int64)
-    for name, key in (("turns_per_hand", "turns"), ("drawn_per_hand", "drawn"), ("blocked_per_hand", "blocked"),
-                      ("capped_per_hand", "capped")):  # fmt: skip
-        num[:, INDEX[name]], den[:, INDEX[name]] = per_match[key], hands
-    changes, cnum, cden = _tension(
-        np.ascontiguousarray(row), np.ascontiguousarray(hr.penalty, dtype=np.int64), share60, COMEBACK_HANDS
-    )
-    totals = np.sort(res.totals, axis=1)
-    spread = (totals[:, 1] - totals[:, 0]).astype(np.int64)
-    for name, v in (("hands", hands), ("turns", per_match["turns"]), ("lead_changes", changes), ("spread", spread),
-                    ("tiebreak_hands", res.tiebreak_hands.astype(np.int64))):  # fmt: skip
-        num[:, INDEX[name]], den[:, INDEX[name]] = v, 1
-    first = INDEX["comeback_1"]
-    num[:, first : first + COMEBACK_HANDS], den[:, first : first + COMEBACK_HANDS] = cnum, cden
-    hists = {"hands": hands, "tiebreak_hands": res.tiebreak_hands.astype(np.int64), "lead_changes": changes,
-             "spread": spread, "turns_per_hand": hr.turns.astype(np.int64),
-             "drawn_per_hand": hr.drawn.astype(np.int64)}  # fmt: skip
-    return num, den, hists
-
-
-# ---------------------------------------------------------------- mergeable sums
-
-
-@dataclass
-class DesignSums:
-    """Sums over matches of every rule set's measures, and their cross products with the first rule set's.
-
-    Attributes (``R`` rule sets, ``M = len(MEASURES)``)
-    ----------
-    matches : numpy.ndarray
-        int64, (R, M): matches summed (per lineup: the same for every rule set of a comparison).
-    s : numpy.ndarray
-        int64, (R, M, 5): sums of ``num``, ``den``, ``num**2``, ``den**2``, ``num*den``.
-    x : numpy.ndarray
-        int64, (R, M, 4): sums of ``num_r*num_0``, ``num_r*den_0``, ``den_r*num_0``, ``den_r*den_0`` with the
-        same match of rule set 0 (the reference).
-    hists : dict
-        Measure name -> int64 (R, V): counts of each value 0..V-1 (:data:`HISTOGRAMS`).
-    """
-
-    rule_sets: int
-    matches: np.ndarray = field(default=None)  # type: ignore[assignment]
-    s: np.ndarray = field(default=None)  # type: ignore[assignment]
-    x: np.ndarray = field(default=None)  # type: ignore[assignment]
-    hists: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        R, M = self.rule_sets, len(MEASURES)
-        if self.matches is None:
-            self.matches = np.zeros((R, M), dtype=np.int64)
-        if self.s is None:
-            self.s = np.zeros((R, M, 5), dtype=np.int64)
-        if self.x is None:
-            self.x = np.zeros((R, M, 4), dtype=np.int64)
-
-    def add_lineup(self, kind: str, values: list[tuple[np.ndarray, np.ndarray, dict]]) -> None:
-        """Add one design lineup's matches under every rule set (``values[r]``: :func:`match_values` of rule
-        set ``r``, the same match indices in the same order)."""
-        n0, d0 = values[0][0], values[0][1]
-        ours = np.array([LINEUP_OF[m] == kind for m in MEASURES])
-        seats = np.array([m.startswith("seat_") for m in MEASURES])
-        for r, (num, den, hists) in enumerate(values):
-            if num.shape[0] != n0.shape[0]:
-                raise ValueError("the rule sets did not play the same matches")
-            played = ours & ~(seats & ~(den != 0).any(axis=0))  # a seat the table does not have is not played
-            self.matches[r] += np.where(played, num.shape[0], 0)
-            self.s[r] += np.stack([num.sum(0), den.sum(0), (num * num).sum(0), (den * den).sum(0),
-                                   (num * den).sum(0)], axis=-1)  # fmt: skip
-            self.x[r] += np.stack([(num * n0).sum(0), (num * d0).sum(0), (den * n0).sum(0), (den * d0).sum(0)],
-                                  axis=-1)  # fmt: skip
-            for name, v in hists.items():
-                h = np.bincount(v, minlength=1).astype(np.int64)
-                counts = np.zeros((self.rule_sets, h.shape[0]), dtype=np.int64)
-                counts[r] = h
-                self.hists[name] = _add_hist(self.hists[name], counts) if name in self.hists else counts
-
-    def __add__(self, o: DesignSums) -> DesignSums:
-        hists = dict(self.hists)
-        for k, v in o.hists.items():
-            hists[k] = _add_hist(hists[k], v) if k in hists else v
-        return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A measure's value, 95% interval and standard error (NaN where it was not played)."""
-
-    value: float
-    low: float
-    high: float
-    se: float
-    matches: int
-
-
-def _t(df: int) -> float:
-    from scipy import stats
-
-    return float(stats.t.ppf(0.975, max(df, 1)))
-
-
-def estimate(sums: DesignSums, r: int, measure: str) -> Estimate:
-    """The ratio ``sum(num) / sum(den)`` of rule set ``r``, with its delta-method t interval (95%)."""
-    m = INDEX[measure]
-    n = int(sums.matches[r, m])
-    sn, sd, snn, sdd, snd = (float(v) for v in sums.s[r, m])
-    if n == 0 or sd == 0:
-        return Estimate(math.nan, math.nan, math.nan, math.nan, n)
-    ratio = sn / sd
-    dbar = sd / n
-    ss = max(snn - 2 * ratio * snd + ratio * ratio * sdd, 0.0) / dbar**2  # sum of squared linearised values
-    se = math.sqrt(ss / max(n - 1, 1) / n) if n > 1 else math.nan
-    half = _t(n - 1) * se
-    return Estimate(ratio, ratio - half, ratio + half, se, n)
-
-
-def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, float, float]:
-    """Rule set ``r`` minus the reference (rule set 0) on the same matches: delta, 95% interval, p-value.
-
-    The t interval and two-sided t-test of the per-match difference of the linearised values (delta method).
-    A difference of 0 with no spread (the same rule set twice) has the interval (0, 0) and p = 1.
-    """
-    from scipy import stats
-
-    m = INDEX[measure]
-    a, b = estimate(sums, r, measure), estimate(sums, 0, measure)
-    n = int(sums.matches[r, m])
-    if r == 0 or math.isnan(a.value) or math.isnan(b.value) or n != int(sums.matches[0, m]) or n < 2:
-        return math.nan, math.nan, math.nan, math.nan
-    sn_r, sd_r, snn_r, sdd_r, snd_r = (float(v) for v in sums.s[r, m])
-    sn_0, sd_0, snn_0, sdd_0, snd_0 = (float(v) for v in sums.s[0, m])
-    xnn, xnd, xdn, xdd = (float(v) for v in sums.x[r, m])
-    Ra, Rb, da, db = a.value, b.value, sd_r / n, sd_0 / n
-    saa = (snn_r - 2 * Ra * snd_r + Ra * Ra * sdd_r) / da**2
-    sbb = (snn_0 - 2 * Rb * snd_0 + Rb * Rb * sdd_0) / db**2
-    sab = (xnn - Rb * xnd - Ra * xdn + Ra * Rb * xdd) / (da * db)
-    var = max(saa + sbb - 2 * sab, 0.0) / (n - 1)
-    delta = Ra - Rb
-    se = math.sqrt(var / n)
-    if se < 1e-12 * max(1.0, abs(delta)):
-        return delta, delta, delta, 1.0 if abs(delta) < 1e-12 else 0.0
-    half = _t(n - 1) * se
-    p = float(2 * stats.t.sf(abs(delta) / se, n - 1))
-    return delta, delta - half, delta + half, p
-
-
-def fair_share(measure: str, players: int) -> float:
-    """What a measure would be if skill or seat made no difference (0 for others)."""
-    if measure == "skill_heads_up":
-        return 0.5
-    if measure == "skill_table" or measure.startswith("seat_"):
-        return 1 / players
-    return 0.0
-
+from nines_sim.runs.design_measures import (  # noqa: F401 - the measures, also read from here
+    COMEBACK_HANDS,
+    DESIGN_COLUMNS,
+    DISTRIBUTION_COLUMNS,
+    HISTOGRAMS,
+    INDEX,
+    LINEUP_OF,
+    LINEUPS,
+    MAX_SEATS,
+    MEASURES,
+    WORDS,
+    DesignError,
+    DesignSetup,
+    _tension,
+    lineups_needed,
+    match_values,
+)
+from nines_sim.runs.design_sums import DesignSums, Estimate, _t, estimate, fair_share, paired_delta  # noqa: F401
 
 # ---------------------------------------------------------------- playing
 

@@ -1,0 +1,151 @@
+"""The design measures' sums (:class:`DesignSums`): counts, sums of squares and cross products of per-match
+integers, which chunks merge by addition, exactly; and their estimates with t intervals, alone
+(:func:`estimate`) or paired against the reference rule set (:func:`paired_delta`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nines_sim.results.tally import _add_hist
+
+if TYPE_CHECKING:
+    pass
+
+from nines_sim.runs.design_measures import INDEX, LINEUP_OF, MEASURES
+
+# ---------------------------------------------------------------- mergeable sums
+
+
+@dataclass
+class DesignSums:
+    """Sums over matches of every rule set's measures, and their cross products with the first rule set's.
+
+    Attributes (``R`` rule sets, ``M = len(MEASURES)``)
+    ----------
+    matches : numpy.ndarray
+        int64, (R, M): matches summed (per lineup: the same for every rule set of a comparison).
+    s : numpy.ndarray
+        int64, (R, M, 5): sums of ``num``, ``den``, ``num**2``, ``den**2``, ``num*den``.
+    x : numpy.ndarray
+        int64, (R, M, 4): sums of ``num_r*num_0``, ``num_r*den_0``, ``den_r*num_0``, ``den_r*den_0`` with the
+        same match of rule set 0 (the reference).
+    hists : dict
+        Measure name -> int64 (R, V): counts of each value 0..V-1 (:data:`HISTOGRAMS`).
+    """
+
+    rule_sets: int
+    matches: np.ndarray = field(default=None)  # type: ignore[assignment]
+    s: np.ndarray = field(default=None)  # type: ignore[assignment]
+    x: np.ndarray = field(default=None)  # type: ignore[assignment]
+    hists: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        R, M = self.rule_sets, len(MEASURES)
+        if self.matches is None:
+            self.matches = np.zeros((R, M), dtype=np.int64)
+        if self.s is None:
+            self.s = np.zeros((R, M, 5), dtype=np.int64)
+        if self.x is None:
+            self.x = np.zeros((R, M, 4), dtype=np.int64)
+
+    def add_lineup(self, kind: str, values: list[tuple[np.ndarray, np.ndarray, dict]]) -> None:
+        """Add one design lineup's matches under every rule set (``values[r]``: :func:`match_values` of rule
+        set ``r``, the same match indices in the same order)."""
+        n0, d0 = values[0][0], values[0][1]
+        ours = np.array([LINEUP_OF[m] == kind for m in MEASURES])
+        seats = np.array([m.startswith("seat_") for m in MEASURES])
+        for r, (num, den, hists) in enumerate(values):
+            if num.shape[0] != n0.shape[0]:
+                raise ValueError("the rule sets did not play the same matches")
+            played = ours & ~(seats & ~(den != 0).any(axis=0))  # a seat the table does not have is not played
+            self.matches[r] += np.where(played, num.shape[0], 0)
+            self.s[r] += np.stack([num.sum(0), den.sum(0), (num * num).sum(0), (den * den).sum(0),
+                                   (num * den).sum(0)], axis=-1)  # fmt: skip
+            self.x[r] += np.stack([(num * n0).sum(0), (num * d0).sum(0), (den * n0).sum(0), (den * d0).sum(0)],
+                                  axis=-1)  # fmt: skip
+            for name, v in hists.items():
+                h = np.bincount(v, minlength=1).astype(np.int64)
+                counts = np.zeros((self.rule_sets, h.shape[0]), dtype=np.int64)
+                counts[r] = h
+                self.hists[name] = _add_hist(self.hists[name], counts) if name in self.hists else counts
+
+    def __add__(self, o: DesignSums) -> DesignSums:
+        hists = dict(self.hists)
+        for k, v in o.hists.items():
+            hists[k] = _add_hist(hists[k], v) if k in hists else v
+        return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measure's value, 95% interval and standard error (NaN where it was not played)."""
+
+    value: float
+    low: float
+    high: float
+    se: float
+    matches: int
+
+
+def _t(df: int) -> float:
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, max(df, 1)))
+
+
+def estimate(sums: DesignSums, r: int, measure: str) -> Estimate:
+    """The ratio ``sum(num) / sum(den)`` of rule set ``r``, with its delta-method t interval (95%)."""
+    m = INDEX[measure]
+    n = int(sums.matches[r, m])
+    sn, sd, snn, sdd, snd = (float(v) for v in sums.s[r, m])
+    if n == 0 or sd == 0:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, n)
+    ratio = sn / sd
+    dbar = sd / n
+    ss = max(snn - 2 * ratio * snd + ratio * ratio * sdd, 0.0) / dbar**2  # sum of squared linearised values
+    se = math.sqrt(ss / max(n - 1, 1) / n) if n > 1 else math.nan
+    half = _t(n - 1) * se
+    return Estimate(ratio, ratio - half, ratio + half, se, n)
+
+
+def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, float, float]:
+    """Rule set ``r`` minus the reference (rule set 0) on the same matches: delta, 95% interval, p-value.
+
+    The t interval and two-sided t-test of the per-match difference of the linearised values (delta method).
+    A difference of 0 with no spread (the same rule set twice) has the interval (0, 0) and p = 1.
+    """
+    from scipy import stats
+
+    m = INDEX[measure]
+    a, b = estimate(sums, r, measure), estimate(sums, 0, measure)
+    n = int(sums.matches[r, m])
+    if r == 0 or math.isnan(a.value) or math.isnan(b.value) or n != int(sums.matches[0, m]) or n < 2:
+        return math.nan, math.nan, math.nan, math.nan
+    sn_r, sd_r, snn_r, sdd_r, snd_r = (float(v) for v in sums.s[r, m])
+    sn_0, sd_0, snn_0, sdd_0, snd_0 = (float(v) for v in sums.s[0, m])
+    xnn, xnd, xdn, xdd = (float(v) for v in sums.x[r, m])
+    Ra, Rb, da, db = a.value, b.value, sd_r / n, sd_0 / n
+    saa = (snn_r - 2 * Ra * snd_r + Ra * Ra * sdd_r) / da**2
+    sbb = (snn_0 - 2 * Rb * snd_0 + Rb * Rb * sdd_0) / db**2
+    sab = (xnn - Rb * xnd - Ra * xdn + Ra * Rb * xdd) / (da * db)
+    var = max(saa + sbb - 2 * sab, 0.0) / (n - 1)
+    delta = Ra - Rb
+    se = math.sqrt(var / n)
+    if se < 1e-12 * max(1.0, abs(delta)):
+        return delta, delta, delta, 1.0 if abs(delta) < 1e-12 else 0.0
+    half = _t(n - 1) * se
+    p = float(2 * stats.t.sf(abs(delta) / se, n - 1))
+    return delta, delta - half, delta + half, p
+
+
+def fair_share(measure: str, players: int) -> float:
+    """What a measure would be if skill or seat made no difference (0 for others)."""
+    if measure == "skill_heads_up":
+        return 0.5
+    if measure == "skill_table" or measure.startswith("seat_"):
+        return 1 / players
+    return 0.0
