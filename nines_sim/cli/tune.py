@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, cluster, cpu_count_default, players_wanted
+from nines_sim.cli.common import build_rules, cpu_count_default, players_wanted
 from nines_sim.cli.options import (
     BatchOpt,
     ForceOpt,
@@ -165,8 +165,7 @@ def tune(
         rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
-    with cluster(scheduler, n_workers) as client:  # None: local processes
-        run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, client, quiet, command)
+    run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, scheduler, quiet, command)
 
 
 def _rounded_note(option: str, asked: int, players: int) -> str | None:
