@@ -1,9 +1,10 @@
-"""No function longer than a screenful or two, no class longer than a module should be (issue 24: each module one
-job, a few hundred lines at most).
+"""No function longer than a screenful or two, no class and no module longer than a module should be (issue 24:
+each module one job, a few hundred lines at most).
 
 Walks ``nines_sim/`` and ``strategies/`` with :mod:`ast`.  A function's length is the lines of its own body, from
 its first statement (the docstring counts) to its last, without the lines of the functions nested in it (each
-nested function is measured on its own); a class's length runs from its ``class`` line to its last line.
+nested function is measured on its own); a class's length runs from its ``class`` line to its last line; a
+module's length is its lines, as ``wc -l`` counts them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ FOLDERS = ("nines_sim", "strategies")
 MAX_FUNCTION_LINES = 150
 #: Most lines of a class.
 MAX_CLASS_LINES = 500
+#: Most lines of a module.
+MAX_MODULE_LINES = 500
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -62,6 +65,17 @@ def offenders(root: Path = ROOT) -> list[str]:
     return [f"{rel}:{line} {what}" for rel, line, what in sorted(out)]
 
 
+def long_modules(root: Path = ROOT) -> list[str]:
+    """Every module over :data:`MAX_MODULE_LINES` lines, as ``"path (N lines)"``, in path order."""
+    out = []
+    for folder in FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            n = path.read_text(encoding="utf-8").count("\n")
+            if n > MAX_MODULE_LINES:
+                out.append(f"{path.relative_to(root).as_posix()} ({n} lines)")
+    return out
+
+
 def test_the_measure_counts_a_functions_own_lines_only(tmp_path: Path):
     """The measure itself: nested functions' lines go to them, decorators and blank lines are handled."""
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))  # exactly the limit
@@ -89,3 +103,21 @@ def test_no_function_or_class_is_too_long():
     found = offenders()
     limits = f"functions: own body over {MAX_FUNCTION_LINES} lines; classes: over {MAX_CLASS_LINES} lines"
     assert not found, f"too long ({limits}):\n" + "\n".join(found)
+
+
+def test_the_measure_of_a_module_counts_its_lines(tmp_path: Path):
+    """A module of exactly the limit passes, one line more does not; both folders are walked, subfolders too."""
+    for folder in ("nines_sim/sub", "strategies"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "nines_sim" / "sub" / "at_limit.py").write_text("x = 0\n" * MAX_MODULE_LINES)
+    (tmp_path / "nines_sim" / "sub" / "over.py").write_text("x = 0\n" * (MAX_MODULE_LINES + 1))
+    (tmp_path / "strategies" / "s.py").write_text("y = 1\n" * (MAX_MODULE_LINES + 2))
+    assert long_modules(tmp_path) == [
+        f"nines_sim/sub/over.py ({MAX_MODULE_LINES + 1} lines)",
+        f"strategies/s.py ({MAX_MODULE_LINES + 2} lines)",
+    ]
+
+
+def test_no_module_is_too_long():
+    found = long_modules()
+    assert not found, f"too long (modules: over {MAX_MODULE_LINES} lines; split by job):\n" + "\n".join(found)
