@@ -1,6 +1,6 @@
 """Deterministic batched strategies for the engine-vs-reference agreement tests.
 
-Their plain-Python twins live in ``nines_sim/game/reference.py``; both must decide alike.
+Their plain-Python twins live in ``nines_sim/game/reference/det_strategies.py``; both must decide alike.
 """
 
 from __future__ import annotations

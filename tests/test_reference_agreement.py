@@ -1,6 +1,6 @@
 """The compiled engine agrees, move for move, with the plain-Python reference player.
 
-``nines_sim/game/reference.py`` replays whole matches one card at a time from RULES.md and the
+``nines_sim/game/reference/`` replays whole matches one card at a time from RULES.md and the
 engine's documented conventions (random keys, deal order, reshuffle order, event
 format), without numpy and without the engine's code.  Each test here plays the same
 matches of one seed through ``nines_sim.engine.batch.CompiledEngine`` (traced, in batches of 37)
