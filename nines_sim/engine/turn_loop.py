@@ -300,9 +300,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     ):  # fmt: skip
         """Advance every slot until its game waits on a Python seat, or no match is left to start.
 
-        Each slot's game goes through the phases (``PH_*``, one function each above) until it waits: a match starts
-        (:func:`next_match_phase`), a hand is dealt (:func:`deal`), each turn finds legal cards or draws, decides,
-        plays, passes the power on (:func:`turn_phase` to :func:`powers_phase`); a hand ends (:func:`end_hand_phase`).
+        Each slot's game goes through the phases (``PH_*``, one function each, in the stage modules the module's
+        docstring lists) until it waits: a match starts (:func:`next_match_phase`), a hand is dealt (:func:`deal`),
+        each turn finds legal cards or draws, decides, plays, passes the power on (:func:`turn_phase` to
+        :func:`powers_phase`); a hand ends (:func:`end_hand_phase`).
 
         Parameters
         ----------
