@@ -25,7 +25,8 @@ finished and running trials are fewer than asked (:func:`claim`), so the
 study ends with exactly that many; a trial that does not finish (Ctrl-C, or
 its process gone) is marked failed with a note and played again first.
 
-What a run plays is :mod:`nines_sim.runs.tune_setup` (:class:`Setup`, also read from here).
+What a run plays is :mod:`nines_sim.runs.tune_setup` (:class:`Setup`, also read from here); a whole study, or
+a ``--versus`` run, into a run folder is one call of :mod:`nines_sim.runs.tune_study`.
 """
 
 from __future__ import annotations
