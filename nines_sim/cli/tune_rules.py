@@ -7,20 +7,16 @@ on fresh matches and written as ``best-rules.json``, playable anywhere as ``--ru
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, check_design, cluster, cpu_count_default, players_wanted
+from nines_sim.cli.common import build_rules, check_design, cpu_count_default, players_wanted, run_errors
 from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from nines_sim.runs.tune_rules import RulesSetup
 
 
@@ -132,7 +128,7 @@ def tune_rules(
     name = study or setup.default_study_name()
     run_dir = out or Path("reports") / f"tune-rules-{name}"
     url = storage or f"sqlite:///{run_dir / 'study.db'}"
-    _check_target(url, storage is not None, run_dir, force, name)
+    _check_target(url, storage is not None, name, run_dir, force)
     words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
     words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
     words += [f"--require={r}" for r in require or []]
@@ -146,153 +142,35 @@ def tune_rules(
         rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
-    with cluster(scheduler, n_workers) as client:  # None: local processes
-        _run(setup, url, name, run_dir, trials, validate, validate_front, n_workers, batch_size, client, quiet,
-             command)  # fmt: skip
+    _run(setup, url, name, run_dir, trials, validate, validate_front, n_workers, batch_size, scheduler, quiet, command)
 
 
-def _check_target(url: str, explicit: bool, run_dir: Path, force: bool, name: str) -> None:
-    """Usage errors before anything is written: a storage that is not SQLite or a journal, or cannot be, and a
-    run folder holding another run's files."""
-    from contextlib import nullcontext
-
-    from nines_sim.runs.tune import TuneError, storage_file, storage_lock
+def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: bool) -> None:
+    """:func:`nines_sim.runs.tune_study.check_target`, its refusal a usage error (one line, exit 2); the study's
+    own setup is checked as it opens."""
+    from nines_sim.runs.tune import TuneError
+    from nines_sim.runs.tune_study import check_target
 
     try:
-        db = storage_file(url)[1]
+        check_target(url, explicit, name, None, run_dir, force)
     except TuneError as exc:
         raise usage_error(str(exc)) from None
-    missing_folder = explicit and not db.exists() and not db.parent.is_dir()
-    if (db.exists() and not db.is_file()) or missing_folder:
-        why = f"the folder {db.parent} does not exist" if missing_folder else f"{db} is not a file"
-        raise usage_error(f"cannot open the storage {url}: {why}")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise usage_error(f"{run_dir} exists and is not a folder; choose another --out")
-    if not run_dir.is_dir() or force:
-        return
-    # read under the storage's lock: another process of the same study may be writing the folder
-    with storage_lock(url) if db.parent.is_dir() else nullcontext():
-        held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
-        try:
-            ours = not held or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
-        except (OSError, ValueError):
-            ours = (run_dir / "study.db").is_file()
-    if not ours:
-        raise usage_error(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
 
 
 def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
-         workers: int, batch_size: int, client: Any, quiet: bool, command: str) -> None:  # fmt: skip
-    import time
+         workers: int, batch_size: int, scheduler: str | None, quiet: bool, command: str) -> None:  # fmt: skip
+    """:func:`nines_sim.runs.tune_rules_study.run_rules_study`, then its summary; its errors as the CLI says them."""
+    from nines_sim.runs.tune import TuneError, TuneInterrupted
+    from nines_sim.runs.tune_rules_study import run_rules_study
 
-    from tqdm import tqdm
-
-    from nines_sim.runs.output import OutputExists, prepare_dir
-    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneError, TuneInterrupted, finished, storage_file, storage_lock
-    from nines_sim.runs.tune_rules import front, open_rules_study, search, validate_front
-
-    made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        with storage_lock(url):
-            prepare_dir(run_dir, force=True)
-        st = open_rules_study(url, name, setup)
-    except (TuneError, OutputExists) as exc:
+        with run_errors():
+            outcome = run_rules_study(setup, url, name, run_dir, n_trials, validate, n_front, workers, command,
+                                      batch_size, scheduler, quiet)  # fmt: skip
+    except TuneError as exc:  # every rule set proposed was impossible (what the run wrote is gone)
         raise usage_error(str(exc)) from None
-    except OSError as exc:
-        raise usage_error(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
-    t0 = time.perf_counter()
-    before = len(finished(st))
-    with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
-
-        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
-            bar.n = min(done, n_trials)
-            bar.set_postfix_str("waiting for other processes' last trials")
-
-        try:
-            ran = search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1), client=client,
-                         storage=url, on_wait=on_wait)  # fmt: skip
-        except TuneError as exc:  # every rule set proposed was impossible: nothing of this run is kept
-            bar.close()
-            _discard(url, name, run_dir, made_dir, made_storage)
-            raise usage_error(str(exc)) from None
-        except TuneInterrupted:
-            bar.close()
-            typer.echo(f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is "
-                       f"marked failed, '{STOPPED_BY_CTRL_C}'); run the same command to resume.", err=True)  # fmt: skip
-            raise typer.Exit(code=130) from None
-    wall = time.perf_counter() - t0
-    chosen = front(st, setup)
-    if len(setup.objectives) > 1:  # the front members best on the first objective are validated
-        sign = 1 if setup.objectives[0].direction == "minimize" else -1
-        chosen = sorted(chosen, key=lambda t: (sign * t.values[0], t.number))
-    checked = None
-    if validate and chosen:
-        try:
-            checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
-        except TuneInterrupted:
-            typer.echo(f"Interrupted during validation; the trials are kept in {url}; run the same command to "
-                       "resume.", err=True)  # fmt: skip
-            raise typer.Exit(code=130) from None
-    from nines_sim.reporting.tune_rules import write_folder
-    from nines_sim.runs.runfolder import writing
-
-    with writing(), storage_lock(url):
-        best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
-    if best is None:
-        typer.echo(f"no feasible trial: every finished trial broke a --require; results in {run_dir}")
-        return
-    typer.echo(_answer(setup, best, checked))
-    typer.echo(f"{len(finished(st))} trials ({ran} run now, {wall:.1f} s); best rules in {run_dir / 'best-rules.json'}"
-               f" (play them: --rules @{run_dir / 'best-rules.json'})")  # fmt: skip
-
-
-def _discard(url: str, name: str, run_dir: Path, made_dir: bool, made_storage: bool) -> None:
-    """After a usage error found by the search: remove what this run wrote, so that it wrote nothing.
-
-    The study goes when every trial it holds failed (no process finished one); then the storage's file too,
-    if this run created it and it holds no other study; and the run folder, if this run created it and it
-    holds nothing else.
-    """
-    import shutil
-
-    import optuna
-
-    from nines_sim.runs.tune import _storage, storage_file, storage_lock
-
-    _, db = storage_file(url)
-    with storage_lock(url):
-        st = _storage(url)
-        study = optuna.load_study(study_name=name, storage=st)
-        if any(t.state.name != "FAIL" for t in study.get_trials(deepcopy=False)):
-            return  # another process's trials: the study is theirs too
-        optuna.delete_study(study_name=name, storage=st)
-        others = optuna.study.get_all_study_summaries(st, include_best_trial=False)
-        if made_storage and not others:
-            if hasattr(st, "engine"):  # SQLite: let go of the file before it is removed
-                st.engine.dispose()
-            db.unlink(missing_ok=True)
-    if made_storage:
-        Path(f"{db}.tune-lock").unlink(missing_ok=True)
-    if made_dir and run_dir.is_dir():
-        leftovers = [f for f in run_dir.iterdir() if f.name not in (db.name, f"{db.name}.tune-lock")]
-        if not leftovers:
-            shutil.rmtree(run_dir, ignore_errors=True)
-
-
-def _answer(setup: RulesSetup, best: dict[str, Any], checked: pd.DataFrame | None) -> str:
-    """One line: the best rule set and what validation says of each objective's measure against the base."""
-    line = f"best rules: {best['rule_set']}"
-    if checked is None or best["label"] == "base":
-        return line + ("" if checked is None else " (the base rules: no trial beat them)")
-    parts = []
-    for o in setup.objectives:
-        row = checked[(checked["rule_set"] == best["label"]) & (checked["measure"] == o.measure)]
-        if not len(row) or math.isnan(row["delta"].iloc[0]):
-            continue
-        r = row.iloc[0]
-        sig = "significant" if bool(r["significant"]) else "not significant"
-        parts.append(f"{o.measure} {r['value']:.4g} ({r['delta']:+.4g} vs base, 95% CI {r['delta_low']:+.4g} to "
-                     f"{r['delta_high']:+.4g}, {sig})")  # fmt: skip
-    n = int(checked["matches"].max()) if len(checked) else 0
-    return line + (f"; validated on {n:,} fresh matches: " + "; ".join(parts) if parts else "")
+    except TuneInterrupted as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(code=130) from None
+    for line in outcome.summary():
+        typer.echo(line)

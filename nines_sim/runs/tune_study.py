@@ -49,8 +49,9 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
         Whether the caller named the storage (then its folder must exist).
     name : str
         The study's name.
-    setup : nines_sim.runs.tune.Setup
-        The tuning table; a stored study of ``name`` must have the same.
+    setup : nines_sim.runs.tune.Setup or None
+        The tuning table; a stored study of ``name`` must have the same (None: not checked here, as for a rules
+        search, whose study checks its setup as it opens).
     run_dir : pathlib.Path
         The run folder.
     force : bool
@@ -66,7 +67,7 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
         raise TuneError(f"cannot open the storage {url}: {db} is not a file")
     if explicit and not db.exists() and not db.parent.is_dir():
         raise TuneError(f"cannot open the storage {url}: the folder {db.parent} does not exist")
-    if db.is_file():
+    if db.is_file() and setup is not None:
         open_study(url, name, setup, create=False)
     if run_dir.exists() and not run_dir.is_dir():
         raise TuneError(f"{run_dir} exists and is not a folder; choose another --out")
@@ -136,8 +137,9 @@ class StudyOutcome:
         return lines
 
 
-def _open(setup: Any, url: str, name: str, run_dir: Path) -> Any:
-    """The run folder made ready and the study opened (created if new).
+def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any]) -> Any:
+    """The run folder made ready, then the study opened with ``open_()`` (created if new), for a tuning run or a
+    rules search.
 
     Raises
     ------
@@ -150,7 +152,7 @@ def _open(setup: Any, url: str, name: str, run_dir: Path) -> Any:
         run_dir.mkdir(parents=True, exist_ok=True)
         with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
             prepare_dir(run_dir, force=True)
-        return open_study(url, name, setup, create=True)
+        return open_()
     except (TuneError, OutputExists) as exc:
         raise RunSetupError(str(exc)) from None
     except OSError as exc:
@@ -264,7 +266,7 @@ def run_tune_study(
     from nines_sim.runs.tune import Runner, validate_best
 
     with compute_backend(scheduler, workers) as client:  # None: local processes
-        st = _open(setup, url, name, run_dir)
+        st = open_in_folder(run_dir, url, lambda: open_study(url, name, setup, create=True))
         runner = Runner(workers=workers, batch_size=batch_size, client=client)
         t0 = time.perf_counter()
         ran = _trials(st, setup, url, n_trials, runner, quiet)
