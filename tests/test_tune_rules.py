@@ -187,3 +187,15 @@ def test_every_proposed_rule_set_impossible_is_one_line_exit_2_and_writes_nothin
     names = [s.study_name for s in optuna.study.get_all_study_summaries(url, include_best_trial=False)]
     assert names == ["other"] and kept.user_attrs["rules_setup"]
     assert [f.name for f in out.iterdir() if not f.name.endswith(".tune-lock")] == ["notes.txt"]
+
+
+def test_a_study_made_for_another_search_is_refused_before_any_folder_is_made(tmp_path):
+    """The study's setup is checked as it opens, after the run folder is made ready: refused, that folder (new
+    and empty) goes again, so the usage error wrote nothing."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    tr.open_rules_study(url, "np", _setup("nine_penalty=0..30"))  # another search's study of that name
+    out = tmp_path / "mine"
+    r = runner.invoke(app, [*SEARCH, "--trials", "2", "--storage", url, "--study", "np", "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1 and "was made for another search" in r.output
+    assert not out.exists()

@@ -253,8 +253,9 @@ def run_units(
         Consumed lazily: a unit is built and submitted only when a worker is about to be free.
     workers : int
         1 runs the units in this process, in order; more use a process pool.  One unit alone plays in this
-        process too, unless this process has not loaded the compiled code yet and workers fork (see
-        :func:`_lone_in_worker`): then one forked worker plays it while this process runs ``meanwhile``.
+        process too, except in a process's first such run with a ``meanwhile``, before it has loaded the
+        compiled code, where workers fork (:func:`_lone_in_worker`): one forked worker plays it while this
+        process runs ``meanwhile``.
     take : callable
         Receives each unit's tag and result as it completes.
     on_progress : callable, optional
@@ -284,7 +285,7 @@ def run_units(
     units = iter(units)
     first = list(itertools.islice(units, 2))
     ctx = multiprocessing.get_context()
-    lone = len(first) < 2 and workers > 1 and _lone_in_worker(ctx.get_start_method())
+    lone = len(first) < 2 and workers > 1 and meanwhile is not None and _lone_in_worker(ctx.get_start_method())
     if len(first) < 2 and not lone:
         workers = 1
     units = itertools.chain(first, units)
@@ -301,16 +302,25 @@ def run_units(
         stop_listening()
 
 
+#: Whether this process has handed a lone unit to a forked worker (see :func:`_lone_in_worker`).
+_lone_taken = False
+
+
 def _lone_in_worker(start_method: str) -> bool:
-    """Whether one unit alone should play in a forked worker rather than in this process.
+    """Whether one unit alone, given work for ``meanwhile``, should play in a forked worker rather than here.
 
     Loading the compiled code (numba and the cached machine code) is most of a short run's time, and so is
     loading what writes its results (pandas, the statistics).  Until this process has loaded the compiled
-    code, a forked worker can load it and play while this process loads the rest, on two cores at once;
-    once it is loaded here, playing here is cheaper than forking.  A spawned worker would import everything
-    again, so only ``fork`` gains.
+    code, a forked worker can load it and play while this process loads the rest, on two cores at once.  A
+    process does this once: its later runs play here (loading the compiled code then, once, as the first run
+    would have), so that a session of many short runs does not pay a worker's load for each.  A spawned
+    worker would import everything again, so only ``fork`` gains.
     """
-    return start_method == "fork" and "numba" not in sys.modules
+    global _lone_taken
+    if _lone_taken or start_method != "fork" or "numba" in sys.modules:
+        return False
+    _lone_taken = True
+    return True
 
 
 def _run_here(

@@ -148,15 +148,18 @@ def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any]) -> Any:
     """
     from nines_sim.runs.output import OutputExists, prepare_dir
 
+    made = not run_dir.exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
             prepare_dir(run_dir, force=True)
         return open_()
-    except (TuneError, OutputExists) as exc:
+    except (TuneError, OutputExists, OSError) as exc:
+        if made and run_dir.is_dir() and not any(run_dir.iterdir()):
+            run_dir.rmdir()  # a usage error writes nothing: not even the empty folder this call made
+        if isinstance(exc, OSError):
+            raise RunSetupError(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
         raise RunSetupError(str(exc)) from None
-    except OSError as exc:
-        raise RunSetupError(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
 
 
 def _trials(st: Any, setup: Any, url: str, n_trials: int, runner: Any, quiet: bool) -> int:
