@@ -324,3 +324,23 @@ def test_warm_up_loads_the_expert_forms_only_for_tables_that_seat_expert(tmp_pat
     used to load the plain classic form, unused, and leave each worker to load or compile the expert one)."""
     out = subprocess.run([sys.executable, "-c", WARM_UP_FORMS], capture_output=True, text=True, cwd=tmp_path)
     assert out.stdout.split("\n")[:2] == ["0 0 1 0", "1 0 1 0"], out.stdout + out.stderr
+
+
+def test_commands_without_a_progress_bar_say_when_code_compiles_and_how_long(capsys):
+    """``replay``, ``analyze``, ``review FILE``, ``tune`` and ``tune-rules`` wrap their play in
+    ``compile_notices``: a compile in this process (a cache miss) is said on stderr as it starts and ends."""
+    from numba import njit
+
+    from nines_sim.cli.common import compile_notices
+
+    def seven_and(x):  # a new function: compiling it is a cache miss
+        return x + 7
+
+    with compile_notices():
+        assert njit(seven_and)(1) == 8
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "compiling seven_and (first run only, then cached) ..."
+    assert err[1].startswith("compiled seven_and in ") and err[1].endswith(" s") and len(err) == 2
+    with compile_notices(quiet=True):
+        assert njit(seven_and)(2) == 9
+    assert capsys.readouterr().err == ""

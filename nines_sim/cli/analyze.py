@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, interrupted, players_wanted
+from nines_sim.cli.common import build_rules, compile_notices, interrupted, players_wanted
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
@@ -103,7 +103,8 @@ def analyze(
                 names = list(DEFAULT_LINEUP)
             r = build_rules(rules, without_players(rule), len(names))
             try:
-                pos = position_from_replay(r, names, seed, match, hand - 1, turn - 1)  # the library counts from 0
+                with compile_notices():
+                    pos = position_from_replay(r, names, seed, match, hand - 1, turn - 1)  # counts from 0
             except PositionError as exc:
                 if "ends before" not in str(exc):
                     raise
@@ -119,7 +120,8 @@ def analyze(
             r = build_rules(rules, without_players(rule), n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
         asked = names_to_ask(names, sees_hidden=match is not None)
-        res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed)
+        with compile_notices():
+            res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:

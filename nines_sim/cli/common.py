@@ -142,6 +142,38 @@ def cluster(scheduler: str | None, workers: int) -> Iterator[Any]:
 
 
 @contextmanager
+def compile_notices(quiet: bool = False) -> Iterator[None]:
+    """Say on stderr when a form of the compiled code starts compiling in this process (the first run of a
+    command after installing or editing, about half a minute each) and how long it took, for commands without
+    a run's progress bar (which says it itself): a first ``replay`` or ``analyze`` would otherwise sit silent.
+    Nothing is said when ``quiet``.  Written through tqdm, so that a trials' bar is not broken."""
+    if quiet:
+        yield
+        return
+    import time
+
+    from nines_sim.runs.pool import listen_for_compiles
+
+    started: dict[str, float] = {}
+
+    def say(form: str, start: bool) -> None:
+        from tqdm import tqdm
+
+        if start:
+            started[form] = time.perf_counter()
+            tqdm.write(f"compiling {form} (first run only, then cached) ...", file=sys.stderr)
+        else:
+            tqdm.write(f"compiled {form} in {time.perf_counter() - started.pop(form, time.perf_counter()):.0f} s",
+                       file=sys.stderr)  # fmt: skip
+
+    stop = listen_for_compiles(say)
+    try:
+        yield
+    finally:
+        stop()
+
+
+@contextmanager
 def run_errors() -> Iterator[None]:
     """A library experiment's errors as the CLI says them.
 

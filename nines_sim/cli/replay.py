@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import echo_error, usage_error
-from nines_sim.cli.common import build_rules, check_seats, interrupted, players_wanted, saved_match_path
+from nines_sim.cli.common import (
+    build_rules,
+    check_seats,
+    compile_notices,
+    interrupted,
+    players_wanted,
+    saved_match_path,
+)
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
@@ -47,7 +54,8 @@ def replay(
     r = build_rules(rules, without_players(rule), len(names))
     typer.echo(header(r, names, seed, match))
     try:
-        _replay_lines(r, names, seed, match)
+        with compile_notices():
+            _replay_lines(r, names, seed, match)
     except KeyboardInterrupt:
         raise interrupted(f"the replay of match {match} stopped before its end.") from None
 

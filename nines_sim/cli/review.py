@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, cpu_count_default, players_wanted, run_folder, saved_match_path
+from nines_sim.cli.common import (
+    build_rules,
+    compile_notices,
+    cpu_count_default,
+    players_wanted,
+    run_folder,
+    saved_match_path,
+)
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt
 from nines_sim.runs.runfolder import without_players
 
@@ -73,7 +80,8 @@ def review(
     with run_folder(out, "review", force) as run_dir:
         try:
             if run is None:
-                res = review_saved(saved, target, setup)
+                with compile_notices():
+                    res = review_saved(saved, target, setup)
             else:
                 from nines_sim.runs.progress import RunProgress
 

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, check_design, cpu_count_default, players_wanted, run_errors
+from nines_sim.cli.common import (
+    build_rules,
+    check_design,
+    compile_notices,
+    cpu_count_default,
+    players_wanted,
+    run_errors,
+)
 from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt
 
 if TYPE_CHECKING:
@@ -164,7 +171,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     from nines_sim.runs.tune_rules_study import run_rules_study
 
     try:
-        with run_errors():
+        with run_errors(), compile_notices(quiet):
             outcome = run_rules_study(setup, url, name, run_dir, n_trials, validate, n_front, workers, command,
                                       batch_size, scheduler, quiet)  # fmt: skip
     except TuneError as exc:  # every rule set proposed was impossible (what the run wrote is gone)

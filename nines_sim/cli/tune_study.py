@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import run_errors
+from nines_sim.cli.common import compile_notices, run_errors
 
 
 def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, scheduler, out, force: bool,  # noqa: ANN001, PLR0913
@@ -51,7 +51,7 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
     from nines_sim.runs.tune_study import run_tune_study
 
     try:
-        with run_errors():
+        with run_errors(), compile_notices(quiet):
             outcome = run_tune_study(
                 setup, url, name, run_dir, n_trials, validate, workers, command, batch_size, scheduler, quiet
             )
