@@ -187,3 +187,50 @@ def test_every_proposed_rule_set_impossible_is_one_line_exit_2_and_writes_nothin
     names = [s.study_name for s in optuna.study.get_all_study_summaries(url, include_best_trial=False)]
     assert names == ["other"] and kept.user_attrs["rules_setup"]
     assert [f.name for f in out.iterdir() if not f.name.endswith(".tune-lock")] == ["notes.txt"]
+
+
+# ---------------------------------------------------------------- the rule set a trial writes
+
+
+@pytest.mark.parametrize(
+    ("base_spec", "written"),
+    [
+        ("classic:nine_penalty=30", "classic:nine_penalty=25"),
+        ("classic:target=80,nine_penalty=30", "classic:target=80,nine_penalty=25"),
+        ("hard-nines:nine_penalty=30", "hard-nines:nine_penalty=25"),
+        ("hard-nines", "hard-nines:nine_penalty=30"),
+    ],
+)
+def test_a_trial_value_replaces_the_base_value_of_its_option(base_spec, written):
+    """A searched option the base sets too is written once, with the trial's value (``--rules @best-rules.json``
+    of a previous search, or ``--rule nine_penalty=30``, as the base)."""
+    from nines_sim.game.rules import parse_rule_set
+
+    base = parse_rule_set(base_spec)
+    setup = tr.RulesSetup(base, base_spec, 20, 0, tr.parse_space(["nine_penalty=0..60"]),
+                          *tr.parse_goals(["skill"], [], [], []), DesignSetup("random", "random"))  # fmt: skip
+    value = int(written.rsplit("=", 1)[1])
+    assert setup.spec({"nine_penalty": value}) == written
+    assert parse_rule_set(written) == setup.rules({"nine_penalty": value}) == base.replace(nine_penalty=value)
+    assert setup.spec({"nine_penalty": base.nine_penalty}) == base_spec  # the base's own value: the base as written
+    back = 15 if base.preset == "classic" else 25  # the preset's own value is written out too: still set once
+    assert parse_rule_set(setup.spec({"nine_penalty": back})) == base.replace(nine_penalty=back)
+
+
+def test_best_rules_of_a_base_that_sets_the_searched_option_play(tmp_path):
+    out = tmp_path / "b"
+    r = runner.invoke(app, ["tune-rules", "--rules", "classic:nine_penalty=30", "--space", "nine_penalty=0..60",
+                            "--maximize", "skill", "--skilled", "random", "--trials", "3", "-n", "40", "--validate",
+                            "40", "--seed", "5", "--workers", "1", "-q", "--out", str(out)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    from nines_sim.game.rules import parse_rule_set
+
+    best = json.loads((out / "best-rules.json").read_text())
+    trial = pd.read_csv(out / "trials.csv").set_index("trial").loc[best["trial"]]
+    assert parse_rule_set(f"@{out / 'best-rules.json'}") == make_rules(nine_penalty=int(trial["nine_penalty"]))
+    assert best["rule_set"].count("nine_penalty=") == 1
+    assert pd.read_csv(out / "front.csv")["rule_set"].iloc[0] == best["rule_set"]
+    assert json.loads((out / "manifest.json").read_text())["best_rule_set"] == best["rule_set"]
+    played = runner.invoke(app, ["tournament", "random", "random", "-n", "10", "--workers", "1", "-q", "--no-charts",
+                                 "--rules", f"@{out / 'best-rules.json'}", "--out", str(tmp_path / "t")])  # fmt: skip
+    assert played.exit_code == 0, played.output

@@ -331,15 +331,7 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     """
     if spec.startswith("@"):
         spec = rule_set_file(spec[1:])
-    preset, _, rest = spec.partition(":")
-    items = [x for x in rest.split(",") if x.strip()] if rest else []
-    # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
-    joined: list[str] = []
-    for x in items:
-        if "=" not in x and joined:
-            joined[-1] += "," + x
-        else:
-            joined.append(x)
+    preset, joined = rule_set_items(spec)
     options = parse_overrides(joined)
     for k in overrides or {}:
         if k in options:
@@ -354,6 +346,29 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
             )
         options["players"] = players
     return make_rules(preset, **options)
+
+
+def rule_set_items(spec: str) -> tuple[str, list[str]]:
+    """A rule set ``preset[+preset...][:key=value,...]`` split into its presets and its ``key=value`` items, as
+    written (``hand_sizes=7,7,7,5,5`` is one item)."""
+    preset, _, rest = spec.partition(":")
+    items = [x for x in rest.split(",") if x.strip()] if rest else []
+    # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
+    joined: list[str] = []
+    for x in items:
+        if "=" not in x and joined:
+            joined[-1] += "," + x
+        else:
+            joined.append(x)
+    return preset, joined
+
+
+def rule_set_without(spec: str, options: Any) -> str:
+    """``spec`` without its own ``key=value`` items for ``options`` (the presets and other items kept, in order):
+    the base a search writes its values onto, so that each option is set once."""
+    preset, items = rule_set_items(spec)
+    kept = [x for x in items if x.split("=", 1)[0].strip() not in set(options)]
+    return f"{preset}:{','.join(kept)}" if kept else preset
 
 
 def rule_set_file(path: str) -> str:

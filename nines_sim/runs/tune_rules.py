@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, rule_set_items, rule_set_without
 from nines_sim.runs.backends import choose
 from nines_sim.runs.design import INDEX, MEASURES, DesignSet, DesignSetup, design_frame, lineups_needed, run_design
 from nines_sim.runs.tune import TuneError, TuneInterrupted
@@ -253,8 +253,6 @@ class RulesSetup:
     @classmethod
     def from_json(cls, d: dict) -> RulesSetup:
         """The setup :meth:`as_json` describes (a run folder's manifest), for a redraw from the files alone."""
-        from nines_sim.game.rules import parse_rule_set
-
         space = tuple(Dimension(o, lo, hi, tuple(_typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
         return cls(
             parse_rule_set(d["base"], None, d["players"]), d["base"], d["matches"], d["seed"], space,
@@ -285,11 +283,17 @@ class RulesSetup:
         return self.base.replace(**values)
 
     def spec(self, values: dict[str, Any]) -> str:
-        """``values`` written as a rule set on top of the base (``classic:nine_penalty=40``)."""
-        base = self.base_spec
-        changed = {k: v for k, v in values.items() if getattr(self.base, k) != v}
-        if not changed:
-            return base
+        """``values`` written as a rule set on top of the base (``classic:nine_penalty=40``).
+
+        A searched option the base sets itself (``classic:nine_penalty=30``) takes the trial's value in place
+        of the base's, so that the rule set sets each option once and plays ``self.rules(values)``; the
+        base's other options are kept.  Values the base already has leave the base as written.
+        """
+        if not any(getattr(self.base, k) != v for k, v in values.items()):
+            return self.base_spec
+        base = rule_set_without(self.base_spec, values)
+        own = {x.split("=", 1)[0].strip() for x in rule_set_items(self.base_spec)[1]}  # the base's items, replaced
+        changed = {k: v for k, v in values.items() if getattr(self.base, k) != v or k in own}
         text = ",".join(f"{k}={_storable(v) if not isinstance(v, bool) else str(v).lower()}"
                         for k, v in changed.items())  # fmt: skip
         return f"{base},{text}" if ":" in base else f"{base}:{text}"
