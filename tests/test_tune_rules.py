@@ -234,3 +234,23 @@ def test_best_rules_of_a_base_that_sets_the_searched_option_play(tmp_path):
     played = runner.invoke(app, ["tournament", "random", "random", "-n", "10", "--workers", "1", "-q", "--no-charts",
                                  "--rules", f"@{out / 'best-rules.json'}", "--out", str(tmp_path / "t")])  # fmt: skip
     assert played.exit_code == 0, played.output
+
+
+# ---------------------------------------------------------------- usage errors of --space
+
+
+@pytest.mark.parametrize(
+    ("space", "option"),
+    [("draw_rule=one,bogus", "draw_rule"), ("tie_rule=playoff,sharee", "tie_rule"),
+     ("block_rule=pass-circle,nope", "block_rule"), ("decks=1,3", "decks")],
+)  # fmt: skip
+def test_a_choice_the_rules_refuse_is_a_usage_error_as_compare_rules_says_it(space, option, tmp_path):
+    out = tmp_path / "t"
+    r = runner.invoke(app, ["tune-rules", "--space", space, "--maximize", "skill", "--out", str(out)])
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    assert not out.exists()
+    compare = runner.invoke(app, ["compare-rules", "--sweep", space, "-n", "5", "--out", str(tmp_path / "c")])
+    assert compare.exit_code == 2, compare.output
+    said = compare.output.strip().removeprefix("Error: ")
+    assert said.startswith(f"{option} must be ") and lines[0].endswith(said), (lines[0], said)

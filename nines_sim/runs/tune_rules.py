@@ -118,6 +118,9 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
                 choices = tuple(dict.fromkeys(parse_value(option, p) for p in parts if p.strip()))
                 if len(choices) < 2:
                     raise TuneError(f"--space {item!r} needs at least two different values")
+                if option != "hand_sizes":  # whether hand sizes fit depends on the table and the decks: a trial's
+                    for c in choices:  # each value one the rules allow (draw_rule must be one of ...)
+                        Rules().replace(**{option: c})
                 dims.append(Dimension(option, choices=choices))
         except RulesError as exc:
             raise TuneError(f"--space {item!r}: {exc}") from None
