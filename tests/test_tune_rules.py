@@ -122,6 +122,11 @@ def test_a_base_outside_the_bounds_is_not_a_trial(tmp_path):
     assert tr.search(study, setup, 2, 1, 1024) == 2
     assert all(20 <= t.params["nine_penalty"] <= 40 for t in study.trials) and len(study.trials) == 2
     assert not any("fixed_params" in t.system_attrs for t in study.trials)
+    import typer.main
+
+    command = typer.main.get_command(app).commands["tune-rules"]
+    said = next(p for p in command.params if "--rules" in p.opts).help
+    assert "if one is outside, no trial plays the base" in said, said  # --help says so
 
 
 # One storage kind here: the trial loop is nines tune's (study.run_trials), whose test starts 6 processes on SQLite
@@ -254,3 +259,44 @@ def test_a_choice_the_rules_refuse_is_a_usage_error_as_compare_rules_says_it(spa
     assert compare.exit_code == 2, compare.output
     said = compare.output.strip().removeprefix("Error: ")
     assert said.startswith(f"{option} must be ") and lines[0].endswith(said), (lines[0], said)
+
+
+# ---------------------------------------------------------------- a best that validation finds worse than the base
+
+
+def _checked(value: float, delta: float, significant: bool) -> pd.DataFrame:
+    """A validation frame (:func:`tr.validate_front`'s columns) of the base and trial 3 on ``skill_table``."""
+    base = value - delta
+    cols = ["rule_set", "measure", "lineup", "matches", "value", "low", "high", "delta", "delta_low", "delta_high",
+            "p_value", "p_holm", "significant"]  # fmt: skip
+    rows = [["base", "skill_table", "table", 400, base, base - 0.02, base + 0.02, *[float("nan")] * 5, False],
+            ["trial 3", "skill_table", "table", 400, value, value - 0.02, value + 0.02, delta, delta - 0.01,
+             delta + 0.01, 0.001 if significant else 0.5, 0.001 if significant else 0.5, significant]]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize(
+    ("kind", "delta", "significant", "worse"),
+    [("maximize", -0.05, True, True), ("maximize", 0.05, True, False), ("maximize", -0.05, False, False),
+     ("minimize", 0.05, True, True), ("minimize", -0.05, True, False),
+     ("target", 0.05, True, True), ("target", -0.05, True, False)],
+)  # fmt: skip
+def test_a_best_significantly_worse_than_the_base_says_keep_the_base(kind, delta, significant, worse, tmp_path):
+    from nines_sim.reporting.tune_rules import render_report
+    from nines_sim.runs.tune_rules_study import RulesOutcome
+
+    goals = {"maximize": (["skill"], [], []), "minimize": ([], ["skill"], []), "target": ([], [], ["skill=0.3"])}
+    setup = tr.RulesSetup(make_rules(), "classic", 20, 0, tr.parse_space(["nine_penalty=0..60"]),
+                          *tr.parse_goals(*goals[kind], []), DesignSetup("random", "random"))  # fmt: skip
+    value = 0.35 if kind == "target" else 0.3  # target 0.3: the base is 0.35 - delta
+    checked = _checked(value, delta, significant)
+    assert (tr.worse_than_base(setup, checked, "trial 3") == "skill_table") is worse
+    assert tr.worse_than_base(setup, checked, "base") is None and tr.worse_than_base(setup, None, "trial 3") is None
+    best = {"rule_set": "classic:nine_penalty=40", "trial": 3, "label": "trial 3"}
+    said = RulesOutcome(tmp_path, setup, best, checked, 8, 8, 1.0).summary()[0]
+    assert said.startswith("best rules: classic:nine_penalty=40; validated on 400 fresh matches: skill_table")
+    assert ("significantly worse than the base rules on skill_table: keep the base rules (classic)" in said) is worse
+    trials = pd.DataFrame({"trial": [3], "state": ["complete"]})
+    report = render_report(setup, trials, pd.DataFrame({"trial": [3]}), checked, best, {"command": "nines"}, [])
+    assert ("significantly worse than the base rules** on" in report) is worse
+    assert ("keep the base rules (`classic`)" in report) is worse

@@ -44,7 +44,14 @@ def tune_rules(
         list[str] | None, typer.Option("--require", help='A constraint: "hands<=8" (<=, >=, <, >; repeatable).')
     ] = None,
     players: Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")] = None,
-    rules: Annotated[str, typer.Option("--rules", help="The base rule set, whose values are trial 0.")] = "classic",
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            help="The base rule set. Trial 0 plays its values of the searched options if each is within --space; "
+            "if one is outside, no trial plays the base (the validation still compares the best with it).",
+        ),
+    ] = "classic",
     rule: Annotated[list[str] | None, typer.Option("--rule", help="Override one base option, key=value.")] = None,
     skilled: SkilledOpt = "expert",
     weak: WeakOpt = "random",

@@ -214,7 +214,7 @@ class RulesSetup:
     Attributes
     ----------
     base : Rules
-        The rule set whose options are searched (its values are the baseline, trial 0).
+        The rule set whose options are searched (its values are the baseline: trial 0 when within the bounds).
     base_spec : str
         How the base was written (``classic``, ``hard-nines:target=80``).
     matches, seed : int
@@ -504,3 +504,25 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     if out.partial:
         raise TuneInterrupted("interrupted")
     return design_frame(out, measures=setup.measures)
+
+
+def worse_than_base(setup: RulesSetup, checked: pd.DataFrame | None, label: str) -> str | None:
+    """The measure of the first objective on which the validation finds the rule set ``label`` significantly
+    worse than the base (lower when maximised, higher when minimised, further from a target); None otherwise.
+
+    ``checked`` is :func:`validate_front`'s frame (None: not validated).
+    """
+    if checked is None or label == "base":
+        return None
+    o = setup.objectives[0]
+    row = checked[(checked["rule_set"] == label) & (checked["measure"] == o.measure)]
+    if not len(row) or math.isnan(row["delta"].iloc[0]) or not bool(row["significant"].iloc[0]):
+        return None
+    value, delta = float(row["value"].iloc[0]), float(row["delta"].iloc[0])
+    if o.kind == "maximize":
+        worse = delta < 0
+    elif o.kind == "minimize":
+        worse = delta > 0
+    else:  # the base's value is value - delta
+        worse = abs(value - o.value) > abs(value - delta - o.value)
+    return o.measure if worse else None
