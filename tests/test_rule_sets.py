@@ -142,3 +142,22 @@ def test_tune_takes_options_in_the_rule_set(tmp_path):
     assert r.exit_code == 0, r.output
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert manifest["setup"]["rules"]["target"] == 50 and "--rules classic:target=50" in manifest["command"]
+
+
+def test_a_rule_set_file_error_names_the_file_and_a_bare_at_asks_for_one(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"rule_set": "classic:nine_penalty=abc"}))
+    with pytest.raises(RulesError, match=r"^in .*x\.json: nine_penalty takes a whole number, not 'abc'$"):
+        parse_rule_set(f"@{bad}")
+    good = tmp_path / "g.json"
+    good.write_text(json.dumps({"rule_set": "classic:nine_penalty=40"}))
+    assert parse_rule_set(f"@{good}") == make_rules(nine_penalty=40)
+    with pytest.raises(RulesError, match=r"^in .*g\.json: nine_penalty is set both"):
+        parse_rule_set(f"@{good}", {"nine_penalty": 3})
+    for args in (["tournament", "random", "random", "-n", "5"], ["tune-rules", "--space", "nine_penalty=0..9",
+                                                                 "--maximize", "skill"]):  # fmt: skip
+        line = one_line_error(invoke(*args, "--rules", "@", "--out", str(tmp_path / "o")))
+        assert line == "Error: `--rules @` needs a file name: --rules @best-rules.json", line
+        line = one_line_error(invoke(*args, "--rules", f"@{bad}", "--out", str(tmp_path / "o")))
+        assert line == f"Error: in {bad}: nine_penalty takes a whole number, not 'abc'", line
+        assert not (tmp_path / "o").exists()

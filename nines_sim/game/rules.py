@@ -327,10 +327,15 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     ------
     RulesError
         As :func:`make_rules` and :func:`parse_overrides`, for an option set both in ``spec`` and in
-        ``overrides``, and for ``players=N`` in ``spec`` other than ``players``.
+        ``overrides``, and for ``players=N`` in ``spec`` other than ``players``; as :func:`rule_set_file` for
+        ``@FILE``, and the others then begin ``in FILE:``.
     """
     if spec.startswith("@"):
-        spec = rule_set_file(spec[1:])
+        inner = rule_set_file(spec[1:])
+        try:
+            return parse_rule_set(inner, overrides, players)
+        except RulesError as exc:  # name the file whose rule set is wrong
+            raise RulesError(f"in {spec[1:]}: {exc}") from None
     preset, joined = rule_set_items(spec)
     options = parse_overrides(joined)
     for k in overrides or {}:
@@ -378,10 +383,13 @@ def rule_set_file(path: str) -> str:
     Raises
     ------
     RulesError
-        For a file that cannot be read, is not JSON, or has no ``"rule_set"`` text (or names another file).
+        For no file name (``--rules @``), a file that cannot be read, is not JSON, or has no ``"rule_set"``
+        text (or names another file).
     """
     import json
 
+    if not path.strip():
+        raise RulesError("`--rules @` needs a file name: --rules @best-rules.json")
     try:
         data = json.loads(open(path, encoding="utf-8").read())
     except OSError as exc:
