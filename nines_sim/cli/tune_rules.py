@@ -107,7 +107,7 @@ def tune_rules(
     Writes trials.csv, front.csv, validation.csv, charts, report.md and best-rules.json (play it
     anywhere: --rules @best-rules.json).
     """
-    from nines_sim.game.rules import rule_set_file
+    from nines_sim.game.rules import resolve_rule_set
     from nines_sim.runs.design import DesignSetup
     from nines_sim.runs.tune import TuneError
     from nines_sim.runs.tune_rules import RulesSetup, parse_goals, parse_space
@@ -123,10 +123,11 @@ def tune_rules(
     rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
     base = build_rules(rules, rule_list, players)
     check_design(skilled, fair or weak)
+    played = resolve_rule_set(rules)  # a @FILE as the rule set it holds, for the setup and the command
     try:
         objectives, constraints = parse_goals(maximize or [], minimize or [], target or [], require or [])
         dims = parse_space(space or [])
-        spec = rule_set_file(rules[1:]) if rules.startswith("@") else rules
+        spec = played
         if rule_list:
             spec += ("," if ":" in spec else ":") + ",".join(x.replace(" ", "") for x in rule_list)
     except TuneError as exc:
@@ -143,7 +144,7 @@ def tune_rules(
 
     command = canonical_command(
         "tune-rules", words,
-        {"--players": players, "--rules": rules, "--skilled": skilled, "--weak": weak, "--fair": fair,
+        {"--players": players, "--rules": played, "--skilled": skilled, "--weak": weak, "--fair": fair,
          "--trials": trials, "--matches": matches, "--validate": validate, "--seed": seed, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
         rule_list,

@@ -376,6 +376,19 @@ def rule_set_without(spec: str, options: Any) -> str:
     return f"{preset}:{','.join(kept)}" if kept else preset
 
 
+def resolve_rule_set(spec: str) -> str:
+    """The rule set a ``--rules`` value plays, as text: a ``@FILE``'s ``"rule_set"`` (:func:`rule_set_file`),
+    else ``spec`` itself.  A run's manifest records this, so that its command replays what was played even
+    after the file changes or moves.
+
+    Raises
+    ------
+    RulesError
+        As :func:`rule_set_file`.
+    """
+    return rule_set_file(spec[1:]) if spec.startswith("@") else spec
+
+
 def rule_set_file(path: str) -> str:
     """The rule set written in a JSON file (``--rules @FILE``): its ``"rule_set"`` field, e.g.
     ``{"rule_set": "classic:nine_penalty=40"}`` (other fields, such as a tuning run's measures, are notes).
