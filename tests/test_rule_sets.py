@@ -142,3 +142,65 @@ def test_tune_takes_options_in_the_rule_set(tmp_path):
     assert r.exit_code == 0, r.output
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert manifest["setup"]["rules"]["target"] == 50 and "--rules classic:target=50" in manifest["command"]
+
+
+def test_a_rule_set_file_error_names_the_file_and_a_bare_at_asks_for_one(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"rule_set": "classic:nine_penalty=abc"}))
+    with pytest.raises(RulesError, match=r"^in .*x\.json: nine_penalty takes a whole number, not 'abc'$"):
+        parse_rule_set(f"@{bad}")
+    good = tmp_path / "g.json"
+    good.write_text(json.dumps({"rule_set": "classic:nine_penalty=40"}))
+    assert parse_rule_set(f"@{good}") == make_rules(nine_penalty=40)
+    with pytest.raises(RulesError, match=r"^in .*g\.json: nine_penalty is set both"):
+        parse_rule_set(f"@{good}", {"nine_penalty": 3})
+    for args in (["tournament", "random", "random", "-n", "5"], ["tune-rules", "--space", "nine_penalty=0..9",
+                                                                 "--maximize", "skill"]):  # fmt: skip
+        line = one_line_error(invoke(*args, "--rules", "@", "--out", str(tmp_path / "o")))
+        assert line == "Error: `--rules @` needs a file name: --rules @best-rules.json", line
+        line = one_line_error(invoke(*args, "--rules", f"@{bad}", "--out", str(tmp_path / "o")))
+        assert line == f"Error: in {bad}: nine_penalty takes a whole number, not 'abc'", line
+        assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("cmd", ["tournament", "compare-rules"])
+def test_the_manifest_command_of_a_rule_set_file_replays_after_the_file_changes(cmd, tmp_path):
+    """The command records the rule set the file held, not ``@FILE``: editing the file changes no replay."""
+    import shlex
+
+    from nines_sim.cli import app
+
+    rules_file = tmp_path / "best-rules.json"
+    rules_file.write_text(json.dumps({"rule_set": "classic:nine_penalty=40", "trial": 3}))
+    rules = ["--rules", f"@{rules_file}"] + (["--rules", "classic"] if cmd == "compare-rules" else [])
+    r = invoke(cmd, "random", "random", "-n", "200", "--workers", "1", "-q", "--no-charts", *rules, "--out",
+               str(tmp_path / "a"))  # fmt: skip
+    assert r.exit_code == 0, r.output
+    command = json.loads((tmp_path / "a" / "manifest.json").read_text())["command"]
+    assert "@" not in command and "--rules classic:nine_penalty=40" in command, command
+    rules_file.write_text(json.dumps({"rule_set": "hard-nines"}))  # edited after the run
+    words = shlex.split(command)
+    assert words[0] == "nines" and "--out" not in words
+    r = runner.invoke(app, [*words[1:], "--workers", "1", "-q", "--no-charts", "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    csvs = sorted(p.name for p in (tmp_path / "a").glob("*.csv"))
+    assert csvs and csvs == sorted(p.name for p in (tmp_path / "b").glob("*.csv"))
+    for name in csvs:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    if cmd == "compare-rules":  # the rule set is labelled with what it played, as the command says it
+        assert pd.read_csv(tmp_path / "a" / "comparison.csv")["rule_set"].iloc[0] == "classic:nine_penalty=40"
+
+
+@pytest.mark.parametrize("cmd", ["tune", "tune-rules"])
+def test_the_manifest_command_of_a_tuning_run_holds_the_rule_set_a_file_held(cmd, tmp_path):
+    rules_file = tmp_path / "r.json"
+    rules_file.write_text(json.dumps({"rule_set": "classic:target=50"}))
+    if cmd == "tune":
+        args = [*COMMANDS["tune"][0], "--workers", "1", "--quiet"]
+    else:
+        args = ["tune-rules", "--space", "nine_penalty=0..60", "--maximize", "skill", "--skilled", "random", "-n",
+                "10", "--trials", "1", "--validate", "0", "--workers", "1", "-q"]  # fmt: skip
+    r = invoke(*args, "--rules", f"@{rules_file}", "--rule", "nine_penalty=20", "--out", str(tmp_path / "t"))
+    assert r.exit_code == 0, r.output
+    command = json.loads((tmp_path / "t" / "manifest.json").read_text())["command"]
+    assert "--rules classic:target=50 " in command and "--rule nine_penalty=20" in command and "@" not in command

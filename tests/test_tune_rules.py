@@ -122,6 +122,11 @@ def test_a_base_outside_the_bounds_is_not_a_trial(tmp_path):
     assert tr.search(study, setup, 2, 1, 1024) == 2
     assert all(20 <= t.params["nine_penalty"] <= 40 for t in study.trials) and len(study.trials) == 2
     assert not any("fixed_params" in t.system_attrs for t in study.trials)
+    import typer.main
+
+    command = typer.main.get_command(app).commands["tune-rules"]
+    said = next(p for p in command.params if "--rules" in p.opts).help
+    assert "if one is outside, no trial plays the base" in said, said  # --help says so
 
 
 # One storage kind here: the trial loop is nines tune's (study.run_trials), whose test starts 6 processes on SQLite
@@ -199,3 +204,111 @@ def test_a_study_made_for_another_search_is_refused_before_any_folder_is_made(tm
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and "was made for another search" in r.output
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- the rule set a trial writes
+
+
+@pytest.mark.parametrize(
+    ("base_spec", "written"),
+    [
+        ("classic:nine_penalty=30", "classic:nine_penalty=25"),
+        ("classic:target=80,nine_penalty=30", "classic:target=80,nine_penalty=25"),
+        ("hard-nines:nine_penalty=30", "hard-nines:nine_penalty=25"),
+        ("hard-nines", "hard-nines:nine_penalty=30"),
+    ],
+)
+def test_a_trial_value_replaces_the_base_value_of_its_option(base_spec, written):
+    """A searched option the base sets too is written once, with the trial's value (``--rules @best-rules.json``
+    of a previous search, or ``--rule nine_penalty=30``, as the base)."""
+    from nines_sim.game.rules import parse_rule_set
+
+    base = parse_rule_set(base_spec)
+    setup = tr.RulesSetup(base, base_spec, 20, 0, tr.parse_space(["nine_penalty=0..60"]),
+                          *tr.parse_goals(["skill"], [], [], []), DesignSetup("random", "random"))  # fmt: skip
+    value = int(written.rsplit("=", 1)[1])
+    assert setup.spec({"nine_penalty": value}) == written
+    assert parse_rule_set(written) == setup.rules({"nine_penalty": value}) == base.replace(nine_penalty=value)
+    assert setup.spec({"nine_penalty": base.nine_penalty}) == base_spec  # the base's own value: the base as written
+    back = 15 if base.preset == "classic" else 25  # the preset's own value is written out too: still set once
+    assert parse_rule_set(setup.spec({"nine_penalty": back})) == base.replace(nine_penalty=back)
+
+
+def test_best_rules_of_a_base_that_sets_the_searched_option_play(tmp_path):
+    out = tmp_path / "b"
+    r = runner.invoke(app, ["tune-rules", "--rules", "classic:nine_penalty=30", "--space", "nine_penalty=0..60",
+                            "--maximize", "skill", "--skilled", "random", "--trials", "3", "-n", "40", "--validate",
+                            "40", "--seed", "5", "--workers", "1", "-q", "--out", str(out)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    from nines_sim.game.rules import parse_rule_set
+
+    best = json.loads((out / "best-rules.json").read_text())
+    trial = pd.read_csv(out / "trials.csv").set_index("trial").loc[best["trial"]]
+    assert parse_rule_set(f"@{out / 'best-rules.json'}") == make_rules(nine_penalty=int(trial["nine_penalty"]))
+    assert best["rule_set"].count("nine_penalty=") == 1
+    assert pd.read_csv(out / "front.csv")["rule_set"].iloc[0] == best["rule_set"]
+    assert json.loads((out / "manifest.json").read_text())["best_rule_set"] == best["rule_set"]
+    played = runner.invoke(app, ["tournament", "random", "random", "-n", "10", "--workers", "1", "-q", "--no-charts",
+                                 "--rules", f"@{out / 'best-rules.json'}", "--out", str(tmp_path / "t")])  # fmt: skip
+    assert played.exit_code == 0, played.output
+
+
+# ---------------------------------------------------------------- usage errors of --space
+
+
+@pytest.mark.parametrize(
+    ("space", "option"),
+    [("draw_rule=one,bogus", "draw_rule"), ("tie_rule=playoff,sharee", "tie_rule"),
+     ("block_rule=pass-circle,nope", "block_rule"), ("decks=1,3", "decks")],
+)  # fmt: skip
+def test_a_choice_the_rules_refuse_is_a_usage_error_as_compare_rules_says_it(space, option, tmp_path):
+    out = tmp_path / "t"
+    r = runner.invoke(app, ["tune-rules", "--space", space, "--maximize", "skill", "--out", str(out)])
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    assert not out.exists()
+    compare = runner.invoke(app, ["compare-rules", "--sweep", space, "-n", "5", "--out", str(tmp_path / "c")])
+    assert compare.exit_code == 2, compare.output
+    said = compare.output.strip().removeprefix("Error: ")
+    assert said.startswith(f"{option} must be ") and lines[0].endswith(said), (lines[0], said)
+
+
+# ---------------------------------------------------------------- a best that validation finds worse than the base
+
+
+def _checked(value: float, delta: float, significant: bool) -> pd.DataFrame:
+    """A validation frame (:func:`tr.validate_front`'s columns) of the base and trial 3 on ``skill_table``."""
+    base = value - delta
+    cols = ["rule_set", "measure", "lineup", "matches", "value", "low", "high", "delta", "delta_low", "delta_high",
+            "p_value", "p_holm", "significant"]  # fmt: skip
+    rows = [["base", "skill_table", "table", 400, base, base - 0.02, base + 0.02, *[float("nan")] * 5, False],
+            ["trial 3", "skill_table", "table", 400, value, value - 0.02, value + 0.02, delta, delta - 0.01,
+             delta + 0.01, 0.001 if significant else 0.5, 0.001 if significant else 0.5, significant]]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize(
+    ("kind", "delta", "significant", "worse"),
+    [("maximize", -0.05, True, True), ("maximize", 0.05, True, False), ("maximize", -0.05, False, False),
+     ("minimize", 0.05, True, True), ("minimize", -0.05, True, False),
+     ("target", 0.05, True, True), ("target", -0.05, True, False)],
+)  # fmt: skip
+def test_a_best_significantly_worse_than_the_base_says_keep_the_base(kind, delta, significant, worse, tmp_path):
+    from nines_sim.reporting.tune_rules import render_report
+    from nines_sim.runs.tune_rules_study import RulesOutcome
+
+    goals = {"maximize": (["skill"], [], []), "minimize": ([], ["skill"], []), "target": ([], [], ["skill=0.3"])}
+    setup = tr.RulesSetup(make_rules(), "classic", 20, 0, tr.parse_space(["nine_penalty=0..60"]),
+                          *tr.parse_goals(*goals[kind], []), DesignSetup("random", "random"))  # fmt: skip
+    value = 0.35 if kind == "target" else 0.3  # target 0.3: the base is 0.35 - delta
+    checked = _checked(value, delta, significant)
+    assert (tr.worse_than_base(setup, checked, "trial 3") == "skill_table") is worse
+    assert tr.worse_than_base(setup, checked, "base") is None and tr.worse_than_base(setup, None, "trial 3") is None
+    best = {"rule_set": "classic:nine_penalty=40", "trial": 3, "label": "trial 3"}
+    said = RulesOutcome(tmp_path, setup, best, checked, 8, 8, 1.0).summary()[0]
+    assert said.startswith("best rules: classic:nine_penalty=40; validated on 400 fresh matches: skill_table")
+    assert ("significantly worse than the base rules on skill_table: keep the base rules (classic)" in said) is worse
+    trials = pd.DataFrame({"trial": [3], "state": ["complete"]})
+    report = render_report(setup, trials, pd.DataFrame({"trial": [3]}), checked, best, {"command": "nines"}, [])
+    assert ("significantly worse than the base rules** on" in report) is worse
+    assert ("keep the base rules (`classic`)" in report) is worse

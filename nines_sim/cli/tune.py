@@ -21,6 +21,7 @@ from nines_sim.cli.options import (
     WorkersOpt,
 )
 from nines_sim.cli.tune_study import check_tune_target, run_study, tune_versus
+from nines_sim.game.rules import resolve_rule_set
 from nines_sim.runs.runfolder import canonical_command, without_players
 
 
@@ -129,6 +130,7 @@ def tune(
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     players = players_wanted(players, rule)[0] or len(opps) + 1
     r = build_rules(rules, without_players(rule), players)
+    played = resolve_rule_set(rules)  # a @FILE as the rule set it holds: the command replays what was played
     try:
         setup = make_setup(strategy, opps, r, params, matches, seed)
     except TuneError as exc:
@@ -143,7 +145,7 @@ def tune(
             return canonical_command(
                 "tune",
                 [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
-                {"--players": setup.players, "--rules": rules, "--seed": seed, "--validate": validate,
+                {"--players": setup.players, "--rules": played, "--seed": seed, "--validate": validate,
                  "--versus": spec, "--out": str(run_dir)},
                 rule_list,
             )  # fmt: skip
@@ -159,7 +161,7 @@ def tune(
     command = canonical_command(
         "tune",
         [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
-        {"--players": setup.players, "--rules": rules, "--params": ",".join(setup.tuned), "--trials": trials,
+        {"--players": setup.players, "--rules": played, "--params": ",".join(setup.tuned), "--trials": trials,
          "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
         rule_list,

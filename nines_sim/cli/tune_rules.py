@@ -51,7 +51,14 @@ def tune_rules(
         list[str] | None, typer.Option("--require", help='A constraint: "hands<=8" (<=, >=, <, >; repeatable).')
     ] = None,
     players: Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")] = None,
-    rules: Annotated[str, typer.Option("--rules", help="The base rule set, whose values are trial 0.")] = "classic",
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            help="The base rule set. Trial 0 plays its values of the searched options if each is within --space; "
+            "if one is outside, no trial plays the base (the validation still compares the best with it).",
+        ),
+    ] = "classic",
     rule: Annotated[list[str] | None, typer.Option("--rule", help="Override one base option, key=value.")] = None,
     skilled: SkilledOpt = "expert",
     weak: WeakOpt = "random",
@@ -107,7 +114,7 @@ def tune_rules(
     Writes trials.csv, front.csv, validation.csv, charts, report.md and best-rules.json (play it
     anywhere: --rules @best-rules.json).
     """
-    from nines_sim.game.rules import rule_set_file
+    from nines_sim.game.rules import resolve_rule_set
     from nines_sim.runs.design import DesignSetup
     from nines_sim.runs.tune import TuneError
     from nines_sim.runs.tune_rules import RulesSetup, parse_goals, parse_space
@@ -123,10 +130,11 @@ def tune_rules(
     rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
     base = build_rules(rules, rule_list, players)
     check_design(skilled, fair or weak)
+    played = resolve_rule_set(rules)  # a @FILE as the rule set it holds, for the setup and the command
     try:
         objectives, constraints = parse_goals(maximize or [], minimize or [], target or [], require or [])
         dims = parse_space(space or [])
-        spec = rule_set_file(rules[1:]) if rules.startswith("@") else rules
+        spec = played
         if rule_list:
             spec += ("," if ":" in spec else ":") + ",".join(x.replace(" ", "") for x in rule_list)
     except TuneError as exc:
@@ -143,7 +151,7 @@ def tune_rules(
 
     command = canonical_command(
         "tune-rules", words,
-        {"--players": players, "--rules": rules, "--skilled": skilled, "--weak": weak, "--fair": fair,
+        {"--players": players, "--rules": played, "--skilled": skilled, "--weak": weak, "--fair": fair,
          "--trials": trials, "--matches": matches, "--validate": validate, "--seed": seed, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
         rule_list,

@@ -42,7 +42,8 @@ class ComparisonSetup:
     specs_given : list of str
         The lineup as given.
     rules_args : tuple of str
-        The ``--rules`` and ``--sweep`` arguments as given, for the manifest's command.
+        The ``--rules`` and ``--sweep`` arguments as given (a ``@FILE`` as the rule set it holds), for the
+        manifest's command.
     rule : tuple of str
         The ``key=value`` overrides as given (``--rule``).
     """
@@ -105,8 +106,8 @@ def comparison_setup(
     common = parse_overrides(without_players(rule))
     sets, sweep_info = rule_sets_from(list(rules or []), sweep, len(given), common)
     names = [canonical_spec(s) for s in given]
-    parts: list[str] = []
-    for r in rules or []:
+    parts: list[str] = []  # a @FILE as the rule set it holds: the command replays what was played
+    for r in [s.label for s in sets] if sweep is None else [sweep_info["base"]] if rules else []:
         parts += ["--rules", r]
     if sweep:
         parts += ["--sweep", sweep]

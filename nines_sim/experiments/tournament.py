@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim.game.rules import resolve_rule_set
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
 from nines_sim.runs.runfolder import (
@@ -33,7 +34,7 @@ class TournamentSetup:
     plan : nines_sim.runs.tournament.Plan
         The games to play, each a lineup under rules.
     rules : str
-        The rule set as given (``--rules``), for the manifest's command.
+        The rule set as given (``--rules``; a ``@FILE`` as the rule set it holds), for the manifest's command.
     rule : tuple of str
         The ``key=value`` overrides as given (``--rule``).
     seed : int
@@ -130,7 +131,8 @@ def tournament_setup(
     if tables is not None and format != "league":
         raise TournamentError("--tables applies to --format league only")
     plan = plan_tournament(format, names, base, players, baseline or "random", tables, seed)
-    return TournamentSetup(plan, rules, tuple(rule or ()), seed, names or list(plan.strategies))
+    played = resolve_rule_set(rules)  # a @FILE as the rule set it holds: the command replays what was played
+    return TournamentSetup(plan, played, tuple(rule or ()), seed, names or list(plan.strategies))
 
 
 @dataclass

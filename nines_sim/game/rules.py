@@ -327,19 +327,16 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     ------
     RulesError
         As :func:`make_rules` and :func:`parse_overrides`, for an option set both in ``spec`` and in
-        ``overrides``, and for ``players=N`` in ``spec`` other than ``players``.
+        ``overrides``, and for ``players=N`` in ``spec`` other than ``players``; as :func:`rule_set_file` for
+        ``@FILE``, and the others then begin ``in FILE:``.
     """
     if spec.startswith("@"):
-        spec = rule_set_file(spec[1:])
-    preset, _, rest = spec.partition(":")
-    items = [x for x in rest.split(",") if x.strip()] if rest else []
-    # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
-    joined: list[str] = []
-    for x in items:
-        if "=" not in x and joined:
-            joined[-1] += "," + x
-        else:
-            joined.append(x)
+        inner = rule_set_file(spec[1:])
+        try:
+            return parse_rule_set(inner, overrides, players)
+        except RulesError as exc:  # name the file whose rule set is wrong
+            raise RulesError(f"in {spec[1:]}: {exc}") from None
+    preset, joined = rule_set_items(spec)
     options = parse_overrides(joined)
     for k in overrides or {}:
         if k in options:
@@ -356,6 +353,42 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     return make_rules(preset, **options)
 
 
+def rule_set_items(spec: str) -> tuple[str, list[str]]:
+    """A rule set ``preset[+preset...][:key=value,...]`` split into its presets and its ``key=value`` items, as
+    written (``hand_sizes=7,7,7,5,5`` is one item)."""
+    preset, _, rest = spec.partition(":")
+    items = [x for x in rest.split(",") if x.strip()] if rest else []
+    # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
+    joined: list[str] = []
+    for x in items:
+        if "=" not in x and joined:
+            joined[-1] += "," + x
+        else:
+            joined.append(x)
+    return preset, joined
+
+
+def rule_set_without(spec: str, options: Any) -> str:
+    """``spec`` without its own ``key=value`` items for ``options`` (the presets and other items kept, in order):
+    the base a search writes its values onto, so that each option is set once."""
+    preset, items = rule_set_items(spec)
+    kept = [x for x in items if x.split("=", 1)[0].strip() not in set(options)]
+    return f"{preset}:{','.join(kept)}" if kept else preset
+
+
+def resolve_rule_set(spec: str) -> str:
+    """The rule set a ``--rules`` value plays, as text: a ``@FILE``'s ``"rule_set"`` (:func:`rule_set_file`),
+    else ``spec`` itself.  A run's manifest records this, so that its command replays what was played even
+    after the file changes or moves.
+
+    Raises
+    ------
+    RulesError
+        As :func:`rule_set_file`.
+    """
+    return rule_set_file(spec[1:]) if spec.startswith("@") else spec
+
+
 def rule_set_file(path: str) -> str:
     """The rule set written in a JSON file (``--rules @FILE``): its ``"rule_set"`` field, e.g.
     ``{"rule_set": "classic:nine_penalty=40"}`` (other fields, such as a tuning run's measures, are notes).
@@ -363,10 +396,13 @@ def rule_set_file(path: str) -> str:
     Raises
     ------
     RulesError
-        For a file that cannot be read, is not JSON, or has no ``"rule_set"`` text (or names another file).
+        For no file name (``--rules @``), a file that cannot be read, is not JSON, or has no ``"rule_set"``
+        text (or names another file).
     """
     import json
 
+    if not path.strip():
+        raise RulesError("`--rules @` needs a file name: --rules @best-rules.json")
     try:
         data = json.loads(open(path, encoding="utf-8").read())
     except OSError as exc:

@@ -89,6 +89,8 @@ def _md_table(df: pd.DataFrame) -> list[str]:
 def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, checked: pd.DataFrame | None,
                   best: dict | None, manifest: dict, charts: list[str]) -> str:  # fmt: skip
     """``report.md``: the search, the answer in words, the front, the validation, the charts, the command."""
+    from nines_sim.runs.tune_rules import worse_than_base
+
     done = int((trials["state"] == "complete").sum())
     lines = [f"# Rules search from {setup.base_spec} at {setup.base.players} seats", ""]
     lines += [
@@ -103,6 +105,9 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
         lines += ["No feasible trial: every completed trial broke a constraint.", ""]
     else:
         lines += [f"**Best rules**: `{best['rule_set']}` (trial {best['trial']}; `--rules @best-rules.json`).", ""]
+        if worse := worse_than_base(setup, checked, best["label"]):
+            lines += [f"**The validation finds these rules significantly worse than the base rules** on "
+                      f"{words(worse)[0]}: keep the base rules (`{setup.base_spec}`).", ""]  # fmt: skip
     if checked is not None and len(checked):
         lines += ["## Validation on fresh matches", ""]
         labels = [x for x in dict.fromkeys(checked["rule_set"]) if x != "base"]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value
+from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, resolve_rule_set
 from nines_sim.results.records import MatchResults
 from nines_sim.results.rounding import decimal_text
 from nines_sim.results.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
@@ -63,7 +63,8 @@ def rule_sets_from(
     Parameters
     ----------
     specs : list of str
-        Rule sets written ``preset[+preset][:key=value,...]`` (see :func:`nines_sim.game.rules.parse_rule_set`).
+        Rule sets written ``preset[+preset][:key=value,...]`` (see :func:`nines_sim.game.rules.parse_rule_set`);
+        a ``@FILE`` is labelled with the rule set it holds.
     sweep : str or None
         ``option=v1,v2,...``: one rule set per value, on top of the one spec (default classic).
     players : int or None
@@ -88,7 +89,11 @@ def rule_sets_from(
             raise RulesError("compare at least two rule sets: --rules A --rules B (or --sweep option=v1,v2)")
         if len(set(specs)) != len(specs):
             raise RulesError("a rule set is given twice; each --rules must differ")
-        return [RuleSet(s, build(s)) for s in specs], None
+        built = [build(s) for s in specs]  # an error in a @FILE names the file
+        labels = [resolve_rule_set(s) for s in specs]  # what a @FILE plays, as the CSVs and the command say it
+        if len(set(labels)) != len(labels):
+            raise RulesError("a rule set is given twice (a @FILE holds another's); each --rules must differ")
+        return [RuleSet(label, r) for label, r in zip(labels, built)], None
     if len(specs) > 1:
         raise RulesError("--sweep varies one base rule set: give at most one --rules with it")
     if "=" not in sweep:
@@ -109,7 +114,7 @@ def rule_sets_from(
     if len(set(values)) != len(values):
         raise RulesError(f"a value is swept twice in {sweep!r}")
     sets = [RuleSet(f"{option}={t}", build(base_spec, **{option: v}), v) for t, v in zip(texts, values)]
-    return sets, {"option": option, "values": values, "base": base_spec}
+    return sets, {"option": option, "values": values, "base": resolve_rule_set(base_spec)}
 
 
 def deals_coupled(a: Rules, b: Rules) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, rule_set_items, rule_set_without
 from nines_sim.runs.backends import choose
 from nines_sim.runs.design import INDEX, MEASURES, DesignSet, DesignSetup, design_frame, lineups_needed, run_design
 from nines_sim.runs.tune import TuneError, TuneInterrupted
@@ -118,6 +118,9 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
                 choices = tuple(dict.fromkeys(parse_value(option, p) for p in parts if p.strip()))
                 if len(choices) < 2:
                     raise TuneError(f"--space {item!r} needs at least two different values")
+                if option != "hand_sizes":  # whether hand sizes fit depends on the table and the decks: a trial's
+                    for c in choices:  # each value one the rules allow (draw_rule must be one of ...)
+                        Rules().replace(**{option: c})
                 dims.append(Dimension(option, choices=choices))
         except RulesError as exc:
             raise TuneError(f"--space {item!r}: {exc}") from None
@@ -211,7 +214,7 @@ class RulesSetup:
     Attributes
     ----------
     base : Rules
-        The rule set whose options are searched (its values are the baseline, trial 0).
+        The rule set whose options are searched (its values are the baseline: trial 0 when within the bounds).
     base_spec : str
         How the base was written (``classic``, ``hard-nines:target=80``).
     matches, seed : int
@@ -253,8 +256,6 @@ class RulesSetup:
     @classmethod
     def from_json(cls, d: dict) -> RulesSetup:
         """The setup :meth:`as_json` describes (a run folder's manifest), for a redraw from the files alone."""
-        from nines_sim.game.rules import parse_rule_set
-
         space = tuple(Dimension(o, lo, hi, tuple(_typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
         return cls(
             parse_rule_set(d["base"], None, d["players"]), d["base"], d["matches"], d["seed"], space,
@@ -285,11 +286,17 @@ class RulesSetup:
         return self.base.replace(**values)
 
     def spec(self, values: dict[str, Any]) -> str:
-        """``values`` written as a rule set on top of the base (``classic:nine_penalty=40``)."""
-        base = self.base_spec
-        changed = {k: v for k, v in values.items() if getattr(self.base, k) != v}
-        if not changed:
-            return base
+        """``values`` written as a rule set on top of the base (``classic:nine_penalty=40``).
+
+        A searched option the base sets itself (``classic:nine_penalty=30``) takes the trial's value in place
+        of the base's, so that the rule set sets each option once and plays ``self.rules(values)``; the
+        base's other options are kept.  Values the base already has leave the base as written.
+        """
+        if not any(getattr(self.base, k) != v for k, v in values.items()):
+            return self.base_spec
+        base = rule_set_without(self.base_spec, values)
+        own = {x.split("=", 1)[0].strip() for x in rule_set_items(self.base_spec)[1]}  # the base's items, replaced
+        changed = {k: v for k, v in values.items() if getattr(self.base, k) != v or k in own}
         text = ",".join(f"{k}={_storable(v) if not isinstance(v, bool) else str(v).lower()}"
                         for k, v in changed.items())  # fmt: skip
         return f"{base},{text}" if ":" in base else f"{base}:{text}"
@@ -497,3 +504,25 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     if out.partial:
         raise TuneInterrupted("interrupted")
     return design_frame(out, measures=setup.measures)
+
+
+def worse_than_base(setup: RulesSetup, checked: pd.DataFrame | None, label: str) -> str | None:
+    """The measure of the first objective on which the validation finds the rule set ``label`` significantly
+    worse than the base (lower when maximised, higher when minimised, further from a target); None otherwise.
+
+    ``checked`` is :func:`validate_front`'s frame (None: not validated).
+    """
+    if checked is None or label == "base":
+        return None
+    o = setup.objectives[0]
+    row = checked[(checked["rule_set"] == label) & (checked["measure"] == o.measure)]
+    if not len(row) or math.isnan(row["delta"].iloc[0]) or not bool(row["significant"].iloc[0]):
+        return None
+    value, delta = float(row["value"].iloc[0]), float(row["delta"].iloc[0])
+    if o.kind == "maximize":
+        worse = delta < 0
+    elif o.kind == "minimize":
+        worse = delta > 0
+    else:  # the base's value is value - delta
+        worse = abs(value - o.value) > abs(value - delta - o.value)
+    return o.measure if worse else None

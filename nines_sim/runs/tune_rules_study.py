@@ -21,7 +21,7 @@ from typing import Any
 
 from nines_sim.runs.runfolder import compute_backend, writing
 from nines_sim.runs.study import TuneError, TuneInterrupted, finished, storage_file, storage_lock
-from nines_sim.runs.tune_rules import RulesSetup, front, open_rules_study, search, validate_front
+from nines_sim.runs.tune_rules import RulesSetup, front, open_rules_study, search, validate_front, worse_than_base
 from nines_sim.runs.tune_study import open_in_folder
 
 
@@ -229,4 +229,7 @@ def _answer(setup: RulesSetup, best: dict[str, Any], checked: Any) -> str:
         parts.append(f"{o.measure} {r['value']:.4g} ({r['delta']:+.4g} vs base, 95% CI {r['delta_low']:+.4g} to "
                      f"{r['delta_high']:+.4g}, {sig})")  # fmt: skip
     n = int(checked["matches"].max()) if len(checked) else 0
-    return line + (f"; validated on {n:,} fresh matches: " + "; ".join(parts) if parts else "")
+    line += f"; validated on {n:,} fresh matches: " + "; ".join(parts) if parts else ""
+    if worse := worse_than_base(setup, checked, best["label"]):
+        line += f"; significantly worse than the base rules on {worse}: keep the base rules ({setup.base_spec})"
+    return line
