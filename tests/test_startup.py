@@ -336,7 +336,13 @@ def test_commands_without_a_progress_bar_say_when_code_compiles_and_how_long(cap
     def seven_and(x):  # a new function: compiling it is a cache miss
         return x + 7
 
-    with compile_notices():
+    def eight_and(x):
+        return x + 8
+
+    with compile_notices():  # stderr is not a terminal here: nothing said, as into a file or a pipe
+        assert njit(eight_and)(1) == 9
+    assert capsys.readouterr().err == ""
+    with compile_notices(quiet=False):
         assert njit(seven_and)(1) == 8
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "compiling seven_and (first run only, then cached) ..."

@@ -142,11 +142,16 @@ def cluster(scheduler: str | None, workers: int) -> Iterator[Any]:
 
 
 @contextmanager
-def compile_notices(quiet: bool = False) -> Iterator[None]:
+def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     """Say on stderr when a form of the compiled code starts compiling in this process (the first run of a
     command after installing or editing, about half a minute each) and how long it took, for commands without
     a run's progress bar (which says it itself): a first ``replay`` or ``analyze`` would otherwise sit silent.
-    Nothing is said when ``quiet``.  Written through tqdm, so that a trials' bar is not broken."""
+
+    Nothing is said when ``quiet``; by default (None), only to a terminal, as a progress bar: what a command
+    prints into a file or a pipe does not depend on what the cache held.  Written through tqdm, so that a
+    trials' bar is not broken."""
+    if quiet is None:
+        quiet = not sys.stderr.isatty()
     if quiet:
         yield
         return

@@ -179,7 +179,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     from nines_sim.runs.tune_rules_study import run_rules_study
 
     try:
-        with run_errors(), compile_notices(quiet):
+        with run_errors(), compile_notices(True if quiet else None):
             outcome = run_rules_study(setup, url, name, run_dir, n_trials, validate, n_front, workers, command,
                                       batch_size, scheduler, quiet)  # fmt: skip
     except TuneError as exc:  # every rule set proposed was impossible (what the run wrote is gone)

@@ -51,7 +51,7 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
     from nines_sim.runs.tune_study import run_tune_study
 
     try:
-        with run_errors(), compile_notices(quiet):
+        with run_errors(), compile_notices(True if quiet else None):
             outcome = run_tune_study(
                 setup, url, name, run_dir, n_trials, validate, workers, command, batch_size, scheduler, quiet
             )
