@@ -86,7 +86,58 @@ class SettingError(ValueError):
     """A setting that a search strategy does not have, or a value out of range (one line)."""
 
 
-class Lookahead(Strategy):
+class SampledSearch(Strategy):
+    """What the search players (``lookahead``, ``ismcts``) share: their settings checked as parameters, the
+    rollout policy, the worlds they sample (reweighted by the opponents' plays with ``infer_plays``), the games
+    where this player just played two 9s together, and the drawn-card decision.  Not a strategy of its own (no
+    ``name``); a subclass gives ``_decide(obs, card=None, pair=None)``."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ParamError as exc:
+            raise SettingError(str(exc)) from None
+        self._policy = rollout_policy(self.policy)
+        #: Games decided by search in this process (for speed figures).
+        self.decisions = 0
+        #: (decision key, turn) of the games where this player just played two 9s together (V4):
+        #: their declaration is searched with the next seat skipped.
+        self._pairs: set[tuple[int, int]] = set()
+        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.search.play_inference`).
+        self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
+        self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
+
+    def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
+        from nines_sim.search.sampler import sample_positions  # compiled: loaded when a search first samples
+
+        if self._memory is not None:
+            plays = self._memory.plays(obs)
+            if any(plays):
+                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer)
+                weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
+                return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
+        return sample_positions(obs, samples, salt, self.infer)
+
+    @staticmethod
+    def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
+        return list(zip(obs.public("dkey")[rows].tolist(), obs.public("turn")[rows].tolist(), strict=True))
+
+    def _note_pairs(self, obs: Observation, out: np.ndarray) -> None:
+        """Remember the games where ``out`` plays two 9s together, for the declaration that follows."""
+        if obs.players and obs.rules.pair_of_nines:
+            self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        out = self._decide(obs, card) == 1
+        if self._memory is not None:
+            self._memory.after_play_drawn(obs, card, out)
+        return out
+
+
+class Lookahead(SampledSearch):
     """For each decision, sample the hidden cards ``samples`` times, play every legal move out on the
     engine with the rollout ``policy``, and keep the move with the best mean outcome (Perfect Information
     Monte Carlo).  The samples respect what reshuffles and (``infer``) draws reveal.  Ties are broken by
@@ -102,32 +153,9 @@ class Lookahead(Strategy):
     params = settings_params(SETTINGS)
 
     def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ParamError as exc:
-            raise SettingError(str(exc)) from None
-        self._policy = rollout_policy(self.policy)
-        #: Games decided by search in this process (for speed figures).
-        self.decisions = 0
-        #: (decision key, turn) of the games where this player just played two 9s together (V4):
-        #: their declaration is searched with the next seat skipped.
-        self._pairs: set[tuple[int, int]] = set()
+        super().__init__(**values)
         #: (decision key, turn) -> suit of the games where this player just played a 9 chosen with its suit.
         self._suits: dict[tuple[int, int], int] = {}
-        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.search.play_inference`).
-        self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
-        self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
-
-    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
-        from nines_sim.search.sampler import sample_positions  # compiled: loaded when a search first samples
-
-        if self._memory is not None:
-            plays = self._memory.plays(obs)
-            if any(plays):
-                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer)
-                weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
-                return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
-        return sample_positions(obs, samples, salt, self.infer)
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         if self.outcome == "near-end":
@@ -153,16 +181,11 @@ class Lookahead(Strategy):
         more = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
         return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
 
-    @staticmethod
-    def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
-        return list(zip(obs.public("dkey")[rows].tolist(), obs.public("turn")[rows].tolist(), strict=True))
-
     def play(self, obs: Observation) -> np.ndarray:
         if self._memory is not None:
             self._memory.observe(obs)
         out = self._decide(obs)
-        if obs.players and obs.rules.pair_of_nines:
-            self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+        self._note_pairs(obs, out)
         joint = np.flatnonzero(out >= NINE_SUIT)
         if joint.size:  # a 9 chosen with its suit: the declaration that follows is already decided
             code = out[joint] - NINE_SUIT
@@ -192,12 +215,6 @@ class Lookahead(Strategy):
         if rest.size:
             sub = obs.subset(rest)
             out[rest] = self._decide(sub, pair=None if pair is None else pair[rest])
-        return out
-
-    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        out = self._decide(obs, card) == 1
-        if self._memory is not None:
-            self._memory.after_play_drawn(obs, card, out)
         return out
 
 
