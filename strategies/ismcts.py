@@ -8,7 +8,7 @@ import numpy as np
 
 from nines_sim.search.ismcts import ismcts
 from nines_sim.search.pimc import policy_names, rollout_policy_names
-from nines_sim.strategies.lookahead import SampledSearch, settings_params
+from nines_sim.search.player import SampledSearch, settings_params
 from nines_sim.strategy.base import Observation
 
 #: The settings: (name, kind, default, low, high or choices, help), as ``lookahead``'s.

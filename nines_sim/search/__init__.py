@@ -6,6 +6,7 @@
 - :mod:`~nines_sim.search.pimc`: determinized search (Perfect Information Monte Carlo), ``lookahead``'s core.
 - :mod:`~nines_sim.search.ismcts`: Information Set MCTS, ``ismcts``'s core.
 - :mod:`~nines_sim.search.play_inference`: weighting sampled worlds by the opponents' plays.
+- :mod:`~nines_sim.search.player`: the base class the search players (``lookahead``, ``ismcts``) share.
 - :mod:`~nines_sim.search.verdict` and :mod:`~nines_sim.search.analyze`: every move of one position, valued.
 
 ``from nines_sim.search import search`` (and the other names the module

@@ -1,0 +1,90 @@
+"""What the search players (``lookahead``, ``ismcts``) share, as one base class: settings checked as parameters,
+the rollout policy, the worlds they sample (weighted by the opponents' plays with ``infer_plays``), the games
+where the player just played two 9s together, and the drawn-card decision.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nines_sim.search.pimc import rollout_policy
+from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
+from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
+from nines_sim.strategy.params import Param, ParamError
+from nines_sim.strategy.registry import make_lineup
+
+if TYPE_CHECKING:
+    from nines_sim.search.position import PositionBatch
+
+#: ``infer_plays``: worlds sampled per world kept, the kept ones drawn in proportion to their weights.
+OVERSAMPLE = 4
+
+
+def settings_params(settings: tuple) -> tuple[Param, ...]:
+    """A search player's settings table (name, kind, default, low, high-or-choices, help) as its parameters.
+
+    Shared by ``lookahead`` and ``ismcts``, whose settings use the same syntax.
+    """
+    return tuple(
+        Param(name, kind, default, low=low, high=high, help=help_)
+        if kind in ("int", "float")
+        else Param(name, kind, default, choices=tuple(high), help=help_)
+        for name, kind, default, low, high, help_ in settings
+    )
+
+
+class SettingError(ValueError):
+    """A setting that a search strategy does not have, or a value out of range (one line)."""
+
+
+class SampledSearch(Strategy):
+    """What the search players (``lookahead``, ``ismcts``) share: their settings checked as parameters, the
+    rollout policy, the worlds they sample (reweighted by the opponents' plays with ``infer_plays``), the games
+    where this player just played two 9s together, and the drawn-card decision.  Not a strategy of its own (no
+    ``name``); a subclass gives ``_decide(obs, card=None, pair=None)``."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ParamError as exc:
+            raise SettingError(str(exc)) from None
+        self._policy = rollout_policy(self.policy)
+        #: Games decided by search in this process (for speed figures).
+        self.decisions = 0
+        #: (decision key, turn) of the games where this player just played two 9s together (V4):
+        #: their declaration is searched with the next seat skipped.
+        self._pairs: set[tuple[int, int]] = set()
+        #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.search.play_inference`).
+        self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
+        self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
+
+    def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _worlds(self, obs: Observation, samples: int, rows: np.ndarray, salt: int = 0) -> PositionBatch:
+        from nines_sim.search.sampler import sample_positions  # compiled: loaded when a search first samples
+
+        if self._memory is not None:
+            plays = self._memory.plays(obs)
+            if any(plays):
+                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer)
+                weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
+                return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
+        return sample_positions(obs, samples, salt, self.infer)
+
+    @staticmethod
+    def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
+        return list(zip(obs.public("dkey")[rows].tolist(), obs.public("turn")[rows].tolist(), strict=True))
+
+    def _note_pairs(self, obs: Observation, out: np.ndarray) -> None:
+        """Remember the games where ``out`` plays two 9s together, for the declaration that follows."""
+        if obs.players and obs.rules.pair_of_nines:
+            self._pairs.update(self._turn_keys(obs, np.flatnonzero(out == PAIR_OF_NINES)))
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        out = self._decide(obs, card) == 1
+        if self._memory is not None:
+            self._memory.after_play_drawn(obs, card, out)
+        return out
