@@ -55,24 +55,18 @@ from nines_sim.strategies.heuristics_compiled import heuristic_declare, heuristi
 
 @njit(cache=True, inline="always", error_model="numpy")
 def builtin_decide(
-    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D,
-    expert_inline,
+    sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
 ):  # fmt: skip
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
     The turn loop decides the heuristics' plays and declarations itself (:func:`heuristic_play`,
-    :func:`heuristic_declare`) and asks here for ``expert``'s decisions (:func:`expert_decide`) and every
-    dealer's declaration (D6).  ``xp``: float64 (MAX_SEATS, NXP), each seat's ``expert`` parameters;
-    ``fw``: float64 scratch of 64; ``D``: decks; ``expert_inline``: whether ``expert``'s code is inlined here
-    (a constant of the loop's form).
+    :func:`heuristic_declare`) and asks here for ``expert``'s decisions (:func:`expert_decide`, called out of
+    line: the forms with ``expert``'s code inlined decide for it in :func:`decide_phase`) and every dealer's
+    declaration (D6).  ``xp``: float64 (MAX_SEATS, NXP), each seat's ``expert`` parameters; ``fw``: float64
+    scratch of 64; ``D``: decks.
     """
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
-    if sid == SID_EXPERT and expert_inline:
-        return expert_decide_inline(
-            kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
-            fw, xp[seat],
-        )  # fmt: skip
     if sid == SID_EXPERT:
         return expert_decide(
             kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
@@ -169,66 +163,88 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
     return PH_FINISH, mv, heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b, ph,
-                 seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert):  # fmt: skip
-    """A decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (T3; the dealer's, D6).
+def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
+    """:func:`decide_phase` for the forms of the loop without (``expert`` False) or with ``expert``'s code
+    inlined here.  A closure's constant, unlike an argument, is pruned before numba inlines what its branches
+    call, and numba copies inlined code once per level it passes: the form without ``expert`` never copies
+    and types ``expert``'s code, and the form with it copies it one level fewer than through
+    :func:`builtin_decide`."""
 
-    A Python seat's decision makes the slot wait (``S_WAITING``) until Python answers (``S_HAVE_ANS``); a
-    compiled seat decides here.
+    def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b, ph,
+                     seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any):  # fmt: skip
+        """A decision: a card to play (T1, T2), whether to play the drawn card (T4), a suit (T3; the dealer's, D6).
 
-    Returns
-    -------
-    tuple
-        ``(phase, move, active suit, code)``: ``code`` is ``GO``, ``DONE`` (the slot waits) or ``ILLEGAL``
-        (a compiled user strategy answered outside the rules).
-    """
-    play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
-    if ph == PH_PLAY:
-        kind = K_PLAY
-    elif ph == PH_PLAY_DRAWN:
-        kind = K_PLAY_DRAWN
-    elif ph == PH_DECLARE:
-        kind = K_DECLARE
-    else:
-        kind = K_DEALER_DECLARE
-    who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
-    dl = legal if play else 0
-    dc = card if play else 0
-    sid = seat_sid[who]
-    if sid == SID_PYTHON:
-        if st[b, S_HAVE_ANS] == 0:
-            st[b, S_WAITING] = 1
-            st[b, S_WAIT_KIND] = kind
-            st[b, S_WAIT_SEAT] = who
-            return ph, mv, active, DONE
-        st[b, S_HAVE_ANS] = 0
-        ans = st[b, S_ANSWER]
-    else:
-        pok = kind == K_PLAY and pair_legal(top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any)
-        if sid == SID_USER:
-            ans = user_decide(
-                fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top, active, dirbit,
-                turn, mask, dc, dkey,
-            )  # fmt: skip
-            if not answer_ok(kind, ans, legal, pok):
+        A Python seat's decision makes the slot wait (``S_WAITING``) until Python answers (``S_HAVE_ANS``); a
+        compiled seat decides here.
+
+        Returns
+        -------
+        tuple
+            ``(phase, move, active suit, code)``: ``code`` is ``GO``, ``DONE`` (the slot waits) or ``ILLEGAL``
+            (a compiled user strategy answered outside the rules).
+        """
+        play = ph == PH_PLAY or ph == PH_PLAY_DRAWN
+        if ph == PH_PLAY:
+            kind = K_PLAY
+        elif ph == PH_PLAY_DRAWN:
+            kind = K_PLAY_DRAWN
+        elif ph == PH_DECLARE:
+            kind = K_DECLARE
+        else:
+            kind = K_DEALER_DECLARE
+        who = st[b, S_DEALER] if kind == K_DEALER_DECLARE else seat
+        dl = legal if play else 0
+        dc = card if play else 0
+        sid = seat_sid[who]
+        if sid == SID_PYTHON:
+            if st[b, S_HAVE_ANS] == 0:
+                st[b, S_WAITING] = 1
                 st[b, S_WAIT_KIND] = kind
                 st[b, S_WAIT_SEAT] = who
-                st[b, S_ANSWER] = ans
-                st[b, S_WAITING] = 2  # marks the slot for the error message
-                return ph, mv, active, ILLEGAL
+                return ph, mv, active, DONE
+            st[b, S_HAVE_ANS] = 0
+            ans = st[b, S_ANSWER]
         else:
-            ans = builtin_decide(
-                sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, seat_xp, D,
-                expert,
-            )  # fmt: skip
-    if kind == K_PLAY:
-        return PH_APPLY, ans, active, GO
-    if kind == K_PLAY_DRAWN:
-        return PH_APPLY, (card if ans != 0 else np.int64(-1)), active, GO
-    if kind == K_DEALER_DECLARE:
-        return PH_TURN, mv, ans, GO
-    return PH_FINISH, mv, ans, GO
+            pok = kind == K_PLAY and pair_legal(top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any)
+            if sid == SID_USER:
+                ans = user_decide(
+                    fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top, active,
+                    dirbit, turn, mask, dc, dkey,
+                )  # fmt: skip
+                if not answer_ok(kind, ans, legal, pok):
+                    st[b, S_WAIT_KIND] = kind
+                    st[b, S_WAIT_SEAT] = who
+                    st[b, S_ANSWER] = ans
+                    st[b, S_WAITING] = 2  # marks the slot for the error message
+                    return ph, mv, active, ILLEGAL
+            elif expert and sid == SID_EXPERT:
+                h0 = np.int64(hands[0, b, who])
+                h1 = np.int64(hands[1, b, who]) if D == 2 else np.int64(0)
+                ans = expert_decide_inline(
+                    kind, who, dl, dc, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
+                    fw, seat_xp[who],
+                )  # fmt: skip
+            else:
+                ans = builtin_decide(
+                    sid, kind, b, who, dl, dc, pok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, seat_xp,
+                    D,
+                )  # fmt: skip
+        if kind == K_PLAY:
+            return PH_APPLY, ans, active, GO
+        if kind == K_PLAY_DRAWN:
+            return PH_APPLY, (card if ans != 0 else np.int64(-1)), active, GO
+        if kind == K_DEALER_DECLARE:
+            return PH_TURN, mv, ans, GO
+        return PH_FINISH, mv, ans, GO
+
+    decide_phase.__qualname__ = decide_phase.__name__ = "decide_phase" + ("_expert" if expert else "")
+    return njit(inline="always", error_model="numpy")(decide_phase)
+
+
+#: The decision phase of the forms of the loop without ``expert`` inlined (:func:`_decide_phase`).
+decide_phase = _decide_phase(False)
+#: The decision phase of the forms with ``expert``'s code inlined.
+decide_phase_expert = _decide_phase(True)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

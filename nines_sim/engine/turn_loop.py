@@ -84,6 +84,7 @@ from nines_sim.engine.decisions import (  # noqa: F401 - decisions, also read fr
     answer_ok,
     builtin_decide,
     decide_phase,
+    decide_phase_expert,
     fill_view,
     heuristic_phase,
     pair_legal,
@@ -292,7 +293,11 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     that writes every event of each slot's game into ``work[8]``, int64 (B, rows, EV_WIDTH), counted in
     ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it returns
     ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
-    it hold none of its code (the flag is a constant, its branches are dropped, in the phases too)."""
+    it hold none of its code (the flag is a constant, its branches are dropped, in the phases too).
+
+    The loop names the decision phase of its form (``decide_phase_expert`` or ``decide_phase``) as a global,
+    not as a closure variable: numba keys a closure's cache by its variables' pickled values, and a compiled
+    function's differ from process to process (each process would compile the form again)."""
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -383,10 +388,17 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         turn, D, pair_any,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                    ph, mv, active, code = decide_phase(
-                        st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
-                        ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any, expert,
-                    )  # fmt: skip
+                    # two functions, not one flag (decisions._decide_phase); globals, as cache keys (docstring)
+                    if expert:
+                        ph, mv, active, code = decide_phase_expert(
+                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
+                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
+                        )  # fmt: skip
+                    else:
+                        ph, mv, active, code = decide_phase(
+                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
+                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
+                        )  # fmt: skip
                     if code != GO:
                         break
                     if ph == PH_TURN:  # the dealer declared (D6)
