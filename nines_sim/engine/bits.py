@@ -5,7 +5,7 @@ the helpers here count, pick and name its cards.  A strategy's compiled twin (``
 and the turn loop (:mod:`nines_sim.engine.turn_loop`) share them at no cost: these helpers, a few machine
 instructions each and called from many places, are compiled once (and cached), and LLVM inlines them into their
 callers' machine code.  numba's own inlining (``inline="always"``) would copy and type their code again at every
-call site of every form of the loop (``popcount`` alone at 56), which made a cold compile a third longer.
+call site of every form of the loop (``popcount`` alone at 56): a cold compile took half as long again.
 This module sets numba's cache folder before anything is compiled.
 """
 
