@@ -138,8 +138,8 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
     assert (out / "report.md").read_text() == written
     # the best rules play anywhere a rule set is named
     best_file = f"@{out / 'best-rules.json'}"
-    r = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", best_file, "-n",
-                            "50", "--out", str(tmp_path / "c"), "--quiet"])  # fmt: skip
+    r = runner.invoke(app, ["compare-rules", *["random"] * 4, "--rules", "classic", "--rules", best_file, "-n",
+                            "50", "--out", str(tmp_path / "c"), "--quiet"])  # fmt: skip  # the 4 seats searched at
     assert r.exit_code == 0, r.output
     # the same command resumes: the study already holds its trials, none is run again
     r = runner.invoke(app, args)

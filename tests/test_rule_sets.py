@@ -163,6 +163,36 @@ def test_a_rule_set_file_error_names_the_file_and_a_bare_at_asks_for_one(tmp_pat
         assert not (tmp_path / "o").exists()
 
 
+def test_a_rule_set_file_plays_only_at_the_table_size_it_names(tmp_path):
+    """``best-rules.json`` records the table its search measured (``"players"``): another table is refused in
+    one line that names both sizes and the ways on, as a rule set's own ``players=N`` would be."""
+    f = tmp_path / "best-rules.json"
+    f.write_text(json.dumps({"rule_set": "classic:nine_penalty=40", "trial": 3, "players": 4}))
+    assert parse_rule_set(f"@{f}", None, 4) == parse_rule_set(f"@{f}") == make_rules(nine_penalty=40)
+    with pytest.raises(RulesError, match=r"is for 4 players .* this table seats 5: seat 4 .*--players 5"):
+        parse_rule_set(f"@{f}", None, 5)
+    with pytest.raises(RulesError, match="this table seats 3"):
+        parse_rule_set(f"@{f}", {"players": 3})  # a --rule players=N seats the table as well
+    want = (f'Error: the rule set file {f} is for 4 players (its "players") but this table seats 5: seat 4 '
+            f"(--players 4 or a lineup of 4), tune again with --players 5, or play its rule set at 5 as "
+            f"--rules classic:nine_penalty=40")  # fmt: skip
+    out = str(tmp_path / "o")
+    assert one_line_error(invoke("tournament", "-n", "5", "--rules", f"@{f}", "--out", out)) == want  # 5 by default
+    line = one_line_error(invoke("compare-rules", "random", "random", "--rules", "classic", "--rules", f"@{f}",
+                                 "--out", out))  # fmt: skip
+    assert "this table seats 2" in line
+    line = one_line_error(invoke("tune-rules", "--space", "nine_penalty=0..9", "--maximize", "skill", "-p", "3",
+                                 "--rules", f"@{f}", "--out", out))  # fmt: skip
+    assert "this table seats 3" in line
+    assert not (tmp_path / "o").exists()
+    for bad in ("7", "true", '"4"'):
+        f.write_text(f'{{"rule_set": "classic", "players": {bad}}}')
+        with pytest.raises(RulesError, match=f'has "players": {bad}; give 2 to 6'):
+            parse_rule_set(f"@{f}", None, 4)
+    f.write_text(json.dumps({"rule_set": "classic:nine_penalty=40"}))  # a file that names no table plays at any
+    assert parse_rule_set(f"@{f}", None, 5) == make_rules(nine_penalty=40, players=5)
+
+
 @pytest.mark.parametrize("cmd", ["tournament", "compare-rules"])
 def test_the_manifest_command_of_a_rule_set_file_replays_after_the_file_changes(cmd, tmp_path):
     """The command records the rule set the file held, not ``@FILE``: editing the file changes no replay."""

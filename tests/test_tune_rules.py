@@ -248,7 +248,7 @@ def test_best_rules_of_a_base_that_sets_the_searched_option_play(tmp_path):
     assert best["rule_set"].count("nine_penalty=") == 1
     assert pd.read_csv(out / "front.csv")["rule_set"].iloc[0] == best["rule_set"]
     assert json.loads((out / "manifest.json").read_text())["best_rule_set"] == best["rule_set"]
-    played = runner.invoke(app, ["tournament", "random", "random", "-n", "10", "--workers", "1", "-q", "--no-charts",
+    played = runner.invoke(app, ["tournament", *["random"] * 4, "-n", "10", "--workers", "1", "-q", "--no-charts",
                                  "--rules", f"@{out / 'best-rules.json'}", "--out", str(tmp_path / "t")])  # fmt: skip
     assert played.exit_code == 0, played.output
 

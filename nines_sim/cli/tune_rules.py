@@ -2,7 +2,8 @@
 
 The rules lab's command: each trial a rule set, measured by the design lineups of :mod:`nines_sim.runs.design`
 (skill, seat fairness, length, comebacks) on the same matches; the best rules (or the Pareto front) validated
-on fresh matches and written as ``best-rules.json``, playable anywhere as ``--rules @FILE``.
+on fresh matches and written as ``best-rules.json``, playable by any command at the table size searched as
+``--rules @FILE``.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def tune_rules(
     same command resumes. Several processes on one --storage and --study share the study: together they
     run --trials trials, the base rules once. With --scheduler the matches play on a Dask cluster.
     Writes trials.csv, front.csv, validation.csv, charts, report.md and best-rules.json (play it
-    anywhere: --rules @best-rules.json).
+    with any command at the same --players: --rules @best-rules.json).
     """
     from nines_sim.game.rules import resolve_rule_set
     from nines_sim.runs.design import DesignSetup

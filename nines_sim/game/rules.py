@@ -9,6 +9,7 @@ what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -328,14 +329,24 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
     RulesError
         As :func:`make_rules` and :func:`parse_overrides`, for an option set both in ``spec`` and in
         ``overrides``, and for ``players=N`` in ``spec`` other than ``players``; as :func:`rule_set_file` for
-        ``@FILE``, and the others then begin ``in FILE:``.
+        ``@FILE``, and the others then begin ``in FILE:``; for a ``@FILE`` whose ``"players"`` is not the
+        table the rules seat (the message says the ways on).
     """
     if spec.startswith("@"):
-        inner = rule_set_file(spec[1:])
+        inner, made_for = _read_rule_set_file(spec[1:])
         try:
-            return parse_rule_set(inner, overrides, players)
+            rules = parse_rule_set(inner, overrides, players)
         except RulesError as exc:  # name the file whose rule set is wrong
             raise RulesError(f"in {spec[1:]}: {exc}") from None
+        # A search's best values were measured at one table size only, so another table is refused as a
+        # players=N in the rule set would be; the rule set written out plays at any table on purpose.
+        if made_for is not None and rules.players != made_for:
+            raise RulesError(
+                f'the rule set file {spec[1:]} is for {made_for} players (its "players") but this table seats '
+                f"{rules.players}: seat {made_for} (--players {made_for} or a lineup of {made_for}), tune again with "
+                f"--players {rules.players}, or play its rule set at {rules.players} as --rules {shlex.quote(inner)}"
+            )
+        return rules
     preset, joined = rule_set_items(spec)
     options = parse_overrides(joined)
     for k in overrides or {}:
@@ -391,13 +402,26 @@ def resolve_rule_set(spec: str) -> str:
 
 def rule_set_file(path: str) -> str:
     """The rule set written in a JSON file (``--rules @FILE``): its ``"rule_set"`` field, e.g.
-    ``{"rule_set": "classic:nine_penalty=40"}`` (other fields, such as a tuning run's measures, are notes).
+    ``{"rule_set": "classic:nine_penalty=40"}``.  Its ``"players"``, if any, is the one table it plays at
+    (:func:`parse_rule_set`); other fields, such as a tuning run's measures, are notes.
 
     Raises
     ------
     RulesError
         For no file name (``--rules @``), a file that cannot be read, is not JSON, or has no ``"rule_set"``
-        text (or names another file).
+        text (or names another file), or has a ``"players"`` that is not 2 to 6.
+    """
+    return _read_rule_set_file(path)[0]
+
+
+def _read_rule_set_file(path: str) -> tuple[str, int | None]:
+    """:func:`rule_set_file`, and the table size the file is for: its ``"players"`` (``nines tune-rules`` writes
+    the table it searched at), None when the file names none.
+
+    Raises
+    ------
+    RulesError
+        As :func:`rule_set_file`.
     """
     import json
 
@@ -412,4 +436,7 @@ def rule_set_file(path: str) -> str:
     spec = data.get("rule_set") if isinstance(data, dict) else None
     if not isinstance(spec, str) or not spec.strip() or spec.startswith("@"):
         raise RulesError(f'the rule set file {path} needs a "rule_set" such as "classic:nine_penalty=40"')
-    return spec
+    players = data.get("players")
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6):
+        raise RulesError(f'the rule set file {path} has "players": {json.dumps(players)}; give 2 to 6, or remove it')
+    return spec, players
