@@ -144,7 +144,7 @@ def cluster(scheduler: str | None, workers: int) -> Iterator[Any]:
 @contextmanager
 def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     """Say on stderr when a form of the compiled code starts compiling in this process (the first run of a
-    command after installing or editing, about half a minute each) and how long it took, for commands without
+    command after installing or editing, tens of seconds each) and how long it took, for commands without
     a run's progress bar (which says it itself): a first ``replay`` or ``analyze`` would otherwise sit silent.
 
     Nothing is said when ``quiet``; by default (None), only to a terminal, as a progress bar: what a command

@@ -25,7 +25,7 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
         The rules the workers will play, each optionally with its lineup (strategy specs or instances):
         the form of the kernel each needs (:func:`kernel.slots_kernel`) is loaded, the form with
         ``expert`` inlined where the lineup seats one, and only those (loading a form no table plays costs
-        half a second, and where it is not yet in the cache compiling it takes a minute).  Default: the
+        half a second, and where it is not yet in the cache compiling it takes tens of seconds).  Default: the
         classic form only.
 
     Returns
