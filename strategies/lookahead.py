@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,10 +55,32 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "play model's; 0: ignore plays",
     ),
     ("play_model", "choice", "expert", None, policy_names(), "heads-up: how the opponent is taken to play"),
+    (
+        "refine",
+        "int",
+        0,
+        0,
+        8,
+        "a second look at close decisions: this many best candidates re-valued with the own next decision "
+        "searched too (not the policy's); 0: off",
+    ),
+    ("refine_samples", "int", 64, 2, 1024, "refine: sampled positions per re-valued candidate"),
+    ("inner_samples", "int", 32, 2, 1024, "refine: samples of the search of the own next decision"),
+    ("refine_gap", "float", 1.0, 0.0, 100.0, "refine: points within which the runner-up makes a decision close"),
+    (
+        "refine_z",
+        "float",
+        0.0,
+        0.0,
+        10.0,
+        "refine: standard errors by which a re-valued move must beat the first choice to replace it",
+    ),
 )
 
 #: Settings that only a player who cannot see the cards has.
 INFERENCE = ("infer", "infer_plays", "play_model")
+#: The second search level's settings (its inner search samples what the player would see: not clairvoyant's).
+REFINEMENT = ("refine", "refine_samples", "inner_samples", "refine_gap", "refine_z")
 
 
 #: ``outcome="near-end"``: rollouts score the match once some total is this many points from the target.
@@ -68,8 +91,9 @@ class Lookahead(SampledSearch):
     """For each decision, sample the hidden cards ``samples`` times, play every legal move out on the
     engine with the rollout ``policy``, and keep the move with the best mean outcome (Perfect Information
     Monte Carlo).  The samples respect what reshuffles and (``infer``) draws reveal.  Ties are broken by
-    the decision's random stream.  Source: determinized search for hidden-card games (Cowling, Powley and
-    Whitehouse 2012)."""
+    the decision's random stream.  With ``refine``, close decisions get a second look in which the player's own
+    next decision is searched too (:mod:`nines_sim.search.refine`).  Source: determinized search for
+    hidden-card games (Cowling, Powley and Whitehouse 2012)."""
 
     name = "lookahead"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": True,
@@ -105,8 +129,27 @@ class Lookahead(SampledSearch):
     def _search(self, obs: Observation, outcome: str, card: np.ndarray | None, pair: np.ndarray | None) -> np.ndarray:
         self.decisions += obs.n
         joint = {"apart": False, "with-suit": True, "clear-suit": "clear"}[self.nines]
-        more = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
+        more: dict[str, Any] = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
+        if getattr(self, "refine", 0):
+            more["refine"] = self._refiner(outcome)
         return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
+
+    def _refiner(self, outcome: str) -> Callable[..., np.ndarray]:
+        """The second look at close decisions (:func:`nines_sim.search.refine.refine`) at these settings."""
+        from nines_sim.search.refine import REFINE_SALT, refine
+
+        def inner() -> Lookahead:
+            return Lookahead(samples=self.inner_samples, policy=self.policy, infer=self.infer)
+
+        def second(sub: Observation, mv: np.ndarray, score: np.ndarray, chosen: np.ndarray, rows: np.ndarray,
+                   card: np.ndarray | None, pair: np.ndarray | None) -> np.ndarray:  # fmt: skip
+            def worlds(part: Observation, samples: int, idx: np.ndarray) -> PositionBatch:
+                return self._worlds(part, samples, rows[idx], REFINE_SALT)
+
+            return refine(sub, mv, score, chosen, worlds, self._policy, inner, self.refine, self.refine_samples,
+                          self.refine_gap, self.refine_z, outcome, card, pair)  # fmt: skip
+
+        return second
 
     def play(self, obs: Observation) -> np.ndarray:
         if self._memory is not None:
@@ -152,8 +195,8 @@ class Clairvoyant(Lookahead):
     name = "clairvoyant"
     classifier = {**Lookahead.classifier, "sees_hidden_cards": True}
     #: Seeing the cards leaves nothing to infer from draws, so ``infer`` is not a setting here.
-    params = tuple(p for p in Lookahead.params if p.name not in INFERENCE)
-    settings = tuple(s for s in SETTINGS if s[0] not in INFERENCE)
+    params = tuple(p for p in Lookahead.params if p.name not in INFERENCE + REFINEMENT)
+    settings = tuple(s for s in SETTINGS if s[0] not in INFERENCE + REFINEMENT)
 
     def __init__(self, **values: Any) -> None:
         super().__init__(**values)

@@ -4,6 +4,7 @@
 - :mod:`~nines_sim.search.sampler` and :mod:`~nines_sim.search.sample_deal`: complete positions consistent
   with what one player may see.
 - :mod:`~nines_sim.search.pimc`: determinized search (Perfect Information Monte Carlo), ``lookahead``'s core.
+- :mod:`~nines_sim.search.refine`: a second look at close decisions, the own next decision searched too.
 - :mod:`~nines_sim.search.ismcts`: Information Set MCTS, ``ismcts``'s core.
 - :mod:`~nines_sim.search.play_inference`: weighting sampled worlds by the opponents' plays.
 - :mod:`~nines_sim.search.player`: the base class the search players (``lookahead``, ``ismcts``) share.

@@ -223,8 +223,10 @@ def sample_values(
     outcome: str = "hand",
     card: np.ndarray | None = None,
     pair: np.ndarray | None = None,
+    lineup: Sequence[Strategy] | None = None,
 ) -> np.ndarray:
-    """The outcome of every sampled world played out after every candidate move (parameters as :func:`evaluate`).
+    """The outcome of every sampled world played out after every candidate move (parameters as :func:`evaluate`;
+    ``lineup``, one strategy per seat, plays the rollouts instead of ``policy`` at every seat).
 
     Returns
     -------
@@ -243,7 +245,7 @@ def sample_values(
     drawn = None if card is None else np.repeat(card[gg], K)
     force = _apply(batch, obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
     n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-    pen, share = play_out(batch, [policy] * P, to=outcome, force=force, consume=True)
+    pen, share = play_out(batch, lineup or [policy] * P, to=outcome, force=force, consume=True)
     r = np.arange(rows.shape[0])
     if outcome == "match":
         value = share[r, own]  # type: ignore[index]
@@ -300,6 +302,7 @@ def search(
     rounds: int = 1,
     pair: np.ndarray | None = None,
     nine_suits: bool | str = False,
+    refine: Callable[..., np.ndarray] | None = None,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -321,6 +324,10 @@ def search(
         Search each 9 together with each suit it may declare (:func:`candidates`); ``"clear"``: the
         plain 9 too, and a 9 with a suit only counts where it clearly beats the plain 9
         (:data:`NINE_SUIT_Z` standard errors of the paired difference).
+    refine : callable, optional
+        ``refine(sub, moves, score, chosen, rows, card, pair) -> chosen``: a second look at the games ``rows``
+        of ``obs`` (their observation ``sub``), given each candidate's score (-inf: out) and the choice made
+        on it (:func:`nines_sim.search.refine.refine`).
 
     Returns
     -------
@@ -359,7 +366,10 @@ def search(
             rank = np.argsort(np.argsort(-score, axis=1, kind="stable"), axis=1)
             alive &= rank < keep[:, None]
         # every candidate alive at the end took part in every round: compare their summed means
-        out[sel] = choose(sub, Estimate(mv, np.where(alive, total, -np.inf), np.zeros(mv.shape)))
+        score = np.where(alive, total, -np.inf)
+        out[sel] = choose(sub, Estimate(mv, score, np.zeros(mv.shape)))
+        if refine is not None:
+            out[sel] = refine(sub, mv, score, out[sel], sel, drawn, pr)
     return out
 
 
