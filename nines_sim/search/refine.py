@@ -65,32 +65,28 @@ class SearchNextDecision(Strategy):
                 mine[i] = True
         return mine
 
-    def _split(
-        self, obs: Observation, mine: np.ndarray, ask: Callable[[Strategy, Observation], np.ndarray]
-    ) -> np.ndarray:
-        out = np.empty(obs.n, dtype=np.int64)
+    def _split(self, obs: Observation, mine: np.ndarray, ask: Callable[[Strategy, Observation, np.ndarray], np.ndarray],
+               dtype: type = np.int64) -> np.ndarray:  # fmt: skip
+        """Each row's answer from ``inner`` where ``mine``, else from the policy: ``ask(who, sub, rows)``."""
+        out = np.empty(obs.n, dtype=dtype)
         for who, rows in ((self._inner, np.flatnonzero(mine)), (self._policy, np.flatnonzero(~mine))):
             if rows.size:
-                out[rows] = ask(who, obs.subset(rows))
+                out[rows] = ask(who, obs.subset(rows), rows)
         return out
 
     def play(self, obs: Observation) -> np.ndarray:
         choice = (candidates(obs) >= 0).sum(axis=1) > 1
-        return self._split(obs, self._route(obs, choice, False), lambda s, o: s.play(o))
+        return self._split(obs, self._route(obs, choice, False), lambda s, o, _: s.play(o))
 
     def declare(self, obs: Observation) -> np.ndarray:
         choice = obs.hand_sizes[np.arange(obs.n), obs.seat] > 0
         if obs.kind == DecisionKind.DEALER_DECLARE:
             choice = np.ones(obs.n, dtype=bool)
-        return self._split(obs, self._route(obs, choice, True), lambda s, o: s.declare(o))
+        return self._split(obs, self._route(obs, choice, True), lambda s, o, _: s.declare(o))
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
         mine = self._route(obs, np.ones(obs.n, dtype=bool), False)
-        out = np.empty(obs.n, dtype=bool)
-        for who, rows in ((self._inner, np.flatnonzero(mine)), (self._policy, np.flatnonzero(~mine))):
-            if rows.size:
-                out[rows] = who.play_drawn(obs.subset(rows), card[rows])
-        return out
+        return self._split(obs, mine, lambda s, o, rows: s.play_drawn(o, card[rows]), dtype=bool)
 
 
 def refine(
