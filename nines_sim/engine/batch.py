@@ -23,6 +23,7 @@ import numpy as np
 from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
+from nines_sim.engine.entry import call_form
 from nines_sim.engine.warm_up import warm_up  # noqa: F401 - also read from here
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
@@ -254,8 +255,8 @@ class CompiledEngine:
             # a Python seat's table starts at most about a match per slot per call, a compiled one max_new
             mkeys = self._key_window(min(self.n_matches - nxt, self.B if self._python else max_new))
             self._wnext[0] = 0
-            code = self._play(
-                *self.slots, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
+            code = call_form(
+                self._play, *self.slots, self._rp, self.legal_tab, self.next_tab, self._sid, self._xp, mkeys,
                 self.start + nxt, mkeys.shape[0], self._wnext, max_new, self._hrec, self._hpen, self._hcount,
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip

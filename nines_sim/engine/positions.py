@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from nines_sim.engine import turn_loop as K
+from nines_sim.engine.entry import call_form
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table, next_seat_table
@@ -91,10 +92,11 @@ def play_out_kernel(
     share = np.zeros((B, P)) if to == "match" else None
     mkeys = np.zeros((0, 2), dtype=np.uint64)
     nxt = np.zeros(1, dtype=np.int64)
+    form = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))
     while True:
-        code = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))(
-            *slots, rp, legal_tab, next_tab, seat_sid, seat_xp, mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec, mtot,
-            mshare, mcount, fs, work,
+        code = call_form(
+            form, *slots, rp, legal_tab, next_tab, seat_sid, seat_xp, mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec,
+            mtot, mshare, mcount, fs, work,
         )  # fmt: skip
         h = int(hcount[0])
         if h:

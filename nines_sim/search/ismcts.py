@@ -46,6 +46,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nines_sim.engine.entry import call_form
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table, next_seat_table
@@ -114,24 +115,11 @@ class Tree:
 #: The decision kinds as the turn loop numbers them (the same as :class:`DecisionKind`'s, checked in :func:`ismcts`).
 _K_PLAY, _K_DECLARE, _K_PLAY_DRAWN = int(DecisionKind.PLAY), int(DecisionKind.DECLARE), int(DecisionKind.PLAY_DRAWN)
 _NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
+
+
 #: The compiled turn loop's machine-code entry per dispatcher: a call through the dispatcher types every
 #: argument first, and typing the tuple of seat callbacks cost more than the play itself (a tree walk
 #: stops the loop at every decision).
-_ENTRIES: dict[int, Callable] = {}
-
-
-def _call(disp, args: tuple) -> int:  # noqa: ANN001 - a numba dispatcher
-    """``disp(*args)``, through its compiled entry point for arguments of these types once it has one."""
-    entry = _ENTRIES.get(id(disp))
-    if entry is not None:
-        return entry(*args)
-    code = disp(*args)
-    cres = disp.overloads.get(tuple(disp.typeof_pyval(a) for a in args))
-    if cres is not None:
-        _ENTRIES[id(disp)] = cres.entry_point
-    return code
-
-
 def _code(kind: int, seat: int, move: int) -> int:
     """A move's key among its siblings: the decision kind, the seat that moves and the move."""
     return (kind * 8 + seat) * 64 + move
@@ -214,7 +202,7 @@ class _Slots:
                 self.played, self.rp, self.legal_tab, self.next_tab, sids, self.xp, _NO_KEYS, 0, 0, self.nxt, 0,
                 self.hrec, self.hpen, self.hcount, self.mrec, self.mtot, self.mshare, self.mcount, self.fs, self.work,
             )  # fmt: skip
-            code = _call(disp, args)
+            code = call_form(disp, *args)
             h = int(self.hcount[0])
             if h:
                 m = self.hrec[:h, K.H_MATCH]
