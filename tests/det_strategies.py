@@ -17,10 +17,8 @@ def _lowest_bit(mask: np.ndarray) -> np.ndarray:
 
 
 def _highest_bit(mask: np.ndarray) -> np.ndarray:
-    out = np.full(mask.shape, -1, dtype=np.int64)
-    for f in range(52):
-        out = np.where((mask >> np.uint64(f)) & np.uint64(1) == 1, f, out)
-    return out
+    # a mask of faces is below 2**52, so its float is exact and frexp's exponent is its bit length
+    return np.where(mask != 0, np.frexp(mask.astype(np.float64))[1] - 1, -1).astype(np.int64)
 
 
 class Lowest(Strategy):
