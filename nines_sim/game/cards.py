@@ -110,8 +110,14 @@ def mask_of(cards: list[str] | list[int]) -> int:
 
 
 def faces_of(mask: int) -> list[int]:
-    """Faces set in a bitmask, ascending."""
-    return [f for f in range(N_FACES) if (mask >> f) & 1]
+    """Faces set in a bitmask, ascending (bits from face 52 up are not faces and are left out)."""
+    mask &= (1 << N_FACES) - 1
+    out = []
+    while mask:  # one step per card held, not per face of the deck
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def hand_faces(words: np.ndarray) -> list[int]:
