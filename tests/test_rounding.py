@@ -54,3 +54,16 @@ def test_a_long_rule_set_label_keeps_the_terminal_table_aligned() -> None:
         col = table[0].index(title)
         assert all(line[col - 1] == " " and line[col] != " " for line in table[1:]), (title, table)
     assert "+1.25 pp [+0.25, +2.25] *" in table[3]
+
+
+def test_a_search_players_speed_reads_as_what_it_is_not_zero() -> None:
+    """A run slower than a match a second printed '0 matches/s' in its closing line and report.md."""
+    from nines_sim.reporting.markdown import run_facts_tail
+    from nines_sim.results.rounding import speed_text
+    from nines_sim.runs.output import speed_fields
+
+    assert [speed_text(x) for x in (0.0042, 0.48, 1.49, 9.4, 12_345.6)] == ["0.0042", "0.48", "1.5", "9.4", "12,346"]
+    assert speed_text(None) == speed_text(float("nan")) == "n/a"
+    slow = speed_fields(1_400.0, 0.0, 700)  # a refine run: 700 matches in 1,400 s
+    line = next(x for x in run_facts_tail(slow) if x.startswith("- **Wall time:**"))
+    assert "(0.5 matches/s)" in line, line

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim.game.rules import resolve_rule_set
+from nines_sim.results.rounding import speed_text
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
 from nines_sim.runs.runfolder import (
@@ -193,7 +194,7 @@ class TournamentRun:
         rate = out.total_matches / play if play else 0
         status = "PARTIAL (interrupted): " if out.partial else ""
         lines.append(
-            f"{status}{out.total_matches:,} matches in {play:.1f} s ({rate:,.0f} matches/s, "
+            f"{status}{out.total_matches:,} matches in {play:.1f} s ({speed_text(rate)} matches/s, "
             f"{self.workers} worker(s)){compiling}; results in {self.folder}"
         )
         return lines + kept_lines(out)

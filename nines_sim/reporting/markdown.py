@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from nines_sim.game.rules import Rules
-from nines_sim.results.rounding import decimal_text
+from nines_sim.results.rounding import decimal_text, speed_text
 from nines_sim.results.stats import describe_test
 
 #: Significance level of the Holm-adjusted tests (what the ``significant`` columns use).
@@ -72,6 +72,11 @@ def format_seconds(s: float) -> str:
         return f"{m} min {sec:02d} s"
     h, m = divmod(m, 60)
     return f"{h} h {m:02d} min"
+
+
+def _speed(x: Any) -> str:
+    """A manifest's matches/s for people (:func:`speed_text`), tolerating a value that is not a number."""
+    return speed_text(x) if isinstance(x, int | float) else num(x)
 
 
 def num(x: Any, fmt: str = ",") -> str:
@@ -204,7 +209,7 @@ def run_facts_tail(m: dict[str, Any], rate_note: str = "") -> list[str]:
         f"- **Seed:** {m.get('seed', 'n/a')}",
         f"- **Workers:** {m.get('workers', 'n/a')} (batch size {m.get('batch_size', 'n/a')})",
         f"- **Wall time:** {format_seconds(m.get('wall_seconds'))} "
-        f"({num(m.get('matches_per_s'), ',.0f')} matches/s{rate_note}{_compiling(m)})",
+        f"({_speed(m.get('matches_per_s'))} matches/s{rate_note}{_compiling(m)})",
         f"- **Software:** nines-sim {m.get('version', 'n/a')}, Python {m.get('python', 'n/a')}, "
         f"numpy {m.get('numpy', 'n/a')}; started {m.get('started', 'n/a')}",
         "",

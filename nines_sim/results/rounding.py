@@ -42,3 +42,14 @@ def decimal_text(x: float | None, decimals: int, *, signed: bool = False, scale:
         value = value.copy_abs()
         return f"{value:.{decimals}f}"
     return f"{value:{'+' if signed else ''}.{decimals}f}"
+
+
+def speed_text(per_second: float | None) -> str:
+    """A speed for people: ``"12,345"`` from 10 up, two significant digits below (``"0.48"``, ``"1.5"``).
+
+    A search player's run plays about one match a second or fewer; rounded to a whole number its speed read
+    ``0 matches/s``.  ``"n/a"`` for None or NaN.
+    """
+    if per_second is None or not math.isfinite(per_second):
+        return "n/a"
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2g}"
