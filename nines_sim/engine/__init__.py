@@ -7,6 +7,7 @@
 - :mod:`~nines_sim.engine.bits`: its compiled building blocks (random streams, sets of faces).
 - :mod:`~nines_sim.engine.slots`: the per-slot state, declared once.
 - :mod:`~nines_sim.engine.batch`: :class:`~nines_sim.engine.batch.CompiledEngine`, the engine every run plays on.
+- :mod:`~nines_sim.engine.entry`: calling a compiled form of the loop without numba typing every argument.
 - :mod:`~nines_sim.engine.seats`: which seats play inside the compiled loop (loads no numba).
 - :mod:`~nines_sim.engine.warm_up`: loading the loop before a pool's workers fork.
 - :mod:`~nines_sim.engine.broker`: asking Python seats, validating their answers, naming a culprit.
