@@ -117,9 +117,6 @@ _K_PLAY, _K_DECLARE, _K_PLAY_DRAWN = int(DecisionKind.PLAY), int(DecisionKind.DE
 _NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
 
 
-#: The compiled turn loop's machine-code entry per dispatcher: a call through the dispatcher types every
-#: argument first, and typing the tuple of seat callbacks cost more than the play itself (a tree walk
-#: stops the loop at every decision).
 def _code(kind: int, seat: int, move: int) -> int:
     """A move's key among its siblings: the decision kind, the seat that moves and the move."""
     return (kind * 8 + seat) * 64 + move
@@ -202,7 +199,7 @@ class _Slots:
                 self.played, self.rp, self.legal_tab, self.next_tab, sids, self.xp, _NO_KEYS, 0, 0, self.nxt, 0,
                 self.hrec, self.hpen, self.hcount, self.mrec, self.mtot, self.mshare, self.mcount, self.fs, self.work,
             )  # fmt: skip
-            code = call_form(disp, *args)
+            code = call_form(disp, *args)  # a tree walk stops the loop at every decision: no typing per call
             h = int(self.hcount[0])
             if h:
                 m = self.hrec[:h, K.H_MATCH]
