@@ -17,7 +17,6 @@ distributed = pytest.importorskip("distributed")
 from nines_sim.cli import app  # noqa: E402
 from nines_sim.game.rules import make_rules  # noqa: E402
 from nines_sim.runs import cluster  # noqa: E402
-from nines_sim.runs.cluster import run_plan_dask  # noqa: E402
 from nines_sim.runs.output import write_tables  # noqa: E402
 from nines_sim.runs.tournament import plan_tournament, run_plan  # noqa: E402
 
@@ -79,7 +78,7 @@ def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
                 if len(done) == 1:  # the first chunk is in: kill a worker while the rest run
                     os.kill(victim, signal.SIGKILL)
 
-            remote = run_plan_dask(client, plan, 6000, seed=9, chunk_size=250, on_progress=progress)
+            remote = run_plan(plan, 6000, seed=9, chunk=250, on_progress=progress, client=client)
             after = set(client.run(os.getpid).values())
     assert victim not in after and len(done) == 24, "the worker was not killed during the run"
     assert not remote.partial and remote.total_matches == 6000

@@ -200,13 +200,9 @@ def play_comparison(
     check_design(skilled, weak)
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
-        if client is not None:
-            from nines_sim.runs.cluster import run_comparison_dask
-
-            return run_comparison_dask(client, sets, names, matches, seed, batch_size, chunk_size, bar, wanted)
         from nines_sim.runs.compare import run_comparison
 
-        return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted)
+        return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
     def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
         return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)

@@ -281,14 +281,10 @@ def play_tournament(
     check_design(skilled, weak)
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
-        if client is not None:
-            from nines_sim.runs.cluster import run_plan_dask
-
-            return run_plan_dask(client, plan, matches, seed, batch_size, chunk_size, save_matches, bar, wanted)
         from nines_sim.runs.tournament import run_plan
 
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
-                        meanwhile=_load_writers)  # fmt: skip
+                        meanwhile=_load_writers, client=client)  # fmt: skip
 
     def design_part(client: Any, n_workers: int) -> Any:  # on the tournament's processes or cluster
         return play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, n_workers, batch_size,

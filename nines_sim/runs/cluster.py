@@ -1,6 +1,7 @@
-"""Connecting to a Dask cluster (optional extra ``dask``), and the tournament and rule comparison run there.
+"""Connecting to a Dask cluster (optional extra ``dask``).
 
-The runs are the same experiments as on local workers, on the Dask backend of
+A run given the client (``run_plan(..., client=client)``, ``run_comparison(..., client=client)``) plays
+the same experiments as on local workers, on the Dask backend of
 :mod:`nines_sim.runs.backends` (which says how units run there, how a Ctrl-C stops
 them and why a cluster run writes byte-identical numbers whatever the number of
 Dask workers or the chunk size).
@@ -12,15 +13,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
-
-from nines_sim.runs import compare as cmp
-from nines_sim.runs import driver
-from nines_sim.runs import tournament as tour
-from nines_sim.runs.backends import Dask
-from nines_sim.runs.ranges import Range
 
 #: Seconds to wait for a scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
@@ -140,41 +134,3 @@ def _connect_remote(distributed: Any, address: str, timeout: float) -> Any:
             f"'dask scheduler' and 'dask worker {address}', and write --scheduler tcp://HOST:PORT (or local)"
         )
     return outcome["client"]
-
-
-def run_plan_dask(
-    client: Any,
-    plan: tour.Plan,
-    n_matches: int,
-    seed: int,
-    batch_size: int = 32768,
-    chunk_size: int | None = None,
-    save_matches: bool = False,
-    on_progress: Callable[[int, int], None] | None = None,
-    ranges: list[Range] | None = None,
-) -> tour.RunOutcome:
-    """A tournament on a Dask cluster: :class:`~nines_sim.runs.tournament.TournamentWork` on
-    :class:`nines_sim.runs.backends.Dask` through :func:`nines_sim.runs.driver.run`; the same
-    :class:`~nines_sim.runs.tournament.RunOutcome` as local workers.
-
-    ``on_progress(played, kept)`` hears of each chunk as it comes back.
-    """
-    experiment = tour.TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
-    return driver.run(experiment, Dask(client), on_progress, chunk_size)
-
-
-def run_comparison_dask(
-    client: Any,
-    rule_sets: list[cmp.RuleSet],
-    lineup: tuple[str, ...],
-    n_matches: int,
-    seed: int,
-    batch_size: int = 32768,
-    chunk_size: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    ranges: list[Range] | None = None,
-) -> cmp.CompareOutcome:
-    """A rule comparison on a Dask cluster: :class:`~nines_sim.runs.compare.ComparisonWork` on
-    :class:`nines_sim.runs.backends.Dask`; the same :class:`~nines_sim.runs.compare.CompareOutcome` as locally."""
-    experiment = cmp.ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
-    return driver.run(experiment, Dask(client), on_progress, chunk_size)

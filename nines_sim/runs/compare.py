@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from nines_sim.results.rounding import decimal_text
 from nines_sim.results.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
 from nines_sim.results.tally import SHARE_UNIT, SeatStats, Tally
 from nines_sim.runs import driver
-from nines_sim.runs.backends import Local
+from nines_sim.runs.backends import choose
 from nines_sim.runs.chunks import Keeps, Shape
 from nines_sim.runs.ranges import KeptBlocks, Range, cut
 from nines_sim.runs.ranges import total as ranges_total
@@ -378,9 +378,11 @@ def run_comparison(
     chunk_size: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     ranges: list[Range] | None = None,
+    client: Any = None,
 ) -> CompareOutcome:
-    """Play the lineup under every rule set on ``workers`` local processes: :class:`ComparisonWork` on
-    :class:`nines_sim.runs.backends.Local` through :func:`nines_sim.runs.driver.run`.
+    """Play the lineup under every rule set on ``workers`` local processes, or on the Dask cluster of
+    ``client`` (the same numbers): :class:`ComparisonWork` on the backend of
+    :func:`nines_sim.runs.backends.choose` through :func:`nines_sim.runs.driver.run`.
 
     Returns
     -------
@@ -388,7 +390,7 @@ def run_comparison(
         ``partial`` when Ctrl-C stopped the run; each chunk's block finished under every rule set is kept.
     """
     experiment = ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
-    return driver.run(experiment, Local(workers), on_progress, chunk_size)
+    return driver.run(experiment, choose(workers, client), on_progress, chunk_size)
 
 
 def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nines_sim.game.rules import Rules
 from nines_sim.results.records import MatchResults
@@ -29,7 +29,7 @@ from nines_sim.results.stats import (
 )
 from nines_sim.results.tally import Tally
 from nines_sim.runs import chunks, driver
-from nines_sim.runs.backends import Local
+from nines_sim.runs.backends import choose
 from nines_sim.runs.pool import STOP_NOTICE
 from nines_sim.runs.ranges import KeptBlocks, Range, cut
 from nines_sim.runs.ranges import total as ranges_total
@@ -468,9 +468,10 @@ def run_plan(
     chunk: int | None = None,
     notice: str = STOP_NOTICE,
     meanwhile: Callable[[], None] | None = None,
+    client: Any = None,
 ) -> RunOutcome:
-    """Play every game of a plan on ``workers`` local processes: :class:`TournamentWork` on
-    :class:`nines_sim.runs.backends.Local` through :func:`nines_sim.runs.driver.run`.
+    """Play every game of a plan on ``workers`` local processes or a Dask cluster: :class:`TournamentWork` on
+    the backend of :func:`nines_sim.runs.backends.choose` through :func:`nines_sim.runs.driver.run`.
 
     Parameters
     ----------
@@ -484,6 +485,9 @@ def run_plan(
         What a Ctrl-C prints at once (by default that finished work is kept; ``nines bench`` keeps none).
     meanwhile : callable, optional
         Work for this process while a worker plays (:attr:`nines_sim.runs.backends.Job.meanwhile`).
+    client : distributed.Client, optional
+        Play on this Dask cluster (:func:`nines_sim.runs.cluster.connect`) instead of local processes; the
+        same numbers.
 
     Returns
     -------
@@ -492,4 +496,4 @@ def run_plan(
         matches the tallies hold.
     """
     experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
-    return driver.run(experiment, Local(workers), on_progress, chunk, notice, meanwhile)
+    return driver.run(experiment, choose(workers, client), on_progress, chunk, notice, meanwhile)
