@@ -40,7 +40,7 @@ RECORD_BUFFER = 1 << 16
 HANDS_PER_MATCH = 8
 #: Most rows of one block of hand records (about 1.6 GB of address space at 4 seats; only rows written take
 #: memory).  A run whose hands outgrow one block pays a copy of all of them when its results are collected
-#: (2 s of a 1,000,000-match run's 17 at 1 << 22 rows); this holds about 2,000,000 matches' hands.
+#: (timed in docs/explanation/benchmark-log.md, "Undated"); this holds about 2,000,000 matches' hands.
 HAND_BLOCK = 1 << 24
 #: Event rows each slot's buffer holds in the trace form (drained after every kernel call).
 EVENT_ROWS = 4096

@@ -1,9 +1,9 @@
 """Calling a compiled form of the turn loop through its entry point, without numba typing every argument.
 
 numba's dispatcher types each argument on every call.  Arrays take its fast path in C, but the tuple of seat
-callbacks (one first-class function per seat) is typed in Python each time, about 0.4 ms a call on this
-project's machine: a fifth of the time of a table with a Python seat, whose loop returns to Python at every
-decision round, and as much again for a search's small play-out batches.  :func:`call_form` types a call's
+callbacks (one first-class function per seat) is typed in Python each time: a large share of the time of a
+table with a Python seat, whose loop returns to Python at every decision round, and of a search's small
+play-out batches (measured in docs/explanation/benchmark-log.md, 2026-12-02).  :func:`call_form` types a call's
 arguments once per kind of arguments and then calls the compiled code for those types directly.
 """
 

@@ -53,9 +53,9 @@ def _add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-# A block of 8,192 matches took 7 ms to tally with whole-array numpy passes (the (n, P, P) comparison for
-# ``beats``, reductions down the columns of (n, P) arrays): 8% of a 4-seat tournament's time.  One pass of
-# compiled loops over the rows does the same sums in a fraction of that.
+# Compiled loops over the rows, not whole-array numpy passes (the (n, P, P) comparison for ``beats``,
+# reductions down the columns of (n, P) arrays): the passes were a visible share of a 4-seat tournament's
+# time (docs/explanation/benchmark-log.md, "Undated").
 @njit(cache=True)
 def _hist_rows(values: np.ndarray) -> np.ndarray:
     """Per-column counts of each value of a (n, P) array of int64 >= 0: int64, shape (P, max + 1)."""

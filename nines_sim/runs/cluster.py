@@ -20,8 +20,8 @@ from typing import Any
 CONNECT_TIMEOUT_S = 10
 #: Environment of local Dask worker processes. Dask's nannies set MALLOC_TRIM_THRESHOLD_, which
 #: also freezes glibc's mmap threshold at 128 KiB: every batch-sized numpy temporary is then
-#: mmap'd and unmapped again, and the engine ran 1.7x slower (6.3 s -> 10.7 s for 100,000
-#: matches). Raising the mmap threshold restores the speed of a plain process.
+#: mmap'd and unmapped again, and the engine ran much slower (docs/explanation/benchmark-log.md,
+#: "Undated"). Raising the mmap threshold restores the speed of a plain process.
 WORKER_ENVIRON = {"MALLOC_MMAP_THRESHOLD_": 32 * 1024 * 1024, "MALLOC_TRIM_THRESHOLD_": 128 * 1024 * 1024}
 
 
