@@ -18,9 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: an in-place build leaves build/lib in the checkout, whose stale modules (of a file
+    # since moved or deleted) would go into later wheels and hide a package the wheel lacks.
+    src = out / "src"
+    skip = shutil.ignore_patterns(".git", ".venv*", "build", "site", "reports", "*.egg-info", "__pycache__", ".*_cache")
+    shutil.copytree(ROOT, src, ignore=skip)
     # No build isolation: the test extra brings setuptools and wheel, so no download is needed.
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
         check=True,
         capture_output=True,
         cwd=out,
