@@ -198,7 +198,9 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(module_spec)  # type: ignore[arg-type]
+    if module_spec is None:  # Python imports only files it has a loader for (.py, compiled extensions)
+        raise StrategyNotFound(f"{where} is not a Python file: name a .py file (in strategy spec {spec!r})")
+    module = importlib.util.module_from_spec(module_spec)
     sys.modules[mod_name] = module
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
