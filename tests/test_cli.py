@@ -145,6 +145,11 @@ def test_strategies_lists_the_builtins():
         (["replay", "--match", "-1"], "'--match' / '-m': Input should be greater than or equal to 0"),
         (["compare-rules", "-n", "0"], "'--matches' / '-n'"),
         (["bench", "--repeat", "0"], "'--repeat' / '-r'"),
+        # beyond a 64-bit match index: an overflow deep in numpy before
+        (["tournament", "-n", "99999999999999999999999"], "at most 4,611,686,018,427,387,904 (2**62)"),
+        (["analyze", "--match", "99999999999999999999999"], "'--match' / '-m': at most 4,611,686,018,427,387,904"),
+        (["tune", "expert", "--validate", "99999999999999999999999"], "'--validate': at most"),
+        (["compare-rules", "-n", "99999999999999999999999"], "'--matches' / '-n': at most"),
         (["report"], "Missing argument"),
         (["nosuch"], "No such command 'nosuch'"),
     ],

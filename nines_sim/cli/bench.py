@@ -10,11 +10,14 @@ import typer
 
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import interrupted
+from nines_sim.cli.options import at_most_max_matches
 
 
 def bench(
     workloads: Annotated[list[str] | None, typer.Argument(help="Workloads to run (default: all). See below.")] = None,
-    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per run.")] = 100_000,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", min=1, callback=at_most_max_matches, help="Matches per run.")
+    ] = 100_000,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, max=256, help="Worker processes.")] = 1,
     repeat: Annotated[int, typer.Option("--repeat", "-r", min=1, help="Runs per workload; the median is shown.")] = 3,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Games in play at once.")] = None,

@@ -25,6 +25,7 @@ from nines_sim.cli.options import (
     StrategiesArg,
     WeakOpt,
     WorkersOpt,
+    at_most_max_matches,
 )
 
 
@@ -54,7 +55,9 @@ def compare_rules(
         ),
     ] = None,
     players: PlayersOpt = None,
-    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per rule set.")] = 100_000,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", min=1, callback=at_most_max_matches, help="Matches per rule set.")
+    ] = 100_000,
     seed: SeedOpt = 0,
     workers: WorkersOpt = None,
     batch_size: BatchOpt = 32768,

@@ -24,6 +24,18 @@ StrategiesArg = Annotated[
         show_default=False,
     ),
 ]
+#: The most matches a command plays, and the highest match index it takes: match indices are 64-bit integers
+#: in the engine and its ranges, so 2**62 leaves them room.
+MAX_MATCHES = 2**62
+
+
+def at_most_max_matches(value: int | None) -> int | None:
+    """Typer callback of a match count or index: above :data:`MAX_MATCHES` is a usage error, not an overflow."""
+    if value is not None and value > MAX_MATCHES:
+        raise typer.BadParameter(f"at most {MAX_MATCHES:,} (2**62): match indices are 64-bit integers")
+    return value
+
+
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-p", help="Players at the table (2-6).")]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")]
 RULE_SET_SYNTAX = "preset[+preset][:key=value,...], e.g. hard-nines or 'classic:nine_penalty=20,no_nine_out=true'"

@@ -16,7 +16,7 @@ from nines_sim.cli.common import (
     run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt, at_most_max_matches
 from nines_sim.runs.runfolder import without_players
 
 
@@ -25,7 +25,10 @@ def review(
     against: Annotated[
         list[str] | None, typer.Option("--against", help="The other seats' strategies (repeatable; default expert).")
     ] = None,
-    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches to review a strategy over.")] = 200,
+    matches: Annotated[
+        int,
+        typer.Option("--matches", "-n", min=1, callback=at_most_max_matches, help="Matches to review a strategy over."),
+    ] = 200,
     players: PlayersOpt = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the matches.")] = 0,
     samples: Annotated[int, typer.Option("--samples", min=2, max=4096, help="Samples of the hidden cards.")] = 256,

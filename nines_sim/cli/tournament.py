@@ -27,13 +27,16 @@ from nines_sim.cli.options import (
     StrategiesArg,
     WeakOpt,
     WorkersOpt,
+    at_most_max_matches,
 )
 
 
 def tournament(
     strategies: StrategiesArg = None,
     players: PlayersOpt = None,
-    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches per game.")] = 100_000,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", min=1, callback=at_most_max_matches, help="Matches per game.")
+    ] = 100_000,
     seed: SeedOpt = 0,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,

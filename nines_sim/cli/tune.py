@@ -19,6 +19,7 @@ from nines_sim.cli.options import (
     SchedulerOpt,
     SeedOpt,
     WorkersOpt,
+    at_most_max_matches,
 )
 from nines_sim.cli.tune_study import check_tune_target, run_study, tune_versus
 from nines_sim.game.rules import resolve_rule_set
@@ -62,6 +63,7 @@ def tune(
         typer.Option(
             "--matches",
             "-n",
+            callback=at_most_max_matches,
             help="Matches per trial (the same ones in every trial); a number that is not a multiple of the seats "
             "is rounded up to one, with a note.",
         ),
@@ -83,6 +85,7 @@ def tune(
         int,
         typer.Option(
             "--validate",
+            callback=at_most_max_matches,
             help="Fresh matches for best vs baseline, paired (0: skip); rounded up to a multiple of the seats, "
             "with a note.",
         ),

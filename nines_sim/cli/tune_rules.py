@@ -22,7 +22,7 @@ from nines_sim.cli.common import (
     players_wanted,
     run_errors,
 )
-from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt
+from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt, at_most_max_matches
 
 if TYPE_CHECKING:
     from nines_sim.runs.tune_rules import RulesSetup
@@ -75,10 +75,21 @@ def tune_rules(
         ),
     ] = 40,
     matches: Annotated[
-        int, typer.Option("--matches", "-n", help="Matches per design lineup per trial (the same in every trial).")
+        int,
+        typer.Option(
+            "--matches",
+            "-n",
+            callback=at_most_max_matches,
+            help="Matches per design lineup per trial (the same in every trial).",
+        ),
     ] = 4_000,
     validate: Annotated[
-        int, typer.Option("--validate", help="Fresh matches for the best rules (or the front) and the base (0: skip).")
+        int,
+        typer.Option(
+            "--validate",
+            callback=at_most_max_matches,
+            help="Fresh matches for the best rules (or the front) and the base (0: skip).",
+        ),
     ] = 40_000,
     validate_front: Annotated[
         int, typer.Option("--validate-front", help="At most this many rule sets of a Pareto front are validated.")
