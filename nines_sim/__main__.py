@@ -1,3 +1,3 @@
-from nines_sim.cli import main
+from nines_sim.console import main
 
 main()

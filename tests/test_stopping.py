@@ -321,3 +321,31 @@ def test_a_failing_unit_stops_the_others_and_is_raised():
         drive(((i, (i,)) for i in range(10)), 2, lambda a: a[0], lambda hs: hs[:1], result, lambda: False,
               lambda: stop_asked.append(True), lambda tag, v: None)  # fmt: skip
     assert stop_asked == [True]
+
+
+def test_ctrl_c_while_a_command_checks_its_input_is_one_line_and_exit_130(tmp_path, monkeypatch):
+    """Before the run takes charge of Ctrl-C (here: while the lineup is checked), Typer would exit 130 silently."""
+    from nines_sim.strategy import registry
+
+    def ctrl_c(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(registry, "make_lineup", ctrl_c)  # the command imports it when it runs
+    r = invoke("tournament", "-n", "100", "--out", str(tmp_path / "run"))
+    assert r.exit_code == 130
+    assert r.output.strip() == "Error: interrupted (Ctrl-C) while starting: nothing was run"
+    assert not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(monkeypatch, capsys):
+    import nines_sim.cli
+    from nines_sim.console import main
+
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(nines_sim.cli, "main", ctrl_c)
+    with pytest.raises(SystemExit) as stop:
+        main()
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "Error: interrupted (Ctrl-C) while starting: nothing was run\n"

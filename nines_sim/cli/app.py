@@ -39,8 +39,31 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     typer.echo(f"Warning: {message}", err=True)
 
 
+#: A Ctrl-C before a command took charge of it (while the modules load or the command checks its input).
+STARTING_STOPPED = "interrupted (Ctrl-C) while starting: nothing was run"
+
+
+def _starting_stopped() -> typer.Exit:
+    echo_error(STARTING_STOPPED)
+    return typer.Exit(code=130)
+
+
 class OneLineErrors(TyperGroup):
     """Click's usage errors (ranges, types, unknown options) as one ``Error:`` line, exit code 2."""
+
+    def make_context(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise _starting_stopped() from None
+
+    def invoke(self, ctx):  # noqa: ANN001, ANN201
+        # The commands hear Ctrl-C themselves once they play or write (a run folder keeps what finished); one
+        # that reaches here came before, and Typer would end with code 130 and no word.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _starting_stopped() from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
         argv = kwargs.get("args", args[0] if args else None)

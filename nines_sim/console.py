@@ -1,0 +1,21 @@
+"""The ``nines`` console script and ``python -m nines_sim``: the command-line modules load inside it.
+
+The CLI's modules (typer, numpy and the commands) take a few tenths of a second to import; a Ctrl-C in that
+time, before any command could take charge of it, ends here in one line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Load the command-line interface and run the command named on the command line (exit code 130 on a
+    Ctrl-C while loading)."""
+    try:
+        from nines_sim.cli import main as run_cli
+
+        run_cli()
+    except KeyboardInterrupt:  # the commands take charge of Ctrl-C once they run: this one came before
+        sys.stderr.write("Error: interrupted (Ctrl-C) while starting: nothing was run\n")
+        sys.exit(130)
