@@ -103,6 +103,7 @@ def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path, short_
                             str(tmp_path / "u"), "--quiet"])  # fmt: skip
     assert r.exit_code == 2, r.output
     assert "cannot reach a Dask scheduler" in r.output and "within 1 s" in r.output and "Traceback" not in r.output
+    assert "'dask scheduler --host PRIVATE_ADDRESS'" in r.output  # as docs/how-to/dask.md: never every interface
 
 
 def test_a_silent_peer_is_not_a_scheduler_and_errors_in_time(tmp_path, short_connect_timeout):

@@ -131,6 +131,7 @@ def _connect_remote(distributed: Any, address: str, timeout: float) -> Any:
         why = "no answer" if exc is None else type(exc).__name__
         raise ClusterError(
             f"cannot reach a Dask scheduler at {address} within {timeout:g} s ({why}); start one with "
-            f"'dask scheduler' and 'dask worker {address}', and write --scheduler tcp://HOST:PORT (or local)"
+            f"'dask scheduler --host PRIVATE_ADDRESS' (it runs any code sent to it: never on a public address) and "
+            f"'dask worker {address}', and write --scheduler tcp://HOST:PORT (or local)"
         )
     return outcome["client"]
