@@ -485,6 +485,14 @@ def test_short_labels_name_a_parameter_file_round_values_and_keep_a_lineup_disti
     assert short_labels([LONG_A, LONG_B, LONG_A])[2] == a  # one spec in two seats keeps one label
     names = label_map([LONG_A, "random"], ["expert@docs/tuned/expert-classic.json", "random"])
     assert names == {LONG_A: "expert@expert-classic.json", "random": "random"}
+    # a parameter file with values on top: by its file name too, the values in parentheses
+    assert short_label("expert@/home/u/docs/tuned/expert-classic.json:w_follow=2") == (
+        "expert@expert-classic.json(w_follow=2)"
+    )
+    # two files of one name are numbered; the entries whose labels are theirs alone are not
+    assert short_labels(["expert@/a/expert-classic.json", "expert@/b/expert-classic.json", "expert:w_follow=2.5",
+                         "random"]) == ["expert@expert-classic.json #1", "expert@expert-classic.json #2",
+                                        "expert(w_follow=2.5)", "random"]  # fmt: skip
 
 
 def test_the_terminal_table_shows_short_labels() -> None:
@@ -521,6 +529,16 @@ def test_the_report_of_long_labels_shows_short_ones_and_reproduces_with_full_one
     assert rows and all(len(x.split(" | ")[1]) <= LABEL_WIDTH + len(" (seat 0)") for x in rows), rows
     # the command that reproduces the run keeps every value exact
     assert json.loads((long_run / "manifest.json").read_text())["command"] in reproduce
+    assert "- **Labels:** a label cut with \u2026 has its full values in manifest.json and the CSVs" in body
+
+
+def test_the_report_keys_each_numbered_label_to_its_spec() -> None:
+    given = ["expert@/a/expert-classic.json", "expert@/b/expert-classic.json", "random"]
+    assert folders.label_key(["expert(w_follow=1)", "expert(w_follow=2)", "random"], {"specs_given": given}) == (
+        "- **Labels:** `expert@expert-classic.json #1` is `expert@/a/expert-classic.json`; "
+        "`expert@expert-classic.json #2` is `expert@/b/expert-classic.json`"
+    )
+    assert folders.label_key(["random", "expert", "random"], {}) is None  # every label speaks for itself
 
 
 def _assert_fits(fig: plt.Figure, what: str) -> None:

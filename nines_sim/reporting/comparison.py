@@ -21,6 +21,7 @@ from nines_sim.reporting.coupling import Coupling, coupling, coupling_paragraph,
 from nines_sim.reporting.folders import (
     ComparisonFolder,
     entry_label,
+    label_key,
     load_comparison,
     readable_label,
     seat_labels,
@@ -121,6 +122,7 @@ def _run_facts(run: ComparisonFolder) -> list[str]:
         "",
         command_line(m),
         f"- **Lineup:** {', '.join(map(str, lineup))} ({run.players} players)",
+        *([key] if m.get("lineup") and (key := label_key(m["lineup"], m)) else []),
         "- **Rule sets:**",
         *[_rule_set_line(run, label) for label in run.rule_sets],
     ]

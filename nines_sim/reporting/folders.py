@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.reporting.labels import label_map, short_labels
+from nines_sim.reporting.labels import ELLIPSIS, label_map, short_labels
 from nines_sim.results.stats import wilson_array
 from nines_sim.runs.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 
@@ -175,9 +175,26 @@ def _shorten_tournament(run: RunFolder) -> None:
 
 def shown_specs(specs: list[Any], manifest: dict[str, Any]) -> list[str]:
     """The manifest's lineup (or strategies) as short labels, by parameter file where the user named one."""
+    return short_labels(_named(specs, manifest))
+
+
+def _named(specs: list[Any], manifest: dict[str, Any]) -> list[str]:
     given = given_specs(manifest)
     specs = [str(x) for x in specs]
-    return short_labels(given if given is not None and len(given) == len(specs) else specs)
+    return given if given is not None and len(given) == len(specs) else specs
+
+
+def label_key(specs: list[Any], manifest: dict[str, Any]) -> str | None:
+    """A report's ``Labels`` line where a short label needs one: each numbered label (``#2``: two specs shorten
+    alike, e.g. two parameter files of one name) with the spec it stands for, and where the values of a label
+    were cut, where its full values are; None when every label speaks for itself."""
+    named = _named(specs, manifest)
+    labels = short_labels(named)
+    numbered = dict.fromkeys((lab, spec) for lab, spec in zip(labels, named) if lab.rpartition(" #")[2].isdigit())
+    parts = [f"`{lab}` is `{spec}`" for lab, spec in numbered]
+    if any(ELLIPSIS in lab for lab in labels):
+        parts.append(f"a label cut with {ELLIPSIS} has its full values in manifest.json and the CSVs")
+    return f"- **Labels:** {'; '.join(parts)}" if parts else None
 
 
 def entry_label(run_format: str, position: int, strategy: str) -> str:

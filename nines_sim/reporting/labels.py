@@ -40,9 +40,6 @@ def _parse(spec: str) -> tuple[str, list[tuple[str, str]] | None]:
     m = _LABEL_FORM.match(spec)  # the CSVs' form: expert(w_penalty=1.369,...)
     if m:
         return m["base"], _items(m["values"])
-    head, at, path = spec.rpartition("@")
-    if at and head and path and ":" not in path:  # expert@dir/best.json
-        return f"{head}@{_basename(path)}", None
     head, colon, tail = spec.rpartition(":")
     if colon and head and "=" in tail:  # expert:w_follow=2.5,...
         return _head(head), _items(tail)
@@ -50,7 +47,11 @@ def _parse(spec: str) -> tuple[str, list[tuple[str, str]] | None]:
 
 
 def _head(base: str) -> str:
-    """A plug-in file spec by its file name (``dir/x.py:Class`` -> ``x.py:Class``); any other base unchanged."""
+    """Files by their names: a parameter file (``expert@dir/best.json`` -> ``expert@best.json``) and a plug-in
+    file (``dir/x.py:Class`` -> ``x.py:Class``); any other base unchanged."""
+    name, at, path = base.rpartition("@")
+    if at and name and path:
+        return f"{_head(name)}@{_basename(path)}"
     where, colon, cls = base.rpartition(":")
     if colon and ("/" in where or "\\" in where):
         return f"{_basename(where)}:{cls}"
@@ -138,7 +139,7 @@ def short_labels(specs: Sequence[str], width: int = LABEL_WIDTH) -> list[str]:
         by_head.setdefault(head, []).append(values or [])
     differing = {
         head: [k for k in dict.fromkeys(k for vs in group for k, _ in vs)
-               if len({dict(vs).get(k) for vs in group}) > 1]
+               if len({dict(vs).get(k) for vs in group}) > 1] if len(group) > 1 else None  # alone: all values
         for head, group in by_head.items()
     }  # fmt: skip
     for digits in _DIGITS:
@@ -149,12 +150,17 @@ def short_labels(specs: Sequence[str], width: int = LABEL_WIDTH) -> list[str]:
         labels = [_cut(_render(h, v, digits, differing[h]), width) for h, v in parsed]
         if _distinct(specs, labels):
             return labels
-    # Differences beyond any width: number the entries that share a label (in order of appearance).
+    # Differences beyond any width: number the entries that share a label with another spec (in order of
+    # appearance); a label that names one spec only stays as it is.
     numbers: dict[str, dict[str, int]] = {}
+    for s, lab in zip(specs, labels):
+        numbers.setdefault(lab, {}).setdefault(s, len(numbers[lab]) + 1)
     out = []
     for s, lab in zip(specs, labels):
-        n = numbers.setdefault(lab, {}).setdefault(s, len(numbers[lab]) + 1)
-        tag = f" #{n}"
+        if len(numbers[lab]) == 1:
+            out.append(lab)
+            continue
+        tag = f" #{numbers[lab][s]}"
         out.append(_cut(lab, width - len(tag)) + tag)
     return out
 

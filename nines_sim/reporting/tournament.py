@@ -21,6 +21,7 @@ from nines_sim.reporting.folders import (
     RunFolder,
     as_bool,
     entry_label,
+    label_key,
     load_run,
     readable_label,
     reference_rate,
@@ -112,6 +113,8 @@ def _settings(run: RunFolder) -> list[str]:
         f"- **Rules:** preset `{m.get('preset', rules.get('preset', 'n/a'))}`; {options_text(rules)}",
         f"- **Lineup:** {', '.join(map(str, shown))}",
     ]
+    if m.get("lineup") and (key := label_key(lineup, m)):
+        lines.append(key)
     strategies = m.get("strategies")
     if strategies and list(strategies) != list(lineup):
         lines.append(f"- **Strategies:** {', '.join(shown_specs(strategies, m))}")
