@@ -73,6 +73,11 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     assert json.loads((out / "manifest.json").read_text())["trials_run"] == 2
     best = json.loads((out / "best.json").read_text())
     assert make_lineup([f"expert@{out / 'best.json'}"])[0].values == best["params"]
+    # the closing line: the moved values rounded (or the baseline named), and the spec that plays them
+    moved = {k: v for k, v in best["params"].items() if best["baseline"][k] != v}
+    closing = r.output.strip().splitlines()[-1]
+    assert closing.endswith(f": play it as expert@{out / 'best.json'}") and len(closing) < 140 + len(str(out))
+    assert ("best expert(" if moved else "best expert at the baseline values") in closing, closing
     report = (out / "report.md").read_text()
     assert "fresh matches" in report and "expert@" in report
 

@@ -114,6 +114,7 @@ class StudyOutcome:
 
     def summary(self) -> list[str]:
         """The lines ``nines tune`` prints at the end: the validation's answer, then the study's count and best."""
+        from nines_sim.reporting.labels import short_label
         from nines_sim.results.rounding import decimal_text
 
         def pts(x: float) -> str:  # the report's rounding rule for points of win rate
@@ -130,9 +131,16 @@ class StudyOutcome:
                 f"{checked.best:.4f}, gain {pts(checked.gain)} points (95% CI {pts(checked.gain_ci[0])} to "
                 f"{pts(checked.gain_ci[1])}); in-sample gain {pts(m['in_sample_gain'])} points"
             )
+        # the best values where they differ from the baseline, rounded (in full: best.json, the manifest,
+        # trials.csv), and how to play them
+        best = json.loads((self.run_dir / "best.json").read_text(encoding="utf-8"))
+        strategy, moved = best["strategy"], {k: v for k, v in best["params"].items() if best["baseline"].get(k) != v}
+        shown = short_label(f"{strategy}:" + ",".join(f"{k}={v}" for k, v in moved.items()), width=80)
         lines.append(
             f"{m['trials_finished']} trials ({self.ran} run by this process, {self.wall:.1f} s; "
-            f"{m['trials_per_minute'] or 0:.2f} trials/min); best {m['best_spec']}; results in {self.run_dir}"
+            f"{m['trials_per_minute'] or 0:.2f} trials/min); best "
+            f"{shown if moved else strategy + ' at the baseline values'}: play it as "
+            f"{strategy}@{self.run_dir / 'best.json'}"
         )
         return lines
 
