@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -79,6 +81,11 @@ def test_the_lineup_s_own_strategies_are_asked_too():
     res = run(plug, "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5", "--samples", "8")
     assert res.exit_code == 0, res.output
     assert f"{plug} 3D" in res.output  # the lowest legal card; a described position asks it too
+    # a tuned file by its name, as in a tournament's table, not by the path as typed
+    tuned = str(Path(__file__).resolve().parents[1] / "docs" / "tuned" / "expert-classic.json")
+    res = run(f"expert@{tuned}", "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5", "--samples", "8")
+    assert res.exit_code == 0, res.output
+    assert "expert@expert-classic.json " in res.output and tuned not in res.output
     res = run("no-such-strategy", "--cards", "KC 9H 3D", "--top", "5D", "--sizes", "7,3,5")
     assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
 

@@ -129,6 +129,12 @@ def analyze(
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:
         raise interrupted("the analysis stopped before its estimates were complete; nothing was printed.") from None
+    from dataclasses import replace
+
+    from nines_sim.reporting.labels import short_labels
+
+    # the strategies by the short labels of a tournament's table (a tuned file by its name), not as typed
+    res = replace(res, choices=dict(zip(short_labels(list(res.choices)), res.choices.values(), strict=True)))
     for line in render(res):
         typer.echo(line)
 
