@@ -39,6 +39,8 @@ def test_a_rule_set_takes_options_after_the_preset_and_more_on_top():
     assert parse_rule_set("classic:hand_sizes=7,7,6,5,5,target=80").hand_sizes == (7, 7, 6, 5, 5)
     with pytest.raises(RulesError, match="nine_penalty is set both in the rule set 'classic:nine_penalty=20' and by"):
         parse_rule_set("classic:nine_penalty=20", {"nine_penalty": 30})
+    with pytest.raises(RulesError, match="rule set 'classic:' has no option after ':'; write classic:key=value"):
+        parse_rule_set("classic:")  # a ':' left dangling was taken silently as plain classic
     with pytest.raises(RulesError, match="seats 3 players but the lineup has 4 strategies"):
         parse_rule_set("classic:players=3", None, 4)
     with pytest.raises(RulesError, match="unknown rules option 'bogus'"):

@@ -366,8 +366,10 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
 
 def rule_set_items(spec: str) -> tuple[str, list[str]]:
     """A rule set ``preset[+preset...][:key=value,...]`` split into its presets and its ``key=value`` items, as
-    written (``hand_sizes=7,7,7,5,5`` is one item)."""
-    preset, _, rest = spec.partition(":")
+    written (``hand_sizes=7,7,7,5,5`` is one item); a ``:`` with no item after it is a :class:`RulesError`."""
+    preset, colon, rest = spec.partition(":")
+    if colon and not rest.strip(" ,"):
+        raise RulesError(f"rule set {spec!r} has no option after ':'; write {preset}:key=value,... or just {preset}")
     items = [x for x in rest.split(",") if x.strip()] if rest else []
     # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
     joined: list[str] = []
