@@ -42,6 +42,10 @@ USAGE_ERRORS = [
     ["analyze", "--policy", "no-such-strategy", "--match", "0"],
     ["analyze"],
     ["bench", "W99"],
+    ["review", "no-such-strategy"],
+    ["review", "expert", "--policy", "no-such-strategy"],
+    ["tournament", "--rules", "classic:"],
+    ["tournament", "-n", "99999999999999999999999"],
     ["report", "{missing}"],
 ]
 #: What a command may load before its usage error: ``report`` checks a folder's tables with pandas.

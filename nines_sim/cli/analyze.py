@@ -80,12 +80,12 @@ def analyze(
     """
     from nines_sim.search.analyze import analyze as run_analysis
     from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
-    from nines_sim.search.pimc import policy_names
+    from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.search.position import PositionError
     from nines_sim.strategy.registry import StrategyNotFound
 
-    if policy not in policy_names():
-        raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
+    if policy not in POLICY_NAMES:
+        raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if outcome not in ("hand", "match"):
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
     if (match is None) == (cards is None):

@@ -48,14 +48,11 @@ def review(
     Writes review.csv (one row per decision), points_lost.png and report.md.
     """
     from nines_sim.play import SavedMatchError, load
-    from nines_sim.play.review import ReviewSetup, review_saved, review_strategy
-    from nines_sim.reporting.review import terminal_lines, write_review
-    from nines_sim.search.pimc import policy_names
+    from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
-    if policy not in policy_names():
-        raise usage_error(f"--policy must be one of {', '.join(policy_names())}, not {policy!r}")
-    setup = ReviewSetup(samples=samples, policy=policy)
+    if policy not in POLICY_NAMES:
+        raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):
         if against or players is not None or rule:
             raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
@@ -80,6 +77,11 @@ def review(
             raise usage_error(str(exc)) from None
         r = build_rules(rules, without_players(rule), n)
         run = (specs, r)
+    # the search and the charts load once the input is known good: a usage error stays as quick as --help
+    from nines_sim.play.review import ReviewSetup, review_saved, review_strategy
+    from nines_sim.reporting.review import terminal_lines, write_review
+
+    setup = ReviewSetup(samples=samples, policy=policy)
     with run_folder(out, "review", force) as run_dir:
         try:
             if run is None:

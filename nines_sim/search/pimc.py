@@ -380,7 +380,9 @@ def _subset(obs: Observation, rows: np.ndarray) -> Observation:
 
 def policy_names() -> Sequence[str]:
     """Strategies a rollout may use: the built-ins that decide without searching."""
-    return ("expert", "dump-faces", "hold-nines", "suit-majority", "random")
+    from nines_sim.search.policies import POLICY_NAMES
+
+    return POLICY_NAMES
 
 
 #: ``tuned-expert``: ``expert`` at the values ``nines tune`` found for the classic rules
