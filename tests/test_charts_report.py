@@ -493,6 +493,14 @@ def test_short_labels_name_a_parameter_file_round_values_and_keep_a_lineup_disti
     assert short_labels(["expert@/a/expert-classic.json", "expert@/b/expert-classic.json", "expert:w_follow=2.5",
                          "random"]) == ["expert@expert-classic.json #1", "expert@expert-classic.json #2",
                                         "expert(w_follow=2.5)", "random"]  # fmt: skip
+    # the others keep their rounding beside a numbered pair (they took the last, 17-digit try)
+    assert short_labels(["expert@/a/best.json", "expert@/b/best.json", "expert:w_follow=2.123456789"])[2] == (
+        "expert(w_follow=2.12)"
+    )
+    # two files of the same values are one strategy in the CSVs: one label, the first file's
+    same = label_map(["expert(w=1)", "expert(w=2)", "expert(w=1)"], ["expert@/a/b.json", "expert@/b/b.json",
+                                                                     "expert@/d/b.json"])  # fmt: skip
+    assert same == {"expert(w=1)": "expert@b.json #1", "expert(w=2)": "expert@b.json #2"}
 
 
 def test_the_terminal_table_shows_short_labels() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.reporting.labels import ELLIPSIS, label_map, short_labels
+from nines_sim.reporting.labels import ELLIPSIS, label_map, same_strategy_same_spec, short_labels
 from nines_sim.results.stats import wilson_array
 from nines_sim.runs.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 
@@ -181,7 +181,7 @@ def shown_specs(specs: list[Any], manifest: dict[str, Any]) -> list[str]:
 def _named(specs: list[Any], manifest: dict[str, Any]) -> list[str]:
     given = given_specs(manifest)
     specs = [str(x) for x in specs]
-    return given if given is not None and len(given) == len(specs) else specs
+    return same_strategy_same_spec(specs, given) if given is not None and len(given) == len(specs) else specs
 
 
 def label_key(specs: list[Any], manifest: dict[str, Any]) -> str | None:

@@ -151,7 +151,8 @@ def short_labels(specs: Sequence[str], width: int = LABEL_WIDTH) -> list[str]:
         if _distinct(specs, labels):
             return labels
     # Differences beyond any width: number the entries that share a label with another spec (in order of
-    # appearance); a label that names one spec only stays as it is.
+    # appearance); a label that names one spec only stays as it is, rounded as far as the lineup allows.
+    labels = _fewest_digits(parsed, width)
     numbers: dict[str, dict[str, int]] = {}
     for s, lab in zip(specs, labels):
         numbers.setdefault(lab, {}).setdefault(s, len(numbers[lab]) + 1)
@@ -163,6 +164,16 @@ def short_labels(specs: Sequence[str], width: int = LABEL_WIDTH) -> list[str]:
         tag = f" #{numbers[lab][s]}"
         out.append(_cut(lab, width - len(tag)) + tag)
     return out
+
+
+def _fewest_digits(parsed: list, width: int) -> list[str]:
+    """Labels at the fewest significant digits that keep apart the most specs (numbering does the rest)."""
+    best: list[str] = []
+    for digits in _DIGITS:
+        labels = [_cut(_render(h, v, digits, None), width) for h, v in parsed]
+        if not best or len(set(labels)) > len(set(best)):  # more digits only where they tell more apart
+            best = labels
+    return best
 
 
 def short_label(spec: str, width: int = LABEL_WIDTH) -> str:
@@ -192,4 +203,11 @@ def label_map(names: Sequence[str], given: Sequence[str] | None = None, width: i
     if given is not None and len(given) == len(names):
         # a parameter file names the entry; any other given spec (a plug-in's path) leaves the CSVs' name
         source = [str(g) if _parse(str(g))[0].endswith(".json") else n for g, n in zip(given, names)]
-    return dict(zip(names, short_labels(source, width)))
+    return dict(zip(names, short_labels(same_strategy_same_spec(names, source), width)))
+
+
+def same_strategy_same_spec(names: Sequence[str], specs: Sequence[str]) -> list[str]:
+    """``specs`` with every entry whose strategy (``names``) came earlier given the earlier entry's spec: two
+    parameter files of the same values are one strategy to the CSVs, so they must be one label too."""
+    first: dict[str, str] = {}
+    return [first.setdefault(str(n), str(s)) for n, s in zip(names, specs)]
