@@ -146,7 +146,10 @@ def test_strategies_lists_the_builtins():
         (["compare-rules", "-n", "0"], "'--matches' / '-n'"),
         (["bench", "--repeat", "0"], "'--repeat' / '-r'"),
         # beyond a 64-bit match index: an overflow deep in numpy before
-        (["tournament", "-n", "99999999999999999999999"], "at most 4,611,686,018,427,387,904 (2**62)"),
+        (["tournament", "-n", "99999999999999999999999"], "at most 10,000,000,000 matches a run"),
+        (["compare-rules", "-n", "4611686018427387904"], "at most 10,000,000,000 matches a run"),  # hung
+        (["tournament", "--design", "10000000001"], "'--design': at most 10,000,000,000"),
+        (["replay", "--match", "99999999999999999999999"], "'--match' / '-m': at most 4,611,686,018,427,387,904"),
         (["analyze", "--match", "99999999999999999999999"], "'--match' / '-m': at most 4,611,686,018,427,387,904"),
         (["tune", "expert", "--validate", "99999999999999999999999"], "'--validate': at most"),
         (["compare-rules", "-n", "99999999999999999999999"], "'--matches' / '-n': at most"),

@@ -8,7 +8,7 @@ import typer
 
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import build_rules, compile_notices, interrupted, players_wanted
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_matches
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
 
@@ -31,7 +31,7 @@ def analyze(
     match: Annotated[
         int | None,
         typer.Option(
-            "--match", "-m", min=0, callback=at_most_max_matches, help="Match to replay (with --hand, --turn)."
+            "--match", "-m", min=0, callback=at_most_max_match_index, help="Match to replay (with --hand, --turn)."
         ),
     ] = None,
     hand: Annotated[

@@ -24,15 +24,25 @@ StrategiesArg = Annotated[
         show_default=False,
     ),
 ]
-#: The most matches a command plays, and the highest match index it takes: match indices are 64-bit integers
-#: in the engine and its ranges, so 2**62 leaves them room.
-MAX_MATCHES = 2**62
+#: The highest match index a command takes: match indices are 64-bit integers in the engine and its ranges,
+#: so 2**62 leaves them room.
+MAX_MATCH_INDEX = 2**62
+#: The most matches one run plays: a run's list of chunks is built when it starts, and at this size it stays
+#: small (and the run takes days on a laptop); a bigger study is several runs with --ranges or seeds.
+MAX_MATCHES = 10**10
 
 
 def at_most_max_matches(value: int | None) -> int | None:
-    """Typer callback of a match count or index: above :data:`MAX_MATCHES` is a usage error, not an overflow."""
+    """Typer callback of a match count: above :data:`MAX_MATCHES` is a usage error, not a hang or an overflow."""
     if value is not None and value > MAX_MATCHES:
-        raise typer.BadParameter(f"at most {MAX_MATCHES:,} (2**62): match indices are 64-bit integers")
+        raise typer.BadParameter(f"at most {MAX_MATCHES:,} matches a run (run more as several runs, --ranges)")
+    return value
+
+
+def at_most_max_match_index(value: int | None) -> int | None:
+    """Typer callback of a match index: above :data:`MAX_MATCH_INDEX` is a usage error, not an overflow."""
+    if value is not None and value > MAX_MATCH_INDEX:
+        raise typer.BadParameter(f"at most {MAX_MATCH_INDEX:,} (2**62): match indices are 64-bit integers")
     return value
 
 
@@ -91,6 +101,7 @@ DesignOpt = Annotated[
     typer.Option(
         "--design",
         min=0,
+        callback=at_most_max_matches,
         help="Also measure the game itself under every rule set, on N matches per design lineup (0: off): skill "
         "(--skilled against --weak heads-up, and one --skilled among --weak at the table), seat fairness, length, "
         "comebacks and tension (the same --skilled strategy in every seat); writes design.csv and a report section.",

@@ -16,7 +16,7 @@ from nines_sim.cli.common import (
     players_wanted,
     saved_match_path,
 )
-from nines_sim.cli.options import MAX_MATCHES, PlayersOpt, RuleOpt, RulesOpt, StrategiesArg
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
 
@@ -25,7 +25,7 @@ def replay(
     strategies: StrategiesArg = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")] = 0,
     match: Annotated[
-        int, typer.Option("--match", "-m", min=0, max=MAX_MATCHES, help="Index of the match to replay.")
+        int, typer.Option("--match", "-m", min=0, callback=at_most_max_match_index, help="Index of the match.")
     ] = 0,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
