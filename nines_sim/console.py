@@ -17,5 +17,5 @@ def main() -> None:
 
         run_cli()
     except KeyboardInterrupt:  # the commands take charge of Ctrl-C once they run: this one came before
-        sys.stderr.write("Error: interrupted (Ctrl-C) while starting: nothing was run\n")
+        sys.stderr.write("Error: interrupted (Ctrl-C) while starting: no match was played\n")
         sys.exit(130)

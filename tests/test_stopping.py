@@ -333,7 +333,7 @@ def test_ctrl_c_while_a_command_checks_its_input_is_one_line_and_exit_130(tmp_pa
     monkeypatch.setattr(registry, "make_lineup", ctrl_c)  # the command imports it when it runs
     r = invoke("tournament", "-n", "100", "--out", str(tmp_path / "run"))
     assert r.exit_code == 130
-    assert r.output.strip() == "Error: interrupted (Ctrl-C) while starting: nothing was run"
+    assert r.output.strip() == "Error: interrupted (Ctrl-C) while starting: no match was played"
     assert not (tmp_path / "run").exists()
 
 
@@ -348,4 +348,19 @@ def test_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(monkeypatch, capsys
     with pytest.raises(SystemExit) as stop:
         main()
     assert stop.value.code == 130
-    assert capsys.readouterr().err == "Error: interrupted (Ctrl-C) while starting: nothing was run\n"
+    assert capsys.readouterr().err == "Error: interrupted (Ctrl-C) while starting: no match was played\n"
+
+
+def test_an_error_line_after_a_progress_bar_caught_half_built(capsys):
+    """A Ctrl-C inside tqdm's constructor leaves a registered bar without ``disable``: the line still prints."""
+    from tqdm import tqdm
+
+    from nines_sim.cli.app import echo_error
+
+    bar = tqdm.__new__(tqdm)  # registered in tqdm._instances, __init__ never ran
+    try:
+        assert bar in tqdm._instances and not hasattr(bar, "disable")
+        echo_error("interrupted")
+    finally:
+        tqdm._instances.discard(bar)
+    assert capsys.readouterr().err == "Error: interrupted\n"

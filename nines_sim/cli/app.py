@@ -24,7 +24,8 @@ def echo_error(message: str) -> None:
     # A progress bar leaves its line open; where stderr is not a terminal nothing clears it.
     # (No tqdm loaded, no bar open: a usage error does not load it.)
     tqdm = getattr(sys.modules.get("tqdm"), "tqdm", None)
-    fresh = "\n" if any(not b.disable for b in list(getattr(tqdm, "_instances", ()))) else ""
+    # (a bar a Ctrl-C caught while it was being built has no .disable yet: not open)
+    fresh = "\n" if any(not getattr(b, "disable", True) for b in list(getattr(tqdm, "_instances", ()))) else ""
     typer.echo(f"{fresh}Error: {message}", err=True)
 
 
@@ -40,7 +41,7 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 #: A Ctrl-C before a command took charge of it (while the modules load or the command checks its input).
-STARTING_STOPPED = "interrupted (Ctrl-C) while starting: nothing was run"
+STARTING_STOPPED = "interrupted (Ctrl-C) while starting: no match was played"
 
 
 def _starting_stopped() -> typer.Exit:
