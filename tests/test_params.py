@@ -226,3 +226,14 @@ def test_strategies_lists_parameters_with_defaults_and_bounds():
     line = next(x for x in r.output.splitlines() if "shed_nine_at" in x)
     assert "int" in line and "default 2" in line and "0..8" in line
     assert any("w_follow" in x and "default 3.0" in x and "0..10" in x for x in r.output.splitlines())
+
+
+def test_a_tuned_plugin_s_file_loads_under_the_spec_it_was_tuned_as(tmp_path):
+    """tune writes a plug-in's best.json under its spec (dir/file.py:Class); the class's name is another."""
+    from nines_sim.strategy.params import ParamError, read_json
+
+    f = tmp_path / "best.json"
+    f.write_text(json.dumps({"strategy": "/home/u/bots/biased.py:Biased", "params": {"w_follow": 2.0}}))
+    assert read_json(str(f), "biased", "bots/biased.py:Biased") == {"w_follow": 2.0}  # named from another folder
+    with pytest.raises(ParamError, match="holds parameters for '/home/u/bots/biased.py:Biased', not for 'biased'"):
+        read_json(str(f), "biased", "bots/other.py:Biased")

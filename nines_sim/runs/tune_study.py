@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -140,7 +141,7 @@ class StudyOutcome:
             f"{m['trials_finished']} trials ({self.ran} run by this process, {self.wall:.1f} s; "
             f"{m['trials_per_minute'] or 0:.2f} trials/min); best "
             f"{shown if moved else strategy + ' at the baseline values'}: play it as "
-            f"{strategy}@{self.run_dir / 'best.json'}"
+            f"{shlex.quote(strategy + '@' + str(self.run_dir / 'best.json'))}"
         )
         return lines
 

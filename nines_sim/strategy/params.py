@@ -181,19 +181,33 @@ def parse_inline(text: str, strategy: str) -> dict[str, str]:
     return out
 
 
-def read_values(inline: str | None, path: str | None, strategy: str) -> dict[str, Any]:
-    """The values a spec carries: those of the file at ``path``, replaced by the ``inline`` ones it names.
+def _same_plugin(written: str, given: str) -> bool:
+    """Whether two plug-in specs name the same class of a file of the same name (``a/x.py:C``, ``/b/x.py:C``);
+    the file may have been named from another folder."""
+    if ":" not in written or ":" not in given:
+        return False
+    (wf, _, wc), (gf, _, gc) = written.rpartition(":"), given.rpartition(":")
+    return wc == gc and Path(wf).name == Path(gf).name
+
+
+def read_values(inline: str | None, path: str | None, strategy: str, given_as: str = "") -> dict[str, Any]:
+    """The values a spec carries: those of the file at ``path``, replaced by the ``inline`` ones it names
+    (``given_as``: the spec the strategy was named by, e.g. a plug-in's ``file.py:Class``, also accepted as the
+    file's ``"strategy"``).
 
     Raises
     ------
     ParamError
         As :func:`parse_inline` and :func:`read_json`.
     """
-    return {**(read_json(path, strategy) if path else {}), **(parse_inline(inline, strategy) if inline else {})}
+    return {**(read_json(path, strategy, given_as) if path else {}),
+            **(parse_inline(inline, strategy) if inline else {})}  # fmt: skip
 
 
-def read_json(path: str, strategy: str) -> dict[str, Any]:
-    """The parameter values in a JSON file for ``strategy`` (the ``best.json`` of ``nines tune``).
+def read_json(path: str, strategy: str, given_as: str = "") -> dict[str, Any]:
+    """The parameter values in a JSON file for ``strategy`` (the ``best.json`` of ``nines tune``), which names
+    it by its name or, for a plug-in, by the spec it was tuned under (``dir/file.py:Class``: the same file
+    name and class as ``given_as``).
 
     Raises
     ------
@@ -209,7 +223,7 @@ def read_json(path: str, strategy: str) -> dict[str, Any]:
         raise ParamError(f"{path} is not a readable JSON file ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
         raise ParamError(f'{path} is not a parameter file: it needs {{"strategy": ..., "params": {{...}}}}')
-    if data.get("strategy") != strategy:
+    if data.get("strategy") != strategy and not _same_plugin(str(data.get("strategy")), given_as):
         raise ParamError(f"{path} holds parameters for {data.get('strategy')!r}, not for {strategy!r}")
     return data["params"]
 

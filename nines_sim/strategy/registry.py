@@ -192,6 +192,8 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     file by its spec the same way.
     """
     path = Path(where)
+    if path.is_dir():
+        raise StrategyNotFound(f"{where} is a folder, not a .py file (in strategy spec {spec!r})")
     if not path.is_file():
         raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
     mod_name = user_module_name(path)
@@ -330,7 +332,7 @@ def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
         raise
     name = shown or cls.name or base
     try:
-        return cls, base, P.check_values(cls, P.read_values(inline, path, name), name), shown
+        return cls, base, P.check_values(cls, P.read_values(inline, path, name, base), name), shown
     except P.ParamError as exc:
         raise StrategyNotFound(str(exc)) from None
 
