@@ -129,6 +129,7 @@ def test_entry_point_plugin_is_found_by_name_and_listed(tmp_path, monkeypatch):
     [
         ("{dir}/missing.py:Cheapest", "no such file"),
         ("{dir}/notes.txt:Cheapest", "is not a Python file: name a .py file"),
+        ("{dir}/pkg.py:Cheapest", "pkg.py is a folder, not a .py file"),
         ("{dir}/broken.py:Cheapest", "does not import: SyntaxError"),
         ("{dir}/mine.py:Nope", "has no class 'Nope'"),
         ("{dir}/mine.py:NotAStrategy", "is not a Strategy subclass"),
@@ -141,6 +142,7 @@ def test_plugin_errors_are_one_line_usage_errors(tmp_path, spec, message):
     (tmp_path / "mine.py").write_text(GOOD)
     (tmp_path / "broken.py").write_text("def oops(:\n")
     (tmp_path / "notes.txt").write_text(GOOD)  # Python inside, but not a file Python imports
+    (tmp_path / "pkg.py").mkdir()
     (tmp_path / "clash.py").write_text(
         GOOD.replace('name = "cheapest"', 'name = "random"').replace("Cheapest", "Impostor")
     )

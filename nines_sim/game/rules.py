@@ -369,7 +369,8 @@ def rule_set_items(spec: str) -> tuple[str, list[str]]:
     written (``hand_sizes=7,7,7,5,5`` is one item); a ``:`` with no item after it is a :class:`RulesError`."""
     preset, colon, rest = spec.partition(":")
     if colon and not rest.strip(" ,"):
-        raise RulesError(f"rule set {spec!r} has no option after ':'; write {preset}:key=value,... or just {preset}")
+        name = preset or "PRESET"
+        raise RulesError(f"rule set {spec!r} has no option after ':'; write {name}:key=value,... or just {name}")
     items = [x for x in rest.split(",") if x.strip()] if rest else []
     # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
     joined: list[str] = []
