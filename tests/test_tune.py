@@ -370,3 +370,20 @@ def test_rounded_note_for_a_four_seat_table():
     )
     assert _rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
     assert _rounded_note("--matches", 4000, 4) is None
+
+
+def test_a_baseline_stopped_while_it_drew_its_values_is_replayed_whole():
+    """Ctrl-C while the enqueued baseline's values were being set: the replay must carry all of them."""
+    import optuna
+
+    from nines_sim.runs.study import _fail
+
+    study = optuna.create_study(direction="maximize")
+    base = {"w_follow": 3.0, "w_block": 4.0}
+    study.enqueue_trial(base)
+    trial = study.ask()
+    trial.suggest_float("w_follow", 0.0, 10.0)  # the stop came before w_block was set
+    _fail(study, trial, "stopped by Ctrl-C", replay=True)
+    replay = study.get_trials(deepcopy=False)[-1]
+    assert replay.state.name == "WAITING" and replay.user_attrs["replays"] == trial.number
+    assert replay.system_attrs["fixed_params"] == base

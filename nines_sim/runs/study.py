@@ -204,8 +204,9 @@ def _fail(study: Any, trial: Any, note: str, replay: bool) -> None:
     else:  # another process's trial: there is no Trial object for it here
         study._storage.set_trial_user_attr(trial._trial_id, "note", note)
         frozen = study.tell(trial.number, state=TrialState.FAIL)
-    # a trial stopped before it drew its values holds them only as the enqueued ones (the baseline)
-    values = frozen.params or frozen.system_attrs.get("fixed_params")
+    # an enqueued trial (the baseline, a replay) is replayed with all its enqueued values: stopped while it
+    # drew them, it holds only some as params, and the rest would be sampled (a baseline that is not one)
+    values = frozen.system_attrs.get("fixed_params") or frozen.params
     if replay and values:
         study.enqueue_trial(values, user_attrs={"replays": frozen.number})
 
