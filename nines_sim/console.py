@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import sys
 
+#: A Ctrl-C before a command took charge of it (while the modules load or the command checks its input); here,
+#: where nothing heavy is loaded, so that the command-line app shows the same words.
+STARTING_STOPPED = "interrupted (Ctrl-C) while starting: no match was played"
+
 
 def main() -> None:
     """Load the command-line interface and run the command named on the command line (exit code 130 on a
@@ -17,5 +21,5 @@ def main() -> None:
 
         run_cli()
     except KeyboardInterrupt:  # the commands take charge of Ctrl-C once they run: this one came before
-        sys.stderr.write("Error: interrupted (Ctrl-C) while starting: no match was played\n")
+        sys.stderr.write(f"Error: {STARTING_STOPPED}\n")
         sys.exit(130)

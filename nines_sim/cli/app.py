@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from nines_sim import __version__
+from nines_sim.console import STARTING_STOPPED
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
 _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -38,10 +39,6 @@ def usage_error(message: str) -> typer.Exit:
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
     """Warnings as one ``Warning:`` line, without Python's source location."""
     typer.echo(f"Warning: {message}", err=True)
-
-
-#: A Ctrl-C before a command took charge of it (while the modules load or the command checks its input).
-STARTING_STOPPED = "interrupted (Ctrl-C) while starting: no match was played"
 
 
 def _starting_stopped() -> typer.Exit:
