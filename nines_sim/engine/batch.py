@@ -213,6 +213,7 @@ class CompiledEngine:
             ("first_dealer", K.S_FIRST), ("nine_starter", K.S_NINE_START),
         ):  # fmt: skip
             setattr(self, name, st[:, col])
+        self.draw_log = st[:, K.S_DRAW_LOG : K.NST]  # public too (nines_sim.engine.draw_log)
         self.mkey = self.keys[:, K.K_CMK]  # the cards' match key
         self.dmkey = self.keys[:, K.K_DMK]  # the decision streams' match key
         self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)

@@ -29,7 +29,12 @@ import numpy as np
 # the decision a Python seat is asked and its answer.
 (S_MATCH, S_HAND_SEQ, S_HANDS, S_TB_HANDS, S_FIRST, S_IN_TB, S_MASK, S_N_IN, S_POS, S_END, S_TOP, S_ACTIVE,
  S_SEAT, S_DEALER, S_DIR, S_TURN, S_STREAK, S_DRAWN, S_RESH, S_NINE_START, S_PHASE, S_MOVE, S_PASSED,
- S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, NST) = range(31)  # fmt: skip
+ S_CARD, S_OUTCOME, S_WAITING, S_WAIT_KIND, S_WAIT_SEAT, S_HAVE_ANS, S_ANSWER, S_DRAW_LOG) = range(31)  # fmt: skip
+#: The draw log (:mod:`nines_sim.engine.draw_log`): ``DRAW_LOG_WORDS`` columns a seat, for at most
+#: ``DRAW_LOG_SEATS`` seats, from ``S_DRAW_LOG`` on; the last columns of ``st``.
+DRAW_LOG_WORDS = 5
+DRAW_LOG_SEATS = 6
+NST = S_DRAW_LOG + DRAW_LOG_SEATS * DRAW_LOG_WORDS
 # ----------------------------------------------------------------- the slot's keys: columns of ``keys``
 # card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
 K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = range(6)

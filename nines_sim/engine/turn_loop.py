@@ -194,6 +194,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
     S_CARD,
     S_DEALER,
     S_DIR,
+    S_DRAW_LOG,
     S_DRAWN,
     S_END,
     S_FIRST,

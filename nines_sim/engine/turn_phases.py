@@ -14,6 +14,7 @@ from numba import njit
 from nines_sim.engine.bits import I_NATURALS, I_NINES, face_rank, face_suit
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.deal import add_under, draw, remove_from_hand
+from nines_sim.engine.draw_log import log_drew, log_no_legal
 from nines_sim.engine.loop_constants import (
     EV_DRAW,
     EV_PASS,
@@ -62,10 +63,18 @@ def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, sea
     if legal != 0:
         return PH_PLAY, legal, False, mv, card
     drew_on[b, seat] |= 1 << active
+    nines_legal = (tab & I_NINES) != 0 and not (nno and ncards[b, seat] == 1)
     f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
+    if f >= 0:
+        log_drew(st, b, seat)
     if until:  # V2: draw until a legal card comes, and play it
         while f >= 0 and ((tab >> f) & 1) == 0:
             f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
+            if f >= 0:
+                log_drew(st, b, seat)
+    # after the turn's draws: the cards drawn at this turn were not legal, or were played (or kept: rare)
+    log_no_legal(st, b, seat, top, active, nines_legal)
+    if until:
         ph, passed, mv = PH_APPLY, f < 0, f
     elif f >= 0 and ((tab >> f) & 1) == 1:
         return PH_PLAY_DRAWN, np.int64(1) << f, False, mv, f
@@ -168,7 +177,8 @@ def powers_phase(st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, p
             nxt = next_tab[row + nxt]
         elif ace:
             for _ in range(2):
-                draw_card(st, keys, hands, ncards, under, stock, D, b, nxt, EV_PENALTY_DRAW, work, trace)
+                if draw_card(st, keys, hands, ncards, under, stock, D, b, nxt, EV_PENALTY_DRAW, work, trace) >= 0:
+                    log_drew(st, b, nxt)
             if trace:
                 log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
             nxt = next_tab[row + nxt]

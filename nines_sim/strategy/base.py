@@ -49,7 +49,7 @@ class PublicState:
 
     ARRAYS = ("top", "active", "dealer", "dirbit", "seats_mask", "played", "turn", "stock_pos", "stock_end",
               "ncards", "totals", "drew_on", "dkey", "streak", "in_tb", "hands_played", "tb_hands", "drawn",
-              "reshuffles")  # fmt: skip
+              "reshuffles", "draw_log")  # fmt: skip
     __slots__ = ("rules", "legal_tab", "under", *ARRAYS)
 
     def __init__(self, rules: Rules, legal_tab: np.ndarray, under: list[np.ndarray] | None = None,
