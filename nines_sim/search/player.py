@@ -39,6 +39,18 @@ class SettingError(ValueError):
     """A setting that a search strategy does not have, or a value out of range (one line)."""
 
 
+#: The ``draws`` setting of the search players that sample (:data:`nines_sim.search.sampler.DRAW_MODELS`).
+DRAWS_SETTING = (
+    "draws",
+    "choice",
+    "suits",
+    None,
+    ("suits", "log"),
+    "what draws say about a hand (with infer above 0): suits, the suits drawn on and the 9s, as lacked; log, "
+    "the suits, ranks and 9s legal at each draw, weighed by the cards drawn since",
+)
+
+
 class SampledSearch(Strategy):
     """What the search players (``lookahead``, ``ismcts``) share: their settings checked as parameters, the
     rollout policy, the worlds they sample (reweighted by the opponents' plays with ``infer_plays``), the games
@@ -69,10 +81,10 @@ class SampledSearch(Strategy):
         if self._memory is not None:
             plays = self._memory.plays(obs)
             if any(plays):
-                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer)
+                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer, self.draws)
                 weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
                 return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
-        return sample_positions(obs, samples, salt, self.infer)
+        return sample_positions(obs, samples, salt, self.infer, self.draws)
 
     @staticmethod
     def _turn_keys(obs: Observation, rows: np.ndarray) -> list[tuple[int, int]]:
