@@ -153,6 +153,7 @@ def slot_state(batch: PositionBatch, to: str, force: np.ndarray | None, consume:
     ):  # fmt: skip
         st[:, col] = a[name]  # type: ignore[index]
     st[:, K.S_MATCH] = rows
+    st[:, K.S_DRAW_LOG :] = a["draw_log"]  # type: ignore[index]
     if to == "hand":
         st[:, K.S_HANDS] = 0
         st[:, K.S_IN_TB] = 0

@@ -34,7 +34,8 @@ import numpy as np
 #: ``DRAW_LOG_SEATS`` seats, from ``S_DRAW_LOG`` on; the last columns of ``st``.
 DRAW_LOG_WORDS = 5
 DRAW_LOG_SEATS = 6
-NST = S_DRAW_LOG + DRAW_LOG_SEATS * DRAW_LOG_WORDS
+DRAW_LOG_COLUMNS = DRAW_LOG_SEATS * DRAW_LOG_WORDS
+NST = S_DRAW_LOG + DRAW_LOG_COLUMNS
 # ----------------------------------------------------------------- the slot's keys: columns of ``keys``
 # card match key, decision match key, card hand key, decision hand key, legal set of a waiting decision
 K_CMK, K_DMK, K_CHK, K_DHK, K_LEGAL, NKEY = range(6)

@@ -156,6 +156,7 @@ class _Slots:
         ):  # fmt: skip
             st[:, col] = a[name]  # type: ignore[index]
         st[:, K.S_MATCH] = np.arange(B)
+        st[:, K.S_DRAW_LOG :] = a["draw_log"]  # type: ignore[index]
         st[:, K.S_PHASE] = K.PH_TURN
         f = force >= 0
         st[f, K.S_PHASE] = K.PH_APPLY

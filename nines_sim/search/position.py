@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nines_sim.engine.slots import DRAW_LOG_COLUMNS
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import Strategy
@@ -77,6 +78,9 @@ class Position:
         numbers of the continuation.
     hand_seq : int
         Hands dealt so far in the match (the next deal's key counter).
+    draw_log : tuple of int
+        Public history: the draw log's words (:mod:`nines_sim.engine.draw_log`), ``DRAW_LOG_WORDS`` per seat
+        for ``DRAW_LOG_SEATS`` seats; all 0 (the default): no log, as in a described position.
     """
 
     rules: Rules
@@ -107,6 +111,7 @@ class Position:
     dkey: int = 0
     dmkey: int = 0
     hand_seq: int = 1
+    draw_log: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         P = self.rules.players
@@ -120,6 +125,7 @@ class Position:
             set_("totals", (0,) * P)
         if self.drew_on is None:
             set_("drew_on", (0,) * P)
+        set_("draw_log", tuple(int(w) for w in self.draw_log) if self.draw_log else (0,) * DRAW_LOG_COLUMNS)
         if not self.played:
             set_("played", (1 << self.top) | sum(1 << f for f in self.pile) if 0 <= self.top < N_FACES else 0)
         self.validate()
@@ -136,6 +142,8 @@ class Position:
         """
         r = self.rules
         P, D = r.players, r.decks
+        if len(self.draw_log) != DRAW_LOG_COLUMNS:
+            raise PositionError(f"draw_log holds {DRAW_LOG_COLUMNS} words, not {len(self.draw_log)}")
         if len(self.hands) != P or len(self.in_hand) != P or len(self.totals) != P or len(self.drew_on) != P:
             raise PositionError(f"the rules seat {P} players but the position has {len(self.hands)} hands")
         cards = [f for h in self.hands for f in h] + list(self.stock) + list(self.pile) + [self.top]
@@ -233,6 +241,7 @@ class PositionBatch:
         for name in _ROWS:
             a[name] = np.zeros((B, P), dtype=np.int64)
         a["stock"] = np.zeros((B, S), dtype=np.int8)
+        a["draw_log"] = np.zeros((B, DRAW_LOG_COLUMNS), dtype=np.int64)
         a["hands"] = [np.zeros((B, P), dtype=np.uint64) for _ in range(D)]
         a["under"] = [np.zeros(B, dtype=np.uint64) for _ in range(D)]
         for b, p in enumerate(positions):
@@ -259,6 +268,7 @@ class PositionBatch:
             a["totals"][b] = p.totals  # type: ignore[index]
             a["ncards"][b] = p.sizes  # type: ignore[index]
             a["drew_on"][b] = p.drew_on  # type: ignore[index]
+            a["draw_log"][b] = p.draw_log  # type: ignore[index]
         return cls(rules, a)
 
     def take(self, rows: np.ndarray) -> PositionBatch:
@@ -287,6 +297,7 @@ class PositionBatch:
             in_tiebreak=bool(g("in_tb")), hands_played=int(g("hands_played")), tb_hands=int(g("tb_hands")),
             first_dealer=int(g("first_dealer")), match=int(g("match")), mkey=int(g("mkey")), hkey=int(g("hkey")),
             dkey=int(g("dkey")), dmkey=int(g("dmkey")), hand_seq=int(g("hand_seq")),
+            draw_log=tuple(int(w) for w in a["draw_log"][b]),  # type: ignore[index]
         )  # fmt: skip
 
 
@@ -310,6 +321,7 @@ def positions_from_engine(engine: CompiledEngine, idx: np.ndarray | None = None)
     for name in ("in_tb", "nine_starter"):  # the compiled engine keeps flags as int64 columns
         a[name] = a[name].astype(bool)  # type: ignore[union-attr]
     a["dmkey"] = engine.dmkey[rows].copy()
+    a["draw_log"] = engine.draw_log[rows].copy()
     a["hands"] = [w[rows].copy() for w in engine.hands]
     a["under"] = [w[rows].copy() for w in engine.under]
     return PositionBatch(engine.rules, a)

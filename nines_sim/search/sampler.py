@@ -222,6 +222,7 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
         "totals": obs.totals[g],
         "ncards": obs.hand_sizes[g],
         "drew_on": obs.drew_on[g],
+        "draw_log": obs.public("draw_log")[g],
         "played": obs.played[g],
         "turn": pub("turn"),
         "streak": pub("streak"),
