@@ -100,11 +100,13 @@ def hand_weights(obs: Observation, infer: float) -> np.ndarray:
 
 #: ``draws="log"``: the weight of a card that a seat's draw turns showed it lacked, by ``k``, the cards the seat
 #: drew since the last of those turns (0, 1, 2, 3 or more): a card drawn at that turn and kept though legal, or
-#: one drawn later.  Measured relative to a card no draw excluded, in the seats' own hands at their decisions
-#: (``expert`` against ``expert``, classic, 2 and 4 seats, seed 5, 500 matches): naturals 0, 0.19-0.25,
-#: 0.50-0.71, at least 1; a 9 at ``k`` = 0 (``expert`` keeps a drawn 9) 0.26-0.41.
-LOG_NATURAL = np.array([1e-3, 0.22, 0.6, 1.0])
-LOG_NINE = np.array([0.3, 0.5, 0.75, 1.0])
+#: one drawn later.  Measured relative to a card no draw excluded, in the seats' own hands at their decisions,
+#: heads-up, classic and hard-nines alike (``reports/draw-log/calibrate.py``): naturals at
+#: ``k`` = 0, 1, 2: 0, 0.19, 0.50 for ``expert`` and 0.07, 0.20, 0.46 for ``lookahead`` (which keeps a legal drawn
+#: card at times), 1.4 at 3 or more (capped at 1 here); a 9 at ``k`` = 0: 0.26 and 0.22.  The weights are
+#: between the two players', as for an opponent of either kind.
+LOG_NATURAL = np.array([0.03, 0.2, 0.5, 1.0])
+LOG_NINE = np.array([0.25, 0.4, 0.7, 1.0])
 #: The ways draws weigh the sampled hands (``draws``): ``suits``, only the suits drawn on, and the 9s, as
 #: excluded (``drew_on``); ``log``, the draw log's suits and ranks, weighed by the draws since.
 DRAW_MODELS = ("suits", "log")
