@@ -302,3 +302,17 @@ def test_near_end_scores_the_match_only_in_games_where_a_total_nears_the_target(
     legal = eng.hands[0][idx, 0] & eng.legal_tab[eng.top * 4 + eng.active]
     la.play(eng.observe(idx, eng.seat.copy(), DecisionKind.PLAY, legal))
     assert sorted(asked) == [("hand", [near - 1, 5]), ("match", [near])]
+
+
+@pytest.mark.parametrize("spec", ["lookahead:samples=8,draws=log", "ismcts:iterations=8,draws=log"])
+def test_T1_draws_log_plays_legally_and_the_same_for_any_worker_count_and_batch_size(spec):
+    from tests.test_properties import run_checked
+
+    rules = make_rules("classic", players=3)  # two hidden hands, each weighed by its own log
+    _, res = run_checked(rules, 2, seed=3, names=[make_lineup([spec])[0], "expert", "dump-faces"])
+    assert len(res.match) == 2 and np.allclose(res.win_share.sum(axis=1), 1.0)
+    one = simulate(rules, [make_lineup([spec])[0], "expert", "dump-faces"], 4, seed=4, workers=1, batch_size=4)
+    two = simulate(rules, [make_lineup([spec])[0], "expert", "dump-faces"], 4, seed=4, workers=2, batch_size=1,
+                   chunk_size=2)  # fmt: skip
+    assert np.array_equal(one.totals, two.totals)
+    assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
