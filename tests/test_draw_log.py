@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.engine.draw_log import LOG_COUNTERS, LOG_DRAWS, LOG_RANK, LOG_SUIT
+from nines_sim.engine.draw_log import LOG_COUNTERS, LOG_DECL, LOG_DECL_TURN, LOG_DRAWS, LOG_RANK, LOG_SUIT
 from nines_sim.engine.slots import DRAW_LOG_COLUMNS
 from nines_sim.game.cards import parse_card
 from nines_sim.game.codes import NINE_RANK
@@ -49,9 +49,10 @@ def _rebuilt(events: list[tuple], rules) -> np.ndarray:
             state.update(top=ev[4], active=ev[4] // 13, sizes=[len(h) for h in ev[3]], drawer=None)
         elif kind == "declare":
             state["active"] = ev[2]
+            log[ev[1], LOG_DECL], log[ev[1], LOG_DECL_TURN] = ev[2] + 1, 1  # the dealer, before turn 0 (D6)
         elif kind == "turn":
             close_turn()
-            state.update(turn_top=state["top"], turn_active=state["active"], turn_seat=None)
+            state.update(turn_top=state["top"], turn_active=state["active"], turn=ev[1])
         elif kind in ("draw", "penalty_draw"):
             log[ev[1], LOG_DRAWS] += 1
             state["sizes"][ev[1]] += 1
@@ -63,9 +64,12 @@ def _rebuilt(events: list[tuple], rules) -> np.ndarray:
         elif kind == "play":
             state["sizes"][ev[1]] -= 1
             state.update(top=ev[2], active=ev[3] if ev[2] % 13 == NINE_RANK else ev[2] // 13)
+            if ev[2] % 13 == NINE_RANK:  # T3
+                log[ev[1], LOG_DECL], log[ev[1], LOG_DECL_TURN] = ev[3] + 1, state["turn"] + 1
         elif kind == "pair":
             state["sizes"][ev[1]] -= 2
             state.update(top=13 * ev[2] + NINE_RANK, active=ev[2])
+            log[ev[1], LOG_DECL], log[ev[1], LOG_DECL_TURN] = ev[2] + 1, state["turn"] + 1
     close_turn()
     return log
 

@@ -15,6 +15,7 @@ from numba import njit
 
 from nines_sim.engine.bits import I_NINES, decision_stream, popcount
 from nines_sim.engine.code_cache import seal_module
+from nines_sim.engine.draw_log import log_declared
 from nines_sim.engine.loop_constants import (
     DONE,
     G_ACTIVE,
@@ -142,7 +143,7 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
 
 @njit(cache=True, inline="always", error_model="numpy")
 def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active, legal, card, mv, dkey, turn, D,
-                    pair_any):  # fmt: skip
+                    pair_any, st):  # fmt: skip
     """A heuristic seat's play, drawn card or declaration (:mod:`nines_sim.strategies.heuristics_compiled`).
 
     The heuristics need only the hand and the legal set, and always play a drawn card: decided here, they
@@ -160,7 +161,9 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
         return PH_APPLY, heuristic_play(sid, h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0)), active
     if ph == PH_PLAY_DRAWN:
         return PH_APPLY, card, active
-    return PH_FINISH, mv, heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
+    suit = heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
+    log_declared(st, b, seat, suit, turn)
+    return PH_FINISH, mv, suit
 
 
 def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
@@ -233,6 +236,7 @@ def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
             return PH_APPLY, ans, active, GO
         if kind == K_PLAY_DRAWN:
             return PH_APPLY, (card if ans != 0 else np.int64(-1)), active, GO
+        log_declared(st, b, who, ans, turn)
         if kind == K_DEALER_DECLARE:
             return PH_TURN, mv, ans, GO
         return PH_FINISH, mv, ans, GO

@@ -11,7 +11,10 @@ for each seat, 18 counters of 16 bits in ``st``'s last columns (four to a word,
 - counters ``LOG_SUIT + s``: counter ``LOG_DRAWS``'s value after the seat's last
   turn that drew while suit ``s`` was active (0: none);
 - counters ``LOG_RANK + r``: the same for the last turn that drew while cards of
-  rank ``r`` were legal (the top card's rank; rank 9 where a 9 was legal).
+  rank ``r`` were legal (the top card's rank; rank 9 where a 9 was legal);
+- counter ``LOG_DECL``: 1 plus the suit the seat last declared this hand (T3, D6; 0: none), and
+  ``LOG_DECL_TURN``: 1 plus the hand's turn it declared at.  A player tends to
+  declare a suit it holds.
 
 So a card of suit ``s`` and rank ``r`` held by the seat now came in with one of
 the ``k`` cards it drew since its last such turn, ``k`` being counter
@@ -34,7 +37,9 @@ from nines_sim.game.codes import NINE_RANK
 LOG_DRAWS = 0
 LOG_SUIT = 1
 LOG_RANK = 5
-LOG_COUNTERS = 18
+LOG_DECL = 18
+LOG_DECL_TURN = 19
+LOG_COUNTERS = 20
 #: A counter stops here (15 bits: the word's sign bit is never set).
 LOG_MAX = 32767
 
@@ -84,6 +89,15 @@ def log_no_legal(st, b, seat, top, active, nines_legal):
         log_set(st, b, seat, LOG_RANK + r, v)
     if nines_legal:
         log_set(st, b, seat, LOG_RANK + NINE_RANK, v)
+
+
+@njit(cache=True, error_model="numpy")
+def log_declared(st, b, seat, suit, turn):
+    """``seat`` declared ``suit`` at the hand's turn ``turn`` (after a 9, or as the dealer at a 9 starter)."""
+    if log_get(st, b, seat, LOG_DRAWS) == 0:
+        return
+    log_set(st, b, seat, LOG_DECL, suit + 1)
+    log_set(st, b, seat, LOG_DECL_TURN, min(turn + 1, LOG_MAX))
 
 
 seal_module(globals())

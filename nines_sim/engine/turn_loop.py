@@ -386,7 +386,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                 ):
                     ph, mv, active = heuristic_phase(
                         ph, hands, ncards, rp, legal_tab, b, seat, seat_sid[seat], top, active, legal, card, mv, dkey,
-                        turn, D, pair_any,
+                        turn, D, pair_any, st,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
                     # two functions, not one flag (decisions._decide_phase); globals, as cache keys (docstring)

@@ -45,9 +45,10 @@ DRAWS_SETTING = (
     "choice",
     "suits",
     None,
-    ("suits", "log"),
+    ("suits", "log", "log+declare"),
     "what draws say about a hand (with infer above 0): suits, the suits drawn on and the 9s, as lacked; log, "
-    "the suits, ranks and 9s legal at each draw, weighed by the cards drawn since",
+    "the suits, ranks and 9s legal at each draw, weighed by the cards drawn since; log+declare: and the suit "
+    "each seat last declared, as likelier held",
 )
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.engine.draw_log import LOG_COUNTERS, LOG_DRAWS, LOG_RANK, LOG_SUIT
+from nines_sim.engine.draw_log import LOG_COUNTERS, LOG_DECL, LOG_DECL_TURN, LOG_DRAWS, LOG_RANK, LOG_SUIT
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
@@ -107,9 +107,15 @@ def hand_weights(obs: Observation, infer: float) -> np.ndarray:
 #: between the two players', as for an opponent of either kind.
 LOG_NATURAL = np.array([0.03, 0.2, 0.5, 1.0])
 LOG_NINE = np.array([0.25, 0.4, 0.7, 1.0])
+#: ``draws="log+declare"``: the weight of a natural of the suit a seat last declared, where no draw turn since
+#: excluded it, by the seat's own turns since it declared (1, 2, 3 or more; 0: its declaring turn), as measured
+#: with the draw log's weights: 2.6, 4.3, 2.6, 1.5 for ``expert`` and 1.8, 3.3, 1.9, 1.1 for ``lookahead``
+#: (``reports/draw-log/calibrate_declare.py``); between the two, as for the draws.
+LOG_DECLARED = np.array([2.2, 3.7, 2.2, 1.3])
 #: The ways draws weigh the sampled hands (``draws``): ``suits``, only the suits drawn on, and the 9s, as
-#: excluded (``drew_on``); ``log``, the draw log's suits and ranks, weighed by the draws since.
-DRAW_MODELS = ("suits", "log")
+#: excluded (``drew_on``); ``log``, the draw log's suits and ranks, weighed by the draws since;
+#: ``log+declare``: and the suit each seat last declared.
+DRAW_MODELS = ("suits", "log", "log+declare")
 
 
 def log_counters(obs: Observation) -> np.ndarray:
@@ -123,19 +129,28 @@ def log_counters(obs: Observation) -> np.ndarray:
     return (words[..., j >> 2] >> (16 * (j & 3))) & 0xFFFF
 
 
-def log_weights(obs: Observation, infer: float) -> np.ndarray:
+def log_weights(obs: Observation, infer: float, declare: bool = False) -> np.ndarray:
     """Relative weight of each face in each seat's hand from the draw log (T1, T2, T4): float64, (n, P, 52).
 
     A card of suit ``s`` and rank ``r`` that a seat's draw turns showed it lacked came in with one of the
     ``k`` cards it drew since the last such turn (or was drawn there and kept though legal): weight
     :data:`LOG_NATURAL` (:data:`LOG_NINE` for a 9) at ``k``, moved towards 1 as ``infer`` falls to 0.  A seat
-    whose log is empty (no engine-dealt history) falls back on :func:`hand_weights`.
+    whose log is empty (no engine-dealt history) falls back on :func:`hand_weights`.  With ``declare``, the
+    naturals of the suit a seat last declared that no draw excluded weigh :data:`LOG_DECLARED` at the seat's
+    own turns since (T3: a player tends to declare a suit it holds), moved towards 1 likewise.
     """
     cnt = log_counters(obs)
     last = np.maximum(cnt[..., LOG_SUIT + FACE_SUIT.astype(np.int64)], cnt[..., LOG_RANK + FACE_RANK.astype(np.int64)])
     k = np.clip(cnt[..., [LOG_DRAWS]] - last, 0, 3)
     table = np.where(FACE_RANK == NINE_RANK, LOG_NINE[k], LOG_NATURAL[k])
     w = np.where(last == 0, 1.0, 1.0 - infer * (1.0 - table))
+    if declare:
+        n_in = np.maximum(obs.in_hand.sum(axis=1), 1)[:, None]  # (n, 1)
+        since = obs.public("turn")[:, None] + 1 - cnt[..., LOG_DECL_TURN]  # turns since it declared, (n, P)
+        age = np.clip((since + n_in - 1) // n_in, 0, 3)  # the seat's own turns, its next one counted
+        boost = 1.0 + infer * (LOG_DECLARED[age] - 1.0)  # (n, P)
+        declared = (cnt[..., LOG_DECL] > 0)[..., None] & (FACE_SUIT == cnt[..., LOG_DECL, None] - 1)
+        w = np.where(declared & (FACE_RANK != NINE_RANK) & (last == 0), w * boost[..., None], w)
     return np.where((cnt[..., LOG_DRAWS] == 0)[..., None], hand_weights(obs, infer), w)
 
 
@@ -195,7 +210,7 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     hands = np.zeros((D, R, P), dtype=np.uint64)
     stock = np.zeros((R, S), dtype=np.int8)
     base = obs.random(salt)
-    weights = (log_weights if draws == "log" else hand_weights)(obs, infer)
+    weights = log_weights(obs, infer, draws == "log+declare") if draws != "suits" else hand_weights(obs, infer)
     deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
                  weights, sizes, obs.stock_size.astype(np.int64), hands, stock,
                  purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
