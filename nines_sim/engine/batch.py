@@ -158,6 +158,7 @@ class CompiledEngine:
         self._hand_parts: list[HandRecords] = []
         self.matches_done = 0
         self._rp = K.rules_params(rules)
+        self._rp[K.R_LOG] = self._python or trace  # compiled seats never read the draw log
         self._work = K.scratch(rules)
         self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
         if trace:  # the trace form: every event into a buffer per slot (kernel.EV_* rows)

@@ -15,7 +15,7 @@ from numba import njit
 from nines_sim.engine.bits import U_DEAL, U_RESH, face_rank, face_suit, hand_key, lowest_face, stream
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.draw_log import log_reset
-from nines_sim.engine.loop_constants import PH_DEALER_DECL, PH_TURN, R_DECKS, R_HS, R_P
+from nines_sim.engine.loop_constants import PH_DEALER_DECL, PH_TURN, R_DECKS, R_HS, R_LOG, R_P
 from nines_sim.engine.slots import (
     K_CHK,
     K_CMK,
@@ -216,7 +216,8 @@ def _compile_deal(one_deck: bool):  # noqa: ANN202 - returns a numba dispatcher
         for p in range(P):
             ncards[b, p] = 0
             drew_on[b, p] = 0
-            log_reset(st, b, p)
+            if rp[R_LOG]:
+                log_reset(st, b, p)
         k = st[b, S_N_IN]
         h = rp[R_HS + k - 2]
         mask = st[b, S_MASK]

@@ -43,6 +43,7 @@ from nines_sim.engine.loop_constants import (
     PH_PLAY_DRAWN,
     PH_TURN,
     R_DECKS,
+    R_LOG,
     R_NINE_PEN,
     R_NNO,
     R_P,
@@ -162,7 +163,8 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
     if ph == PH_PLAY_DRAWN:
         return PH_APPLY, card, active
     suit = heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
-    log_declared(st, b, seat, suit, turn)
+    if rp[R_LOG]:
+        log_declared(st, b, seat, suit, turn)
     return PH_FINISH, mv, suit
 
 
@@ -236,7 +238,8 @@ def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
             return PH_APPLY, ans, active, GO
         if kind == K_PLAY_DRAWN:
             return PH_APPLY, (card if ans != 0 else np.int64(-1)), active, GO
-        log_declared(st, b, who, ans, turn)
+        if rp[R_LOG]:
+            log_declared(st, b, who, ans, turn)
         if kind == K_DEALER_DECLARE:
             return PH_TURN, mv, ans, GO
         return PH_FINISH, mv, ans, GO

@@ -1,27 +1,25 @@
-"""The draw log: what each seat's draws this hand say about the cards it held then (T1, T2, T4).
+"""The draw log: what each seat's draws this hand say about the cards it held then (T1, T2, T3, T4).
 
-A seat draws only when it holds no legal card (T2, T4): no card of the active
-suit, none of the top card's rank, and no 9 where a 9 was legal.  The log keeps,
-for each seat, 18 counters of 16 bits in ``st``'s last columns (four to a word,
-:data:`~nines_sim.engine.slots.DRAW_LOG_WORDS` words a seat, from
-:data:`~nines_sim.engine.slots.S_DRAW_LOG`):
+A seat draws only when it holds no legal card (T2, T4): none of the faces legal
+on that turn (the active suit, the top card's rank, the 9s where a 9 was legal).
+Such a face may still be in its hand later, but only as one of the cards it drew
+since.  The log keeps, for each seat, :data:`~nines_sim.engine.slots.DRAW_LOG_WORDS`
+int64 words in ``st``'s last columns (from :data:`~nines_sim.engine.slots.S_DRAW_LOG`):
 
-- counter ``LOG_DRAWS``: 1 plus the cards the seat has drawn this hand (0: the
-  hand was not dealt by the engine, so there is no log);
-- counters ``LOG_SUIT + s``: counter ``LOG_DRAWS``'s value after the seat's last
-  turn that drew while suit ``s`` was active (0: none);
-- counters ``LOG_RANK + r``: the same for the last turn that drew while cards of
-  rank ``r`` were legal (the top card's rank; rank 9 where a 9 was legal);
-- counter ``LOG_DECL``: 1 plus the suit the seat last declared this hand (T3, D6; 0: none), and
-  ``LOG_DECL_TURN``: 1 plus the hand's turn it declared at.  A player tends to
-  declare a suit it holds.
+- words ``LOG_K + k`` (k = 0, 1, 2, 3): the faces whose last exclusion (a draw
+  turn of the seat on which they were legal) lies ``k`` cards drawn ago (3: 3
+  or more), as 52-bit sets.  The four sets are disjoint; a face in none was
+  never excluded this hand;
+- word ``LOG_DECL``: bits 0-7 one plus the suit the seat last declared this hand
+  (T3, D6; 0: none), bits 8-31 one plus the hand's turn it declared at, bit 32
+  set when the engine dealt the hand (a position with this bit clear has no log).
 
-So a card of suit ``s`` and rank ``r`` held by the seat now came in with one of
-the ``k`` cards it drew since its last such turn, ``k`` being counter
-``LOG_DRAWS`` less the larger of the two counters: what the search's sampler
-weighs a hidden hand's cards by (:func:`nines_sim.search.sampler.hand_weights`).
-Everything here is public: every player sees who drew on which top card.  The
-turn loop writes the log and never reads it, so no result depends on it.
+A card drawn at the turn that excluded it (kept though legal) counts at ``k`` =
+0.  The search's sampler weighs a hidden hand's cards by their ``k`` and the
+declared suit (:func:`nines_sim.search.sampler.log_weights`).  Everything here is
+public: every player sees who drew on which top card and who declared what.  The
+turn loop writes the log and never reads it, so no result depends on it; a draw
+costs a few word operations (the speed log: ``docs/explanation/benchmark-log.md``).
 """
 
 from __future__ import annotations
@@ -31,73 +29,51 @@ from numba import njit
 
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.slots import DRAW_LOG_WORDS, S_DRAW_LOG
-from nines_sim.game.codes import NINE_RANK
 
-#: The counters of a seat's log (see the module's docstring).
-LOG_DRAWS = 0
-LOG_SUIT = 1
-LOG_RANK = 5
-LOG_DECL = 18
-LOG_DECL_TURN = 19
-LOG_COUNTERS = 20
-#: A counter stops here (15 bits: the word's sign bit is never set).
-LOG_MAX = 32767
-
-
-@njit(cache=True, error_model="numpy")
-def log_get(st, b, seat, j):
-    """Counter ``j`` of ``seat``'s log in slot ``b``."""
-    return (st[b, S_DRAW_LOG + seat * DRAW_LOG_WORDS + (j >> 2)] >> (16 * (j & 3))) & 0xFFFF
-
-
-@njit(cache=True, error_model="numpy")
-def log_set(st, b, seat, j, v):
-    """Set counter ``j`` of ``seat``'s log in slot ``b`` to ``v`` (0 to :data:`LOG_MAX`)."""
-    c = S_DRAW_LOG + seat * DRAW_LOG_WORDS + (j >> 2)
-    sh = 16 * (j & 3)
-    st[b, c] = (st[b, c] & ~(np.int64(0xFFFF) << sh)) | (np.int64(v) << sh)
+#: The words of a seat's log (see the module's docstring).
+LOG_K = 0
+LOG_DECL = 4
+#: ``LOG_DECL``'s bit for a log kept since the deal.
+LOG_KEPT = np.int64(1) << 32
+#: The declaration's turn field stops here (24 bits).
+LOG_TURN_MAX = (1 << 24) - 1
 
 
 @njit(cache=True, error_model="numpy")
 def log_reset(st, b, seat):
-    """A new hand: no draws yet."""
-    for w in range(DRAW_LOG_WORDS):
-        st[b, S_DRAW_LOG + seat * DRAW_LOG_WORDS + w] = 0
-    st[b, S_DRAW_LOG + seat * DRAW_LOG_WORDS] = 1
+    """A new hand: nothing excluded, nothing declared, the log kept."""
+    c = S_DRAW_LOG + seat * DRAW_LOG_WORDS
+    for w in range(LOG_DECL):
+        st[b, c + w] = 0
+    st[b, c + LOG_DECL] = LOG_KEPT
 
 
 @njit(cache=True, error_model="numpy")
 def log_drew(st, b, seat):
-    """A card came into ``seat``'s hand from the stock (a draw, or a penalty draw of V3)."""
-    v = log_get(st, b, seat, LOG_DRAWS)
-    if 0 < v < LOG_MAX:
-        log_set(st, b, seat, LOG_DRAWS, v + 1)
+    """A card came into ``seat``'s hand from the stock (a draw, or a penalty draw of V3): every exclusion ages."""
+    c = S_DRAW_LOG + seat * DRAW_LOG_WORDS
+    st[b, c + 3] |= st[b, c + 2]
+    st[b, c + 2] = st[b, c + 1]
+    st[b, c + 1] = st[b, c]
+    st[b, c] = 0
 
 
 @njit(cache=True, error_model="numpy")
-def log_no_legal(st, b, seat, top, active, nines_legal):
-    """``seat`` had no legal card on ``top`` with suit ``active`` active; call it after the turn's draws.
-
-    ``nines_legal``: whether a 9 was legal then (V5 and V6 can make it not).
-    """
-    v = log_get(st, b, seat, LOG_DRAWS)
-    if v == 0:
-        return
-    log_set(st, b, seat, LOG_SUIT + active, v)
-    r = top % 13
-    if r != NINE_RANK:
-        log_set(st, b, seat, LOG_RANK + r, v)
-    if nines_legal:
-        log_set(st, b, seat, LOG_RANK + NINE_RANK, v)
+def log_no_legal(st, b, seat, legal_set):
+    """``seat`` held none of the faces ``legal_set`` (int64, 52 bits) at this turn; call it after the turn's draws."""
+    c = S_DRAW_LOG + seat * DRAW_LOG_WORDS
+    st[b, c] |= legal_set
+    keep = ~legal_set
+    st[b, c + 1] &= keep
+    st[b, c + 2] &= keep
+    st[b, c + 3] &= keep
 
 
 @njit(cache=True, error_model="numpy")
 def log_declared(st, b, seat, suit, turn):
     """``seat`` declared ``suit`` at the hand's turn ``turn`` (after a 9, or as the dealer at a 9 starter)."""
-    if log_get(st, b, seat, LOG_DRAWS) == 0:
-        return
-    log_set(st, b, seat, LOG_DECL, suit + 1)
-    log_set(st, b, seat, LOG_DECL_TURN, min(turn + 1, LOG_MAX))
+    c = S_DRAW_LOG + seat * DRAW_LOG_WORDS + LOG_DECL
+    st[b, c] = (st[b, c] & LOG_KEPT) | (suit + 1) | (min(turn + 1, LOG_TURN_MAX) << 8)
 
 
 seal_module(globals())

@@ -16,7 +16,10 @@ from nines_sim.game.rules import Rules
 # rules parameters
 R_P, R_NINE_PEN, R_HS, R_UNTIL, R_SKIPREV, R_DECKS, R_PAIR, R_NNO = 0, 1, 2, 7, 8, 9, 10, 11
 R_NOPLAY_BLOCK, R_SHARE, R_TARGET, R_FIXED, R_CAP = 12, 13, 14, 15, 16
-NRP = 17
+#: Whether the loop keeps the draw log (:mod:`nines_sim.engine.draw_log`): a table with a Python seat (only a
+#: Python strategy's observation shows it) or a traced run; not set by :func:`rules_params`.
+R_LOG = 17
+NRP = 18
 
 
 # phases of a slot

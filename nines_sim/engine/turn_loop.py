@@ -157,6 +157,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     R_DECKS,
     R_FIXED,
     R_HS,
+    R_LOG,
     R_NINE_PEN,
     R_NNO,
     R_NOPLAY_BLOCK,
@@ -350,7 +351,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             until = rp[R_UNTIL] != 0
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
-        P = rp[R_P]
+        P, keep_log = rp[R_P], rp[R_LOG] != 0
         sv, sfull, sbuf, scw, g, hb, fw = work[0], work[1], work[2], work[3], work[5], work[6], work[7]
         if trace:
             ev = work[8]
@@ -379,7 +380,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         break
                     ph, legal, passed, mv, card = turn_phase(
                         st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D,
-                        nno, until, work, trace,
+                        nno, until, work, trace, keep_log,
                     )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY

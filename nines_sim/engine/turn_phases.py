@@ -47,7 +47,7 @@ def draw_card(st, keys, hands, ncards, under, stock, D, b, s, kind, work, trace)
 
 @njit(cache=True, inline="always", error_model="numpy")
 def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D, nno,
-               until, work, trace):  # fmt: skip
+               until, work, trace, keep_log):  # fmt: skip
     """A turn begins: the seat's legal cards (T1, T2, V5, V6), or else it draws (T4, T5, T6; V2 draws on).
 
     Returns
@@ -63,17 +63,18 @@ def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, sea
     if legal != 0:
         return PH_PLAY, legal, False, mv, card
     drew_on[b, seat] |= 1 << active
-    nines_legal = (tab & I_NINES) != 0 and not (nno and ncards[b, seat] == 1)
+    lacked = tab & I_NATURALS if nno and ncards[b, seat] == 1 else tab  # what it held none of (T2)
     f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
-    if f >= 0:
+    if keep_log and f >= 0:
         log_drew(st, b, seat)
     if until:  # V2: draw until a legal card comes, and play it
         while f >= 0 and ((tab >> f) & 1) == 0:
             f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
-            if f >= 0:
+            if keep_log and f >= 0:
                 log_drew(st, b, seat)
     # after the turn's draws: the cards drawn at this turn were not legal, or were played (or kept: rare)
-    log_no_legal(st, b, seat, top, active, nines_legal)
+    if keep_log:
+        log_no_legal(st, b, seat, lacked)
     if until:
         ph, passed, mv = PH_APPLY, f < 0, f
     elif f >= 0 and ((tab >> f) & 1) == 1:

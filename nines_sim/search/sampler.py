@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.engine.draw_log import LOG_COUNTERS, LOG_DECL, LOG_DECL_TURN, LOG_DRAWS, LOG_RANK, LOG_SUIT
+from nines_sim.engine.draw_log import LOG_DECL, LOG_K, LOG_KEPT, LOG_TURN_MAX
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
@@ -118,40 +118,49 @@ LOG_DECLARED = np.array([2.2, 3.7, 2.2, 1.3])
 DRAW_MODELS = ("suits", "log", "log+declare")
 
 
-def log_counters(obs: Observation) -> np.ndarray:
-    """Each seat's draw log (:mod:`nines_sim.engine.draw_log`) as counters: int64, (n, P, LOG_COUNTERS).
+def log_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each seat's draw log (:mod:`nines_sim.engine.draw_log`), read.
 
-    All zero for a seat with no log (a position not dealt by the engine, e.g. a sampled or described one).
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(k, kept, suit, turn)``: ``k`` int64 (n, P, 52), the cards each seat drew since the last draw turn
+        on which the face was legal (3: 3 or more; -1: never this hand); ``kept`` bool (n, P), whether the
+        seat's log was kept since the deal (false in a described position); ``suit``, ``turn`` int64 (n, P),
+        the suit each seat last declared and the turn it did (-1: none).
     """
     n, P = obs.n, obs.players
     words = np.asarray(obs.public("draw_log")).reshape(n, DRAW_LOG_SEATS, DRAW_LOG_WORDS)[:, :P]
-    j = np.arange(LOG_COUNTERS)
-    return (words[..., j >> 2] >> (16 * (j & 3))) & 0xFFFF
+    bits = np.arange(N_FACES, dtype=np.int64)
+    k = np.full((n, P, N_FACES), -1, dtype=np.int64)
+    for age in range(4):
+        k[((words[..., LOG_K + age, None] >> bits) & 1) == 1] = age
+    decl = words[..., LOG_DECL]
+    return k, (decl & LOG_KEPT) != 0, (decl & 0xFF) - 1, ((decl >> 8) & LOG_TURN_MAX) - 1
 
 
 def log_weights(obs: Observation, infer: float, declare: bool = False) -> np.ndarray:
     """Relative weight of each face in each seat's hand from the draw log (T1, T2, T4): float64, (n, P, 52).
 
-    A card of suit ``s`` and rank ``r`` that a seat's draw turns showed it lacked came in with one of the
-    ``k`` cards it drew since the last such turn (or was drawn there and kept though legal): weight
-    :data:`LOG_NATURAL` (:data:`LOG_NINE` for a 9) at ``k``, moved towards 1 as ``infer`` falls to 0.  A seat
-    whose log is empty (no engine-dealt history) falls back on :func:`hand_weights`.  With ``declare``, the
-    naturals of the suit a seat last declared that no draw excluded weigh :data:`LOG_DECLARED` at the seat's
-    own turns since (T3: a player tends to declare a suit it holds), moved towards 1 likewise.
+    A face that a seat's draw turns showed it lacked came in with one of the ``k`` cards it drew since the
+    last such turn (or was drawn there and kept though legal): weight :data:`LOG_NATURAL` (:data:`LOG_NINE`
+    for a 9) at ``k``, moved towards 1 as ``infer`` falls to 0.  A seat whose log was not kept (a described
+    position) falls back on :func:`hand_weights`.  With ``declare``, the naturals of the suit a seat last
+    declared that no draw excluded weigh :data:`LOG_DECLARED` at the seat's own turns since (T3: a player
+    tends to declare a suit it holds), moved towards 1 likewise.
     """
-    cnt = log_counters(obs)
-    last = np.maximum(cnt[..., LOG_SUIT + FACE_SUIT.astype(np.int64)], cnt[..., LOG_RANK + FACE_RANK.astype(np.int64)])
-    k = np.clip(cnt[..., [LOG_DRAWS]] - last, 0, 3)
-    table = np.where(FACE_RANK == NINE_RANK, LOG_NINE[k], LOG_NATURAL[k])
-    w = np.where(last == 0, 1.0, 1.0 - infer * (1.0 - table))
+    k, kept, suit, turn = log_view(obs)
+    kk = np.maximum(k, 0)
+    table = np.where(FACE_RANK == NINE_RANK, LOG_NINE[kk], LOG_NATURAL[kk])
+    w = np.where(k < 0, 1.0, 1.0 - infer * (1.0 - table))
     if declare:
         n_in = np.maximum(obs.in_hand.sum(axis=1), 1)[:, None]  # (n, 1)
-        since = obs.public("turn")[:, None] + 1 - cnt[..., LOG_DECL_TURN]  # turns since it declared, (n, P)
+        since = obs.public("turn")[:, None] - turn  # turns since it declared, (n, P)
         age = np.clip((since + n_in - 1) // n_in, 0, 3)  # the seat's own turns, its next one counted
         boost = 1.0 + infer * (LOG_DECLARED[age] - 1.0)  # (n, P)
-        declared = (cnt[..., LOG_DECL] > 0)[..., None] & (FACE_SUIT == cnt[..., LOG_DECL, None] - 1)
-        w = np.where(declared & (FACE_RANK != NINE_RANK) & (last == 0), w * boost[..., None], w)
-    return np.where((cnt[..., LOG_DRAWS] == 0)[..., None], hand_weights(obs, infer), w)
+        declared = (suit >= 0)[..., None] & (FACE_SUIT == suit[..., None])
+        w = np.where(declared & (FACE_RANK != NINE_RANK) & (k < 0), w * boost[..., None], w)
+    return np.where(kept[..., None], w, hand_weights(obs, infer))
 
 
 def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float = 0.0,

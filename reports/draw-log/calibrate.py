@@ -14,30 +14,28 @@ from collections import defaultdict
 
 import numpy as np
 
-from nines_sim.engine.draw_log import LOG_DRAWS, LOG_RANK, LOG_SUIT
-from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NINE_RANK
+from nines_sim.game.cards import FACE_RANK, NINE_RANK
 from nines_sim.game.rules import make_rules
 from nines_sim.runs.simulate import simulate
-from nines_sim.search.sampler import log_counters
-from strategies.expert import Expert
-from strategies.lookahead import Lookahead
+from nines_sim.search.sampler import log_view
+from nines_sim.strategies.expert import Expert
+from nines_sim.strategies.lookahead import Lookahead
 
 player, P, n, preset = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 stats: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(2))
 bits = np.arange(52, dtype=np.uint64)
-suit, rank = FACE_SUIT.astype(np.int64), FACE_RANK.astype(np.int64)
+rank = FACE_RANK.astype(np.int64)
 
 
 def record(obs) -> None:
     rows = np.arange(obs.n)
-    cnt = log_counters(obs)[rows, obs.seat]  # (n, counters): the deciding seat's own log
+    k, kept, _, _ = log_view(obs)
+    k, kept = k[rows, obs.seat], kept[rows, obs.seat]  # the deciding seat's own log, (n, 52) and (n,)
     hand = ((obs.hand[0][:, None] >> bits) & np.uint64(1)).astype(bool)
     unplayed = ((obs.played[:, None] >> bits) & np.uint64(1)) == 0
-    last = np.maximum(cnt[:, LOG_SUIT + suit], cnt[:, LOG_RANK + rank])
-    k = np.minimum(cnt[:, [LOG_DRAWS]] - last, 3) + 10 * (rank == NINE_RANK)
-    cls = np.where(last == 0, -1, k)
+    cls = np.where(k < 0, -1, k + 10 * (rank == NINE_RANK))
     for c in np.unique(cls):
-        sel = unplayed & (cls == c) & (cnt[:, [LOG_DRAWS]] > 0)
+        sel = unplayed & (cls == c) & kept[:, None]
         stats[int(c)] += [hand[sel].sum(), sel.sum()]
 
 
