@@ -59,8 +59,10 @@ def log_drew(st, b, seat):
 
 
 @njit(cache=True, error_model="numpy")
-def log_no_legal(st, b, seat, legal_set):
-    """``seat`` held none of the faces ``legal_set`` (int64, 52 bits) at this turn; call it after the turn's draws."""
+def log_draw_turn(st, b, seat, drawn, legal_set):
+    """``seat`` held none of the faces ``legal_set`` (int64, 52 bits) at this turn, then drew ``drawn`` cards."""
+    for _ in range(min(drawn, 3)):  # three ages bring every exclusion to the last set
+        log_drew(st, b, seat)
     c = S_DRAW_LOG + seat * DRAW_LOG_WORDS
     st[b, c] |= legal_set
     keep = ~legal_set

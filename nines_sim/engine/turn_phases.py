@@ -14,7 +14,7 @@ from numba import njit
 from nines_sim.engine.bits import I_NATURALS, I_NINES, face_rank, face_suit
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.deal import add_under, draw, remove_from_hand
-from nines_sim.engine.draw_log import log_drew, log_no_legal
+from nines_sim.engine.draw_log import log_draw_turn, log_drew
 from nines_sim.engine.loop_constants import (
     EV_DRAW,
     EV_PASS,
@@ -63,18 +63,15 @@ def turn_phase(st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, sea
     if legal != 0:
         return PH_PLAY, legal, False, mv, card
     drew_on[b, seat] |= 1 << active
-    lacked = tab & I_NATURALS if nno and ncards[b, seat] == 1 else tab  # what it held none of (T2)
     f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
-    if keep_log and f >= 0:
-        log_drew(st, b, seat)
+    drawn = 1 if f >= 0 else 0
     if until:  # V2: draw until a legal card comes, and play it
         while f >= 0 and ((tab >> f) & 1) == 0:
             f = draw_card(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work, trace)
-            if keep_log and f >= 0:
-                log_drew(st, b, seat)
-    # after the turn's draws: the cards drawn at this turn were not legal, or were played (or kept: rare)
-    if keep_log:
-        log_no_legal(st, b, seat, lacked)
+            drawn += 1 if f >= 0 else 0
+    if keep_log:  # it held none of the legal faces (T2); what it drew here was not legal, or played (or kept)
+        one = nno and ncards[b, seat] - drawn == 1  # V5: a last 9 is no legal card
+        log_draw_turn(st, b, seat, drawn, tab & I_NATURALS if one else tab)
     if until:
         ph, passed, mv = PH_APPLY, f < 0, f
     elif f >= 0 and ((tab >> f) & 1) == 1:
