@@ -24,6 +24,7 @@ from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
 from nines_sim.engine.entry import call_form
+from nines_sim.engine.loop_constants import R_LOG
 from nines_sim.engine.warm_up import warm_up  # noqa: F401 - also read from here
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
@@ -158,7 +159,7 @@ class CompiledEngine:
         self._hand_parts: list[HandRecords] = []
         self.matches_done = 0
         self._rp = K.rules_params(rules)
-        self._rp[K.R_LOG] = self._python or trace  # compiled seats never read the draw log
+        self._rp[R_LOG] = self._python or trace  # compiled seats never read the draw log
         self._work = K.scratch(rules)
         self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
         if trace:  # the trace form: every event into a buffer per slot (kernel.EV_* rows)

@@ -351,7 +351,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             until = rp[R_UNTIL] != 0
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
-        P, keep_log = rp[R_P], rp[R_LOG] != 0
+        P, keep_log = rp[R_P], (trace or (expert and not classic)) and rp[R_LOG] != 0  # forms: slots_kernel
         sv, sfull, sbuf, scw, g, hb, fw = work[0], work[1], work[2], work[3], work[5], work[6], work[7]
         if trace:
             ev = work[8]
@@ -490,11 +490,11 @@ def slots_kernel(rp: np.ndarray, expert: bool = False):  # noqa: ANN201 - a numb
     """The compiled turn loop for these rules: :func:`play_slots_classic` where :func:`classic_shape`
     holds, else :func:`play_slots`; with ``expert`` (a table with an ``expert`` seat) their forms with its
     code inlined.  All play the same moves (tests compare them byte for byte)."""
+    if rp[R_LOG] or (expert and not classic_shape(rp)):  # a Python seat reads the draw log: only this form keeps it
+        return play_slots_expert
     if expert:
-        return play_slots_classic_expert if classic_shape(rp) else play_slots_expert
+        return play_slots_classic_expert
     return play_slots_classic if classic_shape(rp) else play_slots
 
 
-# numba's cache checks only this file's timestamp: key it by every file the code takes in
-# (the turn loop's forms take in bits.py, slots.py, the built-ins' compiled decisions and the codes)
-seal_module(globals())
+seal_module(globals())  # numba's cache checks only this file's timestamp: key it by every file the code takes in
