@@ -164,3 +164,16 @@ def test_a_position_without_a_log_falls_back_on_the_suits_drawn_on():
     obs = _observed((0,) * DRAW_LOG_COLUMNS)
     assert not log_view(obs)[1].any()
     assert (log_weights(obs, 1.0) == 1.0).all()  # nobody drew on anything: every weight 1
+
+
+def test_an_analysis_key_leaves_the_draw_log_out_so_printed_analyses_replay():
+    from nines_sim.search.analyze import analysis_key
+
+    f = parse_card
+    seen = {f(c) for c in ("2C", "3C", "5D", "7H")}
+    rules = make_rules("classic", players=2)
+    pos = Position(rules, hands=((f("2C"), f("3C")), (f("5D"),)), stock=tuple(x for x in range(52) if x not in seen),
+                   pile=(), top=f("7H"), active=2, seat=0, dealer=1)  # fmt: skip
+    logged = pos.with_(draw_log=_words({1: (0, "KH")}))
+    assert logged.draw_log != pos.draw_log
+    assert analysis_key(logged, 3) == analysis_key(pos, 3) != analysis_key(pos, 4)

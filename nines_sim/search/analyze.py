@@ -141,13 +141,12 @@ def analysis_key(pos: Position, seed: int) -> int:
     int
         A 64-bit key (0 .. 2**64 - 1).
     """
+    # not the draw log, which came later: the keys, and so every printed analysis, stay as they were
     seen = (
         repr(pos.rules), pos.seat, sorted(pos.hands[pos.seat]), sorted(pos.pile), pos.top, pos.active, pos.dealer,
         pos.direction, pos.sizes, len(pos.stock), pos.in_hand, pos.totals, pos.played, pos.drew_on, pos.turn,
         pos.streak, pos.drawn, pos.reshuffles, pos.nine_starter, pos.in_tiebreak, pos.hands_played, pos.tb_hands,
     )  # fmt: skip
-    if any(pos.draw_log):  # a position with no draw log keeps the key it had before the log existed
-        seen += (pos.draw_log,)
     text = b"nines-sim/analyze/" + str(seed).encode("ascii") + b"/" + repr(seen).encode("ascii")
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
