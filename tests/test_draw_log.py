@@ -3,6 +3,8 @@ declarations, rebuilt from the trace of the same hand, and the sampler's weights
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,7 +17,7 @@ from nines_sim.game.cards import NINES, parse_card
 from nines_sim.game.codes import NINE_RANK
 from nines_sim.game.rules import make_rules
 from nines_sim.game.tables import legal_table
-from nines_sim.search.position import Position, PositionBatch
+from nines_sim.search.position import Position, PositionBatch, PositionError
 from nines_sim.search.sampler import LOG_DECLARED, LOG_NATURAL, LOG_NINE, log_view, log_weights
 from nines_sim.strategy.base import DecisionKind
 from nines_sim.strategy.registry import make_lineup
@@ -177,3 +179,24 @@ def test_an_analysis_key_leaves_the_draw_log_out_so_printed_analyses_replay():
     logged = pos.with_(draw_log=_words({1: (0, "KH")}))
     assert logged.draw_log != pos.draw_log
     assert analysis_key(logged, 3) == analysis_key(pos, 3) != analysis_key(pos, 4)
+
+
+@pytest.mark.parametrize(
+    "log, words",
+    [
+        ((0,) * 5, "holds 30 words (6 seats x 5"),
+        ((), "not 0"),
+        ((1 << 52,) + (0,) * 29, "word 0 is"),
+        ((0,) * 4 + (7,) + (0,) * 25, "declaration word"),
+        ((-1,) + (0,) * 29, "word 0 is"),
+    ],  # fmt: skip
+)
+def test_a_described_position_with_a_draw_log_no_engine_writes_is_refused_in_one_line(log, words):
+    with pytest.raises(PositionError, match=re.escape(words)):
+        _observed(log)
+
+
+def test_a_draw_log_may_be_any_sequence_of_words_such_as_an_engine_row():
+    row = np.array(_words({1: (2, "KH")}), dtype=np.int64)
+    k, kept, _, _ = log_view(_observed(row))
+    assert kept.all() and k[0, 1, parse_card("KH")] == 2

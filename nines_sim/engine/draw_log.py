@@ -28,11 +28,11 @@ import numpy as np
 from numba import njit
 
 from nines_sim.engine.code_cache import seal_module
-from nines_sim.engine.slots import DRAW_LOG_WORDS, S_DRAW_LOG
+from nines_sim.engine.slots import DRAW_LOG_DECL, DRAW_LOG_WORDS, S_DRAW_LOG
 
 #: The words of a seat's log (see the module's docstring).
 LOG_K = 0
-LOG_DECL = 4
+LOG_DECL = DRAW_LOG_DECL
 #: ``LOG_DECL``'s bit for a log kept since the deal.
 LOG_KEPT = np.int64(1) << 32
 #: The declaration's turn field stops here (24 bits).

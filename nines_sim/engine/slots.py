@@ -33,6 +33,8 @@ import numpy as np
 #: The draw log (:mod:`nines_sim.engine.draw_log`): ``DRAW_LOG_WORDS`` columns a seat, for at most
 #: ``DRAW_LOG_SEATS`` seats, from ``S_DRAW_LOG`` on; the last columns of ``st``.
 DRAW_LOG_WORDS = 5
+#: The word of a seat's log that holds its last declaration (the others: sets of faces).
+DRAW_LOG_DECL = 4
 DRAW_LOG_SEATS = 6
 DRAW_LOG_COLUMNS = DRAW_LOG_SEATS * DRAW_LOG_WORDS
 NST = S_DRAW_LOG + DRAW_LOG_COLUMNS

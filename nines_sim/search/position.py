@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.engine.slots import DRAW_LOG_COLUMNS
+from nines_sim.engine.slots import DRAW_LOG_COLUMNS, DRAW_LOG_DECL, DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import Strategy
@@ -125,7 +125,7 @@ class Position:
             set_("totals", (0,) * P)
         if self.drew_on is None:
             set_("drew_on", (0,) * P)
-        set_("draw_log", tuple(int(w) for w in self.draw_log) if self.draw_log else (0,) * DRAW_LOG_COLUMNS)
+        set_("draw_log", (0,) * DRAW_LOG_COLUMNS if self.draw_log is None else tuple(int(w) for w in self.draw_log))
         if not self.played:
             set_("played", (1 << self.top) | sum(1 << f for f in self.pile) if 0 <= self.top < N_FACES else 0)
         self.validate()
@@ -142,8 +142,7 @@ class Position:
         """
         r = self.rules
         P, D = r.players, r.decks
-        if len(self.draw_log) != DRAW_LOG_COLUMNS:
-            raise PositionError(f"draw_log holds {DRAW_LOG_COLUMNS} words, not {len(self.draw_log)}")
+        self._validate_draw_log()
         if len(self.hands) != P or len(self.in_hand) != P or len(self.totals) != P or len(self.drew_on) != P:
             raise PositionError(f"the rules seat {P} players but the position has {len(self.hands)} hands")
         cards = [f for h in self.hands for f in h] + list(self.stock) + list(self.pile) + [self.top]
@@ -181,6 +180,20 @@ class Position:
                 f"active suit {_suit_name(self.active)} differs from the suit of the top card {card_name(self.top)} "
                 f"though it is not a 9 (T1, T3)"
             )
+
+    def _validate_draw_log(self) -> None:
+        """Refuse a draw log of the wrong length or with words no engine writes (:mod:`nines_sim.engine.draw_log`)."""
+        log = self.draw_log
+        if len(log) != DRAW_LOG_COLUMNS:
+            raise PositionError(
+                f"draw_log holds {DRAW_LOG_COLUMNS} words ({DRAW_LOG_SEATS} seats x {DRAW_LOG_WORDS}, whatever the "
+                f"table), not {len(log)}"
+            )
+        for i, w in enumerate(log):
+            face_set = i % DRAW_LOG_WORDS != DRAW_LOG_DECL
+            if not 0 <= w < (1 << 52 if face_set else 1 << 33) or (not face_set and (w & 0xFF) > 4):
+                what = "a set of faces (0 .. 2**52-1)" if face_set else "a declaration word (suit + 1 <= 4, bit 32)"
+                raise PositionError(f"draw_log word {i} is {w}, not {what}")
 
     @property
     def sizes(self) -> tuple[int, ...]:
