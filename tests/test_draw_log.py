@@ -97,7 +97,7 @@ def _rebuilt(events: list[tuple], rules, legal_tab: np.ndarray) -> np.ndarray:
     seed=st.integers(0, 2**31),
     turns=st.integers(1, 60),
 )
-def test_the_draw_log_is_what_the_hand_s_trace_says_each_seat_lacked_and_declared(preset, players, seed, turns):
+def test_T2_T3_T4_the_draw_log_is_what_the_trace_says_each_seat_lacked_and_declared(preset, players, seed, turns):
     if preset == "double-nines" and players < 5:
         players = 5
     rules = make_rules(preset, players=players)

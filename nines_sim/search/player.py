@@ -11,6 +11,7 @@ import numpy as np
 
 from nines_sim.search.pimc import rollout_policy
 from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
+from nines_sim.search.policies import DRAW_MODELS
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
 from nines_sim.strategy.params import Param, ParamError
 from nines_sim.strategy.registry import make_lineup
@@ -39,13 +40,13 @@ class SettingError(ValueError):
     """A setting that a search strategy does not have, or a value out of range (one line)."""
 
 
-#: The ``draws`` setting of the search players that sample (:data:`nines_sim.search.sampler.DRAW_MODELS`).
+#: The ``draws`` setting of the search players that sample (:data:`nines_sim.search.policies.DRAW_MODELS`).
 DRAWS_SETTING = (
     "draws",
     "choice",
     "suits",
     None,
-    ("suits", "log", "log+declare"),
+    DRAW_MODELS,
     "what draws say about a hand (with infer above 0): suits, the suits drawn on and the 9s, as lacked; log, "
     "the suits, ranks and 9s legal at each draw, weighed by the cards drawn since; log+declare: and the suit "
     "each seat last declared, as likelier held",

@@ -31,6 +31,7 @@ from nines_sim.engine.draw_log import LOG_DECL, LOG_K, LOG_KEPT, LOG_TURN_MAX
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
+from nines_sim.search.policies import DRAW_MODELS
 from nines_sim.search.position import PositionBatch
 from nines_sim.search.sample_deal import deal_samples, purpose_word
 from nines_sim.strategy.base import Observation
@@ -112,10 +113,6 @@ LOG_NINE = np.array([0.25, 0.4, 0.7, 1.0])
 #: with the draw log's weights: 2.6, 4.3, 2.6, 1.5 for ``expert`` and 1.8, 3.3, 1.9, 1.1 for ``lookahead``
 #: (``reports/draw-log/calibrate_declare.py``); between the two, as for the draws.
 LOG_DECLARED = np.array([2.2, 3.7, 2.2, 1.3])
-#: The ways draws weigh the sampled hands (``draws``): ``suits``, only the suits drawn on, and the 9s, as
-#: excluded (``drew_on``); ``log``, the draw log's suits and ranks, weighed by the draws since;
-#: ``log+declare``: and the suit each seat last declared.
-DRAW_MODELS = ("suits", "log", "log+declare")
 
 
 def log_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -179,7 +176,8 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
         How much less likely a card is in a hand whose draws say it was not held then
         (:func:`hand_weights`); 0: draws are ignored.
     draws : str
-        One of :data:`DRAW_MODELS`: ``suits`` (:func:`hand_weights`) or ``log`` (:func:`log_weights`).
+        One of :data:`~nines_sim.search.policies.DRAW_MODELS`: ``suits`` (:func:`hand_weights`), ``log`` or
+        ``log+declare`` (:func:`log_weights`).
 
     Returns
     -------
@@ -199,6 +197,8 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     """
     if samples < 1:
         raise ValueError(f"samples must be >= 1, not {samples}")
+    if draws not in DRAW_MODELS:
+        raise ValueError(f"draws must be one of {', '.join(DRAW_MODELS)}, not {draws!r}")
     rules = obs.rules
     n, K, P, D = obs.n, samples, obs.players, rules.decks
     S = N_FACES * D
