@@ -159,7 +159,8 @@ def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
     out = runner.invoke(app, ["review", str(path), "--samples", "16", "--out", str(tmp_path / "rev")])
     assert out.exit_code == 0, out.output
     assert "decisions with a choice" in out.output and "play a card" in out.output
-    assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png"}
+    assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png",
+                                                            "manifest.json"}  # fmt: skip
 
 
 def test_clairvoyant_is_marked_as_not_a_fair_comparison(tmp_path):
