@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.game.cards import NINES, SUIT_NAMES, card_name, hand_faces
+from nines_sim.game.cards import NINES
 from nines_sim.game.rules import Rules
 from nines_sim.play.replay import replay_command
 from nines_sim.play.saved import KIND_NAMES, PERSON, SavedMatch, move_text
@@ -429,7 +429,10 @@ def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | Non
     where = shlex.quote(str(path))
 
     def command(obs: Observation, j: int, match: int, hand: int, turn: int, kind: DecisionKind) -> str:
-        return position_command(obs, j, saved.rules) if kind == DecisionKind.PLAY else f"nines replay {where}"
+        if kind != DecisionKind.PLAY:
+            return f"nines replay {where}"
+        # the file replayed to the play, sampled on the match's own stream with the review's settings: its values
+        return f"nines analyze {where} --hand {hand} --turn {turn} --match-stream {_setup_options(setup)}"
 
     seats: list[Reviewed] = []
 
@@ -480,19 +483,3 @@ def review_command(review: Review, ranges: list[Range] | None = None) -> str:
     if wanted and wanted != whole:
         parts += ["--ranges", format_ranges(wanted)]
     return shlex.join(parts + setup)
-
-
-def position_command(obs: Observation, j: int, rules: Rules) -> str:
-    """The ``nines analyze --cards`` command of game ``j``'s position (you as seat 0; draws not inferred)."""
-    seat, P = int(obs.seat[j]), obs.players
-    cards = " ".join(card_name(f) for f in hand_faces(np.array([w[j] for w in obs.hand])))
-    pile = " ".join(card_name(f) for f in hand_faces(np.array([w[j] for w in obs.pile])))
-    order = [(seat + k) % P for k in range(1, P)]
-    sizes = ",".join(str(int(obs.hand_sizes[j, s])) for s in order if obs.in_hand[j, s])
-    parts = ["nines", "analyze", "--cards", cards, "--top", card_name(int(obs.top[j])), "--sizes", sizes,
-             "--rules", rules.preset]  # fmt: skip
-    if int(obs.top[j]) % 13 == 8:
-        parts += ["--active", SUIT_NAMES[int(obs.active_suit[j])]]
-    if pile:
-        parts += ["--pile", pile]
-    return shlex.join(parts)
