@@ -139,3 +139,36 @@ def test_what_the_rules_did_a_nine_out_a_block_and_a_tie_break():
     notes = rule_notes(tie, rules, who)
     assert any("adds nothing to the totals; you went out and so won the tie" in n for n in notes), notes
     assert tie.match_end is not None and not any("went out on a 9" in n for n in notes)
+
+
+def test_r_on_the_last_screen_reviews_the_saved_match(tmp_path, monkeypatch):
+    """What ``nines play`` does once the app quits on ``r``: the closing line, then ``nines review FILE``."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    import nines_sim.cli.play as play_cli
+    import nines_sim.play.tui as tui
+    from nines_sim.cli import app as cli
+
+    class PersonPressedR:  # the app, played by the script to the end, then r on its last screen
+        def __init__(self, saved, path, samples):  # noqa: ANN001
+            self.saved, self.path, self.return_code, self.review_asked = saved, path, 0, True
+
+        def run(self) -> None:
+            from nines_sim.play import save
+
+            run_match(self.saved, choose, lambda s: save(s, self.path))
+
+    terminal = SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr(play_cli, "sys", SimpleNamespace(stdin=terminal, stdout=terminal))
+    monkeypatch.setattr(tui, "PlayApp", PersonPressedR)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["play", "expert", "--players", "2", "--seed", "3", "--hands", "1", "--save", "m.json",
+                                 "--samples", "8"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    saved = load(tmp_path / "m.json")
+    assert saved.finished and f"Match over: totals: {per_seat(saved.totals, saved.lineup, 0)}." in r.output
+    assert "nines review m.json --samples 8" in r.output and "decisions with a choice" in r.output
+    folders = list((tmp_path / "reports").iterdir())
+    assert len(folders) == 1 and (folders[0] / "manifest.json").is_file() and "results in" in r.output
