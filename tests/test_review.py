@@ -161,6 +161,11 @@ def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
     assert "decisions with a choice" in out.output and "play a card" in out.output
     assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png",
                                                             "manifest.json"}  # fmt: skip
+    report = (tmp_path / "rev" / "report.md").read_text()
+    assert report.startswith("# Review of you\n")
+    (tmp_path / "rev" / "report.md").unlink()
+    assert runner.invoke(app, ["report", str(tmp_path / "rev")]).exit_code == 0  # nines report redraws it alike
+    assert (tmp_path / "rev" / "report.md").read_text() == report
 
 
 def test_clairvoyant_is_marked_as_not_a_fair_comparison(tmp_path):

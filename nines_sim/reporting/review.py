@@ -150,7 +150,8 @@ def _labels(review: Review) -> list[str]:
 
 def player_label(review: Review) -> str:
     """Who was reviewed, by short label (:mod:`nines_sim.reporting.labels`): the title of the report and chart."""
-    return short_labels([str(review.player)])[0] if review.player not in review.lineup else _labels(review)[0]
+    names = [str(x) for x in review.lineup]
+    return _labels(review)[names.index(review.player)] if review.player in names else short_labels([review.player])[0]
 
 
 def partial_line(review: Review) -> str | None:
