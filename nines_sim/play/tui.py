@@ -108,10 +108,9 @@ def event_line(ev: tuple, names: list[str], seat: int) -> str | None:
     if kind == "reshuffle":
         return f"The discard pile is shuffled into a new stock ({ev[1]} cards)"
     if kind == "end":
-        if ev[1] == seat:
-            how = "you went out"
-        else:
-            how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(ev[1], f"seat {ev[1]} went out")
+        how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(
+            ev[1], f"{seat_name(ev[1], names, seat)} went out"
+        )
         return f"Hand over: {how}; hand penalties: {per_seat(ev[2], names, seat)}"
     if kind == "match_end":
         return f"Match over: totals: {per_seat(ev[1], names, seat)}"
@@ -453,7 +452,7 @@ class PlayApp(App):
         """The end of a hand: its last plays, every seat's hand penalty, the new totals, what the rules did."""
         names, seat, who = self.saved.lineup, self.saved.seat, self._who()
         title = f"{'Tie-break hand' if end.tiebreak else 'Hand'} {end.number} is over"
-        self._totals(end.totals, f"{title}; the totals after it (hand penalties in the list below)")
+        self._totals(end.totals, f"{title}: the totals after it")
         plays = [x for ev in end.events[1:-1] if (x := event_line(ev, names, seat))]
         lines = [f"{title}. Its last plays:", *(f"  {x}" for x in plays[-8:]), event_line(end.events[-1], names, seat)]
         lines.append(f"Totals now: {per_seat(end.totals, names, seat)}"
@@ -476,7 +475,7 @@ class PlayApp(App):
         marks = ["  winner" if x > 0 else "" for x in out.win_share]
         self._totals(tuple(out.totals), f"The match is over after {hands}: {' and '.join(winners)} "
                      f"{'win' if winners == ['you'] or len(winners) > 1 else 'wins'}", marks)  # fmt: skip
-        lines = [f"Winner: {', '.join(winners)} (the lowest total wins, S2)",
+        lines = [f"Winner: {', '.join(winners)} (the lowest total wins)",
                  f"Totals: {per_seat(out.totals, names, seat)}", "", "Every hand:"]  # fmt: skip
         for e in self._ends:
             how = (event_line(e.events[-1], names, seat) or "").removeprefix("Hand over: ")
