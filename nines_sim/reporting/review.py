@@ -318,6 +318,7 @@ def write_review(review: Review, out: Path, chart: bool = True) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = [write_csv(review.decisions, out / "review.csv")]
+    (out / "points_lost.png").unlink(missing_ok=True)  # a previous run's chart (--force) is not this one's
     # as nines report reads them back: the rows from review.csv, the times from the manifest (to the ms)
     shown = replace(review, decisions=read_decisions(out / "review.csv"), seconds=round(review.seconds, 3),
                     judge_seconds=round(review.judge_seconds, 3))  # fmt: skip
