@@ -172,3 +172,29 @@ def test_r_on_the_last_screen_reviews_the_saved_match(tmp_path, monkeypatch):
     assert "nines review m.json --samples 8" in r.output and "decisions with a choice" in r.output
     folders = list((tmp_path / "reports").iterdir())
     assert len(folders) == 1 and (folders[0] / "manifest.json").is_file() and "results in" in r.output
+
+
+def test_a_resumed_match_shows_only_the_ends_not_yet_seen(tmp_path):
+    """Resumed after a decision of hand 2, hand 1's end is not shown again; resumed at hand 2's first decision
+    (stopped on hand 1's end screen, say), it is."""
+    direct = new_match()
+    run_match(direct, choose)
+    first_of_hand_2 = sum(k[0] == 0 for k in direct.decisions)
+
+    async def play(app: PlayApp, stop_after: int | None) -> list[str]:
+        ends: list[str] = []
+        async with app.run_test(size=SIZE) as pilot:
+            req, made = None, 0
+            while (req := await next_request(app, pilot, req, ends)) is not None:
+                if made == stop_after:
+                    break
+                await pilot.press(*keys_for(req))
+                made += 1
+            await pilot.press("q")
+        return ends
+
+    for stop, shown_again in ((first_of_hand_2 + 1, False), (first_of_hand_2, True)):
+        path = tmp_path / f"r{stop}.json"
+        asyncio.run(play(PlayApp(new_match(), path, hint_samples=16), stop))
+        ends = asyncio.run(play(PlayApp(load(path), path, hint_samples=16), 1))
+        assert any("Hand 1 is over" in e for e in ends) == shown_again, (stop, ends)

@@ -170,6 +170,9 @@ class PlayApp(App):
         self._small = False
         self._ends: list[HandEnd] = []  # every hand over so far
         self._ends_seen = 0  # of which the person has dismissed the end screen
+        # a resumed match: the hands before it were seen, but not the end of the last one if the person stopped
+        # before deciding anything after it
+        self._resumed_in = max((k[0] for k in saved.decisions), default=None)
         self._over = False  # the match is over: its last screen follows the hands' ends
 
     # ---------------------------------------------------------------- layout
@@ -232,7 +235,11 @@ class PlayApp(App):
         elif self.message.startswith("The search"):
             self.message = ""
         self._answer = asyncio.get_running_loop().create_future()
-        self._heard(hand_ends(req.events, self.saved.rules))
+        ends = hand_ends(req.events, self.saved.rules)
+        if self._resumed_in is not None:
+            self._ends_seen = len(ends) if self._resumed_in >= req.hand else max(0, len(ends) - 1)
+            self._resumed_in = None
+        self._heard(ends)
         return await self._answer
 
     def _heard(self, ends: list[HandEnd]) -> None:
