@@ -41,7 +41,8 @@ def play(
 
     Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
     a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
-    and stops (exit code 130). The match is saved after every move: 'nines play --resume FILE' goes on,
+    and stops (exit code 130). The end of each hand is shown until a key is pressed; on the match's last screen
+    r reviews it. The match is saved after every move: 'nines play --resume FILE' goes on,
     'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
     """
     import secrets
@@ -97,9 +98,17 @@ def play(
         code = 130
     where = shlex.quote(str(path))
     if saved.finished:
-        typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
+        from nines_sim.play.tui import per_seat
+
+        totals = per_seat(saved.totals or [], saved.lineup, saved.seat)
+        typer.echo(f"Match over: totals: {totals}. Saved in {path}; see it with 'nines replay {where}', "
                    f"score your play with 'nines review {where}'.")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
     if code:
         raise typer.Exit(code=code)
+    if app_.review_asked:  # r on the match's last screen: the review, with the ranking's samples
+        from nines_sim.cli.review import review
+
+        typer.echo(f"nines review {where} --samples {max(2, samples)}")
+        review(str(path), samples=max(2, samples))
