@@ -122,3 +122,39 @@ def test_nines_play_says_a_failing_strategy_in_one_line_once_the_person_quits(pl
     finally:
         child.close()
     assert child.exitstatus == 1 and child.signalstatus is None
+
+
+COMPILED = textwrap.dedent(
+    """
+    from nines_sim.strategy.per_game_compiled import PLAY, CompiledStrategy
+
+
+    def decide(kind, g, hand, hand_sizes, totals, drew_on):
+        if kind == PLAY:
+            return "a card"
+        return 0
+
+
+    class Stringy(CompiledStrategy):
+        name = "stringy"
+        classifier = {"stochastic": False, "uses_public_history": False, "plays_pair_of_nines": False}
+        decide = decide
+    """
+)
+
+
+@pytest.mark.parametrize("command", ["tournament", "review", "analyze-match"])
+def test_a_compiled_strategy_that_does_not_type_is_one_line_with_its_file_line_and_numbas_words(tmp_path, command):
+    """numba's TypingError was a 377-line traceback; now the strategy, where numba points, and what it says."""
+    f = tmp_path / "stringy.py"
+    f.write_text(COMPILED)
+    line = COMPILED.splitlines().index('        return "a card"') + 1  # numbered from 1
+    args = [{"SPEC": f"{f}:Stringy", "OUT": str(tmp_path / "run")}.get(a, a) for a in shlex.split(COMMANDS[command])]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 1, r.output
+    assert isinstance(r.exception, SystemExit) and "Traceback" not in r.output, r.output
+    errors = [x for x in r.output.splitlines() if x.startswith("Error:")]
+    assert "TypingError" not in r.output and "Failed in nopython" not in r.output, r.output
+    said = f"Error: strategy 'stringy': numba cannot compile its decide (at {f}, line {line}, in decide): "
+    assert len(errors) == 1 and errors[0].startswith(said), r.output
+    assert "Literal[str](a card) to int64" in errors[0]  # numba's own words: the string where an int64 goes

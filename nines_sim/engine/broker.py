@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from nines_sim.engine.failures import IllegalMoveError, StrategyError
+from nines_sim.engine.failures import IllegalMoveError, StrategyError, StrategyFailure
 from nines_sim.game.cards import N_FACES, card_name
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
@@ -207,6 +207,8 @@ class DecisionBroker:
             reveal([w[idx] for w in st.hands], st.stock[idx], st.stock_pos[idx], st.stock_end[idx])
         try:
             res = self.ask(strat, kind, obs, card)
+        except StrategyFailure:  # already says whose and where (a compiled decide that does not compile)
+            raise
         except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
             m = self.culprit(strat, kind, idx, seats, legal, card)
             raise StrategyError(
