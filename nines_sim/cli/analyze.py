@@ -105,6 +105,7 @@ def analyze(
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
         if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
+    place = None  # a described position is in no run: a strategy failing there is said to fail at it
     try:
         if saved_file is not None:
             from nines_sim.play import SavedMatchError, load
@@ -117,6 +118,7 @@ def analyze(
             except SavedMatchError as exc:
                 raise usage_error(str(exc)) from None
             names = saved.opponents
+            place = _in_saved(saved_file)
         elif match is not None:
             if not names:
                 from nines_sim.runs.tournament import DEFAULT_LINEUP
@@ -130,6 +132,7 @@ def analyze(
                 if "ends before" not in str(exc):
                     raise
                 raise usage_error(_no_such_turn(r, names, seed, match, hand, turn)) from None
+            place = _in_match(r, names, seed, match)
         else:
             if top is None or sizes is None:
                 raise usage_error("--cards needs --top and --sizes")
@@ -143,7 +146,7 @@ def analyze(
         replayed = match is not None or saved_file is not None
         asked = names_to_ask(names, sees_hidden=replayed)
         with compile_notices():
-            res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed)
+            res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed, place)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:
@@ -156,6 +159,23 @@ def analyze(
     res = replace(res, choices=dict(zip(short_labels(list(res.choices)), res.choices.values(), strict=True)))
     for line in render(res):
         typer.echo(line)
+
+
+def _in_saved(path: str):  # noqa: ANN202 - a Hint
+    """Where a position of a saved match is, for a strategy that fails when asked there."""
+    import shlex
+
+    return lambda m: f"in the match saved in {path}; see it with: nines replay {shlex.quote(path)}"
+
+
+def _in_match(r: Rules, names: list[str], seed: int, match: int):  # noqa: ANN202 - a Hint
+    """Where a replayed position is, for a strategy that fails when asked there: the match, the seed and the
+    replay that shows it, as a run says it."""
+    from nines_sim.engine.broker import replay_hint
+    from nines_sim.strategy.registry import make_lineup
+
+    hint = replay_hint(r, make_lineup(names), seed, names)
+    return lambda m: f"in match {match} of seed {seed}{hint(match)}"
 
 
 def _no_such_turn(r: Rules, names: list[str], seed: int, match: int, hand: int, turn: int) -> str:

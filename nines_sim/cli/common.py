@@ -1,5 +1,6 @@
 """What the commands share: the usage errors of the lineup and the rules, the run folder, the cluster, the
-library's errors said in one line, and Ctrl-C's exit code."""
+library's errors said in one line, and Ctrl-C's exit code (a strategy's failure in play is said by the app
+itself, around every command: :func:`nines_sim.cli.app.strategy_failed`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import typer
 
-from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.app import usage_error
 from nines_sim.game.rules import Rules, RulesError, parse_overrides
 from nines_sim.runs.runfolder import rules_for
 
@@ -32,17 +33,6 @@ def build_rules(spec: str, overrides: list[str] | None, players: int | None = No
         return rules_for(spec, overrides, players)
     except RulesError as exc:
         raise usage_error(str(exc)) from None
-
-
-def run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
-    """``fn()``; a strategy's failure as one ``Error:`` line, exit code 1."""
-    from nines_sim.engine.broker import IllegalMoveError, StrategyError
-
-    try:
-        return fn()
-    except (IllegalMoveError, StrategyError) as exc:
-        echo_error(str(exc))
-        raise typer.Exit(code=1) from None
 
 
 def interrupted(what: str) -> typer.Exit:
@@ -183,8 +173,9 @@ def run_errors() -> Iterator[None]:
     """A library experiment's errors as the CLI says them.
 
     Its arguments (an empty ``--out`` or ``--scheduler``, ``--ranges`` that do not fit, an ``--out`` that holds
-    files, a cluster that cannot be used) are usage errors (one line, exit 2); a strategy's failure is one
-    ``Error:`` line and exit 1; Ctrl-C before any match was kept exits 130 with nothing written.
+    files, a cluster that cannot be used) are usage errors (one line, exit 2); Ctrl-C before any match was kept
+    exits 130 with nothing written.  (A strategy's failure is said where every command's is:
+    :func:`nines_sim.cli.app.strategy_failed`.)
     """
     from nines_sim.runs.output import OutputExists
     from nines_sim.runs.ranges import RangesError
@@ -201,10 +192,6 @@ def run_errors() -> Iterator[None]:
         cluster_ = sys.modules.get("nines_sim.runs.cluster")
         if cluster_ is not None and isinstance(exc, cluster_.ClusterError):
             raise usage_error(str(exc)) from None
-        engine = sys.modules.get("nines_sim.engine.broker")
-        if engine is not None and isinstance(exc, (engine.IllegalMoveError, engine.StrategyError)):
-            echo_error(str(exc))
-            raise typer.Exit(code=1) from None
         raise
 
 

@@ -87,6 +87,7 @@ def play(
         path = save_to or new_path()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise usage_error("nines play needs a terminal (its input and output are not one)")
+    from nines_sim.engine.failures import StrategyFailure
     from nines_sim.play.tui import PlayApp
 
     save(saved, path)
@@ -105,6 +106,8 @@ def play(
                    f"score your play with 'nines review {where}'.")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+    if isinstance(app_.failure, StrategyFailure):  # said in one line, exit code 1, as by every command
+        raise app_.failure
     if code:
         raise typer.Exit(code=code)
     if app_.review_asked:  # r on the match's last screen: the review, with the ranking's samples

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
     check_seats,
@@ -72,8 +72,7 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
     except ReplayFailure as failure:
         for line in describe(failure.events, names) + describe_failure(failure, names):
             typer.echo(line)
-        echo_error(str(failure))
-        raise typer.Exit(code=1) from None
+        raise failure.error from None  # then said as every command says a strategy's failure (the app's line)
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(

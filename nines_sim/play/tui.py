@@ -153,6 +153,8 @@ class PlayApp(App):
         self.saved, self.path, self.hint_samples = saved, Path(path), hint_samples
         self.request: Request | None = None
         self.outcome: Outcome | None = None
+        #: What stopped the match thread, if an error did (shown on screen; ``nines play`` then says it).
+        self.failure: Exception | None = None
         self.message = ""
         #: Set while the app waits for the person's decision (tests await it), cleared by each answer.
         self.waiting = asyncio.Event()
@@ -270,6 +272,7 @@ class PlayApp(App):
         self.done.set()
 
     def _failed(self, exc: Exception) -> None:
+        self.failure = exc
         self.message = f"The match stopped: {exc}"
         self._show()
         self.done.set()
