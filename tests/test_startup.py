@@ -46,7 +46,15 @@ USAGE_ERRORS = [
     ["review", "expert", "--policy", "no-such-strategy"],
     ["tournament", "--rules", "classic:"],
     ["tournament", "-n", "99999999999999999999999"],
-    ["report", "{missing}"],
+    # play, replay and analyze answered these only after loading the engine (numba, scipy): issue 42
+    ["play", "no-such-strategy"],
+    ["play", "--players", "9"],
+    ["play", "--seat", "7"],
+    ["play", "--resume", "{bad}"],
+    ["replay", "{bad}"],
+    ["review", "{bad}"],
+    ["analyze", "no-such-strategy", "random", "--match", "0", "--hand", "1", "--turn", "1"],
+    ["report", "{missing}"],  # last: it may load pandas, and the modules loaded add up case after case
 ]
 #: What a command may load before its usage error: ``report`` checks a folder's tables with pandas.
 ALLOWED = {"report": ["pandas"]}
@@ -63,7 +71,9 @@ def test_usage_errors_load_no_engine_statistics_or_charts(tmp_path) -> None:
     """Every usage error exits 2 with one line, having imported none of :data:`HEAVY`."""
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder")
-    cases = [[w.format(file=a_file, missing=tmp_path / "missing") for w in args] for args in USAGE_ERRORS]
+    bad = tmp_path / "bad.json"
+    bad.write_text("not a saved match")
+    cases = [[w.format(file=a_file, missing=tmp_path / "missing", bad=bad) for w in args] for args in USAGE_ERRORS]
     got = _in_fresh_python(
         f"""
         import json, sys
