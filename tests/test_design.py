@@ -148,6 +148,20 @@ def test_the_seats_covariance_has_each_seats_standard_error_on_its_diagonal():
     assert cov[0, 1] == pytest.approx(-rates[0] * rates[1] / (n - 1))
 
 
+def test_the_t_and_chi_square_numbers_are_scipy_stats_bit_for_bit():
+    """The design measures take scipy.stats' numbers from the scipy.special functions it calls (start-up)."""
+    from nines_sim.runs.design_sums import _t, chisquare_p, t_sf
+
+    rng = np.random.default_rng(42)
+    for df in [*range(1, 60), 199, 1999, 19999]:
+        assert _t(df) == float(stats.t.ppf(0.975, df))
+    for _ in range(300):
+        x, df = float(rng.exponential(2)), int(rng.integers(1, 50000))
+        assert t_sf(x, df) == float(stats.t.sf(x, df))
+        wins = rng.integers(1, 300000, int(rng.integers(2, 7))) / 60
+        assert chisquare_p(wins) == float(stats.chisquare(wins).pvalue)
+
+
 def _design_rows(values: dict[str, tuple], measure: str):
     """design.csv's rows of one measure: rule set -> (value, low, high[, delta, delta_low, delta_high])."""
     import pandas as pd

@@ -136,6 +136,25 @@ def test_a_run_without_charts_loads_no_matplotlib(tmp_path) -> None:
     assert not list((tmp_path / "run").glob("*.png"))
 
 
+def test_a_design_run_loads_no_scipy_stats(tmp_path) -> None:
+    """The rules lab's t intervals and chi-square test come from ``scipy.special`` (issue 42)."""
+    got = _in_fresh_python(
+        """
+        import json, sys
+        from typer.testing import CliRunner
+        from nines_sim.cli import app
+        r = CliRunner().invoke(app, ["tournament", "random", "random", "-n", "30", "--design", "40", "--workers",
+                                     "1", "--no-charts", "--quiet", "--out", "run"])
+        print(json.dumps({"code": r.exit_code, "output": r.output,
+                          "loaded": [m for m in ("scipy.stats", "statsmodels", "matplotlib") if m in sys.modules]}))
+        """,
+        tmp_path,
+    )
+    assert got["code"] == 0, got["output"]
+    assert got["loaded"] == []
+    assert (tmp_path / "run" / "design.csv").is_file()
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="the lone unit plays in a worker only where workers fork")
 def test_a_lone_unit_plays_in_a_forked_worker_while_this_process_loads_the_writers(tmp_path) -> None:
     """With two workers and one unit, a process that has not loaded the compiled code hands the unit to one

@@ -32,7 +32,8 @@ numbers), so each measure's difference from the reference rule set is paired mat
 kept (:class:`DesignSums`) are counts, sums of squares and cross products of integers: chunks merge by
 addition, exactly, at any chunk size and in any order, as :class:`nines_sim.results.tally.Tally` does.  The
 interval of a ratio is the delta-method (linearised) t interval over matches; the interval of a paired
-difference is the t interval of the difference of the linearised per-match values (``scipy.stats.t``).
+difference is the t interval of the difference of the linearised per-match values (``scipy.stats.t``'s
+numbers, from ``scipy.special``).
 
 The measures and their per-match values are :mod:`nines_sim.runs.design_measures`, the sums and estimates
 :mod:`nines_sim.runs.design_sums` (their names also read from here); this module plays the design lineups
@@ -79,6 +80,7 @@ from nines_sim.runs.design_sums import (  # noqa: F401
     DesignSums,
     Estimate,
     _t,
+    chisquare_p,
     estimate,
     fair_share,
     paired_delta,
@@ -228,15 +230,13 @@ def run_design(
 
 def seat_unfairness(sums: DesignSums, r: int, players: int) -> tuple[Estimate, float]:
     """The largest deviation of a seat's win rate from 1/P (identical strategies), and the chi-square p-value
-    of "every seat wins equally often" (``scipy.stats.chisquare`` on the win counts).
+    of "every seat wins equally often" (``scipy.stats.chisquare`` on the win counts, :func:`chisquare_p`).
 
     The interval is that of the maximum (:func:`nines_sim.results.max_interval.largest_deviation`): it
     allows for the seat's having been picked as the one that deviates most, from the joint distribution of
     the seats' deviations, so that with fair seats it excludes 0 in 5% of runs (the picked seat's own
     interval did in 16%, at 4 seats).  Its ``se`` is the picked seat's standard error.
     """
-    from scipy import stats
-
     from nines_sim.results.max_interval import largest_deviation
 
     ests = [estimate(sums, r, f"seat_{k}") for k in range(players)]
@@ -247,7 +247,7 @@ def seat_unfairness(sums: DesignSums, r: int, players: int) -> tuple[Estimate, f
     rates, cov, n = seat_covariance(sums, r, players)
     value, low, high = largest_deviation(rates - fair, cov, n - 1)
     wins = np.array([float(sums.s[r, INDEX[f"seat_{k}"], 0]) / SHARE_UNIT for k in range(players)])
-    p = float(stats.chisquare(wins).pvalue) if wins.sum() > 0 else math.nan
+    p = chisquare_p(wins) if wins.sum() > 0 else math.nan
     return Estimate(value, low, high, worst.se, worst.matches), p
 
 

@@ -1,6 +1,8 @@
 """The design measures' sums (:class:`DesignSums`): counts, sums of squares and cross products of per-match
 integers, which chunks merge by addition, exactly; and their estimates with t intervals, alone
-(:func:`estimate`) or paired against the reference rule set (:func:`paired_delta`)."""
+(:func:`estimate`) or paired against the reference rule set (:func:`paired_delta`).  The t and chi-square
+distributions come from ``scipy.special``'s functions that ``scipy.stats`` calls, so a design run does not load
+``scipy.stats``."""
 
 from __future__ import annotations
 
@@ -105,9 +107,18 @@ class Estimate:
 
 
 def _t(df: int) -> float:
-    from scipy import stats
+    """``scipy.stats.t.ppf(0.975, df)``: the ufunc it calls (``scipy.special.stdtrit``), without loading
+    ``scipy.stats`` (half a second of start-up; tests/test_design.py compares them bit for bit)."""
+    from scipy.special import stdtrit
 
-    return float(stats.t.ppf(0.975, max(df, 1)))
+    return float(stdtrit(float(max(df, 1)), 0.975))
+
+
+def t_sf(x: float, df: int) -> float:
+    """``scipy.stats.t.sf(x, df)``, from ``scipy.special.stdtr`` as scipy computes it."""
+    from scipy.special import stdtr
+
+    return float(stdtr(float(df), -x))
 
 
 def estimate(sums: DesignSums, r: int, measure: str) -> Estimate:
@@ -131,8 +142,6 @@ def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, 
     The t interval and two-sided t-test of the per-match difference of the linearised values (delta method).
     A difference of 0 with no spread (the same rule set twice) has the interval (0, 0) and p = 1.
     """
-    from scipy import stats
-
     m = INDEX[measure]
     a, b = estimate(sums, r, measure), estimate(sums, 0, measure)
     n = int(sums.matches[r, m])
@@ -151,7 +160,7 @@ def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, 
     if se < 1e-12 * max(1.0, abs(delta)):
         return delta, delta, delta, 1.0 if abs(delta) < 1e-12 else 0.0
     half = _t(n - 1) * se
-    p = float(2 * stats.t.sf(abs(delta) / se, n - 1))
+    p = 2 * t_sf(abs(delta) / se, n - 1)
     return delta, delta - half, delta + half, p
 
 
@@ -174,6 +183,21 @@ def seat_covariance(sums: DesignSums, r: int, players: int) -> tuple[np.ndarray,
     # sum over matches of the product of seats j's and k's linearised values (num - rate * den) / dbar
     ss = (nn - nd * rate[None, :] - dn * rate[:, None] + dd * np.outer(rate, rate)) / np.outer(dbar, dbar)
     return rate, ss / (n - 1) / n, n
+
+
+def chisquare_p(counts: np.ndarray) -> float:
+    """``scipy.stats.chisquare(counts).pvalue`` (equal expected counts), computed as scipy computes it.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        float64, (k,): observed counts (win shares), k >= 2, not all 0.
+    """
+    from scipy.special import chdtrc
+
+    expected = np.mean(counts, axis=0, keepdims=True)
+    stat = np.sum((counts - expected) ** 2 / expected, axis=0)
+    return float(chdtrc(float(counts.shape[0] - 1), stat))
 
 
 def fair_share(measure: str, players: int) -> float:
