@@ -84,7 +84,7 @@ def analyze(
     from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
     from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.search.position import PositionError
-    from nines_sim.strategy.registry import StrategyNotFound
+    from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
@@ -124,6 +124,7 @@ def analyze(
                 from nines_sim.runs.tournament import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
+            make_lineup(names)  # an unknown strategy is answered before the engine loads
             r = build_rules(rules, without_players(rule), len(names))
             try:
                 with compile_notices():

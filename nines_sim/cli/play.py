@@ -47,7 +47,7 @@ def play(
     """
     import secrets
 
-    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, run_match, save
+    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, save
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if resume is not None:
@@ -56,6 +56,8 @@ def play(
         try:
             saved = load(resume)
             check = load(resume)
+            from nines_sim.play import run_match  # the engine, once there is a saved match to play through
+
             if run_match(check).finished:
                 where = shlex.quote(str(resume))
                 raise usage_error(f"the match in {resume} is over; see it with: nines replay {where}")

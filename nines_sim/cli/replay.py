@@ -83,11 +83,16 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
 
 def replay_saved(path: str) -> None:
     """``nines replay FILE``: a match saved by ``nines play``, turn by turn (one-line error, exit 2, on a bad file)."""
-    from nines_sim.play import SavedMatchError, load, run_match
-    from nines_sim.play.replay import describe
+    from nines_sim.play import SavedMatchError, load
 
     try:
         saved = load(path)
+    except SavedMatchError as exc:  # before the engine loads: a bad file is a usage error, answered at once
+        raise usage_error(str(exc)) from None
+    from nines_sim.play import run_match
+    from nines_sim.play.replay import describe
+
+    try:
         out = run_match(saved)
     except SavedMatchError as exc:
         raise usage_error(str(exc)) from None

@@ -3,12 +3,14 @@
 The summaries (:func:`by_kind`, :func:`by_situation`) group the decisions of a
 :class:`~nines_sim.play.review.Review`: accuracy (the share of decisions whose loss
 is within the 95% interval of the best move), mean points lost per decision
-with a 95% interval (normal approximation over the decisions), the share of
-all points lost, and the counts of each class.
+with a 95% interval by match (:func:`mean_lost_interval`: a match's decisions
+are not independent of each other), the share of all points lost, and the
+counts of each class.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib
@@ -45,17 +47,59 @@ FILES = ("review.csv", "points_lost.png", "report.md", "manifest.json")
 KIND = "review"
 
 
-def _summary(df: pd.DataFrame, total_lost: float) -> dict:
+def clusters(decisions: pd.DataFrame) -> list[str]:
+    """The columns whose values make one cluster of decisions: the match, or the hand when there is one match.
+
+    A match's decisions share its deal, its opponents' play and its score, so they are not independent; the
+    matches are.  A single match (a saved game) has no spread between matches to measure, so its hands,
+    dealt afresh, stand in for them.
+    """
+    return ["match"] if decisions["match"].nunique() > 1 else ["match", "hand"]
+
+
+def mean_lost_interval(lost: np.ndarray, cluster: np.ndarray) -> tuple[float, float, float]:
+    """Mean points lost per decision and its 95% interval by cluster (match), never below 0.
+
+    The cluster-robust standard error of the mean (``statsmodels`` OLS on a constant,
+    ``cov_type="cluster"``, with a t quantile of clusters - 1 degrees of freedom): the spread of the
+    matches' totals, not of single decisions, which within a match move together.  Points lost are never
+    negative, so neither is the interval's low end.
+
+    Parameters
+    ----------
+    lost : numpy.ndarray
+        float64, (n,): points lost by each decision (>= 0).
+    cluster : numpy.ndarray
+        int64, (n,): each decision's cluster (match) code.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, low, high)``; NaN bounds with fewer than two clusters, NaN throughout with no decision.
+    """
+    if not len(lost):
+        return math.nan, math.nan, math.nan
+    mean = float(lost.mean())
+    if len(np.unique(cluster)) < 2:
+        return mean, math.nan, math.nan
+    from statsmodels.regression.linear_model import OLS
+
+    fit = OLS(lost, np.ones(len(lost))).fit(cov_type="cluster", cov_kwds={"groups": cluster}, use_t=True)
+    low, high = (float(x) for x in fit.conf_int(0.05)[0])
+    return mean, max(low, 0.0), high
+
+
+def _summary(df: pd.DataFrame, total_lost: float, by: list[str]) -> dict:
     n = len(df)
     lost = df["points_lost"].to_numpy(dtype=float)
-    mean = float(lost.mean()) if n else float("nan")
-    half = 1.96 * float(lost.std(ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
+    cluster = df.groupby(by, sort=False).ngroup().to_numpy() if n else np.zeros(0, dtype=np.int64)
+    mean, low, high = mean_lost_interval(lost, cluster)
     out = {
         "decisions": n,
         "accuracy": float(df["accurate"].mean()) if n else float("nan"),
         "mean_lost": mean,
-        "low": mean - half,
-        "high": mean + half,
+        "low": low,
+        "high": high,
         "share_of_points_lost": float(lost.sum() / total_lost) if total_lost > 0 else float("nan"),
     }
     for c in CLASSES:
@@ -65,37 +109,37 @@ def _summary(df: pd.DataFrame, total_lost: float) -> dict:
 
 def by_kind(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per decision kind (that occurred), in :data:`KIND_LABELS` order, and an "all" row."""
-    total = float(decisions["points_lost"].sum())
+    total, by = float(decisions["points_lost"].sum()), clusters(decisions)
     rows = [
-        {"group": KIND_LABELS[k], **_summary(decisions[decisions["kind"] == k], total)}
+        {"group": KIND_LABELS[k], **_summary(decisions[decisions["kind"] == k], total, by)}
         for k in KIND_LABELS
         if (decisions["kind"] == k).any()
     ]
-    rows.append({"group": "all decisions", **_summary(decisions, total)})
+    rows.append({"group": "all decisions", **_summary(decisions, total, by)})
     return pd.DataFrame(rows)
 
 
 def by_situation(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per situation of :data:`SITUATIONS` (those that occurred)."""
-    total = float(decisions["points_lost"].sum())
+    total, by = float(decisions["points_lost"].sum()), clusters(decisions)
     rows = []
     for col, val, label in SITUATIONS:
         sub = decisions[decisions[col] == val]
         if len(sub):
-            rows.append({"group": label, **_summary(sub, total)})
+            rows.append({"group": label, **_summary(sub, total, by)})
     return pd.DataFrame(rows)
 
 
 def by_kind_and_threat(decisions: pd.DataFrame) -> pd.DataFrame:
     """Mean points lost per decision kind, with and without an opponent about to go out."""
     rows = []
-    total = float(decisions["points_lost"].sum())
+    total, by = float(decisions["points_lost"].sum()), clusters(decisions)
     for k, label in KIND_LABELS.items():
         for threat in (False, True):
             sub = decisions[(decisions["kind"] == k) & (decisions["opponent_about_to_go_out"] == threat)]
             if len(sub):
                 rows.append({"group": f"{label}, {'an opponent about to go out' if threat else 'no threat'}",
-                             **_summary(sub, total)})  # fmt: skip
+                             **_summary(sub, total, by)})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -127,8 +171,14 @@ def _pct(x: float) -> str:
     return "-" if np.isnan(x) else f"{100 * x:.1f}%"
 
 
-def _table(df: pd.DataFrame) -> list[str]:
-    head = "| | decisions | accuracy | mean points lost [95%] | share of points lost | " + " | ".join(CLASSES) + " |"
+def _per(decisions: pd.DataFrame) -> str:
+    """What the intervals are taken over, in words (:func:`clusters`)."""
+    return "by match" if clusters(decisions) == ["match"] else "by hand"
+
+
+def _table(df: pd.DataFrame, per: str) -> list[str]:
+    head = (f"| | decisions | accuracy | mean points lost [95% {per}] | share of points lost | "
+            + " | ".join(CLASSES) + " |")  # fmt: skip
     lines = [head, "|---|---:|---:|---|---:|" + "---:|" * len(CLASSES)]
     for r in df.to_dict("records"):
         ci = "" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]"
@@ -195,8 +245,14 @@ def report_lines(review: Review) -> list[str]:
         lines += [f"**{review.note}** The judge does not see them, so its verdicts here are not a fair measure.", ""]
     if not len(d):
         return [*lines, "No decision with a choice was made."]
-    lines += ["## By decision kind", "", *_table(by_kind(d)), "", "## By situation", "", *_table(by_situation(d)), ""]
-    lines += ["## By decision kind and threat", "", *_table(by_kind_and_threat(d)), ""]
+    per = _per(d)
+    why = ("a match's decisions are not independent of each other" if per == "by match" else
+           "one match, whose hands stand in for matches, as a hand's decisions are not independent")  # fmt: skip
+    lines += [f"Mean points lost per decision with its 95% interval {per} ({why}): cluster-robust, never "
+              f"below 0.", ""]  # fmt: skip
+    lines += ["## By decision kind", "", *_table(by_kind(d), per), "", "## By situation", "",
+              *_table(by_situation(d), per), ""]  # fmt: skip
+    lines += ["## By decision kind and threat", "", *_table(by_kind_and_threat(d), per), ""]
     lines += ["## The costliest decisions", ""]
     for r in costliest(d).to_dict("records"):
         lines.append(f"- match {r['match']}, hand {r['hand']}, turn {r['turn']}: {r['kind']} {r['move']} "
@@ -341,7 +397,7 @@ def terminal_lines(review: Review) -> list[str]:
     if not len(d):
         return out
     for title, table in (("by decision kind", by_kind(d)), ("by situation", by_situation(d))):
-        out.append(f"\n{title}: decisions, accuracy, mean points lost [95%], share of points lost")
+        out.append(f"\n{title}: decisions, accuracy, mean points lost [95% {_per(d)}], share of points lost")
         for r in table.to_dict("records"):
             ci = f"{r['mean_lost']:6.2f}" + ("" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]")
             out.append(f"  {r['group']:<42} {r['decisions']:>6,} {_pct(r['accuracy']):>7} {ci:<22} "
