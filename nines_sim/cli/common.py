@@ -72,6 +72,15 @@ def players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | N
     return players, flag
 
 
+def check_blank(**given: str | None) -> None:
+    """A usage error (one line, exit 2) for a text option given blank (``study=''``: ``--study ''``), which would
+    otherwise mean what leaving it out means."""
+    for key, value in given.items():
+        if value is not None and not value.strip():
+            option = "--" + key.replace("_", "-")
+            raise usage_error(f"{option} is empty; give a value, or leave {option} out for its default")
+
+
 def check_design(skilled: str, weak: str) -> None:
     """A usage error (one line, exit 2) for an unknown strategy of the design lineups (``--skilled``, ``--weak``)."""
     from nines_sim.experiments.design import check_design as check

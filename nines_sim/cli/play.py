@@ -31,7 +31,8 @@ def play(
     rule: RuleOpt = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
     save_to: Annotated[
-        Path | None, typer.Option("--save", help="Where to save the match (default: a new file in matches/).")
+        str | None,
+        typer.Option("--save", metavar="FILE", help="Where to save the match (default: a new file in matches/)."),
     ] = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
@@ -52,6 +53,8 @@ def play(
     if resume is not None:
         if opponents or seed is not None or hands is not None or players is not None or rule:
             raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
+        if save_to is not None:
+            raise usage_error("--resume saves the match into the file it goes on with: give no --save with it")
         try:
             saved = load(resume)
             check = load(resume)
@@ -83,7 +86,7 @@ def play(
             raise usage_error(f"--seat {seat} is out of range: the seats of a {n}-player table are 0 to {n - 1}")
         names.insert(seat, PERSON)
         saved = SavedMatch(r, secrets.randbits(63) if seed is None else seed, seat, names)
-        path = save_to or new_path()
+        path = _save_path(save_to) if save_to is not None else new_path()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise usage_error("nines play needs a terminal (its input and output are not one)")
     from nines_sim.play.tui import PlayApp
@@ -103,3 +106,14 @@ def play(
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
     if code:
         raise typer.Exit(code=code)
+
+
+def _save_path(save_to: str) -> Path:
+    """``--save`` checked before the table opens (:func:`nines_sim.runs.out_path.check_output_path`), or a usage
+    error that says why it cannot be written."""
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
+
+    try:
+        return check_output_path(save_to, "--save", folder=False, default="a new file in matches/")
+    except OutputPathError as exc:
+        raise usage_error(str(exc)) from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,7 +15,7 @@ from nines_sim.cli.common import (
     run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt, at_most_max_matches
+from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt, at_most_max_matches, out_option
 from nines_sim.runs.runfolder import without_players
 
 
@@ -35,9 +34,7 @@ def review(
     policy: Annotated[str, typer.Option("--policy", help="Rollout strategy of the search.")] = "expert",
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the results (default: a new one in reports/).")
-    ] = None,
+    out: Annotated[str | None, out_option("Folder for the results (default: a new one in reports/).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
     workers: WorkersOpt = None,

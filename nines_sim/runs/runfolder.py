@@ -115,18 +115,21 @@ def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]
     Raises
     ------
     RunSetupError
-        For an empty ``out``.
+        For an ``out`` that cannot be a folder (:func:`nines_sim.runs.out_path.check_output_path`: empty, too long,
+        under a file, in a folder that cannot be written).
     nines_sim.runs.output.OutputExists
         If the folder holds files (without ``force``), is a file, or cannot be written.
     NothingKept
         If Ctrl-C reaches the body (e.g. while a Dask cluster starts), or the body raises it; the folder is
         removed if this call created it and it is still empty.
     """
+    from nines_sim.runs.out_path import check_output_path
     from nines_sim.runs.output import default_run_dir, discard_dir, prepare_dir
 
-    if out is not None and not str(out).strip():
-        raise RunSetupError("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
-    run_dir = Path(out) if out is not None else default_run_dir(kind)
+    if out is not None:
+        run_dir = check_output_path(out, "--out", folder=True, default="a new folder under reports/")
+    else:
+        run_dir = default_run_dir(kind)
     created = prepare_dir(run_dir, force)
     try:
         yield run_dir

@@ -61,9 +61,18 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
     Raises
     ------
     nines_sim.runs.tune.TuneError
-        The target cannot be used; the message (one line) says why.
+        The target cannot be used; the message (one line) says why (a path that cannot be written:
+        :func:`nines_sim.runs.out_path.check_output_path`).
     """
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
+
     _, db = storage_file(url)
+    try:
+        check_output_path(run_dir, "--out", folder=True)
+        if explicit:  # the default storage is in the run folder, which leaves room for its name
+            check_output_path(db, "--storage", folder=False, beside=".tune-lock")
+    except OutputPathError as exc:
+        raise TuneError(str(exc)) from None
     if db.exists() and not db.is_file():
         raise TuneError(f"cannot open the storage {url}: {db} is not a file")
     if explicit and not db.exists() and not db.parent.is_dir():
