@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, compile_notices, interrupted, players_wanted
+from nines_sim.cli.common import build_rules, check_seats, compile_notices, interrupted, players_wanted
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
@@ -104,6 +104,10 @@ def analyze(
                 from nines_sim.runs.tournament import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
+            from nines_sim.strategy.registry import canonical_spec, make_lineup
+
+            make_lineup([canonical_spec(s) for s in names])  # an unknown strategy named first, as replay does
+            check_seats(*players_wanted(players, rule), names, given=bool(strategies))
             r = build_rules(rules, without_players(rule), len(names))
             try:
                 with compile_notices():

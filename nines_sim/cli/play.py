@@ -10,12 +10,13 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, players_wanted
+from nines_sim.cli.common import build_rules, players_wanted, refuse_options
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
 from nines_sim.runs.runfolder import without_players
 
 
 def play(
+    ctx: typer.Context,
     opponents: Annotated[
         list[str] | None, typer.Argument(help="Strategies at the other seats, in seat order (default: expert).")
     ] = None,
@@ -51,10 +52,8 @@ def play(
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if resume is not None:
-        if opponents or seed is not None or hands is not None or players is not None or rule:
-            raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
-        if save_to is not None:
-            raise usage_error("--resume saves the match into the file it goes on with: give no --save with it")
+        # (its moves are saved into the file it goes on with: no --save either)
+        refuse_options(ctx, {"resume", "samples"}, "--resume goes on with the saved match as it is")
         try:
             saved = load(resume)
             check = load(resume)

@@ -12,6 +12,7 @@ from nines_sim.cli.common import (
     compile_notices,
     cpu_count_default,
     players_wanted,
+    refuse_options,
     run_folder,
     saved_match_path,
 )
@@ -20,6 +21,7 @@ from nines_sim.runs.runfolder import without_players
 
 
 def review(
+    ctx: typer.Context,
     target: Annotated[str, typer.Argument(help="A match saved by 'nines play' (.json), or a strategy to review.")],
     against: Annotated[
         list[str] | None, typer.Option("--against", help="The other seats' strategies (repeatable; default expert).")
@@ -51,8 +53,8 @@ def review(
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):
-        if against or players is not None or rule:
-            raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
+        applies = {"target", "samples", "policy", "out", "force", "no_charts"}
+        refuse_options(ctx, applies, "a saved match is reviewed as it was played")
         try:
             saved = load(target)
         except SavedMatchError as exc:

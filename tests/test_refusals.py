@@ -1,0 +1,74 @@
+"""Options that do not apply, disagree or hold an empty value are refused in one line, exit 2, never ignored
+(issue 38, items 7 and 8)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from tests.test_output_paths import one_error_line
+
+runner = CliRunner()
+
+#: Every command that takes --players and --rule, each with a lineup of two seats.
+TABLES = {
+    "tournament": "tournament random random -q".split(),
+    "compare-rules": "compare-rules random random --rules classic --rules hard-nines -q".split(),
+    "replay": "replay random random".split(),
+    "analyze": "analyze random random -m 0".split(),
+    "review": "review random --against random".split(),
+    "play": "play random".split(),
+    "tune": "tune expert --opponents random".split(),
+    "tune-rules": "tune-rules --maximize skill --space nine_penalty=0..50".split(),
+}
+
+
+@pytest.mark.parametrize("command", list(TABLES))
+def test_players_and_a_rule_players_that_disagree_are_refused(command, tmp_path, monkeypatch):
+    """Before: --players won and the --rule was dropped without a word (tournament played 2 seats)."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, [*TABLES[command], "-p", "2", "--rule", "players=3"]))
+    assert "--players 2 disagrees with --rule players=3" in line, line
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """A finished match saved by nines play (the repository's test data), copied."""
+    from nines_sim.game.rules import make_rules
+    from nines_sim.play import SavedMatch, save
+
+    path = tmp_path / "m.json"
+    save(SavedMatch(make_rules("classic", players=2), 7, 0, ["person", "random"]), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ("review {f} --matches 5", "a saved match is reviewed as it was played: give no --matches with it"),
+        ("review {f} --seed 3 --rules hard-nines -w 2", "give no --seed, --rules, --workers with it"),
+        ("review {f} --against expert -p 2", "give no --against, --players with it"),
+        ("replay {f} --seed 3", "a saved match is replayed as it was played: give no --seed with it"),
+        ("replay {f} -m 2 --rules hard-nines", "give no --match, --rules with it"),
+        (
+            "play --resume {f} --rules hard-nines --seat 1",
+            "goes on with the saved match as it is: give no --seat, --rules",
+        ),
+        ("play --resume {f} --save x.json", "give no --save with it"),
+        ("play random --resume {f}", "give no opponents with it"),
+    ],
+)
+def test_options_that_do_not_apply_to_a_saved_match_are_refused(args, says, saved, tmp_path, monkeypatch):
+    """Before: review took --matches and --seed, replay --seed and --match, play --resume --rules and --seat,
+    and did nothing with them."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, args.format(f=saved).split()))
+    assert says in line, line
+
+
+def test_analyze_names_an_unknown_strategy_before_counting_seats():
+    line = one_error_line(runner.invoke(app, ["analyze", "nosuch", "-m", "0"]))
+    assert "unknown strategy 'nosuch'" in line, line  # before: "players must be 2 to 6 (RULES.md D1), not 1"
+    line = one_error_line(runner.invoke(app, ["analyze", "random", "-m", "0"]))
+    assert "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given" in line
