@@ -72,3 +72,25 @@ def test_analyze_names_an_unknown_strategy_before_counting_seats():
     assert "unknown strategy 'nosuch'" in line, line  # before: "players must be 2 to 6 (RULES.md D1), not 1"
     line = one_error_line(runner.invoke(app, ["analyze", "random", "-m", "0"]))
     assert "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ("compare-rules random random --sweep nine_penalty=1,,2", "--sweep 'nine_penalty=1,,2' has an empty value"),
+        ("compare-rules random random --sweep nine_penalty=1,2,", "--sweep 'nine_penalty=1,2,' has an empty value"),
+        ("tournament random random --ranges 0:10,,20:30", "--ranges '0:10,,20:30' has an empty value"),
+        ("tournament random random --rules classic:nine_penalty=20,,no_nine_out=true", "has an empty value"),
+        ("tune expert --opponents random --params w_penalty,,w_follow", "--params 'w_penalty,,w_follow' has an empty"),
+        (
+            "tune-rules --maximize skill --space draw_rule=one,,until-playable",
+            "--space 'draw_rule=one,,until-playable'",
+        ),
+    ],
+)
+def test_an_empty_value_in_a_list_is_refused_not_dropped(args, says, tmp_path, monkeypatch):
+    """Before: the empty value was dropped, and the run started on the rest (a 100,000-match comparison)."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, [*args.split(), "-n", "100"]))
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []
