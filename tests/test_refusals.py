@@ -32,6 +32,28 @@ def test_players_and_a_rule_players_that_disagree_are_refused(command, tmp_path,
     assert "--players 2 disagrees with --rule players=3" in line, line
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ("compare-rules random random --sweep nine_penalty=1,,2", "--sweep 'nine_penalty=1,,2' has an empty value"),
+        ("compare-rules random random --sweep nine_penalty=1,2,", "--sweep 'nine_penalty=1,2,' has an empty value"),
+        ("tournament random random --ranges 0:10,,20:30", "--ranges '0:10,,20:30' has an empty value"),
+        ("tournament random random --rules classic:nine_penalty=20,,no_nine_out=true", "has an empty value"),
+        ("tune expert --opponents random --params w_penalty,,w_follow", "--params 'w_penalty,,w_follow' has an empty"),
+        (
+            "tune-rules --maximize skill --space draw_rule=one,,until-playable",
+            "--space 'draw_rule=one,,until-playable'",
+        ),
+    ],
+)
+def test_an_empty_value_in_a_list_is_refused_not_dropped(args, says, tmp_path, monkeypatch):
+    """Before: the empty value was dropped, and the run started on the rest (a 100,000-match comparison)."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, [*args.split(), "-n", "100"]))
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.fixture
 def saved(tmp_path):
     """A finished match saved by nines play (the repository's test data), copied."""
@@ -74,23 +96,30 @@ def test_analyze_names_an_unknown_strategy_before_counting_seats():
     assert "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given" in line
 
 
+def test_analyze_help_and_check_agree_that_hands_and_turns_count_from_1():
+    text = runner.invoke(app, ["analyze", "--help"]).output
+    hand_turn = text[text.index("  --hand <") : text.index("  --cards <")]
+    assert "x>=0" not in hand_turn and "from 1" in hand_turn  # before: [x>=0], while 0 is refused
+    for flag in ("--hand", "--turn"):
+        for value in ("0", "-1"):
+            line = one_error_line(runner.invoke(app, ["analyze", "random", "random", "-m", "0", flag, value]))
+            assert f"{flag} counts from 1" in line, line
+
+
 @pytest.mark.parametrize(
-    ("args", "says"),
+    ("args", "suggested"),
     [
-        ("compare-rules random random --sweep nine_penalty=1,,2", "--sweep 'nine_penalty=1,,2' has an empty value"),
-        ("compare-rules random random --sweep nine_penalty=1,2,", "--sweep 'nine_penalty=1,2,' has an empty value"),
-        ("tournament random random --ranges 0:10,,20:30", "--ranges '0:10,,20:30' has an empty value"),
-        ("tournament random random --rules classic:nine_penalty=20,,no_nine_out=true", "has an empty value"),
-        ("tune expert --opponents random --params w_penalty,,w_follow", "--params 'w_penalty,,w_follow' has an empty"),
-        (
-            "tune-rules --maximize skill --space draw_rule=one,,until-playable",
-            "--space 'draw_rule=one,,until-playable'",
-        ),
+        (["compare-rules", "--bogus"], None),  # before: (Possible options: --out)
+        (["tournament", "--bogus"], None),
+        (["tournament", "--seeed", "1"], "--seed"),
+        (["review", "x", "--matchs", "2"], "--matches"),
+        (["tournament", "--player", "2"], "--players"),
     ],
 )
-def test_an_empty_value_in_a_list_is_refused_not_dropped(args, says, tmp_path, monkeypatch):
-    """Before: the empty value was dropped, and the run started on the rest (a 100,000-match comparison)."""
-    monkeypatch.chdir(tmp_path)
-    line = one_error_line(runner.invoke(app, [*args.split(), "-n", "100"]))
-    assert says in line, line
-    assert list(tmp_path.iterdir()) == []
+def test_an_unknown_option_suggests_only_options_close_to_it(args, suggested):
+    line = one_error_line(runner.invoke(app, args))
+    assert f"No such option: {args[1] if args[0] != 'review' else args[2]}" in line
+    if suggested is None:
+        assert "Possible options" not in line, line
+    else:
+        assert f"(Possible options: {suggested}" in line, line

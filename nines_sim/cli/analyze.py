@@ -37,12 +37,10 @@ def analyze(
     hand: Annotated[
         int,
         typer.Option(
-            "--hand", min=0, help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
+            "--hand", help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
         ),
     ] = 1,
-    turn: Annotated[
-        int, typer.Option("--turn", min=0, help="Turn of that hand, from 1 as 'nines replay' numbers them.")
-    ] = 1,
+    turn: Annotated[int, typer.Option("--turn", help="Turn of that hand, from 1 as 'nines replay' numbers them.")] = 1,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
     active: Annotated[
@@ -95,7 +93,8 @@ def analyze(
     if active is not None and match is not None:
         raise usage_error("--active applies to a described position (--cards, --top, --sizes), not to --match")
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
-        if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
+        # (no min=1 on the option: click's range error would not say why; the help says "from 1")
+        if value < 1:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
     names = list(strategies or [])
     try:
