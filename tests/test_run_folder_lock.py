@@ -34,6 +34,17 @@ def test_a_run_into_a_folder_another_run_holds_is_refused_and_changes_nothing(co
     assert (folder / "summary.csv").read_text() == "the first run's results\n"
 
 
+def test_report_does_not_redraw_a_folder_a_run_is_writing(tmp_path):
+    folder = tmp_path / "D"
+    folder.mkdir()
+    with one_writer(folder):
+        line = one_error_line(runner.invoke(app, ["report", str(folder)]))
+    assert line == (
+        f"Error: {folder} is in use: another run is writing into it (a run folder has one writer at a time); "
+        "wait for that run to end"
+    )
+
+
 def test_the_processes_of_one_study_share_a_folder_that_a_lone_writer_cannot(tmp_path):
     folder = tmp_path / "D"
     folder.mkdir()

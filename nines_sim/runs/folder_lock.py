@@ -43,15 +43,15 @@ os.register_at_fork(after_in_child=_close_held_in_child)
 
 
 @contextmanager
-def one_writer(folder: Path, option: str = "--out", *, shared: bool = False) -> Iterator[None]:
+def one_writer(folder: Path, option: str | None = "--out", *, shared: bool = False) -> Iterator[None]:
     """Hold the run folder ``folder`` (which exists) for this run until the block ends.
 
     Parameters
     ----------
     folder : pathlib.Path
         The run folder.
-    option : str, optional
-        The option that named it, for the message.
+    option : str or None, optional
+        The option that named it, for the message (None: a folder the command works on, as ``nines report``'s).
     shared : bool, optional
         Share the folder with other holders that share it (the processes of one tuning study), but not with a
         run that writes alone.
@@ -80,10 +80,11 @@ def one_writer(folder: Path, option: str = "--out", *, shared: bool = False) -> 
         os.close(fd)  # releases the lock
 
 
-def _in_use(folder: Path, option: str) -> str:
+def _in_use(folder: Path, option: str | None) -> str:
+    other = f", or choose another {option}" if option else ""
     return (
         f"{folder} is in use: another run is writing into it (a run folder has one writer at a time); "
-        f"wait for that run to end, or choose another {option}"
+        f"wait for that run to end{other}"
     )
 
 
