@@ -108,3 +108,10 @@ def test_the_library_refuses_a_long_out_as_a_run_setup_error(tmp_path):
     with pytest.raises(RunSetupError, match="--out is too long"):
         run_tournament(["random", "random"], matches=2, workers=1, out=tmp_path / LONG)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_of_a_folder_name_too_long_is_one_line(tmp_path, monkeypatch):
+    """Before: Path.exists raised OSError (File name too long), a traceback."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, ["report", LONG]))
+    assert line == f"Error: {LONG} does not exist"

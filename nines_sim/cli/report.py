@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
@@ -23,7 +24,7 @@ def report(
 
     with ExitStack() as held:
         try:
-            if run_dir.is_dir():  # a run folder has one writer at a time: not while a run writes it (nor its study)
+            if os.path.isdir(run_dir):  # one writer at a time: not while a run writes it (nor its study)
                 held.enter_context(one_writer(run_dir, option=None))
             check_run_folder(run_dir)
         except (RunFolderError, FolderInUse) as exc:
