@@ -79,6 +79,8 @@ def saved(tmp_path):
         ),
         ("play --resume {f} --save x.json", "give no --save with it"),
         ("play random --resume {f}", "give no opponents with it"),
+        ("analyze {f} --rules hard-nines", "a saved match is analysed as it was played, at --hand and --turn: give no"),
+        ("analyze {f} --cards 5D --top 6D --sizes 7", "give no --cards, --top, --sizes with it"),
     ],
 )
 def test_options_that_do_not_apply_to_a_saved_match_are_refused(args, says, saved, tmp_path, monkeypatch):

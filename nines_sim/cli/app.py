@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 
 from nines_sim import __version__
 from nines_sim.console import STARTING_STOPPED
+from nines_sim.engine.failures import StrategyFailure
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
 _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -34,6 +35,16 @@ def usage_error(message: str) -> typer.Exit:
     """Print a one-line usage error and return the exit (code 2) to raise."""
     echo_error(message)
     return typer.Exit(code=2)
+
+
+def strategy_failed(exc: StrategyFailure) -> typer.Exit:
+    """Print a strategy's failure in play (its message names the strategy and where to see it) as one line and
+    return the exit (code 1) to raise.
+
+    Every command that plays a user's strategy ends here, whichever command and however deep the failure
+    was raised: the app's :meth:`OneLineErrors.invoke` catches it around every command."""
+    echo_error(str(exc))
+    return typer.Exit(code=1)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
@@ -62,6 +73,8 @@ class OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _starting_stopped() from None
+        except StrategyFailure as exc:
+            raise strategy_failed(exc) from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
         argv = kwargs.get("args", args[0] if args else None)

@@ -16,7 +16,6 @@ from nines_sim.runs.runfolder import without_players
 
 
 def play(
-    ctx: typer.Context,
     opponents: Annotated[
         list[str] | None, typer.Argument(help="Strategies at the other seats, in seat order (default: expert).")
     ] = None,
@@ -38,12 +37,14 @@ def play(
     samples: Annotated[
         int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
     ] = 256,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Play a match in the terminal against strategies: you hold one seat, they the others.
 
     Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
     a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
-    and stops (exit code 130). The match is saved after every move: 'nines play --resume FILE' goes on,
+    and stops (exit code 130). The end of each hand is shown until a key is pressed; on the match's last screen
+    r reviews it. The match is saved after every move: 'nines play --resume FILE' goes on,
     'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
     """
     import secrets
@@ -88,6 +89,7 @@ def play(
         path = _save_path(save_to) if save_to is not None else new_path()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise usage_error("nines play needs a terminal (its input and output are not one)")
+    from nines_sim.engine.failures import StrategyFailure
     from nines_sim.play.tui import PlayApp
 
     save(saved, path)
@@ -99,12 +101,22 @@ def play(
         code = 130
     where = shlex.quote(str(path))
     if saved.finished:
-        typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
+        from nines_sim.play.tui import per_seat
+
+        totals = per_seat(saved.totals or [], saved.lineup, saved.seat)
+        typer.echo(f"Match over: totals: {totals}. Saved in {path}; see it with 'nines replay {where}', "
                    f"score your play with 'nines review {where}'.")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+    if isinstance(app_.failure, StrategyFailure):  # said in one line, exit code 1, as by every command
+        raise app_.failure
     if code:
         raise typer.Exit(code=code)
+    if app_.review_asked:  # r on the match's last screen: the review, with the ranking's samples
+        from nines_sim.cli.review import review
+
+        typer.echo(f"nines review {where} --samples {max(2, samples)}")
+        review(str(path), samples=max(2, samples))
 
 
 def _save_path(save_to: str) -> Path:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
     check_seats,
@@ -23,7 +23,6 @@ from nines_sim.runs.runfolder import without_players
 
 
 def replay(
-    ctx: typer.Context,
     strategies: StrategiesArg = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the run.")] = 0,
     match: Annotated[
@@ -32,6 +31,7 @@ def replay(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Replay one match turn by turn: deals, moves, draws, declarations, scores.
 
@@ -75,8 +75,7 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
     except ReplayFailure as failure:
         for line in describe(failure.events, names) + describe_failure(failure, names):
             typer.echo(line)
-        echo_error(str(failure))
-        raise typer.Exit(code=1) from None
+        raise failure.error from None  # then said as every command says a strategy's failure (the app's line)
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(

@@ -15,7 +15,8 @@ from nines_sim.cli.common import charts_and_report
 
 def report(
     run_dir: Annotated[
-        Path, typer.Argument(help="A run folder of 'nines tournament', 'nines compare-rules' or 'nines tune'.")
+        Path,
+        typer.Argument(help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules' or 'review'."),
     ],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""

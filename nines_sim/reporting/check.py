@@ -42,6 +42,7 @@ READ_FILES = {
     "comparison": tuple(COMPARISON_FILES),
     "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
     "versus": ("validation.csv",),
+    "review": ("review.csv",),
 }
 
 
@@ -215,7 +216,8 @@ def check_run_folder(run_dir: Path) -> str:
     -------
     str
         ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one,
-        ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one.
+        ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one, ``"review"`` for a
+        ``nines review`` one.
 
     Raises
     ------
@@ -248,6 +250,11 @@ def check_run_folder(run_dir: Path) -> str:
     elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
         kind = "tournament"
+    elif manifest.get("kind") == "review" and (run_dir / "review.csv").is_file():  # nines review
+        from nines_sim.play.review import COLUMNS as REVIEW_COLUMNS
+
+        _read(run_dir / "review.csv", list(REVIEW_COLUMNS))
+        kind = "review"
     elif manifest.get("kind") == "tune-rules":  # nines tune-rules: its files are checked by their digests
         return "tune-rules"
     elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
@@ -263,4 +270,6 @@ def check_run_folder(run_dir: Path) -> str:
     if kind is not None:
         check_unlisted(run_dir, manifest, READ_FILES[kind])
         return kind
-    raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")
+    raise RunFolderError(
+        f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv, trials.csv or review.csv)"
+    )

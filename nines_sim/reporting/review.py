@@ -21,7 +21,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from nines_sim.play.review import EARLY_ROUNDS, THRESHOLDS, Review  # noqa: E402
+from nines_sim.play.review import COLUMNS, EARLY_ROUNDS, THRESHOLDS, Review, ReviewSetup, review_command  # noqa: E402
+from nines_sim.reporting.labels import short_labels  # noqa: E402
 from nines_sim.runs.output import write_csv  # noqa: E402
 
 KIND_LABELS = {
@@ -39,7 +40,9 @@ SITUATIONS = (
     ("phase", "late", "later in the hand"),
 )
 CLASSES = tuple(name for name, _ in THRESHOLDS)
-FILES = ("review.csv", "points_lost.png", "report.md")
+FILES = ("review.csv", "points_lost.png", "report.md", "manifest.json")
+#: ``manifest.json``'s ``kind`` of a review folder (``nines report`` tells the folders apart by it).
+KIND = "review"
 
 
 def _summary(df: pd.DataFrame, total_lost: float) -> dict:
@@ -140,18 +143,46 @@ def costliest(decisions: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     return decisions.sort_values("points_lost", ascending=False, kind="stable").head(n)
 
 
+def _labels(review: Review) -> list[str]:
+    """The lineup as a person reads it: short labels (a plug-in by its file name, values rounded), not paths."""
+    return short_labels([str(x) for x in review.lineup])
+
+
+def player_label(review: Review) -> str:
+    """Who was reviewed, by short label (:mod:`nines_sim.reporting.labels`): the title of the report and chart."""
+    names = [str(x) for x in review.lineup]
+    return _labels(review)[names.index(review.player)] if review.player in names else short_labels([review.player])[0]
+
+
+def partial_line(review: Review) -> str | None:
+    """For a review Ctrl-C stopped: the line naming the matches kept and the command that reviews them again."""
+    if not review.stopped:
+        return None
+    from nines_sim.runs.ranges import format_ranges
+    from nines_sim.runs.ranges import total as ranges_total
+
+    return (f"PARTIAL (interrupted): {review.matches:,} of {ranges_total(review.ranges):,} matches reviewed, the "
+            f"matches {format_ranges(review.kept)}; the kept_command in manifest.json reviews exactly these again: "
+            f"{review_command(review, review.kept)}")  # fmt: skip
+
+
 def report_lines(review: Review) -> list[str]:
     """report.md's lines."""
     d = review.decisions
     s = review.setup
     thresholds = ", ".join(f"{name} from {pts:g}" for name, pts in THRESHOLDS)
     lines = [
-        f"# Review of {review.player}",
+        f"# Review of {player_label(review)}",
         "",
-        f"Lineup {', '.join(f'seat {i} {n}' for i, n in enumerate(review.lineup))}; rules {review.rules.preset}; "
-        f"seed {review.seed}; {review.matches:,} match(es); {len(d):,} decisions with a choice reviewed in "
-        f"{review.seconds:.1f} s ({review.speed:.1f} decisions/s; the search took {review.judge_seconds:.1f} s).",
+        f"Lineup {', '.join(f'seat {i} {n}' for i, n in enumerate(_labels(review)))}; rules "
+        f"{review.rules.preset}; seed {review.seed}; {review.matches:,} match(es); {len(d):,} decisions with a "
+        f"choice reviewed in {review.seconds:.1f} s ({review.speed:.1f} decisions/s; the search took "
+        f"{review.judge_seconds:.1f} s).",
         "",
+    ]
+    if (stopped := partial_line(review)) is not None:
+        lines += [f"**{stopped}**", ""]
+    lines += [
         f"Judge: the search (`lookahead`'s) with {s.samples} samples of the hidden cards, `{s.policy}` rollouts to "
         f"the end of the {s.outcome}, draw inference {s.infer:g}; every candidate move on the same samples. A "
         f"value is the opponents' mean hand penalty minus the player's own, in penalty points (higher is better); "
@@ -175,26 +206,130 @@ def report_lines(review: Review) -> list[str]:
     return lines
 
 
-def write_review(review: Review, out: Path, chart: bool = True) -> list[Path]:
-    """Write ``review.csv``, ``points_lost.png`` (unless ``chart`` is off) and ``report.md`` into ``out``.
+def read_decisions(path: Path) -> pd.DataFrame:
+    """``review.csv`` as :class:`~nines_sim.play.review.Review` holds it (columns :data:`COLUMNS`).
 
-    Returns
-    -------
-    list of pathlib.Path
-        The files written.
+    Raises
+    ------
+    ValueError
+        If the file lacks a column (pandas' parser errors are ValueErrors too).
     """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = [write_csv(review.decisions, out / "review.csv")]
+    # every text as written: a move or class is never NA, and an empty command stays empty
+    d = pd.read_csv(path, keep_default_na=False, dtype={"move": str, "best": str, "command": str})
+    missing = [c for c in COLUMNS if c not in d.columns]
+    if missing:
+        raise ValueError(f"{path} lacks the column(s) {', '.join(missing)}")
+    return d[list(COLUMNS)]
+
+
+def _draw(review: Review, out: Path, chart: bool) -> list[Path]:
+    """``points_lost.png`` (unless ``chart`` is off) and ``report.md`` from ``review``; the files written."""
+    written = []
     d = review.decisions
     if chart and len(d):
-        fig = plot_points_lost(by_kind(d), by_situation(d), f"Points lost by {review.player} against the search")
+        fig = plot_points_lost(by_kind(d), by_situation(d), f"Points lost by {player_label(review)} against the search")
         fig.savefig(out / "points_lost.png", dpi=110)
         plt.close(fig)
         written.append(out / "points_lost.png")
     (out / "report.md").write_text("\n".join(report_lines(review)) + "\n", encoding="utf-8")
     written.append(out / "report.md")
     return written
+
+
+def review_manifest(review: Review) -> dict:
+    """``manifest.json``'s fields: what makes the review again (``command``; ``kept_command`` of a stopped one)
+    and everything its report is drawn from besides ``review.csv``."""
+    import platform
+    import sys
+
+    from nines_sim import __version__
+    from nines_sim.runs.output import speed_fields, started_at
+
+    s = review.setup
+    rules = review.rules
+    return {
+        "kind": KIND,
+        "command": review_command(review),
+        "kept_command": review_command(review, review.kept) if review.stopped else None,
+        "version": __version__,
+        "player": review.player,
+        "lineup": [str(x) for x in review.lineup],
+        "source": review.source,
+        "preset": rules.preset,
+        "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)},
+        "players": rules.players,
+        "seed": review.seed,
+        "ranges": [list(r) for r in review.ranges],
+        "kept_ranges": [list(r) for r in review.kept],
+        "matches_played": review.matches,
+        "partial": review.stopped,
+        "decisions": len(review.decisions),
+        "samples": s.samples,
+        "policy": s.policy,
+        "outcome": s.outcome,
+        "infer": s.infer,
+        "note": review.note,
+        **speed_fields(review.seconds, 0.0, review.matches),
+        "judge_seconds": round(review.judge_seconds, 3),
+        "started": started_at(review.seconds),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "platform": sys.platform,
+    }
+
+
+def review_of_folder(run_dir: Path) -> Review:
+    """The review a folder of ``nines review`` holds, from ``review.csv`` and ``manifest.json`` alone.
+
+    Raises
+    ------
+    KeyError, TypeError, ValueError
+        If the manifest lacks a field or a file lacks a column.
+    """
+    import json
+
+    from nines_sim.game.rules import make_rules
+
+    m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in m["rules"].items()}
+    return Review(
+        read_decisions(run_dir / "review.csv"), m["player"], list(m["lineup"]), make_rules(m["preset"], **options),
+        int(m["seed"]), int(m["matches_played"]), ReviewSetup(int(m["samples"]), m["policy"], m["outcome"],
+        float(m["infer"])), float(m["wall_seconds"]), float(m["judge_seconds"]), m["note"], bool(m["partial"]),
+        [tuple(r) for r in m["ranges"]], [tuple(r) for r in m["kept_ranges"]], m["source"],
+    )  # fmt: skip
+
+
+def write_review(review: Review, out: Path, chart: bool = True) -> list[Path]:
+    """Write ``review.csv``, ``points_lost.png`` (unless ``chart`` is off), ``report.md`` and ``manifest.json``.
+
+    The chart and report are drawn from ``review.csv`` as written, so that ``nines report`` redraws them alike.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    from dataclasses import replace
+
+    from nines_sim.runs.output import write_manifest
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [write_csv(review.decisions, out / "review.csv")]
+    (out / "points_lost.png").unlink(missing_ok=True)  # a previous run's chart (--force) is not this one's
+    # as nines report reads them back: the rows from review.csv, the times from the manifest (to the ms)
+    shown = replace(review, decisions=read_decisions(out / "review.csv"), seconds=round(review.seconds, 3),
+                    judge_seconds=round(review.judge_seconds, 3))  # fmt: skip
+    written += _draw(shown, out, chart)
+    written.append(write_manifest(out, review_manifest(review), files=["review.csv"]))
+    return written
+
+
+def redraw_folder(run_dir: Path, charts: bool = True) -> None:
+    """``nines report`` of a review folder: ``points_lost.png`` and ``report.md`` from its files alone."""
+    _draw(review_of_folder(Path(run_dir)), Path(run_dir), charts)
 
 
 def terminal_lines(review: Review) -> list[str]:
