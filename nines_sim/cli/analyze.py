@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, compile_notices, interrupted, players_wanted, saved_match_path
+from nines_sim.cli.common import (
+    build_rules,
+    check_seats,
+    compile_notices,
+    interrupted,
+    players_wanted,
+    refuse_options,
+    saved_match_path,
+)
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
@@ -37,12 +45,10 @@ def analyze(
     hand: Annotated[
         int,
         typer.Option(
-            "--hand", min=0, help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
+            "--hand", help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
         ),
     ] = 1,
-    turn: Annotated[
-        int, typer.Option("--turn", min=0, help="Turn of that hand, from 1 as 'nines replay' numbers them.")
-    ] = 1,
+    turn: Annotated[int, typer.Option("--turn", help="Turn of that hand, from 1 as 'nines replay' numbers them.")] = 1,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
     active: Annotated[
@@ -71,6 +77,7 @@ def analyze(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Estimate every legal play of one position, and show what each built-in strategy would play.
 
@@ -93,9 +100,8 @@ def analyze(
     names = list(strategies or [])
     saved_file = names[0] if len(names) == 1 and saved_match_path(names[0]) else None
     if saved_file is not None:
-        if match is not None or cards is not None or players is not None or rule:
-            raise usage_error("a saved match is analysed as it was played, at --hand and --turn: give no --match, "
-                              "--cards, --players or --rule")  # fmt: skip
+        applies = {"strategies", "seed", "hand", "turn", "samples", "policy", "outcome", "infer", "match_stream"}
+        refuse_options(ctx, applies, "a saved match is analysed as it was played, at --hand and --turn")
     elif (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
     if match_stream and match is None and saved_file is None:
@@ -103,7 +109,8 @@ def analyze(
     if active is not None and match is not None:
         raise usage_error("--active applies to a described position (--cards, --top, --sizes), not to --match")
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
-        if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
+        # (no min=1 on the option: click's range error would not say why; the help says "from 1")
+        if value < 1:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
     place = None  # a described position is in no run: a strategy failing there is said to fail at it
     try:
@@ -124,7 +131,10 @@ def analyze(
                 from nines_sim.runs.tournament import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
-            make_lineup(names)  # an unknown strategy is answered before the engine loads
+            from nines_sim.strategy.registry import canonical_spec, make_lineup
+
+            make_lineup([canonical_spec(s) for s in names])  # an unknown strategy named first, as replay does
+            check_seats(*players_wanted(players, rule), names, given=bool(strategies))
             r = build_rules(rules, without_players(rule), len(names))
             try:
                 with compile_notices():

@@ -92,6 +92,8 @@ class OneLineErrors(TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
                 typer.echo(exc.format_message(), err=True)
             else:
+                if type(exc).__name__ == "NoSuchOption":
+                    _close_options_only(exc)
                 message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
                 if isinstance(exc, _USAGE_ERROR) and exc.ctx is not None:
                     message += f" (see '{exc.ctx.command_path} --help')"
@@ -127,6 +129,18 @@ class OneLineErrors(TyperGroup):
                 shown = next((o for o in opts if o.startswith("--")), opts[0])
                 return f"{shown} is given {given} times; give it once{hint}"
         return None
+
+
+def _close_options_only(exc: Exception) -> None:
+    """Keep, of the options click suggests for an unknown one, those whose names are close without the dashes.
+
+    click matches ``--bogus`` against ``--out`` with the dashes, which make any two long options look alike
+    (``compare-rules --bogus`` suggested ``--out``)."""
+    from difflib import SequenceMatcher
+
+    name = str(getattr(exc, "option_name", "")).lstrip("-")
+    given = getattr(exc, "possibilities", None) or []
+    exc.possibilities = [p for p in given if SequenceMatcher(None, name, p.lstrip("-")).ratio() >= 0.6]  # type: ignore[attr-defined]
 
 
 app = typer.Typer(

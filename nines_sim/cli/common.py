@@ -49,17 +49,55 @@ def nothing_kept() -> typer.Exit:
 
 
 def players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
-    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6, or where the two
+    disagree (--players 2 with --rule players=3 played 2 seats without a word)."""
     flag = f"--players {players}"
+    try:
+        in_rule = parse_overrides(rule or []).get("players")
+    except RulesError as exc:
+        raise usage_error(str(exc)) from None
+    if players is not None and in_rule is not None and in_rule != players:
+        raise usage_error(f"--players {players} disagrees with --rule players={in_rule}; give the table size once")
     if players is None:
-        try:
-            players = parse_overrides(rule or []).get("players")
-        except RulesError as exc:
-            raise usage_error(str(exc)) from None
-        flag = f"--rule players={players}"
+        players, flag = in_rule, f"--rule players={in_rule}"
     if players is not None and not 2 <= players <= 6:
         raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
     return players, flag
+
+
+def check_blank(**given: str | None) -> None:
+    """A usage error (one line, exit 2) for a text option given blank (``study=''``: ``--study ''``), which would
+    otherwise mean what leaving it out means."""
+    for key, value in given.items():
+        if value is not None and not value.strip():
+            option = "--" + key.replace("_", "-")
+            raise usage_error(f"{option} is empty; give a value, or leave {option} out for its default")
+
+
+def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> None:
+    """A usage error (one line, exit 2) naming every option given on the command line that does not apply here.
+
+    For a command whose input fixes what the options would set (a saved match is replayed, reviewed or resumed
+    as it was played): an option it does not use is refused, never ignored.
+
+    Parameters
+    ----------
+    ctx : typer.Context or None
+        The command's context (None: the command was called from Python, and nothing is checked).
+    applies : set of str
+        The parameters (their Python names) that apply.
+    what : str
+        The start of the message, e.g. ``a saved match is replayed as it was played``.
+    """
+    if ctx is None:  # the command called from Python: no command line
+        return
+    given = [
+        next((o for o in p.opts if o.startswith("--")), p.opts[0]) if p.param_type_name == "option" else p.name
+        for p in ctx.command.params
+        if p.name not in applies and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") == "COMMANDLINE"
+    ]
+    if given:
+        raise usage_error(f"{what}: give no {', '.join(given)} with it")
 
 
 def check_design(skilled: str, weak: str) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, players_wanted
+from nines_sim.cli.common import build_rules, players_wanted, refuse_options
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
 from nines_sim.runs.runfolder import without_players
 
@@ -31,11 +31,13 @@ def play(
     rule: RuleOpt = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
     save_to: Annotated[
-        Path | None, typer.Option("--save", help="Where to save the match (default: a new file in matches/).")
+        str | None,
+        typer.Option("--save", metavar="FILE", help="Where to save the match (default: a new file in matches/)."),
     ] = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
     ] = 256,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Play a match in the terminal against strategies: you hold one seat, they the others.
 
@@ -51,8 +53,8 @@ def play(
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if resume is not None:
-        if opponents or seed is not None or hands is not None or players is not None or rule:
-            raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
+        # (its moves are saved into the file it goes on with: no --save either)
+        refuse_options(ctx, {"resume", "samples"}, "--resume goes on with the saved match as it is")
         try:
             saved = load(resume)
             check = load(resume)
@@ -86,7 +88,7 @@ def play(
             raise usage_error(f"--seat {seat} is out of range: the seats of a {n}-player table are 0 to {n - 1}")
         names.insert(seat, PERSON)
         saved = SavedMatch(r, secrets.randbits(63) if seed is None else seed, seat, names)
-        path = save_to or new_path()
+        path = _save_path(save_to) if save_to is not None else new_path()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise usage_error("nines play needs a terminal (its input and output are not one)")
     from nines_sim.engine.failures import StrategyFailure
@@ -117,3 +119,14 @@ def play(
 
         typer.echo(f"nines review {where} --samples {max(2, samples)}")
         review(str(path), samples=max(2, samples))
+
+
+def _save_path(save_to: str) -> Path:
+    """``--save`` checked before the table opens (:func:`nines_sim.runs.out_path.check_output_path`), or a usage
+    error that says why it cannot be written."""
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
+
+    try:
+        return check_output_path(save_to, "--save", folder=False, default="a new file in matches/")
+    except OutputPathError as exc:
+        raise usage_error(str(exc)) from None

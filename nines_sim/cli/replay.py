@@ -14,6 +14,7 @@ from nines_sim.cli.common import (
     compile_notices,
     interrupted,
     players_wanted,
+    refuse_options,
     saved_match_path,
 )
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
@@ -30,6 +31,7 @@ def replay(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Replay one match turn by turn: deals, moves, draws, declarations, scores.
 
@@ -41,6 +43,7 @@ def replay(
     Or give a match saved by 'nines play' (a .json file).
     """
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
+        refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played")
         return replay_saved(strategies[0])
     from nines_sim.play.replay import header
     from nines_sim.runs.tournament import DEFAULT_LINEUP

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,10 +12,19 @@ from nines_sim.cli.common import (
     compile_notices,
     cpu_count_default,
     players_wanted,
+    refuse_options,
     run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RangesOpt, RuleOpt, RulesOpt, WorkersOpt, at_most_max_matches
+from nines_sim.cli.options import (
+    PlayersOpt,
+    RangesOpt,
+    RuleOpt,
+    RulesOpt,
+    WorkersOpt,
+    at_most_max_matches,
+    out_option,
+)
 from nines_sim.runs.ranges import RangesError, total
 from nines_sim.runs.runfolder import NothingKept, ranges_wanted, without_players, writing
 
@@ -36,13 +44,12 @@ def review(
     policy: Annotated[str, typer.Option("--policy", help="Rollout strategy of the search.")] = "expert",
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the results (default: a new one in reports/).")
-    ] = None,
+    out: Annotated[str | None, out_option("Folder for the results (default: a new one in reports/).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
     workers: WorkersOpt = None,
     ranges: RangesOpt = None,
+    ctx: typer.Context = None,  # None: called from Python (nines play's review of its match), no options given
 ) -> None:
     """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
 
@@ -58,8 +65,8 @@ def review(
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):
-        if against or players is not None or rule:
-            raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
+        applies = {"target", "samples", "policy", "out", "force", "no_charts", "ranges"}  # (ranges: said below)
+        refuse_options(ctx, applies, "a saved match is reviewed as it was played")
         try:
             saved = load(target)
         except SavedMatchError as exc:

@@ -11,6 +11,7 @@ is checked as far as its tables and manifest agree. Each check names the file at
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -226,9 +227,9 @@ def check_run_folder(run_dir: Path) -> str:
         file cannot be read or lacks a declared column, or a table disagrees
         with the manifest (its lineup, rule sets or matches played).
     """
-    if not run_dir.exists():
+    if not os.path.exists(run_dir):  # False, not OSError, for a name too long to look up
         raise RunFolderError(f"{run_dir} does not exist")
-    if not run_dir.is_dir():
+    if not os.path.isdir(run_dir):
         raise RunFolderError(f"{run_dir} is not a folder")
     path = run_dir / "manifest.json"
     if not path.is_file():
