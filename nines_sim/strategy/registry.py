@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.strategy import params as P
 from nines_sim.strategy.base import Strategy
 
@@ -192,10 +193,11 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     file by its spec the same way.
     """
     path = Path(where)
-    if path.is_dir():
-        raise StrategyNotFound(f"{where} is a folder, not a .py file (in strategy spec {spec!r})")
-    if not path.is_file():
-        raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
+    kind, why = look_up(path)
+    if kind == "folder":
+        raise StrategyNotFound(f"{shown(where)} is a folder, not a .py file (in strategy spec {shown(spec)!r})")
+    if kind != "file":
+        raise StrategyNotFound(f"no such file: {shown(where)}{why and ' '}{why} (in strategy spec {shown(spec)!r})")
     mod_name = user_module_name(path)
     if mod_name in sys.modules:
         return sys.modules[mod_name]
