@@ -49,3 +49,10 @@ def test_look_up_says_why_a_path_cannot_be_read(tmp_path):
     kind, why = look_up(tmp_path / f"{LONG}.py")
     assert kind == "missing" and "a name in it has 303 characters" in why and "at most 255" in why, why
     assert look_up("/dev/null") == ("missing", "(not a regular file)")
+
+
+def test_bench_against_c_of_a_folder_says_it_is_a_folder(tmp_path):
+    """Before: 'no C reference at FOLDER', as if nothing were there."""
+    r = runner.invoke(app, ["bench", "--against-c", str(tmp_path)])
+    said = f"Error: {tmp_path} is a folder; name the C reference's .c file in it"
+    assert r.exit_code == 2 and r.output.strip() == said, r.output

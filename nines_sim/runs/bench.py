@@ -185,6 +185,8 @@ class CReference:
     def __init__(self, c_source: Path):
         c_source = Path(c_source)
         kind, why = look_up(c_source)
+        if kind == "folder":
+            raise ReferenceError(f"{shown(str(c_source))} is a folder; name the C reference's .c file in it")
         if kind != "file":
             raise ReferenceError(f"no C reference at {shown(str(c_source))}{why and ' '}{why}")
         gcc = shutil.which("gcc")
