@@ -154,6 +154,7 @@ def test_r_on_the_last_screen_reviews_the_saved_match(tmp_path, monkeypatch):
     class PersonPressedR:  # the app, played by the script to the end, then r on its last screen
         def __init__(self, saved, path, samples):  # noqa: ANN001
             self.saved, self.path, self.return_code, self.review_asked = saved, path, 0, True
+            self.failure = None  # as PlayApp: a strategy's failure, which the command says (none here)
 
         def run(self) -> None:
             from nines_sim.play import save
@@ -198,3 +199,14 @@ def test_a_resumed_match_shows_only_the_ends_not_yet_seen(tmp_path):
         asyncio.run(play(PlayApp(new_match(), path, hint_samples=16), stop))
         ends = asyncio.run(play(PlayApp(load(path), path, hint_samples=16), 1))
         assert any("Hand 1 is over" in e for e in ends) == shown_again, (stop, ends)
+
+
+def test_a_match_of_one_fixed_hand_says_its_only_hand_is_played():
+    """Before: 'The match's 1 hands are played (S3)'."""
+    who = ["you", "seat 1 (expert)"]
+    events = [_deal(0, (7, 7)), ("play", 1, 8, 2), ("end", 1, (10, 0)), ("match_end", (10, 0), (0.0, 1.0))]
+    for hands, said in ((1, "The match's only hand is played (S3)"), (2, "The match's 2 hands are played (S3)")):
+        rules = make_rules("classic", players=2, fixed_hands=hands)
+        (end,) = hand_ends(events, rules)
+        notes = rule_notes(end, rules, who)
+        assert any(n.startswith(said) for n in notes), notes

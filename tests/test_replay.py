@@ -197,3 +197,10 @@ def test_ctrl_c_in_bench_before_anything_is_measured_says_nothing_was(monkeypatc
     assert r.exit_code == 130, r.output
     assert r.output.strip().splitlines()[-1] == "Interrupted (Ctrl-C): stopped during W2: nothing was measured."
     assert "[" not in r.output  # no JSON of a run that was not measured
+
+
+def test_a_match_of_one_hand_is_counted_as_one_hand():
+    """Before: 'it has 1 hands' (analyze of a match, and of a saved match, by the same words)."""
+    r = runner.invoke(app, ["analyze", "random", "random", "--rules", "classic:fixed_hands=1", "--match", "0"]
+                      + ["--hand", "2", "--turn", "1"])  # fmt: skip
+    assert r.exit_code == 2 and r.output.strip().endswith("ends before hand 2: it has 1 hand"), r.output

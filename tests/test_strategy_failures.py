@@ -41,6 +41,16 @@ PLUGINS = textwrap.dedent(
 
         def declare(self, obs):
             raise RuntimeError("boom")
+
+    class Exits(Raises):
+        '''Calls sys.exit at every decision, as a script might (it ended every command silently, exit code 3).'''
+        name = "exits"
+
+        def play(self, obs):
+            import sys
+            sys.exit(3)
+
+        declare = play
     """
 )
 
@@ -48,6 +58,7 @@ PLUGINS = textwrap.dedent(
 SAYS = {
     "Illegal": "strategy 'illegal' returned a card that is not a legal play",
     "Raises": "strategy 'raises' raised RuntimeError: boom",
+    "Exits": "strategy 'exits' raised SystemExit: 3",
 }
 
 
@@ -72,7 +83,7 @@ def plugin_file(tmp_path_factory) -> Path:
     return f
 
 
-@pytest.mark.parametrize("cls", ["Illegal", "Raises"])
+@pytest.mark.parametrize("cls", list(SAYS))
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_command_says_a_failing_strategy_in_one_line_with_the_match_to_replay(
     plugin_file, tmp_path, command, cls
@@ -94,6 +105,16 @@ def test_every_command_says_a_failing_strategy_in_one_line_with_the_match_to_rep
     assert replay[:2] == ["nines", "replay"] and spec in replay and "--match" in replay and "--seed" in replay
     again = runner.invoke(app, replay[1:])  # the replay shows the same failure, at its position
     assert again.exit_code == 1 and "this decision fails" in again.output, again.output
+
+
+def test_a_plug_in_that_exits_as_it_is_imported_is_one_line(tmp_path):
+    """Before: a sys.exit() at the top of a plug-in's file ended the command silently with its code."""
+    f = tmp_path / "script.py"
+    f.write_text("import sys\nsys.exit('run me as a script')\n")
+    r = runner.invoke(app, ["tournament", f"{f}:Mine", "random", "-n", "2"])
+    assert r.exit_code == 2 and r.output.strip().splitlines() == [
+        f"Error: {f} does not import: SystemExit: run me as a script"
+    ], r.output
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")

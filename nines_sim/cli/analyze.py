@@ -191,11 +191,12 @@ def _in_match(r: Rules, names: list[str], seed: int, match: int):  # noqa: ANN20
 
 def _no_such_turn(r: Rules, names: list[str], seed: int, match: int, hand: int, turn: int) -> str:
     """Why ``--hand hand --turn turn`` (from 1) is not in the match: how many hands, or turns of that hand, it has."""
+    from nines_sim.game.text_lists import counted
     from nines_sim.play.replay import replay as play_one
 
     events = play_one(r, names, seed, match)[0]
     deals = [i for i, ev in enumerate(events) if ev[0] == "deal"] + [len(events)]
     if hand > len(deals) - 1:
-        return f"match {match} of seed {seed} ends before hand {hand}: it has {len(deals) - 1} hands"
+        return f"match {match} of seed {seed} ends before hand {hand}: it has {counted(len(deals) - 1, 'hand')}"
     turns = sum(ev[0] == "turn" for ev in events[deals[hand - 1] : deals[hand]])
-    return f"hand {hand} of match {match} ends before turn {turn}: it has {turns} turns"
+    return f"hand {hand} of match {match} ends before turn {turn}: it has {counted(turns, 'turn')}"

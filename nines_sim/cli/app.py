@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from nines_sim import __version__
-from nines_sim.console import STARTING_STOPPED
+from nines_sim.console import STARTING_STOPPED, run_reached, stopped_words
 from nines_sim.engine.failures import StrategyFailure
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
@@ -53,7 +53,7 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def _starting_stopped() -> typer.Exit:
-    echo_error(STARTING_STOPPED)
+    echo_error(stopped_words())
     return typer.Exit(code=130)
 
 
@@ -67,8 +67,10 @@ class OneLineErrors(TyperGroup):
             raise _starting_stopped() from None
 
     def invoke(self, ctx):  # noqa: ANN001, ANN201
-        # The commands hear Ctrl-C themselves once they play or write (a run folder keeps what finished); one
-        # that reaches here came before, and Typer would end with code 130 and no word.
+        # The commands hear Ctrl-C themselves while they play or write (a run folder keeps what finished); one
+        # that reaches here came before, between, or after (said as far as the run got: console.stopped_words),
+        # and Typer would end with code 130 and no word.
+        run_reached(STARTING_STOPPED)  # each command starts afresh (tests run many in one process)
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

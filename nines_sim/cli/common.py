@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from nines_sim.cli.app import usage_error
+from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.game.rules import Rules, RulesError, parse_overrides
 from nines_sim.runs.runfolder import rules_for
 
@@ -43,6 +43,11 @@ def interrupted(what: str) -> typer.Exit:
 
 def nothing_kept() -> typer.Exit:
     """A run stopped before any match was kept: say so, write nothing, exit 130 (as Ctrl-C does)."""
+    from nines_sim.console import STARTING_STOPPED, stopped_words
+
+    if stopped_words() != STARTING_STOPPED:  # the matches were played: 'before any match was kept' is untrue
+        echo_error(stopped_words())
+        return typer.Exit(code=130)
     # matches may have finished out of order; a stopped chunk keeps only those from its start up
     typer.echo("Stopped before any match was kept: no results were written.", err=True)
     return typer.Exit(code=130)

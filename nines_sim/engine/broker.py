@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from nines_sim.engine.failures import IllegalMoveError, StrategyError, StrategyFailure
+from nines_sim.engine.failures import OWN_FAILURES, IllegalMoveError, StrategyError, StrategyFailure
 from nines_sim.game.cards import N_FACES, card_name
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
@@ -209,7 +209,7 @@ class DecisionBroker:
             res = self.ask(strat, kind, obs, card)
         except StrategyFailure:  # already says whose and where (a compiled decide that does not compile)
             raise
-        except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
+        except OWN_FAILURES as exc:  # a plug-in's own bug: say whose and where, keep the cause
             m = self.culprit(strat, kind, idx, seats, legal, card)
             raise StrategyError(
                 f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
@@ -256,7 +256,7 @@ class DecisionBroker:
             one = self.observe(idx[j : j + 1], seats[j : j + 1], kind, None if legal is None else legal[j : j + 1])
             try:
                 self.ask(strat, kind, one, None if card is None else card[j : j + 1])
-            except Exception:
+            except OWN_FAILURES:
                 return int(self.state.match[idx[j]])
         return int(self.state.match[idx[0]])
 

@@ -6,6 +6,11 @@ in one place (:class:`nines_sim.cli.app.OneLineErrors`) without loading an engin
 
 from __future__ import annotations
 
+#: What a user's strategy code raises that is its own failure, not the user's stop: any Exception, and SystemExit
+#: (a ``sys.exit()`` or ``exit()`` left in a plug-in ended every command silently with its code). KeyboardInterrupt
+#: is left out: it is the person's Ctrl-C.
+OWN_FAILURES = (Exception, SystemExit)
+
 
 class StrategyFailure(RuntimeError):
     """A strategy failed in play; the message names it, and where to see it (the seed and the match to replay,

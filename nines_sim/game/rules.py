@@ -434,12 +434,14 @@ def _read_rule_set_file(path: str) -> tuple[str, int | None]:
     """
     import json
 
+    from nines_sim.game.path_lookup import shown
+
     if not path.strip():
         raise RulesError("`--rules @` needs a file name: --rules @best-rules.json")
     try:
         data = json.loads(open(path, encoding="utf-8").read())
     except OSError as exc:
-        raise RulesError(f"cannot read the rule set file {path} ({exc.strerror or exc})") from None
+        raise RulesError(f"cannot read the rule set file {shown(path)} ({exc.strerror or exc})") from None
     except ValueError:
         raise RulesError(f"the rule set file {path} is not JSON") from None
     spec = data.get("rule_set") if isinstance(data, dict) else None

@@ -1,4 +1,5 @@
-"""Lists written in one option's text (``--sweep nine_penalty=0,10``, ``--ranges 0:10,20:30``, ``--params a,b``,
+"""Counts and lists in the words of a message (``1 hand``, ``2 hands``); lists written in one option's text
+(``--sweep nine_penalty=0,10``, ``--ranges 0:10,20:30``, ``--params a,b``,
 a rule set's ``key=value,...``): read item by item, an empty item refused rather than dropped."""
 
 from __future__ import annotations
@@ -31,3 +32,8 @@ def items_of(text: str, what: str, sep: str = ",") -> list[str]:
             f"{what} has an empty value (two {sep!r} in a row, or one at an end); give a value between every two"
         )
     return items
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``counted(1, "hand")`` is ``1 hand`` (not ``1 hands``)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

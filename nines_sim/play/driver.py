@@ -24,6 +24,7 @@ import numpy as np
 from nines_sim.engine.batch import CompiledEngine
 from nines_sim.engine.broker import IllegalMoveError, StrategyError
 from nines_sim.engine.events import without_open_turn
+from nines_sim.game.text_lists import counted
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
@@ -263,5 +264,5 @@ def position_from_saved(saved: SavedMatch, hand: int, turn: int):  # noqa: ANN20
         hands = sum(1 for e in eng.trace.get(saved.match, []) if e[0] == "deal")
         if hands > hand:
             raise PositionError(f"hand {hand + 1} of the saved match ends before turn {turn + 1}")
-        raise PositionError(f"the saved match ends before {where}: it has {hands} hands")
+        raise PositionError(f"the saved match ends before {where}: it has {counted(hands, 'hand')}")
     return positions_from_engine(eng).position(0)

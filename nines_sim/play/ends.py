@@ -155,7 +155,8 @@ def rule_notes(end: HandEnd, rules: Rules, who: list[str]) -> list[str]:
         notes.append(f"Next, {why}: a tie-break hand among {seats} (S4, tie_rule=playoff)")
     if end.match_end is not None and not end.tiebreak:
         if rules.fixed_hands:
-            notes.append(f"The match's {rules.fixed_hands} hands are played (S3): the lowest total wins")
+            played = "only hand is" if rules.fixed_hands == 1 else f"{rules.fixed_hands} hands are"
+            notes.append(f"The match's {played} played (S3): the lowest total wins")
         else:
             top = max(end.totals)
             notes.append(f"A total reached the target ({top} >= {rules.target}, S2): the match is over, the lowest "

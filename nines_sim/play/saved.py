@@ -41,6 +41,7 @@ from typing import Any
 
 from nines_sim import __version__
 from nines_sim.game.cards import SUIT_NAMES, card_name, parse_card
+from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.game.rules import Rules, RulesError, make_rules
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 
@@ -280,12 +281,15 @@ def load(path: str | Path) -> SavedMatch:
         valid saved match (see :meth:`SavedMatch.from_json`).
     """
     p = Path(path)
+    kind, why = look_up(p)
+    if kind == "folder":
+        raise SavedMatchError(f"{shown(str(p))} is a folder; name a match's .json file, as 'nines play' saved it")
+    if kind != "file":
+        raise SavedMatchError(f"no saved match at {shown(str(p))}{why and ' '}{why}")
     try:
         text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SavedMatchError(f"no saved match at {p}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SavedMatchError(f"cannot read {p}: {exc}") from None
+        raise SavedMatchError(f"cannot read {shown(str(p))} ({getattr(exc, 'strerror', None) or exc})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -39,6 +39,7 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from nines_sim.game.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
+from nines_sim.game.text_lists import counted
 from nines_sim.play.driver import Outcome, public_events, run_match
 from nines_sim.play.ends import HandEnd, hand_ends, rule_notes
 from nines_sim.play.saved import SavedMatch, move_text, save
@@ -481,7 +482,7 @@ class PlayApp(App):
         winners = [who[s] for s, x in enumerate(out.win_share) if x > 0]
         regular = sum(not e.tiebreak for e in self._ends)
         tb = len(self._ends) - regular
-        hands = f"{regular} hand{'s' if regular != 1 else ''}" + (f" and {tb} tie-break hand(s)" if tb else "")
+        hands = counted(regular, "hand") + (f" and {counted(tb, 'tie-break hand')}" if tb else "")
         marks = ["  winner" if x > 0 else "" for x in out.win_share]
         self._totals(tuple(out.totals), f"The match is over after {hands}: {' and '.join(winners)} "
                      f"{'win' if winners == ['you'] or len(winners) > 1 else 'wins'}", marks)  # fmt: skip

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.game.rules import make_rules
 from nines_sim.runs.simulate import DEFAULT_BATCH, cpu_count
 from nines_sim.runs.tournament import plan_tournament, run_plan
@@ -183,8 +184,11 @@ class CReference:
 
     def __init__(self, c_source: Path):
         c_source = Path(c_source)
-        if not c_source.is_file():
-            raise ReferenceError(f"no C reference at {c_source}")
+        kind, why = look_up(c_source)
+        if kind == "folder":
+            raise ReferenceError(f"{shown(str(c_source))} is a folder; name the C reference's .c file in it")
+        if kind != "file":
+            raise ReferenceError(f"no C reference at {shown(str(c_source))}{why and ' '}{why}")
         gcc = shutil.which("gcc")
         if gcc is None:
             raise ReferenceError("gcc is not on PATH; it is needed to build the C reference")
@@ -247,7 +251,7 @@ def reference_speeds(
         with CReference(c_source) as built:
             out["C"] = built.run(seconds, players)
     py = Path(c_source).parent / "nines_py.py"
-    if py.is_file():
+    if look_up(py)[0] == "file":
         run = subprocess.run(
             [sys.executable, str(py), "match", str(seconds), str(players), "1"], capture_output=True, text=True
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from nines_sim.game.path_lookup import fs_limit, shown
 from nines_sim.runs.runfolder import RunSetupError
 
 #: The longest name nines-sim writes inside a run folder (``win_rates_by_rule_set.png``, ...), with room to spare,
@@ -66,16 +67,16 @@ def check_output_path(
     p = Path(text)
     nearest = _nearest_existing(p)
     if not os.path.isdir(nearest) and nearest != p:
-        raise OutputPathError(f"{option} {_shown(text)}: {_shown(str(nearest))} is a file, not a folder")
+        raise OutputPathError(f"{option} {shown(text)}: {shown(str(nearest))} is a file, not a folder")
     _check_lengths(text, p, nearest, option, "" if folder else beside)
     # (a file where a run folder goes is refused as it is made: nines_sim.runs.output.make_dir)
     if not folder and os.path.isdir(p):
-        example = _shown(str(p / "match.json"))
-        raise OutputPathError(f"{option} {_shown(text)} is a folder; give a file's name, e.g. {example}")
+        example = shown(str(p / "match.json"))
+        raise OutputPathError(f"{option} {shown(text)} is a folder; give a file's name, e.g. {example}")
     # a folder is made in its nearest parent (or is there); a file is written beside itself, then moved in place
     written_in = nearest if folder else _nearest_existing(p.parent)
     if not os.access(written_in, os.W_OK):
-        raise OutputPathError(f"cannot write in {_shown(str(written_in))} (permission denied); choose another {option}")
+        raise OutputPathError(f"cannot write in {shown(str(written_in))} (permission denied); choose another {option}")
     return p
 
 
@@ -90,8 +91,8 @@ def _nearest_existing(p: Path) -> Path:
 def _check_lengths(text: str, p: Path, nearest: Path, option: str, beside: str) -> None:
     """Refuse a name or a whole path longer than the file system under ``nearest`` takes (``ENAMETOOLONG``);
     ``beside``: the suffix of a file written beside a file (none for a folder, which has a name added inside)."""
-    name_max = _limit(nearest, "PC_NAME_MAX", 255)
-    path_max = _limit(nearest, "PC_PATH_MAX", 4096)
+    name_max = fs_limit(nearest, "PC_NAME_MAX", 255)
+    path_max = fs_limit(nearest, "PC_PATH_MAX", 4096)
     for part in p.parts:
         n = len(os.fsencode(part))
         if n + (len(beside) if part == p.name else 0) > name_max:
@@ -106,16 +107,3 @@ def _check_lengths(text: str, p: Path, nearest: Path, option: str, beside: str) 
             f"{option} is too long: {len(os.fsencode(text)):,} characters, and this system takes paths of at most "
             f"{path_max - 1 - room:,} here; choose a shorter {option}"
         )
-
-
-def _limit(where: Path, name: str, fallback: int) -> int:
-    """The file system's limit ``name`` (``os.pathconf``) at ``where``, or ``fallback`` where it gives none."""
-    try:
-        return int(os.pathconf(where if os.path.isdir(where) else where.parent, name))
-    except (OSError, ValueError):
-        return fallback
-
-
-def _shown(text: str) -> str:
-    """A path as a one-line message shows it: a very long one shortened in the middle."""
-    return text if len(text) <= 100 else f"{text[:60]}...{text[-30:]}"

@@ -188,3 +188,7 @@ class RunProgress:
                 self._forms.clear()
                 self._play_again(self._clock() - self._since)
         self.bar.close()
+        if exc[0] is None and self.kept:  # (a quiet bar counts nothing)
+            from nines_sim.console import PLAYED_STOPPED, run_reached
+
+            run_reached(PLAYED_STOPPED)

@@ -163,11 +163,14 @@ def run_folder(out: str | Path | None, kind: str, force: bool, held: ExitStack |
 
 @contextmanager
 def writing() -> Iterator[None]:
-    """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied."""
+    """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied; one after it is said
+    as coming after the results were written (:func:`nines_sim.console.stopped_words`)."""
+    from nines_sim.console import WRITTEN_STOPPED, run_reached
     from nines_sim.runs.pool import Interrupt
 
     with Interrupt():
         yield
+    run_reached(WRITTEN_STOPPED)
 
 
 @contextmanager

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim.game.path_lookup import look_up, shown
+
 KINDS = ("int", "float", "choice")
 
 
@@ -215,11 +217,12 @@ def read_json(path: str, strategy: str, given_as: str = "") -> dict[str, Any]:
         For a missing or malformed file, a folder, or a file written for another strategy.
     """
     p = Path(path)
-    if p.is_dir():  # a tuning's run folder, most likely: its best.json is the file meant
-        inside = f"; name the file in it: {strategy}@{p / 'best.json'}" if (p / "best.json").is_file() else ""
+    kind, why = look_up(p)
+    if kind == "folder":  # a tuning's run folder, most likely: its best.json is the file meant
+        inside = f"; name the file in it: {strategy}@{p / 'best.json'}" if look_up(p / "best.json")[0] == "file" else ""
         raise ParamError(f"{path} is a folder, not a parameter file (in {strategy}@{path}){inside}")
-    if not p.is_file():
-        raise ParamError(f"no such parameter file: {path} (in {strategy}@{path})")
+    if kind != "file":
+        raise ParamError(f"no such parameter file: {shown(path)}{why and ' '}{why} (in {strategy}@{shown(path)})")
     try:
         data = json.loads(p.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from nines_sim.engine.failures import OWN_FAILURES
+from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.strategy import params as P
 from nines_sim.strategy.base import Strategy
 
@@ -130,7 +132,7 @@ def plugins(warn: bool = False) -> list[Plugin]:
             if ep.name in builtins:
                 raise StrategyNotFound(f"its name clashes with the built-in {ep.name!r}")
             error = ""
-        except Exception as exc:  # a broken plug-in must not hide the others
+        except OWN_FAILURES as exc:  # a broken plug-in must not hide the others
             c, error = None, str(exc) if isinstance(exc, StrategyNotFound) else f"{type(exc).__name__}: {exc}"
         if any(p.name == ep.name for p in out):
             c, error = None, f"two installed plug-ins are named {ep.name!r}"
@@ -192,10 +194,11 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     file by its spec the same way.
     """
     path = Path(where)
-    if path.is_dir():
-        raise StrategyNotFound(f"{where} is a folder, not a .py file (in strategy spec {spec!r})")
-    if not path.is_file():
-        raise StrategyNotFound(f"no such file: {where} (in strategy spec {spec!r})")
+    kind, why = look_up(path)
+    if kind == "folder":
+        raise StrategyNotFound(f"{shown(where)} is a folder, not a .py file (in strategy spec {shown(spec)!r})")
+    if kind != "file":
+        raise StrategyNotFound(f"no such file: {shown(where)}{why and ' '}{why} (in strategy spec {shown(spec)!r})")
     mod_name = user_module_name(path)
     if mod_name in sys.modules:
         return sys.modules[mod_name]
@@ -208,7 +211,7 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     sys.path.insert(0, folder)
     try:
         module_spec.loader.exec_module(module)  # type: ignore[union-attr]
-    except Exception as exc:
+    except OWN_FAILURES as exc:
         del sys.modules[mod_name]
         raise StrategyNotFound(f"{where} does not import: {type(exc).__name__}: {exc}") from exc
     finally:
@@ -224,7 +227,7 @@ def _import_module(where: str):  # noqa: ANN202 - a module
         sys.path.append(here)
     try:
         return importlib.import_module(where)
-    except Exception as exc:
+    except OWN_FAILURES as exc:
         raise StrategyNotFound(f"module {where!r} does not import: {type(exc).__name__}: {exc}") from exc
 
 
@@ -359,7 +362,7 @@ def _create(spec: str, cls: type, values: dict) -> Strategy:
         pass
     try:
         return cls(**values)
-    except Exception as exc:
+    except OWN_FAILURES as exc:
         raise StrategyNotFound(
             f"strategy {spec!r} raised {type(exc).__name__} in its __init__: {exc}{user_location(exc, cls)}"
         ) from None
