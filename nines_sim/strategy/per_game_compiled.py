@@ -88,9 +88,14 @@ class CompiledStrategy(Strategy):
 
     decide: ClassVar[Any] = None
 
+    def decide_function(self, rules: Any = None) -> Any:
+        """The plain function to compile for this seat under ``rules``: the class's ``decide``, or (a subclass
+        whose seats differ, such as ``learned`` with its model) one of the instance's own, made for the rules."""
+        return _py_func(type(self))
+
     # --- the numpy engine's path: the same function, compiled, one game at a time
     def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
-        fn = jitted(type(self))
+        fn = _jitted_fn(self.decide_function(obs.rules))
         g = np.zeros(NG, dtype=np.int64)
         hand = np.zeros(2, dtype=np.uint64)
         legal = obs.legal.astype(np.int64)
@@ -128,7 +133,7 @@ class CompiledStrategy(Strategy):
         return self._ask(obs, PLAY_DRAWN, card) != 0
 
 
-_JITTED: dict[type, Any] = {}
+_JITTED: dict[Any, Any] = {}
 _CFUNCS: dict[Any, Any] = {}
 
 
@@ -147,9 +152,15 @@ def _py_func(cls: type) -> Any:
 def jitted(cls: type) -> Any:
     """``cls.decide`` compiled for calls from Python (the numpy engine's path; compiled once per process)."""
     if cls not in _JITTED:
-        # not cached: numba would file it under the same name as the C callback below, which is cached
-        _JITTED[cls] = njit(K.DECIDE_SIG)(_py_func(cls))
+        _JITTED[cls] = _jitted_fn(_py_func(cls))
     return _JITTED[cls]
+
+
+def _jitted_fn(fn: Any) -> Any:
+    if fn not in _JITTED:
+        # not cached: numba would file it under the same name as the C callback below, which is cached
+        _JITTED[fn] = njit(K.DECIDE_SIG)(fn)
+    return _JITTED[fn]
 
 
 def _cacheable(fn: Any) -> bool:
@@ -181,14 +192,14 @@ class _DecideCache(DigestCache):
             return None
 
 
-def compiled_function(strategy: Strategy | None) -> Any:
-    """The compiled-engine form of a seat's strategy: ``decide`` as a C callback, or a placeholder.
+def compiled_function(strategy: Strategy | None, rules: Any = None) -> Any:
+    """The compiled-engine form of a seat's strategy under ``rules``: ``decide`` as a C callback, or a placeholder.
 
     A plug-in's ``decide`` is cached on disk (beside its file, or under ``NUMBA_CACHE_DIR``) by
     :class:`_DecideCache`: a later run, a worker process or a Dask worker loads it, whether the class was
     named by file or by module, and an edit of the file or of a helper it calls recompiles it.
     """
-    fn = _py_func(type(strategy)) if isinstance(strategy, CompiledStrategy) else _placeholder
+    fn = strategy.decide_function(rules) if isinstance(strategy, CompiledStrategy) else _placeholder
     if fn not in _CFUNCS:
         if fn is _placeholder or not _cacheable(fn):
             _CFUNCS[fn] = cfunc(K.DECIDE_SIG, cache=_cacheable(fn))(fn)

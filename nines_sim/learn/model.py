@@ -1,0 +1,166 @@
+"""A learned model as arrays in a small ``.npz`` file: its weights, the rules and table size it was trained for,
+and the command that trained it.
+
+A model scores each candidate card with ``card_weights @ features`` and each suit to declare with
+``suit_weights @ features`` (:mod:`nines_sim.learn.features`); the highest score is played.  The file holds
+``card_weights`` float64 (NFC,), ``suit_weights`` float64 (NFS,) and ``meta``, a JSON text: the format, the
+feature names (a model of other features is refused), the rules (every option of
+:class:`~nines_sim.game.rules.Rules`, the table size among them), the command that trained it, and what training
+measured.  Every defect is a :class:`ModelError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nines_sim.game.rules import Rules, RulesError
+from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES
+
+FORMAT = "nines-learned/1"
+#: Rule options that do not change how a hand is played, and so not what a model learned.
+_IGNORED = ("preset", "turn_cap")
+#: The shipped models, in the package.
+SHIPPED = Path(__file__).parent / "models"
+
+
+class ModelError(ValueError):
+    """A model file that cannot be played here; the message (one line) says why."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A linear model of one seat's decisions.
+
+    Attributes
+    ----------
+    card_weights : numpy.ndarray
+        float64 (NFC,): the score of a card to play is its features' dot product with these.
+    suit_weights : numpy.ndarray
+        float64 (NFS,): the same for a suit to declare (T3, D6).
+    rules : Rules
+        The rules, table size included, the model was trained for.
+    meta : dict
+        The rest of the file's metadata (``command``, measured strength, ...).
+    """
+
+    card_weights: np.ndarray
+    suit_weights: np.ndarray
+    rules: Rules
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """16 hex digits of the weights: two files with the same weights play the same moves."""
+        h = hashlib.sha256(self.card_weights.tobytes() + self.suit_weights.tobytes())
+        return h.hexdigest()[:16]
+
+    def save(self, path: str | Path) -> None:
+        """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
+        meta = {**self.meta, "format": FORMAT, "card_features": list(CARD_FEATURES),
+                "suit_features": list(SUIT_FEATURES), "rules": rules_dict(self.rules)}  # fmt: skip
+        with open(path, "wb") as fh:
+            np.savez(fh, card_weights=self.card_weights, suit_weights=self.suit_weights,
+                     meta=np.array(json.dumps(meta, sort_keys=True)))  # fmt: skip
+
+    def check_rules(self, rules: Rules, where: str) -> None:
+        """Refuse to play under rules other than the model's (one line naming the first difference).
+
+        Raises
+        ------
+        ModelError
+        """
+        if rules.players != self.rules.players:
+            raise ModelError(
+                f"{where} was trained for {self.rules.players} players, not {rules.players}: "
+                f"train one for this table (nines train --players {rules.players})"
+            )
+        mine, theirs = rules_dict(self.rules), rules_dict(rules)
+        for k in mine:
+            if mine[k] != theirs.get(k):
+                raise ModelError(
+                    f"{where} was trained under {k}={mine[k]!r}, these rules have {k}={theirs.get(k)!r}: "
+                    f"train one for these rules (nines train --rules ...)"
+                )
+
+
+def rules_dict(rules: Rules) -> dict[str, Any]:
+    """The rule options that shape play, as JSON values (a model's ``rules``)."""
+    d = dataclasses.asdict(rules)
+    for k in _IGNORED:
+        d.pop(k, None)
+    d["hand_sizes"] = list(d["hand_sizes"])
+    return d
+
+
+def load(path: str | Path) -> Model:
+    """Read a model file.
+
+    Raises
+    ------
+    ModelError
+        For a missing, truncated or corrupt file, one of another format or other features, or weights that
+        are not finite numbers of the right shape.
+    """
+    p = Path(path)
+    name = str(path)
+    if not p.is_file():
+        raise ModelError(f"no such model file: {name}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise ModelError(f"{name} is not a readable model file ({type(exc).__name__}: {exc})") from None
+    for key in ("card_weights", "suit_weights", "meta"):
+        if key not in arrays:
+            raise ModelError(f"{name} is not a model file: it has no {key!r}")
+    try:
+        meta = json.loads(str(arrays["meta"]))
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise ModelError(f"{name}: its metadata is not JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelError(f"{name} is not a model of this version (format {FORMAT!r} expected)")
+    if meta.get("card_features") != list(CARD_FEATURES) or meta.get("suit_features") != list(SUIT_FEATURES):
+        raise ModelError(f"{name} was trained on other features than this version computes: train it again")
+    cw, sw = arrays["card_weights"], arrays["suit_weights"]
+    for label, w, n in (("card_weights", cw, NFC), ("suit_weights", sw, NFS)):
+        if w.shape != (n,) or w.dtype.kind != "f" or not np.isfinite(w).all():
+            raise ModelError(f"{name}: {label} must be {n} finite numbers")
+    try:
+        rules = Rules(**{**meta["rules"], "hand_sizes": tuple(meta["rules"]["hand_sizes"])})
+    except (KeyError, TypeError, RulesError) as exc:
+        raise ModelError(f"{name}: its rules are not readable ({type(exc).__name__}: {exc})") from None
+    rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
+    return Model(cw.astype(np.float64), sw.astype(np.float64), rules, rest)
+
+
+def shipped_name(rules: Rules) -> str:
+    """The file name of the shipped model for these rules and table size (``classic-5.npz``)."""
+    return f"{rules.preset}-{rules.players}.npz"
+
+
+def shipped(rules: Rules) -> Model:
+    """The shipped model trained for these rules and table size.
+
+    Raises
+    ------
+    ModelError
+        Where none ships (the message lists those that do and how to train one).
+    """
+    path = SHIPPED / shipped_name(rules)
+    if path.is_file():
+        model = load(path)
+        model.check_rules(rules, f"the shipped model {path.name}")
+        return model
+    have = ", ".join(sorted(q.stem for q in SHIPPED.glob("*.npz"))) or "none"
+    raise ModelError(
+        f"no shipped model for {rules.preset} at {rules.players} seats (shipped: {have}); "
+        f"train one with nines train and play it as learned@model.npz"
+    )
