@@ -28,6 +28,10 @@ class Learned(CompiledStrategy):
     def __init__(self, **values: Any) -> None:
         super().__init__(**values)
         self._loaded: dict[Any, Any] = {}
+        if self.model:  # a file that cannot be read is said at once, before any rules are known
+            from nines_sim.learn.model import load
+
+            self._file = load(self.model)
 
     def model_for(self, rules: Any) -> Any:
         """The :class:`~nines_sim.learn.model.Model` this seat plays under ``rules`` (checked against them).
@@ -37,12 +41,12 @@ class Learned(CompiledStrategy):
         nines_sim.learn.model.ModelError
             For a file that cannot be read, or a model trained for other rules or another table size.
         """
-        from nines_sim.learn.model import load, shipped
+        from nines_sim.learn.model import shipped
 
         key = rules
         if key not in self._loaded:
             if self.model:
-                model = load(self.model)
+                model = self._file
                 model.check_rules(rules, self.model)
             else:
                 model = shipped(rules)

@@ -127,9 +127,17 @@ def candidate_features(model_suit_weights: np.ndarray, obs: Any) -> tuple[np.nda
     return game, face, x
 
 
+def linear_scores(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w`` summed feature by feature in order, as the compiled decision sums (the same float64 result)."""
+    out = np.zeros(x.shape[:-1])
+    for i in range(w.shape[0]):
+        out = out + w[i] * x[..., i]
+    return out
+
+
 def batch_scores(model: Any, obs: Any) -> np.ndarray:
     """Each legal card's score under ``model`` for a batch of play decisions: float64 (n, 52), -inf elsewhere."""
     game, face, x = candidate_features(model.suit_weights, obs)
     out = np.full((obs.n, 52), -np.inf)
-    out[game, face] = x @ model.card_weights
+    out[game, face] = linear_scores(x, model.card_weights)
     return out

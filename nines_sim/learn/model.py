@@ -23,6 +23,7 @@ import numpy as np
 
 from nines_sim.game.rules import Rules, RulesError
 from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES
+from nines_sim.strategy.registry import StrategyNotFound
 
 FORMAT = "nines-learned/1"
 #: Rule options that do not change how a hand is played, and so not what a model learned.
@@ -31,8 +32,9 @@ _IGNORED = ("preset", "turn_cap")
 SHIPPED = Path(__file__).parent / "models"
 
 
-class ModelError(ValueError):
-    """A model file that cannot be played here; the message (one line) says why."""
+class ModelError(StrategyNotFound):
+    """A model file that cannot be played here; the message (one line) says why.  A kind of
+    :class:`~nines_sim.strategy.registry.StrategyNotFound`: the command line says it as a usage error."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,9 @@ def load(path: str | Path) -> Model:
     try:
         with np.load(p, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise ModelError(f"{name} is not a readable model file ({type(exc).__name__}: {exc})") from None
+    except (ValueError, EOFError, zipfile.BadZipFile, KeyError, OSError) as exc:
+        why = "not an .npz archive" if isinstance(exc, ValueError) else f"damaged or cut short ({type(exc).__name__})"
+        raise ModelError(f"{name} is not a readable model file: {why}") from None
     for key in ("card_weights", "suit_weights", "meta"):
         if key not in arrays:
             raise ModelError(f"{name} is not a model file: it has no {key!r}")

@@ -355,6 +355,8 @@ def make_lineup(specs: list) -> list[Strategy]:
             cls, _, values, shown = _resolve(s)
             try:
                 made[s] = cls(**values)
+            except StrategyNotFound:  # the strategy's own one-line reason (a model file it cannot read)
+                raise
             except Exception as exc:
                 raise StrategyNotFound(
                     f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
