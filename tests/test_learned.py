@@ -31,9 +31,12 @@ def _weights() -> tuple[np.ndarray, np.ndarray]:
     return wc, ws
 
 
-def _model_file(tmp_path, rules, name: str = "m.npz") -> str:  # noqa: ANN001
+def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0) -> str:  # noqa: ANN001
+    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units added."""
     path = tmp_path / name
-    Model(*_weights(), rules, {"command": "tests/test_learned.py"}).save(path)
+    rng = np.random.default_rng(8)
+    layer = (rng.normal(size=(hidden, NFC)), rng.normal(size=hidden), rng.normal(size=hidden))
+    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer).save(path)
     return str(path)
 
 
@@ -64,11 +67,12 @@ class PythonLearned(Strategy):
         return (card % 13 != 8) | (own - 1 <= 2)
 
 
-def test_compiled_and_python_inference_play_the_same_matches(tmp_path):
+@pytest.mark.parametrize("hidden", [0, 8])
+def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden):
     """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
     same moves: every match ends with the same totals (a Python seat plays on the broker's path)."""
     rules = make_rules("classic", players=3)
-    path = _model_file(tmp_path, rules)
+    path = _model_file(tmp_path, rules, hidden=hidden)
     compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
     python = simulate(rules, [PythonLearned(load(path)), "expert", "random"], 150, seed=11)
     np.testing.assert_array_equal(compiled.totals, python.totals)
@@ -134,9 +138,12 @@ def test_a_bad_model_file_is_one_line(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a model")
     whole = open(good, "rb").read()
     (tmp_path / "cut.npz").write_bytes(whole[: len(whole) // 2])
-    np.savez(tmp_path / "other.npz", card_weights=np.zeros(3), suit_weights=np.zeros(NFS), meta=np.array("{}"))
+    np.savez(tmp_path / "part.npz", card_weights=np.zeros(NFC), suit_weights=np.zeros(NFS), meta=np.array("{}"))
+    arrays = {k: v for k, v in np.load(good).items() if k != "meta"}
+    np.savez(tmp_path / "other.npz", **arrays, meta=np.array('{"format": "something else"}'))
     cases = (("junk.npz", "not an .npz archive"), ("cut.npz", "damaged or cut short"),
-             ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"))  # fmt: skip
+             ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"),
+             ("part.npz", "not a model file: it has no 'hidden_weights'"))  # fmt: skip
     for name, words in cases:
         with pytest.raises(StrategyNotFound, match=words) as err:
             make_lineup([f"learned@{tmp_path / name}"])
@@ -183,12 +190,11 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path):
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40)
+    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40, hidden=4)
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
-    assert a.card_weights.tobytes() == b.card_weights.tobytes()
-    assert a.suit_weights.tobytes() == b.suit_weights.tobytes()
+    assert a.digest == b.digest and a.hidden_bias.shape == (4,)
     curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
     pd.testing.assert_frame_equal(*curves)
     n = 400

@@ -25,6 +25,15 @@ def train(
         float, typer.Option("--epsilon", min=0.0, max=1.0, help="Share of card plays made at random (exploration).")
     ] = 0.1,
     keep: Annotated[int, typer.Option("--keep", min=1, help="Rounds of data each fit uses (the latest).")] = 2,
+    hidden: Annotated[
+        int,
+        typer.Option(
+            "--hidden",
+            min=0,
+            max=64,
+            help="Hidden units of the card model, a multiple of 4 (0: linear).",
+        ),
+    ] = 16,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
@@ -34,8 +43,9 @@ def train(
     """Learn a model of one seat's decisions (which card, which suit after a 9) for a rule set and table size.
 
     Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
-    (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits a
-    linear model on the last --keep rounds and measures it against expert and against the previous round.
+    (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
+    model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
+    it against expert and against the previous round.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
     (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished.
     """
@@ -44,6 +54,8 @@ def train(
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, prepare_dir
 
+    if hidden % 4:
+        raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
         rule_set = parse_rule_set(rules, parse_overrides(rule or []), players)
     except RulesError as exc:
@@ -54,12 +66,12 @@ def train(
     except OutputExists as exc:
         raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             eval_matches=eval_matches)  # fmt: skip
+                             hidden=hidden, eval_matches=eval_matches)  # fmt: skip
     extra = "".join(f" --rule {r}" for r in rule or [])
     command = (
         f"nines train --rules {rules} --players {rule_set.players}{extra} --seed {seed} --rounds {rounds} "
-        f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --eval-matches {eval_matches} "
-        f"--out {folder}"
+        f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
+        f"--eval-matches {eval_matches} --out {folder}"
     )
     typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}")
     done = run_train(rule_set, folder, seed, settings, command, report=typer.echo)

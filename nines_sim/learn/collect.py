@@ -17,10 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from nines_sim.learn.decide import candidate_features, linear_scores, observation_arrays
+from nines_sim.learn.decide import candidate_features, linear_scores, model_scores, observation_arrays
 from nines_sim.learn.features import NFC, NFS, batch_suit_features
+from nines_sim.learn.model import Model
 from nines_sim.strategy.base import Observation, Strategy
 
+#: The ridge penalty per row of the linear fits (features are scaled to about 0-1).
+RIDGE = 1e-3
+#: Passes over the data of a hidden-layer fit (Adam; early stopping on a tenth held out).
+MLP_EPOCHS = 100
 #: Salts of the decision's random stream (0..63) that exploration and labelling draw on.
 _EXPLORE_SALT, _LABEL_SALT, _PICK_SALT = 40, 41, 42
 
@@ -76,7 +81,7 @@ class Collector(Strategy):
 
     Parameters
     ----------
-    card_weights, suit_weights : numpy.ndarray or None
+    model : Model or None
         The current model; None plays ``expert``'s moves (the first round).
     rollout : Strategy
         The compiled strategy that plays every seat of the rollouts.
@@ -91,12 +96,12 @@ class Collector(Strategy):
     name = "collector"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
 
-    def __init__(self, card_weights: np.ndarray | None, suit_weights: np.ndarray | None, rollout: Strategy,
-                 samples: int, epsilon: float, label_share: float) -> None:  # fmt: skip
+    def __init__(self, model: Model | None, rollout: Strategy, samples: int, epsilon: float,
+                 label_share: float) -> None:  # fmt: skip
         super().__init__()
         from nines_sim.strategies.expert import Expert
 
-        self.wc, self.ws = card_weights, suit_weights
+        self.model = model
         self._expert = Expert()
         self.rollout, self.samples, self.epsilon, self.label_share = rollout, samples, epsilon, label_share
         self.data = Samples()
@@ -106,8 +111,8 @@ class Collector(Strategy):
     def _suit_weights(self) -> np.ndarray:
         from nines_sim.learn.features import SUIT_FEATURES
 
-        if self.ws is not None:
-            return self.ws
+        if self.model is not None:
+            return self.model.suit_weights
         w = np.zeros(NFS)  # the first round's 9s: the suit held most (expert's declaration, near enough)
         w[SUIT_FEATURES.index("held")] = 1.0
         return w
@@ -134,11 +139,11 @@ class Collector(Strategy):
         moves[game, slot] = face
         feats = np.zeros((n, C, NFC))
         feats[game, slot] = x
-        if self.wc is None:
+        if self.model is None:
             choice = self._expert.play(obs)
         else:
             score = np.full((n, C), -np.inf)
-            score[game, slot] = linear_scores(x, self.wc)
+            score[game, slot] = model_scores(self.model, x)
             choice = moves[np.arange(n), np.argmax(score, axis=1)]
         explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
         pick = (uniform(obs.random(_PICK_SALT)) * count).astype(np.int64)
@@ -153,10 +158,10 @@ class Collector(Strategy):
     def declare(self, obs: Observation) -> np.ndarray:
         a = observation_arrays(obs)
         x = batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
-        if self.ws is None:
+        if self.model is None:
             choice = self._expert.declare(obs)
         else:
-            choice = np.argmax(linear_scores(x, self.ws), axis=1)
+            choice = np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
         own = obs.hand_sizes[np.arange(obs.n), obs.seat]
         rows = self._to_label(obs, own > 0)  # a 9 that was the last card: the hand is over
         if rows.size:
@@ -198,6 +203,30 @@ def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.
     xc = x - (means / cnt[:, None])[inv]
     a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
     return np.linalg.solve(a, xc.T @ y)
+
+
+def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The card model's weights: ``(card_weights, hidden_weights, hidden_bias, out_weights)``.
+
+    ``hidden`` = 0: the linear ranker of :func:`fit_ranker`.  Else a multilayer perceptron with one hidden layer
+    of ``hidden`` rectified units (scikit-learn's ``MLPRegressor``, Adam, seeded by ``seed``) fitted to the
+    candidates' values centred within their decision, its output bias put on the ``bias`` feature.
+    """
+    if hidden == 0:
+        return fit_ranker(x, y, g, RIDGE), np.zeros((0, NFC)), np.zeros(0), np.zeros(0)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPRegressor
+
+    net = MLPRegressor(hidden_layer_sizes=(hidden,), alpha=1e-3, max_iter=MLP_EPOCHS, early_stopping=True,
+                       random_state=seed)  # fmt: skip
+    with warnings.catch_warnings():  # a fixed number of epochs is the budget, not a failure
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        net.fit(x, y)
+    linear = np.zeros(NFC)
+    linear[0] = float(net.intercepts_[1][0])  # feature 0 is the constant 1
+    return linear, np.ascontiguousarray(net.coefs_[0].T), net.intercepts_[0].copy(), net.coefs_[1][:, 0].copy()
 
 
 def rollout_strategy(model: Any) -> Strategy:

@@ -25,22 +25,23 @@ from nines_sim.engine.loop_constants import (
     G_TOP,
 )
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN
-from nines_sim.learn.features import best_suit, card_features, nine_suit_after, score
+from nines_sim.learn.features import best_suit, card_features, mlp_score, nine_suit_after
 
 #: A drawn 9 is kept unless the seat then holds this many cards or fewer (``expert``'s ``shed_nine_at``): the
 #: model does not decide the drawn card (T4).
 SHED_NINE_AT = 2
 
 
-def make_decide(card_weights: np.ndarray, suit_weights: np.ndarray) -> Any:
-    """The plug-in ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int`` of a linear model.
+def make_decide(model: Any) -> Any:
+    """The plug-in ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int`` of a
+    :class:`~nines_sim.learn.model.Model`.
 
     Plays the legal card of highest score (the lowest face among equals), declares the suit of highest score,
     and plays a drawn natural (a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays
     two 9s together (V4).
     """
-    wc = np.ascontiguousarray(card_weights, dtype=np.float64)
-    ws = np.ascontiguousarray(suit_weights, dtype=np.float64)
+    wc, ws, hw, hb, ow = (np.ascontiguousarray(w, dtype=np.float64) for w in model.arrays().values())
+    hw_t = np.ascontiguousarray(hw.T)
 
     def decide(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
         h0 = np.int64(hand[0])
@@ -69,7 +70,7 @@ def make_decide(card_weights: np.ndarray, suit_weights: np.ndarray) -> Any:
                 s_after = nine_suit
             fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
                                P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
-            sc = score(wc, fc)
+            sc = mlp_score(wc, hw_t, hb, ow, fc)
             if sc > best:
                 best, best_f = sc, f
         return best_f
@@ -84,7 +85,7 @@ def decide_for(model: Any) -> Any:
     """:func:`make_decide` of a :class:`~nines_sim.learn.model.Model`, one function per set of weights (the
     compiled forms are cached by the function)."""
     if model.digest not in _DECIDERS:
-        _DECIDERS[model.digest] = make_decide(model.card_weights, model.suit_weights)
+        _DECIDERS[model.digest] = make_decide(model)
     return _DECIDERS[model.digest]
 
 
@@ -139,5 +140,17 @@ def batch_scores(model: Any, obs: Any) -> np.ndarray:
     """Each legal card's score under ``model`` for a batch of play decisions: float64 (n, 52), -inf elsewhere."""
     game, face, x = candidate_features(model.suit_weights, obs)
     out = np.full((obs.n, 52), -np.inf)
-    out[game, face] = linear_scores(x, model.card_weights)
+    out[game, face] = model_scores(model, x)
+    return out
+
+
+def model_scores(model: Any, x: np.ndarray) -> np.ndarray:
+    """The card scores of features ``x`` (float64 (m, NFC)) under ``model``, summed in the order of the compiled
+    :func:`~nines_sim.learn.features.mlp_score` (the same float64 results): float64 (m,)."""
+    out = linear_scores(x, model.card_weights)
+    for j in range(model.hidden_bias.shape[0]):
+        a = np.full(x.shape[0], model.hidden_bias[j])
+        for i in range(x.shape[1]):
+            a = a + model.hidden_weights[j, i] * x[:, i]
+        out = np.where(a > 0.0, out + model.out_weights[j] * a, out)
     return out

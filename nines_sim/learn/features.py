@@ -45,6 +45,8 @@ SUIT_FEATURES = (
 )  # fmt: skip
 NFC = len(CARD_FEATURES)
 NFS = len(SUIT_FEATURES)
+#: Hidden units of a card model are summed this many at a time (:func:`mlp_score`): their number is a multiple.
+UNITS_AT_ONCE = 4
 #: An opponent with this many cards or fewer is near going out.
 NEAR_OUT = 2
 
@@ -141,6 +143,36 @@ def score(w, x):
     sc = 0.0
     for i in range(w.shape[0]):
         sc += w[i] * x[i]
+    return sc
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def mlp_score(w, hw_t, hb, ow, x):
+    """A card model's score of features ``x``: the linear part ``w . x`` plus a hidden layer of rectified units,
+    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])`` (none for a linear model).
+
+    ``hw_t``: the hidden weights transposed, float64 (NFC, H), H a multiple of :data:`UNITS_AT_ONCE`.  The units
+    are summed four side by side in registers (independent sums, no scratch array to allocate); each unit's sum
+    runs over the features in order, as the training path's :func:`nines_sim.learn.decide.model_scores` sums,
+    so both give the same floats.
+    """
+    sc = score(w, x)
+    for b in range(0, hb.shape[0], UNITS_AT_ONCE):
+        a0, a1, a2, a3 = hb[b], hb[b + 1], hb[b + 2], hb[b + 3]
+        for i in range(hw_t.shape[0]):
+            xi = x[i]
+            a0 += hw_t[i, b] * xi
+            a1 += hw_t[i, b + 1] * xi
+            a2 += hw_t[i, b + 2] * xi
+            a3 += hw_t[i, b + 3] * xi
+        if a0 > 0.0:
+            sc += ow[b] * a0
+        if a1 > 0.0:
+            sc += ow[b + 1] * a1
+        if a2 > 0.0:
+            sc += ow[b + 2] * a2
+        if a3 > 0.0:
+            sc += ow[b + 3] * a3
     return sc
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from nines_sim.game.rules import Rules, RulesError
-from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES
+from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, UNITS_AT_ONCE
 from nines_sim.strategy.registry import StrategyNotFound
 
 FORMAT = "nines-learned/1"
@@ -39,38 +39,49 @@ class ModelError(StrategyNotFound):
 
 @dataclass(frozen=True)
 class Model:
-    """A linear model of one seat's decisions.
+    """A model of one seat's decisions: a card's score is linear in its features plus a hidden layer of
+    rectified units (none: a linear model), a suit's score linear.
 
     Attributes
     ----------
     card_weights : numpy.ndarray
-        float64 (NFC,): the score of a card to play is its features' dot product with these.
+        float64 (NFC,): the linear part of a card's score (its features' dot product with these).
     suit_weights : numpy.ndarray
         float64 (NFS,): the same for a suit to declare (T3, D6).
     rules : Rules
         The rules, table size included, the model was trained for.
     meta : dict
         The rest of the file's metadata (``command``, measured strength, ...).
+    hidden_weights, hidden_bias, out_weights : numpy.ndarray
+        float64 (H, NFC), (H,), (H,): the hidden layer of the card score (H = 0: none).
     """
 
     card_weights: np.ndarray
     suit_weights: np.ndarray
     rules: Rules
     meta: dict[str, Any] = field(default_factory=dict)
+    hidden_weights: np.ndarray = field(default_factory=lambda: np.zeros((0, NFC)))
+    hidden_bias: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    out_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def digest(self) -> str:
         """16 hex digits of the weights: two files with the same weights play the same moves."""
-        h = hashlib.sha256(self.card_weights.tobytes() + self.suit_weights.tobytes())
+        h = hashlib.sha256(b"".join(w.tobytes() for w in self.arrays().values()))
         return h.hexdigest()[:16]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by their names in the file."""
+        return {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
+                "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
+                "out_weights": self.out_weights}  # fmt: skip
 
     def save(self, path: str | Path) -> None:
         """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
         meta = {**self.meta, "format": FORMAT, "card_features": list(CARD_FEATURES),
                 "suit_features": list(SUIT_FEATURES), "rules": rules_dict(self.rules)}  # fmt: skip
         with open(path, "wb") as fh:
-            np.savez(fh, card_weights=self.card_weights, suit_weights=self.suit_weights,
-                     meta=np.array(json.dumps(meta, sort_keys=True)))  # fmt: skip
+            np.savez(fh, **self.arrays(), meta=np.array(json.dumps(meta, sort_keys=True)))
 
     def check_rules(self, rules: Rules, where: str) -> None:
         """Refuse to play under rules other than the model's (one line naming the first difference).
@@ -121,7 +132,7 @@ def load(path: str | Path) -> Model:
     except (ValueError, EOFError, zipfile.BadZipFile, KeyError, OSError) as exc:
         why = "not an .npz archive" if isinstance(exc, ValueError) else f"damaged or cut short ({type(exc).__name__})"
         raise ModelError(f"{name} is not a readable model file: {why}") from None
-    for key in ("card_weights", "suit_weights", "meta"):
+    for key in ("card_weights", "suit_weights", "hidden_weights", "hidden_bias", "out_weights", "meta"):
         if key not in arrays:
             raise ModelError(f"{name} is not a model file: it has no {key!r}")
     try:
@@ -133,15 +144,22 @@ def load(path: str | Path) -> Model:
     if meta.get("card_features") != list(CARD_FEATURES) or meta.get("suit_features") != list(SUIT_FEATURES):
         raise ModelError(f"{name} was trained on other features than this version computes: train it again")
     cw, sw = arrays["card_weights"], arrays["suit_weights"]
-    for label, w, n in (("card_weights", cw, NFC), ("suit_weights", sw, NFS)):
-        if w.shape != (n,) or w.dtype.kind != "f" or not np.isfinite(w).all():
-            raise ModelError(f"{name}: {label} must be {n} finite numbers")
+    hw, hb, ow = arrays["hidden_weights"], arrays["hidden_bias"], arrays["out_weights"]
+    H = hb.shape[0] if hb.ndim == 1 and hb.shape[0] % UNITS_AT_ONCE == 0 else -1
+    shapes = (("card_weights", cw, (NFC,)), ("suit_weights", sw, (NFS,)), ("hidden_weights", hw, (H, NFC)),
+              ("hidden_bias", hb, (H,)), ("out_weights", ow, (H,)))  # fmt: skip
+    for label, w, shape in shapes:
+        if w.shape != shape or w.dtype.kind != "f" or not np.isfinite(w).all():
+            raise ModelError(
+                f"{name}: {label} must be finite numbers of shape {shape} (hidden units: a multiple of {UNITS_AT_ONCE})"
+            )
     try:
         rules = Rules(**{**meta["rules"], "hand_sizes": tuple(meta["rules"]["hand_sizes"])})
     except (KeyError, TypeError, RulesError) as exc:
         raise ModelError(f"{name}: its rules are not readable ({type(exc).__name__}: {exc})") from None
     rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
-    return Model(cw.astype(np.float64), sw.astype(np.float64), rules, rest)
+    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow)]
+    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4])
 
 
 def shipped_name(rules: Rules) -> str:

@@ -25,14 +25,12 @@ import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.game.rules import Rules
-from nines_sim.learn.collect import Collector, fit_ranker, rollout_strategy
+from nines_sim.learn.collect import RIDGE, Collector, fit_card_model, fit_ranker, rollout_strategy
 from nines_sim.learn.model import Model
 from nines_sim.results.stats import wilson
 
 #: The evaluation's seeds are this far from the training seed (fresh deals, never trained on).
 EVAL_SEED_OFFSET = 1_000_003
-#: The ridge penalty per row (features are scaled to about 0-1).
-RIDGE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,7 @@ class TrainSettings:
     epsilon: float = 0.1
     label_share: float = 1.0
     keep: int = 2
+    hidden: int = 16
     eval_matches: int = 2000
     batch_size: int = 256
 
@@ -116,10 +115,8 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     cpu0 = time.process_time()
     finished = True
     for rnd in range(1, s.rounds + 1):
-        collector = Collector(
-            None if model is None else model.card_weights, None if model is None else model.suit_weights,
-            rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0, s.label_share,
-        )  # fmt: skip
+        collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
+                              s.label_share)  # fmt: skip
         try:
             played = play_collection(rules, collector, seed, (rnd - 1) * s.matches, s.matches, s.batch_size,
                                      should_stop)  # fmt: skip
@@ -129,17 +126,17 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             finished = False
             break
         history = [*history, collector][-s.keep :]
-        fits = []
+        data = {}
         for which in ("card", "suit"):
             parts = [c.data.arrays(which) for c in history]
             offsets = np.cumsum([0] + [c.data.groups for c in history])
-            x = np.concatenate([p[0] for p in parts])
-            y = np.concatenate([p[1] for p in parts])
-            g = np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)])
-            fits.append(fit_ranker(x, y, g, RIDGE))
+            data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                           np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
+        card = fit_card_model(*data["card"], s.hidden, seed + rnd)
+        suit = fit_ranker(*data["suit"], RIDGE)
         cpu = time.process_time() - cpu0
-        model = Model(fits[0], fits[1], rules, {"command": command, "round": rnd, "cpu_seconds": round(cpu, 1),
-                                                "seed": seed})  # fmt: skip
+        meta = {"command": command, "round": rnd, "cpu_seconds": round(cpu, 1), "seed": seed}
+        model = Model(card[0], suit, rules, meta, card[1], card[2], card[3])
         path = out / "models" / f"round-{rnd}.npz"
         model.save(path)
         spec = f"learned@{path}"
