@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,8 +16,9 @@ class Learned(CompiledStrategy):
     (its hand, the top card and active suit, the seats' hand sizes, totals and the suits they drew on, the
     faces played this hand, the stock's size, the 9's penalty: :mod:`nines_sim.learn.features`) and plays the
     best; a drawn natural is played, a drawn 9 kept unless 2 cards or fewer are left (``expert``'s rule).
-    ``learned`` plays the model shipped for the rules and table size; ``learned@model.npz`` a model of
-    ``nines train``.  A model trained for other rules or another table size is refused.  Source: learning from a
+    ``learned`` plays the model shipped for the rules and table size (where none ships, the nearest one, with
+    a warning); ``learned@model.npz`` a model of ``nines train``, refused under other rules or at another table
+    size.  Source: learning from a
     fast simulator's own play (DouZero, Zha et al. 2021; expert iteration, Anthony et al. 2017)."""
 
     name = "learned"
@@ -41,7 +43,7 @@ class Learned(CompiledStrategy):
         nines_sim.learn.model.ModelError
             For a file that cannot be read, or a model trained for other rules or another table size.
         """
-        from nines_sim.learn.model import shipped
+        from nines_sim.learn.model import FallbackWarning, shipped
 
         key = rules
         if key not in self._loaded:
@@ -49,7 +51,9 @@ class Learned(CompiledStrategy):
                 model = self._file
                 model.check_rules(rules, self.model)
             else:
-                model = shipped(rules)
+                model, note = shipped(rules)
+                if note is not None:
+                    warnings.warn(note, FallbackWarning, stacklevel=2)
             self._loaded[key] = model
         return self._loaded[key]
 

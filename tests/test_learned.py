@@ -203,3 +203,28 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path):
     rate = (one.win_share[:, 0].sum() + two.win_share[:, 1].sum()) / n
     se = math.sqrt(rate * (1 - rate) / n)
     assert rate - 4 * se > 0.5
+
+
+def test_learned_plays_the_shipped_model_for_the_table_or_the_nearest_with_a_warning(recwarn):
+    """``learned`` alone plays the model shipped for the rules and table size; where none ships it plays the
+    nearest (the same preset at the nearest size, else classic) and says so in one warning."""
+    from nines_sim.learn.model import SHIPPED, FallbackWarning
+
+    heads_up = make_rules("classic", players=2)
+    simulate(heads_up, ["learned", "expert"], 4, seed=1)
+    assert not [w for w in recwarn if issubclass(w.category, FallbackWarning)]
+    assert (SHIPPED / "classic-2.npz").is_file() and (SHIPPED / "hard-nines-2.npz").is_file()
+    with pytest.warns(FallbackWarning, match=r"no model ships for skip-reverse .* at 2 seats; it plays classic-2"):
+        simulate(make_rules("skip-reverse", players=2), ["learned", "expert"], 4, seed=1)
+    with pytest.warns(FallbackWarning, match="at 3 seats; it plays classic-2"):
+        simulate(make_rules("classic", players=3), ["learned", "expert", "random"], 4, seed=1)
+
+
+def test_each_shipped_model_names_the_command_that_trained_it():
+    from nines_sim.learn.model import SHIPPED
+
+    for path in sorted(SHIPPED.glob("*.npz")):
+        model = load(path)
+        preset, _, players = path.stem.rpartition("-")
+        assert model.rules == make_rules(preset, players=int(players))
+        assert model.meta["command"].startswith(f"nines train --rules {preset} --players {players} ")

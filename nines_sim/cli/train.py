@@ -33,7 +33,7 @@ def train(
             max=64,
             help="Hidden units of the card model, a multiple of 4 (0: linear).",
         ),
-    ] = 16,
+    ] = 0,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,

@@ -167,21 +167,48 @@ def shipped_name(rules: Rules) -> str:
     return f"{rules.preset}-{rules.players}.npz"
 
 
-def shipped(rules: Rules) -> Model:
-    """The shipped model trained for these rules and table size.
+class FallbackWarning(UserWarning):
+    """``learned`` plays a shipped model trained for other rules or another table size (none ships for these)."""
+
+
+def shipped(rules: Rules) -> tuple[Model, str | None]:
+    """The shipped model for these rules and table size, or the nearest one that ships, with a note.
+
+    Where none ships for exactly these rules and this table, ``learned`` plays, in this order of preference, the
+    model of the same preset at the nearest table size (the smaller of two as near), the classic model at
+    this table size, the classic model at the nearest size; the note (one line) says which, and that it was
+    trained for something else.
+
+    Returns
+    -------
+    tuple
+        ``(model, note)``: ``note`` None for a model trained for exactly these rules and table size.
 
     Raises
     ------
     ModelError
-        Where none ships (the message lists those that do and how to train one).
+        Where no model ships at all.
     """
     path = SHIPPED / shipped_name(rules)
     if path.is_file():
         model = load(path)
-        model.check_rules(rules, f"the shipped model {path.name}")
-        return model
-    have = ", ".join(sorted(q.stem for q in SHIPPED.glob("*.npz"))) or "none"
-    raise ModelError(
-        f"no shipped model for {rules.preset} at {rules.players} seats (shipped: {have}); "
-        f"train one with nines train and play it as learned@model.npz"
-    )
+        try:
+            model.check_rules(rules, f"the shipped model {path.name}")
+            return model, None
+        except ModelError:  # a preset with options changed: not the preset's model
+            pass
+    have = {q.stem: q for q in SHIPPED.glob("*.npz")}
+    if not have:
+        raise ModelError("no model ships with this installation: train one with nines train (learned@model.npz)")
+    sizes = sorted(range(2, 7), key=lambda p: (abs(p - rules.players), p))
+    for preset in (rules.preset, "classic"):
+        for p in sizes:
+            name = f"{preset}-{p}"
+            if name in have and have[name] != path:
+                note = (
+                    f"learned: no model ships for {rules.preset} rules as set here at {rules.players} seats; it plays "
+                    f"{name} (trained for other rules or another table, expect it weaker; nines train makes one)"
+                )
+                return load(have[name]), note
+    name = sorted(have)[0]
+    return load(have[name]), f"learned: no model ships for these rules at {rules.players} seats; it plays {name}"

@@ -43,7 +43,7 @@ class TrainSettings:
     epsilon: float = 0.1
     label_share: float = 1.0
     keep: int = 2
-    hidden: int = 16
+    hidden: int = 0
     eval_matches: int = 2000
     batch_size: int = 256
 
@@ -213,7 +213,7 @@ def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
     ax.set_xlabel("training CPU minutes")
     ax.set_ylabel("win rate (95% interval)")
     ax.set_title(f"learned, {rules.preset}, {rules.players} players")
-    ax.legend(loc="lower right")
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
