@@ -228,3 +228,25 @@ def test_each_shipped_model_names_the_command_that_trained_it():
         preset, _, players = path.stem.rpartition("-")
         assert model.rules == make_rules(preset, players=int(players))
         assert model.meta["command"].startswith(f"nines train --rules {preset} --players {players} ")
+
+
+def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
+    """Ctrl-C (here its event: should_stop turning true once round 1 is saved) keeps round 1's model, curve and
+    manifest, and marks the report PARTIAL."""
+    import json
+
+    from nines_sim.learn.train import TrainSettings, train
+
+    rules = make_rules("classic", players=2)
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return (tmp_path / "run" / "models" / "round-1.npz").is_file()
+
+    s = TrainSettings(rounds=3, matches=8, samples=4, eval_matches=20)
+    assert not train(rules, tmp_path / "run", 5, s, "nines train (test)", report=lambda line: None, should_stop=stop)
+    assert pd.read_csv(tmp_path / "run" / "learning_curve.csv")["round"].tolist() == [1]
+    assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
+    assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["partial"] is True

@@ -118,53 +118,59 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
         collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
                               s.label_share)  # fmt: skip
         try:
-            played = play_collection(rules, collector, seed, (rnd - 1) * s.matches, s.matches, s.batch_size,
-                                     should_stop)  # fmt: skip
-        except KeyboardInterrupt:  # Ctrl-C: the rounds finished are kept
-            played = False
-        if not played:
+            if not play_collection(rules, collector, seed, (rnd - 1) * s.matches, s.matches, s.batch_size,
+                                   should_stop):  # fmt: skip
+                finished = False
+                break
+            history = [*history, collector][-s.keep :]
+            meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
+            model = _fit(history, rules, s, seed, rnd, meta)
+            path = out / "models" / f"round-{rnd}.npz"
+            model.save(path)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd)
+        except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept
             finished = False
             break
-        history = [*history, collector][-s.keep :]
-        data = {}
-        for which in ("card", "suit"):
-            parts = [c.data.arrays(which) for c in history]
-            offsets = np.cumsum([0] + [c.data.groups for c in history])
-            data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                           np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
-        card = fit_card_model(*data["card"], s.hidden, seed + rnd)
-        suit = fit_ranker(*data["suit"], RIDGE)
-        cpu = time.process_time() - cpu0
-        meta = {"command": command, "round": rnd, "cpu_seconds": round(cpu, 1), "seed": seed}
-        model = Model(card[0], suit, rules, meta, card[1], card[2], card[3])
-        path = out / "models" / f"round-{rnd}.npz"
-        model.save(path)
-        spec = f"learned@{path}"
-        rate, low, high = strength(rules, spec, "expert", s.eval_matches, seed + EVAL_SEED_OFFSET + rnd)
-        if prev_path is not None:
-            vs_prev = strength(rules, spec, f"learned@{prev_path}", s.eval_matches, seed + 2 * EVAL_SEED_OFFSET + rnd)
-        else:
-            vs_prev = (np.nan, np.nan, np.nan)
-        row = {
-            "round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1), "decisions_labelled":
-            collector.labelled, "vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
-            "vs_previous": vs_prev[0], "vs_previous_low": vs_prev[1], "vs_previous_high": vs_prev[2],
-        }  # fmt: skip
+        row = {"round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1),
+               "decisions_labelled": collector.labelled, **row}  # fmt: skip
         rows.append(row)
         report(
             f"round {rnd}/{s.rounds}: {collector.labelled:,} decisions labelled; against expert "
-            f"{rate:.3f} [{low:.3f}, {high:.3f}]"
-            + ("" if prev_path is None else f", against round {rnd - 1} {vs_prev[0]:.3f}")
+            f"{row['vs_expert']:.3f} [{row['vs_expert_low']:.3f}, {row['vs_expert_high']:.3f}]"
+            + ("" if prev_path is None else f", against round {rnd - 1} {row['vs_previous']:.3f}")
             + f"; {row['cpu_seconds']:.0f} CPU s"
         )
-        if rate > best[0]:
-            best = (rate, rnd)
+        if row["vs_expert"] > best[0]:
+            best = (row["vs_expert"], rnd)
         prev_path = path
         if should_stop():
             finished = rnd == s.rounds
             break
     _write(out, rows, best, command, seed, rules, s, finished)
     return finished
+
+
+def _fit(history: list[Collector], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
+    """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
+    data = {}
+    for which in ("card", "suit"):
+        parts = [c.data.arrays(which) for c in history]
+        offsets = np.cumsum([0] + [c.data.groups for c in history])
+        data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                       np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
+    card = fit_card_model(*data["card"], s.hidden, seed + rnd)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3])
+
+
+def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:
+    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns)."""
+    spec = f"learned@{path}"
+    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd)
+    prev = (np.nan, np.nan, np.nan)
+    if prev_path is not None:
+        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd)
+    return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
+            "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
 
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
