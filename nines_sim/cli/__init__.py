@@ -19,6 +19,7 @@ from nines_sim.cli import (
     rules,
     strategies,
     tournament,
+    train,
     tune,
     tune_rules,
 )
@@ -38,6 +39,7 @@ COMMANDS = (
     ("report", report.report),
     ("tune", tune.tune),
     ("play", play.play),
+    ("train", train.train),
     ("review", review.review),
 )
 for _name, _command in COMMANDS:
