@@ -1,0 +1,99 @@
+"""The value function of the luck measure: weights on the features of :mod:`nines_sim.luck.features`.
+
+``V_p(state) = weights[p] . features_p(state)``: seat ``p``'s expected win share.  Any weights give an unbiased
+luck-adjusted estimate (the corrections' mean is zero whatever ``V`` is); good ones narrow it.  :func:`fit_value`
+fits them to minimise the adjusted estimate's variance directly: the corrections are linear in the weights, so
+the weights that minimise the variance of ``share - weights . luck`` are the least-squares fit of the shares on
+the matches' summed feature differences (a control-variate regression), done with scikit-learn on matches
+reserved for it, never on those it adjusts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nines_sim.luck.features import N_FEATURES
+
+#: The ridge penalty of the fit (on features of unit scale: cards held, a share of the target).
+RIDGE_ALPHA = 1.0
+
+
+@dataclass(frozen=True)
+class LinearValue:
+    """A value function linear in the features.
+
+    Attributes
+    ----------
+    weights : numpy.ndarray
+        float64, shape (P, N_FEATURES): seat ``p``'s value is ``weights[p] . features_p``.
+    name : str
+        What it is, for the report (``"fitted on 4,000 reserved matches"``, ``"constant"``, ...).
+    """
+
+    weights: np.ndarray
+    name: str
+
+    def corrections(self, parts: np.ndarray) -> np.ndarray:
+        """The corrections of matches: the value's change at each event minus its mean, summed per part.
+
+        Parameters
+        ----------
+        parts : numpy.ndarray
+            float64, shape (n, 3, P, N_FEATURES): :attr:`nines_sim.luck.walk.MatchLuck.parts` of ``n`` matches.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, shape (n, 3, P): per match, part (deal, draw, choice) and seat, in win shares.
+        """
+        return np.einsum("nkpf,pf->nkp", parts, self.weights)
+
+
+def constant_value(players: int) -> LinearValue:
+    """A value that is the same in every state: every correction is 0, the adjusted estimate the plain one."""
+    return LinearValue(np.zeros((players, N_FEATURES)), "constant")
+
+
+def noise_value(players: int, seed: int) -> LinearValue:
+    """A deliberately useless value: weights drawn at random (normal, scale 0.05), unrelated to any result.
+
+    Its corrections still have mean zero: a check of the measure, not a model.
+    """
+    gen = np.random.default_rng([41, seed])
+    return LinearValue(gen.normal(0.0, 0.05, size=(players, N_FEATURES)), f"noise (seed {seed})")
+
+
+def fit_value(parts: np.ndarray, shares: np.ndarray, alpha: float = RIDGE_ALPHA) -> LinearValue:
+    """The weights that minimise the variance of each seat's adjusted win share on the given matches.
+
+    Parameters
+    ----------
+    parts : numpy.ndarray
+        float64, shape (n, 3, P, N_FEATURES): the matches' feature differences (reserved matches only).
+    shares : numpy.ndarray
+        float64, shape (n, P): their win shares.
+    alpha : float
+        Ridge penalty (scikit-learn's ``Ridge``), against over-fitting the reserved matches.
+
+    Returns
+    -------
+    LinearValue
+
+    Raises
+    ------
+    ValueError
+        For fewer than two matches.
+    """
+    from sklearn.linear_model import Ridge
+
+    n, _, P, _ = parts.shape
+    if n < 2:
+        raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
+    luck = parts.sum(axis=1)
+    weights = np.empty((P, N_FEATURES))
+    for p in range(P):
+        model = Ridge(alpha=alpha, fit_intercept=True, solver="cholesky").fit(luck[:, p, :], shares[:, p])
+        weights[p] = model.coef_
+    return LinearValue(weights, f"fitted on {n:,} reserved matches")
