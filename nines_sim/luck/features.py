@@ -128,30 +128,3 @@ def features(hands: np.ndarray, active: int, top: int, mover: int, first: int, w
     """
     d = card_blocks(hands @ card_matrix(active, top), mover, first)
     return (weights[:, :, None] * d[:, None, :]).reshape(d.shape[0], N_FEATURES)
-
-
-def draw_difference(card_delta: np.ndarray, seat: int, active: int, top: int, mover: int,
-                    weights: np.ndarray) -> np.ndarray:  # fmt: skip
-    """The features after a draw minus their mean over the stock, from the drawer's hand's difference alone.
-
-    Features are linear in the hands at a fixed top card, active suit and mover, so the difference is the
-    features of a hand difference: ``card_delta`` is the card drawn minus the stock's mean card.
-
-    Parameters
-    ----------
-    card_delta : numpy.ndarray
-        float64, shape (52,).
-    seat : int
-        The seat that drew.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, shape (P, N_FEATURES).
-    """
-    P = weights.shape[0]
-    delta = np.zeros((P, NB))
-    delta[seat] = card_delta @ card_matrix(active, top)
-    d = card_blocks(delta, mover, -1)
-    d[:, 2 * NB + 2] = 0.0  # the first mover is no card's doing
-    return (weights[:, :, None] * d[:, None, :]).reshape(P, N_FEATURES)
