@@ -147,3 +147,51 @@ def test_features_are_linear_in_the_hands():
     np.testing.assert_allclose(np.mean(blocks, axis=0), card_blocks(hands.mean(axis=0) @ m, 1, 0), atol=1e-12)
     assert m.shape == (N_FACES, NB)
     assert (m[:, :13].sum(axis=1) == 1).all() and m[FACE_RANK == NINE_RANK, 13:].sum() == 0
+
+
+def _tournament(tmp_path, name, *extra):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    out = tmp_path / name
+    args = ["tournament", "random", "dump-faces", "-n", "600", "--seed", "4", "--quiet", "--no-charts"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out, result.output
+
+
+def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_workers(tmp_path):
+    """``--luck`` adds five columns to summary.csv and leaves the plain ones byte for byte; its numbers are the same
+    for 1 and 2 workers and any batch size; the report prints the check, the manifest the reserved matches."""
+    import json
+
+    import pandas as pd
+
+    plain, _ = _tournament(tmp_path, "plain", "--workers", "1")
+    one, said = _tournament(tmp_path, "one", "--workers", "1", "--luck", "--luck-fit", "300")
+    two, _ = _tournament(tmp_path, "two", "--workers", "2", "--batch-size", "77", "--luck", "--luck-fit", "300")
+    for name in ("summary.csv", "luck.csv"):
+        assert (one / name).read_bytes() == (two / name).read_bytes()
+    for name in ("hands.csv", "pairwise.csv", "score_distribution.csv", "seat_go_out.csv"):
+        assert (one / name).read_bytes() == (plain / name).read_bytes()
+    with_luck = pd.read_csv(one / "summary.csv")
+    added = ["adjusted_win_rate", "adjusted_ci_low", "adjusted_ci_high", "variance_ratio", "luck_z"]
+    assert list(with_luck.columns[-5:]) == added
+    kept = [",".join(line.split(",")[:-5]) for line in (one / "summary.csv").read_text().splitlines()]
+    assert kept == (plain / "summary.csv").read_text().splitlines()
+    assert not (plain / "luck.csv").exists()
+    fit = json.loads((one / "manifest.json").read_text())["luck"]["fit_matches"]
+    assert fit["start"] >= 10**10  # reserved: beyond any run's matches
+    assert "Unbiasedness check" in (one / "report.md").read_text()
+    assert "Luck taken out" in said and "--luck" in json.loads((one / "manifest.json").read_text())["command"]
+
+
+def test_tournament_luck_refuses_another_format_in_one_line():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    result = CliRunner().invoke(app, ["tournament", "random", "expert", "--format", "round-robin", "--luck", "-n", "5"])
+    assert result.exit_code == 2
+    assert "--luck applies to --format table" in result.output
