@@ -4,6 +4,7 @@ A state's features, for each seat ``p``, are the outer product of a few *match w
 chance events: 1, the match's progress, the seat's lead) with a *card block*: the seat's cards in hand by rank,
 its naturals of the active suit and of the top card's rank, the same summed over the other seats, the legal
 count of the seat to move (for that seat and for the others), and whether the seat moved first in the hand.
+The match weights are :func:`match_weights`.
 
 Every feature is linear in the hands (a ``(P, 52)`` array of copies held) once the top card, the active suit,
 the seat to move and the totals are fixed.  So at a draw, which changes only the drawer's hand, the mean of the
@@ -24,8 +25,8 @@ NB = N_RANKS + 2
 COL_ACTIVE, COL_TOP = N_RANKS, N_RANKS + 1
 #: The card block of one seat: own (NB), the others' sum (NB), the mover's legal count (mover, not mover), first.
 NJ = 2 * NB + 3
-#: Match weights per seat: 1, the match's progress, the seat's lead over the lowest other total.
-NC = 3
+#: Match weights per seat: the monomials of degree 0 to 3 in the match's progress and the seat's lead.
+NC = 10
 #: Features per seat.
 N_FEATURES = NC * NJ
 NATURAL = FACE_RANK != NINE_RANK
@@ -51,7 +52,11 @@ def card_matrix(active: int, top: int) -> np.ndarray:
 
 
 def match_weights(totals: np.ndarray, progress: float, target: int) -> np.ndarray:
-    """Each seat's match weights: 1, the match's progress (0 to 1), its lead over the lowest other total.
+    """Each seat's match weights: the monomials of degree 0 to 3 in the match's progress (0 to 1) and the seat's
+    lead over the lowest other total (as a share of the target): 1, x, y, x², y², xy, x³, y³, x²y, xy².
+
+    A hand's cards weigh on the match by where it stands (near the target, a point decides more), so the value
+    of a hand's cards is scaled by a cubic surface in these two numbers; both are fixed within a hand.
 
     Parameters
     ----------
@@ -71,11 +76,9 @@ def match_weights(totals: np.ndarray, progress: float, target: int) -> np.ndarra
     t = np.asarray(totals, dtype=np.float64)
     P = t.shape[0]
     others = np.array([np.min(np.delete(t, p)) for p in range(P)])
-    out = np.empty((P, NC))
-    out[:, 0] = 1.0
-    out[:, 1] = progress
-    out[:, 2] = (t - others) / target
-    return out
+    x = np.full(P, float(progress))
+    y = (t - others) / target
+    return np.stack([np.ones(P), x, y, x * x, y * y, x * y, x**3, y**3, x * x * y, x * y * y], axis=1)
 
 
 def card_blocks(blocks: np.ndarray, mover: int, first: int) -> np.ndarray:

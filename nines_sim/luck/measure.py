@@ -32,12 +32,17 @@ class Luck:
         float64, shape (n, P): win shares.
     totals : numpy.ndarray
         int64, shape (n, P): final totals.
+    hand_blocks, hand_penalties : numpy.ndarray or None
+        Every hand's card block differences and penalties, the matches' in order (kept with the parts: fitting;
+        :class:`~nines_sim.luck.walk.MatchLuck`).
     """
 
     parts: np.ndarray | None
     corrections: np.ndarray | None
     shares: np.ndarray
     totals: np.ndarray
+    hand_blocks: np.ndarray | None = None
+    hand_penalties: np.ndarray | None = None
 
 
 def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
@@ -55,8 +60,9 @@ def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN20
     shares = np.stack([w.shares for w in walked])
     totals = np.stack([w.totals for w in walked])
     if value is None:
-        return parts, None, shares, totals
-    return None, value.corrections(parts), shares, totals
+        blocks = np.concatenate([w.hand_blocks for w in walked])
+        return parts, None, shares, totals, blocks, np.concatenate([w.hand_penalties for w in walked])
+    return None, value.corrections(parts), shares, totals, None, None
 
 
 def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, value=None, workers: int = 1,
@@ -91,6 +97,8 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
 
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
             done = list(pool.map(_chunk, *zip(*jobs, strict=True)))
-    parts = None if value is not None else np.concatenate([d[0] for d in done])
-    corrections = None if value is None else np.concatenate([d[1] for d in done])
-    return Luck(parts, corrections, np.concatenate([d[2] for d in done]), np.concatenate([d[3] for d in done]))
+
+    def joined(i: int) -> np.ndarray | None:
+        return None if done[0][i] is None else np.concatenate([d[i] for d in done])
+
+    return Luck(*(joined(i) for i in range(6)))

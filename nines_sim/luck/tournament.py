@@ -52,8 +52,8 @@ class TableLuck:
         """The manifest's ``luck`` entry: which value, fitted on which reserved matches."""
         return {
             "value": self.value.name,
-            "model": "linear in per-card and per-seat features (nines_sim.luck.features), ridge fit (scikit-learn) "
-            "minimising the adjusted variance",
+            "model": "linear in per-card and per-seat features (nines_sim.luck.features), fitted in two stages "
+            "(scikit-learn): a hand's cards in points, then a point in win share by the match's standing",
             "fit_matches": {"start": self.fit_start, "end": self.fit_start + self.fit_matches},
             "corrected": list(PARTS),
             "seconds": round(self.seconds, 1),
@@ -96,7 +96,7 @@ def table_luck(rules: Any, specs: list[str], seed: int, matches: int, workers: i
     """
     start = time.perf_counter()
     fit = measure_luck(rules, specs, seed, FIT_START, fit_matches, workers=workers)
-    value = fit_value(fit.parts, fit.shares)
+    value = fit_value(fit.parts, fit.shares, fit.hand_blocks, fit.hand_penalties)
     del fit
     run = measure_luck(rules, specs, seed, 0, matches, value=value, workers=workers)
     assert run.corrections is not None

@@ -2,10 +2,11 @@
 
 ``V_p(state) = weights[p] . features_p(state)``: seat ``p``'s expected win share.  Any weights give an unbiased
 luck-adjusted estimate (the corrections' mean is zero whatever ``V`` is); good ones narrow it.  :func:`fit_value`
-fits them to minimise the adjusted estimate's variance directly: the corrections are linear in the weights, so
-the weights that minimise the variance of ``share - weights . luck`` are the least-squares fit of the shares on
-the matches' summed feature differences (a control-variate regression), done with scikit-learn on matches
-reserved for it, never on those it adjusts.
+fits them to minimise the adjusted estimate's variance: the corrections are linear in the weights, so the weights
+that minimise the variance of ``share - weights . luck`` are a least-squares fit of the shares on the matches'
+summed feature differences (a control-variate regression), done with scikit-learn in two stages (a hand's cards
+in points, then a point in win share by where the match stands: few weights per stage, so that a few thousand
+matches fit them), on matches reserved for it, never on those it adjusts.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nines_sim.luck.features import N_FEATURES
+from nines_sim.luck.features import N_FEATURES, NC, NJ
 
 #: The ridge penalty of the fit (on features of unit scale: cards held, a share of the target).
 RIDGE_ALPHA = 1.0
@@ -65,17 +66,30 @@ def noise_value(players: int, seed: int) -> LinearValue:
     return LinearValue(gen.normal(0.0, 0.05, size=(players, N_FEATURES)), f"noise (seed {seed})")
 
 
-def fit_value(parts: np.ndarray, shares: np.ndarray, alpha: float = RIDGE_ALPHA) -> LinearValue:
-    """The weights that minimise the variance of each seat's adjusted win share on the given matches.
+def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
+              alpha: float = RIDGE_ALPHA) -> LinearValue:  # fmt: skip
+    """The weights that minimise the variance of each seat's adjusted win share, fitted in two stages.
+
+    Stage 1, the value of a hand's cards in points: per seat, the ridge fit of the seat's hand penalty minus the
+    others' mean on the hand's card block differences (every hand of the reserved matches: many samples, one
+    weight per card block column).  Stage 2, what a point is worth by where the match stands: per seat, the least
+    squares fit of the win share on the match's stage-1 luck weighted by each match weight (ten numbers): the
+    control-variate regression that minimises the adjusted variance.  The value's weights are their product, so
+    ``V_p = sum_c weight_c(match) * stage2_c * (stage1 . card block)``: linear in the features, as the exact
+    expectations need.
 
     Parameters
     ----------
     parts : numpy.ndarray
-        float64, shape (n, 3, P, N_FEATURES): the matches' feature differences (reserved matches only).
+        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences.
     shares : numpy.ndarray
         float64, shape (n, P): their win shares.
+    hand_blocks : numpy.ndarray
+        float64, shape (hands, P, NJ): every hand's card block differences.
+    hand_penalties : numpy.ndarray
+        int64, shape (hands, P): every hand's penalties.
     alpha : float
-        Ridge penalty (scikit-learn's ``Ridge``), against over-fitting the reserved matches.
+        Ridge penalty of stage 1 (scikit-learn's ``Ridge``).
 
     Returns
     -------
@@ -86,14 +100,17 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, alpha: float = RIDGE_ALPHA)
     ValueError
         For fewer than two matches.
     """
-    from sklearn.linear_model import Ridge
+    from sklearn.linear_model import LinearRegression, Ridge
 
     n, _, P, _ = parts.shape
     if n < 2:
         raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
-    luck = parts.sum(axis=1)
+    luck = parts.sum(axis=1).reshape(n, P, NC, NJ)
+    pen = hand_penalties.astype(np.float64)
     weights = np.empty((P, N_FEATURES))
     for p in range(P):
-        model = Ridge(alpha=alpha, fit_intercept=True, solver="cholesky").fit(luck[:, p, :], shares[:, p])
-        weights[p] = model.coef_
+        points = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
+        hand = Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, p, :], points).coef_
+        match = LinearRegression().fit(luck[:, p] @ hand, shares[:, p]).coef_
+        weights[p] = np.outer(match, hand).ravel()
     return LinearValue(weights, f"fitted on {n:,} reserved matches")

@@ -63,11 +63,17 @@ class MatchLuck:
         float64, shape (P,): each seat's win share (S2, S4).
     totals : numpy.ndarray
         int64, shape (P,): the final totals.
+    hand_blocks : numpy.ndarray
+        float64, shape (hands, P, NJ): each hand's card block differences, all parts summed, unweighted.
+    hand_penalties : numpy.ndarray
+        int64, shape (hands, P): each hand's penalties (S1; a tie-break hand's too, which no total adds).
     """
 
     parts: np.ndarray
     shares: np.ndarray
     totals: np.ndarray
+    hand_blocks: np.ndarray
+    hand_penalties: np.ndarray
 
 
 def _mean(rows: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
@@ -125,6 +131,7 @@ class Walker:
         self.acc = np.zeros((3, P, NJ))  # this hand's card block differences, per part
         self.totals = np.zeros(P, dtype=np.int64)
         self.regular, self.tiebreak = 0, False
+        self.hand_blocks, self.hand_penalties = [], []
         shares = None
         for ev in events:
             kind = ev[0]
@@ -148,6 +155,8 @@ class Walker:
             elif kind == "deal":
                 self._deal(ev[1], ev[2], ev[3], ev[4])
             elif kind == "end":
+                self.hand_blocks.append(self.acc.sum(axis=0))
+                self.hand_penalties.append(ev[2])
                 self._flush()
                 self._end(ev[2])
             elif kind == "match_end":
@@ -156,7 +165,8 @@ class Walker:
                 shares = np.array(ev[2], dtype=np.float64)
         if shares is None:
             raise LuckError("the events hold no match's end")
-        return MatchLuck(self.parts, shares, self.totals.copy())
+        hands = np.array(self.hand_blocks).reshape(-1, P, NJ)
+        return MatchLuck(self.parts, shares, self.totals.copy(), hands, np.array(self.hand_penalties, dtype=np.int64))
 
     # -- the state's pieces
     def _weights(self) -> np.ndarray:
