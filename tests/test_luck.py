@@ -195,3 +195,13 @@ def test_tournament_luck_refuses_another_format_in_one_line():
     result = CliRunner().invoke(app, ["tournament", "random", "expert", "--format", "round-robin", "--luck", "-n", "5"])
     assert result.exit_code == 2
     assert "--luck applies to --format table" in result.output
+
+
+def test_tournament_luck_refuses_a_player_that_sees_the_stock():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    result = CliRunner().invoke(app, ["tournament", "clairvoyant", "expert", "--luck", "-n", "5"])
+    assert result.exit_code == 2
+    assert "--luck cannot adjust a table with clairvoyant" in result.output

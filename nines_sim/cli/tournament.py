@@ -123,7 +123,7 @@ def tournament(
         from nines_sim.luck.tournament import LuckError, check_luck
 
         try:
-            check_luck(fmt.value, ranges)
+            check_luck(fmt.value, ranges, names)
         except LuckError as exc:
             raise usage_error(str(exc)) from None
     with run_errors():

@@ -296,7 +296,7 @@ def play_tournament(
     if luck:
         from nines_sim.luck.tournament import check_luck
 
-        check_luck(plan.format, ranges)
+        check_luck(plan.format, ranges, list(plan.strategies))
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         from nines_sim.runs.tournament import run_plan

@@ -60,14 +60,20 @@ class TableLuck:
         }
 
 
-def check_luck(fmt: str, ranges: str | None) -> None:
+def check_luck(fmt: str, ranges: str | None, specs: list[str] | None = None) -> None:
     """Refuse what this first version cannot adjust.
 
     Raises
     ------
     LuckError
-        For another format than a table, or ``--ranges``.
+        For another format than a table, ``--ranges``, or a strategy that sees the stock (its moves may depend on
+        the stock's order, so a draw is no longer uniform given what came before: the corrections would be biased).
     """
+    from nines_sim.strategy.registry import hidden_card_players
+
+    if seers := hidden_card_players(list(specs or [])):
+        raise LuckError(f"--luck cannot adjust a table with {', '.join(seers)}: it sees the stock's order, so a draw "
+                        "is not uniform given the moves before it")  # fmt: skip
     if fmt != "table":
         raise LuckError("--luck applies to --format table (the other formats are not adjusted yet)")
     if ranges is not None:
