@@ -205,3 +205,20 @@ def test_tournament_luck_refuses_a_player_that_sees_the_stock():
     result = CliRunner().invoke(app, ["tournament", "clairvoyant", "expert", "--luck", "-n", "5"])
     assert result.exit_code == 2
     assert "--luck cannot adjust a table with clairvoyant" in result.output
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_review_net_luck_sums_to_zero_across_seats_in_every_hand(players):
+    """A match's net luck sums to zero across the seats in every hand, its hands add up to the match's
+    corrections, and the adjusted shares still sum to 1."""
+    from nines_sim.luck.review import match_luck
+
+    specs = ["random", "dump-faces", "expert", "hold-nines", "suit-majority"][:players]
+    rules = make_rules("classic").replace(players=players)
+    value = noise_value(players, 5)
+    report = match_luck(rules, specs, 2, 7, value)
+    assert report.net.shape[0] >= 1
+    np.testing.assert_allclose(report.net.sum(axis=1), 0.0, atol=1e-12)
+    whole = measure_luck(rules, specs, 2, 7, 1, value=value).corrections[0]
+    np.testing.assert_allclose(report.luck.sum(axis=0), whole, atol=1e-12)
+    assert report.adjusted.sum() == pytest.approx(1.0, abs=1e-12)

@@ -105,6 +105,8 @@ class Walker:
     def __init__(self, rules: Rules, seat_ids: Sequence[int], choices: bool = True):
         self.rules, self.P, self.D = rules, rules.players, rules.decks
         self.sids = [int(s) if choices else -1 for s in seat_ids]
+        #: Each hand's features, when a caller keeps them (a list: :func:`nines_sim.luck.review.match_luck`).
+        self.per_hand: list[np.ndarray] | None = None
         self.deck = np.full(N_FACES, float(self.D))
         table = legal_table(rules)
         self.legal = np.array([[(int(m) >> f) & 1 for f in range(N_FACES)] for m in table], dtype=bool)
@@ -177,7 +179,10 @@ class Walker:
     def _flush(self) -> None:
         """The hand's card block differences into features, with the hand's match weights."""
         W = self._weights()
-        self.parts += (W[None, :, :, None] * self.acc[:, :, None, :]).reshape(self.parts.shape)
+        hand = (W[None, :, :, None] * self.acc[:, :, None, :]).reshape(self.parts.shape)
+        self.parts += hand
+        if self.per_hand is not None:
+            self.per_hand.append(hand)
         self.acc[:] = 0.0
 
     def _blocks(self, H: np.ndarray, top: int, active: int) -> np.ndarray:
