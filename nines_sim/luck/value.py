@@ -28,7 +28,9 @@ class LinearValue:
     Attributes
     ----------
     weights : numpy.ndarray
-        float64, shape (P, N_FEATURES): seat ``p``'s value is ``weights[p] . features_p``.
+        float64, shape (P, N_FEATURES): seat ``p``'s value is ``weights[p] . features_p``; or shape
+        (3, P, N_FEATURES): one value per kind of event (deal, draw, choice).  The kind of the next event is known
+        before it, so each correction ``V_kind(after) - E[V_kind(after) | before]`` still has mean zero.
     name : str
         What it is, for the report (``"fitted on 4,000 reserved matches"``, ``"constant"``, ...).
     """
@@ -49,7 +51,8 @@ class LinearValue:
         numpy.ndarray
             float64, shape (n, 3, P): per match, part (deal, draw, choice) and seat, in win shares.
         """
-        return np.einsum("nkpf,pf->nkp", parts, self.weights)
+        w = self.weights if self.weights.ndim == 3 else self.weights[None]
+        return np.einsum("nkpf,kpf->nkp", parts, np.broadcast_to(w, (parts.shape[1], *w.shape[1:])))
 
 
 def constant_value(players: int) -> LinearValue:
@@ -70,13 +73,13 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
               alpha: float = RIDGE_ALPHA) -> LinearValue:  # fmt: skip
     """The weights that minimise the variance of each seat's adjusted win share, fitted in two stages.
 
-    Stage 1, the value of a hand's cards in points: per seat, the ridge fit of the seat's hand penalty minus the
-    others' mean on the hand's card block differences (every hand of the reserved matches: many samples, one
-    weight per card block column).  Stage 2, what a point is worth by where the match stands: per seat, the least
-    squares fit of the win share on the match's stage-1 luck weighted by each match weight (ten numbers): the
-    control-variate regression that minimises the adjusted variance.  The value's weights are their product, so
-    ``V_p = sum_c weight_c(match) * stage2_c * (stage1 . card block)``: linear in the features, as the exact
-    expectations need.
+    Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
+    choice), the ridge fit of the seat's hand penalty minus the others' mean on the hand's card block differences
+    of that kind (every hand of the reserved matches: many samples, 33 weights each).  Stage 2, what a point is
+    worth by where the match stands: per seat, the least-squares fit of the win share on the match's stage-1 luck
+    weighted by each match weight (ten numbers): the control-variate regression that minimises the adjusted
+    variance.  The value's weights are their product, so ``V_kind,p = sum_c weight_c(match) * stage2_c *
+    (stage1_kind . card block)``: linear in the features, as the exact expectations need.
 
     Parameters
     ----------
@@ -85,7 +88,7 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     shares : numpy.ndarray
         float64, shape (n, P): their win shares.
     hand_blocks : numpy.ndarray
-        float64, shape (hands, P, NJ): every hand's card block differences.
+        float64, shape (hands, 3, P, NJ): every hand's card block differences per kind of event.
     hand_penalties : numpy.ndarray
         int64, shape (hands, P): every hand's penalties.
     alpha : float
@@ -94,6 +97,7 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     Returns
     -------
     LinearValue
+        Weights of shape (3, P, N_FEATURES).
 
     Raises
     ------
@@ -102,15 +106,17 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     """
     from sklearn.linear_model import LinearRegression, Ridge
 
-    n, _, P, _ = parts.shape
+    n, kinds, P, _ = parts.shape
     if n < 2:
         raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
-    luck = parts.sum(axis=1).reshape(n, P, NC, NJ)
+    luck = parts.reshape(n, kinds, P, NC, NJ)
     pen = hand_penalties.astype(np.float64)
-    weights = np.empty((P, N_FEATURES))
+    weights = np.empty((kinds, P, N_FEATURES))
     for p in range(P):
         points = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
-        hand = Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, p, :], points).coef_
-        match = LinearRegression().fit(luck[:, p] @ hand, shares[:, p]).coef_
-        weights[p] = np.outer(match, hand).ravel()
+        hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], points).coef_ for k in range(kinds)]
+        match_luck = sum(luck[:, k, p] @ hand[k] for k in range(kinds))
+        match = LinearRegression().fit(match_luck, shares[:, p]).coef_
+        for k in range(kinds):
+            weights[k, p] = np.outer(match, hand[k]).ravel()
     return LinearValue(weights, f"fitted on {n:,} reserved matches")

@@ -64,7 +64,7 @@ class MatchLuck:
     totals : numpy.ndarray
         int64, shape (P,): the final totals.
     hand_blocks : numpy.ndarray
-        float64, shape (hands, P, NJ): each hand's card block differences, all parts summed, unweighted.
+        float64, shape (hands, 3, P, NJ): each hand's card block differences per part, unweighted.
     hand_penalties : numpy.ndarray
         int64, shape (hands, P): each hand's penalties (S1; a tie-break hand's too, which no total adds).
     """
@@ -157,7 +157,7 @@ class Walker:
             elif kind == "deal":
                 self._deal(ev[1], ev[2], ev[3], ev[4])
             elif kind == "end":
-                self.hand_blocks.append(self.acc.sum(axis=0))
+                self.hand_blocks.append(self.acc.copy())
                 self.hand_penalties.append(ev[2])
                 self._flush()
                 self._end(ev[2])
@@ -167,7 +167,7 @@ class Walker:
                 shares = np.array(ev[2], dtype=np.float64)
         if shares is None:
             raise LuckError("the events hold no match's end")
-        hands = np.array(self.hand_blocks).reshape(-1, P, NJ)
+        hands = np.array(self.hand_blocks).reshape(-1, 3, P, NJ)
         return MatchLuck(self.parts, shares, self.totals.copy(), hands, np.array(self.hand_penalties, dtype=np.int64))
 
     # -- the state's pieces
