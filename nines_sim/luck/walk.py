@@ -33,11 +33,16 @@ from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import COL_ACTIVE, COL_TOP, N_FEATURES, NB, NJ, card_blocks, card_matrix, match_weights
+from nines_sim.strategies.dump_faces import DumpFaces
+from nines_sim.strategies.hold_nines import HoldNines
+from nines_sim.strategies.random_play import RandomPlay
+from nines_sim.strategies.suit_majority import SuitMajority
 
 #: The parts of a match's luck, in the order of :attr:`MatchLuck.parts`.
 PARTS = ("deal", "draw", "choice")
-#: Kernel ids of the built-in heuristics (``kernel_id`` of each class; :mod:`strategies.heuristics_compiled`).
-SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY = 1, 2, 3, 4
+#: Kernel ids of the built-in heuristics, whose decisions :mod:`strategies.heuristics_compiled` makes.
+SID_RANDOM, SID_HOLD_NINES = RandomPlay.kernel_id, HoldNines.kernel_id
+SID_DUMP_FACES, SID_SUIT_MAJORITY = DumpFaces.kernel_id, SuitMajority.kernel_id
 HEURISTICS = (SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY)
 NINE_FACES = np.flatnonzero(FACE_RANK == NINE_RANK)
 NATURAL = FACE_RANK != NINE_RANK
