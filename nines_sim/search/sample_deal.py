@@ -17,6 +17,15 @@ per seat and face; per sample it
    seats, or not at all),
 4. shuffles what is left into the stock.
 
+With count bounds (``tries`` above 0, ``lookahead:counts=obey``), a sample whose hands break a bound after step 3
+(a seat holding more cards of the faces its draw turns showed it lacked than it drew since:
+:func:`nines_sim.search.sampler.count_bounds`) is drawn again, steps 1-3, from streams of its own, up to
+``tries`` times: the samples are then exactly the unbounded ones conditioned on the bounds, and a sample
+within them at its first draw is the unbounded sample itself.  Where every draw breaks a bound (a bound that binds
+hard: few deals keep it), the last draw is brought within the bounds by trades of the cards over them for cards
+with no bound there (:func:`_repair`), then step 3's swaps refuse any trade that would break a bound, so they move
+it towards the law restricted to the bounds.
+
 The law aimed at gives a deal a probability proportional to the product, over
 the other hands' cards, of their seat's weight (draws as independent evidence
 on each card, as :func:`nines_sim.search.sampler.hand_weights` sets them).  Heads-up

@@ -21,6 +21,11 @@ What is public narrows the deal:
   whatever its place in the deal order: the deal's law is close to the one in
   which a deal's probability is proportional to the product, over the other
   hands' cards, of their seat's weight (see :mod:`nines_sim.search.sample_deal`).
+- Counts (T2, T4), optional (``counts``): the weights make a lacked card rarer one
+  card at a time, so 1-2% of weighted deals give a seat more of the faces it lacked
+  at a draw turn than it drew since, which no deal can.  With ``counts`` no sample
+  does (:func:`count_bounds`): a sample over a bound is drawn again, so the samples
+  are the weighted ones conditioned on the bounds.
 """
 
 from __future__ import annotations
@@ -188,26 +193,26 @@ def count_bounds(obs: Observation) -> tuple[np.ndarray, int]:
     return age, 0 if obs.rules.draw_rule == "until-playable" else 1
 
 
-def count_breaks(obs: Observation, batch: PositionBatch, samples: int) -> np.ndarray:
-    """Which sampled worlds give some seat more cards of the faces it lacked than it drew since (T2, T4).
+def count_breaks(obs: Observation, hands: list[np.ndarray], samples: int = 1) -> np.ndarray:
+    """Which worlds give some seat more cards of the faces it lacked than it drew since (T2, T4).
 
     Parameters
     ----------
     obs : Observation
-        Of ``n`` games, the observation ``batch`` was sampled from.
-    batch : PositionBatch
-        ``n * samples`` positions, game-major (:func:`sample_positions`).
+        Of ``n`` games.
+    hands : list of numpy.ndarray
+        Count-coded hand words, uint64, (n * samples, P) per deck: ``samples`` worlds per game, game-major (the
+        ``hands`` of :func:`sample_positions`; with ``samples`` 1, the true hands).
     samples : int
 
     Returns
     -------
     numpy.ndarray
-        bool, (n * samples,): some seat over its bound (:func:`count_bounds`); the deciding seat, whose hand is not
-        sampled, is not counted.
+        bool, (n * samples,): some seat over its bound (:func:`count_bounds`); the deciding seat, whose hand a
+        sample does not deal, is not counted.
     """
     age, slack = count_bounds(obs)
     g = np.repeat(np.arange(obs.n), samples)
-    hands = batch.arrays["hands"]
     held = sum(_count_words_2d(w) for w in hands)  # (R, P, 52)
     a = age[g]
     over = np.zeros(held.shape[:2], dtype=bool)
