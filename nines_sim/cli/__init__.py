@@ -21,6 +21,7 @@ from nines_sim.cli import (
     tournament,
     tune,
     tune_rules,
+    warm_up,
 )
 from nines_sim.cli.app import app, main
 from nines_sim.cli.tune import _rounded_note  # noqa: F401 - tests and older code import it from here
@@ -39,6 +40,7 @@ COMMANDS = (
     ("tune", tune.tune),
     ("play", play.play),
     ("review", review.review),
+    ("warm-up", warm_up.warm_up),
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)
