@@ -22,6 +22,7 @@ from nines_sim.cli import (
     train,
     tune,
     tune_rules,
+    warm_up,
 )
 from nines_sim.cli.app import app, main
 from nines_sim.cli.tune import _rounded_note  # noqa: F401 - tests and older code import it from here
@@ -41,6 +42,7 @@ COMMANDS = (
     ("play", play.play),
     ("train", train.train),
     ("review", review.review),
+    ("warm-up", warm_up.warm_up),
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)
