@@ -12,6 +12,10 @@ The package is laid out by stage; the data flows one way, down this list:
 - :mod:`nines_sim.runs`: match ranges, chunks, backends (local processes or Dask), the run driver,
   and each experiment (tournament, rule comparison, tuning, rules lab, league, bench).
 - :mod:`nines_sim.search`: positions, sampling hidden cards, the search players' cores, analysis.
+- :mod:`nines_sim.learn`: ``learned``'s features of one seat's observation, its model files and decision,
+  and ``nines train``.
+- :mod:`nines_sim.luck`: each match's luck measured without bias (AIVAT) from its trace, and estimates with it
+  taken out.
 - :mod:`nines_sim.reporting`: charts and ``report.md`` of every run folder, from its files alone.
 - :mod:`nines_sim.experiments`: one library call per experiment that writes a whole run folder.
 - :mod:`nines_sim.play`: one match at a time: replay, a person's seat (``nines play``), review.

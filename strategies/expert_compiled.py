@@ -23,6 +23,7 @@ from nines_sim.engine.bits import (
     pick_card,
     popcount,
     renamed,
+    shared_inline,
 )
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN, NINE_RANK
@@ -54,7 +55,7 @@ NXP = len(Expert.params)
 
 # The kernel runs without numba's reference counting (``_nrt=False``: no atomic increments on every
 # array passed around a turn), so nothing here allocates: per-suit figures go to the scratch row ``fw``.
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def _suit_counts_nat(h0, h1, fw, o):
     """Natural cards held per suit into ``fw[o : o + 4]`` (float64)."""
     for s in range(4):
@@ -62,7 +63,7 @@ def _suit_counts_nat(h0, h1, fw, o):
         fw[o + s] = popcount(h0 & m) + popcount(h1 & m)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def _pick_best_suit(fw, o, x):
     """A uniformly chosen suit among those with the highest ``fw[o : o + 4]``."""
     mx = max(max(fw[o], fw[o + 1]), max(fw[o + 2], fw[o + 3]))
@@ -73,7 +74,7 @@ def _pick_best_suit(fw, o, x):
     return pick_card(tied, 0, x)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def _expert_threat(dirbit, sizes, drew, P, seat, threat, danger, next_factor):
     for s in range(4):
         threat[s] = 0.0
@@ -87,7 +88,7 @@ def _expert_threat(dirbit, sizes, drew, P, seat, threat, danger, next_factor):
                 threat[s] += wgt * ((drew[p] >> s) & 1)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def _expert_card_score(f, h0, h1, held, threat, short, w_pen, pl, xr):
     """``expert``'s score of shedding natural face ``f`` (higher first), in ``Expert.play``'s order of operations."""
     s = face_suit(f)
@@ -186,9 +187,7 @@ def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, size
 
 
 expert_decide = njit(cache=True, error_model="numpy", _nrt=False)(renamed(_expert_decide, "expert_decide"))
-expert_decide_inline = njit(cache=True, inline="always", error_model="numpy")(
-    renamed(_expert_decide, "expert_decide_inline")
-)
+expert_decide_inline = shared_inline(renamed(_expert_decide, "expert_decide_inline"))
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

@@ -10,9 +10,16 @@
 
 from __future__ import annotations
 
-from numba import njit
-
-from nines_sim.engine.bits import I_NATURALS, PEN_BIT_MASK, SUIT_MASKS, below, nth_face, pick_card, popcount
+from nines_sim.engine.bits import (
+    I_NATURALS,
+    PEN_BIT_MASK,
+    SUIT_MASKS,
+    below,
+    nth_face,
+    pick_card,
+    popcount,
+    shared_inline,
+)
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.codes import PAIR_OF_NINES
 from nines_sim.strategies.dump_faces import DumpFaces
@@ -28,7 +35,7 @@ SID_SUIT_MAJORITY = SuitMajority.kernel_id
 assert [SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY] == list(range(SID_RANDOM, SID_RANDOM + 4))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def heuristic_play(sid, h0, h1, legal, pair_ok, x):
     """The card (or ``PAIR_OF_NINES``) that ``random``, ``hold-nines``, ``dump-faces`` or ``suit-majority`` plays: a
     uniformly chosen card of the set it prefers, from the hand words ``h0``, ``h1`` and the legal faces."""
@@ -59,7 +66,7 @@ def heuristic_play(sid, h0, h1, legal, pair_ok, x):
     return pick_card(h0 & legal, h1 & legal, x)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def heuristic_declare(sid, h0, h1, x):
     """The suit that ``random``, ``hold-nines``, ``dump-faces`` or ``suit-majority`` declares: for
     ``suit-majority`` a uniformly chosen suit among those it holds the most natural cards of, else any suit."""

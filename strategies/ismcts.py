@@ -8,7 +8,7 @@ import numpy as np
 
 from nines_sim.search.ismcts import ismcts
 from nines_sim.search.pimc import policy_names, rollout_policy_names
-from nines_sim.search.player import DRAWS_SETTING, SampledSearch, settings_params
+from nines_sim.search.player import COUNTS_SETTING, DRAWS_SETTING, SampledSearch, settings_params
 from nines_sim.strategy.base import Observation
 
 #: The settings: (name, kind, default, low, high or choices, help), as ``lookahead``'s.
@@ -32,6 +32,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
     ),  # fmt: skip
     DRAWS_SETTING,
+    COUNTS_SETTING,
     (
         "infer_plays",
         "float",

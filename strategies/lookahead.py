@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nines_sim.search.pimc import NINE_SUIT, policy_names, rollout_policy_names, search
-from nines_sim.search.player import DRAWS_SETTING, OVERSAMPLE, SampledSearch, SettingError, settings_params  # noqa: F401 - also read from here
+from nines_sim.search.player import (  # noqa: F401 - also read from here
+    COUNTS_SETTING,
+    DRAWS_SETTING,
+    OVERSAMPLE,
+    SampledSearch,
+    SettingError,
+    settings_params,
+)
 from nines_sim.strategy.base import DecisionKind, Observation
 
 if TYPE_CHECKING:
@@ -46,6 +53,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "how much less likely a sampled hand holds cards its draws showed it lacked (T1); 0: ignore draws",
     ),
     DRAWS_SETTING,
+    COUNTS_SETTING,
     (
         "infer_plays",
         "float",
@@ -79,7 +87,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
 )
 
 #: Settings that only a player who cannot see the cards has.
-INFERENCE = ("infer", "draws", "infer_plays", "play_model")
+INFERENCE = ("infer", "draws", "counts", "infer_plays", "play_model")
 #: The second search level's settings (its inner search samples what the player would see: not clairvoyant's).
 REFINEMENT = ("refine", "refine_samples", "inner_samples", "refine_gap", "refine_z")
 
@@ -140,7 +148,8 @@ class Lookahead(SampledSearch):
         from nines_sim.search.refine import REFINE_SALT, refine
 
         def inner() -> Lookahead:
-            return Lookahead(samples=self.inner_samples, policy=self.policy, infer=self.infer, draws=self.draws)
+            return Lookahead(samples=self.inner_samples, policy=self.policy, infer=self.infer, draws=self.draws,
+                             counts=self.counts)  # fmt: skip
 
         def second(sub: Observation, mv: np.ndarray, score: np.ndarray, chosen: np.ndarray, rows: np.ndarray,
                    card: np.ndarray | None, pair: np.ndarray | None) -> np.ndarray:  # fmt: skip

@@ -75,7 +75,19 @@ def built_ins_as_python_seats(monkeypatch) -> None:  # noqa: ANN001 - pytest's M
     """Make this process's engines ask every built-in strategy in Python, through the broker, instead of its
     compiled twin: a batch of games then advances a turn at a time and matches finish out of index order (the
     case a stopped run's kept block is about).  Results are the same as the compiled twins' (the twins are
-    checked move for move against the classes)."""
+    checked move for move against the classes; ``learned``, a compiled plug-in, decides by the same compiled
+    function either way)."""
+    import numpy as np
+
     from nines_sim.engine import seats
+    from nines_sim.game.codes import SID_PYTHON
+    from nines_sim.strategy.registry import builtin_classes
 
     monkeypatch.setattr(seats, "builtin_ids", lambda: {})
+    compiled_ids = seats.seat_ids
+    builtins = set(builtin_classes().values())
+
+    def ids(lineup):  # noqa: ANN001, ANN202
+        return np.where([type(s) in builtins for s in lineup], SID_PYTHON, compiled_ids(lineup))
+
+    monkeypatch.setattr(seats, "seat_ids", ids)

@@ -169,13 +169,15 @@ def test_plugin_errors_are_one_line_usage_errors(tmp_path, spec, message):
 
 def test_one_registry_lists_every_strategy_class_in_strategies():
     from nines_sim.search.player import SampledSearch
+    from nines_sim.strategy.per_game_compiled import CompiledStrategy
 
     found = set()
     for path in (ROOT / "strategies").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             # a subclass of a strategy defined before it in the file counts too (clairvoyant of lookahead), and
-            # of the library's base classes for strategies (the search players' SampledSearch)
-            bases = {"Strategy", SampledSearch.__name__, *found}
+            # of the library's base classes for strategies (the search players' SampledSearch, learned's
+            # CompiledStrategy)
+            bases = {"Strategy", SampledSearch.__name__, CompiledStrategy.__name__, *found}
             if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "") in bases for b in node.bases):
                 found.add(node.name)
     listed = {c.__name__ for _, c, src in available() if src == "built-in"}

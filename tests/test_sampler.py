@@ -273,7 +273,8 @@ def test_with_several_seats_weighed_the_deal_follows_the_product_of_the_hands_we
     stock = np.zeros((K, N_FACES), dtype=np.int8)
     deal_samples(np.array([seed], dtype=np.uint64), purpose_word(SAMPLE_CARDS), K, unseen,
                  np.zeros((1, N_FACES), dtype=bool), weight, sizes, np.array([3]), hands, stock,
-                 purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
+                 purpose_word(SAMPLE_SWAPS), SWEEPS, np.full((1, 4, N_FACES), -1), 1, 0,
+                 np.zeros(3, dtype=np.uint64), np.zeros((1, 3), dtype=np.int64))  # fmt: skip
     exact = _exact_marginals(w_cards, [2, 2, 2], 9)
     got = ((hands[0][:, 1:, None] >> faces.astype(np.uint64)) & np.uint64(1)).mean(axis=0)  # (3, 9)
     se = np.sqrt(exact * (1 - exact) / K)

@@ -19,8 +19,10 @@ from nines_sim.cli import (
     rules,
     strategies,
     tournament,
+    train,
     tune,
     tune_rules,
+    warm_up,
 )
 from nines_sim.cli.app import app, main
 from nines_sim.cli.tune import _rounded_note  # noqa: F401 - tests and older code import it from here
@@ -38,7 +40,9 @@ COMMANDS = (
     ("report", report.report),
     ("tune", tune.tune),
     ("play", play.play),
+    ("train", train.train),
     ("review", review.review),
+    ("warm-up", warm_up.warm_up),
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)

@@ -235,6 +235,9 @@ def run_errors() -> Iterator[None]:
         cluster_ = sys.modules.get("nines_sim.runs.cluster")
         if cluster_ is not None and isinstance(exc, cluster_.ClusterError):
             raise usage_error(str(exc)) from None
+        registry = sys.modules.get("nines_sim.strategy.registry")
+        if registry is not None and isinstance(exc, registry.StrategyNotFound):  # e.g. a model for other rules
+            raise usage_error(str(exc)) from None
         raise
 
 

@@ -140,7 +140,7 @@ class CompiledEngine:
         self._xp = seat_params(lineup)
         self._python = bool((self._sid == K.SID_PYTHON).any())
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, self._sid)]
-        self._fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
+        self._fs = tuple(compiled_function(s, rules) for s in user + [None] * (K.MAX_SEATS - len(user)))
         self.rules, self.seed = rules, seed
         self.card_root, self.decision_root = rng.roots(seed)
         self.P, self.D, self.S = rules.players, rules.decks, N_FACES * rules.decks

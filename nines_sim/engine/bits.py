@@ -219,6 +219,33 @@ def decision_stream(dkey, turn, kind, salt):
     return stream(dkey, U_DECISION[kind], turn * 64 + salt)
 
 
+def shared_inline(fn):  # noqa: ANN001, ANN201 - a function in, a numba dispatcher out
+    """Compile ``fn`` once for every form of the turn loop that calls it, cached on its own, and have LLVM inline
+    its machine code into each caller (numba's ``forceinline``: LLVM's ``alwaysinline``).
+
+    numba's own inlining (``inline="always"``) copies a function's IR, with the whole scope, into every caller
+    at every level of nesting (numba issues #8989, #9204) and types it again there, in every form of the loop: the
+    largest share of a cold compile.  Called instead, a phase is typed once per kind of arguments (the classic
+    form's shape arrives as literal constants, so its branches of the other variants still fold away) and
+    shared by every form; the loop's machine code is still one function.  The trace form's flag is a closure
+    constant of the phases that write events (numba does not prune a branch on a literal argument before typing).
+    """
+    return njit(cache=True, forceinline=True, error_model="numpy", _nrt=False)(fn)
+
+
+def traced_forms(make):  # noqa: ANN001, ANN202 - a factory in, the two dispatchers out
+    """The forms of a phase without and with the trace form's events (``make(trace)``), each named apart (a
+    cache index each) and compiled by :func:`shared_inline`: the flag is the closure's constant, so the form
+    without it holds none of the event code (numba prunes a closure constant's branch before typing, not an
+    argument's: the trace form's extra scratch arrays would not type)."""
+    out = []
+    for trace in (False, True):
+        fn = make(trace)
+        fn.__name__ = fn.__qualname__ = fn.__name__ + ("_trace" if trace else "")
+        out.append(shared_inline(fn))
+    return out
+
+
 def renamed(fn, name: str):  # noqa: ANN001, ANN202
     """A copy of a plain function under another name: numba keys its on-disk cache by a function's name."""
     out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)

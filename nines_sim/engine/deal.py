@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import U_DEAL, U_RESH, face_rank, face_suit, hand_key, lowest_face, stream
+from nines_sim.engine.bits import U_DEAL, U_RESH, face_rank, face_suit, hand_key, lowest_face, shared_inline, stream
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.draw_log import log_reset
 from nines_sim.engine.loop_constants import PH_DEALER_DECL, PH_TURN, R_DECKS, R_HS, R_LOG, R_P
@@ -49,7 +49,7 @@ ONES8 = np.uint64(0x0101010101010101)
 U56, U57, U255 = np.uint64(56), np.uint64(57), np.uint64(255)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def card_id(d, f):
     """The packed id of deck ``d``'s face ``f``: ascending in ``52 d + f``, and its face is ``id & 63``."""
     return np.uint64((d << 6) | f)
@@ -116,7 +116,7 @@ def sort_packed(vals, n, full, buf, cw):
 
 
 # ----------------------------------------------------------------- card moves
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def add_to_hand(hands, ncards, D, b, s, f):
     bit = np.int64(1) << f
     h0 = np.int64(hands[0, b, s])
@@ -127,7 +127,7 @@ def add_to_hand(hands, ncards, D, b, s, f):
     ncards[b, s] += 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def remove_from_hand(hands, ncards, D, b, s, f):
     bit = np.int64(1) << f
     if D == 2 and (np.int64(hands[1, b, s]) & bit) != 0:
@@ -137,7 +137,7 @@ def remove_from_hand(hands, ncards, D, b, s, f):
     ncards[b, s] -= 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def add_under(under, D, b, f):
     bit = np.int64(1) << f
     u0 = np.int64(under[0, b])
@@ -173,7 +173,7 @@ def reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw):
     st[b, S_RESH] += 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import I_NINES, decision_stream, popcount
+from nines_sim.engine.bits import I_NINES, decision_stream, popcount, shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.draw_log import log_declared
 from nines_sim.engine.loop_constants import (
@@ -55,7 +55,7 @@ from nines_sim.strategies.expert_compiled import SID_EXPERT, expert_decide, expe
 from nines_sim.strategies.heuristics_compiled import heuristic_declare, heuristic_play
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def builtin_decide(
     sid, kind, b, seat, legal, card, pair_ok, dkey, turn, dirbit, hands, ncards, drew_on, played, rp, fw, xp, D
 ):  # fmt: skip
@@ -81,7 +81,7 @@ def builtin_decide(
     return heuristic_play(sid, h0, h1, legal, pair_ok, decision_stream(dkey, turn, kind, 0))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any):
     """Whether two 9s together are a legal move (V4, V5)."""
     if not pair_any:
@@ -108,7 +108,7 @@ def user_decide(
     return fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def answer_ok(kind, ans, legal, pok):
     """Whether a compiled user strategy's answer is within the rules: a legal card or the pair (T1, T2, V4, V5,
     V6), 0 or 1 for playing the drawn card, a suit 0-3 for a declaration."""
@@ -142,7 +142,7 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
     hb[1] = hands[1, b, seat] if rp[R_DECKS] == 2 else np.uint64(0)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active, legal, card, mv, dkey, turn, D,
                     pair_any, st):  # fmt: skip
     """A heuristic seat's play, drawn card or declaration (:mod:`nines_sim.strategies.heuristics_compiled`).
@@ -170,10 +170,9 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
 
 def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
     """:func:`decide_phase` for the forms of the loop without (``expert`` False) or with ``expert``'s code
-    inlined here.  A closure's constant, unlike an argument, is pruned before numba inlines what its branches
-    call, and numba copies inlined code once per level it passes: the form without ``expert`` never copies
-    and types ``expert``'s code, and the form with it copies it one level fewer than through
-    :func:`builtin_decide`."""
+    inlined here (by LLVM: :func:`~nines_sim.engine.bits.shared_inline`).  A closure's constant, unlike an
+    argument, is pruned before numba types what its branches call: the form without ``expert`` never compiles
+    ``expert``'s inlined code."""
 
     def decide_phase(st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b, ph,
                      seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any):  # fmt: skip
@@ -245,7 +244,7 @@ def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
         return PH_FINISH, mv, ans, GO
 
     decide_phase.__qualname__ = decide_phase.__name__ = "decide_phase" + ("_expert" if expert else "")
-    return njit(inline="always", error_model="numpy")(decide_phase)
+    return shared_inline(decide_phase)
 
 
 #: The decision phase of the forms of the loop without ``expert`` inlined (:func:`_decide_phase`).

@@ -74,7 +74,7 @@ def play_out_kernel(
         from nines_sim.strategy.per_game_compiled import compiled_function
 
         user = [s if sid == K.SID_USER else None for s, sid in zip(lineup, sids)]
-        fs = tuple(compiled_function(s) for s in user + [None] * (K.MAX_SEATS - len(user)))
+        fs = tuple(compiled_function(s, rules) for s in user + [None] * (K.MAX_SEATS - len(user)))
     slots = slot_state(batch, to, force, consume)
     seat_sid = np.asarray(sids, dtype=np.int64)
     seat_xp = seat_params(lineup)

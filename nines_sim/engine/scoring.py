@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import I_NINES, PEN_BIT_MASK, U_FIRST, below, popcount, stream
+from nines_sim.engine.bits import I_NINES, PEN_BIT_MASK, U_FIRST, below, popcount, shared_inline, stream, traced_forms
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.loop_constants import (
     BUFFER_FULL,
@@ -74,7 +74,7 @@ def penalty(hands, D, b, p, nine_pen):
     return total
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P):
     """Record a regular hand (S1, S4) and add its penalties to the totals; the deal passes to the left (D2)."""
     h = hcount[0]
@@ -94,7 +94,7 @@ def record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P):
     st[b, S_DEALER] = (st[b, S_DEALER] + 1) % P
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in):
     """After a regular hand: is the match over (S2: a target reached, or the fixed number of hands), and who
     wins it (S3: the lowest total; a tie shares the win or starts tie-break hands among the tied seats).
@@ -132,7 +132,7 @@ def settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in):
     return False, tmask, k
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in):
     """After a tie-break hand (S3): the seat that went out wins, else the lowest penalty among the tied;
     a new tie plays another hand among those still tied.
@@ -166,54 +166,59 @@ def settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in):
     return False, tmask, k
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
-                   n_in, P, D, work, trace):  # fmt: skip
-    """The hand is over: score it (C2, S1, S4), then end the match (S2, S3) or go on to the next hand.
+def _end_hand_phase(trace: bool):  # noqa: ANN202 - returns the function to compile
+    def end_hand_phase(st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
+                       n_in, P, D, work):  # fmt: skip
+        """The hand is over: score it (C2, S1, S4), then end the match (S2, S3) or go on to the next hand.
 
-    Returns
-    -------
-    tuple
-        ``(phase, mask, n_in, code)``: ``PH_NEW`` after the match, ``PH_DEAL`` for its next hand; ``code`` is
-        ``BUFFER_FULL`` (nothing done) when the record buffers have no room, else ``GO``.
-    """
-    if hcount[0] >= hrec.shape[0] or mcount[0] >= mrec.shape[0]:
-        return PH_END, mask, n_in, BUFFER_FULL
-    st[b, S_TURN] = turn
-    out = st[b, S_OUTCOME]
-    pen = work[4]
-    for p in range(P):
-        pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
-    if trace:
-        log_seats(work[8], work[9], b, EV_END, out, pen, P)
-    if st[b, S_IN_TB] == 0:
-        record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
-        finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
-    else:
-        finished, mask, n_in = settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in)
-    if not finished:
-        st[b, S_MASK] = mask
-        st[b, S_N_IN] = n_in
-        return PH_DEAL, mask, n_in, GO
-    m = mcount[0]
-    mrec[m, M_MATCH] = st[b, S_MATCH]
-    mrec[m, M_HANDS] = st[b, S_HANDS]
-    mrec[m, M_TB] = st[b, S_TB_HANDS]
-    mrec[m, M_FIRST] = st[b, S_FIRST]
-    for p in range(P):
-        mtot[m, p] = totals[b, p]
-    if trace:
-        wmask = 0
+        Returns
+        -------
+        tuple
+            ``(phase, mask, n_in, code)``: ``PH_NEW`` after the match, ``PH_DEAL`` for its next hand; ``code`` is
+            ``BUFFER_FULL`` (nothing done) when the record buffers have no room, else ``GO``.
+        """
+        if hcount[0] >= hrec.shape[0] or mcount[0] >= mrec.shape[0]:
+            return PH_END, mask, n_in, BUFFER_FULL
+        st[b, S_TURN] = turn
+        out = st[b, S_OUTCOME]
+        pen = work[4]
         for p in range(P):
-            if mshare[m, p] > 0:
-                wmask |= 1 << p
-        log_seats(work[8], work[9], b, EV_MATCH_END, wmask, totals[b], P)
-    mcount[0] = m + 1
-    st[b, S_MATCH] = -1
-    return PH_NEW, mask, n_in, GO
+            pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
+        if trace:
+            log_seats(work[8], work[9], b, EV_END, out, pen, P)
+        if st[b, S_IN_TB] == 0:
+            record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
+            finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
+        else:
+            finished, mask, n_in = settle_tiebreak(st, mshare, mcount, next_tab, pen, b, out, P, mask, n_in)
+        if not finished:
+            st[b, S_MASK] = mask
+            st[b, S_N_IN] = n_in
+            return PH_DEAL, mask, n_in, GO
+        m = mcount[0]
+        mrec[m, M_MATCH] = st[b, S_MATCH]
+        mrec[m, M_HANDS] = st[b, S_HANDS]
+        mrec[m, M_TB] = st[b, S_TB_HANDS]
+        mrec[m, M_FIRST] = st[b, S_FIRST]
+        for p in range(P):
+            mtot[m, p] = totals[b, p]
+        if trace:
+            wmask = 0
+            for p in range(P):
+                if mshare[m, p] > 0:
+                    wmask |= 1 << p
+            log_seats(work[8], work[9], b, EV_MATCH_END, wmask, totals[b], P)
+        mcount[0] = m + 1
+        st[b, S_MATCH] = -1
+        return PH_NEW, mask, n_in, GO
+
+    return end_hand_phase
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+end_hand_phase, end_hand_phase_trace = traced_forms(_end_hand_phase)
+
+
+@shared_inline
 def next_match_phase(st, keys, totals, mkeys, next_match, b, start, n_matches, started, max_new, P):
     """The slot takes the next match of the range (D1: a first dealer drawn from the match's card stream).
 

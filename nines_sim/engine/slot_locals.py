@@ -8,8 +8,8 @@ after a deal (:func:`start_hand`).  The columns are declared in :mod:`nines_sim.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from nines_sim.engine.bits import shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.slots import (
     K_DHK,
@@ -29,7 +29,7 @@ from nines_sim.engine.slots import (
 )
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def load_slot(st, keys, b):
     """The slot's hot state, which the loop keeps in locals while the slot plays (:func:`store_slot`'s order)."""
     return (
@@ -39,7 +39,7 @@ def load_slot(st, keys, b):
     )  # fmt: skip
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def store_slot(st, keys, b, ph, top, active, seat, dirbit, turn, streak, n_in, mask, mv, passed, card, legal):
     """Store the loop's locals in the slot, where Python (and the next call) can see them."""
     st[b, S_PHASE] = ph
@@ -57,7 +57,7 @@ def store_slot(st, keys, b, ph, top, active, seat, dirbit, turn, streak, n_in, m
     keys[b, K_LEGAL] = np.uint64(legal)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def start_hand(st, keys, b):
     """The loop's locals of a hand just dealt: ``(phase, top, active suit, seat, n_in, seats mask, decision key)``."""
     return (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import I_NINES
+from nines_sim.engine.bits import I_NINES, shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.deal import draw
 from nines_sim.engine.loop_constants import EV_DEAL, EV_PAIR, EV_PLAY, EV_RESHUFFLE, EV_TURN
@@ -18,7 +18,7 @@ from nines_sim.engine.slots import S_DEALER, S_END, S_HAND_SEQ, S_MATCH, S_RESH,
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def log_event(ev, evn, b, kind, x, y, z):
     """Append an event row ``(kind, x, y, z)`` to slot ``b``'s buffer (the trace form only)."""
     n = evn[b]
@@ -70,7 +70,7 @@ def log_seats(ev, evn, b, kind, x, vals, P):
     evn[b] = n + 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def trace_turn(ev, evn, stop, st, b, turn):
     """The trace form at a turn's start: True to pause before it (``stop``: int64 (3,), the hand dealt
     ``stop[0]``-th and its turn ``stop[1]``, while ``stop[2]`` is 1; cleared, so the next call goes on), else
@@ -82,7 +82,7 @@ def trace_turn(ev, evn, stop, st, b, turn):
     return False
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@shared_inline
 def log_move(ev, evn, b, seat, mv, active):
     """The trace form's move: ``(EV_PAIR, seat, suit)`` or ``(EV_PLAY, seat, face, suit declared or -1)``."""
     if mv == PAIR:

@@ -171,6 +171,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
 )
 from nines_sim.engine.scoring import (  # noqa: F401 - the end of a hand and of a match, also read from here
     end_hand_phase,
+    end_hand_phase_trace,
     next_match_phase,
     penalty,
     record_hand,
@@ -235,9 +236,12 @@ from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event 
 from nines_sim.engine.turn_phases import (  # noqa: F401 - a turn's phases, also read from here
     apply_phase,
     draw_card,
+    draw_card_trace,
     play_pair,
     powers_phase,
+    powers_phase_trace,
     turn_phase,
+    turn_phase_trace,
 )
 from nines_sim.game.codes import (  # noqa: F401 - also read from here
     BLOCKED,
@@ -281,10 +285,12 @@ def scratch(rules: Rules) -> tuple:
 
 # ----------------------------------------------------------------- the phases of a slot's game
 # Each phase is a function of the slot's arrays and of the hot values the loop keeps in locals, and returns
-# the locals it changes with the phase to go to.  All are inlined into the loop (``inline="always"``): the
-# compiled loop is the same machine code as one long function, while each phase reads on one screen.  The
-# rules' shape (``D``, ``nno``, ``until``, ``skiprev``, ``pair_any``) comes in as arguments that the classic
-# form of the loop passes as constants, so its code has no branch of the other variants.
+# the locals it changes with the phase to go to.  Each is compiled once, cached on its own and shared by the
+# forms that call it, and LLVM inlines its machine code into the loop (``bits.shared_inline``): the compiled
+# loop is the same machine code as one long function, while each phase reads on one screen.  The rules' shape
+# (``D``, ``nno``, ``until``, ``skiprev``, ``pair_any``) comes in as arguments that the classic form of the loop
+# passes as constants (numba compiles a phase for those literal values), so its code has no branch of the
+# other variants; the trace form calls the phases' ``*_trace`` forms (``bits.traced_forms``).
 
 
 def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: ANN202 - returns a numba dispatcher
@@ -378,10 +384,16 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                     if trace and trace_turn(ev, evn, stop, st, b, turn):
                         code = BUFFER_FULL
                         break
-                    ph, legal, passed, mv, card = turn_phase(
-                        st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D,
-                        nno, until, work, trace, keep_log,
-                    )  # fmt: skip
+                    if trace:
+                        ph, legal, passed, mv, card = turn_phase_trace(
+                            st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card,
+                            D, nno, until, work, keep_log,
+                        )  # fmt: skip
+                    else:
+                        ph, legal, passed, mv, card = turn_phase(
+                            st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card,
+                            D, nno, until, work, keep_log,
+                        )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
                 ):
@@ -414,17 +426,29 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                 if ph == PH_FINISH:
                     if trace and mv >= 0:
                         log_move(ev, evn, b, seat, mv, active)
-                    ph, seat, turn, streak, dirbit, row = powers_phase(
-                        st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit, row,
-                        mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work, trace,
-                    )  # fmt: skip
+                    if trace:
+                        ph, seat, turn, streak, dirbit, row = powers_phase_trace(
+                            st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit,
+                            row, mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work,
+                        )  # fmt: skip
+                    else:
+                        ph, seat, turn, streak, dirbit, row = powers_phase(
+                            st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit,
+                            row, mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work,
+                        )  # fmt: skip
                     if ph == PH_TURN:
                         continue
                 if ph == PH_END:
-                    ph, mask, n_in, code = end_hand_phase(
-                        st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
-                        n_in, P, D, work, trace,
-                    )  # fmt: skip
+                    if trace:
+                        ph, mask, n_in, code = end_hand_phase_trace(
+                            st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn,
+                            mask, n_in, P, D, work,
+                        )  # fmt: skip
+                    else:
+                        ph, mask, n_in, code = end_hand_phase(
+                            st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn,
+                            mask, n_in, P, D, work,
+                        )  # fmt: skip
                     if code != GO:
                         break
                 if ph == PH_NEW:

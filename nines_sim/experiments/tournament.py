@@ -172,6 +172,8 @@ class TournamentRun:
     ratings_stopped: bool = False
     design: Any = None
     design_stopped: bool = False
+    luck: Any = None
+    luck_stopped: bool = False
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
@@ -191,6 +193,10 @@ class TournamentRun:
                 lines.append(terminal_ratings(self.ratings, plan, given))
         if note := hidden_card_note(list(plan.strategies)):
             lines.append(note)
+        if self.luck is not None:
+            from nines_sim.luck.tournament import luck_lines
+
+            lines += luck_lines(self.luck, plan.labels)
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
         rate = out.total_matches / play if play else 0
         status = "PARTIAL (interrupted): " if out.partial else ""
@@ -218,6 +224,8 @@ def play_tournament(
     design: int = 0,
     skilled: str = "expert",
     weak: str = "random",
+    luck: bool = False,
+    luck_fit: int = 4000,
 ) -> TournamentRun:
     """Play a planned tournament and write its run folder (what ``nines tournament`` does after its checks).
 
@@ -252,6 +260,12 @@ def play_tournament(
         (0: off; :mod:`nines_sim.experiments.design`): ``design.csv`` and a report section.
     skilled, weak : str
         The strategies of the design measures (skill: ``skilled`` against ``weak``).
+    luck : bool
+        Also take the luck out (:mod:`nines_sim.luck`, a table only): a value fitted on ``luck_fit`` reserved
+        matches, every match traced again and adjusted: ``luck.csv``, columns added to ``summary.csv``, a report
+        section.  Without it the folder is byte for byte what it was.
+    luck_fit : int
+        Reserved matches the luck's value is fitted on.
 
     Returns
     -------
@@ -280,6 +294,10 @@ def play_tournament(
 
     plan, seed = setup.plan, setup.seed
     check_design(skilled, weak)
+    if luck:
+        from nines_sim.luck.tournament import check_luck
+
+        check_luck(plan.format, ranges, list(plan.strategies))
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         from nines_sim.runs.tournament import run_plan
@@ -302,8 +320,18 @@ def play_tournament(
             run.design = played.after
             run.design_stopped = run.design is None
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
+        if luck and not outcome.partial:
+            from nines_sim.luck.tournament import table_luck
+
+            game = plan.games[0]
+            try:
+                run.luck = table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
+            except KeyboardInterrupt:
+                run.luck_stopped = True
         with writing():
             words = design_words(design, skilled, weak)
+            if luck:
+                words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
             _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
     return run
 
@@ -344,6 +372,14 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     elif run.ratings_stopped:
         extra["ratings"] = {"computed": False, "why": "stopped (Ctrl-C) while rating"}
     tables = [*tables, *write_design(run_dir, run.design)]
+    if run.luck is not None:
+        from nines_sim.luck.tournament import write_luck
+        from nines_sim.runs.tournament_tables import summary_frame
+
+        tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
+        extra["luck"] = run.luck.manifest()
+    elif run.luck_stopped:
+        extra["luck"] = {"computed": False, "why": "stopped (Ctrl-C) while measuring the luck"}
     command = setup.command(matches, wanted if ranges_given else None, words)
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip

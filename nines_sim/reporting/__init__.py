@@ -84,6 +84,10 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
         _add_design(run_dir, charts)
+        if (Path(run_dir) / "luck.csv").is_file():
+            from nines_sim.reporting import luck
+
+            luck.add_to_report(run_dir)
     return kind
 
 

@@ -55,7 +55,7 @@ class Setup:
 
     def declared(self) -> dict[str, P.Param]:
         cls, _, _ = resolve_spec(self.strategy)
-        return {p.name: p for p in P.declared(cls)}
+        return {p.name: p for p in P.declared(cls) if p.kind != "path"}  # a file is not tuned
 
     def spec(self, values: dict[str, Any]) -> str:
         """The strategy spec playing ``values`` over the base values (declaration order)."""

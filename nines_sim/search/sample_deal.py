@@ -17,6 +17,15 @@ per seat and face; per sample it
    seats, or not at all),
 4. shuffles what is left into the stock.
 
+With count bounds (``tries`` above 0, ``lookahead:counts=obey``), a sample whose hands break a bound after step 3
+(a seat holding more cards of the faces its draw turns showed it lacked than it drew since:
+:func:`nines_sim.search.sampler.count_bounds`) is drawn again, steps 1-3, from streams of its own, up to
+``tries`` times: the samples are then exactly the unbounded ones conditioned on the bounds, and a sample
+within them at its first draw is the unbounded sample itself.  Where every draw breaks a bound (a bound that binds
+hard: few deals keep it), the last draw is brought within the bounds by trades of the cards over them for cards
+with no bound there (:func:`_repair`), then step 3's swaps refuse any trade that would break a bound, so they move
+it towards the law restricted to the bounds.
+
 The law aimed at gives a deal a probability proportional to the product, over
 the other hands' cards, of their seat's weight (draws as independent evidence
 on each card, as :func:`nines_sim.search.sampler.hand_weights` sets them).  Heads-up
@@ -89,7 +98,109 @@ def _weight(ids, lo, hi, w):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR0913
+def _fits(cnt_s, out_age, in_age, slack):
+    """Whether a seat's hand stays within its count bound, or gets no further over it at any age, when a card
+    of age ``out_age`` leaves it and one of ``in_age`` comes in (-1: no bound).  ``cnt_s``: its cards by age
+    0, 1, 2; the bound at age ``j`` is ``j + slack`` cards of ages 0 to ``j``."""
+    before = 0
+    after = 0
+    for j in range(3):
+        before += cnt_s[j]
+        after += cnt_s[j] - (1 if out_age == j else 0) + (1 if in_age == j else 0)
+        if after > j + slack and after > before:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _trade(age_g, slack, cnt, hi, fi, hj, fj):
+    """Card ``fi`` of holder ``hi`` for card ``fj`` of holder ``hj`` (the stock, ``cnt.shape[0] - 1``, has no
+    bound), if neither seat's hand goes further over its count bound; ``cnt`` is kept.  Returns whether made."""
+    P = cnt.shape[0] - 1
+    ai_i = age_g[hi, fi] if hi < P else -1
+    ai_j = age_g[hi, fj] if hi < P else -1
+    aj_j = age_g[hj, fj] if hj < P else -1
+    aj_i = age_g[hj, fi] if hj < P else -1
+    if hi < P and not _fits(cnt[hi], ai_i, ai_j, slack):
+        return False
+    if hj < P and not _fits(cnt[hj], aj_j, aj_i, slack):
+        return False
+    _recount(cnt, hi, ai_i, ai_j)
+    _recount(cnt, hj, aj_j, aj_i)
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _recount(cnt, h, gone, came):
+    if h < cnt.shape[0] - 1:
+        if gone >= 0:
+            cnt[h, gone] -= 1
+        if came >= 0:
+            cnt[h, came] += 1
+
+
+@njit(cache=True, error_model="numpy")
+def _count_ages(face, H, holder, age_g, cnt):
+    """Each seat's hand cards ``face[:H]`` (ids or faces) by their age in its own log, into ``cnt`` (P + 1, 3)."""
+    cnt[:, :] = 0
+    for i in range(H):
+        a = age_g[holder[i], face[i] % N_FACES]
+        if a >= 0:
+            cnt[holder[i], a] += 1
+
+
+@njit(cache=True, error_model="numpy")
+def within_bounds(cnt, slack):
+    """Whether every seat holds at most ``j + slack`` cards of ages 0 to ``j`` (j = 0, 1, 2), by its counts."""
+    for s in range(cnt.shape[0] - 1):
+        if _over(cnt[s], 0, slack):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _over(cnt_s, a, slack):
+    """Whether a seat holds more than ``j + slack`` cards of ages 0 to ``j`` for some ``j`` from ``a`` on."""
+    c = 0
+    for j in range(3):
+        c += cnt_s[j]
+        if j >= a and c > j + slack:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
+def _repair(face, holder, T, H, age_g, slack, wt, cnt, key, purpose, ctr):
+    """Bring every hand within its count bound: each card over it is traded for a card of another holder (the
+    first that fits, from a random slot on) that has no bound in that hand, where the other holder allows it (a
+    card that must be in a hand never goes to the stock).  Returns whether every hand is within its bound."""
+    P = cnt.shape[0] - 1
+    for i in range(H):
+        s = holder[i]
+        a = age_g[s, face[i]]
+        if a < 0 or not _over(cnt[s], a, slack):
+            continue
+        start = below(stream(key, purpose, ctr + i), T)
+        for t in range(T):
+            j = start + t if start + t < T else start + t - T
+            hj = holder[j]
+            if hj == s or age_g[s, face[j]] >= 0 or wt[hj, face[i]] == 0.0:
+                continue
+            gone = age_g[hj, face[j]] if hj < P else -1
+            came = age_g[hj, face[i]] if hj < P else -1
+            if hj < P and not _fits(cnt[hj], gone, came, slack):
+                continue
+            _recount(cnt, s, a, -1)
+            _recount(cnt, hj, gone, came)
+            f = face[i]
+            face[i] = face[j]
+            face[j] = f
+            break
+    return within_bounds(cnt, slack)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals, age_g, slack, cnt, bounded):  # noqa: PLR0913
     """Metropolis swaps of two cards between holders (other seats, the stock) of one sample.
 
     ``face[:H]`` are the hands' cards (seat ``holder[i]``), ``face[H:T]`` the
@@ -101,7 +212,9 @@ def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR091
     weight of a deal being the product of its cards' weights at their holders.
     Each proposal keeps the law proportional to that weight, so the swaps only
     move the deal towards it.  One random word per proposal: its high half picks
-    the slot, its low half accepts.
+    the slot, its low half accepts.  With ``bounded``, a swap that would take a
+    seat's hand over its count bound (:func:`_fits`; ``cnt`` its counts by age)
+    is refused, so the swaps keep the law restricted to the deals within the bounds.
     """
     i = -1
     for p in range(proposals):
@@ -117,6 +230,8 @@ def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals):  # noqa: PLR091
         before = wt[hi, fi] * wt[hj, fj]
         after = wt[hi, fj] * wt[hj, fi]
         if after >= before or np.float64(x & _LOW32) * _TO_UNIT32 * before < after:
+            if bounded and not _trade(age_g, slack, cnt, hi, fi, hj, fj):
+                continue
             face[i] = fj
             face[j] = fi
 
@@ -290,17 +405,26 @@ def _deal_hands(pool, H, sizes_g, weight_g, last, uniform, key, purpose, ctr):
 
 
 @njit(cache=True, error_model="numpy")
-def _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, ctr, proposals):
-    """Step 3: the hands' and the stock's cards as faces, :func:`_swap`'s proposals on them, and back."""
+def _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, ctr, proposals, age_g, slack, cnt,
+               bounded, repair_purpose):  # fmt: skip
+    """Step 3: the hands' and the stock's cards as faces, :func:`_swap`'s proposals on them, and back.  With
+    ``bounded`` the hands are first brought within their count bounds (:func:`_repair`) and the swaps keep them
+    there.  Returns whether every hand is within its bound (true when not ``bounded``)."""
     for i in range(H):
         face[i] = pool[i] % N_FACES
     for i in range(take, nb):
         face[H + i - take] = ids[i] % N_FACES
-    _swap(face, holder, H + nb - take, H, wt, key, swap_purpose, ctr, proposals)
+    T = H + nb - take
+    ok = True
+    if bounded:
+        _count_ages(face, H, holder, age_g, cnt)
+        ok = _repair(face, holder, T, H, age_g, slack, wt, cnt, key, repair_purpose, ctr)
+    _swap(face, holder, T, H, wt, key, swap_purpose, ctr, proposals, age_g, slack, cnt, bounded)
     for i in range(H):
         pool[i] = face[i]
     for i in range(take, nb):
         ids[i] = face[H + i - take]
+    return ok
 
 
 @njit(cache=True, error_model="numpy")
@@ -333,7 +457,8 @@ def _shuffle_stock(ids, take, nb, stock_r, key, purpose, ctr):
 
 
 @njit(cache=True, error_model="numpy")
-def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps):  # noqa: PLR0913
+def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps,
+                 age, slack, tries, retry, tally):  # noqa: PLR0913  # fmt: skip
     """Deal ``K`` samples of each of ``n`` games.
 
     Parameters
@@ -363,6 +488,21 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     sweeps : int
         Swaps per sample in step 3: ``sweeps`` times the cards dealt to the other
         hands (at most :data:`WORDS`); 0 skips step 3.
+    age : numpy.ndarray
+        int64, (n, P, 52): a face's count bound in a seat's hand, by the cards the seat drew since its draw turns
+        showed it lacked the face (0, 1, 2; -1: no bound): the seat holds at most ``j + slack`` cards of ages 0
+        to ``j`` (:func:`nines_sim.search.sampler.count_bounds`).
+    slack : int
+        The cards a draw turn itself may have brought in of the faces it showed lacked (1, or 0 under V2).
+    tries : int
+        0: the bounds are not read.  Else a sample over a bound is drawn again, up to ``tries`` times, from the
+        streams ``retry[0]`` (cards) and ``retry[1]`` (swaps) with counters ``(try << 26) + k * WORDS + i``;
+        the last draw is brought within the bounds by trades and bounded swaps (``retry[2]``, :func:`_repair`).
+    retry : numpy.ndarray
+        uint64, (3,): the purposes of the draws after the first (:func:`purpose_word`).
+    tally : numpy.ndarray
+        int64, (n, 3), zeros: per game, the draws made again, the samples repaired, and the samples a repair
+        left over a bound (not a state any deal reaches: a hand-built position).
 
     Returns
     -------
@@ -384,6 +524,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     holder = np.empty(S, dtype=np.int64)
     face = np.empty(S, dtype=np.int64)
     wt = np.empty((P + 1, N_FACES), dtype=np.float64)
+    cnt = np.zeros((P + 1, 3), dtype=np.int64)
     for g in range(n):
         H = 0
         for s in range(P):
@@ -393,31 +534,50 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
         uniform, two, qa, qb, nh = _stock_weights(sizes[g], weight[g], H, b_ids, nb, q)
         last, hidden = _holders(sizes[g], holder)
         swaps = hidden > 1 and sweeps > 0
-        if swaps:
+        if swaps or tries > 0:
             _swap_weights(weight[g], must_hand[g], drop, H, S, holder, wt)
         key = base[g]
+        age_g = age[g]
         for k in range(K):
             r = g * K + k
-            ctr = k * WORDS
-            for i in range(nb):
-                ids[i] = b_ids[i]
-            for i in range(na):
-                pool[i] = a_ids[i]
-            # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
-            take = H - na
-            if two:
-                ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, purpose, ctr, tmp)
-            else:
-                ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr)
-            # 2. the hands, seat after seat; the last seat dealt to takes what is left
-            ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, purpose, ctr)
-            # 3. several hidden seats with evidence: swaps towards each seat's own weights
-            if swaps and not uniform:
-                _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, k * WORDS,
-                           min(sweeps * H, WORDS))  # fmt: skip
+            attempt = 0
+            while True:
+                # a draw again (attempt > 0) takes its own streams: the first is the sample without the bounds
+                cp = purpose if attempt == 0 else retry[0]
+                sp = swap_purpose if attempt == 0 else retry[1]
+                c0 = k * WORDS + (attempt << 26)
+                ctr = c0
+                for i in range(nb):
+                    ids[i] = b_ids[i]
+                for i in range(na):
+                    pool[i] = a_ids[i]
+                # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
+                take = H - na
+                if two:
+                    ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, cp, ctr, tmp)
+                else:
+                    ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, cp, ctr)
+                # 2. the hands, seat after seat; the last seat dealt to takes what is left
+                ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, cp, ctr)
+                # 3. several hidden seats with evidence: swaps towards each seat's own weights; the last resort
+                # of the count bounds: trades into the bounds, then swaps that keep them
+                fix = tries > 0 and attempt == tries
+                if (swaps and not uniform) or fix:
+                    ok = _swap_step(pool, ids, H, take, nb, face, holder, wt, key, sp, c0,
+                                    min(max(sweeps, 1) * H, WORDS), age_g, slack, cnt, fix, retry[2])  # fmt: skip
+                    if fix:
+                        tally[g, 1] += 1
+                        tally[g, 2] += 0 if ok else 1
+                if tries == 0 or fix:
+                    break
+                _count_ages(pool, H, holder, age_g, cnt)
+                if within_bounds(cnt, slack):
+                    break
+                attempt += 1
+                tally[g, 0] += 1
             _write_hands(pool, sizes[g], hands, r)
             # 4. the stock: the rest, shuffled
-            _shuffle_stock(ids, take, nb, stock[r], key, purpose, ctr)
+            _shuffle_stock(ids, take, nb, stock[r], key, cp, ctr)
     return dropped
 
 

@@ -21,6 +21,11 @@ What is public narrows the deal:
   whatever its place in the deal order: the deal's law is close to the one in
   which a deal's probability is proportional to the product, over the other
   hands' cards, of their seat's weight (see :mod:`nines_sim.search.sample_deal`).
+- Counts (T2, T4), optional (``counts``): the weights make a lacked card rarer one
+  card at a time, so 1-2% of weighted deals give a seat more of the faces it lacked
+  at a draw turn than it drew since, which no deal can.  With ``counts`` no sample
+  does (:func:`count_bounds`): a sample over a bound is drawn again, so the samples
+  are the weighted ones conditioned on the bounds.
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ ONE = np.uint64(1)
 SAMPLE_CARDS = 40
 SAMPLE_KEYS = 41
 SAMPLE_SWAPS = 42
+#: ``counts``: the purposes of a sample's draws after its first, of their swaps, and of the last resort's trades.
+SAMPLE_RETRY = 43
+SAMPLE_RETRY_SWAPS = 44
+SAMPLE_REPAIR = 45
+#: ``counts``: a sample over a count bound is drawn again up to this many times before it is repaired.
+RETRIES = 16
 #: Sweeps of swaps over the hidden hands' cards that bring each seat's hand to its own weights
 #: when two or more hidden seats are dealt (:func:`nines_sim.search.sample_deal.deal_samples`, step 3).
 SWEEPS = 8
@@ -160,8 +171,65 @@ def log_weights(obs: Observation, infer: float, declare: bool = False) -> np.nda
     return np.where(kept[..., None], w, hand_weights(obs, infer))
 
 
+def count_bounds(obs: Observation) -> tuple[np.ndarray, int]:
+    """What the draw log bounds in each seat's hand: the count of cards of the faces its draw turns showed it lacked.
+
+    A seat draws only when it holds no legal card (T2, T4), so a face legal at a draw turn can be in its hand now
+    only as a card drawn at that turn (kept though legal: at most one, T4; none under V2, where the drawn legal card
+    is played) or since.  The log (:mod:`nines_sim.engine.draw_log`) keeps each face's ``k``, the cards drawn since
+    its last such turn.  Every card of ages 0 to ``j`` came in at or after the oldest of those turns, so a seat
+    holds at most ``j + slack`` of them (``j`` = 0, 1, 2; at 3 or more nothing is bounded).  Counted in physical
+    cards, both copies with two decks.
+
+    Returns
+    -------
+    tuple
+        ``(age, slack)``: ``age`` int64 (n, P, 52), each face's ``k`` in each seat's log where it is 0, 1 or 2,
+        else -1 (never lacked, 3 or more, or a seat whose log was not kept: a described position); ``slack`` 1,
+        or 0 under the draw rule ``until-playable`` (V2).
+    """
+    k, kept, _, _ = log_view(obs)
+    age = np.where(kept[..., None] & (k >= 0) & (k <= 2), k, -1).astype(np.int64)
+    return age, 0 if obs.rules.draw_rule == "until-playable" else 1
+
+
+def count_breaks(obs: Observation, hands: list[np.ndarray], samples: int = 1) -> np.ndarray:
+    """Which worlds give some seat more cards of the faces it lacked than it drew since (T2, T4).
+
+    Parameters
+    ----------
+    obs : Observation
+        Of ``n`` games.
+    hands : list of numpy.ndarray
+        Count-coded hand words, uint64, (n * samples, P) per deck: ``samples`` worlds per game, game-major (the
+        ``hands`` of :func:`sample_positions`; with ``samples`` 1, the true hands).
+    samples : int
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, (n * samples,): some seat over its bound (:func:`count_bounds`); the deciding seat, whose hand a
+        sample does not deal, is not counted.
+    """
+    age, slack = count_bounds(obs)
+    g = np.repeat(np.arange(obs.n), samples)
+    held = sum(_count_words_2d(w) for w in hands)  # (R, P, 52)
+    a = age[g]
+    over = np.zeros(held.shape[:2], dtype=bool)
+    for j in range(3):
+        over |= (held * ((a >= 0) & (a <= j))).sum(axis=2) > j + slack
+    over[np.arange(len(g)), obs.seat[g]] = False
+    return over.any(axis=1)
+
+
+def _count_words_2d(words: np.ndarray) -> np.ndarray:
+    """Copies of each face in count-coded words of shape (R, P): int64, (R, P, 52)."""
+    return ((words[..., None] >> np.arange(N_FACES, dtype=np.uint64)) & ONE).astype(np.int64)
+
+
 def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float = 0.0,
-                     draws: str = "suits") -> PositionBatch:  # fmt: skip
+                     draws: str = "suits", counts: bool = False, tally: np.ndarray | None = None,
+                     ) -> PositionBatch:  # fmt: skip
     """``samples`` complete positions per game of an observation, at the deciding seat's turn.
 
     Parameters
@@ -178,6 +246,13 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     draws : str
         One of :data:`~nines_sim.search.policies.DRAW_MODELS`: ``suits`` (:func:`hand_weights`), ``log`` or
         ``log+declare`` (:func:`log_weights`).
+    counts : bool
+        Keep every seat's hand within the count bounds of its draw log (:func:`count_bounds`): a sample over a bound
+        is drawn again (the law of the samples within the bounds, unchanged), up to :data:`RETRIES` times, then
+        brought within them by trades and bounded swaps.  False: the samples of the first versions.
+    tally : numpy.ndarray, optional
+        int64, (n, 3), zeros: filled, with ``counts``, with each game's draws made again, samples repaired, and
+        samples a repair left over a bound (:func:`~nines_sim.search.sample_deal.deal_samples`).
 
     Returns
     -------
@@ -220,9 +295,12 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     stock = np.zeros((R, S), dtype=np.int8)
     base = obs.random(salt)
     weights = log_weights(obs, infer, draws == "log+declare") if draws != "suits" else hand_weights(obs, infer)
+    age, slack = count_bounds(obs) if counts else (np.full((n, P, N_FACES), -1, dtype=np.int64), 1)
+    retry = np.array([purpose_word(SAMPLE_RETRY), purpose_word(SAMPLE_RETRY_SWAPS), purpose_word(SAMPLE_REPAIR)])
     deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
                  weights, sizes, obs.stock_size.astype(np.int64), hands, stock,
-                 purpose_word(SAMPLE_SWAPS), SWEEPS)  # fmt: skip
+                 purpose_word(SAMPLE_SWAPS), SWEEPS, age, slack, RETRIES if counts else 0, retry,
+                 np.zeros((n, 3), dtype=np.int64) if tally is None else tally)  # fmt: skip
     seat = obs.seat[g]
     for d in range(D):
         hands[d][np.arange(R), seat] = obs.hand[d][g]

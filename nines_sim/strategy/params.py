@@ -13,6 +13,9 @@ values, in one of two forms, split off before the name is resolved:
     ``{"strategy": NAME, "params": {key: value, ...}}``.
 ``NAME@file.json:key=value,key=value``
     the file's values, with the inline ones given after it in their place.
+``NAME@model.npz``
+    a model file for a strategy with a ``path`` parameter named ``model`` (``learned@model.npz``); the same
+    as ``NAME:model=model.npz``.
 
 Every check raises :class:`ParamError` with a one-line message.
 """
@@ -25,9 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+<<<<<<< HEAD
 from nines_sim.game.path_lookup import look_up, shown
 
 KINDS = ("int", "float", "choice")
+=======
+KINDS = ("int", "float", "choice", "path")
+>>>>>>> trial
 
 
 class ParamError(ValueError):
@@ -49,7 +56,7 @@ class Param:
     low, high : float, optional
         Inclusive bounds of an ``int`` or ``float`` parameter (also the tuner's search range).
     choices : tuple, optional
-        The allowed values of a ``choice`` parameter.
+        The allowed values of a ``choice`` parameter.  A ``path`` parameter takes a file's path (not tuned).
     help : str
         One line: what it changes, and the source of the idea (a rule-document tip, a measurement).
     """
@@ -65,7 +72,10 @@ class Param:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"parameter {self.name!r}: kind must be one of {KINDS}, not {self.kind!r}")
-        if self.kind == "choice":
+        if self.kind == "path":
+            if not isinstance(self.default, str):
+                raise ValueError(f"parameter {self.name!r}: default {self.default!r} is not a path")
+        elif self.kind == "choice":
             if self.default not in self.choices:
                 raise ValueError(f"parameter {self.name!r}: default {self.default!r} is not among {self.choices}")
         elif self.low is None or self.high is None or not self.low <= self.default <= self.high:
@@ -75,6 +85,8 @@ class Param:
         """The allowed values in words: ``1..4`` or ``0.0..10.0`` or ``a|b|c``."""
         if self.kind == "choice":
             return "|".join(map(str, self.choices))
+        if self.kind == "path":
+            return "a file path"
         return f"{self.low:g}..{self.high:g}" if self.kind == "float" else f"{int(self.low)}..{int(self.high)}"
 
     def coerce(self, value: Any, strategy: str) -> Any:
@@ -86,6 +98,10 @@ class Param:
             For a value of the wrong type or outside the bounds.
         """
         where = f"{strategy} parameter {self.name}"
+        if self.kind == "path":
+            if not isinstance(value, str) or not value.strip():
+                raise ParamError(f"{where} takes a file path, not {value!r}")
+            return value
         if self.kind == "choice":
             for c in self.choices:
                 if value == c or str(value) == str(c):
@@ -202,6 +218,8 @@ def read_values(inline: str | None, path: str | None, strategy: str, given_as: s
     ParamError
         As :func:`parse_inline` and :func:`read_json`.
     """
+    if path and path.endswith(".npz"):  # a model file: the value of the 'model' parameter
+        return {"model": path, **(parse_inline(inline, strategy) if inline else {})}
     return {**(read_json(path, strategy, given_as) if path else {}),
             **(parse_inline(inline, strategy) if inline else {})}  # fmt: skip
 

@@ -91,9 +91,14 @@ class CompiledStrategy(Strategy):
 
     decide: ClassVar[Any] = None
 
+    def decide_function(self, rules: Any = None) -> Any:
+        """The plain function to compile for this seat under ``rules``: the class's ``decide``, or (a subclass
+        whose seats differ, such as ``learned`` with its model) one of the instance's own, made for the rules."""
+        return _py_func(type(self))
+
     # --- the numpy engine's path: the same function, compiled, one game at a time
     def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
-        fn = jitted(type(self), self.name)
+        fn = _jitted_fn(self.decide_function(obs.rules), self.name)
         g = np.zeros(NG, dtype=np.int64)
         hand = np.zeros(2, dtype=np.uint64)
         legal = obs.legal.astype(np.int64)
@@ -131,7 +136,7 @@ class CompiledStrategy(Strategy):
         return self._ask(obs, PLAY_DRAWN, card) != 0
 
 
-_JITTED: dict[type, Any] = {}
+_JITTED: dict[Any, Any] = {}
 _CFUNCS: dict[Any, Any] = {}
 
 
@@ -147,19 +152,12 @@ def _py_func(cls: type) -> Any:
     return fn
 
 
-def jitted(cls: type, name: str | None = None) -> Any:
-    """``cls.decide`` compiled for calls from Python (the numpy engine's path; compiled once per process).
-
-    Raises
-    ------
-    nines_sim.engine.failures.StrategyCompileError
-        If numba cannot compile ``decide`` (the strategy ``name``, default ``cls.name``, is named).
-    """
-    if cls not in _JITTED:
-        fn = _py_func(cls)
+def _jitted_fn(fn: Any, name: str) -> Any:
+    """``fn`` compiled for calls from Python, once per process; numba's failure as one line naming ``name``."""
+    if fn not in _JITTED:
         # not cached: numba would file it under the same name as the C callback below, which is cached
-        _JITTED[cls] = _compiling(name or getattr(cls, "name", cls.__name__), fn, lambda: njit(K.DECIDE_SIG)(fn))
-    return _JITTED[cls]
+        _JITTED[fn] = _compiling(name, fn, lambda: njit(K.DECIDE_SIG)(fn))
+    return _JITTED[fn]
 
 
 def _compiling(name: str, fn: Any, build: Callable[[], Any]) -> Any:
@@ -219,8 +217,8 @@ class _DecideCache(DigestCache):
             return None
 
 
-def compiled_function(strategy: Strategy | None) -> Any:
-    """The compiled-engine form of a seat's strategy: ``decide`` as a C callback, or a placeholder.
+def compiled_function(strategy: Strategy | None, rules: Any = None) -> Any:
+    """The compiled-engine form of a seat's strategy under ``rules``: ``decide`` as a C callback, or a placeholder.
 
     A plug-in's ``decide`` is cached on disk (beside its file, or under ``NUMBA_CACHE_DIR``) by
     :class:`_DecideCache`: a later run, a worker process or a Dask worker loads it, whether the class was
@@ -231,7 +229,7 @@ def compiled_function(strategy: Strategy | None) -> Any:
     nines_sim.engine.failures.StrategyCompileError
         If numba cannot compile the strategy's ``decide``: one line, with the file and line numba points at.
     """
-    fn = _py_func(type(strategy)) if isinstance(strategy, CompiledStrategy) else _placeholder
+    fn = strategy.decide_function(rules) if isinstance(strategy, CompiledStrategy) else _placeholder
     if fn not in _CFUNCS:
         if fn is _placeholder:
             _CFUNCS[fn] = cfunc(K.DECIDE_SIG, cache=True)(fn)

@@ -362,6 +362,8 @@ def _create(spec: str, cls: type, values: dict) -> Strategy:
         pass
     try:
         return cls(**values)
+    except StrategyNotFound:  # the strategy's own one-line reason (e.g. a model file it cannot read)
+        raise
     except OWN_FAILURES as exc:
         raise StrategyNotFound(
             f"strategy {spec!r} raised {type(exc).__name__} in its __init__: {exc}{user_location(exc, cls)}"

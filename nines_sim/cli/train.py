@@ -1,0 +1,80 @@
+"""``nines train``: learn a model for ``learned`` from the engine's own play, into a run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nines_sim.cli.app import usage_error
+from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SeedOpt
+
+
+def train(
+    rules: RulesOpt = "classic",
+    players: PlayersOpt = 2,
+    rule: RuleOpt = None,
+    seed: SeedOpt = 0,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, max=100, help="Rounds of play, labelling and fit.")] = 4,
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Self-play matches per round.")] = 100,
+    samples: Annotated[
+        int, typer.Option("--samples", min=2, max=1024, help="Sampled worlds per labelled decision.")
+    ] = 16,
+    epsilon: Annotated[
+        float, typer.Option("--epsilon", min=0.0, max=1.0, help="Share of card plays made at random (exploration).")
+    ] = 0.1,
+    keep: Annotated[int, typer.Option("--keep", min=1, help="Rounds of data each fit uses (the latest).")] = 2,
+    hidden: Annotated[
+        int,
+        typer.Option(
+            "--hidden",
+            min=0,
+            max=64,
+            help="Hidden units of the card model, a multiple of 4 (0: linear).",
+        ),
+    ] = 0,
+    eval_matches: Annotated[
+        int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
+    ] = 2000,
+    out: OutOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
+) -> None:
+    """Learn a model of one seat's decisions (which card, which suit after a 9) for a rule set and table size.
+
+    Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
+    (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
+    model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
+    it against expert and against the previous round.
+    The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
+    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished.
+    """
+    from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
+    from nines_sim.learn.train import TrainSettings
+    from nines_sim.learn.train import train as run_train
+    from nines_sim.runs.output import OutputExists, default_run_dir, prepare_dir
+
+    if hidden % 4:
+        raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
+    try:
+        rule_set = parse_rule_set(rules, parse_overrides(rule or []), players)
+    except RulesError as exc:
+        raise usage_error(str(exc)) from None
+    folder = Path(out) if out is not None else default_run_dir("train")
+    try:
+        prepare_dir(folder, force)
+    except OutputExists as exc:
+        raise usage_error(str(exc)) from None
+    settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
+                             hidden=hidden, eval_matches=eval_matches)  # fmt: skip
+    extra = "".join(f" --rule {r}" for r in rule or [])
+    command = (
+        f"nines train --rules {rules} --players {rule_set.players}{extra} --seed {seed} --rounds {rounds} "
+        f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
+        f"--eval-matches {eval_matches} --out {folder}"
+    )
+    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}")
+    done = run_train(rule_set, folder, seed, settings, command, report=typer.echo)
+    typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
+    if not done:
+        raise typer.Exit(code=130)

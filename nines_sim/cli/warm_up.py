@@ -1,0 +1,55 @@
+"""``nines warm-up``: build every form of the compiled engine once, in parallel processes, with progress."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import typer
+
+from nines_sim.cli.app import echo_error
+
+
+def warm_up(
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", min=1, max=256, help="Processes building at once (default: CPU count)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the closing line.")] = False,
+) -> None:
+    """Build every form of the compiled engine now, side by side, so that no later command waits for one.
+
+    Each command otherwise compiles the forms it meets the first time (tens of seconds each, one after the
+    other): the classic and general rule shapes, each with and without expert, and the trace form of replays,
+    play, analyze and reviews. Forms already built are loaded from the cache in about a second. Run it once
+    after installing or upgrading (or leave it running in another terminal).
+    """
+    from tqdm import tqdm
+
+    from nines_sim.engine.build_forms import FORMS, Built, build_all
+
+    started = time.perf_counter()
+    bar = tqdm(total=len(FORMS), desc="building compiled forms", unit="form", disable=quiet, file=sys.stderr)
+
+    def said(built: Built) -> None:
+        how = f"compiled in {built.cpu_s:.0f} s of processor time" if built.compiled else "already built"
+        bar.write(f"{built.form}: {how}", file=sys.stderr)
+        bar.update()
+
+    try:
+        done = build_all(workers, None if quiet else said)
+    except RuntimeError as exc:
+        bar.close()
+        echo_error(str(exc))
+        raise typer.Exit(code=1) from None
+    except KeyboardInterrupt:
+        bar.close()
+        echo_error("interrupted (Ctrl-C): the forms built so far are kept in the cache")
+        raise typer.Exit(code=130) from None
+    bar.close()
+    compiled = sum(b.compiled for b in done)
+    typer.echo(
+        f"{len(done)} forms of the compiled engine ready in {time.perf_counter() - started:.1f} s "
+        f"({compiled} compiled, {len(done) - compiled} already built); later commands load them from the cache"
+    )

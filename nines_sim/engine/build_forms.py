@@ -1,0 +1,197 @@
+"""Building every form of the compiled turn loop ahead of time, in parallel processes (``nines warm-up``, the tests).
+
+A command compiles the forms it needs the first time it meets them (tens of seconds each on an empty cache,
+one after the other). :func:`build_all` builds all of them at once instead, the groups of :data:`GROUPS` side
+by side in processes of their own, and says as each form is done; later commands load them from numba's cache.
+Each process builds its forms by playing one short match on each (the very signatures the commands compile),
+then the tally's loops on what it played.  The forms of one group share their phases' compiled code
+(:func:`nines_sim.engine.bits.shared_inline`), so a group's second form compiles only its own loop.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+#: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
+#: (skip-reverse reaches it), each with and without ``expert`` inlined, and the trace form (replays, ``nines
+#: play``, ``nines analyze``, reviews).
+FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
+    "classic": ("classic", ("random",) * 4, False),
+    "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
+    "general": ("skip-reverse", ("random",) * 4, False),
+    "trace": ("classic", ("random", "random"), True),
+}
+#: Forms built one after the other in one process: a group's forms share their phases' compiled code (the
+#: classic shape's phases are compiled for its constants, the general ones for any rules), so its second form
+#: loads them from the cache.  The default tournament's form comes first.
+GROUPS: tuple[tuple[str, ...], ...] = (("classic-expert", "classic"), ("general-expert", "general", "trace"))
+
+
+@dataclass(frozen=True)
+class Built:
+    """One form built: its name (a key of :data:`FORMS`), whether numba compiled anything for it (False: it
+    was all in the cache), and the processor seconds its process spent on it."""
+
+    form: str
+    compiled: bool
+    cpu_s: float
+
+
+def build(form: str) -> list[str]:
+    """Build one form in this process: play a match on it, then tally it (compiling what the cache lacks).
+
+    Parameters
+    ----------
+    form : str
+        A key of :data:`FORMS`.
+
+    Returns
+    -------
+    list of str
+        The functions numba compiled, as ``module.name`` (empty: everything was loaded from the cache, or
+        was already loaded in this process).
+
+    Raises
+    ------
+    KeyError
+        For a name not in :data:`FORMS`.
+    """
+    from numba.core import event
+
+    from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.game.rules import make_rules
+    from nines_sim.results.tally import Tally
+    from nines_sim.strategy.registry import make_lineup
+
+    preset, lineup, traced = FORMS[form]
+    with event.install_recorder("numba:compile") as rec:
+        rules = make_rules(preset, players=len(lineup))
+        played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
+        Tally.from_results(played)
+    names = []
+    for _, ev in rec.buffer:
+        fn = getattr(ev.data["dispatcher"], "py_func", None)
+        if ev.is_start and fn is not None:
+            names.append(f"{fn.__module__}.{fn.__name__}")
+    return names
+
+
+def _build_here(forms: Sequence[str]) -> None:
+    """Build ``forms`` in this process, one line each on stdout as it is done: ``form compiled cpu_s``."""
+    for form in forms:
+        t0 = time.process_time()
+        compiled = build(form)
+        print(f"{form} {int(bool(compiled))} {time.process_time() - t0:.1f}", flush=True)
+
+
+class BuildForms:
+    """Forms of the turn loop building in parallel processes, a group of :data:`GROUPS` each (started at once).
+
+    Parameters
+    ----------
+    workers : int, optional
+        Processes at most (default: the CPU count); groups beyond it join the others' processes.
+    on_built : callable, optional
+        ``on_built(Built)`` as each form is done, from a reading thread (one call at a time).
+    forms : sequence of str, optional
+        The forms to build (keys of :data:`FORMS`; default: all).
+
+    Raises
+    ------
+    ValueError
+        For a form name not in :data:`FORMS`, or fewer than one worker.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        on_built: Callable[[Built], None] | None = None,
+        forms: Sequence[str] | None = None,
+    ) -> None:
+        wanted = list(FORMS) if forms is None else list(forms)
+        unknown = [f for f in wanted if f not in FORMS]
+        if unknown:
+            raise ValueError(f"no form named {unknown[0]!r}: the forms are {', '.join(FORMS)}")
+        n = workers if workers is not None else (os.cpu_count() or 1)
+        if n < 1:
+            raise ValueError(f"workers must be at least 1, not {n}")
+        groups = [g for g in ([f for f in g if f in wanted] for g in GROUPS) if g]
+        #: The forms each process builds, in order.
+        self.lanes: list[list[str]] = [[] for _ in range(min(n, len(groups)))]
+        for i, g in enumerate(groups):
+            self.lanes[i % len(self.lanes)] += g
+        #: The forms built so far, in the order they were done.
+        self.done: list[Built] = []
+        self._lock = threading.Lock()
+        self._on_built = on_built
+        self._procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "nines_sim.engine.build_forms", *lane],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for lane in self.lanes
+        ]
+        self._readers = [threading.Thread(target=self._read, args=(p,), daemon=True) for p in self._procs]
+        for t in self._readers:
+            t.start()
+
+    def _read(self, p: subprocess.Popen) -> None:
+        assert p.stdout is not None
+        for line in p.stdout:
+            form, compiled, cpu = line.split()
+            built = Built(form, compiled == "1", float(cpu))
+            with self._lock:
+                self.done.append(built)
+                if self._on_built is not None:
+                    self._on_built(built)
+
+    def wait(self) -> list[Built]:
+        """Wait for every building process; the forms built, in the order they were done.
+
+        Raises
+        ------
+        RuntimeError
+            If a building process failed (its last line of error output).
+        """
+        failed = []
+        try:
+            for p, t in zip(self._procs, self._readers):
+                t.join()
+                err = p.stderr.read() if p.stderr is not None else ""
+                if p.wait():
+                    failed.append((err.strip().splitlines() or ["(no error output)"])[-1])
+        finally:  # a Ctrl-C here stops the building processes too
+            self.stop()
+        if failed:
+            raise RuntimeError(f"building the compiled forms failed: {failed[0]}")
+        return self.done
+
+    def stop(self) -> None:
+        """End the processes still building (what they finished stays in the cache)."""
+        for p in self._procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def build_all(
+    workers: int | None = None,
+    on_built: Callable[[Built], None] | None = None,
+    forms: Sequence[str] | None = None,
+) -> list[Built]:
+    """Build the forms of the turn loop in parallel processes and wait for them (:class:`BuildForms`, whose
+    parameters these are); the forms built, in the order they were done."""
+    return BuildForms(workers, on_built, forms).wait()
+
+
+if __name__ == "__main__":
+    _build_here(sys.argv[1:])

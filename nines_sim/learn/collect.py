@@ -1,0 +1,238 @@
+"""Training data from the engine's own play: positions met by a behaviour policy, each candidate move valued by
+rollouts.
+
+A :class:`Collector` sits at every seat of self-play matches.  At each decision of a labelled share of its games
+with two or more candidates (a card to play, a suit to declare), it samples the hidden cards as the search
+players do (:func:`nines_sim.search.sampler.sample_positions`, from the seat's own observation), plays every
+candidate out to the hand's end on the compiled engine with a rollout policy (the current model, or ``expert``
+to start), and keeps each candidate's features with its mean value (opponents' mean hand penalty minus its own,
+the same samples for every candidate).  Then it plays the current model's move, or with probability ``epsilon``
+a uniformly random legal card (exploration), so that the positions are those the model meets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nines_sim.learn.decide import candidate_features, linear_scores, model_scores, observation_arrays
+from nines_sim.learn.features import NFC, NFS, batch_suit_features
+from nines_sim.learn.model import Model
+from nines_sim.strategy.base import Observation, Strategy
+
+#: The ridge penalty per row of the linear fits (features are scaled to about 0-1).
+RIDGE = 1e-3
+#: Passes over the data of a hidden-layer fit (Adam; early stopping on a tenth held out).
+MLP_EPOCHS = 100
+#: Salts of the decision's random stream (0..63) that exploration and labelling draw on.
+_EXPLORE_SALT, _LABEL_SALT, _PICK_SALT = 40, 41, 42
+
+
+def uniform(words: np.ndarray) -> np.ndarray:
+    """uint64 random words as floats in [0, 1)."""
+    return (words >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+
+@dataclass
+class Samples:
+    """Labelled candidates: features, value and decision group of each.
+
+    Attributes
+    ----------
+    card_x, suit_x : list of numpy.ndarray
+        float64 (m, NFC) / (m, NFS) blocks.
+    card_y, suit_y : list of numpy.ndarray
+        float64 (m,): each candidate's mean rollout value minus the mean over its decision's candidates.
+    card_g, suit_g : list of numpy.ndarray
+        int64 (m,): the decision each candidate belongs to (numbered in order of collection).
+    """
+
+    card_x: list = field(default_factory=list)
+    card_y: list = field(default_factory=list)
+    card_g: list = field(default_factory=list)
+    suit_x: list = field(default_factory=list)
+    suit_y: list = field(default_factory=list)
+    suit_g: list = field(default_factory=list)
+    groups: int = 0
+
+    def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray) -> None:
+        """Candidates ``x`` (n, C, F) with values ``q`` (n, C) where ``ok`` (n, C)."""
+        n = q.shape[0]
+        centred = q - np.where(ok, q, 0.0).sum(axis=1, keepdims=True) / ok.sum(axis=1, keepdims=True)
+        g = np.broadcast_to(self.groups + np.arange(n)[:, None], ok.shape)
+        getattr(self, f"{which}_x").append(x[ok])
+        getattr(self, f"{which}_y").append(centred[ok])
+        getattr(self, f"{which}_g").append(g[ok])
+        self.groups += n
+
+    def arrays(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(x, y, group) of ``"card"`` or ``"suit"`` candidates, concatenated."""
+        nf = NFC if which == "card" else NFS
+        xs, ys, gs = (getattr(self, f"{which}_{k}") for k in "xyg")
+        if not xs:
+            return np.zeros((0, nf)), np.zeros(0), np.zeros(0, dtype=np.int64)
+        return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
+
+
+class Collector(Strategy):
+    """The behaviour policy of training, labelling the decisions it meets (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model or None
+        The current model; None plays ``expert``'s moves (the first round).
+    rollout : Strategy
+        The compiled strategy that plays every seat of the rollouts.
+    samples : int
+        Sampled worlds per labelled decision.
+    epsilon : float
+        Share of card plays made uniformly at random among the legal cards.
+    label_share : float
+        Share of decisions with two or more candidates that are labelled.
+    """
+
+    name = "collector"
+    classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
+
+    def __init__(self, model: Model | None, rollout: Strategy, samples: int, epsilon: float,
+                 label_share: float) -> None:  # fmt: skip
+        super().__init__()
+        from nines_sim.strategies.expert import Expert
+
+        self.model = model
+        self._expert = Expert()
+        self.rollout, self.samples, self.epsilon, self.label_share = rollout, samples, epsilon, label_share
+        self.data = Samples()
+        #: Decisions labelled, and rollouts played for them.
+        self.labelled = 0
+
+    def _suit_weights(self) -> np.ndarray:
+        from nines_sim.learn.features import SUIT_FEATURES
+
+        if self.model is not None:
+            return self.model.suit_weights
+        w = np.zeros(NFS)  # the first round's 9s: the suit held most (expert's declaration, near enough)
+        w[SUIT_FEATURES.index("held")] = 1.0
+        return w
+
+    def _values(self, obs: Observation, moves: np.ndarray, card: np.ndarray | None = None) -> np.ndarray:
+        from nines_sim.search.pimc import sample_values
+        from nines_sim.search.sampler import sample_positions
+
+        worlds = sample_positions(obs, self.samples, 0, 1.0)
+        v = sample_values(obs, worlds, moves, self.rollout, "hand", card)
+        self.labelled += obs.n
+        return np.where(moves >= 0, np.nan_to_num(v).mean(axis=2), 0.0)
+
+    def _to_label(self, obs: Observation, many: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(many & (uniform(obs.random(_LABEL_SALT)) < self.label_share))
+
+    def play(self, obs: Observation) -> np.ndarray:
+        game, face, x = candidate_features(self._suit_weights(), obs)
+        n = obs.n
+        count = np.bincount(game, minlength=n)
+        C = max(int(count.max()), 1)
+        slot = np.arange(game.size) - np.repeat(np.cumsum(count) - count, count)
+        moves = np.full((n, C), -1, dtype=np.int64)
+        moves[game, slot] = face
+        feats = np.zeros((n, C, NFC))
+        feats[game, slot] = x
+        if self.model is None:
+            choice = self._expert.play(obs)
+        else:
+            score = np.full((n, C), -np.inf)
+            score[game, slot] = model_scores(self.model, x)
+            choice = moves[np.arange(n), np.argmax(score, axis=1)]
+        explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
+        pick = (uniform(obs.random(_PICK_SALT)) * count).astype(np.int64)
+        choice = np.where(explore & (count > 0), moves[np.arange(n), np.minimum(pick, C - 1)], choice)
+        rows = self._to_label(obs, count > 1)
+        if rows.size:
+            sub = obs.subset(rows)
+            q = self._values(sub, moves[rows])
+            self.data.add("card", feats[rows], q, moves[rows] >= 0)
+        return choice
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        a = observation_arrays(obs)
+        x = batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
+        if self.model is None:
+            choice = self._expert.declare(obs)
+        else:
+            choice = np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
+        own = obs.hand_sizes[np.arange(obs.n), obs.seat]
+        rows = self._to_label(obs, own > 0)  # a 9 that was the last card: the hand is over
+        if rows.size:
+            moves = np.tile(np.arange(4, dtype=np.int64), (rows.size, 1))
+            q = self._values(obs.subset(rows), moves)
+            self.data.add("suit", x[rows], q, np.ones((rows.size, 4), dtype=bool))
+        return choice
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        return self._expert.play_drawn(obs, card)
+
+
+def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.ndarray:
+    """Weights ``w`` that rank each decision's candidates by value: ridge least squares on the candidates'
+    features and values centred within their decision (a feature equal for every candidate of a decision
+    tells nothing apart, and drops out).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float64 (m, F).
+    y : numpy.ndarray
+        float64 (m,), centred within decisions.
+    g : numpy.ndarray
+        int64 (m,): decision of each row.
+    ridge : float
+        The penalty on the squared weights, per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 (F,).
+    """
+    if not x.shape[0]:
+        return np.zeros(x.shape[1])
+    _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
+    means = np.zeros((cnt.size, x.shape[1]))
+    np.add.at(means, inv, x)
+    xc = x - (means / cnt[:, None])[inv]
+    a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
+    return np.linalg.solve(a, xc.T @ y)
+
+
+def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The card model's weights: ``(card_weights, hidden_weights, hidden_bias, out_weights)``.
+
+    ``hidden`` = 0: the linear ranker of :func:`fit_ranker`.  Else a multilayer perceptron with one hidden layer
+    of ``hidden`` rectified units (scikit-learn's ``MLPRegressor``, Adam, seeded by ``seed``) fitted to the
+    candidates' values centred within their decision, its output bias put on the ``bias`` feature.
+    """
+    if hidden == 0:
+        return fit_ranker(x, y, g, RIDGE), np.zeros((0, NFC)), np.zeros(0), np.zeros(0)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPRegressor
+
+    net = MLPRegressor(hidden_layer_sizes=(hidden,), alpha=1e-3, max_iter=MLP_EPOCHS, early_stopping=True,
+                       random_state=seed)  # fmt: skip
+    with warnings.catch_warnings():  # a fixed number of epochs is the budget, not a failure
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        net.fit(x, y)
+    linear = np.zeros(NFC)
+    linear[0] = float(net.intercepts_[1][0])  # feature 0 is the constant 1
+    return linear, np.ascontiguousarray(net.coefs_[0].T), net.intercepts_[0].copy(), net.coefs_[1][:, 0].copy()
+
+
+def rollout_strategy(model: Any) -> Strategy:
+    """The compiled strategy that plays the rollouts: ``expert`` before any model, else ``learned`` on it."""
+    from nines_sim.strategy.registry import make_lineup
+
+    if model is None:
+        return make_lineup(["expert"])[0]
+    return make_lineup([f"learned@{model}"])[0]

@@ -1,0 +1,156 @@
+"""A model's decisions as a compiled function: the ``decide`` of a compiled plug-in, called inside the turn loop.
+
+:func:`make_decide` closes a function of the plug-in form (:mod:`nines_sim.strategy.per_game_compiled`) over a
+model's weights: numba freezes them into the machine code, so a ``learned`` seat decides at the speed of a
+built-in, and the weights key numba's on-disk cache (one compiled entry per model).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nines_sim.engine.bits import I_NINES, face_suit, lowest_face
+from nines_sim.engine.loop_constants import (
+    G_ACTIVE,
+    G_CARD,
+    G_DIRECTION,
+    G_LEGAL,
+    G_NINE_PENALTY,
+    G_PLAYED,
+    G_PLAYERS,
+    G_SEAT,
+    G_STOCK,
+    G_TOP,
+)
+from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN
+from nines_sim.learn.features import best_suit, card_features, mlp_score, nine_suit_after
+
+#: A drawn 9 is kept unless the seat then holds this many cards or fewer (``expert``'s ``shed_nine_at``): the
+#: model does not decide the drawn card (T4).
+SHED_NINE_AT = 2
+
+
+def make_decide(model: Any) -> Any:
+    """The plug-in ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int`` of a
+    :class:`~nines_sim.learn.model.Model`.
+
+    Plays the legal card of highest score (the lowest face among equals), declares the suit of highest score,
+    and plays a drawn natural (a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays
+    two 9s together (V4).
+    """
+    wc, ws, hw, hb, ow = (np.ascontiguousarray(w, dtype=np.float64) for w in model.arrays().values())
+    hw_t = np.ascontiguousarray(hw.T)
+
+    def decide(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
+        h0 = np.int64(hand[0])
+        h1 = np.int64(hand[1])
+        seat = g[G_SEAT]
+        P = g[G_PLAYERS]
+        dirbit = 1 if g[G_DIRECTION] < 0 else 0
+        if kind == K_PLAY_DRAWN:
+            nine = ((np.int64(1) << g[G_CARD]) & I_NINES) != 0
+            return 1 if (not nine or hand_sizes[seat] - 1 <= SHED_NINE_AT) else 0
+        if kind == K_DECLARE or kind == K_DEALER_DECLARE:
+            return best_suit(ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
+        x = g[G_LEGAL]
+        if (x & (x - 1)) == 0:  # one legal card: nothing to score
+            return lowest_face(x)
+        best, best_f = -np.inf, -1
+        nine_suit = -1  # the suit after any one 9: the same whichever 9 leaves the hand (9s are not naturals)
+        while x != 0:
+            f = lowest_face(x)
+            x &= x - 1
+            if ((np.int64(1) << f) & I_NINES) == 0:
+                s_after = face_suit(f)
+            else:
+                if nine_suit < 0:
+                    nine_suit = nine_suit_after(f, ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
+                s_after = nine_suit
+            fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
+                               P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
+            sc = mlp_score(wc, hw_t, hb, ow, fc)
+            if sc > best:
+                best, best_f = sc, f
+        return best_f
+
+    return decide
+
+
+_DECIDERS: dict[str, Any] = {}
+
+
+def decide_for(model: Any) -> Any:
+    """:func:`make_decide` of a :class:`~nines_sim.learn.model.Model`, one function per set of weights (the
+    compiled forms are cached by the function)."""
+    if model.digest not in _DECIDERS:
+        _DECIDERS[model.digest] = make_decide(model)
+    return _DECIDERS[model.digest]
+
+
+def observation_arrays(obs: Any) -> dict[str, np.ndarray]:
+    """The arrays of a batch :class:`~nines_sim.strategy.base.Observation` that the features read (int64)."""
+    n = obs.n
+    return {
+        "h0": obs.hand[0].view(np.int64),
+        "h1": obs.hand[1].view(np.int64) if len(obs.hand) == 2 else np.zeros(n, dtype=np.int64),
+        "top": obs.top.astype(np.int64),
+        "active": obs.active_suit.astype(np.int64),
+        "played": obs.played.view(np.int64),
+        "sizes": np.ascontiguousarray(obs.hand_sizes, dtype=np.int64),
+        "totals": np.ascontiguousarray(obs.totals, dtype=np.int64),
+        "drew_on": np.ascontiguousarray(obs.drew_on, dtype=np.int64),
+        "seat": obs.seat.astype(np.int64),
+        "dirbit": (obs.direction < 0).astype(np.int64),
+        "stock": obs.stock_size.astype(np.int64),
+    }
+
+
+def candidate_rows(legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(game, face) of every legal face of a batch of play decisions (games in order, faces ascending)."""
+    bits = (legal[:, None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)
+    return np.nonzero(bits)
+
+
+def candidate_features(model_suit_weights: np.ndarray, obs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every legal card of a batch of play decisions: ``(game, face, features)``, the features
+    float64 (m, NFC) (:func:`nines_sim.learn.features.batch_card_features`)."""
+    from nines_sim.learn.features import batch_card_features
+
+    a = observation_arrays(obs)
+    game, face = candidate_rows(obs.legal)
+    x = batch_card_features(
+        np.ascontiguousarray(model_suit_weights, dtype=np.float64), face.astype(np.int64), a["h0"][game],
+        a["h1"][game], a["top"][game], a["active"][game], a["played"][game], a["sizes"][game], a["totals"][game],
+        a["drew_on"][game], a["seat"][game], a["dirbit"][game], obs.nine_penalty, a["stock"][game],
+    )  # fmt: skip
+    return game, face, x
+
+
+def linear_scores(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w`` summed feature by feature in order, as the compiled decision sums (the same float64 result)."""
+    out = np.zeros(x.shape[:-1])
+    for i in range(w.shape[0]):
+        out = out + w[i] * x[..., i]
+    return out
+
+
+def batch_scores(model: Any, obs: Any) -> np.ndarray:
+    """Each legal card's score under ``model`` for a batch of play decisions: float64 (n, 52), -inf elsewhere."""
+    game, face, x = candidate_features(model.suit_weights, obs)
+    out = np.full((obs.n, 52), -np.inf)
+    out[game, face] = model_scores(model, x)
+    return out
+
+
+def model_scores(model: Any, x: np.ndarray) -> np.ndarray:
+    """The card scores of features ``x`` (float64 (m, NFC)) under ``model``, summed in the order of the compiled
+    :func:`~nines_sim.learn.features.mlp_score` (the same float64 results): float64 (m,)."""
+    out = linear_scores(x, model.card_weights)
+    for j in range(model.hidden_bias.shape[0]):
+        a = np.full(x.shape[0], model.hidden_bias[j])
+        for i in range(x.shape[1]):
+            a = a + model.hidden_weights[j, i] * x[:, i]
+        out = np.where(a > 0.0, out + model.out_weights[j] * a, out)
+    return out

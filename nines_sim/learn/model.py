@@ -1,0 +1,214 @@
+"""A learned model as arrays in a small ``.npz`` file: its weights, the rules and table size it was trained for,
+and the command that trained it.
+
+A model scores each candidate card with ``card_weights @ features`` and each suit to declare with
+``suit_weights @ features`` (:mod:`nines_sim.learn.features`); the highest score is played.  The file holds
+``card_weights`` float64 (NFC,), ``suit_weights`` float64 (NFS,) and ``meta``, a JSON text: the format, the
+feature names (a model of other features is refused), the rules (every option of
+:class:`~nines_sim.game.rules.Rules`, the table size among them), the command that trained it, and what training
+measured.  Every defect is a :class:`ModelError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nines_sim.game.rules import Rules, RulesError
+from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, UNITS_AT_ONCE
+from nines_sim.strategy.registry import StrategyNotFound
+
+FORMAT = "nines-learned/1"
+#: Rule options that do not change how a hand is played, and so not what a model learned.
+_IGNORED = ("preset", "turn_cap")
+#: The shipped models, in the package.
+SHIPPED = Path(__file__).parent / "models"
+
+
+class ModelError(StrategyNotFound):
+    """A model file that cannot be played here; the message (one line) says why.  A kind of
+    :class:`~nines_sim.strategy.registry.StrategyNotFound`: the command line says it as a usage error."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model of one seat's decisions: a card's score is linear in its features plus a hidden layer of
+    rectified units (none: a linear model), a suit's score linear.
+
+    Attributes
+    ----------
+    card_weights : numpy.ndarray
+        float64 (NFC,): the linear part of a card's score (its features' dot product with these).
+    suit_weights : numpy.ndarray
+        float64 (NFS,): the same for a suit to declare (T3, D6).
+    rules : Rules
+        The rules, table size included, the model was trained for.
+    meta : dict
+        The rest of the file's metadata (``command``, measured strength, ...).
+    hidden_weights, hidden_bias, out_weights : numpy.ndarray
+        float64 (H, NFC), (H,), (H,): the hidden layer of the card score (H = 0: none).
+    """
+
+    card_weights: np.ndarray
+    suit_weights: np.ndarray
+    rules: Rules
+    meta: dict[str, Any] = field(default_factory=dict)
+    hidden_weights: np.ndarray = field(default_factory=lambda: np.zeros((0, NFC)))
+    hidden_bias: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    out_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def digest(self) -> str:
+        """16 hex digits of the weights: two files with the same weights play the same moves."""
+        h = hashlib.sha256(b"".join(w.tobytes() for w in self.arrays().values()))
+        return h.hexdigest()[:16]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by their names in the file."""
+        return {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
+                "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
+                "out_weights": self.out_weights}  # fmt: skip
+
+    def save(self, path: str | Path) -> None:
+        """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
+        meta = {**self.meta, "format": FORMAT, "card_features": list(CARD_FEATURES),
+                "suit_features": list(SUIT_FEATURES), "rules": rules_dict(self.rules)}  # fmt: skip
+        with open(path, "wb") as fh:
+            np.savez(fh, **self.arrays(), meta=np.array(json.dumps(meta, sort_keys=True)))
+
+    def check_rules(self, rules: Rules, where: str) -> None:
+        """Refuse to play under rules other than the model's (one line naming the first difference).
+
+        Raises
+        ------
+        ModelError
+        """
+        if rules.players != self.rules.players:
+            raise ModelError(
+                f"{where} was trained for {self.rules.players} players, not {rules.players}: "
+                f"train one for this table (nines train --players {rules.players})"
+            )
+        mine, theirs = rules_dict(self.rules), rules_dict(rules)
+        for k in mine:
+            if mine[k] != theirs.get(k):
+                raise ModelError(
+                    f"{where} was trained under {k}={mine[k]!r}, these rules have {k}={theirs.get(k)!r}: "
+                    f"train one for these rules (nines train --rules ...)"
+                )
+
+
+def rules_dict(rules: Rules) -> dict[str, Any]:
+    """The rule options that shape play, as JSON values (a model's ``rules``)."""
+    d = dataclasses.asdict(rules)
+    for k in _IGNORED:
+        d.pop(k, None)
+    d["hand_sizes"] = list(d["hand_sizes"])
+    return d
+
+
+def load(path: str | Path) -> Model:
+    """Read a model file.
+
+    Raises
+    ------
+    ModelError
+        For a missing, truncated or corrupt file, one of another format or other features, or weights that
+        are not finite numbers of the right shape.
+    """
+    p = Path(path)
+    name = str(path)
+    if not p.is_file():
+        raise ModelError(f"no such model file: {name}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (ValueError, EOFError, zipfile.BadZipFile, KeyError, OSError) as exc:
+        why = "not an .npz archive" if isinstance(exc, ValueError) else f"damaged or cut short ({type(exc).__name__})"
+        raise ModelError(f"{name} is not a readable model file: {why}") from None
+    for key in ("card_weights", "suit_weights", "hidden_weights", "hidden_bias", "out_weights", "meta"):
+        if key not in arrays:
+            raise ModelError(f"{name} is not a model file: it has no {key!r}")
+    try:
+        meta = json.loads(str(arrays["meta"]))
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise ModelError(f"{name}: its metadata is not JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelError(f"{name} is not a model of this version (format {FORMAT!r} expected)")
+    if meta.get("card_features") != list(CARD_FEATURES) or meta.get("suit_features") != list(SUIT_FEATURES):
+        raise ModelError(f"{name} was trained on other features than this version computes: train it again")
+    cw, sw = arrays["card_weights"], arrays["suit_weights"]
+    hw, hb, ow = arrays["hidden_weights"], arrays["hidden_bias"], arrays["out_weights"]
+    H = hb.shape[0] if hb.ndim == 1 and hb.shape[0] % UNITS_AT_ONCE == 0 else -1
+    shapes = (("card_weights", cw, (NFC,)), ("suit_weights", sw, (NFS,)), ("hidden_weights", hw, (H, NFC)),
+              ("hidden_bias", hb, (H,)), ("out_weights", ow, (H,)))  # fmt: skip
+    for label, w, shape in shapes:
+        if w.shape != shape or w.dtype.kind != "f" or not np.isfinite(w).all():
+            raise ModelError(
+                f"{name}: {label} must be finite numbers of shape {shape} (hidden units: a multiple of {UNITS_AT_ONCE})"
+            )
+    try:
+        rules = Rules(**{**meta["rules"], "hand_sizes": tuple(meta["rules"]["hand_sizes"])})
+    except (KeyError, TypeError, RulesError) as exc:
+        raise ModelError(f"{name}: its rules are not readable ({type(exc).__name__}: {exc})") from None
+    rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
+    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow)]
+    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4])
+
+
+def shipped_name(rules: Rules) -> str:
+    """The file name of the shipped model for these rules and table size (``classic-5.npz``)."""
+    return f"{rules.preset}-{rules.players}.npz"
+
+
+class FallbackWarning(UserWarning):
+    """``learned`` plays a shipped model trained for other rules or another table size (none ships for these)."""
+
+
+def shipped(rules: Rules) -> tuple[Model, str | None]:
+    """The shipped model for these rules and table size, or the nearest one that ships, with a note.
+
+    Where none ships for exactly these rules and this table, ``learned`` plays, in this order of preference, the
+    model of the same preset at the nearest table size (the smaller of two as near), the classic model at
+    this table size, the classic model at the nearest size; the note (one line) says which, and that it was
+    trained for something else.
+
+    Returns
+    -------
+    tuple
+        ``(model, note)``: ``note`` None for a model trained for exactly these rules and table size.
+
+    Raises
+    ------
+    ModelError
+        Where no model ships at all.
+    """
+    path = SHIPPED / shipped_name(rules)
+    if path.is_file():
+        model = load(path)
+        try:
+            model.check_rules(rules, f"the shipped model {path.name}")
+            return model, None
+        except ModelError:  # a preset with options changed: not the preset's model
+            pass
+    have = {q.stem: q for q in SHIPPED.glob("*.npz")}
+    if not have:
+        raise ModelError("no model ships with this installation: train one with nines train (learned@model.npz)")
+    sizes = sorted(range(2, 7), key=lambda p: (abs(p - rules.players), p))
+    for preset in (rules.preset, "classic"):
+        for p in sizes:
+            name = f"{preset}-{p}"
+            if name in have and have[name] != path:
+                note = (
+                    f"learned: no model ships for {rules.preset} rules as set here at {rules.players} seats; it plays "
+                    f"{name} (trained for other rules or another table, expect it weaker; nines train makes one)"
+                )
+                return load(have[name]), note
+    name = sorted(have)[0]
+    return load(have[name]), f"learned: no model ships for these rules at {rules.players} seats; it plays {name}"

@@ -1,0 +1,232 @@
+"""``nines train``: learn a model of one seat's decisions from the engine's own play, round after round.
+
+Round 1 plays self-play matches with ``expert``'s moves and labels them with rollouts played by ``expert``
+(a warm start: a copy of a search that rolls out with ``expert``).  Each later round plays the latest model
+with exploration and labels with rollouts played by that model, so the targets are the model's own move
+values (rollout policy iteration, the Monte-Carlo returns of DouZero with the hidden cards sampled from the
+seat's observation).  Each round refits the weights on the last ``keep`` rounds' data and measures the new model
+against ``expert`` (every seat in turn) and against the previous model, on fresh seeds.  The run folder holds
+``model.npz`` (the best round's model against ``expert``), ``models/round-K.npz``, ``learning_curve.csv`` and
+its chart, ``report.md`` and ``manifest.json`` with the command that trains it again.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nines_sim import __version__
+from nines_sim.game.rules import Rules
+from nines_sim.learn.collect import RIDGE, Collector, fit_card_model, fit_ranker, rollout_strategy
+from nines_sim.learn.model import Model
+from nines_sim.results.stats import wilson
+
+#: The evaluation's seeds are this far from the training seed (fresh deals, never trained on).
+EVAL_SEED_OFFSET = 1_000_003
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """What a training run does (the options of ``nines train``)."""
+
+    rounds: int = 4
+    matches: int = 100
+    samples: int = 16
+    epsilon: float = 0.1
+    label_share: float = 1.0
+    keep: int = 2
+    hidden: int = 0
+    eval_matches: int = 2000
+    batch_size: int = 256
+
+
+def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
+                    should_stop: Callable[[], bool]) -> bool:  # fmt: skip
+    """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped."""
+    from nines_sim.engine.batch import make_engine
+
+    engine = make_engine(rules, [collector] * rules.players, seed, start, n, batch_size)
+    engine.start_run()
+    while engine.B:
+        engine.advance()
+        if should_stop():
+            return False
+    return True
+
+
+def strength(rules: Rules, spec: str, against: str, n: int, seed: int) -> tuple[float, float, float]:
+    """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
+    split evenly): (rate, low, high), a Wilson 95% interval."""
+    from nines_sim.runs.simulate import simulate
+
+    P = rules.players
+    per = max(1, n // P)
+    wins = 0.0
+    for seat in range(P):
+        lineup = [against] * P
+        lineup[seat] = spec
+        r = simulate(rules, lineup, per, seed=seed, start=seat * per)
+        wins += float(r.win_share[:, seat].sum())
+    total = per * P
+    low, high = wilson(wins, total)
+    return wins / total, low, high
+
+
+def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: str,
+          report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False) -> bool:  # fmt: skip
+    """Train a model into the run folder ``out`` (see the module docstring).
+
+    Parameters
+    ----------
+    rules : Rules
+        The rules and table size to learn for.
+    out : pathlib.Path
+        The run folder (created).
+    seed : int
+        Training matches are matches ``(round-1) * matches ..`` of this seed; evaluations use fresh seeds.
+    settings : TrainSettings
+    command : str
+        The command line that reproduces the run (into the manifest and the model).
+    report : callable
+        Called with a line of progress after each round.
+    should_stop : callable
+        Asked after every step; True stops after the rounds finished (Ctrl-C).
+
+    Returns
+    -------
+    bool
+        False when stopped early (the folder keeps the finished rounds and says PARTIAL).
+    """
+    (out / "models").mkdir(parents=True, exist_ok=True)
+    s = settings
+    rows: list[dict] = []
+    history: list[Collector] = []
+    model: Model | None = None
+    prev_path: Path | None = None
+    best: tuple[float, int] = (-1.0, 0)
+    cpu0 = time.process_time()
+    finished = True
+    for rnd in range(1, s.rounds + 1):
+        collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
+                              s.label_share)  # fmt: skip
+        try:
+            if not play_collection(rules, collector, seed, (rnd - 1) * s.matches, s.matches, s.batch_size,
+                                   should_stop):  # fmt: skip
+                finished = False
+                break
+            history = [*history, collector][-s.keep :]
+            meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
+            model = _fit(history, rules, s, seed, rnd, meta)
+            path = out / "models" / f"round-{rnd}.npz"
+            model.save(path)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd)
+        except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept
+            finished = False
+            break
+        row = {"round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1),
+               "decisions_labelled": collector.labelled, **row}  # fmt: skip
+        rows.append(row)
+        report(
+            f"round {rnd}/{s.rounds}: {collector.labelled:,} decisions labelled; against expert "
+            f"{row['vs_expert']:.3f} [{row['vs_expert_low']:.3f}, {row['vs_expert_high']:.3f}]"
+            + ("" if prev_path is None else f", against round {rnd - 1} {row['vs_previous']:.3f}")
+            + f"; {row['cpu_seconds']:.0f} CPU s"
+        )
+        if row["vs_expert"] > best[0]:
+            best = (row["vs_expert"], rnd)
+        prev_path = path
+        if should_stop():
+            finished = rnd == s.rounds
+            break
+    _write(out, rows, best, command, seed, rules, s, finished)
+    return finished
+
+
+def _fit(history: list[Collector], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
+    """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
+    data = {}
+    for which in ("card", "suit"):
+        parts = [c.data.arrays(which) for c in history]
+        offsets = np.cumsum([0] + [c.data.groups for c in history])
+        data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                       np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
+    card = fit_card_model(*data["card"], s.hidden, seed + rnd)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3])
+
+
+def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:
+    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns)."""
+    spec = f"learned@{path}"
+    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd)
+    prev = (np.nan, np.nan, np.nan)
+    if prev_path is not None:
+        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd)
+    return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
+            "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
+
+
+def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
+           s: TrainSettings, finished: bool) -> None:  # fmt: skip
+    """The run folder's files: the chosen model, the curve and its chart, the report and the manifest."""
+    from nines_sim.runs.output import write_manifest
+
+    curve = pd.DataFrame(rows)
+    curve.to_csv(out / "learning_curve.csv", index=False)
+    if rows:
+        chosen = out / "models" / f"round-{best[1]}.npz"
+        (out / "model.npz").write_bytes(chosen.read_bytes())
+        _chart(curve, out / "learning_curve.png", rules)
+    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
+    lines = [f"# Training{status}", "", f"`{command}`", "",
+             f"Rules {rules.preset}, {rules.players} players; seed {seed}.", ""]  # fmt: skip
+    if rows:
+        lines += [f"`model.npz` is round {best[1]}'s model, the strongest against `expert`.", "",
+                  _markdown(curve), ""]  # fmt: skip
+    (out / "report.md").write_text("\n".join(lines))
+    data = {
+        "command": command, "version": __version__, "seed": seed, "preset": rules.preset,
+        "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)}, "players": rules.players,
+        "settings": s.__dict__, "partial": not finished, "rounds_finished": len(rows),
+        "chosen_round": best[1] if rows else None,
+        "cpu_seconds": rows[-1]["cpu_seconds"] if rows else 0.0, "python": platform.python_version(),
+        "numpy": np.__version__, "platform": sys.platform,
+    }  # fmt: skip
+    write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
+                   if rows else ["learning_curve.csv"])  # fmt: skip
+
+
+def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    x = curve["cpu_seconds"] / 60
+    ax.errorbar(x, curve["vs_expert"], yerr=[curve["vs_expert"] - curve["vs_expert_low"],
+                curve["vs_expert_high"] - curve["vs_expert"]], marker="o", label="against expert")  # fmt: skip
+    if curve["vs_previous"].notna().any():
+        ax.plot(x, curve["vs_previous"], marker="s", linestyle="--", label="against the previous round")
+    ax.axhline(1 / rules.players, color="grey", linewidth=0.8)
+    ax.set_xlabel("training CPU minutes")
+    ax.set_ylabel("win rate (95% interval)")
+    ax.set_title(f"learned, {rules.preset}, {rules.players} players")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    """A data frame as a Markdown table (numbers to 4 decimals)."""
+    cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
+    return head + "".join("\n| " + " | ".join(r) + " |" for r in cells)

@@ -1,0 +1,104 @@
+"""Matches traced on the compiled engine and walked for their luck, in chunks, on worker processes.
+
+The trace form of the loop plays each match exactly as any run does (same seed, same match index), so a match's
+luck is the same whatever the chunk, batch or worker that plays it; chunks are fixed in size and gathered in
+match order, so every array is byte-identical for any number of workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Matches one unit of work traces (fixed, so that the numbers do not depend on the workers).
+CHUNK = 500
+#: The first of the match indices reserved for fitting values: above any run's (at most 10**10 matches a run).
+FIT_START = 2**61
+
+
+@dataclass(frozen=True)
+class Luck:
+    """The luck of a range of matches.
+
+    Attributes
+    ----------
+    parts : numpy.ndarray or None
+        float64, shape (n, 3, P, N_FEATURES): each match's feature differences (kept when asked: fitting).
+    corrections : numpy.ndarray or None
+        float64, shape (n, 3, P): each match's corrections under the value, per part and seat.
+    shares : numpy.ndarray
+        float64, shape (n, P): win shares.
+    totals : numpy.ndarray
+        int64, shape (n, P): final totals.
+    hand_blocks, hand_penalties : numpy.ndarray or None
+        Every hand's card block differences and penalties, the matches' in order (kept with the parts: fitting;
+        :class:`~nines_sim.luck.walk.MatchLuck`).
+    """
+
+    parts: np.ndarray | None
+    corrections: np.ndarray | None
+    shares: np.ndarray
+    totals: np.ndarray
+    hand_blocks: np.ndarray | None = None
+    hand_penalties: np.ndarray | None = None
+
+
+def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
+    from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.engine.seats import seat_ids
+    from nines_sim.luck.walk import Walker
+    from nines_sim.strategy.registry import make_lineup
+
+    lineup = make_lineup(list(specs))
+    engine = CompiledEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), trace=True, specs=list(specs))
+    engine.run()
+    walker = Walker(rules, seat_ids(lineup), choices=choices)
+    walked = [walker.walk(engine.trace[m]) for m in range(start, start + n)]
+    parts = np.stack([w.parts for w in walked])
+    shares = np.stack([w.shares for w in walked])
+    totals = np.stack([w.totals for w in walked])
+    if value is None:
+        blocks = np.concatenate([w.hand_blocks for w in walked])
+        return parts, None, shares, totals, blocks, np.concatenate([w.hand_penalties for w in walked])
+    return None, value.corrections(parts), shares, totals, None, None
+
+
+def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, value=None, workers: int = 1,
+                 choices: bool = True) -> Luck:  # noqa: ANN001 - Rules, LinearValue  # fmt: skip
+    """Trace and walk matches ``start .. start + n - 1`` of ``seed``.
+
+    Parameters
+    ----------
+    rules : nines_sim.game.rules.Rules
+    specs : sequence of str
+        The lineup, seat by seat.
+    seed, start, n : int
+        The run's seed and the match range.
+    value : nines_sim.luck.value.LinearValue, optional
+        With a value: the corrections (the parts are dropped, to keep memory small); without: the parts.
+    workers : int
+        Worker processes (the numbers are identical for any value).
+    choices : bool
+        Correct the known random decisions too (False: chance events only).
+
+    Returns
+    -------
+    Luck
+    """
+    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), value, choices)
+            for s in range(start, start + n, CHUNK)]  # fmt: skip
+    if workers <= 1 or len(jobs) == 1:
+        done = [_chunk(*j) for j in jobs]
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+            done = list(pool.map(_chunk, *zip(*jobs, strict=True)))
+
+    def joined(i: int) -> np.ndarray | None:
+        return None if done[0][i] is None else np.concatenate([d[i] for d in done])
+
+    return Luck(*(joined(i) for i in range(6)))

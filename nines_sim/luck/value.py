@@ -1,0 +1,122 @@
+"""The value function of the luck measure: weights on the features of :mod:`nines_sim.luck.features`.
+
+``V_p(state) = weights[p] . features_p(state)``: seat ``p``'s expected win share.  Any weights give an unbiased
+luck-adjusted estimate (the corrections' mean is zero whatever ``V`` is); good ones narrow it.  :func:`fit_value`
+fits them to minimise the adjusted estimate's variance: the corrections are linear in the weights, so the weights
+that minimise the variance of ``share - weights . luck`` are a least-squares fit of the shares on the matches'
+summed feature differences (a control-variate regression), done with scikit-learn in two stages (a hand's cards
+in points, then a point in win share by where the match stands: few weights per stage, so that a few thousand
+matches fit them), on matches reserved for it, never on those it adjusts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nines_sim.luck.features import N_FEATURES, NC, NJ
+
+#: The ridge penalty of the fit (on features of unit scale: cards held, a share of the target).
+RIDGE_ALPHA = 1.0
+
+
+@dataclass(frozen=True)
+class LinearValue:
+    """A value function linear in the features.
+
+    Attributes
+    ----------
+    weights : numpy.ndarray
+        float64, shape (P, N_FEATURES): seat ``p``'s value is ``weights[p] . features_p``; or shape
+        (3, P, N_FEATURES): one value per kind of event (deal, draw, choice).  The kind of the next event is known
+        before it, so each correction ``V_kind(after) - E[V_kind(after) | before]`` still has mean zero.
+    name : str
+        What it is, for the report (``"fitted on 4,000 reserved matches"``, ``"constant"``, ...).
+    """
+
+    weights: np.ndarray
+    name: str
+
+    def corrections(self, parts: np.ndarray) -> np.ndarray:
+        """The corrections of matches: the value's change at each event minus its mean, summed per part.
+
+        Parameters
+        ----------
+        parts : numpy.ndarray
+            float64, shape (n, 3, P, N_FEATURES): :attr:`nines_sim.luck.walk.MatchLuck.parts` of ``n`` matches.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, shape (n, 3, P): per match, part (deal, draw, choice) and seat, in win shares.
+        """
+        w = self.weights if self.weights.ndim == 3 else self.weights[None]
+        return np.einsum("nkpf,kpf->nkp", parts, np.broadcast_to(w, (parts.shape[1], *w.shape[1:])))
+
+
+def constant_value(players: int) -> LinearValue:
+    """A value that is the same in every state: every correction is 0, the adjusted estimate the plain one."""
+    return LinearValue(np.zeros((players, N_FEATURES)), "constant")
+
+
+def noise_value(players: int, seed: int) -> LinearValue:
+    """A deliberately useless value: weights drawn at random (normal, scale 0.05), unrelated to any result.
+
+    Its corrections still have mean zero: a check of the measure, not a model.
+    """
+    gen = np.random.default_rng([41, seed])
+    return LinearValue(gen.normal(0.0, 0.05, size=(players, N_FEATURES)), f"noise (seed {seed})")
+
+
+def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
+              alpha: float = RIDGE_ALPHA) -> LinearValue:  # fmt: skip
+    """The weights that minimise the variance of each seat's adjusted win share, fitted in two stages.
+
+    Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
+    choice), the ridge fit of the seat's hand penalty minus the others' mean on the hand's card block differences
+    of that kind (every hand of the reserved matches: many samples, 33 weights each).  Stage 2, what a point is
+    worth by where the match stands: per seat, the least-squares fit of the win share on the match's stage-1 luck
+    weighted by each match weight (ten numbers): the control-variate regression that minimises the adjusted
+    variance.  The value's weights are their product, so ``V_kind,p = sum_c weight_c(match) * stage2_c *
+    (stage1_kind . card block)``: linear in the features, as the exact expectations need.
+
+    Parameters
+    ----------
+    parts : numpy.ndarray
+        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences.
+    shares : numpy.ndarray
+        float64, shape (n, P): their win shares.
+    hand_blocks : numpy.ndarray
+        float64, shape (hands, 3, P, NJ): every hand's card block differences per kind of event.
+    hand_penalties : numpy.ndarray
+        int64, shape (hands, P): every hand's penalties.
+    alpha : float
+        Ridge penalty of stage 1 (scikit-learn's ``Ridge``).
+
+    Returns
+    -------
+    LinearValue
+        Weights of shape (3, P, N_FEATURES).
+
+    Raises
+    ------
+    ValueError
+        For fewer than two matches.
+    """
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    n, kinds, P, _ = parts.shape
+    if n < 2:
+        raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
+    luck = parts.reshape(n, kinds, P, NC, NJ)
+    pen = hand_penalties.astype(np.float64)
+    weights = np.empty((kinds, P, N_FEATURES))
+    for p in range(P):
+        points = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
+        hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], points).coef_ for k in range(kinds)]
+        match_luck = sum(luck[:, k, p] @ hand[k] for k in range(kinds))
+        match = LinearRegression().fit(match_luck, shares[:, p]).coef_
+        for k in range(kinds):
+            weights[k, p] = np.outer(match, hand[k]).ravel()
+    return LinearValue(weights, f"fitted on {n:,} reserved matches")

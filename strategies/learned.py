@@ -1,0 +1,72 @@
+"""``learned``: a model trained by ``nines train`` on the engine's own play, played inside the compiled turn loop."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from nines_sim.strategy.params import Param
+from nines_sim.strategy.per_game_compiled import CompiledStrategy
+
+
+class Learned(CompiledStrategy):
+    """Scores each legal card and each suit to declare with a linear model of features of its own observation
+    (its hand, the top card and active suit, the seats' hand sizes, totals and the suits they drew on, the
+    faces played this hand, the stock's size, the 9's penalty: :mod:`nines_sim.learn.features`) and plays the
+    best; a drawn natural is played, a drawn 9 kept unless 2 cards or fewer are left (``expert``'s rule).
+    ``learned`` plays the model shipped for the rules and table size (where none ships, the nearest one, with
+    a warning); ``learned@model.npz`` a model of ``nines train``, refused under other rules or at another table
+    size.  Source: learning from a
+    fast simulator's own play (DouZero, Zha et al. 2021; expert iteration, Anthony et al. 2017)."""
+
+    name = "learned"
+    classifier = {"stochastic": False, "uses_public_history": True, "plays_pair_of_nines": False}
+    params = (
+        Param("model", "path", "", help="a model file of nines train (learned@model.npz); empty: the shipped model"),
+    )
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self._loaded: dict[Any, Any] = {}
+        if self.model:  # a file that cannot be read is said at once, before any rules are known
+            from nines_sim.learn.model import load
+
+            self._file = load(self.model)
+
+    def model_for(self, rules: Any) -> Any:
+        """The :class:`~nines_sim.learn.model.Model` this seat plays under ``rules`` (checked against them).
+
+        Raises
+        ------
+        nines_sim.learn.model.ModelError
+            For a file that cannot be read, or a model trained for other rules or another table size.
+        """
+        from nines_sim.learn.model import FallbackWarning, shipped
+
+        key = rules
+        if key not in self._loaded:
+            if self.model:
+                model = self._file
+                model.check_rules(rules, self.model)
+            else:
+                model, note = shipped(rules)
+                if note is not None:
+                    warnings.warn(note, FallbackWarning, stacklevel=2)
+            self._loaded[key] = model
+        return self._loaded[key]
+
+    def decide_function(self, rules: Any = None) -> Any:
+        from nines_sim.learn.decide import decide_for
+
+        if rules is None:
+            raise ValueError("learned needs the rules to choose its model")
+        return decide_for(self.model_for(rules))
+
+    def scores(self, obs: Any) -> np.ndarray:
+        """Each legal card's score for a batch of play decisions, computed in Python over the batch (the
+        training path): float64 (n, 52), -inf where a face is not legal."""
+        from nines_sim.learn.decide import batch_scores
+
+        return batch_scores(self.model_for(obs.rules), obs)

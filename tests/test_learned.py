@@ -1,0 +1,252 @@
+"""``learned`` and ``nines train`` (issue 40): the model sees only the observation, plays legally under every
+preset and table size, decides the same in compiled and Python inference, trains reproducibly to a player
+clearly better than ``random``, and refuses a bad or mismatched model file in one line."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nines_sim.game.rules import PRESETS, make_rules
+from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, batch_suit_features
+from nines_sim.learn.model import Model, ModelError, load
+from nines_sim.runs.simulate import simulate
+from nines_sim.strategy.base import Observation, Strategy
+from nines_sim.strategy.registry import StrategyNotFound, make_lineup
+
+
+def _weights() -> tuple[np.ndarray, np.ndarray]:
+    """A fixed model of the tips (shed dear cards, keep a suit to follow, keep 9s): not trained, and not
+    the shipped one, so that these tests do not move when a model is retrained."""
+    wc, ws = np.zeros(NFC), np.zeros(NFS)
+    c = {n: i for i, n in enumerate(CARD_FEATURES)}
+    wc[c["penalty"]], wc[c["held_suit_after"]], wc[c["nine"]] = 1.0, 1.5, -5.0
+    wc[c["nine_x_few_cards"]], wc[c["next_drew_on_suit"]], wc[c["penalty_x_near_out"]] = 8.0, 0.7, 0.5
+    ws[SUIT_FEATURES.index("held")], ws[SUIT_FEATURES.index("points_held")] = 5.0, 0.3
+    ws[SUIT_FEATURES.index("next_drew_on")] = 0.4
+    return wc, ws
+
+
+def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0) -> str:  # noqa: ANN001
+    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units added."""
+    path = tmp_path / name
+    rng = np.random.default_rng(8)
+    layer = (rng.normal(size=(hidden, NFC)), rng.normal(size=hidden), rng.normal(size=hidden))
+    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer).save(path)
+    return str(path)
+
+
+class PythonLearned(Strategy):
+    """The same model decided in Python over the batch (the training path's features and sums)."""
+
+    name = "python-learned"
+    classifier = {"stochastic": False, "uses_public_history": True, "plays_pair_of_nines": False}
+
+    def __init__(self, model: Model) -> None:
+        super().__init__()
+        self.model = model
+
+    def play(self, obs: Observation) -> np.ndarray:
+        from nines_sim.learn.decide import batch_scores
+
+        return np.argmax(batch_scores(self.model, obs), axis=1)
+
+    def declare(self, obs: Observation) -> np.ndarray:
+        from nines_sim.learn.decide import linear_scores, observation_arrays
+
+        a = observation_arrays(obs)
+        x = batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
+        return np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
+
+    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
+        own = obs.hand_sizes[np.arange(obs.n), obs.seat]
+        return (card % 13 != 8) | (own - 1 <= 2)
+
+
+@pytest.mark.parametrize("hidden", [0, 8])
+def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden):
+    """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
+    same moves: every match ends with the same totals (a Python seat plays on the broker's path)."""
+    rules = make_rules("classic", players=3)
+    path = _model_file(tmp_path, rules, hidden=hidden)
+    compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
+    python = simulate(rules, [PythonLearned(load(path)), "expert", "random"], 150, seed=11)
+    np.testing.assert_array_equal(compiled.totals, python.totals)
+    np.testing.assert_array_equal(compiled.win_share, python.win_share)
+    # and the model is not a no-op: another model plays other matches
+    other = simulate(rules, ["dump-faces", "expert", "random"], 150, seed=11)
+    assert not np.array_equal(compiled.totals, other.totals)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_learned_plays_legally_under_every_preset_at_2_to_6_seats(tmp_path, preset):
+    """The engine checks every compiled plug-in's answer against the rules (T1-T4, V4-V6) and stops the run at
+    an illegal one: whole matches at every table size are the strict check."""
+    for players in range(2, 7):
+        rules = make_rules(preset, players=players)
+        path = _model_file(tmp_path, rules, f"{preset}-{players}.npz")
+        lineup = [f"learned@{path}"] * (players - 1) + ["random"]
+        res = simulate(rules, lineup, 12, seed=players)
+        assert res.win_share.sum() == pytest.approx(12)
+
+
+def _position():  # noqa: ANN202
+    from nines_sim.search.analyze import position_from_cards
+
+    rules = make_rules("classic", players=2)
+    return position_from_cards(rules, "KH 3H 9S 5C QD", "7H", [1], totals=[40, 60])
+
+
+def _decision(pos, spec: str) -> int:  # noqa: ANN001
+    from nines_sim.search.analyze import _broker
+    from nines_sim.search.position import PositionBatch
+    from nines_sim.strategy.base import DecisionKind
+
+    batch = PositionBatch.from_positions([pos])
+    here = _broker(batch, make_lineup([spec])[0])
+    st = here.state
+    idx = np.zeros(1, dtype=np.int64)
+    seats = st.seat.copy()
+    legal = st.hands[0][idx, seats] & here.legal_tab[st.top * 4 + st.active]
+    return int(here.decide(DecisionKind.PLAY, idx, seats, legal=legal)[0])
+
+
+def test_learned_sees_only_the_observation(tmp_path):
+    """Positions that differ only in the hidden cards (the opponent's hand, the stock's order) are one
+    observation: ``learned`` decides the same in each; ``clairvoyant``, which sees them, does not."""
+    base = _position()
+    hidden = sorted(base.hands[1] + base.stock)
+    rng = np.random.default_rng(5)
+    path = _model_file(tmp_path, base.rules)
+    learned_moves, seer_moves = set(), set()
+    for _ in range(12):
+        perm = rng.permutation(hidden).tolist()
+        pos = base.with_(hands=(base.hands[0], tuple(sorted(perm[:1]))), stock=tuple(perm[1:]))
+        learned_moves.add(_decision(pos, f"learned@{path}"))
+        seer_moves.add(_decision(pos, "clairvoyant:samples=16"))
+    assert len(learned_moves) == 1
+    assert len(seer_moves) > 1
+
+
+def test_a_bad_model_file_is_one_line(tmp_path):
+    rules = make_rules("classic", players=2)
+    good = _model_file(tmp_path, rules)
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    whole = open(good, "rb").read()
+    (tmp_path / "cut.npz").write_bytes(whole[: len(whole) // 2])
+    np.savez(tmp_path / "part.npz", card_weights=np.zeros(NFC), suit_weights=np.zeros(NFS), meta=np.array("{}"))
+    arrays = {k: v for k, v in np.load(good).items() if k != "meta"}
+    np.savez(tmp_path / "other.npz", **arrays, meta=np.array('{"format": "something else"}'))
+    cases = (("junk.npz", "not an .npz archive"), ("cut.npz", "damaged or cut short"),
+             ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"),
+             ("part.npz", "not a model file: it has no 'hidden_weights'"))  # fmt: skip
+    for name, words in cases:
+        with pytest.raises(StrategyNotFound, match=words) as err:
+            make_lineup([f"learned@{tmp_path / name}"])
+        assert "\n" not in str(err.value) and isinstance(err.value, ModelError)
+    with zipfile.ZipFile(tmp_path / "cut2.npz", "w") as z:  # an archive without the weights
+        z.writestr("meta.npy", b"")
+    with pytest.raises(ModelError):
+        load(tmp_path / "cut2.npz")
+
+
+def test_a_model_for_other_rules_or_another_table_is_refused(tmp_path):
+    path = _model_file(tmp_path, make_rules("classic", players=2))
+    with pytest.raises(ModelError, match="trained for 2 players, not 4"):
+        simulate(make_rules("classic", players=4), [f"learned@{path}"] * 4, 2)
+    with pytest.raises(ModelError, match="nine_penalty=15, these rules have nine_penalty=25"):
+        simulate(make_rules("hard-nines", players=2), [f"learned@{path}", "expert"], 2)
+
+
+def test_the_command_line_says_a_mismatch_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    path = _model_file(tmp_path, make_rules("classic", players=2))
+    res = CliRunner().invoke(app, ["tournament", f"learned@{path}", "expert", "expert", "-n", "4", "--quiet",
+                                   "--no-charts", "--out", str(tmp_path / "run")])  # fmt: skip
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0 and "trained for 2 players, not 3" in res.output
+
+
+def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_path):
+    rules = make_rules("classic", players=3)
+    path = _model_file(tmp_path, rules)
+    lineup = [f"learned@{path}", "expert", "dump-faces"]
+    one = simulate(rules, lineup, 90, seed=4, workers=1, batch_size=7)
+    two = simulate(rules, lineup, 90, seed=4, workers=2, batch_size=64, chunk_size=20)
+    np.testing.assert_array_equal(one.totals, two.totals)
+    np.testing.assert_array_equal(one.win_share, two.win_share)
+
+
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path):
+    """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
+    four standard errors of the measured rate."""
+    from nines_sim.learn.train import TrainSettings, train
+
+    rules = make_rules("classic", players=2)
+    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40, hidden=4)
+    for run in ("a", "b"):
+        assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
+    a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
+    assert a.digest == b.digest and a.hidden_bias.shape == (4,)
+    curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
+    pd.testing.assert_frame_equal(*curves)
+    n = 400
+    one = simulate(rules, [f"learned@{tmp_path / 'a' / 'model.npz'}", "random"], n // 2, seed=21)
+    two = simulate(rules, ["random", f"learned@{tmp_path / 'a' / 'model.npz'}"], n // 2, seed=21)
+    rate = (one.win_share[:, 0].sum() + two.win_share[:, 1].sum()) / n
+    se = math.sqrt(rate * (1 - rate) / n)
+    assert rate - 4 * se > 0.5
+
+
+def test_learned_plays_the_shipped_model_for_the_table_or_the_nearest_with_a_warning(recwarn):
+    """``learned`` alone plays the model shipped for the rules and table size; where none ships it plays the
+    nearest (the same preset at the nearest size, else classic) and says so in one warning."""
+    from nines_sim.learn.model import SHIPPED, FallbackWarning
+
+    heads_up = make_rules("classic", players=2)
+    simulate(heads_up, ["learned", "expert"], 4, seed=1)
+    assert not [w for w in recwarn if issubclass(w.category, FallbackWarning)]
+    assert (SHIPPED / "classic-2.npz").is_file() and (SHIPPED / "hard-nines-2.npz").is_file()
+    with pytest.warns(FallbackWarning, match=r"no model ships for skip-reverse .* at 2 seats; it plays classic-2"):
+        simulate(make_rules("skip-reverse", players=2), ["learned", "expert"], 4, seed=1)
+    with pytest.warns(FallbackWarning, match="at 3 seats; it plays classic-2"):
+        simulate(make_rules("classic", players=3), ["learned", "expert", "random"], 4, seed=1)
+
+
+def test_each_shipped_model_names_the_command_that_trained_it():
+    from nines_sim.learn.model import SHIPPED
+
+    for path in sorted(SHIPPED.glob("*.npz")):
+        model = load(path)
+        preset, _, players = path.stem.rpartition("-")
+        assert model.rules == make_rules(preset, players=int(players))
+        assert model.meta["command"].startswith(f"nines train --rules {preset} --players {players} ")
+
+
+def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
+    """Ctrl-C (here its event: should_stop turning true once round 1 is saved) keeps round 1's model, curve and
+    manifest, and marks the report PARTIAL."""
+    import json
+
+    from nines_sim.learn.train import TrainSettings, train
+
+    rules = make_rules("classic", players=2)
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return (tmp_path / "run" / "models" / "round-1.npz").is_file()
+
+    s = TrainSettings(rounds=3, matches=8, samples=4, eval_matches=20)
+    assert not train(rules, tmp_path / "run", 5, s, "nines train (test)", report=lambda line: None, should_stop=stop)
+    assert pd.read_csv(tmp_path / "run" / "learning_curve.csv")["round"].tolist() == [1]
+    assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
+    assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["partial"] is True

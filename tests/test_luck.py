@@ -1,0 +1,224 @@
+"""The luck measure (AIVAT, nines_sim.luck): exact expectations, zero-mean corrections, plain numbers kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, face
+from nines_sim.game.rules import make_rules
+from nines_sim.luck.estimate import adjusted_rates
+from nines_sim.luck.features import N_FEATURES, NB, NJ, card_blocks, card_matrix
+from nines_sim.luck.measure import measure_luck
+from nines_sim.luck.value import LinearValue, constant_value, noise_value
+from nines_sim.luck.walk import PARTS, Walker
+from nines_sim.strategy.registry import make_lineup
+
+#: A tolerance in standard errors for the zero-mean checks: each fails by chance about once in 2,000 runs.
+Z_TOL = 3.5
+
+
+def _walker_at(rules, seat_ids_, hands, top, active, stock):
+    w = Walker(rules, seat_ids_)
+    w.H, w.top, w.active = np.array(hands, dtype=float), top, active
+    w.stock, w.pile, w.first = np.array(stock, dtype=float), np.zeros(N_FACES), 0
+    w.acc = np.zeros((3, rules.players, NJ))
+    return w
+
+
+def test_T4_draw_expectation_matches_enumeration():
+    """A draw's correction in card blocks is the blocks after the card drawn minus their mean over every card of
+    the stock, enumerated one by one in plain Python (T4: the card uniform over the stock)."""
+    rules = make_rules("classic").replace(players=3)
+    gen = np.random.default_rng(7)
+    perm = [int(f) for f in gen.permutation(N_FACES)]
+    hands = np.zeros((3, N_FACES))
+    for p in range(3):
+        hands[p, perm[7 * p : 7 * p + 5]] = 1
+    top = perm[30]
+    stock = np.zeros(N_FACES)
+    stock[perm[31:]] = 1
+    seat, drawn = 1, perm[40]
+    w = _walker_at(rules, [1, 3, 5], hands, top, int(FACE_SUIT[top]), stock)
+    w._draw(seat, drawn)
+
+    def blocks_after(card):
+        h = hands.copy()
+        h[seat, card] += 1
+        return card_blocks(h @ card_matrix(int(FACE_SUIT[top]), top), seat, -1)
+
+    cards = [f for f in range(N_FACES) if stock[f] > 0]
+    mean = sum(blocks_after(f) for f in cards) / len(cards)
+    np.testing.assert_allclose(w.acc[1], blocks_after(drawn) - mean, atol=1e-12)
+    assert w.stock[drawn] == 0 and w.H[seat, drawn] == 1
+
+
+def test_D4_D5_hand_built_deal_gives_the_luck_computed_by_hand():
+    """Heads-up, seat 0 dealt all four 9s: with a value of one point per 9 held, its deal's luck is 4 minus the
+    9s a 7-card hand holds on average, 7 * 4 / 52 (D4, D5: the hands uniform over the deck, the starter too)."""
+    rules = make_rules("classic").replace(players=2)
+    nines = [face(NINE_RANK, s) for s in range(4)]
+    hand0 = (*nines, face(0, 0), face(1, 0), face(2, 0))
+    hand1 = tuple(face(r, 1) for r in range(7))
+    starter = face(12, 2)
+    events = [("deal", 0, 1, (hand0, hand1), starter), ("turn", 0), ("end", 0, (0, 5)), ("match_end", (0, 5), (1, 0))]
+    luck = Walker(rules, [5, 5]).walk(events)
+    weights = np.zeros((2, N_FEATURES))
+    weights[0, NINE_RANK] = 1.0  # match weight 1 (column 0), own cards of rank 9
+    value = LinearValue(weights, "9s held")
+    correction = value.corrections(luck.parts[None])[0]
+    assert correction[0, 0] == pytest.approx(4 - 7 * 4 / 52, abs=1e-12)
+    assert correction[1:, 0] == pytest.approx([0.0, 0.0])  # no draw, no choice
+    np.testing.assert_array_equal(luck.shares, [1.0, 0.0])
+
+
+def test_constant_value_gives_exactly_the_plain_numbers():
+    """A constant V: every correction 0, the adjusted rate equal to the plain one bit for bit, and the traced
+    matches' shares equal to a plain run's (the luck measure plays the very matches a run plays)."""
+    rules = make_rules("classic").replace(players=3)
+    specs = ["random", "dump-faces", "expert"]
+    luck = measure_luck(rules, specs, 3, 0, 200, value=constant_value(3))
+    assert not luck.corrections.any()
+    plain = CompiledEngine(rules, make_lineup(specs), 3, 0, 200, batch_size=64).run()
+    np.testing.assert_array_equal(luck.shares, np.asarray(plain.win_share))
+    for p, a in enumerate(adjusted_rates(luck.shares, luck.corrections)):
+        assert a.adjusted == a.win_rate == luck.shares[:, p].mean()
+        assert a.variance_ratio == 1.0 and a.correction_mean == 0.0
+
+
+@pytest.mark.parametrize(
+    ("preset", "specs"),
+    [
+        ("classic", ["random", "dump-faces"]),
+        ("hard-nines", ["expert", "dump-faces", "random"]),
+        ("free-nines", ["suit-majority", "hold-nines", "random", "expert"]),
+        ("skip-reverse", ["random", "hold-nines", "suit-majority"]),
+        ("draw-until-playable", ["random", "expert"]),
+        ("double-nines", ["random", "random", "dump-faces", "hold-nines", "suit-majority"]),
+        ("no-nine-out+no-stacking", ["random", "suit-majority", "dump-faces", "hold-nines", "expert", "random"]),
+    ],
+)
+def test_corrections_have_zero_mean_per_seat(preset, specs):
+    """Under a deliberately useless (noise) value, each seat's corrections, per part (deal, draw, choice), have
+    mean zero within Z_TOL standard errors (every move also one of its policy's choices, or the walk raises)."""
+    rules = make_rules(preset).replace(players=len(specs))
+    n = 240
+    luck = measure_luck(rules, specs, 11, 0, n, value=noise_value(len(specs), 1))
+    c = luck.corrections
+    for k, part in enumerate(PARTS):
+        se = c[:, k, :].std(axis=0, ddof=1) / np.sqrt(n)
+        mean = c[:, k, :].mean(axis=0)
+        for p in range(len(specs)):
+            if se[p] > 0:
+                assert abs(mean[p]) < Z_TOL * se[p], (part, p, mean[p], se[p])
+    for a in adjusted_rates(luck.shares, c):  # plain and adjusted agree within their intervals
+        assert a.adjusted_ci[0] - 0.1 < a.win_rate < a.adjusted_ci[1] + 0.1
+
+
+def test_random_choices_are_corrected_and_expert_is_not():
+    """``random``'s uniform choices give choice corrections; a table of ``expert`` seats none (its tie-breaks are
+    left in the luck)."""
+    rules = make_rules("classic").replace(players=2)
+    rnd = measure_luck(rules, ["random", "random"], 0, 0, 20)
+    exp = measure_luck(rules, ["expert", "expert"], 0, 0, 20)
+    assert np.abs(rnd.parts[:, 2]).sum() > 0
+    assert not exp.parts[:, 2].any()
+    assert np.abs(exp.parts[:, 0]).sum() > 0 and np.abs(exp.parts[:, 1]).sum() > 0
+
+
+def test_luck_is_identical_for_any_workers():
+    """The luck of a range of matches is byte-identical for 1 and 2 worker processes."""
+    rules = make_rules("classic").replace(players=2)
+    value = noise_value(2, 3)
+    one = measure_luck(rules, ["random", "expert"], 5, 100, 700, value=value, workers=1)
+    two = measure_luck(rules, ["random", "expert"], 5, 100, 700, value=value, workers=2)
+    assert one.corrections.tobytes() == two.corrections.tobytes()
+    assert one.shares.tobytes() == two.shares.tobytes()
+
+
+def test_features_are_linear_in_the_hands():
+    """The card blocks at a fixed top and active suit are linear in the hands: the mean over cards of the blocks is
+    the blocks of the mean hand (what makes the draw's and the deal's expectations exact)."""
+    gen = np.random.default_rng(2)
+    hands = gen.integers(0, 2, size=(6, 3, N_FACES)).astype(float)
+    m = card_matrix(2, face(5, 1))
+    blocks = [card_blocks(h @ m, 1, 0) for h in hands]
+    np.testing.assert_allclose(np.mean(blocks, axis=0), card_blocks(hands.mean(axis=0) @ m, 1, 0), atol=1e-12)
+    assert m.shape == (N_FACES, NB)
+    assert (m[:, :13].sum(axis=1) == 1).all() and m[FACE_RANK == NINE_RANK, 13:].sum() == 0
+
+
+def _tournament(tmp_path, name, *extra):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    out = tmp_path / name
+    args = ["tournament", "random", "dump-faces", "-n", "600", "--seed", "4", "--quiet", "--no-charts"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out, result.output
+
+
+def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_workers(tmp_path):
+    """``--luck`` adds five columns to summary.csv and leaves the plain ones byte for byte; its numbers are the same
+    for 1 and 2 workers and any batch size; the report prints the check, the manifest the reserved matches."""
+    import json
+
+    import pandas as pd
+
+    plain, _ = _tournament(tmp_path, "plain", "--workers", "1")
+    one, said = _tournament(tmp_path, "one", "--workers", "1", "--luck", "--luck-fit", "300")
+    two, _ = _tournament(tmp_path, "two", "--workers", "2", "--batch-size", "77", "--luck", "--luck-fit", "300")
+    for name in ("summary.csv", "luck.csv"):
+        assert (one / name).read_bytes() == (two / name).read_bytes()
+    for name in ("hands.csv", "pairwise.csv", "score_distribution.csv", "seat_go_out.csv"):
+        assert (one / name).read_bytes() == (plain / name).read_bytes()
+    with_luck = pd.read_csv(one / "summary.csv")
+    added = ["adjusted_win_rate", "adjusted_ci_low", "adjusted_ci_high", "variance_ratio", "luck_z"]
+    assert list(with_luck.columns[-5:]) == added
+    kept = [",".join(line.split(",")[:-5]) for line in (one / "summary.csv").read_text().splitlines()]
+    assert kept == (plain / "summary.csv").read_text().splitlines()
+    assert not (plain / "luck.csv").exists()
+    fit = json.loads((one / "manifest.json").read_text())["luck"]["fit_matches"]
+    assert fit["start"] >= 10**10  # reserved: beyond any run's matches
+    assert "Unbiasedness check" in (one / "report.md").read_text()
+    assert "Luck taken out" in said and "--luck" in json.loads((one / "manifest.json").read_text())["command"]
+
+
+def test_tournament_luck_refuses_another_format_in_one_line():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    result = CliRunner().invoke(app, ["tournament", "random", "expert", "--format", "round-robin", "--luck", "-n", "5"])
+    assert result.exit_code == 2
+    assert "--luck applies to --format table" in result.output
+
+
+def test_tournament_luck_refuses_a_player_that_sees_the_stock():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    result = CliRunner().invoke(app, ["tournament", "clairvoyant", "expert", "--luck", "-n", "5"])
+    assert result.exit_code == 2
+    assert "--luck cannot adjust a table with clairvoyant" in result.output
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_review_net_luck_sums_to_zero_across_seats_in_every_hand(players):
+    """A match's net luck sums to zero across the seats in every hand, its hands add up to the match's
+    corrections, and the adjusted shares still sum to 1."""
+    from nines_sim.luck.review import match_luck
+
+    specs = ["random", "dump-faces", "expert", "hold-nines", "suit-majority"][:players]
+    rules = make_rules("classic").replace(players=players)
+    value = noise_value(players, 5)
+    report = match_luck(rules, specs, 2, 7, value)
+    assert report.net.shape[0] >= 1
+    np.testing.assert_allclose(report.net.sum(axis=1), 0.0, atol=1e-12)
+    whole = measure_luck(rules, specs, 2, 7, 1, value=value).corrections[0]
+    np.testing.assert_allclose(report.luck.sum(axis=0), whole, atol=1e-12)
+    assert report.adjusted.sum() == pytest.approx(1.0, abs=1e-12)
