@@ -233,6 +233,38 @@ def shared_inline(fn):  # noqa: ANN001, ANN201 - a function in, a numba dispatch
     return njit(cache=True, forceinline=True, error_model="numpy", _nrt=False)(fn)
 
 
+def out_of_line(dispatcher):  # noqa: ANN001, ANN201 - a numba dispatcher in, an intrinsic out
+    """A call of the compiled function ``dispatcher`` that LLVM never inlines (a ``noinline`` call site): its
+    arguments go in one tuple, ``out_of_line(f)((a, b, ...))`` for ``f(a, b, ...)``.
+
+    A rare path (a reshuffle, a compiled user strategy's call) compiled apart and called keeps its code out of
+    the turn loop's registers.  Inside a phase compiled on its own (:func:`shared_inline`) LLVM would inline
+    it anyway: it is the one call of its function in that small module, which LLVM's inliner counts as
+    free."""
+
+    @intrinsic
+    def call(typingctx, args):  # noqa: ANN001, ANN202 - numba's typing protocol
+        sig = typingctx.resolve_function_type(nbt.Dispatcher(dispatcher), tuple(args.types), {})
+        if sig is None:
+            return None
+
+        def codegen(context, builder, signature, llargs):  # noqa: ANN001, ANN202
+            cres = dispatcher.overloads[sig.args]
+            context.add_linking_libs([cres.library])
+            fn = context.declare_function(builder.module, cres.fndesc)
+            vals = [builder.extract_value(llargs[0], i) for i in range(len(sig.args))]
+            status, res = context.call_conv.call_function(
+                builder, fn, sig.return_type, sig.args, vals, attrs=("noinline",)
+            )
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return res
+
+        return sig.return_type(args), codegen
+
+    return call
+
+
 def traced_forms(make):  # noqa: ANN001, ANN202 - a factory in, the two dispatchers out
     """The forms of a phase without and with the trace form's events (``make(trace)``), each named apart (a
     cache index each) and compiled by :func:`shared_inline`: the flag is the closure's constant, so the form

@@ -12,7 +12,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import U_DEAL, U_RESH, face_rank, face_suit, hand_key, lowest_face, shared_inline, stream
+from nines_sim.engine.bits import (
+    U_DEAL,
+    U_RESH,
+    face_rank,
+    face_suit,
+    hand_key,
+    lowest_face,
+    out_of_line,
+    shared_inline,
+    stream,
+)
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.draw_log import log_reset
 from nines_sim.engine.loop_constants import PH_DEALER_DECL, PH_TURN, R_DECKS, R_HS, R_LOG, R_P
@@ -173,11 +183,15 @@ def reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw):
     st[b, S_RESH] += 1
 
 
+#: :func:`reshuffle`, called out of the turn loop's line (a rare path).
+reshuffle_apart = out_of_line(reshuffle)
+
+
 @shared_inline
 def draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw):
     """Seat ``s`` draws one card (T4), rebuilding an empty stock first (T5); -1 if none (T6)."""
     if st[b, S_POS] >= st[b, S_END] and under[0, b] != 0:
-        reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw)
+        reshuffle_apart((st, keys, under, stock, D, b, sv, sfull, sbuf, scw))
     pos = st[b, S_POS]
     if pos >= st[b, S_END]:
         return -1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import I_NINES, decision_stream, popcount, shared_inline
+from nines_sim.engine.bits import I_NINES, decision_stream, out_of_line, popcount, shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.draw_log import log_declared
 from nines_sim.engine.loop_constants import (
@@ -70,9 +70,9 @@ def builtin_decide(
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
     if sid == SID_EXPERT:
-        return expert_decide(
-            kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
-            fw, xp[seat],
+        return expert_decide_apart(
+            (kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b],
+             rp[R_P], fw, xp[seat]),
         )  # fmt: skip
     if kind == K_PLAY_DRAWN:
         return 1  # the heuristics play what they drew
@@ -106,6 +106,12 @@ def user_decide(
     """A compiled user strategy's answer (out of the turn loop's line: the call's set-up crowds its registers)."""
     fill_view(g, hb, st, hands, played, rp, b, who, legal, pok, top, active, dirbit, turn, mask, card, dkey)
     return fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
+
+
+#: :func:`user_decide` and ``expert``'s decision, called out of the turn loop's line (their set-up crowds its
+#: registers; :func:`~nines_sim.engine.bits.out_of_line`).
+user_decide_apart = out_of_line(user_decide)
+expert_decide_apart = out_of_line(expert_decide)
 
 
 @shared_inline
@@ -211,9 +217,9 @@ def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
         else:
             pok = kind == K_PLAY and pair_legal(top, active, hands, ncards, rp, legal_tab, b, who, D, pair_any)
             if sid == SID_USER:
-                ans = user_decide(
-                    fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top, active,
-                    dirbit, turn, mask, dc, dkey,
+                ans = user_decide_apart(
+                    (fs, kind, g, hb, st, hands, ncards, totals, drew_on, played, rp, b, who, dl, pok, top, active,
+                     dirbit, turn, mask, dc, dkey),
                 )  # fmt: skip
                 if not answer_ok(kind, ans, legal, pok):
                     st[b, S_WAIT_KIND] = kind

@@ -306,6 +306,9 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     The loop names the decision phase of its form (``decide_phase_expert`` or ``decide_phase``) as a global,
     not as a closure variable: numba keys a closure's cache by its variables' pickled values, and a compiled
     function's differ from process to process (each process would compile the form again)."""
+    # the forms that keep the draw log (slots_kernel); a constant, so that the classic forms pass the phases
+    # the same literal False, and share them
+    log_form = trace or (expert and not classic)
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -357,7 +360,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             until = rp[R_UNTIL] != 0
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
-        P, keep_log = rp[R_P], (trace or (expert and not classic)) and rp[R_LOG] != 0  # forms: slots_kernel
+        P, keep_log = rp[R_P], log_form and rp[R_LOG] != 0  # forms: slots_kernel
         sv, sfull, sbuf, scw, g, hb, fw = work[0], work[1], work[2], work[3], work[5], work[6], work[7]
         if trace:
             ev = work[8]
