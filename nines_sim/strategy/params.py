@@ -80,7 +80,7 @@ class Param:
         if self.kind == "choice":
             return "|".join(map(str, self.choices))
         if self.kind == "path":
-            return "a file path"
+            return "any file"
         return f"{self.low:g}..{self.high:g}" if self.kind == "float" else f"{int(self.low)}..{int(self.high)}"
 
     def coerce(self, value: Any, strategy: str) -> Any:
