@@ -6,6 +6,7 @@ time, before any command could take charge of it, ends here in one line instead 
 
 from __future__ import annotations
 
+import signal
 import sys
 
 #: A Ctrl-C before a command took charge of it (while the modules load or the command checks its input); here,
@@ -13,9 +14,23 @@ import sys
 STARTING_STOPPED = "interrupted (Ctrl-C) while starting: no match was played"
 
 
+def hear_ctrl_c() -> None:
+    """Have SIGINT raise KeyboardInterrupt in this process even if it started with SIGINT ignored.
+
+    A shell without job control starts a background command (``nines tune ... &`` in a script) with SIGINT
+    ignored, and Python then leaves it ignored: a ``kill -INT`` was lost wherever no run had put its own
+    handler in place (between a study's trials, while a command loads or writes), so one command stopped
+    and another ran on.  Every command stops the same way however it was started: the signal is heard as
+    an interactive start hears it.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main() -> None:
     """Load the command-line interface and run the command named on the command line (exit code 130 on a
-    Ctrl-C while loading)."""
+    Ctrl-C while loading); SIGINT is heard even where the process started with it ignored."""
+    hear_ctrl_c()
     try:
         from nines_sim.cli import main as run_cli
 

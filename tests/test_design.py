@@ -12,14 +12,19 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.game.rules import make_rules, parse_rule_set
+from nines_sim.results.tally import SHARE_UNIT
 from nines_sim.runs.design import (
     INDEX,
+    MEASURES,
     DesignSet,
     DesignSetup,
+    DesignSums,
     _tension,
     design_frame,
     estimate,
     run_design,
+    seat_covariance,
+    seat_unfairness,
 )
 
 runner = CliRunner()
@@ -82,6 +87,7 @@ def test_chunks_merge_to_the_same_sums():
     whole = run_design(sets, SAME_RANDOM, 300, seed=4).sums
     cut = run_design(sets, SAME_RANDOM, 300, seed=4, chunk_size=70).sums
     assert np.array_equal(whole.s, cut.s) and np.array_equal(whole.x, cut.x)
+    assert np.array_equal(whole.seats, cut.seats) and whole.seats.any()
     assert np.array_equal(whole.matches, cut.matches)
     assert all(np.array_equal(whole.hists[k], cut.hists[k]) for k in whole.hists)
 
@@ -95,6 +101,98 @@ def test_skill_of_holding_nines_falls_when_a_nine_left_in_hand_costs_more():
     assert free["value"] > dear["value"]
     assert dear["delta_high"] < 0 and dear["significant"], dear.to_dict()
     assert dear["delta"] == pytest.approx(dear["value"] - free["value"])
+
+
+def _fair_seat_sums(rng: np.random.Generator, players: int, matches: int) -> DesignSums:
+    """The design sums of ``matches`` matches of perfectly fair seats: each won by a seat drawn uniformly."""
+    cols = np.array([INDEX[f"seat_{k}"] for k in range(players)])
+    num = np.zeros((matches, len(MEASURES)), dtype=np.int64)
+    den = np.zeros_like(num)
+    num[np.arange(matches), cols[rng.integers(0, players, matches)]] = SHARE_UNIT
+    den[:, cols] = SHARE_UNIT
+    sums = DesignSums(1)
+    sums.add_lineup("same", [(num, den, {})])
+    return sums
+
+
+def test_the_seat_unfairness_interval_allows_for_picking_the_largest_deviation():
+    """Issue 38: with 4 perfectly fair seats the largest deviation's interval excludes 0 in 5% of runs, as a
+    95% interval of a quantity that is 0 should; the picked seat's own interval (the old one) did in about
+    16% (the chance that the largest of four correlated |t| passes 1.96).  Tolerances: 3 standard errors of
+    a rate over the runs."""
+    rng = np.random.default_rng(38)
+    runs, players, matches = 1000, 4, 500
+    new = old = 0
+    for _ in range(runs):
+        sums = _fair_seat_sums(rng, players, matches)
+        u, _ = seat_unfairness(sums, 0, players)
+        ests = [estimate(sums, 0, f"seat_{k}") for k in range(players)]
+        worst = max(ests, key=lambda e: abs(e.value - 1 / players))
+        assert u.value == pytest.approx(abs(worst.value - 1 / players)) and 0 <= u.low <= u.value <= u.high
+        new += u.low > 0
+        old += not worst.low <= 1 / players <= worst.high
+    se = math.sqrt(0.05 * 0.95 / runs)
+    assert abs(new / runs - 0.05) < 3 * se, new / runs
+    old_rate = 0.168  # P(max |Z_k| > 1.96), Z the 4 seats' normal deviations (correlation -1/3), simulated
+    assert abs(old / runs - old_rate) < 3 * math.sqrt(old_rate * (1 - old_rate) / runs), old / runs
+
+
+def test_the_seats_covariance_has_each_seats_standard_error_on_its_diagonal():
+    sums = _fair_seat_sums(np.random.default_rng(1), 3, 400)
+    rates, cov, n = seat_covariance(sums, 0, 3)
+    assert n == 400 and rates.sum() == pytest.approx(1.0)
+    for k in range(3):
+        e = estimate(sums, 0, f"seat_{k}")
+        assert rates[k] == e.value and math.sqrt(cov[k, k]) == pytest.approx(e.se)
+    # whole wins: the covariance of two seats' rates is -p_j p_k / (n - 1), up to the n / (n - 1) of a sample
+    assert cov[0, 1] == pytest.approx(-rates[0] * rates[1] / (n - 1))
+
+
+def test_the_t_and_chi_square_numbers_are_scipy_stats_bit_for_bit():
+    """The design measures take scipy.stats' numbers from the scipy.special functions it calls (start-up)."""
+    from nines_sim.runs.design_sums import _t, chisquare_p, t_sf
+
+    rng = np.random.default_rng(42)
+    for df in [*range(1, 60), 199, 1999, 19999]:
+        assert _t(df) == float(stats.t.ppf(0.975, df))
+    for _ in range(300):
+        x, df = float(rng.exponential(2)), int(rng.integers(1, 50000))
+        assert t_sf(x, df) == float(stats.t.sf(x, df))
+        wins = rng.integers(1, 300000, int(rng.integers(2, 7))) / 60
+        assert chisquare_p(wins) == float(stats.chisquare(wins).pvalue)
+
+
+def _design_rows(values: dict[str, tuple], measure: str):
+    """design.csv's rows of one measure: rule set -> (value, low, high[, delta, delta_low, delta_high])."""
+    import pandas as pd
+
+    nan = (math.nan,) * 3
+    return pd.DataFrame([{"rule_set": k, "measure": measure, "matches": 2000, "value": v[0], "low": v[1],
+                          "high": v[2], **dict(zip(("delta", "delta_low", "delta_high"), v[3:] or nan))}
+                         for k, v in values.items()])  # fmt: skip
+
+
+def test_the_most_fewest_fairest_lines_name_a_rule_set_only_when_it_is_clear_of_the_runner_up():
+    """Issue 38: "Fairest to every seat" named a winner whose interval overlapped the runner-up's entirely."""
+    from nines_sim.reporting.design import _extreme
+
+    fair = {"classic": (0.006, 0.0, 0.025), "hard-nines": (0.009, 0.0, 0.028), "free-nines": (0.02, 0.001, 0.04)}
+    got = _extreme(_design_rows(fair, "seat_unfairness"), "seat_unfairness", "min")
+    assert got.startswith("not separated at 2,000 matches (classic 0.60, 95% CI 0.00 to 2.50; hard-nines 0.90")
+    hands = {"classic": (7.4, 7.3, 7.5), "fixed-hands-5": (5.0, 5.0, 5.0), "hard-nines": (7.1, 7.0, 7.2)}
+    got = _extreme(_design_rows(hands, "hands"), "hands", "min")
+    assert got == "fixed-hands-5 (hands per match 5.00 hands, 95% CI 5.00 to 5.00)"
+    # neither is the reference (classic): separated only by intervals that do not overlap
+    skill = {"classic": (0.30, 0.28, 0.32), "a": (0.39, 0.37, 0.41), "b": (0.36, 0.34, 0.38)}
+    assert _extreme(_design_rows(skill, "skill_table"), "skill_table", "max").startswith("not separated")
+    skill["b"] = (0.35, 0.33, 0.36)
+    assert _extreme(_design_rows(skill, "skill_table"), "skill_table", "max").startswith("a (")
+    # against the reference, the paired change decides, though the two intervals overlap
+    paired = {"classic": (0.32, 0.30, 0.34), "hard-nines": (0.31, 0.29, 0.33, -0.008, -0.012, -0.004)}
+    assert _extreme(_design_rows(paired, "skill_table"), "skill_table", "max").startswith("classic (")
+    assert _extreme(_design_rows(paired, "skill_table"), "skill_table", "min").startswith("hard-nines (")
+    paired["hard-nines"] = (0.31, 0.29, 0.33, -0.008, -0.02, 0.004)
+    assert _extreme(_design_rows(paired, "skill_table"), "skill_table", "max").startswith("not separated")
 
 
 # ---------------------------------------------------------------- the commands

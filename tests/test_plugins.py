@@ -136,10 +136,25 @@ def test_entry_point_plugin_is_found_by_name_and_listed(tmp_path, monkeypatch):
         ("no_such_module_xyz:Thing", "module 'no_such_module_xyz' does not import"),
         ("nosuch", "unknown strategy 'nosuch'; available: "),
         ("{dir}/clash.py:Impostor", "two strategies are named 'random'"),
+        # an __init__ that raises is told what it raised, where; one that wants arguments, to give defaults
+        ("{dir}/init.py:Cheapest", "raised ValueError in its __init__: no config here (at {dir}/init.py, line 12, "),
+        ("{dir}/needs.py:Cheapest", "without arguments (missing a required argument: 'depth'); give its __init__"),
+        ("expert@{dir}/pkg.py", "{dir}/pkg.py is a folder, not a parameter file (in expert@{dir}/pkg.py)"),
+        (
+            "expert@{dir}/tuned",
+            "is a folder, not a parameter file (in expert@{dir}/tuned); name the file in it: "
+            "expert@{dir}/tuned/best.json",
+        ),  # a tuning's run folder: its best.json is the file meant
     ],
 )
 def test_plugin_errors_are_one_line_usage_errors(tmp_path, spec, message):
     (tmp_path / "mine.py").write_text(GOOD)
+    init = '    def __init__(self):\n        raise ValueError("no config here")\n\n    def play(self, obs):\n'
+    (tmp_path / "init.py").write_text(GOOD.replace("    def play(self, obs):\n", init, 1))
+    needs = "    def __init__(self, depth):\n        self.depth = depth\n\n    def play(self, obs):\n"
+    (tmp_path / "needs.py").write_text(GOOD.replace("    def play(self, obs):\n", needs, 1))
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "best.json").write_text('{"strategy": "expert", "params": {}}')
     (tmp_path / "broken.py").write_text("def oops(:\n")
     (tmp_path / "notes.txt").write_text(GOOD)  # Python inside, but not a file Python imports
     (tmp_path / "pkg.py").mkdir()
@@ -148,7 +163,7 @@ def test_plugin_errors_are_one_line_usage_errors(tmp_path, spec, message):
     )
     r = tournament(spec.format(dir=tmp_path), "random", out=tmp_path / "o")
     assert r.exit_code == 2, r.output
-    assert message in r.output
+    assert message.format(dir=tmp_path) in r.output, r.output
     assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
 

@@ -159,7 +159,13 @@ def test_review_of_a_saved_match_scores_the_persons_decisions(tmp_path):
     out = runner.invoke(app, ["review", str(path), "--samples", "16", "--out", str(tmp_path / "rev")])
     assert out.exit_code == 0, out.output
     assert "decisions with a choice" in out.output and "play a card" in out.output
-    assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png"}
+    assert {p.name for p in (tmp_path / "rev").iterdir()} == {"review.csv", "report.md", "points_lost.png",
+                                                            "manifest.json"}  # fmt: skip
+    report = (tmp_path / "rev" / "report.md").read_text()
+    assert report.startswith("# Review of you\n")
+    (tmp_path / "rev" / "report.md").unlink()
+    assert runner.invoke(app, ["report", str(tmp_path / "rev")]).exit_code == 0  # nines report redraws it alike
+    assert (tmp_path / "rev" / "report.md").read_text() == report
 
 
 def test_clairvoyant_is_marked_as_not_a_fair_comparison(tmp_path):
@@ -191,3 +197,45 @@ def test_the_rows_are_the_same_for_any_number_of_workers():
     one = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=1)
     two = review_strategy("dump-faces", ["expert", "hold-nines"], 6, rules, 9, ReviewSetup(16), workers=2)
     assert len(one.decisions) > 0 and one.decisions.equals(two.decisions) and one.matches == two.matches == 6
+
+
+def test_a_saved_games_printed_command_reproduces_the_reviews_values(tmp_path):
+    """Each ``nines analyze FILE ...`` command a saved game's review prints, run as printed, shows the review's values
+    of that play: the best move and the chosen one's, to the printed digit (issue 38: ``--cards`` ranked differently,
+    without the match's draws, history, stream or the review's samples)."""
+    m = SavedMatch(make_rules("classic", players=3, fixed_hands=1), 8, 1, ["expert", "you", "dump-faces"])
+
+    def ask(req):
+        if req.kind == DecisionKind.PLAY:
+            return req.legal[-1]
+        return 0 if req.kind == DecisionKind.PLAY_DRAWN else 3
+
+    run_match(m, ask)
+    path = tmp_path / "m.json"
+    save(m, path)
+    d = review_saved(m, str(path), SETUP).decisions
+    plays = d[(d["kind"] == "play") & (d["candidates"] >= 2)]
+    assert len(plays) >= 3
+    for row in plays.head(4).to_dict("records"):
+        cmd = shlex.split(row["command"])
+        assert cmd[:3] == ["nines", "analyze", str(path)] and "--match-stream" in cmd
+        assert (cmd[cmd.index("--hand") + 1], cmd[cmd.index("--turn") + 1]) == (str(row["hand"]), str(row["turn"]))
+        out = runner.invoke(app, cmd[1:])
+        assert out.exit_code == 0, out.output
+        shown = {x.split()[0]: x.split()[1] for x in out.output.splitlines() if x.startswith("  ") and "[" in x}
+        best_line = next(x for x in out.output.splitlines() if x.endswith("<- best"))
+        assert shown[row["best"]] == f"{row['best_value']:+.2f}", (row["command"], out.output)
+        assert shown[row["move"]] == f"{row['chosen_value']:+.2f}", (row["command"], out.output)
+        assert float(best_line.split()[1]) == pytest.approx(row["best_value"], abs=0.006)
+
+
+def test_analyze_of_a_saved_match_refuses_what_does_not_fit_in_one_line(tmp_path):
+    m = SavedMatch(make_rules("classic", players=2, fixed_hands=1), 5, 0, ["you", "expert"])
+    path = tmp_path / "m.json"
+    save(m, path)  # no decision made yet
+    for args, says in (
+        ([str(path), "--hand", "1", "--turn", "3"], "decisions stop at hand 1"),
+        ([str(path), "--match", "0"], "a saved match is analysed as it was played"),
+    ):
+        r = runner.invoke(app, ["analyze", *args])
+        assert r.exit_code == 2 and says in r.output and len(r.output.strip().splitlines()) == 1, r.output

@@ -46,7 +46,15 @@ USAGE_ERRORS = [
     ["review", "expert", "--policy", "no-such-strategy"],
     ["tournament", "--rules", "classic:"],
     ["tournament", "-n", "99999999999999999999999"],
-    ["report", "{missing}"],
+    # play, replay and analyze answered these only after loading the engine (numba, scipy): issue 42
+    ["play", "no-such-strategy"],
+    ["play", "--players", "9"],
+    ["play", "--seat", "7"],
+    ["play", "--resume", "{bad}"],
+    ["replay", "{bad}"],
+    ["review", "{bad}"],
+    ["analyze", "no-such-strategy", "random", "--match", "0", "--hand", "1", "--turn", "1"],
+    ["report", "{missing}"],  # last: it may load pandas, and the modules loaded add up case after case
 ]
 #: What a command may load before its usage error: ``report`` checks a folder's tables with pandas.
 ALLOWED = {"report": ["pandas"]}
@@ -63,7 +71,9 @@ def test_usage_errors_load_no_engine_statistics_or_charts(tmp_path) -> None:
     """Every usage error exits 2 with one line, having imported none of :data:`HEAVY`."""
     a_file = tmp_path / "a-file"
     a_file.write_text("not a folder")
-    cases = [[w.format(file=a_file, missing=tmp_path / "missing") for w in args] for args in USAGE_ERRORS]
+    bad = tmp_path / "bad.json"
+    bad.write_text("not a saved match")
+    cases = [[w.format(file=a_file, missing=tmp_path / "missing", bad=bad) for w in args] for args in USAGE_ERRORS]
     got = _in_fresh_python(
         f"""
         import json, sys
@@ -124,6 +134,25 @@ def test_a_run_without_charts_loads_no_matplotlib(tmp_path) -> None:
     assert got["loaded"] == ["numba"]
     assert (tmp_path / "run" / "report.md").is_file()
     assert not list((tmp_path / "run").glob("*.png"))
+
+
+def test_a_design_run_loads_no_scipy_stats(tmp_path) -> None:
+    """The rules lab's t intervals and chi-square test come from ``scipy.special`` (issue 42)."""
+    got = _in_fresh_python(
+        """
+        import json, sys
+        from typer.testing import CliRunner
+        from nines_sim.cli import app
+        r = CliRunner().invoke(app, ["tournament", "random", "random", "-n", "30", "--design", "40", "--workers",
+                                     "1", "--no-charts", "--quiet", "--out", "run"])
+        print(json.dumps({"code": r.exit_code, "output": r.output,
+                          "loaded": [m for m in ("scipy.stats", "statsmodels", "matplotlib") if m in sys.modules]}))
+        """,
+        tmp_path,
+    )
+    assert got["code"] == 0, got["output"]
+    assert got["loaded"] == []
+    assert (tmp_path / "run" / "design.csv").is_file()
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the lone unit plays in a worker only where workers fork")

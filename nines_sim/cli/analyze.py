@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, compile_notices, interrupted, players_wanted
+from nines_sim.cli.common import (
+    build_rules,
+    check_seats,
+    compile_notices,
+    interrupted,
+    players_wanted,
+    refuse_options,
+    saved_match_path,
+)
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
@@ -37,12 +45,10 @@ def analyze(
     hand: Annotated[
         int,
         typer.Option(
-            "--hand", min=0, help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
+            "--hand", help="Hand of that match, from 1 as 'nines replay' numbers them (tie-break hands count)."
         ),
     ] = 1,
-    turn: Annotated[
-        int, typer.Option("--turn", min=0, help="Turn of that hand, from 1 as 'nines replay' numbers them.")
-    ] = 1,
+    turn: Annotated[int, typer.Option("--turn", help="Turn of that hand, from 1 as 'nines replay' numbers them.")] = 1,
     cards: Annotated[str | None, typer.Option("--cards", help='Or a position: your cards, e.g. "KC 9H 3D".')] = None,
     top: Annotated[str | None, typer.Option("--top", help="Top card of the discard pile (with --cards).")] = None,
     active: Annotated[
@@ -63,18 +69,21 @@ def analyze(
         bool,
         typer.Option(
             "--match-stream",
-            help="With --match: sample on the match's own decision stream, as 'nines review' judges the play "
-            "(its printed commands reproduce its values), instead of a stream of --seed and the position.",
+            help="With --match or a saved match: sample on the match's own decision stream, as 'nines review' "
+            "judges the play (its printed commands reproduce its values), instead of a stream of --seed and the "
+            "position.",
         ),
     ] = False,
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Estimate every legal play of one position, and show what each built-in strategy would play.
 
-    Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or describe a position
-    (--cards, --top, --sizes; --active when a 9 is on top): you are seat 0 and it is your turn.  The lineup's
+    Either replay a match to a turn (--match, --hand, --turn; the lineup as seated), or a match saved by
+    'nines play' (FILE.json --hand --turn; with --match-stream, as 'nines review FILE' judged it), or describe a
+    position (--cards, --top, --sizes; --active when a 9 is on top): you are seat 0 and it is your turn.  The lineup's
     own strategies (plug-ins, tuned parameters) are asked too.  --seed picks the analysis's random stream:
     each position gets its own, so estimates of many positions have independent errors.
     """
@@ -82,28 +91,50 @@ def analyze(
     from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
     from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.search.position import PositionError
-    from nines_sim.strategy.registry import StrategyNotFound
+    from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if outcome not in ("hand", "match"):
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
-    if (match is None) == (cards is None):
+    names = list(strategies or [])
+    saved_file = names[0] if len(names) == 1 and saved_match_path(names[0]) else None
+    if saved_file is not None:
+        applies = {"strategies", "seed", "hand", "turn", "samples", "policy", "outcome", "infer", "match_stream"}
+        refuse_options(ctx, applies, "a saved match is analysed as it was played, at --hand and --turn")
+    elif (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
-    if match_stream and match is None:
-        raise usage_error("--match-stream needs --match: a described position has no match stream")
+    if match_stream and match is None and saved_file is None:
+        raise usage_error("--match-stream needs --match or a saved match: a described position has no match stream")
     if active is not None and match is not None:
         raise usage_error("--active applies to a described position (--cards, --top, --sizes), not to --match")
     for flag, value, noun in (("--hand", hand, "hands"), ("--turn", turn, "turns")):
-        if value == 0:  # 0 counted the first one until hands and turns were numbered as replay prints them
+        # (no min=1 on the option: click's range error would not say why; the help says "from 1")
+        if value < 1:  # 0 counted the first one until hands and turns were numbered as replay prints them
             raise usage_error(f"{flag} counts from 1, as 'nines replay' numbers {noun}: the first is {flag} 1")
-    names = list(strategies or [])
+    place = None  # a described position is in no run: a strategy failing there is said to fail at it
     try:
-        if match is not None:
+        if saved_file is not None:
+            from nines_sim.play import SavedMatchError, load
+            from nines_sim.play.driver import position_from_saved
+
+            try:
+                saved = load(saved_file)
+                with compile_notices():
+                    pos = position_from_saved(saved, hand - 1, turn - 1)  # the file counts from 0
+            except SavedMatchError as exc:
+                raise usage_error(str(exc)) from None
+            names = saved.opponents
+            place = _in_saved(saved_file)
+        elif match is not None:
             if not names:
                 from nines_sim.runs.tournament import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
+            from nines_sim.strategy.registry import canonical_spec, make_lineup
+
+            make_lineup([canonical_spec(s) for s in names])  # an unknown strategy named first, as replay does
+            check_seats(*players_wanted(players, rule), names, given=bool(strategies))
             r = build_rules(rules, without_players(rule), len(names))
             try:
                 with compile_notices():
@@ -112,6 +143,7 @@ def analyze(
                 if "ends before" not in str(exc):
                     raise
                 raise usage_error(_no_such_turn(r, names, seed, match, hand, turn)) from None
+            place = _in_match(r, names, seed, match)
         else:
             if top is None or sizes is None:
                 raise usage_error("--cards needs --top and --sizes")
@@ -122,9 +154,10 @@ def analyze(
             n = players_wanted(players, rule)[0] or len(size_list) + 1
             r = build_rules(rules, without_players(rule), n)
             pos = position_from_cards(r, cards, top, size_list, active, pile)  # type: ignore[arg-type]
-        asked = names_to_ask(names, sees_hidden=match is not None)
+        replayed = match is not None or saved_file is not None
+        asked = names_to_ask(names, sees_hidden=replayed)
         with compile_notices():
-            res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed)
+            res = run_analysis(pos, samples, policy, outcome, asked, infer, None if match_stream else seed, place)
     except (PositionError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:
@@ -137,6 +170,23 @@ def analyze(
     res = replace(res, choices=dict(zip(short_labels(list(res.choices)), res.choices.values(), strict=True)))
     for line in render(res):
         typer.echo(line)
+
+
+def _in_saved(path: str):  # noqa: ANN202 - a Hint
+    """Where a position of a saved match is, for a strategy that fails when asked there."""
+    import shlex
+
+    return lambda m: f"in the match saved in {path}; see it with: nines replay {shlex.quote(path)}"
+
+
+def _in_match(r: Rules, names: list[str], seed: int, match: int):  # noqa: ANN202 - a Hint
+    """Where a replayed position is, for a strategy that fails when asked there: the match, the seed and the
+    replay that shows it, as a run says it."""
+    from nines_sim.engine.broker import replay_hint
+    from nines_sim.strategy.registry import make_lineup
+
+    hint = replay_hint(r, make_lineup(names), seed, names)
+    return lambda m: f"in match {match} of seed {seed}{hint(match)}"
 
 
 def _no_such_turn(r: Rules, names: list[str], seed: int, match: int, hand: int, turn: int) -> str:

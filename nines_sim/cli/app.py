@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 
 from nines_sim import __version__
 from nines_sim.console import STARTING_STOPPED
+from nines_sim.engine.failures import StrategyFailure
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
 _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -34,6 +35,16 @@ def usage_error(message: str) -> typer.Exit:
     """Print a one-line usage error and return the exit (code 2) to raise."""
     echo_error(message)
     return typer.Exit(code=2)
+
+
+def strategy_failed(exc: StrategyFailure) -> typer.Exit:
+    """Print a strategy's failure in play (its message names the strategy and where to see it) as one line and
+    return the exit (code 1) to raise.
+
+    Every command that plays a user's strategy ends here, whichever command and however deep the failure
+    was raised: the app's :meth:`OneLineErrors.invoke` catches it around every command."""
+    echo_error(str(exc))
+    return typer.Exit(code=1)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
@@ -62,6 +73,8 @@ class OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _starting_stopped() from None
+        except StrategyFailure as exc:
+            raise strategy_failed(exc) from None
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):  # noqa: ANN002, ANN003, ANN201
         argv = kwargs.get("args", args[0] if args else None)
@@ -79,6 +92,8 @@ class OneLineErrors(TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":  # plain 'nines': the help, not an error
                 typer.echo(exc.format_message(), err=True)
             else:
+                if type(exc).__name__ == "NoSuchOption":
+                    _close_options_only(exc)
                 message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
                 if isinstance(exc, _USAGE_ERROR) and exc.ctx is not None:
                     message += f" (see '{exc.ctx.command_path} --help')"
@@ -114,6 +129,18 @@ class OneLineErrors(TyperGroup):
                 shown = next((o for o in opts if o.startswith("--")), opts[0])
                 return f"{shown} is given {given} times; give it once{hint}"
         return None
+
+
+def _close_options_only(exc: Exception) -> None:
+    """Keep, of the options click suggests for an unknown one, those whose names are close without the dashes.
+
+    click matches ``--bogus`` against ``--out`` with the dashes, which make any two long options look alike
+    (``compare-rules --bogus`` suggested ``--out``)."""
+    from difflib import SequenceMatcher
+
+    name = str(getattr(exc, "option_name", "")).lstrip("-")
+    given = getattr(exc, "possibilities", None) or []
+    exc.possibilities = [p for p in given if SequenceMatcher(None, name, p.lstrip("-")).ratio() >= 0.6]  # type: ignore[attr-defined]
 
 
 app = typer.Typer(

@@ -1,5 +1,6 @@
 """What the commands share: the usage errors of the lineup and the rules, the run folder, the cluster, the
-library's errors said in one line, and Ctrl-C's exit code."""
+library's errors said in one line, and Ctrl-C's exit code (a strategy's failure in play is said by the app
+itself, around every command: :func:`nines_sim.cli.app.strategy_failed`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import typer
 
-from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.app import usage_error
 from nines_sim.game.rules import Rules, RulesError, parse_overrides
 from nines_sim.runs.runfolder import rules_for
 
@@ -34,17 +35,6 @@ def build_rules(spec: str, overrides: list[str] | None, players: int | None = No
         raise usage_error(str(exc)) from None
 
 
-def run_or_explain(fn):  # noqa: ANN001, ANN202 - tiny wrapper
-    """``fn()``; a strategy's failure as one ``Error:`` line, exit code 1."""
-    from nines_sim.engine.broker import IllegalMoveError, StrategyError
-
-    try:
-        return fn()
-    except (IllegalMoveError, StrategyError) as exc:
-        echo_error(str(exc))
-        raise typer.Exit(code=1) from None
-
-
 def interrupted(what: str) -> typer.Exit:
     """Ctrl-C in a command that writes no results: say what stopped in one line on stderr; exit 130 (as Ctrl-C)."""
     typer.echo(f"Interrupted (Ctrl-C): {what}", err=True)
@@ -59,17 +49,55 @@ def nothing_kept() -> typer.Exit:
 
 
 def players_wanted(players: int | None, rule: list[str] | None) -> tuple[int | None, str]:
-    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6."""
+    """--players, else a --rule players=N, and how the user wrote it; a usage error outside 2-6, or where the two
+    disagree (--players 2 with --rule players=3 played 2 seats without a word)."""
     flag = f"--players {players}"
+    try:
+        in_rule = parse_overrides(rule or []).get("players")
+    except RulesError as exc:
+        raise usage_error(str(exc)) from None
+    if players is not None and in_rule is not None and in_rule != players:
+        raise usage_error(f"--players {players} disagrees with --rule players={in_rule}; give the table size once")
     if players is None:
-        try:
-            players = parse_overrides(rule or []).get("players")
-        except RulesError as exc:
-            raise usage_error(str(exc)) from None
-        flag = f"--rule players={players}"
+        players, flag = in_rule, f"--rule players={in_rule}"
     if players is not None and not 2 <= players <= 6:
         raise usage_error(f"players must be 2 to 6 (RULES.md D1), not {players}")
     return players, flag
+
+
+def check_blank(**given: str | None) -> None:
+    """A usage error (one line, exit 2) for a text option given blank (``study=''``: ``--study ''``), which would
+    otherwise mean what leaving it out means."""
+    for key, value in given.items():
+        if value is not None and not value.strip():
+            option = "--" + key.replace("_", "-")
+            raise usage_error(f"{option} is empty; give a value, or leave {option} out for its default")
+
+
+def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> None:
+    """A usage error (one line, exit 2) naming every option given on the command line that does not apply here.
+
+    For a command whose input fixes what the options would set (a saved match is replayed, reviewed or resumed
+    as it was played): an option it does not use is refused, never ignored.
+
+    Parameters
+    ----------
+    ctx : typer.Context or None
+        The command's context (None: the command was called from Python, and nothing is checked).
+    applies : set of str
+        The parameters (their Python names) that apply.
+    what : str
+        The start of the message, e.g. ``a saved match is replayed as it was played``.
+    """
+    if ctx is None:  # the command called from Python: no command line
+        return
+    given = [
+        next((o for o in p.opts if o.startswith("--")), p.opts[0]) if p.param_type_name == "option" else p.name
+        for p in ctx.command.params
+        if p.name not in applies and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") == "COMMANDLINE"
+    ]
+    if given:
+        raise usage_error(f"{what}: give no {', '.join(given)} with it")
 
 
 def check_design(skilled: str, weak: str) -> None:
@@ -183,8 +211,9 @@ def run_errors() -> Iterator[None]:
     """A library experiment's errors as the CLI says them.
 
     Its arguments (an empty ``--out`` or ``--scheduler``, ``--ranges`` that do not fit, an ``--out`` that holds
-    files, a cluster that cannot be used) are usage errors (one line, exit 2); a strategy's failure is one
-    ``Error:`` line and exit 1; Ctrl-C before any match was kept exits 130 with nothing written.
+    files, a cluster that cannot be used) are usage errors (one line, exit 2); Ctrl-C before any match was kept
+    exits 130 with nothing written.  (A strategy's failure is said where every command's is:
+    :func:`nines_sim.cli.app.strategy_failed`.)
     """
     from nines_sim.runs.output import OutputExists
     from nines_sim.runs.ranges import RangesError
@@ -204,10 +233,6 @@ def run_errors() -> Iterator[None]:
         registry = sys.modules.get("nines_sim.strategy.registry")
         if registry is not None and isinstance(exc, registry.StrategyNotFound):  # e.g. a model for other rules
             raise usage_error(str(exc)) from None
-        engine = sys.modules.get("nines_sim.engine.broker")
-        if engine is not None and isinstance(exc, (engine.IllegalMoveError, engine.StrategyError)):
-            echo_error(str(exc))
-            raise typer.Exit(code=1) from None
         raise
 
 

@@ -71,10 +71,17 @@ WorkersOpt = Annotated[
 BatchOpt = Annotated[
     int, typer.Option("--batch-size", min=1, max=10_000_000, help="Games in play at once per process.")
 ]
-# a str, not a Path: Typer turns '' into Path('.'), and an empty --out must not mean the current folder
-OutOpt = Annotated[
-    str | None, typer.Option("--out", metavar="FOLDER", help="Run folder (default: a new one under reports/).")
-]
+
+
+def out_option(help: str) -> typer.models.OptionInfo:  # noqa: A002 - Typer's word
+    """The ``--out`` option of a command that writes a run folder, with its own ``help``.
+
+    A str, not a Path: Typer turns '' into Path('.'), and an empty --out must not mean the current folder (the
+    run folder checks it: :func:`nines_sim.runs.out_path.check_output_path`)."""
+    return typer.Option("--out", metavar="FOLDER", help=help)
+
+
+OutOpt = Annotated[str | None, out_option("Run folder (default: a new one under reports/).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in an existing --out folder.")]
 NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Write no PNG charts.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, players_wanted
+from nines_sim.cli.common import build_rules, players_wanted, refuse_options
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
 from nines_sim.runs.runfolder import without_players
 
@@ -31,30 +31,35 @@ def play(
     rule: RuleOpt = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
     save_to: Annotated[
-        Path | None, typer.Option("--save", help="Where to save the match (default: a new file in matches/).")
+        str | None,
+        typer.Option("--save", metavar="FILE", help="Where to save the match (default: a new file in matches/)."),
     ] = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
     ] = 256,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Play a match in the terminal against strategies: you hold one seat, they the others.
 
     Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
     a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
-    and stops (exit code 130). The match is saved after every move: 'nines play --resume FILE' goes on,
+    and stops (exit code 130). The end of each hand is shown until a key is pressed; on the match's last screen
+    r reviews it. The match is saved after every move: 'nines play --resume FILE' goes on,
     'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
     """
     import secrets
 
-    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, run_match, save
+    from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, save
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     if resume is not None:
-        if opponents or seed is not None or hands is not None or players is not None or rule:
-            raise usage_error("--resume goes on with the saved match as it is: give no opponents or rules with it")
+        # (its moves are saved into the file it goes on with: no --save either)
+        refuse_options(ctx, {"resume", "samples"}, "--resume goes on with the saved match as it is")
         try:
             saved = load(resume)
             check = load(resume)
+            from nines_sim.play import run_match  # the engine, once there is a saved match to play through
+
             if run_match(check).finished:
                 where = shlex.quote(str(resume))
                 raise usage_error(f"the match in {resume} is over; see it with: nines replay {where}")
@@ -83,9 +88,10 @@ def play(
             raise usage_error(f"--seat {seat} is out of range: the seats of a {n}-player table are 0 to {n - 1}")
         names.insert(seat, PERSON)
         saved = SavedMatch(r, secrets.randbits(63) if seed is None else seed, seat, names)
-        path = save_to or new_path()
+        path = _save_path(save_to) if save_to is not None else new_path()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise usage_error("nines play needs a terminal (its input and output are not one)")
+    from nines_sim.engine.failures import StrategyFailure
     from nines_sim.play.tui import PlayApp
 
     save(saved, path)
@@ -97,9 +103,30 @@ def play(
         code = 130
     where = shlex.quote(str(path))
     if saved.finished:
-        typer.echo(f"Match over: totals {saved.totals}. Saved in {path}; see it with 'nines replay {where}', "
+        from nines_sim.play.tui import per_seat
+
+        totals = per_seat(saved.totals or [], saved.lineup, saved.seat)
+        typer.echo(f"Match over: totals: {totals}. Saved in {path}; see it with 'nines replay {where}', "
                    f"score your play with 'nines review {where}'.")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
+    if isinstance(app_.failure, StrategyFailure):  # said in one line, exit code 1, as by every command
+        raise app_.failure
     if code:
         raise typer.Exit(code=code)
+    if app_.review_asked:  # r on the match's last screen: the review, with the ranking's samples
+        from nines_sim.cli.review import review
+
+        typer.echo(f"nines review {where} --samples {max(2, samples)}")
+        review(str(path), samples=max(2, samples))
+
+
+def _save_path(save_to: str) -> Path:
+    """``--save`` checked before the table opens (:func:`nines_sim.runs.out_path.check_output_path`), or a usage
+    error that says why it cannot be written."""
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
+
+    try:
+        return check_output_path(save_to, "--save", folder=False, default="a new file in matches/")
+    except OutputPathError as exc:
+        raise usage_error(str(exc)) from None

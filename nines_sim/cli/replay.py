@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
-from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
     check_seats,
     compile_notices,
     interrupted,
     players_wanted,
+    refuse_options,
     saved_match_path,
 )
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
@@ -30,6 +31,7 @@ def replay(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Replay one match turn by turn: deals, moves, draws, declarations, scores.
 
@@ -41,6 +43,7 @@ def replay(
     Or give a match saved by 'nines play' (a .json file).
     """
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
+        refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played")
         return replay_saved(strategies[0])
     from nines_sim.play.replay import header
     from nines_sim.runs.tournament import DEFAULT_LINEUP
@@ -72,8 +75,7 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
     except ReplayFailure as failure:
         for line in describe(failure.events, names) + describe_failure(failure, names):
             typer.echo(line)
-        echo_error(str(failure))
-        raise typer.Exit(code=1) from None
+        raise failure.error from None  # then said as every command says a strategy's failure (the app's line)
     for line in describe(events, names):
         typer.echo(line)
     typer.echo(
@@ -84,11 +86,16 @@ def _replay_lines(r: Rules, names: list[str], seed: int, match: int) -> None:
 
 def replay_saved(path: str) -> None:
     """``nines replay FILE``: a match saved by ``nines play``, turn by turn (one-line error, exit 2, on a bad file)."""
-    from nines_sim.play import SavedMatchError, load, run_match
-    from nines_sim.play.replay import describe
+    from nines_sim.play import SavedMatchError, load
 
     try:
         saved = load(path)
+    except SavedMatchError as exc:  # before the engine loads: a bad file is a usage error, answered at once
+        raise usage_error(str(exc)) from None
+    from nines_sim.play import run_match
+    from nines_sim.play.replay import describe
+
+    try:
         out = run_match(saved)
     except SavedMatchError as exc:
         raise usage_error(str(exc)) from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -13,18 +15,30 @@ from nines_sim.cli.common import charts_and_report
 
 def report(
     run_dir: Annotated[
-        Path, typer.Argument(help="A run folder of 'nines tournament', 'nines compare-rules' or 'nines tune'.")
+        Path,
+        typer.Argument(help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules' or 'review'."),
     ],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
     from nines_sim.reporting.check import RunFolderError, check_run_folder
+    from nines_sim.runs.folder_lock import FolderInUse, one_writer
 
+    with ExitStack() as held:
+        try:
+            if os.path.isdir(run_dir):  # one writer at a time: not while a run writes it (nor its study)
+                held.enter_context(one_writer(run_dir, option=None))
+            check_run_folder(run_dir)
+        except (RunFolderError, FolderInUse) as exc:
+            raise usage_error(str(exc)) from None
+        kind = _redraw(run_dir)
+    typer.echo(f"wrote {'' if kind == 'versus' else 'the charts and '}{run_dir / 'report.md'}")
+
+
+def _redraw(run_dir: Path) -> str:
+    """The folder's charts and report drawn again; its kind.  A folder that cannot be written or read, a usage
+    error."""
     try:
-        check_run_folder(run_dir)
-    except RunFolderError as exc:
-        raise usage_error(str(exc)) from None
-    try:
-        kind = charts_and_report(run_dir, no_charts=False)
+        return charts_and_report(run_dir, no_charts=False)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "
@@ -32,4 +46,3 @@ def report(
         ) from None
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise usage_error(f"{run_dir} is not a readable run folder ({type(exc).__name__}: {exc})") from None
-    typer.echo(f"wrote {'' if kind == 'versus' else 'the charts and '}{run_dir / 'report.md'}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,11 +12,21 @@ from nines_sim.cli.common import (
     compile_notices,
     cpu_count_default,
     players_wanted,
+    refuse_options,
     run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, WorkersOpt, at_most_max_matches
-from nines_sim.runs.runfolder import without_players
+from nines_sim.cli.options import (
+    PlayersOpt,
+    RangesOpt,
+    RuleOpt,
+    RulesOpt,
+    WorkersOpt,
+    at_most_max_matches,
+    out_option,
+)
+from nines_sim.runs.ranges import RangesError, total
+from nines_sim.runs.runfolder import NothingKept, ranges_wanted, without_players, writing
 
 
 def review(
@@ -35,17 +44,19 @@ def review(
     policy: Annotated[str, typer.Option("--policy", help="Rollout strategy of the search.")] = "expert",
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the results (default: a new one in reports/).")
-    ] = None,
+    out: Annotated[str | None, out_option("Folder for the results (default: a new one in reports/).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
     workers: WorkersOpt = None,
+    ranges: RangesOpt = None,
+    ctx: typer.Context = None,  # None: called from Python (nines play's review of its match), no options given
 ) -> None:
     """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
 
     Review a saved match (your decisions) or a strategy over --matches matches at seat 0 against --against.
-    Writes review.csv (one row per decision), points_lost.png and report.md.
+    Writes review.csv (one row per decision), points_lost.png, report.md and manifest.json ('nines report'
+    redraws the folder). Ctrl-C stops within seconds: the finished matches are written, the report is marked
+    partial and the manifest gives the command that reviews exactly them again (exit code 130).
     """
     from nines_sim.play import SavedMatchError, load
     from nines_sim.search.policies import POLICY_NAMES
@@ -54,12 +65,14 @@ def review(
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):
-        if against or players is not None or rule:
-            raise usage_error("a saved match is reviewed as it was played: give no --against, --players or --rule")
+        applies = {"target", "samples", "policy", "out", "force", "no_charts", "ranges"}  # (ranges: said below)
+        refuse_options(ctx, applies, "a saved match is reviewed as it was played")
         try:
             saved = load(target)
         except SavedMatchError as exc:
             raise usage_error(str(exc)) from None
+        if ranges is not None:
+            raise usage_error("--ranges picks matches of a strategy review; a saved match is reviewed whole")
         run = None
     else:
         others = list(against or [])
@@ -76,10 +89,13 @@ def review(
         except StrategyNotFound as exc:
             raise usage_error(str(exc)) from None
         r = build_rules(rules, without_players(rule), n)
-        run = (specs, r)
+        try:
+            run = (specs, r, ranges_wanted(ranges, matches))
+        except RangesError as exc:
+            raise usage_error(str(exc)) from None
     # the search and the charts load once the input is known good: a usage error stays as quick as --help
     from nines_sim.play.review import ReviewSetup, review_saved, review_strategy
-    from nines_sim.reporting.review import terminal_lines, write_review
+    from nines_sim.reporting.review import partial_line, terminal_lines, write_review
 
     setup = ReviewSetup(samples=samples, policy=policy)
     with run_folder(out, "review", force) as run_dir:
@@ -90,14 +106,20 @@ def review(
             else:
                 from nines_sim.runs.progress import RunProgress
 
-                with RunProgress(matches) as bar:
+                with RunProgress(total(run[2])) as bar:
                     res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,
-                                          workers=workers or cpu_count_default(), on_progress=bar)  # fmt: skip
+                                          workers=workers or cpu_count_default(), on_progress=bar,
+                                          ranges=run[2])  # fmt: skip
         except SavedMatchError as exc:
             raise usage_error(str(exc)) from None
-        write_review(res, run_dir, chart=not no_charts)
+        if res.stopped and not res.matches:
+            raise NothingKept()  # an empty review is no review: nothing is written, the folder made is removed
+        with writing():
+            write_review(res, run_dir, chart=not no_charts)
     for line in terminal_lines(res):
         typer.echo(line)
-    if res.stopped:
-        typer.echo(f"\nstopped (Ctrl-C): the {res.matches:,} finished matches are reviewed")
-    typer.echo(f"\nresults in {run_dir} (review.csv, report.md{'' if no_charts else ', points_lost.png'})")
+    files = f"review.csv, report.md{'' if no_charts else ', points_lost.png'}, manifest.json"
+    typer.echo(f"\nresults in {run_dir} ({files})")
+    if (stopped := partial_line(res)) is not None:
+        typer.echo(stopped)
+        raise typer.Exit(code=130)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, cpu_count_default, players_wanted
+from nines_sim.cli.common import build_rules, check_blank, cpu_count_default, players_wanted
 from nines_sim.cli.options import (
     BatchOpt,
     ForceOpt,
@@ -20,6 +20,7 @@ from nines_sim.cli.options import (
     SeedOpt,
     WorkersOpt,
     at_most_max_matches,
+    out_option,
 )
 from nines_sim.cli.tune_study import check_tune_target, run_study, tune_versus
 from nines_sim.game.rules import resolve_rule_set
@@ -94,7 +95,7 @@ def tune(
     batch_size: BatchOpt = 32768,
     scheduler: SchedulerOpt = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default: reports/tune-STUDY; the same command resumes).")
+        str | None, out_option("Run folder (default: reports/tune-STUDY; the same command resumes).")
     ] = None,
     force: ForceOpt = False,
     quiet: QuietOpt = False,
@@ -131,6 +132,7 @@ def tune(
         raise usage_error(f"--validate must be 0 (skip) or more, not {validate}")
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
+    check_blank(study=study, storage=storage, out=out)
     players = players_wanted(players, rule)[0] or len(opps) + 1
     r = build_rules(rules, without_players(rule), players)
     played = resolve_rule_set(rules)  # a @FILE as the rule set it holds: the command replays what was played
@@ -158,7 +160,7 @@ def tune(
         tune_versus(setup, versus, validate, n_workers, batch_size, scheduler, out, force, versus_command, labels)
         return
     name = study or setup.default_study_name()
-    run_dir = out or Path("reports") / f"tune-{name}"
+    run_dir = Path(out) if out is not None else Path("reports") / f"tune-{name}"
     url = storage or f"sqlite:///{run_dir / 'study.db'}"
     check_tune_target(url, storage is not None, name, setup, run_dir, force)
     command = canonical_command(

@@ -16,13 +16,14 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
+    check_blank,
     check_design,
     compile_notices,
     cpu_count_default,
     players_wanted,
     run_errors,
 )
-from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt, at_most_max_matches
+from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt, at_most_max_matches, out_option
 
 if TYPE_CHECKING:
     from nines_sim.runs.tune_rules import RulesSetup
@@ -108,10 +109,7 @@ def tune_rules(
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Games in play at once per process.")] = 32768,
     scheduler: SchedulerOpt = None,
     out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", help="Run folder (default: reports/tune-rules-STUDY; the same command resumes)."
-        ),  # fmt: skip
+        str | None, out_option("Run folder (default: reports/tune-rules-STUDY; the same command resumes).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -138,6 +136,7 @@ def tune_rules(
         raise usage_error("--validate must be 0 (skip) or more, and --validate-front at least 1")
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
+    check_blank(study=study, storage=storage, out=out)
     players = players_wanted(players, rule)[0] or 4
     rule_list = [x for x in rule or [] if not x.replace(" ", "").startswith("players=")]
     base = build_rules(rules, rule_list, players)
@@ -153,7 +152,7 @@ def tune_rules(
         raise usage_error(str(exc)) from None
     setup = RulesSetup(base, spec, matches, seed, dims, objectives, constraints, DesignSetup(skilled, weak, fair))
     name = study or setup.default_study_name()
-    run_dir = out or Path("reports") / f"tune-rules-{name}"
+    run_dir = Path(out) if out is not None else Path("reports") / f"tune-rules-{name}"
     url = storage or f"sqlite:///{run_dir / 'study.db'}"
     _check_target(url, storage is not None, name, run_dir, force)
     words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from nines_sim.engine.failures import IllegalMoveError, StrategyError, StrategyFailure
 from nines_sim.game.cards import N_FACES, card_name
 from nines_sim.game.rules import Rules
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
@@ -27,14 +28,6 @@ ONE = np.uint64(1)
 
 #: ``hint(match) -> str``: the text that follows an error message, saying where to see the failing decision.
 Hint = Callable[[int], str]
-
-
-class IllegalMoveError(RuntimeError):
-    """A strategy returned an illegal move; the message names it, the seed and the match to replay."""
-
-
-class StrategyError(RuntimeError):
-    """A strategy raised during play; the message names it, the seed and the match to replay."""
 
 
 class SlotState(Protocol):
@@ -118,6 +111,9 @@ class DecisionBroker:
         uint64 (52 * 4,): the faces legal on each (top, active suit) (T1, V6).
     hint : callable, optional
         ``hint(match) -> str`` appended to error messages (:func:`replay_hint`, :func:`no_hint`).
+    place : callable, optional
+        ``place(match) -> str``: where a failing decision was, as error messages say it (default
+        ``in match M of seed S``; a position analysed on its own, outside any run, says so instead).
     """
 
     def __init__(
@@ -128,6 +124,7 @@ class DecisionBroker:
         state: SlotState,
         legal_tab: np.ndarray,
         hint: Hint | None = None,
+        place: Hint | None = None,
     ):
         uniq: list[Strategy] = []
         for s in lineup:
@@ -137,6 +134,7 @@ class DecisionBroker:
         self.strategies = uniq
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.hint: Hint = hint if hint is not None else no_hint
+        self.place: Hint = place if place is not None else lambda m: f"in match {m} of seed {seed}"
 
     # ------------------------------------------------------------------ asking
     def decide(
@@ -209,11 +207,13 @@ class DecisionBroker:
             reveal([w[idx] for w in st.hands], st.stock[idx], st.stock_pos[idx], st.stock_end[idx])
         try:
             res = self.ask(strat, kind, obs, card)
+        except StrategyFailure:  # already says whose and where (a compiled decide that does not compile)
+            raise
         except Exception as exc:  # a plug-in's own bug: say whose and where, keep the cause
             m = self.culprit(strat, kind, idx, seats, legal, card)
             raise StrategyError(
                 f"strategy {strat.name!r} raised {type(exc).__name__}: {exc}{user_location(exc, type(strat))} "
-                f"while deciding ({kind.name.lower()}) in match {m} of seed {self.seed}{self.hint(m)}"
+                f"while deciding ({kind.name.lower()}) {self.place(m)}{self.hint(m)}"
             ) from exc
         return self.validate(strat, kind, idx, seats, legal, res)
 
@@ -286,16 +286,13 @@ class DecisionBroker:
             if arr.shape != (n,):
                 # a shape error depends on the batch, which a replay of one match does not have
                 raise IllegalMoveError(
-                    f"strategy {strat.name!r} returned {what} in match {m} of seed {self.seed}; "
-                    f"return an array of shape (obs.n,)"
+                    f"strategy {strat.name!r} returned {what} {self.place(m)}; return an array of shape (obs.n,)"
                 )
             val = arr[j].item() if res is not None else None
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += move_shown(val)
-            raise IllegalMoveError(
-                f"strategy {strat.name!r} returned {what}{shown} in match {m} of seed {self.seed}{self.hint(m)}"
-            )
+            raise IllegalMoveError(f"strategy {strat.name!r} returned {what}{shown} {self.place(m)}{self.hint(m)}")
         return arr.astype(np.int64)
 
     def _wrong(

@@ -8,6 +8,7 @@ byte for byte); :func:`comparison_setup` and :func:`play_comparison` are its two
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -207,18 +208,19 @@ def play_comparison(
     def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
         return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)
 
-    played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches, out=out,
-                            force=force, workers=workers, ranges=ranges, scheduler=scheduler, quiet=quiet,
-                            after=design_part if design else None)  # fmt: skip
-    outcome, wanted = played.outcome, played.wanted
-    run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome), played.workers,
-                        played.compile_seconds)  # fmt: skip
-    if design:
-        run.design = played.after
-        run.design_stopped = run.design is None
-    words = design_words(design, skilled, weak)
-    with writing():
-        _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
+    with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
+        played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches,
+                                out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
+                                quiet=quiet, held=held, after=design_part if design else None)  # fmt: skip
+        outcome, wanted = played.outcome, played.wanted
+        run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome),
+                            played.workers, played.compile_seconds)  # fmt: skip
+        if design:
+            run.design = played.after
+            run.design_stopped = run.design is None
+        words = design_words(design, skilled, weak)
+        with writing():
+            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
     return run
 
 

@@ -8,6 +8,7 @@ arguments before the run folder is made (the CLI), and :meth:`TournamentRun.summ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -290,18 +291,20 @@ def play_tournament(
         return play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, n_workers, batch_size,
                            quiet, client)  # fmt: skip
 
-    played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games), matches=matches,
-                            out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
-                            quiet=quiet, after=design_part if design else None)  # fmt: skip
-    outcome, wanted = played.outcome, played.wanted
-    run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
-    if design:
-        run.design = played.after
-        run.design_stopped = run.design is None
-    run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
-    with writing():
-        words = design_words(design, skilled, weak)
-        _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
+    with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
+        played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
+                                matches=matches, out=out, force=force, workers=workers, ranges=ranges,
+                                scheduler=scheduler, quiet=quiet, held=held,
+                                after=design_part if design else None)  # fmt: skip
+        outcome, wanted = played.outcome, played.wanted
+        run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
+        if design:
+            run.design = played.after
+            run.design_stopped = run.design is None
+        run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
+        with writing():
+            words = design_words(design, skilled, weak)
+            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
     return run
 
 

@@ -371,7 +371,13 @@ def rule_set_items(spec: str) -> tuple[str, list[str]]:
     if colon and not rest.strip(" ,"):
         name = preset or "PRESET"
         raise RulesError(f"rule set {spec!r} has no option after ':'; write {name}:key=value,... or just {name}")
-    items = [x for x in rest.split(",") if x.strip()] if rest else []
+    from nines_sim.game.text_lists import EmptyItem, items_of
+
+    try:
+        items_of(rest, f"rule set {spec!r}") if rest else None  # an empty item refused, not dropped
+    except EmptyItem as exc:
+        raise RulesError(str(exc)) from None
+    items = rest.split(",") if rest else []  # as written (spaces kept)
     # hand_sizes holds commas itself; re-join pieces without '=' onto the previous item.
     joined: list[str] = []
     for x in items:

@@ -223,3 +223,45 @@ def run_match(
         if on_decision is not None:
             on_decision(saved)
     return Outcome(events, True, totals, [float(x) for x in res.win_share[0]])
+
+
+def position_from_saved(saved: SavedMatch, hand: int, turn: int):  # noqa: ANN201 - nines_sim.search.position.Position
+    """The position at the start of ``turn`` of ``hand`` (both from 0, the file's counters) of a saved match.
+
+    The match is played as :func:`run_match` plays it (the file's decisions at the person's seat, the seed's
+    deals and streams), so the position is the one ``nines review FILE`` judged there, its decision stream
+    included: ``nines analyze FILE --hand H --turn T --match-stream`` (H, T from 1) reproduces the review's values.
+
+    Raises
+    ------
+    nines_sim.search.position.PositionError
+        If the match, or the file's decisions, end before that turn.
+    SavedMatchError
+        If an opponent's spec names no strategy.
+    """
+    from nines_sim.search.position import PositionError, positions_from_engine
+
+    def answer(obs: Observation, card: np.ndarray | None, pair: bool) -> int:
+        key = decision_key(obs)
+        if key not in saved.decisions:
+            raise _Unasked(request_of(obs, card, ()))
+        return saved.decisions[key]
+
+    eng = CompiledEngine(saved.rules, make_seats(saved, answer), saved.seed, saved.match, 1, batch_size=1,
+                         trace=True, specs=saved.lineup)  # fmt: skip
+    eng.stop_at(hand, turn)
+    where = f"hand {hand + 1}, turn {turn + 1}"
+    try:
+        while eng.B and not eng.paused:
+            eng.advance()
+    except _Unasked as stop:
+        raise PositionError(
+            f"the saved match's decisions stop at {decision_where(stop.req.key)}, before {where}"
+        ) from None
+    if not eng.paused:
+        assert eng.trace is not None
+        hands = sum(1 for e in eng.trace.get(saved.match, []) if e[0] == "deal")
+        if hands > hand:
+            raise PositionError(f"hand {hand + 1} of the saved match ends before turn {turn + 1}")
+        raise PositionError(f"the saved match ends before {where}: it has {hands} hands")
+    return positions_from_engine(eng).position(0)

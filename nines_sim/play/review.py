@@ -20,18 +20,19 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.game.cards import NINES, SUIT_NAMES, card_name, hand_faces
+from nines_sim.game.cards import NINES
 from nines_sim.game.rules import Rules
 from nines_sim.play.replay import replay_command
 from nines_sim.play.saved import KIND_NAMES, PERSON, SavedMatch, move_text
+from nines_sim.runs.ranges import Range
 from nines_sim.search.pimc import MAX_ROWS, candidates
 from nines_sim.search.verdict import Z95, Verdict, has_choice, judge
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
@@ -224,7 +225,12 @@ class Review:
     note : str, optional
         Why the comparison is not fair (a player that sees hidden cards).
     stopped : bool
-        Whether Ctrl-C stopped the review early (``matches`` counts those finished).
+        Whether Ctrl-C stopped the review early (``matches`` counts those kept).
+    ranges, kept : list of (int, int)
+        A strategy review's match indices asked for and kept (half-open pairs; equal unless stopped, when
+        each unit kept its finished block from its start); empty for a saved match.
+    source : str, optional
+        The saved match reviewed, as its path was given (None for a strategy review).
     """
 
     decisions: pd.DataFrame
@@ -238,6 +244,9 @@ class Review:
     judge_seconds: float
     note: str | None = None
     stopped: bool = False
+    ranges: list[Range] = field(default_factory=list)
+    kept: list[Range] = field(default_factory=list)
+    source: str | None = None
 
     @property
     def speed(self) -> float:
@@ -292,24 +301,73 @@ def review_range(
 ) -> tuple[list[dict], float, int]:
     """Review seat 0 of ``lineup`` in matches ``start .. start + n - 1`` (a unit of work of :mod:`nines_sim.runs.pool`).
 
+    A stopped range keeps its finished block of matches from ``start`` (``start .. k - 1``, ``k`` its first
+    unfinished match), as a tournament's chunk does: a whole block of match indices, which ``--ranges`` plays
+    again exactly, not a sample biased towards short matches.
+
     Returns
     -------
     tuple
-        (rows of the finished matches, seconds the search took, matches finished).
+        (rows of the kept matches, seconds the search took, matches kept).
     """
+    if should_stop is not None and should_stop():
+        return [], 0.0, 0
     made = make_lineup(lineup)
     specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
     seat0 = Reviewed(made[0], setup, partial(_command, rules, specs, seed, setup))
     eng = CompiledEngine(rules, [seat0, *made[1:]], seed, start, n, batch_size=batch_size, specs=specs)
     seat0.engine = eng
-    done = 0
+    done = kept = 0
     while eng.B and not (should_stop is not None and should_stop()):
         eng.advance()
         if on_matches is not None and eng.matches_done > done:
-            on_matches(eng.matches_done - done, eng.matches_done - done)
-            done = eng.matches_done
-    finished = set(eng.results().match.tolist())
-    return [r for r in seat0.rows if r["match"] in finished], seat0.seconds, len(finished)
+            block = eng.lowest_unfinished() - start
+            on_matches(eng.matches_done - done, block - kept)
+            done, kept = eng.matches_done, block
+    kept = eng.lowest_unfinished() - start
+    return [r for r in seat0.rows if r["match"] < start + kept], seat0.seconds, kept
+
+
+class ReviewWork:
+    """A strategy review as an experiment of :func:`nines_sim.runs.driver.run`: seat 0 of ``lineup`` reviewed
+    in the matches of ``ranges`` of ``seed``, cut into units that each keep their finished block when stopped."""
+
+    play = staticmethod(review_range)
+
+    def __init__(self, lineup: list, rules: Rules, seed: int, ranges: list[Range], setup: ReviewSetup,
+                 batch_size: int = 256) -> None:  # fmt: skip
+        from nines_sim.runs.ranges import KeptBlocks, total
+
+        self.lineup, self.rules, self.seed, self.ranges = lineup, rules, seed, ranges
+        self.setup, self.batch_size = setup, batch_size
+        self.matches = total(ranges)
+        self.warm = [rules]
+        self.parts: dict[tuple[int, int], tuple] = {}
+        self.kept = KeptBlocks()
+
+    def shape(self):  # noqa: ANN201 - nines_sim.runs.chunks.Shape
+        from nines_sim.runs.chunks import Keeps, Shape
+
+        return Shape(Keeps.BLOCK)  # the reviewed seat decides in Python: one unit per worker
+
+    def units(self, size: int, portable: Callable) -> Iterator[tuple[tuple[int, int], tuple]]:
+        from nines_sim.runs.ranges import cut
+
+        lineup = self.lineup
+        if all(isinstance(s, str) for s in lineup):
+            lineup = list(portable(tuple(lineup)))
+        for s, n in cut(self.ranges, size):
+            yield (s, n), (lineup, self.rules, self.seed, s, n, self.setup, self.batch_size)
+
+    def take(self, tag: tuple[int, int], result: tuple) -> int:
+        self.parts[tag] = result
+        return self.kept.add(tag[0], result[2])
+
+    def outcome(self, partial: bool) -> tuple[list[dict], float, list[Range], bool]:
+        """(rows sorted by match, hand, turn and kind; the search's seconds; the kept ranges; whether stopped)."""
+        rows = [r for tag in sorted(self.parts) for r in self.parts[tag][0]]
+        rows.sort(key=lambda r: (r["match"], r["hand"], r["turn"], _KIND_ORDER[r["kind"]]))
+        return rows, sum(p[1] for p in self.parts.values()), self.kept.ranges(), partial
 
 
 def review_strategy(
@@ -322,13 +380,15 @@ def review_strategy(
     batch_size: int = 256,
     workers: int = 1,
     on_progress=None,  # noqa: ANN001 - nines_sim.runs.pool.Progress
+    ranges: list[Range] | None = None,
 ) -> Review:
     """Review a strategy over ``matches`` matches, seated at seat 0 against ``against`` (seats 1, 2, ...).
 
-    With ``workers`` > 1 the matches are split into that many ranges reviewed in
-    parallel processes; the rows are the same for any number of workers (each
-    match and each decision's samples depend on the seed alone), sorted by match,
-    hand, turn and kind.  Ctrl-C stops early and keeps the finished matches.
+    The matches are split into units reviewed in ``workers`` parallel processes (the run driver,
+    :mod:`nines_sim.runs.driver`); the rows are the same for any number of workers (each match and each
+    decision's samples depend on the seed alone), sorted by match, hand, turn and kind.  ``ranges``
+    (half-open pairs within ``matches``) reviews only those matches.  Ctrl-C stops early and keeps each
+    unit's finished block of matches (``Review.kept``; ``Review.stopped`` is then True).
 
     Raises
     ------
@@ -337,25 +397,22 @@ def review_strategy(
     ValueError
         If the lineup does not fill the rules' seats.
     """
-    from nines_sim.runs.pool import run_units
+    from nines_sim.runs import driver
+    from nines_sim.runs.backends import Local
 
     setup = setup or ReviewSetup()
     rules = rules or Rules(players=len(against) + 1)
     lineup = [strategy, *against]
     made = make_lineup(lineup)
     specs = [spec_of(s) if isinstance(s, Strategy) else str(s) for s in lineup]
-    k = max(1, min(workers, matches))
-    bounds = [matches * i // k for i in range(k + 1)]
-    units = [(i, (lineup, rules, seed, bounds[i], bounds[i + 1] - bounds[i], setup, batch_size)) for i in range(k)]
-    parts: dict[int, tuple] = {}
+    wanted = ranges or [(0, matches)]
     t0 = time.perf_counter()
-    stopped = run_units(review_range, units, k, lambda tag, res: parts.__setitem__(tag, res), on_progress, [rules])
+    work = ReviewWork(lineup, rules, seed, wanted, setup, batch_size)
+    rows, judged, kept, stopped = driver.run(work, Local(max(1, workers)), on_progress)
     wall = time.perf_counter() - t0
-    rows = [r for i in sorted(parts) for r in parts[i][0]]
-    rows.sort(key=lambda r: (r["match"], r["hand"], r["turn"], _KIND_ORDER[r["kind"]]))
-    played = sum(p[2] for p in parts.values())
-    return Review(_frame(rows), specs[0], specs, rules, seed, played, setup, wall, sum(p[1] for p in parts.values()),
-                  hidden_card_note(made[:1]), stopped)  # fmt: skip
+    played = sum(b - a for a, b in kept)
+    return Review(_frame(rows), specs[0], specs, rules, seed, played, setup, wall, judged,
+                  hidden_card_note(made[:1]), stopped, wanted, kept)  # fmt: skip
 
 
 def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | None = None) -> Review:
@@ -372,7 +429,10 @@ def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | Non
     where = shlex.quote(str(path))
 
     def command(obs: Observation, j: int, match: int, hand: int, turn: int, kind: DecisionKind) -> str:
-        return position_command(obs, j, saved.rules) if kind == DecisionKind.PLAY else f"nines replay {where}"
+        if kind != DecisionKind.PLAY:
+            return f"nines replay {where}"
+        # the file replayed to the play, sampled on the match's own stream with the review's settings: its values
+        return f"nines analyze {where} --hand {hand} --turn {turn} --match-stream {_setup_options(setup)}"
 
     seats: list[Reviewed] = []
 
@@ -384,20 +444,42 @@ def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | Non
     run_match(saved, wrap_seat=wrap)
     wall = time.perf_counter() - t0
     seat = seats[0]
-    return Review(_frame(seat.rows), PERSON, saved.lineup, saved.rules, saved.seed, 1, setup, wall, seat.seconds)
+    return Review(_frame(seat.rows), PERSON, saved.lineup, saved.rules, saved.seed, 1, setup, wall, seat.seconds,
+                  source=str(path))  # fmt: skip
 
 
-def position_command(obs: Observation, j: int, rules: Rules) -> str:
-    """The ``nines analyze --cards`` command of game ``j``'s position (you as seat 0; draws not inferred)."""
-    seat, P = int(obs.seat[j]), obs.players
-    cards = " ".join(card_name(f) for f in hand_faces(np.array([w[j] for w in obs.hand])))
-    pile = " ".join(card_name(f) for f in hand_faces(np.array([w[j] for w in obs.pile])))
-    order = [(seat + k) % P for k in range(1, P)]
-    sizes = ",".join(str(int(obs.hand_sizes[j, s])) for s in order if obs.in_hand[j, s])
-    parts = ["nines", "analyze", "--cards", cards, "--top", card_name(int(obs.top[j])), "--sizes", sizes,
-             "--rules", rules.preset]  # fmt: skip
-    if int(obs.top[j]) % 13 == 8:
-        parts += ["--active", SUIT_NAMES[int(obs.active_suit[j])]]
-    if pile:
-        parts += ["--pile", pile]
-    return shlex.join(parts)
+def review_command(review: Review, ranges: list[Range] | None = None) -> str:
+    """The ``nines review`` command that makes ``review`` again: the same decisions and values.
+
+    Parameters
+    ----------
+    review : Review
+    ranges : list of (int, int), optional
+        A strategy review's match indices to review (default: those it asked for); a stopped review's
+        ``kept`` gives its ``kept_command``.
+
+    Returns
+    -------
+    str
+        A shell command line; workers do not change the rows, so none are given.
+    """
+    from nines_sim.engine.broker import rule_overrides
+    from nines_sim.runs.ranges import format_ranges
+
+    setup = ["--samples", str(review.setup.samples)]
+    if review.setup.policy != ReviewSetup().policy:
+        setup += ["--policy", review.setup.policy]
+    if review.source is not None:
+        return shlex.join(["nines", "review", review.source, *setup])
+    wanted = ranges if ranges is not None else review.ranges
+    parts = ["nines", "review", review.lineup[0]]
+    for spec in review.lineup[1:]:
+        parts += ["--against", spec]
+    parts += ["--matches", str(max((b for _, b in wanted), default=review.matches)), "--seed", str(review.seed),
+              "--rules", review.rules.preset]  # fmt: skip
+    for over in rule_overrides(review.rules):
+        parts += ["--rule", over]
+    whole = [(0, max((b for _, b in wanted), default=0))]
+    if wanted and wanted != whole:
+        parts += ["--ranges", format_ranges(wanted)]
+    return shlex.join(parts + setup)

@@ -13,6 +13,7 @@ Format (``version`` 1)::
     {"format": "nines-sim saved match", "version": 1, "program": "0.1.0",
      "rules": {"preset": "classic", "options": {"players": 2}},
      "seed": 123, "match": 0, "seat": 0, "lineup": ["you", "expert"],
+     "counting": "hand and turn count from 0 here: ...",
      "decisions": [{"hand": 0, "turn": 1, "kind": "play", "move": "7H"},
                    {"hand": 0, "turn": 1, "kind": "declare", "move": "S"}, ...],
      "finished": false, "totals": null}
@@ -22,14 +23,17 @@ Format (``version`` 1)::
 or ``dealer_declare`` (a suit, D6).  ``hand`` counts every hand dealt in the
 match from 0 (tie-break hands too, S4) and ``turn`` the turns of that hand
 from 0: the engine's counters, one less than ``nines replay`` prints them and
-``nines analyze --hand --turn`` takes them.  Messages name a decision as a
-person counts it, with the file's numbers beside it (:func:`decision_where`).
+``nines analyze --hand --turn`` takes them, and the file says so in its
+``counting`` field (counting from 1 would change the format of files already
+saved for nothing the match needs).  Messages name a decision as a person
+counts it, with the file's numbers beside it (:func:`decision_where`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +47,11 @@ from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 FORMAT = "nines-sim saved match"
 #: The file format's version; a file of another version is refused.
 VERSION = 1
+#: What the file says of its numbers (its ``counting`` field, read by people, ignored on loading).
+COUNTING = (
+    "hand and turn count from 0 here: the engine's counters, which key the seed's random streams; the screen, "
+    "nines replay, review and analyze count from 1 (hand 0, turn 4 here is hand 1, turn 5 there)"
+)
 #: How the lineup names the person's seat.
 PERSON = "you"
 #: Where ``nines play`` saves matches unless told otherwise.
@@ -82,13 +91,16 @@ class SavedMatchError(ValueError):
     """A saved match that cannot be read or replayed; the message says why in one line."""
 
 
-def move_text(kind: DecisionKind, move: int) -> str:
-    """How the file (and the screen) writes a move: ``7H``, ``two 9s``, ``S``, ``play``/``keep``."""
+def move_text(
+    kind: DecisionKind, move: int, card: Callable[[int], str] = card_name, suits: Sequence[str] = SUIT_NAMES
+) -> str:
+    """How the file writes a move: ``7H``, ``two 9s``, ``S``, ``play``/``keep``; ``card`` and ``suits`` write
+    cards and suits otherwise (the screen of ``nines play``: ``7♥``, ``♠``)."""
     if kind == DecisionKind.PLAY:
-        return "two 9s" if move == PAIR_OF_NINES else card_name(move)
+        return "two 9s" if move == PAIR_OF_NINES else card(move)
     if kind == DecisionKind.PLAY_DRAWN:
         return "play" if move == 1 else "keep"
-    return SUIT_NAMES[move]
+    return suits[move]
 
 
 def parse_move(kind: DecisionKind, text: str) -> int:
@@ -160,6 +172,7 @@ class SavedMatch:
             "match": self.match,
             "seat": self.seat,
             "lineup": list(self.lineup),
+            "counting": COUNTING,
             "decisions": [
                 {"hand": h, "turn": t, "kind": KIND_NAMES[k], "move": move_text(k, m)}
                 for (h, t, k), m in self.decisions.items()

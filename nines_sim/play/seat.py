@@ -109,11 +109,12 @@ def request_of(obs: Observation, card: np.ndarray | None, events: tuple[tuple, .
     )  # fmt: skip
 
 
-def refusal(req: Request, move: int, rules: Rules) -> str | None:
+def refusal(req: Request, move: int, rules: Rules, name: Callable[[int], str] = card_name) -> str | None:
     """Why ``move`` may not answer ``req``, naming the RULES.md clause; None if it may.
 
     ``move`` is a face or :data:`PAIR_OF_NINES` for a play, a suit 0..3 for a
-    declaration, 1 (play it) or 0 (keep it) for a drawn card.
+    declaration, 1 (play it) or 0 (keep it) for a drawn card.  ``name`` writes a card: ``7H`` as the saved
+    file does (default), or ``7♥`` as the screen of ``nines play`` does.
     """
     if req.kind in (DecisionKind.DECLARE, DecisionKind.DEALER_DECLARE):
         clause = "T3" if req.kind == DecisionKind.DECLARE else "D6"
@@ -131,7 +132,7 @@ def refusal(req: Request, move: int, rules: Rules) -> str | None:
             return "V5: a 9 may not be your last card"
         return "V6: a 9 may not answer a 9 under these rules (nine_on_nine=false)"
     if move not in req.cards:
-        return f"{card_name(move)} is not in your hand"
+        return f"{name(move)} is not in your hand"
     if move in req.legal:
         return None
     top_nine = FACE_RANK[req.top] == NINE_RANK
@@ -147,7 +148,7 @@ def refusal(req: Request, move: int, rules: Rules) -> str | None:
         why = f"a card of the active suit {suit}, of the top card's rank ({RANK_NAMES[FACE_RANK[req.top]]}), or a 9"
     if rules.no_nine_out and len(req.cards) == 1:
         why += "; a 9 may not be the last card (V5)"
-    return f"T1: {card_name(move)} does not follow {card_name(req.top)}: play {why}"
+    return f"T1: {name(move)} does not follow {name(req.top)}: play {why}"
 
 
 #: A callback: answers a request with a move, :data:`HINT`, or raises :class:`Stop`.

@@ -12,13 +12,22 @@ a suit after a 9; ``p``/``k`` play or keep a drawn card; ``n`` plays two 9s
 together (V4); ``?`` shows the search's ranking of the legal moves with 95%
 intervals; ``q`` saves and quits (exit code 0, a chosen quit), Ctrl-C saves and
 stops (exit code 130, as every command after a Ctrl-C).  An illegal choice is refused
-with the RULES.md clause that forbids it.  The match file is saved after every
-decision, so nothing played is lost however the program stops.
+with the RULES.md clause that forbids it, and a key that means nothing there says
+which keys do.  Cards are written with their suit symbols everywhere on the
+screen (``5♦``: the hand, the log, the ranking, the refusals).  The match file is
+saved after every decision, so nothing played is lost however the program stops.
+
+When a hand is over, a screen shows how it ended and waits for a key: its last
+plays (the card that went out included), every seat's hand penalty, the new
+totals and what the rules did (a 9 out, a block, a tie-break hand).  When the
+match is over, a last screen shows the winner, the totals and every hand; ``r``
+there quits and reviews the match (``nines review FILE``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 from pathlib import Path
 
 from rich.text import Text
@@ -30,7 +39,8 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from nines_sim.game.cards import FACE_SUIT, SUIT_SYMBOLS, card_name
-from nines_sim.play.driver import Outcome, run_match
+from nines_sim.play.driver import Outcome, public_events, run_match
+from nines_sim.play.ends import HandEnd, hand_ends, rule_notes
 from nines_sim.play.saved import SavedMatch, move_text, save
 from nines_sim.play.seat import HINT, Request, Stop, refusal
 from nines_sim.results.records import BLOCKED, CAPPED
@@ -52,6 +62,21 @@ def card_text(face: int, style: str = "") -> Text:
 def shown(face: int) -> str:
     """A card's name with its suit symbol: ``10♥``."""
     return card_name(face)[:-1] + SUIT_SYMBOLS[FACE_SUIT[face]]
+
+
+def move_shown(kind: DecisionKind, move: int) -> str:
+    """A move as the screen writes it, cards and suits by their symbols: ``7♥``, ``two 9s``, ``♠``, ``play``."""
+    return move_text(kind, move, shown, SUIT_SYMBOLS)
+
+
+def seat_name(s: int, names: list[str], seat: int) -> str:
+    """A seat as the screen names it: ``you`` (the person's), else ``seat 1 (expert)``."""
+    return "you" if s == seat else f"seat {s} ({names[s]})"
+
+
+def per_seat(values: tuple[int, ...] | list[int], names: list[str], seat: int) -> str:
+    """One number per seat, each named: ``you 0, seat 1 (expert) 12``."""
+    return ", ".join(f"{seat_name(s, names, seat)} {int(v)}" for s, v in enumerate(values))
 
 
 def event_line(ev: tuple, names: list[str], seat: int) -> str | None:
@@ -83,13 +108,12 @@ def event_line(ev: tuple, names: list[str], seat: int) -> str | None:
     if kind == "reshuffle":
         return f"The discard pile is shuffled into a new stock ({ev[1]} cards)"
     if kind == "end":
-        if ev[1] == seat:
-            how = "you went out"
-        else:
-            how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(ev[1], f"seat {ev[1]} went out")
-        return f"Hand over: {how}; penalties {list(ev[2])}"
+        how = {BLOCKED: "blocked", CAPPED: "stopped at the turn cap"}.get(
+            ev[1], f"{seat_name(ev[1], names, seat)} went out"
+        )
+        return f"Hand over: {how}; hand penalties: {per_seat(ev[2], names, seat)}"
     if kind == "match_end":
-        return f"Match over: totals {list(ev[1])}"
+        return f"Match over: totals: {per_seat(ev[1], names, seat)}"
     return None
 
 
@@ -121,23 +145,37 @@ class PlayApp(App):
         Binding("ctrl+c", "interrupt_match", "save and stop (exit code 130)", priority=True),
         Binding("question_mark", "hint", "search's ranking"),
     ]
+    #: Keys the bindings answer, whatever is on the screen (not "unknown keys").
+    BOUND = ("q", "ctrl+c", "question_mark")
 
     def __init__(self, saved: SavedMatch, path: Path, hint_samples: int = 256):
         super().__init__()
         self.saved, self.path, self.hint_samples = saved, Path(path), hint_samples
         self.request: Request | None = None
         self.outcome: Outcome | None = None
+        #: What stopped the match thread, if an error did (shown on screen; ``nines play`` then says it).
+        self.failure: Exception | None = None
         self.message = ""
-        #: Set while the app waits for the person (tests await it), cleared by each answer.
+        #: Set while the app waits for the person's decision (tests await it), cleared by each answer.
         self.waiting = asyncio.Event()
+        #: Set while the end of a hand, or the match's last screen, waits for a key (tests await it).
+        self.showing_end = asyncio.Event()
         #: Set when the match thread is over (finished or stopped).
         self.done = asyncio.Event()
+        #: Whether the person asked, on the match's last screen, to review it (``nines play`` then does).
+        self.review_asked = False
         self._answer: asyncio.Future | None = None
         self._quitting = False
         self._cursor = 0
         self._digits = ""
         self._thinking = False
         self._small = False
+        self._ends: list[HandEnd] = []  # every hand over so far
+        self._ends_seen = 0  # of which the person has dismissed the end screen
+        # a resumed match: the hands before it were seen, but not the end of the last one if the person stopped
+        # before deciding anything after it
+        self._resumed_in = max((k[0] for k in saved.decisions), default=None)
+        self._over = False  # the match is over: its last screen follows the hands' ends
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -199,9 +237,27 @@ class PlayApp(App):
         elif self.message.startswith("The search"):
             self.message = ""
         self._answer = asyncio.get_running_loop().create_future()
-        self._show()
-        self.waiting.set()
+        ends = hand_ends(req.events, self.saved.rules)
+        if self._resumed_in is not None:
+            self._ends_seen = len(ends) if self._resumed_in >= req.hand else max(0, len(ends) - 1)
+            self._resumed_in = None
+        self._heard(ends)
         return await self._answer
+
+    def _heard(self, ends: list[HandEnd]) -> None:
+        """The hands over so far: an end not yet seen is shown first, and waits for a key."""
+        if len(ends) > len(self._ends):
+            self.message = ""
+        self._ends = ends
+        self._show()
+        if self._pending() or self._over:
+            self.showing_end.set()
+        elif self.request is not None:
+            self.waiting.set()
+
+    def _pending(self) -> HandEnd | None:
+        """The first hand's end the person has not yet dismissed."""
+        return self._ends[self._ends_seen] if self._ends_seen < len(self._ends) else None
 
     def _reply(self, move: object) -> None:
         if self._answer is not None and not self._answer.done():
@@ -210,15 +266,13 @@ class PlayApp(App):
 
     def _finished(self, out: Outcome) -> None:
         self.outcome, self.request = out, None
-        if out.finished:
-            names = self.saved.lineup
-            win = [("you" if s == self.saved.seat else f"seat {s} ({names[s]})") for s, x in
-                   enumerate(out.win_share or []) if x > 0]  # fmt: skip
-            self.message = f"Match over: totals {out.totals}; winner: {', '.join(win)}. Saved in {self.path}; q quits."
-        self._show()
+        self._over = out.finished
+        events = public_events([e for e in out.events if e[0] != "turn"], self.saved.seat)
+        self._heard(hand_ends(events, self.saved.rules))
         self.done.set()
 
     def _failed(self, exc: Exception) -> None:
+        self.failure = exc
         self.message = f"The match stopped: {exc}"
         self._show()
         self.done.set()
@@ -239,7 +293,7 @@ class PlayApp(App):
 
     def action_hint(self) -> None:
         req = self.request
-        if req is None or self._thinking or req.hint is not None:
+        if req is None or self._thinking or req.hint is not None or self._pending() is not None:
             return
         self._thinking = True
         self.message = f"The search is weighing the moves ({self.hint_samples} samples)..."
@@ -247,11 +301,33 @@ class PlayApp(App):
         self._reply(HINT)
 
     def on_key(self, event: events.Key) -> None:
-        req = self.request
         if self._small != (self.size.width < MIN_SIZE[0] or self.size.height < MIN_SIZE[1]):
             self._fit(self.size)  # the size now, whatever resize was last heard
-        if req is None or self._small or self._thinking or self._answer is None or self._answer.done():
-            return  # nothing to decide now, or the screen is too small to see what one decides
+        if self._small or event.key in self.BOUND:
+            return  # the screen is too small to see what one decides; q, ? and Ctrl-C are the bindings'
+        if self._pending() is not None:
+            self._ends_seen += 1  # any key goes on from the end of a hand
+            self.showing_end.clear()
+            self._heard(self._ends)
+            event.stop()
+            return
+        if self._over:
+            if event.key == "r":
+                self.review_asked = True
+                self.exit(return_code=0)
+            else:
+                self.message = self._unknown(event, "r reviews this match, q quits")
+                self._show()
+            event.stop()
+            return
+        req = self.request
+        if req is None or self._thinking or self._answer is None or self._answer.done():
+            return  # nothing to decide now
+        self._decide(req, event)
+        event.stop()
+
+    def _decide(self, req: Request, event: events.Key) -> None:
+        """A key while the person decides ``req``."""
         key = event.key
         kind = req.kind
         if key in _SUIT_KEYS and kind in (DecisionKind.DECLARE, DecisionKind.DEALER_DECLARE):
@@ -262,8 +338,6 @@ class PlayApp(App):
             self._try(0)
         elif key == "n":
             self._try(PAIR_OF_NINES)
-        elif key == "x" and kind == DecisionKind.PLAY:
-            self._refuse("T2: you hold a legal card, so you must play one (no voluntary draw)")
         elif key in ("left", "right"):
             self._cursor = (self._cursor + (1 if key == "right" else -1)) % len(req.cards)
             self._show()
@@ -286,8 +360,24 @@ class PlayApp(App):
             self._digits = self._digits[:-1]
             self._show()
         else:
-            return
-        event.stop()
+            self.message = self._unknown(event, self._keys(req))
+            self._show()
+
+    @staticmethod
+    def _unknown(event: events.Key, keys: str) -> str:
+        """What a key that means nothing here is told: which keys do."""
+        what = repr(event.character) if event.is_printable and event.character else event.key
+        return f"The key {what} does nothing here. Keys: {keys}."
+
+    @staticmethod
+    def _keys(req: Request) -> str:
+        """The keys that answer ``req`` (a draw is never a key: it comes when no card is legal, T2, T4)."""
+        if req.kind == DecisionKind.PLAY:
+            pair = ", n two 9s" if req.pair_legal else ""
+            return f"1-{len(req.cards)} (or arrows, Enter) play a card{pair}, ? ranking, q save and quit"
+        if req.kind == DecisionKind.PLAY_DRAWN:
+            return "p plays the card drawn, k keeps it, ? ranking, q save and quit"
+        return "c d h s declare a suit, ? ranking, q save and quit"
 
     def _pick(self, n: int) -> None:
         req = self.request
@@ -306,11 +396,11 @@ class PlayApp(App):
     def _try(self, move: int) -> None:
         req = self.request
         assert req is not None
-        why = refusal(req, move, self.saved.rules)
+        why = refusal(req, move, self.saved.rules, shown)
         if why is not None:
             self._refuse(why)
             return
-        self.message = f"You: {move_text(req.kind, move)}"
+        self.message = f"You: {move_shown(req.kind, move)}"
         self._reply(move)
 
     def _refuse(self, why: str) -> None:
@@ -318,13 +408,21 @@ class PlayApp(App):
         self._show()
 
     # ------------------------------------------------------------- screen
+    def _who(self) -> list[str]:
+        return [seat_name(s, self.saved.lineup, self.saved.seat) for s in range(self.saved.rules.players)]
+
     def _show(self) -> None:
-        req = self.request
         self.query_one("#message", Static).update(self.message)
+        end = self._pending()
+        if end is not None:
+            self._show_end(end)
+            return
+        if self._over:
+            self._show_match_end()
+            return
+        req = self.request
         if req is None:
-            self.query_one("#prompt", Static).update(
-                "" if self.outcome is None or not self.outcome.finished else "The match is over. q quits."
-            )
+            self.query_one("#prompt", Static).update("")
             self.query_one("#hint", Static).update("")
             return
         names = self.saved.lineup
@@ -342,11 +440,61 @@ class PlayApp(App):
         board.append(f"   stock {req.stock} cards   hand {req.hand + 1}, turn {req.turn + 1}   your turn")
         self.query_one("#board", Static).update(board)
         start = max((i for i, ev in enumerate(req.events) if ev[0] == "deal"), default=0)
-        lines = [x for ev in req.events[max(0, start - 1) :] if (x := event_line(ev, names, req.seat))]
+        lines = [x for ev in req.events[start:] if (x := event_line(ev, names, req.seat))]
         self.query_one("#log", Static).update("\n".join(lines[-12:]))
         self.query_one("#hand", Static).update(self._hand_text(req))
         self.query_one("#prompt", Static).update(self._prompt(req))
         self.query_one("#hint", Static).update(self._hint_text(req))
+
+    def _totals(self, totals: tuple[int, ...], title: str, marks: list[str] | None = None) -> None:
+        """The header without a decision: every seat's total (no turn, no stale counts)."""
+        names = self.saved.lineup
+        rows = Text()
+        for s, t in enumerate(totals):
+            who = "you" if s == self.saved.seat else names[s]
+            rows.append(f"  seat {s} {who:<14} total {t:>3}{marks[s] if marks else ''}\n")
+        self.query_one("#seats", Static).update(rows)
+        self.query_one("#board", Static).update(title)
+        self.query_one("#hint", Static).update("")
+        self.query_one("#hand", Static).update("")
+
+    def _show_end(self, end: HandEnd) -> None:
+        """The end of a hand: its last plays, every seat's hand penalty, the new totals, what the rules did."""
+        names, seat, who = self.saved.lineup, self.saved.seat, self._who()
+        title = f"{'Tie-break hand' if end.tiebreak else 'Hand'} {end.number} is over"
+        self._totals(end.totals, f"{title}: the totals after it")
+        plays = [x for ev in end.events[1:-1] if (x := event_line(ev, names, seat))]
+        lines = [f"{title}. Its last plays:", *(f"  {x}" for x in plays[-8:]), event_line(end.events[-1], names, seat)]
+        lines.append(f"Totals now: {per_seat(end.totals, names, seat)}"
+                     + (" (unchanged: a tie-break hand adds nothing)" if end.tiebreak else ""))  # fmt: skip
+        lines += rule_notes(end, self.saved.rules, who)
+        self.query_one("#log", Static).update("\n".join(x for x in lines if x))
+        more = "the match's result" if end.match_end is not None or (self._over and end is self._ends[-1]) else (
+            "the next hand")  # fmt: skip
+        self.query_one("#prompt", Static).update(f"Any key goes on to {more}.  q save and quit")
+
+    def _show_match_end(self) -> None:
+        """The match's last screen: the winner, the totals, every hand; r reviews it."""
+        out = self.outcome
+        assert out is not None and out.totals is not None and out.win_share is not None
+        names, seat, who = self.saved.lineup, self.saved.seat, self._who()
+        winners = [who[s] for s, x in enumerate(out.win_share) if x > 0]
+        regular = sum(not e.tiebreak for e in self._ends)
+        tb = len(self._ends) - regular
+        hands = f"{regular} hand{'s' if regular != 1 else ''}" + (f" and {tb} tie-break hand(s)" if tb else "")
+        marks = ["  winner" if x > 0 else "" for x in out.win_share]
+        self._totals(tuple(out.totals), f"The match is over after {hands}: {' and '.join(winners)} "
+                     f"{'win' if winners == ['you'] or len(winners) > 1 else 'wins'}", marks)  # fmt: skip
+        lines = [f"Winner: {', '.join(winners)} (the lowest total wins)",
+                 f"Totals: {per_seat(out.totals, names, seat)}", "", "Every hand:"]  # fmt: skip
+        for e in self._ends:
+            how = (event_line(e.events[-1], names, seat) or "").removeprefix("Hand over: ")
+            lines.append(f"  {'tie-break hand' if e.tiebreak else 'hand'} {e.number}: {how}")
+        self.query_one("#log", Static).update("\n".join(lines[-14:]))
+        where = shlex.quote(str(self.path))
+        self.query_one("#prompt", Static).update(
+            f"Saved in {self.path}.  r: review your decisions (nines review {where}).  q: quit"
+        )
 
     def _hand_text(self, req: Request) -> Text:
         t = Text("Your hand: ")
@@ -374,6 +522,6 @@ class PlayApp(App):
                 f"is better, 95% interval):"]  # fmt: skip
         for i, (m, mean, lo, hi) in enumerate(req.hint):
             rows.append(
-                f"  {move_text(req.kind, m):<8} {mean:+7.2f}  [{lo:+.2f}, {hi:+.2f}]{'  best' if i == 0 else ''}"
+                f"  {move_shown(req.kind, m):<8} {mean:+7.2f}  [{lo:+.2f}, {hi:+.2f}]{'  best' if i == 0 else ''}"
             )
         return "\n".join(rows)

@@ -24,15 +24,15 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     Parameters
     ----------
     run_dir : pathlib.Path or str
-        A folder written by ``nines tournament``, ``nines compare-rules`` or ``nines tune`` (with or without
-        ``--versus``).
+        A folder written by ``nines tournament``, ``nines compare-rules``, ``nines tune`` (with or without
+        ``--versus``), ``nines tune-rules`` or ``nines review``.
     charts : bool
         Draw the PNG charts first, so that the report embeds them.
 
     Returns
     -------
     str
-        The run kind: ``"tournament"``, ``"comparison"``, ``"tune"`` or ``"versus"``.
+        The run kind: ``"tournament"``, ``"comparison"``, ``"tune"``, ``"versus"``, ``"tune-rules"`` or ``"review"``.
 
     Raises
     ------
@@ -44,7 +44,11 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     from nines_sim.reporting.folders import run_kind
 
     kind = run_kind(run_dir)
-    if kind == "tune-rules":
+    if kind == "review":
+        from nines_sim.reporting.review import redraw_folder as redraw_review
+
+        redraw_review(Path(run_dir), charts)
+    elif kind == "tune-rules":
         from nines_sim.reporting.tune_rules import redraw_folder
 
         redraw_folder(Path(run_dir), charts)

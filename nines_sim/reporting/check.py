@@ -11,6 +11,7 @@ is checked as far as its tables and manifest agree. Each check names the file at
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -41,6 +42,7 @@ READ_FILES = {
     "comparison": tuple(COMPARISON_FILES),
     "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
     "versus": ("validation.csv",),
+    "review": ("review.csv",),
 }
 
 
@@ -214,7 +216,8 @@ def check_run_folder(run_dir: Path) -> str:
     -------
     str
         ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one,
-        ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one.
+        ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one, ``"review"`` for a
+        ``nines review`` one.
 
     Raises
     ------
@@ -224,9 +227,9 @@ def check_run_folder(run_dir: Path) -> str:
         file cannot be read or lacks a declared column, or a table disagrees
         with the manifest (its lineup, rule sets or matches played).
     """
-    if not run_dir.exists():
+    if not os.path.exists(run_dir):  # False, not OSError, for a name too long to look up
         raise RunFolderError(f"{run_dir} does not exist")
-    if not run_dir.is_dir():
+    if not os.path.isdir(run_dir):
         raise RunFolderError(f"{run_dir} is not a folder")
     path = run_dir / "manifest.json"
     if not path.is_file():
@@ -247,6 +250,11 @@ def check_run_folder(run_dir: Path) -> str:
     elif (run_dir / "summary.csv").is_file():
         _check_tournament(run_dir, manifest)
         kind = "tournament"
+    elif manifest.get("kind") == "review" and (run_dir / "review.csv").is_file():  # nines review
+        from nines_sim.play.review import COLUMNS as REVIEW_COLUMNS
+
+        _read(run_dir / "review.csv", list(REVIEW_COLUMNS))
+        kind = "review"
     elif manifest.get("kind") == "tune-rules":  # nines tune-rules: its files are checked by their digests
         return "tune-rules"
     elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
@@ -262,4 +270,6 @@ def check_run_folder(run_dir: Path) -> str:
     if kind is not None:
         check_unlisted(run_dir, manifest, READ_FILES[kind])
         return kind
-    raise RunFolderError(f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv or trials.csv)")
+    raise RunFolderError(
+        f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv, trials.csv or review.csv)"
+    )

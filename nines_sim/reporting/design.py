@@ -91,14 +91,33 @@ def _change_sentence(frame: pd.DataFrame, label: str, reference: str) -> str:
     return f"- **{label}** against {reference}: " + "; ".join(parts) + "."
 
 
+def _separated(first: pd.Series, second: pd.Series, pick: str, reference: str) -> bool:
+    """Whether ``first`` is clear of the runner-up ``second`` on its side (``pick``): by the paired 95% interval
+    of their difference where one of them is the reference (the pairs ``design.csv`` keeps), else by
+    intervals that do not overlap (conservative)."""
+    sign = 1 if pick == "max" else -1  # first minus second should be above 0 for max, below for min
+    for a, b, s in ((first, second, sign), (second, first, -sign)):
+        if b["rule_set"] == reference and not math.isnan(a["delta"]):  # a's change from b, match by match
+            return a["delta_low"] > 0 if s > 0 else a["delta_high"] < 0
+    return first["low"] > second["high"] if pick == "max" else first["high"] < second["low"]
+
+
 def _extreme(frame: pd.DataFrame, measure: str, pick: str) -> str | None:
+    """The rule set with the largest (``pick="max"``) or smallest value of ``measure`` where it is clear of
+    the runner-up (:func:`_separated`); else that they are not separated (None with fewer than two)."""
     sub = frame[frame["measure"] == measure].dropna(subset=["value"])
     if len(sub) < 2:
         return None
-    r = sub.loc[sub["value"].idxmax() if pick == "max" else sub["value"].idxmin()]
+    ranked = sub.sort_values("value", ascending=pick != "max", kind="stable")
+    first, second = ranked.iloc[0], ranked.iloc[1]
     name, unit = words(measure)
-    return (f"{r['rule_set']} ({name} {amount(measure, r['value'])} {unit}, 95% CI "
-            f"{amount(measure, r['low'])} to {amount(measure, r['high'])})")  # fmt: skip
+    if _separated(first, second, pick, str(frame["rule_set"].iloc[0])):
+        return (f"{first['rule_set']} ({name} {amount(measure, first['value'])} {unit}, 95% CI "
+                f"{amount(measure, first['low'])} to {amount(measure, first['high'])})")  # fmt: skip
+    return (f"not separated at {int(first['matches']):,} matches ({first['rule_set']} "
+            f"{amount(measure, first['value'])}, 95% CI {amount(measure, first['low'])} to "
+            f"{amount(measure, first['high'])}; {second['rule_set']} {amount(measure, second['value'])}, "
+            f"{amount(measure, second['low'])} to {amount(measure, second['high'])} {unit})")  # fmt: skip
 
 
 def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
@@ -109,7 +128,10 @@ def design_section(frame: pd.DataFrame, charts: bool) -> list[str]:
     lines += [
         "Skill: the skilled strategy's win rate above the fair share (heads-up, and one among weak ones at the "
         "table). Seat unfairness: the largest deviation of a seat's win rate from the fair share, identical "
-        "strategies in every seat. Length, comebacks and tension: identical strategies."
+        "strategies in every seat; its interval allows for that seat's being picked as the largest. Length, "
+        "comebacks and tension: identical strategies. A rule set is named most or fewest only where it is "
+        "clear of the runner-up: the paired interval of their difference excludes 0 where one of them is the "
+        "first rule set, else their intervals do not overlap."
         + (
             " Every rule set played the same match indices, so each change is paired match by match (t interval "
             "of the paired difference); p-values are Holm-adjusted together."

@@ -38,10 +38,13 @@ def as_bool(col: pd.Series) -> pd.Series:
 
 
 def run_kind(run_dir: Path | str) -> str:
-    """``"comparison"`` (``comparison.csv``), ``"tune"`` (``trials.csv`` of ``nines tune``), ``"versus"``
-    (``nines tune --versus``: ``validation.csv`` without ``trials.csv``) or ``"tournament"``."""
+    """``"comparison"`` (``comparison.csv``), ``"review"`` (``review.csv`` of ``nines review``), ``"tune"``
+    (``trials.csv`` of ``nines tune``), ``"versus"`` (``nines tune --versus``: ``validation.csv`` without
+    ``trials.csv``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
+    if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.reporting.review)
+        return "review"
     if (Path(run_dir) / "front.csv").is_file():  # nines tune-rules (nines_sim.reporting.tune_rules)
         return "tune-rules"
     if (Path(run_dir) / "validation.csv").is_file() and not (Path(run_dir) / "trials.csv").is_file():

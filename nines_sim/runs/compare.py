@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, resolve_rule_set
+from nines_sim.game.text_lists import EmptyItem, items_of
 from nines_sim.results.records import MatchResults
 from nines_sim.results.rounding import decimal_text
 from nines_sim.results.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
@@ -107,7 +108,10 @@ def rule_sets_from(
         raise RulesError("hand_sizes cannot be swept (its values hold commas); compare --rules sets instead")
     if option == "players":
         raise RulesError("players cannot be swept: the lineup fixes the table size (compare lineups with tournaments)")
-    texts = [v.strip() for v in values_text.split(",") if v.strip()]
+    try:
+        texts = items_of(values_text, f"--sweep {sweep!r}")
+    except EmptyItem as exc:
+        raise RulesError(str(exc)) from None
     values = [parse_value(option, v) for v in texts]
     if len(values) < 2:
         raise RulesError("a sweep needs at least two values: option=v1,v2")

@@ -1,6 +1,8 @@
 """The design measures' sums (:class:`DesignSums`): counts, sums of squares and cross products of per-match
 integers, which chunks merge by addition, exactly; and their estimates with t intervals, alone
-(:func:`estimate`) or paired against the reference rule set (:func:`paired_delta`)."""
+(:func:`estimate`) or paired against the reference rule set (:func:`paired_delta`).  The t and chi-square
+distributions come from ``scipy.special``'s functions that ``scipy.stats`` calls, so a design run does not load
+``scipy.stats``."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ from nines_sim.results.tally import _add_hist
 if TYPE_CHECKING:
     pass
 
-from nines_sim.runs.design_measures import INDEX, LINEUP_OF, MEASURES
+from nines_sim.runs.design_measures import INDEX, LINEUP_OF, MAX_SEATS, MEASURES
+
+#: The columns of ``seat_0`` .. ``seat_5`` among :data:`MEASURES`.
+SEAT_COLUMNS = [INDEX[f"seat_{k}"] for k in range(MAX_SEATS)]
 
 # ---------------------------------------------------------------- mergeable sums
 
@@ -35,6 +40,10 @@ class DesignSums:
         same match of rule set 0 (the reference).
     hists : dict
         Measure name -> int64 (R, V): counts of each value 0..V-1 (:data:`HISTOGRAMS`).
+    seats : numpy.ndarray
+        int64, (R, MAX_SEATS, MAX_SEATS, 4): sums of ``num_j*num_k``, ``num_j*den_k``, ``den_j*num_k``,
+        ``den_j*den_k`` of seats ``j`` and ``k`` (``seat_j``, ``seat_k``) in the same match: the covariance
+        of the seats' win rates, which the interval of the largest deviation needs (:func:`seat_covariance`).
     """
 
     rule_sets: int
@@ -42,6 +51,7 @@ class DesignSums:
     s: np.ndarray = field(default=None)  # type: ignore[assignment]
     x: np.ndarray = field(default=None)  # type: ignore[assignment]
     hists: dict = field(default_factory=dict)
+    seats: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         R, M = self.rule_sets, len(MEASURES)
@@ -51,6 +61,8 @@ class DesignSums:
             self.s = np.zeros((R, M, 5), dtype=np.int64)
         if self.x is None:
             self.x = np.zeros((R, M, 4), dtype=np.int64)
+        if self.seats is None:
+            self.seats = np.zeros((R, MAX_SEATS, MAX_SEATS, 4), dtype=np.int64)
 
     def add_lineup(self, kind: str, values: list[tuple[np.ndarray, np.ndarray, dict]]) -> None:
         """Add one design lineup's matches under every rule set (``values[r]``: :func:`match_values` of rule
@@ -67,6 +79,8 @@ class DesignSums:
                                    (num * den).sum(0)], axis=-1)  # fmt: skip
             self.x[r] += np.stack([(num * n0).sum(0), (num * d0).sum(0), (den * n0).sum(0), (den * d0).sum(0)],
                                   axis=-1)  # fmt: skip
+            sn, sd = num[:, SEAT_COLUMNS], den[:, SEAT_COLUMNS]
+            self.seats[r] += np.stack([sn.T @ sn, sn.T @ sd, sd.T @ sn, sd.T @ sd], axis=-1)
             for name, v in hists.items():
                 h = np.bincount(v, minlength=1).astype(np.int64)
                 counts = np.zeros((self.rule_sets, h.shape[0]), dtype=np.int64)
@@ -77,7 +91,8 @@ class DesignSums:
         hists = dict(self.hists)
         for k, v in o.hists.items():
             hists[k] = _add_hist(hists[k], v) if k in hists else v
-        return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists)
+        return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists,
+                          self.seats + o.seats)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -92,9 +107,18 @@ class Estimate:
 
 
 def _t(df: int) -> float:
-    from scipy import stats
+    """``scipy.stats.t.ppf(0.975, df)``: the ufunc it calls (``scipy.special.stdtrit``), without loading
+    ``scipy.stats`` (half a second of start-up; tests/test_design.py compares them bit for bit)."""
+    from scipy.special import stdtrit
 
-    return float(stats.t.ppf(0.975, max(df, 1)))
+    return float(stdtrit(float(max(df, 1)), 0.975))
+
+
+def t_sf(x: float, df: int) -> float:
+    """``scipy.stats.t.sf(x, df)``, from ``scipy.special.stdtr`` as scipy computes it."""
+    from scipy.special import stdtr
+
+    return float(stdtr(float(df), -x))
 
 
 def estimate(sums: DesignSums, r: int, measure: str) -> Estimate:
@@ -118,8 +142,6 @@ def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, 
     The t interval and two-sided t-test of the per-match difference of the linearised values (delta method).
     A difference of 0 with no spread (the same rule set twice) has the interval (0, 0) and p = 1.
     """
-    from scipy import stats
-
     m = INDEX[measure]
     a, b = estimate(sums, r, measure), estimate(sums, 0, measure)
     n = int(sums.matches[r, m])
@@ -138,8 +160,44 @@ def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, 
     if se < 1e-12 * max(1.0, abs(delta)):
         return delta, delta, delta, 1.0 if abs(delta) < 1e-12 else 0.0
     half = _t(n - 1) * se
-    p = float(2 * stats.t.sf(abs(delta) / se, n - 1))
+    p = 2 * t_sf(abs(delta) / se, n - 1)
     return delta, delta - half, delta + half, p
+
+
+def seat_covariance(sums: DesignSums, r: int, players: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The seats' win rates of rule set ``r`` and the covariance of those estimates (delta method, as
+    :func:`estimate`: its diagonal is the square of each seat's standard error).
+
+    Returns
+    -------
+    tuple
+        ``rates`` float64 (P,), ``cov`` float64 (P, P), and the matches; NaNs where a seat was not played.
+    """
+    cols = SEAT_COLUMNS[:players]
+    n = int(sums.matches[r, cols[0]])
+    sn, sd = sums.s[r, cols, 0].astype(float), sums.s[r, cols, 1].astype(float)
+    if n < 2 or (sd == 0).any():
+        return np.full(players, math.nan), np.full((players, players), math.nan), n
+    rate, dbar = sn / sd, sd / n
+    nn, nd, dn, dd = (sums.seats[r, :players, :players, i].astype(float) for i in range(4))
+    # sum over matches of the product of seats j's and k's linearised values (num - rate * den) / dbar
+    ss = (nn - nd * rate[None, :] - dn * rate[:, None] + dd * np.outer(rate, rate)) / np.outer(dbar, dbar)
+    return rate, ss / (n - 1) / n, n
+
+
+def chisquare_p(counts: np.ndarray) -> float:
+    """``scipy.stats.chisquare(counts).pvalue`` (equal expected counts), computed as scipy computes it.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        float64, (k,): observed counts (win shares), k >= 2, not all 0.
+    """
+    from scipy.special import chdtrc
+
+    expected = np.mean(counts, axis=0, keepdims=True)
+    stat = np.sum((counts - expected) ** 2 / expected, axis=0)
+    return float(chdtrc(float(counts.shape[0] - 1), stat))
 
 
 def fair_share(measure: str, players: int) -> float:

@@ -56,11 +56,8 @@ def default_run_dir(kind: str, root: Path = Path("reports")) -> Path:
 
 
 def prepare_dir(path: Path, force: bool) -> bool:
-    """Check, before any match is played, that the run folder can take the results.
-
-    Creates the folder if needed and proves it writable.  Nothing is deleted
-    here: with ``force``, :func:`clear_outputs` removes the previous run's files
-    only once the new results are ready to be written.
+    """Check, before any match is played, that the run folder can take the results (:func:`make_dir`, then
+    :func:`check_dir`).
 
     Returns
     -------
@@ -70,25 +67,57 @@ def prepare_dir(path: Path, force: bool) -> bool:
     Raises
     ------
     OutputExists
-        If the path is a file, the folder holds files and ``force`` is off, or
-        it cannot be created or written.
+        As :func:`make_dir` and :func:`check_dir`.
+    """
+    created = make_dir(path)
+    check_dir(path, force)
+    return created
+
+
+def make_dir(path: Path) -> bool:
+    """Create the run folder (and its parents) if it is missing; whether this call created it.
+
+    Of two runs that create one folder at once, exactly one did (a failed run removes only a folder it created).
+
+    Raises
+    ------
+    OutputExists
+        If the path is a file, or the folder cannot be created.
     """
     if path.exists() and not path.is_dir():
         raise OutputExists(f"{path} exists and is not a folder; choose another --out")
-    if path.exists() and any(path.iterdir()) and not force:
+    try:
+        path.mkdir(parents=True)
+    except FileExistsError:
+        if not path.is_dir():
+            raise OutputExists(f"{path} exists and is not a folder; choose another --out") from None
+        return False
+    except OSError as exc:
+        raise OutputExists(f"cannot write to {path} ({exc.strerror or exc}); choose another --out") from None
+    return True
+
+
+def check_dir(path: Path, force: bool) -> None:
+    """Check that the run folder (which exists) can take the results: it holds no files unless ``force``, and can
+    be written.  Nothing is deleted here: with ``force``, :func:`clear_outputs` removes the previous run's files
+    only once the new results are ready to be written.
+
+    Raises
+    ------
+    OutputExists
+        If the folder holds files and ``force`` is off, or cannot be written.
+    """
+    if any(path.iterdir()) and not force:
         raise OutputExists(
             f"{path} already holds files; choose another --out or add --force to overwrite"
             " (in Python: out=..., force=True)"
         )
-    created = not path.exists()
     try:
-        path.mkdir(parents=True, exist_ok=True)
         probe = path / ".nines-write-test"
         probe.write_text("")
         probe.unlink()
     except OSError as exc:
         raise OutputExists(f"cannot write to {path} ({exc.strerror or exc}); choose another --out") from None
-    return created
 
 
 def clear_outputs(path: Path) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nines_sim.game.text_lists import EmptyItem, items_of
+
 Range = tuple[int, int]
 
 
@@ -60,9 +62,12 @@ def parse_ranges(text: str, n_matches: int) -> list[Range]:
         For text that is not ranges, an empty or reversed range, one beyond
         ``n_matches``, or ranges that overlap.
     """
-    pieces = [p.strip() for p in text.split(",") if p.strip()]
-    if not pieces:
+    if not text.strip(" ,"):
         raise RangesError("--ranges needs START:END pairs, e.g. --ranges 0:20000,40000:60000")
+    try:
+        pieces = items_of(text, f"--ranges {text!r}")
+    except EmptyItem as exc:
+        raise RangesError(str(exc)) from None
     out: list[Range] = []
     for p in pieces:
         a_text, sep, b_text = p.partition(":")

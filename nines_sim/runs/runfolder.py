@@ -100,8 +100,12 @@ def ranges_wanted(text: str | None, matches: int) -> list[Range]:
 
 
 @contextmanager
-def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]:
-    """The run folder, checked writable before any match is played; removed again if the run fails empty.
+def run_folder(out: str | Path | None, kind: str, force: bool, held: ExitStack | None = None) -> Iterator[Path]:
+    """The run folder, held by this run and checked writable before any match is played; removed again if the
+    run fails empty.
+
+    A run folder has one writer at a time (:func:`nines_sim.runs.folder_lock.one_writer`): the folder is locked
+    before it is checked, and stays locked until the block ends, or until ``held`` closes.
 
     Parameters
     ----------
@@ -111,31 +115,50 @@ def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]
         The run's kind, naming a new folder.
     force : bool
         Accept a folder that holds files (nines-sim's are replaced when the results are written).
+    held : contextlib.ExitStack, optional
+        Keep the folder's lock on this stack, so that it outlives the block: for a run that writes its results
+        after the block (as :func:`play_in_folder`'s callers do).
 
     Raises
     ------
     RunSetupError
-        For an empty ``out``.
+        For an ``out`` that cannot be a folder (:func:`nines_sim.runs.out_path.check_output_path`: empty, too long,
+        under a file, in a folder that cannot be written).
+    nines_sim.runs.folder_lock.FolderInUse
+        (a RunSetupError) If another run is writing into the folder.
     nines_sim.runs.output.OutputExists
         If the folder holds files (without ``force``), is a file, or cannot be written.
     NothingKept
         If Ctrl-C reaches the body (e.g. while a Dask cluster starts), or the body raises it; the folder is
         removed if this call created it and it is still empty.
     """
-    from nines_sim.runs.output import default_run_dir, discard_dir, prepare_dir
+    from nines_sim.runs.folder_lock import one_writer
+    from nines_sim.runs.out_path import check_output_path
+    from nines_sim.runs.output import check_dir, default_run_dir, discard_dir, make_dir
 
-    if out is not None and not str(out).strip():
-        raise RunSetupError("--out is empty; give a folder name (leave --out out for a new folder under reports/)")
-    run_dir = Path(out) if out is not None else default_run_dir(kind)
-    created = prepare_dir(run_dir, force)
-    try:
-        yield run_dir
-    except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
-        discard_dir(run_dir, created)
-        raise NothingKept() from None
-    except BaseException:
-        discard_dir(run_dir, created)
-        raise
+    if out is not None:
+        run_dir = check_output_path(out, "--out", folder=True, default="a new folder under reports/")
+        created = make_dir(run_dir)
+    else:
+        created = False
+        while not created:  # another run may take the same new name in the same second
+            run_dir = default_run_dir(kind)
+            created = make_dir(run_dir)
+    with ExitStack() as own:
+        try:
+            (own if held is None else held).enter_context(one_writer(run_dir))
+            check_dir(run_dir, force)  # under the lock: another run's results are not overwritten without force
+        except BaseException:
+            discard_dir(run_dir, created)
+            raise
+        try:
+            yield run_dir
+        except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
+            discard_dir(run_dir, created)
+            raise NothingKept() from None
+        except BaseException:
+            discard_dir(run_dir, created)
+            raise
 
 
 @contextmanager
@@ -207,6 +230,7 @@ def play_in_folder(
     ranges: str | None,
     scheduler: str | None,
     quiet: bool,
+    held: ExitStack,
     after: Callable[[Any, int], Any] | None = None,
 ) -> Played:
     """Play an experiment's matches into a new run folder, on local processes or a Dask cluster, with a bar.
@@ -226,6 +250,9 @@ def play_in_folder(
         Games or rule sets, each playing the wanted matches (the bar counts ``units`` times them).
     matches, out, force, workers, ranges, scheduler, quiet
         As :func:`nines_sim.experiments.play_tournament` takes them.
+    held : contextlib.ExitStack
+        Holds the folder's lock once this call returns, until the caller has written the results and closes it
+        (:func:`run_folder`): no other run writes into the folder in between.
     after : callable, optional
         ``after(client, workers)``: more play once the matches are kept and their bar closed, on the same
         local processes or Dask cluster (the design measures); what it returns is :attr:`Played.after`.
@@ -248,7 +275,7 @@ def play_in_folder(
     n_workers = workers or cpu_count()
     check_scheduler(scheduler)
     wanted = ranges_wanted(ranges, matches)
-    with run_folder(out, kind, force) as run_dir, ExitStack() as on_cluster:
+    with run_folder(out, kind, force, held) as run_dir, ExitStack() as on_cluster:
         with RunProgress(ranges_total(wanted) * units, quiet) as bar:
             client = on_cluster.enter_context(compute_backend(scheduler, n_workers))
             outcome = play(client, bar, wanted, n_workers)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.game.text_lists import EmptyItem, items_of
 from nines_sim.runs.design import INDEX, MEASURES
 from nines_sim.runs.study import TuneError
 
@@ -99,8 +100,11 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
                 Rules().replace(**{option: low}), Rules().replace(**{option: high})  # bounds the rules allow
                 dims.append(Dimension(option, low, high))
             else:
-                parts = text.split("|") if option == "hand_sizes" else text.split(",")
-                choices = tuple(dict.fromkeys(parse_value(option, p) for p in parts if p.strip()))
+                try:
+                    parts = items_of(text, f"--space {item!r}", "|" if option == "hand_sizes" else ",")
+                except EmptyItem as exc:
+                    raise TuneError(str(exc)) from None
+                choices = tuple(dict.fromkeys(parse_value(option, p) for p in parts))
                 if len(choices) < 2:
                     raise TuneError(f"--space {item!r} needs at least two different values")
                 if option != "hand_sizes":  # whether hand sizes fit depends on the table and the decks: a trial's

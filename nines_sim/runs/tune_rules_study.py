@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,30 +131,32 @@ def run_rules_study(
     from nines_sim.reporting.tune_rules import write_folder
 
     made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
-    with compute_backend(scheduler, workers) as client:  # None: local processes
-        st = open_in_folder(run_dir, url, lambda: open_rules_study(url, name, setup))
-        t0 = time.perf_counter()
-        try:
-            ran = _trials(st, setup, url, n_trials, workers, batch_size, client, quiet)
-        except TuneError:  # every rule set proposed was impossible: nothing of this run is kept
-            _discard(url, name, run_dir, made_dir, made_storage)
-            raise
-        wall = time.perf_counter() - t0
-        chosen = front(st, setup)
-        if len(setup.objectives) > 1:  # the front members best on the first objective are validated
-            sign = 1 if setup.objectives[0].direction == "minimize" else -1
-            chosen = sorted(chosen, key=lambda t: (sign * t.values[0], t.number))
-        checked = None
-        if validate and chosen:
+    # held: the folder's lock (shared with the study's other processes) until the results are written
+    with ExitStack() as held:
+        with compute_backend(scheduler, workers) as client:  # None: local processes
+            st = open_in_folder(run_dir, url, lambda: open_rules_study(url, name, setup), held)
+            t0 = time.perf_counter()
             try:
-                checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
-            except TuneInterrupted:
-                raise TuneInterrupted(
-                    f"Interrupted during validation; the trials are kept in {url}; run the same command to resume."
-                ) from None
-    # processes sharing the study may share the folder: one writes at a time, each file replaced whole
-    with writing(), storage_lock(url):
-        best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
+                ran = _trials(st, setup, url, n_trials, workers, batch_size, client, quiet)
+            except TuneError:  # every rule set proposed was impossible: nothing of this run is kept
+                _discard(url, name, run_dir, made_dir, made_storage)
+                raise
+            wall = time.perf_counter() - t0
+            chosen = front(st, setup)
+            if len(setup.objectives) > 1:  # the front members best on the first objective are validated
+                sign = 1 if setup.objectives[0].direction == "minimize" else -1
+                chosen = sorted(chosen, key=lambda t: (sign * t.values[0], t.number))
+            checked = None
+            if validate and chosen:
+                try:
+                    checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
+                except TuneInterrupted:
+                    raise TuneInterrupted(
+                        f"Interrupted during validation; the trials are kept in {url}; run the same command to resume."
+                    ) from None
+        # processes sharing the study may share the folder: one writes at a time, each file replaced whole
+        with writing(), storage_lock(url):
+            best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
     return RulesOutcome(run_dir, setup, best, checked, len(finished(st)), ran, wall)
 
 

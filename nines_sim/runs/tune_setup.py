@@ -129,7 +129,12 @@ def make_setup(
     if params is None or params.strip() == "all":
         tuned = tuple(declared)
     else:
-        tuned = tuple(x.strip() for x in params.split(",") if x.strip())
+        from nines_sim.game.text_lists import EmptyItem, items_of
+
+        try:
+            tuned = tuple(items_of(params, f"--params {params!r}"))
+        except EmptyItem as exc:
+            raise TuneError(str(exc)) from None
         for x in tuned:
             if x not in declared:
                 raise TuneError(f"{cls.name or base} has no parameter {x!r}; its parameters are: {', '.join(declared)}")

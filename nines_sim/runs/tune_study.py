@@ -28,7 +28,7 @@ import math
 import shlex
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,9 +61,18 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
     Raises
     ------
     nines_sim.runs.tune.TuneError
-        The target cannot be used; the message (one line) says why.
+        The target cannot be used; the message (one line) says why (a path that cannot be written:
+        :func:`nines_sim.runs.out_path.check_output_path`).
     """
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
+
     _, db = storage_file(url)
+    try:
+        check_output_path(run_dir, "--out", folder=True)
+        if explicit:  # the default storage is in the run folder, which leaves room for its name
+            check_output_path(db, "--storage", folder=False, beside=".tune-lock")
+    except OutputPathError as exc:
+        raise TuneError(str(exc)) from None
     if db.exists() and not db.is_file():
         raise TuneError(f"cannot open the storage {url}: {db} is not a file")
     if explicit and not db.exists() and not db.parent.is_dir():
@@ -146,28 +155,35 @@ class StudyOutcome:
         return lines
 
 
-def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any]) -> Any:
-    """The run folder made ready, then the study opened with ``open_()`` (created if new), for a tuning run or a
-    rules search.
+def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any], held: ExitStack) -> Any:
+    """The run folder made ready and held (shared by the processes of one study, :func:`one_writer`), then the
+    study opened with ``open_()`` (created if new), for a tuning run or a rules search.
+
+    ``held`` keeps the folder's lock until it closes: until the run has written its results.
 
     Raises
     ------
     nines_sim.runs.runfolder.RunSetupError
-        The folder cannot be written, or the study cannot be opened (the message says why).
+        The folder cannot be written, another run that writes alone is writing into it
+        (:class:`~nines_sim.runs.folder_lock.FolderInUse`), or the study cannot be opened (the message says why).
     """
+    from nines_sim.runs.folder_lock import one_writer
     from nines_sim.runs.output import OutputExists, prepare_dir
 
     made = not run_dir.exists()
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
+        held.enter_context(one_writer(run_dir, shared=True))
         with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
             prepare_dir(run_dir, force=True)
         return open_()
-    except (TuneError, OutputExists, OSError) as exc:
+    except (TuneError, OutputExists, OSError, RunSetupError) as exc:
         if made and run_dir.is_dir() and not any(run_dir.iterdir()):
             run_dir.rmdir()  # a usage error writes nothing: not even the empty folder this call made
         if isinstance(exc, OSError):
             raise RunSetupError(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
+        if isinstance(exc, RunSetupError):
+            raise
         raise RunSetupError(str(exc)) from None
 
 
@@ -277,8 +293,9 @@ def run_tune_study(
     from nines_sim.reporting.tune import write_tune_folder
     from nines_sim.runs.tune import Runner, validate_best
 
-    with compute_backend(scheduler, workers) as client:  # None: local processes
-        st = open_in_folder(run_dir, url, lambda: open_study(url, name, setup, create=True))
+    # held: the folder's lock (shared with the study's other processes) until the results are written
+    with ExitStack() as held, compute_backend(scheduler, workers) as client:  # client None: local processes
+        st = open_in_folder(run_dir, url, lambda: open_study(url, name, setup, create=True), held)
         runner = Runner(workers=workers, batch_size=batch_size, client=client)
         t0 = time.perf_counter()
         ran = _trials(st, setup, url, n_trials, runner, quiet)

@@ -24,7 +24,7 @@ from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Strategy
 from nines_sim.strategy.registry import builtin_classes, make_lineup, resolve_spec
 
 if TYPE_CHECKING:
-    from nines_sim.engine.broker import DecisionBroker
+    from nines_sim.engine.broker import DecisionBroker, Hint
 
 
 @dataclass
@@ -48,10 +48,16 @@ def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: 
     ------
     PositionError
         If the match ends before that hand or that hand before that turn.
+    nines_sim.engine.failures.StrategyFailure
+        If a strategy of the lineup fails on the way (the message names the replay that shows it).
     """
     from nines_sim.engine.batch import CompiledEngine  # the engine loads only once a position is asked for
+    from nines_sim.engine.broker import replay_hint
 
-    eng = CompiledEngine(rules, make_lineup(list(lineup)), seed, match, 1, batch_size=1, trace=True)
+    players = make_lineup(list(lineup))
+    # a strategy failing on the way is named with the replay that shows its position, as a run names it
+    hint = replay_hint(rules, players, seed, list(lineup))
+    eng = CompiledEngine(rules, players, seed, match, 1, batch_size=1, trace=True, hint=hint)
     eng.stop_at(hand, turn)
     while eng.B and not eng.paused:
         eng.advance()
@@ -159,6 +165,7 @@ def analyze(
     strategies: Sequence[str] = (),
     infer: float = 0.0,
     seed: int | None = 0,
+    place: Hint | None = None,
 ) -> Analysis:
     """Estimate every legal play of the seat to move, and ask each strategy what it would play.
 
@@ -167,12 +174,16 @@ def analyze(
     its own stream (:func:`analysis_key`), so the estimates of different positions, or of one
     position under different seeds, have independent errors; ``None`` uses the position's own
     decision key (``Position.dkey``, 0 in a described position).  The strategies are asked on
-    the position as given (in a replay, with the match's own stream).
+    the position as given (in a replay, with the match's own stream).  ``place(match) -> str`` says where
+    the position is if one of them fails when asked (:class:`~nines_sim.engine.broker.DecisionBroker`;
+    default: "at the position analysed").
 
     Raises
     ------
     PositionError
         If the seat to move holds no legal card (it draws: there is no choice to analyse).
+    nines_sim.engine.failures.StrategyFailure
+        If one of ``strategies`` raises or answers an illegal move at the position.
     """
     keyed = pos if seed is None else pos.with_(dkey=analysis_key(pos, seed))
     batch = PositionBatch.from_positions([keyed])
@@ -199,7 +210,7 @@ def analyze(
     asked = PositionBatch.from_positions([pos])
     for name in strategies:
         strat: Strategy = make_lineup([name])[0]
-        said = _broker(asked, strat).decide(DecisionKind.PLAY, idx, seats, legal=legal)
+        said = _broker(asked, strat, place or _analysed).decide(DecisionKind.PLAY, idx, seats, legal=legal)
         choices[name] = _move_name(int(said[0]), DecisionKind.PLAY)
     return Analysis(
         pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],
@@ -207,13 +218,20 @@ def analyze(
     )  # fmt: skip
 
 
-def _broker(batch: PositionBatch, strategy: Strategy) -> DecisionBroker:
-    """A decision broker that asks ``strategy`` (at every seat) about the positions of ``batch`` as they stand."""
+def _analysed(match: int) -> str:
+    """Where a position analysed on its own is, in a failing strategy's message (it is in no run)."""
+    return "at the position analysed"
+
+
+def _broker(batch: PositionBatch, strategy: Strategy, place: Hint = _analysed) -> DecisionBroker:
+    """A decision broker that asks ``strategy`` (at every seat) about the positions of ``batch`` as they stand;
+    a failing strategy's message says ``place(match)`` for where."""
     from nines_sim.engine.broker import DecisionBroker
     from nines_sim.game.tables import legal_table
 
     state = SimpleNamespace(**batch.arrays)  # the per-slot arrays, by the engine's names
-    return DecisionBroker(batch.rules, [strategy] * batch.rules.players, 0, state, legal_table(batch.rules))
+    rules = batch.rules
+    return DecisionBroker(rules, [strategy] * rules.players, 0, state, legal_table(rules), place=place)
 
 
 def builtin_names(sees_hidden: bool) -> list[str]:

@@ -226,9 +226,12 @@ def read_json(path: str, strategy: str, given_as: str = "") -> dict[str, Any]:
     Raises
     ------
     ParamError
-        For a missing or malformed file, or a file written for another strategy.
+        For a missing or malformed file, a folder, or a file written for another strategy.
     """
     p = Path(path)
+    if p.is_dir():  # a tuning's run folder, most likely: its best.json is the file meant
+        inside = f"; name the file in it: {strategy}@{p / 'best.json'}" if (p / "best.json").is_file() else ""
+        raise ParamError(f"{path} is a folder, not a parameter file (in {strategy}@{path}){inside}")
     if not p.is_file():
         raise ParamError(f"no such parameter file: {path} (in {strategy}@{path})")
     try:

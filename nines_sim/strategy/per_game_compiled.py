@@ -25,7 +25,9 @@ counter-based random stream, as ``Observation.random`` does.
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -36,6 +38,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from nines_sim.engine import turn_loop as K
 from nines_sim.engine.code_cache import DigestCache, code_digest  # noqa: F401 - code_digest, also read from here
+from nines_sim.engine.failures import StrategyCompileError
 from nines_sim.engine.turn_loop import (  # noqa: F401 - the names a user strategy needs, from one place
     G_ACTIVE,
     G_CARD,
@@ -95,7 +98,7 @@ class CompiledStrategy(Strategy):
 
     # --- the numpy engine's path: the same function, compiled, one game at a time
     def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
-        fn = _jitted_fn(self.decide_function(obs.rules))
+        fn = _jitted_fn(self.decide_function(obs.rules), self.name)
         g = np.zeros(NG, dtype=np.int64)
         hand = np.zeros(2, dtype=np.uint64)
         legal = obs.legal.astype(np.int64)
@@ -149,18 +152,53 @@ def _py_func(cls: type) -> Any:
     return fn
 
 
-def jitted(cls: type) -> Any:
-    """``cls.decide`` compiled for calls from Python (the numpy engine's path; compiled once per process)."""
+def jitted(cls: type, name: str | None = None) -> Any:
+    """``cls.decide`` compiled for calls from Python (the numpy engine's path; compiled once per process).
+
+    Raises
+    ------
+    nines_sim.engine.failures.StrategyCompileError
+        If numba cannot compile ``decide`` (the strategy ``name``, default ``cls.name``, is named).
+    """
     if cls not in _JITTED:
-        _JITTED[cls] = _jitted_fn(_py_func(cls))
+        _JITTED[cls] = _jitted_fn(_py_func(cls), name or getattr(cls, "name", cls.__name__))
     return _JITTED[cls]
 
 
-def _jitted_fn(fn: Any) -> Any:
+def _jitted_fn(fn: Any, name: str) -> Any:
+    """``fn`` (a ``decide``) compiled for calls from Python, once per process; ``name``: the strategy's, for errors."""
     if fn not in _JITTED:
         # not cached: numba would file it under the same name as the C callback below, which is cached
-        _JITTED[fn] = njit(K.DECIDE_SIG)(fn)
+        _JITTED[fn] = _compiling(name, fn, lambda: njit(K.DECIDE_SIG)(fn))
     return _JITTED[fn]
+
+
+def _compiling(name: str, fn: Any, build: Callable[[], Any]) -> Any:
+    """``build()``, which compiles the strategy ``name``'s ``decide`` (``fn``); numba's failure as one line.
+
+    numba's own error is a page long (its pipeline's traceback, then the message with the source quoted
+    twice): the line keeps the strategy's name, the file and line numba points at, and the first line of
+    numba's message that says what is wrong (not its "Failed in ... pipeline" heading).
+    """
+    from numba.core.errors import NumbaError
+
+    try:
+        return build()
+    except NumbaError as exc:
+        loc = getattr(exc, "loc", None)
+        code = getattr(fn, "__code__", None)
+        file = getattr(loc, "filename", None) or (code.co_filename if code else "?")
+        line = getattr(loc, "line", None) or (code.co_firstlineno if code else "?")
+        said = [t for t in (_ANSI.sub("", x).strip() for x in str(exc).splitlines()) if t]
+        said = [t for t in said if not _PIPELINE.match(t)] or said or [type(exc).__name__]
+        raise StrategyCompileError(
+            f"strategy {name!r}: numba cannot compile its decide (at {file}, line {line}, in {fn.__name__}): {said[0]}"
+        ) from exc
+
+
+#: numba's heading of a failed compile (the stage, not the fault), and its terminal colours.
+_PIPELINE = re.compile(r"Failed in \w[\w ]* mode pipeline \(step: [^)]*\)$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _cacheable(fn: Any) -> bool:
@@ -198,18 +236,30 @@ def compiled_function(strategy: Strategy | None, rules: Any = None) -> Any:
     A plug-in's ``decide`` is cached on disk (beside its file, or under ``NUMBA_CACHE_DIR``) by
     :class:`_DecideCache`: a later run, a worker process or a Dask worker loads it, whether the class was
     named by file or by module, and an edit of the file or of a helper it calls recompiles it.
+
+    Raises
+    ------
+    nines_sim.engine.failures.StrategyCompileError
+        If numba cannot compile the strategy's ``decide``: one line, with the file and line numba points at.
     """
     fn = strategy.decide_function(rules) if isinstance(strategy, CompiledStrategy) else _placeholder
     if fn not in _CFUNCS:
-        if fn is _placeholder or not _cacheable(fn):
-            _CFUNCS[fn] = cfunc(K.DECIDE_SIG, cache=_cacheable(fn))(fn)
+        if fn is _placeholder:
+            _CFUNCS[fn] = cfunc(K.DECIDE_SIG, cache=True)(fn)
         else:
-            args, restype = sigutils.normalize_signature(K.DECIDE_SIG)
-            compiled = CFunc(fn, (args, restype), locals={}, options={})
-            compiled._cache = _DecideCache(fn)  # what CFunc.enable_caching does, with the cache above
-            compiled.compile()
-            _CFUNCS[fn] = compiled
+            _CFUNCS[fn] = _compiling(getattr(strategy, "name", type(strategy).__name__), fn, lambda: _callback(fn))
     return _CFUNCS[fn]
+
+
+def _callback(fn: Any) -> Any:
+    """A plug-in's ``decide`` compiled as a C callback, cached on disk where it has a source file."""
+    if not _cacheable(fn):
+        return cfunc(K.DECIDE_SIG)(fn)
+    args, restype = sigutils.normalize_signature(K.DECIDE_SIG)
+    compiled = CFunc(fn, (args, restype), locals={}, options={})
+    compiled._cache = _DecideCache(fn)  # what CFunc.enable_caching does, with the cache above
+    compiled.compile()
+    return compiled
 
 
 def _placeholder(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed

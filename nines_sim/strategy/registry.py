@@ -343,6 +343,30 @@ def canonical_spec(spec: str) -> str:
     return P.spec_with(base, values)
 
 
+def _create(spec: str, cls: type, values: dict) -> Strategy:
+    """``cls(**values)``; why not in one line: arguments its ``__init__`` requires and has no default for, or
+    the exception its ``__init__`` raised (with the file and line), which no default would cure."""
+    from nines_sim.strategy.debug import user_location
+
+    try:
+        inspect.signature(cls).bind(**values)
+    except TypeError as exc:
+        raise StrategyNotFound(
+            f"strategy {spec!r} cannot be created without arguments ({exc}); "
+            f"give its __init__ defaults for every parameter"
+        ) from None
+    except ValueError:  # no signature to read (a class built in C): creating it says what is wrong
+        pass
+    try:
+        return cls(**values)
+    except StrategyNotFound:  # the strategy's own one-line reason (a model file it cannot read)
+        raise
+    except Exception as exc:
+        raise StrategyNotFound(
+            f"strategy {spec!r} raised {type(exc).__name__} in its __init__: {exc}{user_location(exc, cls)}"
+        ) from None
+
+
 def make_lineup(specs: list) -> list[Strategy]:
     """Strategy instances for a lineup of specs or instances; a repeated spec shares one instance."""
     made: dict[str, Strategy] = {}
@@ -353,15 +377,7 @@ def make_lineup(specs: list) -> list[Strategy]:
             continue
         if s not in made:
             cls, _, values, shown = _resolve(s)
-            try:
-                made[s] = cls(**values)
-            except StrategyNotFound:  # the strategy's own one-line reason (a model file it cannot read)
-                raise
-            except Exception as exc:
-                raise StrategyNotFound(
-                    f"strategy {s!r} cannot be created without arguments ({type(exc).__name__}: {exc}); "
-                    f"give its __init__ defaults for every parameter"
-                ) from None
+            made[s] = _create(s, cls, values)
             if shown is not None:
                 made[s].name = shown  # a plug-in is called and shown by its entry-point name
         out.append(made[s])
