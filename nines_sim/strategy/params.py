@@ -28,13 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-<<<<<<< HEAD
 from nines_sim.game.path_lookup import look_up, shown
 
-KINDS = ("int", "float", "choice")
-=======
 KINDS = ("int", "float", "choice", "path")
->>>>>>> trial
 
 
 class ParamError(ValueError):
@@ -86,7 +82,7 @@ class Param:
         if self.kind == "choice":
             return "|".join(map(str, self.choices))
         if self.kind == "path":
-            return "a file path"
+            return "any file"
         return f"{self.low:g}..{self.high:g}" if self.kind == "float" else f"{int(self.low)}..{int(self.high)}"
 
     def coerce(self, value: Any, strategy: str) -> Any:

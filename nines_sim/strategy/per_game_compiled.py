@@ -153,7 +153,7 @@ def _py_func(cls: type) -> Any:
 
 
 def _jitted_fn(fn: Any, name: str) -> Any:
-    """``fn`` compiled for calls from Python, once per process; numba's failure as one line naming ``name``."""
+    """``fn`` (a ``decide``) compiled for calls from Python, once per process; ``name``: the strategy's, for errors."""
     if fn not in _JITTED:
         # not cached: numba would file it under the same name as the C callback below, which is cached
         _JITTED[fn] = _compiling(name, fn, lambda: njit(K.DECIDE_SIG)(fn))
