@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from nines_sim.strategy.compiled_base import CompiledStrategy
 from nines_sim.strategy.params import Param
-from nines_sim.strategy.per_game_compiled import CompiledStrategy
 
 
 class Learned(CompiledStrategy):

@@ -16,7 +16,7 @@ from nines_sim.game.codes import SID_PYTHON, SID_USER
 from nines_sim.strategy.base import Strategy
 
 #: The module of compiled user strategies: no seat is one until something has imported it.
-_COMPILED_STRATEGY = "nines_sim.strategy.per_game_compiled"
+_COMPILED_STRATEGY = "nines_sim.strategy.compiled_base"
 
 
 @cache

@@ -67,7 +67,9 @@ def check_output_path(
     p = Path(text)
     nearest = _nearest_existing(p)
     if not os.path.isdir(nearest) and nearest != p:
-        raise OutputPathError(f"{option} {shown(text)}: {shown(str(nearest))} is a file, not a folder")
+        raise OutputPathError(
+            f"{option} {shown(text)}: {shown(str(nearest))} is a file, not a folder; choose another {option}"
+        )
     _check_lengths(text, p, nearest, option, "" if folder else beside)
     # (a file where a run folder goes is refused as it is made: nines_sim.runs.output.make_dir)
     if not folder and os.path.isdir(p):

@@ -10,6 +10,7 @@ sees and every move is played out with a rollout policy.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -210,8 +211,18 @@ def analyze(
     asked = PositionBatch.from_positions([pos])
     for name in strategies:
         strat: Strategy = make_lineup([name])[0]
-        said = _broker(asked, strat, place or _analysed).decide(DecisionKind.PLAY, idx, seats, legal=legal)
-        choices[name] = _move_name(int(said[0]), DecisionKind.PLAY)
+        # a built-in asked here that plays a model made for other rules (learned's fallback) says so in its
+        # label, not in a warning above the position
+        with warnings.catch_warnings(record=True) as fell_back:
+            warnings.simplefilter("always")
+            said = _broker(asked, strat, place or _analysed).decide(DecisionKind.PLAY, idx, seats, legal=legal)
+        for w in fell_back:
+            if type(w.message).__name__ != "FallbackWarning":
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        label = (
+            f"{name} (nearest model)" if any(type(w.message).__name__ == "FallbackWarning" for w in fell_back) else name
+        )
+        choices[label] = _move_name(int(said[0]), DecisionKind.PLAY)
     return Analysis(
         pos, [_move_name(int(m), DecisionKind.PLAY) for m in mv[order]], mean[order],
         (mean - 1.96 * se)[order], (mean + 1.96 * se)[order], samples, outcome, choices,

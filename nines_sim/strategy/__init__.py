@@ -2,7 +2,8 @@
 
 - :mod:`~nines_sim.strategy.base`: :class:`Strategy`, :class:`Observation`, :class:`DecisionKind` (batched decisions).
 - :mod:`~nines_sim.strategy.per_game`: :class:`PerGameStrategy`, plain Python one game at a time.
-- :mod:`~nines_sim.strategy.per_game_compiled`: :class:`CompiledStrategy`, one compiled function per game.
+- :mod:`~nines_sim.strategy.per_game_compiled`: :class:`CompiledStrategy`, one compiled function per game
+  (the class itself in :mod:`~nines_sim.strategy.compiled_base`, which loads no numba).
 - :mod:`~nines_sim.strategy.params`: parameters a strategy declares.
 - :mod:`~nines_sim.strategy.registry`: finding strategies by name, module or file.
 - :mod:`~nines_sim.strategy.choice`: uniform choices among cards, for a batch.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numba import cfunc, njit
@@ -61,7 +61,8 @@ from nines_sim.engine.turn_loop import (  # noqa: F401 - the names a user strate
     pick_card,
     popcount,
 )
-from nines_sim.strategy.base import DecisionKind, Observation, Strategy
+from nines_sim.strategy.base import DecisionKind, Observation, Strategy  # noqa: F401 - DecisionKind: __all__
+from nines_sim.strategy.compiled_base import CompiledStrategy
 
 PLAY, DECLARE, PLAY_DRAWN, DEALER_DECLARE = K.K_PLAY, K.K_DECLARE, K.K_PLAY_DRAWN, K.K_DEALER_DECLARE
 NATURALS = K.I_NATURALS
@@ -82,77 +83,11 @@ def random_below(g: np.ndarray, kind: int, n: int, salt: int) -> int:
     return K.below(random_word(g, kind, salt), n)
 
 
-class CompiledStrategy(Strategy):
-    """Base class of a strategy given as one compiled function, ``decide`` (see the module docs).
-
-    Set ``name``, ``classifier`` and ``decide`` (a plain function; it is compiled on first use
-    and cached on disk beside its source file).
-    """
-
-    decide: ClassVar[Any] = None
-
-    def decide_function(self, rules: Any = None) -> Any:
-        """The plain function to compile for this seat under ``rules``: the class's ``decide``, or (a subclass
-        whose seats differ, such as ``learned`` with its model) one of the instance's own, made for the rules."""
-        return _py_func(type(self))
-
-    # --- the numpy engine's path: the same function, compiled, one game at a time
-    def _ask(self, obs: Observation, kind: int, card: np.ndarray | None = None) -> np.ndarray:
-        fn = _jitted_fn(self.decide_function(obs.rules), self.name)
-        g = np.zeros(NG, dtype=np.int64)
-        hand = np.zeros(2, dtype=np.uint64)
-        legal = obs.legal.astype(np.int64)
-        pair = obs.pair_legal if kind == PLAY else np.zeros(obs.n, dtype=bool)
-        # the decision stream's key and counter, as Observation.random reads them
-        dkey = obs.public("dkey").view(np.int64)
-        turn = obs.public("turn")
-        in_hand = (obs.in_hand * (1 << np.arange(obs.players))).sum(axis=1)
-        out = np.empty(obs.n, dtype=np.int64)
-        for j in range(obs.n):
-            g[:] = (
-                obs.seat[j], legal[j], pair[j], obs.top[j], obs.active_suit[j], obs.stock_size[j], obs.dealer[j],
-                obs.direction[j], np.int64(obs.played[j]), -1 if card is None else card[j], obs.players,
-                obs.nine_penalty, turn[j], dkey[j], in_hand[j], len(obs.hand),
-            )  # fmt: skip
-            hand[0] = obs.hand[0][j]
-            hand[1] = obs.hand[1][j] if len(obs.hand) == 2 else 0
-            out[j] = fn(
-                kind,
-                g,
-                hand,
-                np.ascontiguousarray(obs.hand_sizes[j]),
-                np.ascontiguousarray(obs.totals[j]),
-                np.ascontiguousarray(obs.drew_on[j]),
-            )
-        return out
-
-    def play(self, obs: Observation) -> np.ndarray:
-        return self._ask(obs, PLAY)
-
-    def declare(self, obs: Observation) -> np.ndarray:
-        return self._ask(obs, int(obs.kind))
-
-    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        return self._ask(obs, PLAY_DRAWN, card) != 0
-
-
 _JITTED: dict[Any, Any] = {}
 _CFUNCS: dict[Any, Any] = {}
 
 
-def _py_func(cls: type) -> Any:
-    fn = cls.__dict__.get("decide") or next((c.__dict__["decide"] for c in cls.__mro__ if "decide" in c.__dict__), None)
-    if isinstance(fn, staticmethod):
-        fn = fn.__func__
-    fn = getattr(fn, "py_func", fn)  # an @njit function: compile its Python source our way
-    if fn is None or not callable(fn):
-        raise TypeError(
-            f"{cls.__name__} must set decide to a function decide(kind, g, hand, hand_sizes, totals, drew_on)"
-        )
-    return fn
-
-
-def _jitted_fn(fn: Any, name: str) -> Any:
+def jitted_decide(fn: Any, name: str) -> Any:
     """``fn`` (a ``decide``) compiled for calls from Python, once per process; ``name``: the strategy's, for errors."""
     if fn not in _JITTED:
         # not cached: numba would file it under the same name as the C callback below, which is cached
