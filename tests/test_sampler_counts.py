@@ -24,14 +24,16 @@ from nines_sim.strategy.registry import make_lineup
 from tests.position_seats import PositionSeats
 from tests.test_sampler import _position_at
 
-PRESETS = ["classic", "hard-nines", "draw-until-playable", "skip-reverse", "no-nine-out"]
+PRESETS = ["classic", "hard-nines", "draw-until-playable", "skip-reverse", "no-nine-out", "double-nines"]
 #: Lineups whose seats draw often and keep legal drawn cards at times (``random``), as well as never (``expert``).
 SEATS = ["random", "expert", "hold-nines", "random", "dump-faces", "suit-majority"]
 
 
 def _engine_observation(preset: str, players: int, seed: int, turns: int, n: int = 4):
-    """``n`` matches' first hands of a lineup at ``players`` seats, each stopped at turn ``turns`` (or earlier):
-    the engine's seats over those positions (the true hands) and the observation of the seat to move."""
+    """``n`` matches' first hands of a lineup at ``players`` seats (5 at least for two decks), each stopped at turn
+    ``turns`` (or earlier): the engine's seats over those positions (the true hands) and the observation of the
+    seat to move."""
+    players = max(players, 5) if preset == "double-nines" else players
     rules = make_rules(preset, players=players)
     lineup = make_lineup(SEATS[:players])
     batches = [_position_at(rules, lineup, seed, m, turns) for m in range(n)]

@@ -7,4 +7,5 @@ run() { nines tournament "$1" "$2" -p 2 -n "$3" --seed "$4" --workers 1 --batch-
 pair() { run "$1" "$2" "$3" "$4" "${5}_A" "${@:6}" & run "$2" "$1" "$3" "$4" "${5}_B" "${@:6}"; wait; }
 case "$1" in
   1) pair lookahead:draws=log,counts=obey lookahead:draws=log 2000 140 c140 ;;
+  2) pair lookahead:counts=obey lookahead 1000 141 s141 ;;
 esac
