@@ -10,7 +10,8 @@ from nines_sim.game.codes import BLOCKED
 from nines_sim.game.rules import make_rules
 from nines_sim.play import load, public_events, run_match
 from nines_sim.play.ends import hand_ends, rule_notes
-from nines_sim.play.tui import PlayApp, event_line, per_seat, shown
+from nines_sim.play.screen_text import event_line, per_seat, shown
+from nines_sim.play.tui import PlayApp
 from nines_sim.strategy.base import DecisionKind
 from tests.test_play_tui import SIZE, choose, keys_for, new_match, next_request, screen
 

@@ -103,7 +103,7 @@ def play(
         code = 130
     where = shlex.quote(str(path))
     if saved.finished:
-        from nines_sim.play.tui import per_seat
+        from nines_sim.play.screen_text import per_seat
 
         totals = per_seat(saved.totals or [], saved.lineup, saved.seat)
         typer.echo(f"Match over: totals: {totals}. Saved in {path}; see it with 'nines replay {where}', "

@@ -74,5 +74,14 @@ def rules_params(rules: Rules) -> np.ndarray:
     return rp
 
 
+def classic_shape(rp: np.ndarray) -> bool:
+    """Whether rules (as :func:`rules_params`) have the classic shape (the classic form of the turn loop,
+    :func:`nines_sim.engine.turn_loop.slots_kernel`, plays them): one deck, one card drawn (T4), no
+    skip and reverse (V1), no pair of 9s (V4), and a 9 may go out.  Most presets do (classic, hard-nines,
+    free-nines, no-stacking, fixed-hands-*); the nine penalty, block rule, tie rule, target and turn cap
+    are read at run time by either form."""
+    return bool(rp[R_DECKS] == 1 and rp[R_NNO] == 0 and rp[R_UNTIL] == 0 and rp[R_SKIPREV] == 0 and rp[R_PAIR] == 0)
+
+
 #: What a phase returns as its code when the slot plays on (the kernel's return codes are >= 0).
 GO = -1

@@ -22,7 +22,7 @@ per-slot array's dtype and shape); the loop takes its arrays as its first argume
 inlined into it (see "the phases of a slot's game" below), kept by stage in modules of their own; every name
 stays importable from here:
 
-- :mod:`~nines_sim.engine.loop_constants`: the rules vector, phases, return codes, record and event columns;
+- :mod:`~nines_sim.engine.loop_constants`: the rules vector and its shape, phases, return codes, record, event columns;
 - :mod:`~nines_sim.engine.deal`: the deck's order, the deal, draws and reshuffles (D4-D7, T4-T6);
 - :mod:`~nines_sim.engine.turn_phases`: a turn's legal cards or draw, its move, the card's power (T1-T8, V1-V6);
 - :mod:`~nines_sim.engine.decisions`: the seats' decisions (built-in, compiled user or Python strategies);
@@ -167,6 +167,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     R_SKIPREV,
     R_TARGET,
     R_UNTIL,
+    classic_shape,
     rules_params,
 )
 from nines_sim.engine.scoring import (  # noqa: F401 - the end of a hand and of a match, also read from here
@@ -303,9 +304,9 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
     it hold none of its code (the flag is a constant, its branches are dropped, in the phases too).
 
-    The loop names the decision phase of its form (``decide_phase_expert`` or ``decide_phase``) as a global,
-    not as a closure variable: numba keys a closure's cache by its variables' pickled values, and a compiled
-    function's differ from process to process (each process would compile the form again)."""
+    The loop picks its form's phases (``decide_phase_expert`` or ``decide_phase``, the ``*_trace`` forms or not)
+    from globals, not closure variables: numba keys a closure's cache by its variables' pickled values, and a
+    compiled function's differ from process to process (each process would compile the form again)."""
     # the forms that keep the draw log (slots_kernel); a constant, so that the classic forms pass the phases
     # the same literal False, and share them
     log_form = trace or (expert and not classic)
@@ -361,6 +362,11 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             skiprev = rp[R_SKIPREV] != 0
             pair_any = rp[R_PAIR] != 0
         P, keep_log = rp[R_P], log_form and rp[R_LOG] != 0  # forms: slots_kernel
+        # this form's phases: the flags are constants, so only the one picked is compiled in; globals (docstring)
+        turn_of_form = turn_phase_trace if trace else turn_phase
+        decide_of_form = decide_phase_expert if expert else decide_phase  # decisions._decide_phase: two functions
+        powers_of_form = powers_phase_trace if trace else powers_phase
+        end_hand_of_form = end_hand_phase_trace if trace else end_hand_phase
         sv, sfull, sbuf, scw, g, hb, fw = work[0], work[1], work[2], work[3], work[5], work[6], work[7]
         if trace:
             ev = work[8]
@@ -387,16 +393,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                     if trace and trace_turn(ev, evn, stop, st, b, turn):
                         code = BUFFER_FULL
                         break
-                    if trace:
-                        ph, legal, passed, mv, card = turn_phase_trace(
-                            st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card,
-                            D, nno, until, work, keep_log,
-                        )  # fmt: skip
-                    else:
-                        ph, legal, passed, mv, card = turn_phase(
-                            st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card,
-                            D, nno, until, work, keep_log,
-                        )  # fmt: skip
+                    ph, legal, passed, mv, card = turn_of_form(
+                        st, keys, hands, ncards, drew_on, under, stock, legal_tab, b, seat, top, active, mv, card, D,
+                        nno, until, work, keep_log,
+                    )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
                     SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
                 ):
@@ -405,17 +405,10 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         turn, D, pair_any, st,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                    # two functions, not one flag (decisions._decide_phase); globals, as cache keys (docstring)
-                    if expert:
-                        ph, mv, active, code = decide_phase_expert(
-                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
-                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
-                        )  # fmt: skip
-                    else:
-                        ph, mv, active, code = decide_phase(
-                            st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb,
-                            fw, b, ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
-                        )  # fmt: skip
+                    ph, mv, active, code = decide_of_form(
+                        st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
+                        ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
+                    )  # fmt: skip
                     if code != GO:
                         break
                     if ph == PH_TURN:  # the dealer declared (D6)
@@ -429,29 +422,17 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                 if ph == PH_FINISH:
                     if trace and mv >= 0:
                         log_move(ev, evn, b, seat, mv, active)
-                    if trace:
-                        ph, seat, turn, streak, dirbit, row = powers_phase_trace(
-                            st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit,
-                            row, mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work,
-                        )  # fmt: skip
-                    else:
-                        ph, seat, turn, streak, dirbit, row = powers_phase(
-                            st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit,
-                            row, mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work,
-                        )  # fmt: skip
+                    ph, seat, turn, streak, dirbit, row = powers_of_form(
+                        st, keys, hands, ncards, under, stock, next_tab, b, seat, mv, passed, streak, turn, dirbit,
+                        row, mask, n_in, P, cap, noplay_block, skiprev, pair_any, D, work,
+                    )  # fmt: skip
                     if ph == PH_TURN:
                         continue
                 if ph == PH_END:
-                    if trace:
-                        ph, mask, n_in, code = end_hand_phase_trace(
-                            st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn,
-                            mask, n_in, P, D, work,
-                        )  # fmt: skip
-                    else:
-                        ph, mask, n_in, code = end_hand_phase(
-                            st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn,
-                            mask, n_in, P, D, work,
-                        )  # fmt: skip
+                    ph, mask, n_in, code = end_hand_of_form(
+                        st, hands, totals, rp, next_tab, hrec, hpen, hcount, mrec, mtot, mshare, mcount, b, turn, mask,
+                        n_in, P, D, work,
+                    )  # fmt: skip
                     if code != GO:
                         break
                 if ph == PH_NEW:
@@ -503,14 +484,6 @@ play_slots_classic_expert = _compile_slots(True, True)
 #: a person's seat and the tests read every event of a game from it.  One form serves them all (speed does
 #: not matter there; compiling fewer forms does).
 play_slots_trace = _compile_slots(False, True, trace=True)
-
-
-def classic_shape(rp: np.ndarray) -> bool:
-    """Whether rules (as :func:`rules_params`) have the classic shape: one deck, one card drawn (T4), no
-    skip and reverse (V1), no pair of 9s (V4), and a 9 may go out.  Most presets do (classic, hard-nines,
-    free-nines, no-stacking, fixed-hands-*); the nine penalty, block rule, tie rule, target and turn cap
-    are read at run time by either form."""
-    return bool(rp[R_DECKS] == 1 and rp[R_NNO] == 0 and rp[R_UNTIL] == 0 and rp[R_SKIPREV] == 0 and rp[R_PAIR] == 0)
 
 
 def slots_kernel(rp: np.ndarray, expert: bool = False):  # noqa: ANN201 - a numba dispatcher
