@@ -11,7 +11,7 @@ per seat and face; per sample it
 2. deals those cards to the other seats in seat order (weighted per seat; the
    last seat dealt takes what is left),
 3. with two or more other seats dealt and some weight not 1, makes Metropolis
-   swaps of cards between those hands and the stock (:func:`_swap`), so that
+   swaps of cards between those hands and the stock (:func:`~.swaps.swap`), so that
    every seat's hand follows its own weights whatever its place in the order
    (steps 1 and 2 alone weigh the cards of the last seat by an average over the
    seats, or not at all),
@@ -23,8 +23,8 @@ With count bounds (``tries`` above 0, ``lookahead:counts=obey``), a sample whose
 ``tries`` times: the samples are then exactly the unbounded ones conditioned on the bounds, and a sample
 within them at its first draw is the unbounded sample itself.  Where every draw breaks a bound (a bound that binds
 hard: few deals keep it), the last draw is brought within the bounds by trades of the cards over them for cards
-with no bound there (:func:`_repair`), then step 3's swaps refuse any trade that would break a bound, so they move
-it towards the law restricted to the bounds.
+with no bound there (:func:`~.swaps.repair`), then step 3's swaps refuse any trade that would break a bound, so
+they move it towards the law restricted to the bounds.
 
 The law aimed at gives a deal a probability proportional to the product, over
 the other hands' cards, of their seat's weight (draws as independent evidence
@@ -48,12 +48,11 @@ from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.turn_loop import below, stream
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
+from nines_sim.search.swaps import count_ages, repair, swap, within_bounds
 
 #: Random words one sample may use (its counters are ``k * WORDS + i``).
 WORDS = 1 << 10
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-_LOW32 = np.uint64(0xFFFFFFFF)
-_TO_UNIT32 = 1.0 / 4294967296.0  # 2**-32
 
 
 def purpose_word(purpose: int) -> np.uint64:
@@ -95,145 +94,6 @@ def _weight(ids, lo, hi, w):
     for i in range(lo, hi):
         total += w[ids[i] % 52]
     return total
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _fits(cnt_s, out_age, in_age, slack):
-    """Whether a seat's hand stays within its count bound, or gets no further over it at any age, when a card
-    of age ``out_age`` leaves it and one of ``in_age`` comes in (-1: no bound).  ``cnt_s``: its cards by age
-    0, 1, 2; the bound at age ``j`` is ``j + slack`` cards of ages 0 to ``j``."""
-    before = 0
-    after = 0
-    for j in range(3):
-        before += cnt_s[j]
-        after += cnt_s[j] - (1 if out_age == j else 0) + (1 if in_age == j else 0)
-        if after > j + slack and after > before:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _trade(age_g, slack, cnt, hi, fi, hj, fj):
-    """Card ``fi`` of holder ``hi`` for card ``fj`` of holder ``hj`` (the stock, ``cnt.shape[0] - 1``, has no
-    bound), if neither seat's hand goes further over its count bound; ``cnt`` is kept.  Returns whether made."""
-    P = cnt.shape[0] - 1
-    ai_i = age_g[hi, fi] if hi < P else -1
-    ai_j = age_g[hi, fj] if hi < P else -1
-    aj_j = age_g[hj, fj] if hj < P else -1
-    aj_i = age_g[hj, fi] if hj < P else -1
-    if hi < P and not _fits(cnt[hi], ai_i, ai_j, slack):
-        return False
-    if hj < P and not _fits(cnt[hj], aj_j, aj_i, slack):
-        return False
-    _recount(cnt, hi, ai_i, ai_j)
-    _recount(cnt, hj, aj_j, aj_i)
-    return True
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _recount(cnt, h, gone, came):
-    if h < cnt.shape[0] - 1:
-        if gone >= 0:
-            cnt[h, gone] -= 1
-        if came >= 0:
-            cnt[h, came] += 1
-
-
-@njit(cache=True, error_model="numpy")
-def _count_ages(face, H, holder, age_g, cnt):
-    """Each seat's hand cards ``face[:H]`` (ids or faces) by their age in its own log, into ``cnt`` (P + 1, 3)."""
-    cnt[:, :] = 0
-    for i in range(H):
-        a = age_g[holder[i], face[i] % N_FACES]
-        if a >= 0:
-            cnt[holder[i], a] += 1
-
-
-@njit(cache=True, error_model="numpy")
-def within_bounds(cnt, slack):
-    """Whether every seat holds at most ``j + slack`` cards of ages 0 to ``j`` (j = 0, 1, 2), by its counts."""
-    for s in range(cnt.shape[0] - 1):
-        if _over(cnt[s], 0, slack):
-            return False
-    return True
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _over(cnt_s, a, slack):
-    """Whether a seat holds more than ``j + slack`` cards of ages 0 to ``j`` for some ``j`` from ``a`` on."""
-    c = 0
-    for j in range(3):
-        c += cnt_s[j]
-        if j >= a and c > j + slack:
-            return True
-    return False
-
-
-@njit(cache=True, error_model="numpy")
-def _repair(face, holder, T, H, age_g, slack, wt, cnt, key, purpose, ctr):
-    """Bring every hand within its count bound: each card over it is traded for a card of another holder (the
-    first that fits, from a random slot on) that has no bound in that hand, where the other holder allows it (a
-    card that must be in a hand never goes to the stock).  Returns whether every hand is within its bound."""
-    P = cnt.shape[0] - 1
-    for i in range(H):
-        s = holder[i]
-        a = age_g[s, face[i]]
-        if a < 0 or not _over(cnt[s], a, slack):
-            continue
-        start = below(stream(key, purpose, ctr + i), T)
-        for t in range(T):
-            j = start + t if start + t < T else start + t - T
-            hj = holder[j]
-            if hj == s or age_g[s, face[j]] >= 0 or wt[hj, face[i]] == 0.0:
-                continue
-            gone = age_g[hj, face[j]] if hj < P else -1
-            came = age_g[hj, face[i]] if hj < P else -1
-            if hj < P and not _fits(cnt[hj], gone, came, slack):
-                continue
-            _recount(cnt, s, a, -1)
-            _recount(cnt, hj, gone, came)
-            f = face[i]
-            face[i] = face[j]
-            face[j] = f
-            break
-    return within_bounds(cnt, slack)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _swap(face, holder, T, H, wt, key, purpose, ctr, proposals, age_g, slack, cnt, bounded):  # noqa: PLR0913
-    """Metropolis swaps of two cards between holders (other seats, the stock) of one sample.
-
-    ``face[:H]`` are the hands' cards (seat ``holder[i]``), ``face[H:T]`` the
-    stock's (holder ``P``); ``wt[holder, face]`` is a card's weight at a holder
-    (a seat's own weight; in the stock 1, or 0 for a card that must be in a
-    hand).  Proposal ``p`` takes hand slot ``p % H`` and a slot drawn uniformly
-    from all ``T`` (a symmetric proposal); the two cards change holders with
-    probability ``min(1, ratio)`` of the deal's weight after and before, the
-    weight of a deal being the product of its cards' weights at their holders.
-    Each proposal keeps the law proportional to that weight, so the swaps only
-    move the deal towards it.  One random word per proposal: its high half picks
-    the slot, its low half accepts.  With ``bounded``, a swap that would take a
-    seat's hand over its count bound (:func:`_fits`; ``cnt`` its counts by age)
-    is refused, so the swaps keep the law restricted to the deals within the bounds.
-    """
-    i = -1
-    for p in range(proposals):
-        i = i + 1 if i + 1 < H else 0
-        x = stream(key, purpose, ctr + p)
-        j = below(x, T)
-        hi = holder[i]
-        hj = holder[j]
-        if hi == hj:
-            continue
-        fi = face[i]
-        fj = face[j]
-        before = wt[hi, fi] * wt[hj, fj]
-        after = wt[hi, fj] * wt[hj, fi]
-        if after >= before or np.float64(x & _LOW32) * _TO_UNIT32 * before < after:
-            if bounded and not _trade(age_g, slack, cnt, hi, fi, hj, fj):
-                continue
-            face[i] = fj
-            face[j] = fi
 
 
 @njit(cache=True, error_model="numpy")
@@ -407,8 +267,8 @@ def _deal_hands(pool, H, sizes_g, weight_g, last, uniform, key, purpose, ctr):
 @njit(cache=True, error_model="numpy")
 def _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, ctr, proposals, age_g, slack, cnt,
                bounded, repair_purpose):  # fmt: skip
-    """Step 3: the hands' and the stock's cards as faces, :func:`_swap`'s proposals on them, and back.  With
-    ``bounded`` the hands are first brought within their count bounds (:func:`_repair`) and the swaps keep them
+    """Step 3: the hands' and the stock's cards as faces, :func:`~.swaps.swap`'s proposals on them, and back.  With
+    ``bounded`` the hands are first brought within their count bounds (:func:`~.swaps.repair`) and the swaps keep them
     there.  Returns whether every hand is within its bound (true when not ``bounded``)."""
     for i in range(H):
         face[i] = pool[i] % N_FACES
@@ -417,9 +277,9 @@ def _swap_step(pool, ids, H, take, nb, face, holder, wt, key, swap_purpose, ctr,
     T = H + nb - take
     ok = True
     if bounded:
-        _count_ages(face, H, holder, age_g, cnt)
-        ok = _repair(face, holder, T, H, age_g, slack, wt, cnt, key, repair_purpose, ctr)
-    _swap(face, holder, T, H, wt, key, swap_purpose, ctr, proposals, age_g, slack, cnt, bounded)
+        count_ages(face, H, holder, age_g, cnt)
+        ok = repair(face, holder, T, H, age_g, slack, wt, cnt, key, repair_purpose, ctr)
+    swap(face, holder, T, H, wt, key, swap_purpose, ctr, proposals, age_g, slack, cnt, bounded)
     for i in range(H):
         pool[i] = face[i]
     for i in range(take, nb):
@@ -497,7 +357,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     tries : int
         0: the bounds are not read.  Else a sample over a bound is drawn again, up to ``tries`` times, from the
         streams ``retry[0]`` (cards) and ``retry[1]`` (swaps) with counters ``(try << 26) + k * WORDS + i``;
-        the last draw is brought within the bounds by trades and bounded swaps (``retry[2]``, :func:`_repair`).
+        the last draw is brought within the bounds by trades and bounded swaps (``retry[2]``, :func:`~.swaps.repair`).
     retry : numpy.ndarray
         uint64, (3,): the purposes of the draws after the first (:func:`purpose_word`).
     tally : numpy.ndarray
@@ -570,7 +430,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
                         tally[g, 2] += 0 if ok else 1
                 if tries == 0 or fix:
                     break
-                _count_ages(pool, H, holder, age_g, cnt)
+                count_ages(pool, H, holder, age_g, cnt)
                 if within_bounds(cnt, slack):
                     break
                 attempt += 1
