@@ -222,13 +222,16 @@ def test_mixed_tables_of_plugins_and_builtins_play_as_when_every_seat_is_asked_i
 def test_expert_at_other_parameter_values_plays_compiled_and_as_its_python_class(preset, spec):
     """``expert``'s compiled twin reads each seat's parameter values, so a tuned expert runs at compiled
     speed (issue 13) and moves exactly as the Python class asked as a Python seat does."""
-    from nines_sim.engine import turn_loop as K
+    from nines_sim.strategies.dump_faces import DumpFaces
+    from nines_sim.strategies.expert import Expert
+    from nines_sim.strategies.random_play import RandomPlay
 
     players = 5 if preset == "double-nines" else 4
     rules = make_rules(preset, players=players)
     names = [spec, "expert", "dump-faces", "random", "hold-nines"][:players]
     lineup = make_lineup(names)
-    assert seat_ids(lineup).tolist()[:4] == [K.SID_EXPERT, K.SID_EXPERT, K.SID_DUMP_FACES, K.SID_RANDOM]
+    expert = Expert.kernel_id
+    assert seat_ids(lineup).tolist()[:4] == [expert, expert, DumpFaces.kernel_id, RandomPlay.kernel_id]
     a, b = both(rules, names, seed=21, n=25, batch=8)
     assert_identical(a, b)
     at_defaults = CompiledEngine(rules, make_lineup(["expert"] + names[1:]), 21, 0, 25).run()

@@ -71,10 +71,10 @@ def test_the_tuned_expert_rollout_policy_is_expert_at_the_tuned_classic_values_a
     from pathlib import Path
 
     from nines_sim.engine.seats import seat_ids
-    from nines_sim.engine.turn_loop import SID_EXPERT
+    from nines_sim.strategies.expert import Expert
 
     tuned = json.loads((Path(__file__).parents[1] / "docs" / "tuned" / "expert-classic.json").read_text())["params"]
     for spec in ("lookahead:policy=tuned-expert", "ismcts:policy=tuned-expert"):
         policy = make_lineup([spec])[0]._policy
         assert {k: getattr(policy, k) for k in tuned} == tuned
-        assert (seat_ids([policy, policy]) == SID_EXPERT).all()
+        assert (seat_ids([policy, policy]) == Expert.kernel_id).all()

@@ -31,6 +31,7 @@ from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table, next_seat_table
 from nines_sim.results.records import HandRecords, MatchResults
+from nines_sim.strategy import compiled_builtins
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
 #: Matches a table of compiled seats starts per :meth:`CompiledEngine.advance` (how often a caller may stop it).
@@ -51,22 +52,21 @@ KEY_WINDOW = 1 << 16
 
 
 def seat_params(lineup: Sequence[Strategy]) -> np.ndarray:
-    """Each seat's ``expert`` parameter values as the kernel reads them.
+    """Each seat's parameter values of the heavy built-in (``expert``) as the kernel reads them.
 
     Returns
     -------
     numpy.ndarray
-        float64, shape (MAX_SEATS, NXP): row ``p`` holds seat ``p``'s values in the order of
-        ``Expert.params`` where that seat plays ``expert``, the defaults elsewhere (unread).
+        float64, shape (MAX_SEATS, n): row ``p`` holds seat ``p``'s values in the order of the heavy class's
+        ``params`` (:mod:`nines_sim.strategy.compiled_builtins`) where that seat plays it, the defaults
+        elsewhere (unread).
     """
-    from nines_sim.strategies.expert import Expert
-
-    names = [p.name for p in Expert.params]
-    assert len(names) == K.NXP, "kernel.X_* columns must follow Expert.params"
-    xp = np.tile(np.array([float(p.default) for p in Expert.params]), (K.MAX_SEATS, 1))
+    given = compiled_builtins.given()
+    heavy, params = given.heavy[0], given.heavy_params
+    xp = np.tile(np.array([float(p.default) for p in params]), (K.MAX_SEATS, 1))
     for seat, s in enumerate(lineup):
-        if type(s) is Expert:
-            xp[seat] = [float(getattr(s, n)) for n in names]
+        if type(s) is heavy:
+            xp[seat] = [float(getattr(s, p.name)) for p in params]
     return xp
 
 
@@ -161,7 +161,7 @@ class CompiledEngine:
         self._rp = K.rules_params(rules)
         self._rp[R_LOG] = self._python or trace  # compiled seats never read the draw log
         self._work = K.scratch(rules)
-        self._play = K.slots_kernel(self._rp, bool((self._sid == K.SID_EXPERT).any()))
+        self._play = K.slots_kernel(self._rp, seats.heavy_seat(self._sid))
         if trace:  # the trace form: every event into a buffer per slot (kernel.EV_* rows)
             self._play = K.play_slots_trace
             self._events = np.zeros((self.B, EVENT_ROWS, K.EV_WIDTH), dtype=np.int64)

@@ -51,8 +51,20 @@ from nines_sim.engine.loop_constants import (
 from nines_sim.engine.slots import S_ANSWER, S_DEALER, S_END, S_HAVE_ANS, S_POS, S_WAIT_KIND, S_WAIT_SEAT, S_WAITING
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY, K_PLAY_DRAWN, SID_PYTHON, SID_USER
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR
-from nines_sim.strategies.expert_compiled import SID_EXPERT, expert_decide, expert_decide_inline
-from nines_sim.strategies.heuristics_compiled import heuristic_declare, heuristic_play
+from nines_sim.strategy.compiled_builtins import given
+
+# The compiled built-ins' decisions, as registered (:mod:`nines_sim.strategy.compiled_builtins`): numba reads
+# them as this module's globals, compiled into the loop like any function it calls.
+_GIVEN = given()
+#: The light built-ins' play and declaration (the heuristics), decided in line.
+light_play = _GIVEN.light_play
+light_declare = _GIVEN.light_declare
+#: The first and last kernel id of the light built-ins.
+LIGHT_FIRST, LIGHT_LAST = _GIVEN.light_ids
+#: The heavy built-in's decision (``expert``), called or inlined, and its kernel id.
+heavy_decide = _GIVEN.heavy_decide
+heavy_decide_inline = _GIVEN.heavy_decide_inline
+SID_HEAVY = _GIVEN.heavy_id
 
 
 @shared_inline
@@ -61,24 +73,24 @@ def builtin_decide(
 ):  # fmt: skip
     """Decision of a compiled built-in strategy: a face / PAIR, a suit, or 0/1 for play_drawn.
 
-    The turn loop decides the heuristics' plays and declarations itself (:func:`heuristic_play`,
-    :func:`heuristic_declare`) and asks here for ``expert``'s decisions (:func:`expert_decide`, called out of
-    line: the forms with ``expert``'s code inlined decide for it in :func:`decide_phase`) and every dealer's
-    declaration (D6).  ``xp``: float64 (MAX_SEATS, NXP), each seat's ``expert`` parameters; ``fw``: float64
-    scratch of 64; ``D``: decks.
+    The turn loop decides the light built-ins' plays and declarations itself (:data:`light_play`,
+    :data:`light_declare`) and asks here for the heavy built-in's decisions (:data:`heavy_decide`, ``expert``'s,
+    called out of line: the forms with its code inlined decide for it in :func:`decide_phase`) and every dealer's
+    declaration (D6).  ``xp``: float64 (MAX_SEATS, n), each seat's parameters of the heavy built-in; ``fw``:
+    float64 scratch of 64; ``D``: decks.
     """
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
-    if sid == SID_EXPERT:
-        return expert_decide_apart(
+    if sid == SID_HEAVY:
+        return heavy_decide_apart(
             (kind, seat, legal, card, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b],
              rp[R_P], fw, xp[seat]),
         )  # fmt: skip
     if kind == K_PLAY_DRAWN:
         return 1  # the heuristics play what they drew
     if kind == K_DECLARE or kind == K_DEALER_DECLARE:
-        return heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, kind, 1))
-    return heuristic_play(sid, h0, h1, legal, pair_ok, decision_stream(dkey, turn, kind, 0))
+        return light_declare(sid, h0, h1, decision_stream(dkey, turn, kind, 1))
+    return light_play(sid, h0, h1, legal, pair_ok, decision_stream(dkey, turn, kind, 0))
 
 
 @shared_inline
@@ -108,10 +120,10 @@ def user_decide(
     return fs[who](kind, g, hb, ncards[b], totals[b], drew_on[b])
 
 
-#: :func:`user_decide` and ``expert``'s decision, called out of the turn loop's line (their set-up crowds its
+#: :func:`user_decide` and the heavy built-in's decision, called out of the turn loop's line (their set-up crowds its
 #: registers; :func:`~nines_sim.engine.bits.out_of_line`).
 user_decide_apart = out_of_line(user_decide)
-expert_decide_apart = out_of_line(expert_decide)
+heavy_decide_apart = out_of_line(heavy_decide)
 
 
 @shared_inline
@@ -151,7 +163,7 @@ def fill_view(g, hb, st, hands, played, rp, b, seat, legal, pok, top, active, di
 @shared_inline
 def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active, legal, card, mv, dkey, turn, D,
                     pair_any, st):  # fmt: skip
-    """A heuristic seat's play, drawn card or declaration (:mod:`nines_sim.strategies.heuristics_compiled`).
+    """A light built-in's play, drawn card or declaration (the heuristics: :data:`light_play`, :data:`light_declare`).
 
     The heuristics need only the hand and the legal set, and always play a drawn card: decided here, they
     stay clear of the general decision block (:func:`decide_phase`), whose register pressure they would pay.
@@ -165,10 +177,10 @@ def heuristic_phase(ph, hands, ncards, rp, legal_tab, b, seat, sid, top, active,
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)
     if ph == PH_PLAY:
         pok = pair_legal(top, active, hands, ncards, rp, legal_tab, b, seat, D, pair_any)
-        return PH_APPLY, heuristic_play(sid, h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0)), active
+        return PH_APPLY, light_play(sid, h0, h1, legal, pok, decision_stream(dkey, turn, K_PLAY, 0)), active
     if ph == PH_PLAY_DRAWN:
         return PH_APPLY, card, active
-    suit = heuristic_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
+    suit = light_declare(sid, h0, h1, decision_stream(dkey, turn, K_DECLARE, 1))
     if rp[R_LOG]:
         log_declared(st, b, seat, suit, turn)
     return PH_FINISH, mv, suit
@@ -227,10 +239,10 @@ def _decide_phase(expert: bool):  # noqa: ANN202 - returns a numba dispatcher
                     st[b, S_ANSWER] = ans
                     st[b, S_WAITING] = 2  # marks the slot for the error message
                     return ph, mv, active, ILLEGAL
-            elif expert and sid == SID_EXPERT:
+            elif expert and sid == SID_HEAVY:
                 h0 = np.int64(hands[0, b, who])
                 h1 = np.int64(hands[1, b, who]) if D == 2 else np.int64(0)
-                ans = expert_decide_inline(
+                ans = heavy_decide_inline(
                     kind, who, dl, dc, dkey, turn, dirbit, h0, h1, np.int64(played[b]), ncards[b], drew_on[b], rp[R_P],
                     fw, seat_xp[who],
                 )  # fmt: skip

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K
 from nines_sim.engine.entry import call_form
 from nines_sim.game.cards import N_FACES
@@ -92,7 +93,7 @@ def play_out_kernel(
     share = np.zeros((B, P)) if to == "match" else None
     mkeys = np.zeros((0, 2), dtype=np.uint64)
     nxt = np.zeros(1, dtype=np.int64)
-    form = K.slots_kernel(rp, bool((seat_sid == K.SID_EXPERT).any()))
+    form = K.slots_kernel(rp, seats.heavy_seat(seat_sid))
     while True:
         code = call_form(
             form, *slots, rp, legal_tab, next_tab, seat_sid, seat_xp, mkeys, 0, 0, nxt, 0, hrec, hpen, hcount, mrec,

@@ -51,6 +51,15 @@ def seat_ids(lineup: Sequence[Strategy]) -> np.ndarray:
     return np.array([sid(s) for s in lineup], dtype=np.int64)
 
 
+def heavy_seat(sids: np.ndarray) -> bool:
+    """Whether a table of these kernel ids (:func:`seat_ids`) has a seat of the heavy compiled built-in
+    (``expert``): it plays on the forms of the loop with that built-in's code inlined.  Loads numba (the
+    registered decisions)."""
+    from nines_sim.strategy.compiled_builtins import given
+
+    return bool((np.asarray(sids) == given().heavy_id).any())
+
+
 def plays_builtin(strategy: Strategy) -> bool:
     """Whether a seat of this strategy decides inside the compiled loop as a built-in's twin (not a Python seat,
     not a compiled user strategy)."""

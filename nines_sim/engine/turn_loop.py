@@ -81,6 +81,9 @@ from nines_sim.engine.deal import (  # noqa: F401 - the deck's order, the deal, 
     sort_packed,
 )
 from nines_sim.engine.decisions import (  # noqa: F401 - decisions, also read from here
+    LIGHT_FIRST,
+    LIGHT_LAST,
+    SID_HEAVY,
     answer_ok,
     builtin_decide,
     decide_phase,
@@ -261,15 +264,6 @@ from nines_sim.game.codes import (  # noqa: F401 - also read from here
 )
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR  # noqa: F401
 from nines_sim.game.rules import Rules
-from nines_sim.strategies.expert_compiled import NXP, SID_EXPERT, expert_decide, expert_decide_inline  # noqa: F401
-from nines_sim.strategies.heuristics_compiled import (  # noqa: F401 - every built-in's id, also read from here
-    SID_DUMP_FACES,
-    SID_HOLD_NINES,
-    SID_RANDOM,
-    SID_SUIT_MAJORITY,
-    heuristic_declare,
-    heuristic_play,
-)
 
 
 # ----------------------------------------------------------------- the loop
@@ -297,11 +291,11 @@ def scratch(rules: Rules) -> tuple:
 def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: ANN202 - returns a numba dispatcher
     """Compile :func:`play_slots` with the rules' shape read at run time, or (``classic``) as the constants of
     :func:`classic_shape`: numba treats the closure's ``classic`` as a constant, so the classic form has
-    none of the other variants' branches (a smaller turn loop).  ``expert``: for tables with an ``expert``
-    seat, with its code inlined (:mod:`nines_sim.strategies.expert_compiled`).  ``trace``: the form
-    that writes every event of each slot's game into ``work[8]``, int64 (B, rows, EV_WIDTH), counted in
-    ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it returns
-    ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
+    none of the other variants' branches (a smaller turn loop).  ``expert``: for tables with a seat of
+    the heavy built-in (``expert``), with its code inlined (``decisions.heavy_decide_inline``, as registered).
+    ``trace``: the form that writes every event of each slot's game into ``work[8]``, int64 (B, rows,
+    EV_WIDTH), counted in ``work[9]``, int64 (B,) (the ``EV_*`` rows; a replay and a person's seat read them); it
+    returns ``BUFFER_FULL`` before a pass that might not fit (fewer than ``EV_MARGIN`` rows free).  The forms without
     it hold none of its code (the flag is a constant, its branches are dropped, in the phases too).
 
     The loop picks its form's phases (``decide_phase_expert`` or ``decide_phase``, the ``*_trace`` forms or not)
@@ -332,8 +326,8 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             Legal faces per top card and active suit, next seat per seats in play and direction.
         seat_sid : int64 (MAX_SEATS,)
             Each seat's strategy id (``SID_*``).
-        seat_xp : float64 (MAX_SEATS, NXP)
-            Each seat's ``expert`` parameters (the ``X_*`` columns; read only where the seat is ``SID_EXPERT``).
+        seat_xp : float64 (MAX_SEATS, n)
+            Each seat's parameters of the heavy built-in (read only where the seat is ``SID_HEAVY``).
         mkeys : uint64 (n_matches, 2)
             Card and decision match keys of matches ``start ..`` (computed by :mod:`nines_sim.game.rng`).
         next_match, max_new : int64 (1,), int
@@ -398,7 +392,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         nno, until, work, keep_log,
                     )  # fmt: skip
                 if (ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE) and (
-                    SID_RANDOM <= seat_sid[seat] <= SID_SUIT_MAJORITY
+                    LIGHT_FIRST <= seat_sid[seat] <= LIGHT_LAST
                 ):
                     ph, mv, active = heuristic_phase(
                         ph, hands, ncards, rp, legal_tab, b, seat, seat_sid[seat], top, active, legal, card, mv, dkey,

@@ -41,8 +41,7 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     if method != "fork":
         return False
     from nines_sim.results.tally import Tally
-    from nines_sim.strategies.expert import Expert
-    from nines_sim.strategies.random_play import RandomPlay
+    from nines_sim.strategy.compiled_builtins import given
     from nines_sim.strategy.registry import make_lineup
 
     # every table shares one signature of each form of the kernel (user strategies are first-class functions
@@ -51,10 +50,11 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     forms: dict[tuple[bool, bool], Rules] = {}
     tables = dict.fromkeys((x[0], tuple(x[1])) if isinstance(x, tuple) else (x, ()) for x in rules)
     for r, lineup in tables:
-        expert = bool(lineup) and bool((seats.seat_ids(make_lineup(list(lineup))) == K.SID_EXPERT).any())
+        expert = bool(lineup) and seats.heavy_seat(seats.seat_ids(make_lineup(list(lineup))))
         forms.setdefault((K.classic_shape(K.rules_params(r)), expert), r)
+    heavy, light = given().heavy[0], given().light[0]  # any light built-in loads the forms without a heavy seat
     for (_, expert), r in forms.items() or [((True, False), Rules())]:
-        players = ([Expert()] if expert else []) + [RandomPlay()] * (r.players - int(expert))
+        players = ([heavy()] if expert else []) + [light()] * (r.players - int(expert))
         played = CompiledEngine(r, players, 0, 0, 1).run()
     Tally.from_results(played)  # the tally's compiled loops too, which every worker runs on what it plays
     return True

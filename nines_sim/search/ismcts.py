@@ -47,6 +47,7 @@ from functools import lru_cache
 import numpy as np
 
 from nines_sim.engine.entry import call_form
+from nines_sim.engine.seats import heavy_seat
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table, next_seat_table
@@ -193,7 +194,7 @@ class _Slots:
         """Play every slot not waiting until it waits for a Python seat (``tree``) or its hand ends."""
         K = self.K
         sids = self.tree_sid if tree else self.policy_sid
-        disp = K.slots_kernel(self.rp, bool((self.policy_sid == K.SID_EXPERT).any()))
+        disp = K.slots_kernel(self.rp, heavy_seat(self.policy_sid))
         while True:
             args = (
                 self.st, self.keys, self.hands, self.ncards, self.totals, self.drew_on, self.under, self.stock,
