@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.results.tally import _add_hist
+from nines_sim.results.tally import add_hist
 
 if TYPE_CHECKING:
     pass
@@ -85,12 +85,12 @@ class DesignSums:
                 h = np.bincount(v, minlength=1).astype(np.int64)
                 counts = np.zeros((self.rule_sets, h.shape[0]), dtype=np.int64)
                 counts[r] = h
-                self.hists[name] = _add_hist(self.hists[name], counts) if name in self.hists else counts
+                self.hists[name] = add_hist(self.hists[name], counts) if name in self.hists else counts
 
     def __add__(self, o: DesignSums) -> DesignSums:
         hists = dict(self.hists)
         for k, v in o.hists.items():
-            hists[k] = _add_hist(hists[k], v) if k in hists else v
+            hists[k] = add_hist(hists[k], v) if k in hists else v
         return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists,
                           self.seats + o.seats)  # fmt: skip
 

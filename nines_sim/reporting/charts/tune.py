@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.reporting.charts.common import LEGEND_WIDTH, _figure, _legend_outside, _save, plt
+from nines_sim.reporting.charts.common import LEGEND_WIDTH, legend_outside, new_figure, plt, save_png
 from nines_sim.reporting.tune import TRIAL_COLUMNS_END, replace_whole
 
 
 def _save_whole(fig: plt.Figure, path: Path) -> Path:
-    return replace_whole(path, lambda tmp: _save(fig, tmp))
+    return replace_whole(path, lambda tmp: save_png(fig, tmp))
 
 
 def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: int = 0) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
-    fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
+    fig, ax = new_figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
     ax.scatter(done["trial"], done["win_rate"], s=18, label="completed trial", color="tab:blue")
@@ -38,7 +38,7 @@ def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: i
     ax.set_xlabel("trial")
     ax.set_ylabel("win rate of the tuned strategy")
     ax.set_title("Optimisation history (same matches in every trial)")
-    _legend_outside(ax)
+    legend_outside(ax)
     return fig
 
 
