@@ -21,11 +21,12 @@ The package is laid out by stage; the data flows one way, down this list:
 - :mod:`nines_sim.play`: one match at a time: replay, a person's seat (``nines play``), review.
 - :mod:`nines_sim.cli`: the ``nines`` command, one module per command.
 
-Module paths of earlier releases (``nines_sim.rules``, ``nines_sim.pergame``, ...) still import:
-see :mod:`nines_sim._moved`.  Start with :func:`nines_sim.experiments.run_tournament`.
+Module paths of earlier releases (``nines_sim.rules``, ``nines_sim.pergame``, ...) still import until 0.3.0,
+with a ``DeprecationWarning`` that names the new path: see :mod:`nines_sim._moved` and CHANGELOG.md.
+Start with :func:`nines_sim.experiments.run_tournament`.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from nines_sim import _moved
 

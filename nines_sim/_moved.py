@@ -1,11 +1,12 @@
-"""Module paths of earlier releases, still importable: each names the module it moved to.
+"""Module paths of earlier releases, still importable for one minor version: each names the module it moved to.
 
 Code, docs and saved run folders (a manifest's command names strategies such as
 ``nines_sim.lowest_first:LowestFirst``; user plug-ins import ``nines_sim.pergame``)
 keep working after the package was split into stages.  Importing an old path gives
 the very module at its new path (one module object, so ``isinstance`` checks and
-monkeypatching see one thing).  ``engine``, ``strategy``, ``results`` and ``search``
-are packages now; each re-exports what the old module of that name held.
+monkeypatching see one thing), with a :class:`DeprecationWarning` that names the new path;
+the old paths go in :data:`REMOVED_IN` (CHANGELOG.md).  ``engine``, ``strategy``, ``results``
+and ``search`` are packages now; each imports what the old module of that name held.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+import warnings
+from typing import Any
+
+#: The release that drops the old paths (the version after the one that deprecated them, 0.2.0).
+REMOVED_IN = "0.3.0"
 
 #: old path under ``nines_sim.`` -> the module's path now
 MOVED: dict[str, str] = {
@@ -71,11 +77,58 @@ MOVED: dict[str, str] = {
 }
 
 
+#: Names a package held as the module of an earlier release and now imports only on demand, with a warning: the
+#: package, each name and the module it lives in (``nines_sim.play`` must not load the engine its driver needs
+#: until a match is played).
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "nines_sim.play": dict.fromkeys(("Outcome", "public_events", "run_match"), "nines_sim.play.driver"),
+}
+
+
+def warn_moved(old: str, new: str, stacklevel: int = 3) -> None:
+    """Warn that ``old`` (a dotted module path or name) is ``new`` now and goes in :data:`REMOVED_IN`.
+
+    ``stacklevel`` counts from this function to the code that used the old path (the import system's frames
+    are not counted).
+
+    Raises
+    ------
+    DeprecationWarning
+        Issued (not raised, unless warnings are errors), pointing at the code that used the old path.
+    """
+    warnings.warn(
+        f"{old} moved to {new}; import it from there (the old path goes in nines-sim {REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def moved_name(package: str, name: str) -> Any:
+    """The name ``name`` that ``package`` held in an earlier release, from its new module, with a warning.
+
+    For a package's ``__getattr__``: ``def __getattr__(name): return moved_name(__name__, name)``.
+
+    Raises
+    ------
+    AttributeError
+        If ``package`` never held ``name``.
+    """
+    home = MOVED_NAMES.get(package, {}).get(name)
+    if home is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    warn_moved(f"{package}.{name}", f"{home}.{name}", stacklevel=4)
+    value = getattr(importlib.import_module(home), name)
+    setattr(sys.modules[package], name, value)  # once: ``from package import name`` looks it up twice
+    return value
+
+
 class _Alias(importlib.abc.Loader):
     def __init__(self, target: str) -> None:
         self.target = target
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        # the import system's own frames are skipped: the warning points at the importing line
+        warn_moved(spec.name, self.target)
         return importlib.import_module(self.target)
 
     def exec_module(self, module: types.ModuleType) -> None:

@@ -1,6 +1,8 @@
 """Module paths keep working: every earlier path, every ``nines_sim`` path the docs show, and a stored run's command.
 
-- each old path of :data:`nines_sim._moved.MOVED` imports as the very module object of its new path;
+- each old path of :data:`nines_sim._moved.MOVED` imports as the very module object of its new path, with a
+  ``DeprecationWarning`` that names the new path and the release that drops it, pointing at the importing line;
+  each name of :data:`nines_sim._moved.MOVED_NAMES` likewise;
 - each ``nines_sim`` module and name that README.md and docs/ use in their code blocks imports;
 - the command in the manifest of each folder of ``tests/data/reruns`` (written by the code before the
   one-engine and stage-layout redesign), run again, writes the same CSVs byte for byte
@@ -13,6 +15,8 @@ import importlib
 import json
 import re
 import shlex
+import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -68,8 +72,47 @@ def _resolve(dotted: str) -> object:
 
 
 @pytest.mark.parametrize("old", sorted(_moved.MOVED))
-def test_every_old_path_imports_as_the_same_module_as_its_new_path(old: str) -> None:
-    assert importlib.import_module(f"nines_sim.{old}") is importlib.import_module(_moved.MOVED[old])
+def test_every_old_path_imports_as_the_same_module_as_its_new_path_and_warns_with_it(old: str) -> None:
+    new = _moved.MOVED[old]
+    sys.modules.pop(f"nines_sim.{old}", None)  # a first import warns (later ones find the module imported)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        __import__(f"nines_sim.{old}")  # as an import statement does (importlib.import_module adds a frame)
+    assert sys.modules[f"nines_sim.{old}"] is importlib.import_module(new)
+    moved = [w for w in caught if issubclass(w.category, DeprecationWarning) and f"nines_sim.{old} " in str(w.message)]
+    assert len(moved) == 1, [str(w.message) for w in caught]
+    assert f"moved to {new};" in str(moved[0].message) and _moved.REMOVED_IN in str(moved[0].message)
+    assert moved[0].filename == __file__  # the importing line, not the import system's
+
+
+@pytest.mark.parametrize(("package", "name"), [(p, n) for p, names in _moved.MOVED_NAMES.items() for n in names])
+def test_every_moved_name_still_imports_from_its_old_package_and_warns_with_its_new_home(package, name) -> None:
+    home = _moved.MOVED_NAMES[package][name]
+    old = importlib.import_module(package)
+    vars(old).pop(name, None)  # resolved on first use only
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(old, name)
+    assert value is getattr(importlib.import_module(home), name)
+    assert [str(w.message).split(";")[0] for w in caught] == [f"{package}.{name} moved to {home}.{name}"]
+    assert caught[0].filename == __file__
+
+
+def test_a_name_no_release_held_is_still_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        importlib.import_module("nines_sim.play").no_such_name  # noqa: B018 - the look-up is the test
+
+
+def test_the_changelog_says_when_the_old_paths_go_and_the_version_is_raised() -> None:
+    import nines_sim
+
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert f"## [{nines_sim.__version__}]" in changelog
+    assert f"removed in {_moved.REMOVED_IN}" in changelog.lower()
+    assert re.search(
+        r'^version = "' + re.escape(nines_sim.__version__) + '"$', (ROOT / "pyproject.toml").read_text(), re.M
+    )
+    assert nines_sim.__version__ == "0.2.0"
 
 
 def test_the_docs_use_nines_sim_paths_in_code_blocks() -> None:

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from nines_sim.cli import app
 from nines_sim.game.cards import card_name, parse_card
 from nines_sim.game.rules import make_rules
-from nines_sim.play import HINT, SavedMatch, SavedMatchError, Stop, load, refusal, run_match, save
+from nines_sim.play import HINT, SavedMatch, SavedMatchError, Stop, load, refusal, save
+from nines_sim.play.driver import run_match
 from nines_sim.play.seat import Request
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind
 

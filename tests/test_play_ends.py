@@ -8,7 +8,8 @@ import re
 
 from nines_sim.game.codes import BLOCKED
 from nines_sim.game.rules import make_rules
-from nines_sim.play import load, public_events, run_match
+from nines_sim.play import load
+from nines_sim.play.driver import public_events, run_match
 from nines_sim.play.ends import hand_ends, rule_notes
 from nines_sim.play.screen_text import event_line, per_seat, shown
 from nines_sim.play.tui import PlayApp

@@ -10,7 +10,8 @@ import pytest
 
 from nines_sim.game.cards import card_name
 from nines_sim.game.rules import make_rules
-from nines_sim.play import SavedMatch, load, run_match, save
+from nines_sim.play import SavedMatch, load, save
+from nines_sim.play.driver import run_match
 from nines_sim.play.screen_text import shown
 from nines_sim.play.seat import Request
 from nines_sim.play.tui import PlayApp

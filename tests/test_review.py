@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.game.rules import make_rules
-from nines_sim.play import SavedMatch, run_match, save
+from nines_sim.play import SavedMatch, save
+from nines_sim.play.driver import run_match
 from nines_sim.play.review import ReviewSetup, classify, review_saved, review_strategy
 from nines_sim.reporting.review import by_kind, report_lines, write_review
 from nines_sim.strategies.expert import Expert

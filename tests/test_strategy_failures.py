@@ -122,7 +122,8 @@ def test_nines_play_says_a_failing_strategy_in_one_line_once_the_person_quits(pl
     """The match stops on screen; q then ends the command with the same line and exit code 1 (it was 0)."""
     pexpect = pytest.importorskip("pexpect")
     from nines_sim.game.rules import make_rules
-    from nines_sim.play import SavedMatch, run_match
+    from nines_sim.play import SavedMatch
+    from nines_sim.play.driver import run_match
 
     spec = f"{plugin_file}:Raises"
     for seed in range(100):  # a seed where the strategy decides before the person: it fails at once

@@ -58,7 +58,7 @@ def play(
         try:
             saved = load(resume)
             check = load(resume)
-            from nines_sim.play import run_match  # the engine, once there is a saved match to play through
+            from nines_sim.play.driver import run_match  # the engine, once there is a saved match to play through
 
             if run_match(check).finished:
                 where = shlex.quote(str(resume))

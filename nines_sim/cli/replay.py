@@ -92,7 +92,7 @@ def replay_saved(path: str) -> None:
         saved = load(path)
     except SavedMatchError as exc:  # before the engine loads: a bad file is a usage error, answered at once
         raise usage_error(str(exc)) from None
-    from nines_sim.play import run_match
+    from nines_sim.play.driver import run_match
     from nines_sim.play.replay import describe
 
     try:

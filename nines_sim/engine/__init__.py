@@ -14,29 +14,59 @@
 - :mod:`~nines_sim.engine.events`: a traced match's events.
 - :mod:`~nines_sim.engine.positions`: playing positions forward on the turn loop.
 
-``from nines_sim.engine import IllegalMoveError`` (and the other names the
-module ``nines_sim.engine`` held before it became this package) still works.
+The names the module ``nines_sim.engine`` held before it became this package (``from nines_sim.engine import
+IllegalMoveError``) are imported here from where they live (the numpy engine it held is retired: the compiled
+engine is :mod:`~nines_sim.engine.batch`).  None of them loads numba.
 """
 
-from __future__ import annotations
+from nines_sim.engine.broker import ONE, DecisionBroker, Hint, move_shown, no_hint, replay_hint
+from nines_sim.engine.failures import IllegalMoveError, StrategyError
+from nines_sim.game.cards import FACE_RANK, N_FACES, NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
+from nines_sim.game.codes import (
+    BLOCKED,
+    CAPPED,
+    NINE_RANK,
+    PAIR_OF_NINES,
+    RANK_ACE,
+    RANK_JACK,
+    RANK_QUEEN,
+    RUNNING,
+    DecisionKind,
+)
+from nines_sim.game.rules import Rules
+from nines_sim.game.tables import U64_NINES, legal_table, next_seat_table, penalty_points
+from nines_sim.strategy.base import Observation, Strategy
 
-import importlib
-import os
-from typing import Any
-
-# a submodule's name is never looked up in the re-exported module: the import system imports the submodule
-_OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
-
-#: where the names the module ``nines_sim.engine`` held before it became this package live now (the numpy
-#: engine it held is retired: the compiled engine is :mod:`~nines_sim.engine.batch`)
-_FORMER = ("nines_sim.engine.broker", "nines_sim.game.tables", "nines_sim.game.codes")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OWN or name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for mod in _FORMER:
-        m = importlib.import_module(mod)
-        if hasattr(m, name):
-            return getattr(m, name)
-    raise AttributeError(f"module 'nines_sim.engine' has no attribute {name!r}")
+__all__ = [
+    "BLOCKED",
+    "CAPPED",
+    "FACE_RANK",
+    "NATURALS",
+    "NINES",
+    "NINE_RANK",
+    "N_FACES",
+    "ONE",
+    "PAIR_OF_NINES",
+    "PENALTY_GROUPS",
+    "RANK_ACE",
+    "RANK_JACK",
+    "RANK_MASK",
+    "RANK_QUEEN",
+    "RUNNING",
+    "SUIT_MASK",
+    "U64_NINES",
+    "DecisionBroker",
+    "DecisionKind",
+    "Hint",
+    "IllegalMoveError",
+    "Observation",
+    "Rules",
+    "Strategy",
+    "StrategyError",
+    "legal_table",
+    "move_shown",
+    "next_seat_table",
+    "no_hint",
+    "penalty_points",
+    "replay_hint",
+]

@@ -1,35 +1,32 @@
 """A person at the table (``nines play``): the saved match, the person's seat, the match driver.
 
+- :mod:`~nines_sim.play.saved`: the saved match (its file, what it records);
+- :mod:`~nines_sim.play.seat`: the person's seat and what it refuses;
+- :mod:`~nines_sim.play.driver`: playing a saved match through the engine (``run_match``, ``public_events``).
+
+The package imports the saved match and the seat, not the driver: ``nines replay`` reads a saved match, and a
+usage error must load no engine (the driver plays on the compiled one).  The driver's names, which this package
+once looked up on demand, still import from here with a :class:`DeprecationWarning` (:mod:`nines_sim._moved`).
 The terminal program itself is :mod:`nines_sim.play.tui` (imported on demand: it needs Textual).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-#: each name of the package and the module it lives in, imported on first use: ``nines replay`` reads its
-#: submodules, and a usage error must load no engine (the driver plays on the compiled one)
-_HOME = {
-    **dict.fromkeys(("Outcome", "public_events", "run_match"), "nines_sim.play.driver"),
-    **dict.fromkeys(
-        ("DEFAULT_DIR", "PERSON", "SavedMatch", "SavedMatchError", "load", "new_path", "save"), "nines_sim.play.saved"
-    ),
-    **dict.fromkeys(("HINT", "PersonSeat", "Request", "Stop", "refusal"), "nines_sim.play.seat"),
-}
+from nines_sim import _moved
+from nines_sim.play.saved import DEFAULT_DIR, PERSON, SavedMatch, SavedMatchError, load, new_path, save
+from nines_sim.play.seat import HINT, PersonSeat, Request, Stop, refusal
 
 
 def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _moved.moved_name(__name__, name)  # the driver's names, deprecated here
 
 
 __all__ = [
     "DEFAULT_DIR",
     "HINT",
     "PERSON",
-    "Outcome",
     "PersonSeat",
     "Request",
     "SavedMatch",
@@ -37,8 +34,6 @@ __all__ = [
     "Stop",
     "load",
     "new_path",
-    "public_events",
     "refusal",
-    "run_match",
     "save",
 ]

@@ -421,7 +421,7 @@ def review_saved(saved: SavedMatch, path: str = "FILE", setup: ReviewSetup | Non
     Raises
     ------
     nines_sim.play.SavedMatchError
-        If the file does not replay (see :func:`nines_sim.play.run_match`).
+        If the file does not replay (see :func:`nines_sim.play.driver.run_match`).
     """
     from nines_sim.play.driver import run_match
 

@@ -10,7 +10,7 @@ FILE``).  The file is rewritten after every decision the person makes.
 
 Format (``version`` 1)::
 
-    {"format": "nines-sim saved match", "version": 1, "program": "0.1.0",
+    {"format": "nines-sim saved match", "version": 1, "program": "0.2.0",
      "rules": {"preset": "classic", "options": {"players": 2}},
      "seed": 123, "match": 0, "seat": 0, "lineup": ["you", "expert"],
      "counting": "hand and turn count from 0 here: ...",

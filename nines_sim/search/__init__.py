@@ -10,25 +10,50 @@
 - :mod:`~nines_sim.search.player`: the base class the search players (``lookahead``, ``ismcts``) share.
 - :mod:`~nines_sim.search.verdict` and :mod:`~nines_sim.search.analyze`: every move of one position, valued.
 
-``from nines_sim.search import search`` (and the other names the module
-``nines_sim.search`` held) works as before: re-exported from :mod:`~nines_sim.search.pimc`.
+``from nines_sim.search import search`` (and the other names the module ``nines_sim.search`` held) works as
+before: imported here from where they live, chiefly :mod:`~nines_sim.search.pimc` (none loads numba).
 """
 
-from __future__ import annotations
+from nines_sim.game.codes import NINE_RANK, PAIR_OF_NINES, DecisionKind
+from nines_sim.game.tables import next_seat_table
+from nines_sim.search.pimc import (
+    MAX_ROWS,
+    NINE_SUIT,
+    NINE_SUIT_Z,
+    TUNED_EXPERT,
+    Estimate,
+    candidates,
+    choose,
+    evaluate,
+    policy_names,
+    rollout_policy,
+    rollout_policy_names,
+    sample_values,
+    search,
+)
+from nines_sim.search.position import PositionBatch, play_out
+from nines_sim.strategy.base import Observation, Strategy
 
-import os
-from typing import Any
-
-# a submodule's name is never looked up in the re-exported module: the import system imports the submodule
-_OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OWN or name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nines_sim.search import pimc
-
-    try:
-        return getattr(pimc, name)
-    except AttributeError:
-        raise AttributeError(f"module 'nines_sim.search' has no attribute {name!r}") from None
+__all__ = [
+    "MAX_ROWS",
+    "NINE_RANK",
+    "NINE_SUIT",
+    "NINE_SUIT_Z",
+    "PAIR_OF_NINES",
+    "TUNED_EXPERT",
+    "DecisionKind",
+    "Estimate",
+    "Observation",
+    "PositionBatch",
+    "Strategy",
+    "candidates",
+    "choose",
+    "evaluate",
+    "next_seat_table",
+    "play_out",
+    "policy_names",
+    "rollout_policy",
+    "rollout_policy_names",
+    "sample_values",
+    "search",
+]

@@ -9,25 +9,44 @@
 - :mod:`~nines_sim.strategy.choice`: uniform choices among cards, for a batch.
 - :mod:`~nines_sim.strategy.debug`: pointing at the user's code when a strategy fails.
 
-``from nines_sim.strategy import Strategy, Observation, DecisionKind`` works as
-before: this package re-exports :mod:`~nines_sim.strategy.base`.
+``from nines_sim.strategy import Strategy, Observation, DecisionKind`` works as before: the names the module
+``nines_sim.strategy`` held are imported here from where they live (chiefly :mod:`~nines_sim.strategy.base`).
 """
 
-from __future__ import annotations
+from nines_sim.game.cards import FACE_SUIT, NINES, SUIT_MASK
+from nines_sim.game.codes import NINE_RANK, PAIR_OF_NINES, DecisionKind
+from nines_sim.game.rules import Rules
+from nines_sim.strategy.base import (
+    U64_NINES,
+    Observation,
+    PublicState,
+    Strategy,
+    is_nine,
+    natural_legal,
+    pair_legal,
+    uniform_suit,
+)
+from nines_sim.strategy.params import Param, check_values, defaults
+from nines_sim.strategy.params import label as param_label
 
-import os
-from typing import Any
-
-# a submodule's name is never looked up in the re-exported module: the import system imports the submodule
-_OWN = {n[:-3] for n in os.listdir(os.path.dirname(__file__)) if n.endswith(".py")}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OWN or name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from nines_sim.strategy import base
-
-    try:
-        return getattr(base, name)
-    except AttributeError:
-        raise AttributeError(f"module 'nines_sim.strategy' has no attribute {name!r}") from None
+__all__ = [
+    "FACE_SUIT",
+    "NINES",
+    "NINE_RANK",
+    "PAIR_OF_NINES",
+    "SUIT_MASK",
+    "U64_NINES",
+    "DecisionKind",
+    "Observation",
+    "Param",
+    "PublicState",
+    "Rules",
+    "Strategy",
+    "check_values",
+    "defaults",
+    "is_nine",
+    "natural_legal",
+    "pair_legal",
+    "param_label",
+    "uniform_suit",
+]
