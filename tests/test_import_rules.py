@@ -192,3 +192,21 @@ def test_the_private_import_check_finds_what_it_should(tmp_path, monkeypatch):
         "nines_sim/demo/b.py:5 nines_sim.demo.a._y",
     ]
     assert private_imports(pkg / "a.py") == []
+
+
+def test_no_package_looks_names_up_on_first_use_but_for_deprecated_ones():
+    """A package's names are imported explicitly (grep and go-to-definition find them); a module ``__getattr__``
+    only hands out the names :data:`nines_sim._moved.MOVED_NAMES` deprecates, through ``_moved.moved_name``."""
+    from nines_sim import _moved
+
+    found = []
+    for path in _files("nines_sim", "strategies"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                calls = {
+                    n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                }
+                if calls != {"moved_name"} or _module_name(path) not in _moved.MOVED_NAMES:
+                    found.append(path.relative_to(ROOT).as_posix())
+    assert found == []
