@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from nines_sim.cli import app
 from nines_sim.reporting.comparison import write_comparison_report
 from nines_sim.reporting.tournament import write_report
+from tests.run_fixtures import comparison_figures
 
 RUNS = Path(__file__).parent / "data" / "runs"
 KINDS = {"table": "tournament", "round-robin": "tournament", "field": "tournament", "compare": "comparison",
@@ -68,18 +69,7 @@ def _figures(run: Path) -> dict[str, object]:
 
     if KINDS[run.name] == "comparison":
         c = load_comparison(run)
-        figs = {
-            "by rule set": charts.plot_win_rates_by_rule_set(
-                charts.win_rates_by_rule_set_data(c.comparison, c.rule_sets, c.players)
-            ),
-            "shifts": charts.plot_shifts(charts.shift_data(c.comparison, c.rule_sets)),
-            "totals": charts.plot_final_totals_by_rule_set(
-                charts.final_totals_by_rule_set_data(c.score_distribution, c.rule_sets)
-            ),
-        }
-        if c.sweep is not None:
-            figs["sweep"] = charts.plot_sweep(charts.sweep_data(c.comparison, c.rule_sets, c.sweep, c.players))
-        return figs
+        return comparison_figures(c)
     t = load_run(run)
     return {
         "win rates": charts.plot_win_rates(charts.win_rate_data(t.summary, t.format, t.players)),
