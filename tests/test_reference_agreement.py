@@ -4,7 +4,7 @@
 engine's documented conventions (random keys, deal order, reshuffle order, event
 format), without numpy and without the engine's code.  Each test here plays the same
 matches of one seed through ``nines_sim.engine.batch.CompiledEngine`` (traced, in batches of 37)
-and through the reference, with the deterministic strategies of
+and through the reference (both sides: ``tests/reference_runs.py``), with the deterministic strategies of
 ``tests/det_strategies.py`` and their twins in the reference, and compares per match:
 the full event list, the final totals, the win shares, the regular hands and the
 tie-break hands.  On a mismatch the failure names the rules, lineup, seed and match and
@@ -18,153 +18,17 @@ shared wins); ``test_suite_reaches_rare_paths`` checks that they were reached.
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter
-from functools import cache
 
 import numpy as np
 import pytest
 
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.game.reference import decision_word, play_match
-from nines_sim.game.rules import PRESETS, RulesError, make_rules
+from nines_sim.game.reference import decision_word
+from nines_sim.game.rules import PRESETS, make_rules
 from nines_sim.strategy.base import DecisionKind
-from tests.det_strategies import HighestPair, Lowest
-
-LOW, HIGH = "det-lowest", "det-highest-pair"
-BATCH = 37
-
-# ------------------------------------------------------------------ configurations
-# (preset spec, overrides as a tuple of pairs, players, lineup kind, seed, matches)
-MATCHES_PER_PRESET = 20
-
-
-def _lineup(kind: str, players: int) -> list[str]:
-    if kind == "mixed":
-        return [LOW if s % 2 == 0 else HIGH for s in range(players)]
-    if kind == "mixed-hp-first":
-        return [HIGH if s % 2 == 0 else LOW for s in range(players)]
-    if kind == "lowest":
-        return [LOW] * players
-    if kind == "highest":
-        return [HIGH] * players
-    raise ValueError(kind)
-
-
-def _seed(*parts: object) -> int:
-    """A fixed seed per configuration (spread over the 64-bit range)."""
-    text = "|".join(map(str, parts)).encode()
-    return (zlib.crc32(text) * 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
-
-
-def _rules_or_none(spec: str, players: int, overrides: tuple):
-    try:
-        return make_rules(spec, players=players, **dict(overrides))
-    except RulesError:
-        return None
-
-
-def _preset_cases(preset: str) -> list:
-    cases = []
-    for players in range(2, 7):
-        for kind in ("mixed", "lowest"):
-            if _rules_or_none(preset, players, ()) is None:
-                continue  # a combination make_rules rejects
-            cases.append(
-                pytest.param(
-                    preset,
-                    (),
-                    players,
-                    kind,
-                    _seed(preset, players, kind),
-                    MATCHES_PER_PRESET,
-                    id=f"{preset}-{players}p-{kind}",
-                )
-            )
-    return cases
-
-
-def _combo_cases(spec: str, overrides: tuple, players_list, kinds, matches: int, tag: str) -> list:
-    cases = []
-    for players in players_list:
-        for kind in kinds:
-            if _rules_or_none(spec, players, overrides) is None:
-                continue
-            cases.append(
-                pytest.param(
-                    spec,
-                    overrides,
-                    players,
-                    kind,
-                    _seed(tag, spec, overrides, players, kind),
-                    matches,
-                    id=f"{tag}-{players}p-{kind}",
-                )
-            )
-    return cases
-
-
-# ------------------------------------------------------------------ running both sides
-def _norm(x):
-    """Engine trace values (numpy scalars, lists) -> plain Python tuples/ints/floats."""
-    if isinstance(x, (tuple, list)):
-        return tuple(_norm(y) for y in x)
-    if isinstance(x, np.ndarray):
-        return tuple(_norm(y) for y in x.tolist())
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
-
-
-@cache
-def _run(spec: str, overrides: tuple, players: int, kind: str, seed: int, matches: int):
-    """Play ``matches`` matches on both sides; return (mismatch messages, reference results)."""
-    rules = make_rules(spec, players=players, **dict(overrides))
-    names = _lineup(kind, players)
-    lo, hp = Lowest(), HighestPair()  # one instance per strategy class
-    engine = CompiledEngine(
-        rules, [lo if n == LOW else hp for n in names], seed, start=0, n_matches=matches, batch_size=BATCH, trace=True
-    )
-    res = engine.run()
-    problems: list[str] = []
-    refs = []
-    where = f"rules={spec!r} overrides={dict(overrides)} players={players} lineup={names} seed={seed}"
-    for m in range(matches):
-        ref = play_match(rules, names, seed, m)
-        refs.append(ref)
-        got = [_norm(ev) for ev in engine.trace.get(m, []) if ev[0] != "turn"]  # the reference marks no turns
-        want = ref["events"]
-        if got != want:
-            i = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-            lines = [f"{where} match={m}: first differing event #{i} (engine {len(got)} events, reference {len(want)})"]
-            for j in range(max(0, i - 6), i + 3):
-                g = got[j] if j < len(got) else "<none>"
-                w = want[j] if j < len(want) else "<none>"
-                mark = ">>" if j == i else "  "
-                lines.append(f"{mark} #{j}: engine={g}\n{' ' * len(mark)}     refer.={w}")
-            problems.append("\n".join(lines))
-        summary_got = (
-            tuple(int(t) for t in res.totals[m]),
-            tuple(float(s) for s in res.win_share[m]),
-            int(res.hands[m]),
-            int(res.tiebreak_hands[m]),
-        )
-        summary_want = (ref["totals"], ref["shares"], ref["hands"], ref["tiebreak_hands"])
-        if summary_got != summary_want:
-            problems.append(
-                f"{where} match={m}: (totals, shares, hands, tiebreak_hands) "
-                f"engine={summary_got} reference={summary_want}"
-            )
-        if len(problems) >= 3:
-            break
-    return problems, refs
-
-
-def _check(spec, overrides, players, kind, seed, matches):
-    problems, refs = _run(spec, overrides, players, kind, seed, matches)
-    assert not problems, "engine and reference disagree:\n\n" + "\n\n".join(problems)
-    return refs
-
+from tests.det_strategies import Lowest
+from tests.reference_runs import check, combo_cases, preset_cases, run_both
 
 # ------------------------------------------------------------------ presets x players x lineups
 COVERED_PRESETS: set[str] = set()
@@ -172,54 +36,54 @@ COVERED_PRESETS: set[str] = set()
 
 def _presets(*names):
     COVERED_PRESETS.update(names)
-    return [c for n in names for c in _preset_cases(n)]
+    return [c for n in names for c in preset_cases(n)]
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("classic"))
 def test_P1_C1_C2_D1_D7_T1_T4_T5_T7_S1_S2_S4_reference_agrees_classic(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("free-nines"))
 def test_P2_T7_S4_reference_agrees_free_nines(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("hard-nines"))
 def test_V1_C2_reference_agrees_hard_nines(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("draw-until-playable"))
 def test_V2_T5_reference_agrees_draw_until_playable(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("skip-reverse"))
 def test_V3_reference_agrees_skip_reverse(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("double-nines"))
 def test_V4_C1_T5_reference_agrees_double_nines(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("no-nine-out"))
 def test_V5_O1_reference_agrees_no_nine_out(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", _presets("no-stacking"))
 def test_V6_D6_reference_agrees_no_stacking(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize(
     "spec,overrides,players,kind,seed,matches", _presets("fixed-hands-5", "fixed-hands-7", "fixed-hands-10")
 )
 def test_S3_V7_reference_agrees_fixed_hands(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 def test_every_preset_is_compared_with_the_reference():
@@ -232,21 +96,21 @@ MIXED_AND_LOW = ("mixed", "lowest")
 
 COMBOS = {
     # V1 + V5 (RULES.md: options combine, e.g. hard-nines with no-nine-out)
-    "nonineout_hard": _combo_cases("no-nine-out+hard-nines", (), ALL_P, MIXED_AND_LOW, 12, "v5v1"),
+    "nonineout_hard": combo_cases("no-nine-out+hard-nines", (), ALL_P, MIXED_AND_LOW, 12, "v5v1"),
     # V2 + V3 + V4 together
-    "dbl_skip_until": _combo_cases(
+    "dbl_skip_until": combo_cases(
         "double-nines+skip-reverse+draw-until-playable", (), ALL_P, ("mixed", "mixed-hp-first"), 12, "v2v3v4"
     ),
     # P2 with a low target: blocks by no-play circles and shared wins
-    "free_share": _combo_cases("free-nines", (("target", 30),), ALL_P, ("mixed", "highest"), 30, "p2share"),
+    "free_share": combo_cases("free-nines", (("target", 30),), ALL_P, ("mixed", "highest"), 30, "p2share"),
     # T8: a tiny turn cap, so that many hands are capped (also a tie-break hand capped)
-    "cap15": _combo_cases("classic", (("turn_cap", 15),), ALL_P, MIXED_AND_LOW, 16, "cap15")
-    + _combo_cases("double-nines+skip-reverse", (("turn_cap", 15), ("target", 30)), ALL_P, ("mixed",), 16, "cap15dsr"),
+    "cap15": combo_cases("classic", (("turn_cap", 15),), ALL_P, MIXED_AND_LOW, 16, "cap15")
+    + combo_cases("double-nines+skip-reverse", (("turn_cap", 15), ("target", 30)), ALL_P, ("mixed",), 16, "cap15dsr"),
     # S4 with target 30: more matches end in ties, so more tie-break hands
-    "target30": _combo_cases("classic", (("target", 30),), ALL_P, ("mixed", "mixed-hp-first"), 40, "t30"),
+    "target30": combo_cases("classic", (("target", 30),), ALL_P, ("mixed", "mixed-hp-first"), 40, "t30"),
     # S4 playoffs several deep: one regular hand of 2 cards each, capped after 2 turns, so the
     # lowest totals tie often and blocked/capped tie-break hands tie again.
-    "playoff_deep": _combo_cases(
+    "playoff_deep": combo_cases(
         "classic",
         (("fixed_hands", 1), ("turn_cap", 2), ("nine_penalty", 10), ("hand_sizes", (2, 2, 2, 2, 2))),
         range(3, 7),
@@ -254,7 +118,7 @@ COMBOS = {
         150,
         "deep",
     )
-    + _combo_cases(
+    + combo_cases(
         "no-stacking",
         (("fixed_hands", 2), ("turn_cap", 1), ("nine_penalty", 10), ("hand_sizes", (1, 1, 1, 1, 1))),
         ALL_P,
@@ -263,7 +127,7 @@ COMBOS = {
         "deep1",
     ),
     # T7 vs T8 on the same turn: a no-play circle of 2 or 3 turns with a cap of 2 or 3 turns
-    "block_at_cap": _combo_cases(
+    "block_at_cap": combo_cases(
         "free-nines",
         (("turn_cap", 2), ("fixed_hands", 3), ("hand_sizes", (3, 3, 3, 3, 3))),
         (2,),
@@ -271,7 +135,7 @@ COMBOS = {
         60,
         "bc2",
     )
-    + _combo_cases(
+    + combo_cases(
         "free-nines",
         (("turn_cap", 3), ("fixed_hands", 3), ("hand_sizes", (3, 3, 3, 3, 3))),
         (3,),
@@ -281,7 +145,7 @@ COMBOS = {
     ),
     # T5/T6: nearly the whole deck dealt, so the stock runs out and is rebuilt all the time and
     # players pass when nothing can be rebuilt.
-    "crowded": _combo_cases(
+    "crowded": combo_cases(
         "draw-until-playable+no-stacking",
         (("hand_sizes", (25, 16, 12, 5, 5)),),
         (2, 3, 4),
@@ -289,10 +153,10 @@ COMBOS = {
         12,
         "crowd-v2",
     )
-    + _combo_cases(
+    + combo_cases(
         "no-stacking+no-nine-out", (("hand_sizes", (25, 17, 12, 5, 5)),), (2, 3, 4), ("mixed",), 12, "crowd-v5"
     )
-    + _combo_cases(
+    + combo_cases(
         "double-nines+skip-reverse",
         (("hand_sizes", (50, 34, 25, 20, 17)), ("turn_cap", 400)),
         ALL_P,
@@ -333,10 +197,10 @@ COMBOS = {
         ),
     ],
     # more pairings of options (RULES.md: options combine)
-    "more": _combo_cases("double-nines+no-nine-out+no-stacking", (), ALL_P, ("highest", "mixed"), 10, "v4v5v6")
-    + _combo_cases("free-nines+hard-nines+skip-reverse", (), ALL_P, ("mixed",), 10, "p2v1v3")
-    + _combo_cases("draw-until-playable+no-nine-out+fixed-hands-5", (), ALL_P, ("mixed-hp-first",), 10, "v2v5s3")
-    + _combo_cases("double-nines+free-nines+draw-until-playable", (("target", 50),), ALL_P, ("mixed",), 10, "v4p2v2"),
+    "more": combo_cases("double-nines+no-nine-out+no-stacking", (), ALL_P, ("highest", "mixed"), 10, "v4v5v6")
+    + combo_cases("free-nines+hard-nines+skip-reverse", (), ALL_P, ("mixed",), 10, "p2v1v3")
+    + combo_cases("draw-until-playable+no-nine-out+fixed-hands-5", (), ALL_P, ("mixed-hp-first",), 10, "v2v5s3")
+    + combo_cases("double-nines+free-nines+draw-until-playable", (("target", 50),), ALL_P, ("mixed",), 10, "v4p2v2"),
     # the seeds at the top of the 64-bit range (their decimal forms are hashed into the roots)
     "top_seed": [
         pytest.param("classic", (), 4, "mixed", (1 << 64) - 1, 20, id="seed-2**64-1"),
@@ -347,61 +211,61 @@ COMBOS = {
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["nonineout_hard"])
 def test_V1_V5_reference_agrees_no_nine_out_with_hard_nines(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["dbl_skip_until"])
 def test_V2_V3_V4_reference_agrees_double_nines_skip_reverse_draw_until_playable(
     spec, overrides, players, kind, seed, matches
 ):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["free_share"])
 def test_P2_T7_S4_reference_agrees_free_nines_shared_wins(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["cap15"])
 def test_T8_reference_agrees_turn_cap_15(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["target30"])
 def test_S2_S4_reference_agrees_target_30_tie_breaks(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["playoff_deep"])
 def test_S4_T8_reference_agrees_repeated_tie_break_hands(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["block_at_cap"])
 def test_T7_T8_reference_agrees_block_and_cap_on_one_turn(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["crowded"])
 def test_T5_T6_reference_agrees_crowded_deck_reshuffles_and_passes(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["rare"])
 def test_T6_V4_reference_agrees_rare_passes_and_pair_going_out(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["more"])
 def test_V1_V2_V3_V4_V5_V6_P2_S3_reference_agrees_more_option_combinations(
     spec, overrides, players, kind, seed, matches
 ):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("spec,overrides,players,kind,seed,matches", COMBOS["top_seed"])
 def test_D2_D5_reference_agrees_at_the_top_of_the_seed_range(spec, overrides, players, kind, seed, matches):
-    _check(spec, overrides, players, kind, seed, matches)
+    check(spec, overrides, players, kind, seed, matches)
 
 
 @pytest.mark.parametrize("seed", [12345, (1 << 64) - 1])
@@ -426,7 +290,7 @@ def test_D2_strategies_random_words_follow_the_documented_decision_chain(seed):
 def _all_cases():
     out = []
     for name in sorted(COVERED_PRESETS):
-        out += _preset_cases(name)
+        out += preset_cases(name)
     for cases in COMBOS.values():
         out += cases
     return [c.values for c in out]
@@ -506,7 +370,7 @@ def test_suite_reaches_rare_paths():
     """Every rare path of the rules appears somewhere in the compared matches (reference side)."""
     total: Counter = Counter()
     for spec, overrides, players, kind, seed, matches in _all_cases():
-        _problems, refs = _run(spec, overrides, players, kind, seed, matches)
+        _problems, refs = run_both(spec, overrides, players, kind, seed, matches)
         total += _features((spec, overrides, players), refs)
     print("\nreference-agreement coverage:", dict(sorted(total.items())))
     assert total["hands"] >= 5000
