@@ -1,12 +1,15 @@
 """numba's on-disk cache of compiled code is stale when any file the code takes in changes, not only its own
 (nines_sim.engine.code_cache): an edit of engine/bits.py or of a built-in's compiled decision alone used to leave
-the turn loop's cached code running the old helper."""
+the turn loop's cached code running the old helper.  A second process loads the turn loop from the cache, and a
+read-only install keeps its compiled code in the user's cache folder."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import nines_sim.engine.turn_loop as K
@@ -63,3 +66,86 @@ def test_every_cached_function_of_the_compiled_engine_is_keyed_by_the_files_it_t
     files = {Path(f).name for f in code_files(K.play_slots_classic_expert)[0]}
     assert {"turn_loop.py", "bits.py", "expert_compiled.py", "heuristics_compiled.py"} <= files
     assert {"deal.py", "turn_phases.py", "decisions.py", "scoring.py", "slot_locals.py", "trace_log.py"} <= files
+
+
+# ------------------------------------------------------------------ the cache across processes and installs
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from nines_sim.engine import turn_loop as kernel
+    from nines_sim.runs.simulate import simulate
+    from nines_sim.game.rules import make_rules
+    r = simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 30, seed=4)
+    st = kernel.play_slots_classic_expert.stats  # the form classic rules play on with an expert seat
+    print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values()),
+                      "path": st.cache_path, "totals": r.totals.sum(axis=0).tolist()}))
+    """
+)
+
+
+# root may write anywhere, so a read-only folder is read-only to it only where os.access says so
+AS_IF_READ_ONLY = textwrap.dedent(
+    """
+    import os
+    _access = os.access
+    def _ro(p, mode, **kw):
+        return False if mode == os.W_OK and str(p).startswith({site!r}) else _access(p, mode, **kw)
+    os.access = _ro
+    """
+)
+
+
+def _probe(env: dict, cwd: Path, read_only: Path | None = None) -> dict:
+    import json
+
+    code = (AS_IF_READ_ONLY.format(site=str(read_only)) if read_only else "") + PROBE
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_the_compiled_kernel_from_the_cache():
+    env = dict(os.environ)
+    first = _probe(env, ROOT)  # compiles only if nothing is cached yet
+    second = _probe(env, ROOT)
+    assert second["hits"] >= 1 and second["misses"] == 0, second
+    assert second["totals"] == first["totals"]
+
+
+def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
+    """A copy of the package in a read-only folder reads and writes its compiled code in $XDG_CACHE_HOME/nines-sim.
+
+    Compiling from nothing takes minutes on a busy 2-core machine, so the user cache is
+    seeded with this checkout's compiled files, filed where numba looks for the copy's code
+    (the copy keeps the files' times, which is what numba checks); that a second process
+    loads rather than compiles is the test above.
+    """
+    from numba.core.caching import _CacheLocator
+
+    _probe(dict(os.environ), ROOT)  # make sure this checkout's cache is filled
+    site = tmp_path / "site"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "nines_sim", site / "nines_sim", ignore=skip)
+    shutil.copytree(ROOT / "strategies", site / "nines_sim" / "strategies", ignore=skip)
+    user_cache = tmp_path / "cache" / "nines-sim"
+    seeded = user_cache / _CacheLocator.get_suitable_cache_subpath(str(site / "nines_sim" / "engine" / "turn_loop.py"))
+    seeded.mkdir(parents=True)
+    for f in (ROOT / "nines_sim" / "engine" / "__pycache__").glob("turn_loop.*.nb[ic]"):
+        shutil.copy2(f, seeded / f.name)
+    for d, _, files in os.walk(site):
+        for name in files:
+            os.chmod(Path(d) / name, 0o444)
+        os.chmod(d, 0o555)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    try:
+        got = _probe(env, tmp_path, read_only=site)
+    finally:
+        for d, _, _ in os.walk(site):
+            os.chmod(d, 0o755)
+    assert got["path"].startswith(str(user_cache)), got["path"]
+    assert got["hits"] >= 1 and got["misses"] == 0, got
+    assert not (site / "nines_sim" / "engine" / "__pycache__").exists() or not any(
+        p.suffix in (".nbi", ".nbc") for p in (site / "nines_sim" / "engine" / "__pycache__").iterdir()
+    )
+    assert got["totals"] == _probe(dict(os.environ), ROOT)["totals"]
