@@ -1,10 +1,11 @@
 """No function longer than a screenful or two, no class and no module longer than a module should be (issue 24:
 each module one job, a few hundred lines at most).
 
-Walks ``nines_sim/`` and ``strategies/`` with :mod:`ast`.  A function's length is the lines of its own body, from
-its first statement (the docstring counts) to its last, without the lines of the functions nested in it (each
-nested function is measured on its own); a class's length runs from its ``class`` line to its last line; a
-module's length is its lines, as ``wc -l`` counts them.
+Walks ``nines_sim/``, ``strategies/`` and ``tests/`` (the tests keep the package's rules, issue 39) with
+:mod:`ast`.  A function's length is the lines of its own body, from its first statement (the docstring counts) to
+its last, without the lines of the functions nested in it (each nested function is measured on its own); a
+class's length runs from its ``class`` line to its last line; a module's length is its lines, as ``wc -l`` counts
+them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("nines_sim", "strategies")
+FOLDERS = ("nines_sim", "strategies", "tests")
 #: Most lines of a function's own body.
 MAX_FUNCTION_LINES = 150
 #: Most lines of a class.
@@ -86,8 +87,8 @@ def test_the_measure_counts_a_functions_own_lines_only(tmp_path: Path):
         "class Small:\n" + "\n".join(f"    a{i} = {i}" for i in range(MAX_CLASS_LINES - 1)) + "\n\n\n"
         "class Big:\n" + "\n".join(f"    b{i} = {i}" for i in range(MAX_CLASS_LINES)) + "\n"
     )
-    (tmp_path / "nines_sim").mkdir()
-    (tmp_path / "strategies").mkdir()
+    for folder in FOLDERS:
+        (tmp_path / folder).mkdir()
     (tmp_path / "nines_sim" / "m.py").write_text(src)
     tree = ast.parse(src)
     sizes = {n.name: own_body_lines(n) for n in ast.walk(tree) if isinstance(n, FUNCTIONS)}
@@ -106,15 +107,17 @@ def test_no_function_or_class_is_too_long():
 
 
 def test_the_measure_of_a_module_counts_its_lines(tmp_path: Path):
-    """A module of exactly the limit passes, one line more does not; both folders are walked, subfolders too."""
-    for folder in ("nines_sim/sub", "strategies"):
+    """A module of exactly the limit passes, one line more does not; every folder is walked, subfolders too."""
+    for folder in ("nines_sim/sub", "strategies", "tests"):
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "nines_sim" / "sub" / "at_limit.py").write_text("x = 0\n" * MAX_MODULE_LINES)
     (tmp_path / "nines_sim" / "sub" / "over.py").write_text("x = 0\n" * (MAX_MODULE_LINES + 1))
     (tmp_path / "strategies" / "s.py").write_text("y = 1\n" * (MAX_MODULE_LINES + 2))
+    (tmp_path / "tests" / "test_t.py").write_text("z = 2\n" * (MAX_MODULE_LINES + 3))
     assert long_modules(tmp_path) == [
         f"nines_sim/sub/over.py ({MAX_MODULE_LINES + 1} lines)",
         f"strategies/s.py ({MAX_MODULE_LINES + 2} lines)",
+        f"tests/test_t.py ({MAX_MODULE_LINES + 3} lines)",
     ]
 
 
