@@ -6,6 +6,7 @@
   (the class itself in :mod:`~nines_sim.strategy.compiled_base`, which loads no numba).
 - :mod:`~nines_sim.strategy.params`: parameters a strategy declares.
 - :mod:`~nines_sim.strategy.registry`: finding strategies by name, module or file.
+- :mod:`~nines_sim.strategy.compiled_builtins`: the built-ins' compiled decisions, as the turn loop is given them.
 - :mod:`~nines_sim.strategy.choice`: uniform choices among cards, for a batch.
 - :mod:`~nines_sim.strategy.debug`: pointing at the user's code when a strategy fails.
 
