@@ -110,14 +110,23 @@ def _files(*folders: str) -> list[Path]:
     return sorted(p for f in folders for p in (ROOT / f).rglob("*.py"))
 
 
+def _names_a_built_in(text: str) -> bool:
+    return text == "nines_sim.strategies" or text.startswith("nines_sim.strategies.")
+
+
 def test_the_engine_imports_nothing_from_the_built_in_strategies():
+    """Neither by an import statement nor by a module name in a string (``importlib.import_module``)."""
     found = [
         f"{p.relative_to(ROOT)}:{line} imports {module}"
         for p in _files("nines_sim/engine")
         for line, module, names in _imports(p)
-        if module == "nines_sim.strategies"
-        or module.startswith("nines_sim.strategies.")
-        or (module == "nines_sim" and "strategies" in names)
+        if _names_a_built_in(module) or (module == "nines_sim" and "strategies" in names)
+    ]
+    found += [
+        f"{p.relative_to(ROOT)}:{node.lineno} names {node.value}"
+        for p in _files("nines_sim/engine")
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _names_a_built_in(node.value)
     ]
     assert not found, "\n".join(found)
 
