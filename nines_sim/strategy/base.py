@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nines_sim.engine.slots import PUBLIC
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_SUIT, NINE_RANK, NINES, SUIT_MASK
 from nines_sim.game.codes import PAIR_OF_NINES, DecisionKind  # noqa: F401 - part of the strategy interface
@@ -47,9 +48,8 @@ class PublicState:
         :mod:`nines_sim.game.rng`).
     """
 
-    ARRAYS = ("top", "active", "dealer", "dirbit", "seats_mask", "played", "turn", "stock_pos", "stock_end",
-              "ncards", "totals", "drew_on", "dkey", "streak", "in_tb", "hands_played", "tb_hands", "drawn",
-              "reshuffles", "draw_log")  # fmt: skip
+    #: The public fields of the slot state's declaration (:data:`nines_sim.engine.slots.STATE`).
+    ARRAYS = PUBLIC
     __slots__ = ("rules", "legal_tab", "under", *ARRAYS)
 
     def __init__(self, rules: Rules, legal_tab: np.ndarray, under: list[np.ndarray] | None = None,
