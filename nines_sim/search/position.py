@@ -24,10 +24,11 @@ import numpy as np
 from nines_sim.engine.slots import DRAW_LOG_COLUMNS, DRAW_LOG_DECL, DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
 from nines_sim.game.rules import Rules
-from nines_sim.strategy.base import Strategy
+from nines_sim.strategy.base import DecisionKind, Strategy
 
 if TYPE_CHECKING:
     from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.engine.positions import Moves
 
 
 class PositionError(ValueError):
@@ -348,6 +349,7 @@ def play_out(
     seed: int = 0,
     force: np.ndarray | None = None,
     consume: bool = False,
+    moves: Moves | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Play positions forward on the compiled turn loop, to the end of the hand or of the match.
 
@@ -370,6 +372,10 @@ def play_out(
     consume : bool
         The caller will not read the batch again: the compiled loop may play in its
         arrays (a search's throw-away batches; spares a copy).
+    moves : Moves, optional
+        The first move of each position, whatever the decision it stands at (a card, a suit, the drawn
+        card played or kept; :class:`nines_sim.engine.positions.Moves`), applied by the engine as a
+        Python seat's answer; instead of ``force``.  Lineups of compiled seats only, unless a card.
 
     Returns
     -------
@@ -386,9 +392,10 @@ def play_out(
     if to not in ("hand", "match"):
         raise PositionError(f"play_out to {to!r}: choose 'hand' or 'match'")
     batch = positions if isinstance(positions, PositionBatch) else PositionBatch.from_positions(positions)
-    from nines_sim.engine.positions import compiled_ids, play_out_engine, play_out_kernel
+    from nines_sim.engine.positions import Moves, compiled_ids, play_out_engine, play_out_kernel
 
-    sids = compiled_ids(lineup)
-    if sids is not None:
-        return play_out_kernel(batch, sids, to, force, lineup, consume)
-    return play_out_engine(batch, lineup, to, force, seed)
+    if moves is None and force is not None:
+        moves = Moves(DecisionKind.PLAY, np.asarray(force, dtype=np.int64))
+    if compiled_ids(lineup) is not None:
+        return play_out_kernel(batch, to, moves, lineup, consume)
+    return play_out_engine(batch, lineup, to, moves, seed)
