@@ -19,12 +19,11 @@ import numpy as np
 from nines_sim.engine import turn_loop as K
 from nines_sim.engine.entry import call_form
 from nines_sim.engine.moves import Moves
-from nines_sim.engine.slots import COLUMN_OF, COLUMNS
+from nines_sim.engine.position import Position, PositionBatch, PositionError
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.codes import PAIR_OF_NINES, DecisionKind
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table, next_seat_table
-from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import Strategy
 
 RECORDS = 1 << 14
@@ -243,7 +242,7 @@ def play_out_kernel(
     lineup: Sequence[Strategy],
     consume: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`nines_sim.search.position.play_out` on the kernel, for lineups of compiled seats.
+    """:func:`play_out` on the kernel, for lineups of compiled seats.
 
     ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
     """
@@ -267,24 +266,14 @@ def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool
     nines_sim.engine.slots.SlotState
         The slots' arrays, in the order :func:`nines_sim.engine.turn_loop.play_slots` takes them.
     """
-    a = batch.arrays
     B, D = batch.n, batch.rules.decks
-    cp = (lambda x: x) if consume else np.copy
-    st = np.zeros((B, K.NST), dtype=np.int64)
-    keys = np.zeros((B, K.NKEY), dtype=np.uint64)
-    for f in COLUMN_OF.values():  # every column a position holds, as declared
-        if f.position and f.name != "match":
-            col = COLUMNS[f.constant]
-            (st if f.array == "st" else keys)[:, col : col + f.width] = np.reshape(a[f.name], (B, f.width))  # type: ignore[call-overload]
+    slots = batch.state if consume else K.SlotState(*(np.copy(x) for x in batch.state))
+    st = slots.st
     st[:, K.S_MATCH] = np.arange(B, dtype=np.int64)
     if to == "hand":
         st[:, K.S_HANDS] = 0
         st[:, K.S_IN_TB] = 0
     st[:, K.S_PHASE] = K.PH_TURN
-    slots = K.SlotState(
-        st=st, keys=keys, hands=np.stack(a["hands"]), under=np.stack(a["under"]),  # type: ignore[arg-type]
-        **{f: np.ascontiguousarray(cp(a[f])) for f in ("ncards", "totals", "drew_on", "stock", "played")},
-    )  # fmt: skip
     assert slots.stock.shape[1] == N_FACES * D
     if moves is not None:
         _enter(slots, moves, batch.rules.players)
@@ -322,7 +311,7 @@ def _enter(slots: K.SlotState, moves: Moves, P: int) -> None:
 def play_out_engine(
     batch: PositionBatch, lineup: Sequence[Strategy], to: str, moves: Moves | None, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`nines_sim.search.position.play_out` on the compiled engine, for any lineup (Python seats decide through
+    """:func:`play_out` on the compiled engine, for any lineup (Python seats decide through
     the broker, a batch at a time); ``moves``: a card played first (:class:`Moves`, ``PLAY`` only)."""
     from nines_sim.engine.batch import CompiledEngine
 
@@ -353,3 +342,61 @@ def play_out_engine(
         if share is not None and pre.share is not None:
             share[pre.finished] = pre.share[pre.finished]
     return pen, share
+
+
+# ------------------------------------------------------------------- playing
+def play_out(
+    positions: Sequence[Position] | PositionBatch,
+    lineup: Sequence[Strategy],
+    to: str = "hand",
+    seed: int = 0,
+    force: np.ndarray | None = None,
+    consume: bool = False,
+    moves: Moves | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Play positions forward on the compiled turn loop, to the end of the hand or of the match.
+
+    Lineups of compiled seats (built-ins, compiled user strategies) play on the loop alone
+    (:func:`play_out_kernel`); a lineup with a Python seat plays on the compiled engine, whose broker
+    asks that seat (:func:`play_out_engine`).
+
+    Parameters
+    ----------
+    positions : sequence of Position, or PositionBatch
+    lineup : sequence of Strategy
+        One per seat.
+    to : {"hand", "match"}
+        Where to stop.
+    seed : int
+        The seed named in error messages (the random streams are the positions' keys).
+    force : numpy.ndarray, optional
+        int64, (B,): a card (or ``PAIR_OF_NINES``) the seat to move plays first, instead of asking
+        its strategy (-1: none); it must be legal there (T1, V4-V6).
+    consume : bool
+        The caller will not read the batch again: the compiled loop may play in its
+        arrays (a search's throw-away batches; spares a copy).
+    moves : Moves, optional
+        The first move of each position, whatever the decision it stands at (a card, a suit, the drawn
+        card played or kept; :class:`nines_sim.engine.positions.Moves`), applied by the engine as a
+        Python seat's answer; instead of ``force``.
+
+    Returns
+    -------
+    penalties : numpy.ndarray
+        int64, (B, P): the points each seat scores for the hand being played (S1, C2).
+    win_share : numpy.ndarray or None
+        float64, (B, P): each seat's share of the match win (S2, S3), for ``to="match"``.
+
+    Raises
+    ------
+    PositionError
+        For an unknown ``to``.
+    """
+    if to not in ("hand", "match"):
+        raise PositionError(f"play_out to {to!r}: choose 'hand' or 'match'")
+    batch = positions if isinstance(positions, PositionBatch) else PositionBatch.from_positions(positions)
+    if moves is None and force is not None:
+        moves = Moves(DecisionKind.PLAY, np.asarray(force, dtype=np.int64))
+    if compiled_ids(lineup) is not None:
+        return play_out_kernel(batch, to, moves, lineup, consume)
+    return play_out_engine(batch, lineup, to, moves, seed)

@@ -45,9 +45,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from nines_sim.engine.position import PositionBatch
 from nines_sim.game.codes import K_DECLARE, K_PLAY, K_PLAY_DRAWN
 from nines_sim.search.pimc import candidates, engine_moves
-from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
 #: Iterations of one game played through the engine together (part of the result: fixed, never the batch's).
@@ -199,7 +199,7 @@ def ismcts(
                 paths.append([(node, int(own[g]))])
             first = engine_moves(obs.kind, mv[gg, col], None if card is None else card[sel][gg],
                                  None if pair is None else pair[sel][gg])  # fmt: skip
-            n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
+            n_in = batch.column("n_in").copy()
             # every seat's decision stops the loop while a slot is in the tree: the tree answers it
             slots = PositionSlots(batch, "hand", [policy] * batch.rules.players, first, consume=True, release=False)
             in_tree = np.ones(gg.size, dtype=bool)

@@ -2,7 +2,7 @@
 
 For each decision: sample ``K`` complete positions consistent with what the
 player sees (:mod:`nines_sim.search.sampler`), and for every candidate move play each
-sample out with a rollout policy on the engine (:func:`nines_sim.search.position.play_out`);
+sample out with a rollout policy on the engine (:func:`nines_sim.engine.positions.play_out`);
 keep the move with the best mean outcome.  Every game, sample and candidate of
 a decision goes through the engine as one batch of positions.  The same samples
 and the same rollout keys serve every candidate (common random numbers), so the
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nines_sim.engine.moves import Moves
+from nines_sim.engine.position import PositionBatch
 from nines_sim.game.cards import NINE_RANK
-from nines_sim.search.position import PositionBatch, play_out
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 #: Rows (positions) played out together at most; bigger decisions are cut by games.
@@ -182,12 +182,15 @@ def sample_values(
     mv = np.repeat(moves[gg, cc], K)
     own = np.repeat(obs.seat[gg], K)
     drawn = None if card is None else np.repeat(card[gg], K)
+    from nines_sim.engine.positions import play_out
+
     first = engine_moves(obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
-    n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
+    n_in = batch.column("n_in").copy()
     pen, share = play_out(batch, lineup or [policy] * P, to=outcome, consume=True, moves=first)
     r = np.arange(rows.shape[0])
     if outcome == "match":
-        value = share[r, own]  # type: ignore[index]
+        assert share is not None  # a play-out to the match's end gives the win shares
+        value = share[r, own]
     else:
         value = (pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]
     out = np.full((n, C, K), np.nan)
@@ -204,12 +207,14 @@ def _nine_suits_clearly_better(est: Estimate, z: float = NINE_SUIT_Z) -> np.ndar
     """
     mean = est.mean.copy()
     moves = est.moves
-    K = est.values.shape[2]  # type: ignore[union-attr]
+    values = est.values
+    assert values is not None  # evaluate keeps every sample's outcome
+    K = values.shape[2]
     for g, c in zip(*np.nonzero(moves >= NINE_SUIT), strict=True):
         plain = np.flatnonzero(moves[g] == (moves[g, c] - NINE_SUIT) // 4)
         if not plain.size or K < 2:
             continue
-        d = est.values[g, c] - est.values[g, plain[0]]  # type: ignore[index]
+        d = values[g, c] - values[g, plain[0]]
         sd = d.std(ddof=1)
         if not d.mean() > z * sd / np.sqrt(K):
             mean[g, c] = -np.inf
