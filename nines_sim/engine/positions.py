@@ -4,9 +4,14 @@ The kernel plays from any state its slots hold, so a batch of positions is
 loaded into slots and run with no new matches to start.  To stop at the end of
 the hand, the slots run under the same rules with a match of one fixed hand
 (the hand is played exactly as under the real rules; only what follows it
-differs).  A forced first move enters at the kernel's apply phase, as a Python
-seat's answer would.  A position taken from a run plays on as the run did
+differs).  A position taken from a run plays on as the run did
 (``tests/test_position.py``).
+
+This is the one way a search steps positions: a first move (:class:`~nines_sim.engine.moves.Moves`: a
+card, a suit, the drawn card played or kept) enters the loop as a Python seat's answer would, at the phase
+of the decision the position stands at, and :class:`PositionSlots` plays on, stopping at the decisions
+of seats played from Python (a tree search answers them) or to the hand's end (``lookahead``'s play-outs,
+:func:`play_out`).  ``tests/test_position_steps.py`` checks it event by event against the reference.
 """
 
 from __future__ import annotations
