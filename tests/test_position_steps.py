@@ -170,3 +170,33 @@ def test_a_batch_of_positions_steps_as_each_alone() -> None:
         assert np.array_equal(*stock)
         assert np.array_equal(alone.slots.hands[:, 0], together.slots.hands[:, j])
         assert np.array_equal(alone.penalties[0], together.penalties[j])
+
+
+@pytest.mark.parametrize("to", ["hand", "match"])
+def test_every_kind_of_first_move_plays_out_alike_on_the_loop_alone_and_with_python_seats(to, monkeypatch):
+    # play_out's first move of each kind: on the loop alone (compiled seats) and on the compiled engine whose
+    # broker asks the classes in Python (the move stepped first, then the engine plays on): the same outcome
+    from nines_sim.search.position import play_out
+    from nines_sim.strategy.registry import make_lineup
+    from tests.interrupt import built_ins_as_python_seats
+
+    rules = make_rules("double-nines", players=3)
+    taken, _ = _decisions(rules, [Lowest() if s % 2 == 0 else HighestPair() for s in range(3)], MATCHES)
+    lineup = make_lineup(["expert", "dump-faces", "random"])
+    by_kind: dict[int, list] = {}
+    for m in taken:
+        for d in taken[m]:
+            by_kind.setdefault(d[1], []).append(d)
+    assert set(by_kind) == {int(k) for k in DecisionKind}
+    for kind, ds in by_kind.items():
+        ds = ds[:10]
+        batch = PositionBatch.from_positions([d[0].position(0) for d in ds])
+        moves = Moves(DecisionKind(kind), np.array([d[5] for d in ds]), card=np.array([d[3] for d in ds]),
+                      pair=np.array([d[4] for d in ds]))  # fmt: skip
+        with monkeypatch.context() as mp:
+            b = play_out(batch, lineup, to=to, moves=moves)  # the compiled twins, on the loop alone
+            built_ins_as_python_seats(mp)
+            a = play_out(batch, lineup, to=to, moves=moves)  # the classes, asked through the engine's broker
+        assert np.array_equal(a[0], b[0]) and b[0].sum() > 0, DecisionKind(kind).name
+        if to == "match":
+            assert np.array_equal(a[1], b[1])
