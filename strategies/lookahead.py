@@ -19,7 +19,7 @@ from nines_sim.search.player import (  # noqa: F401 - also read from here
 from nines_sim.strategy.base import DecisionKind, Observation
 
 if TYPE_CHECKING:
-    from nines_sim.search.position import PositionBatch
+    from nines_sim.engine.position import PositionBatch
 
 #: The settings: (name, kind, default, low, high or choices, help) - the tuning issue's ``Param`` fields.
 SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (

@@ -75,8 +75,9 @@ def test_lookahead_keeps_the_suit_a_one_card_opponent_drew_on():
 
 
 def test_the_suit_after_two_nines_is_searched_with_the_next_seat_skipped():
-    # V4: the declaration after a pair hands the turn to the seat after next
-    from nines_sim.search.pimc import _apply
+    # V4: the declaration after a pair hands the turn to the seat after next, as the engine applies it
+    from nines_sim.engine.positions import PositionSlots
+    from nines_sim.search.pimc import engine_moves
 
     rules = make_rules("double-nines", players=3)
     deck = [f for f in range(52) for _ in range(2)]
@@ -86,9 +87,11 @@ def test_the_suit_after_two_nines_is_searched_with_the_next_seat_skipped():
         deck.remove(f)
     pos = Position(rules, hands, tuple(deck), (), top, 2, seat=0, dealer=2, turn=4)
     batch = PositionBatch.from_positions([pos, pos])
-    _apply(batch, DecisionKind.DECLARE, np.array([3, 3]), None, pair=np.array([True, False]))
-    assert batch.arrays["seat"].tolist() == [2, 1]
-    assert batch.arrays["active"].tolist() == [3, 3]
+    moves = engine_moves(DecisionKind.DECLARE, np.array([3, 3]), None, pair=np.array([True, False]))
+    slots = PositionSlots(batch, "hand", make_lineup(["expert"] * 3), moves, release=False, trace=True)
+    after_pair, after_one = ([ev for ev in e if ev[0] != "turn"][:3] for e in slots.events)
+    assert after_pair == [("pair", 0, 3), ("skip", 1), ("draw", 2, 0)]  # seat 1 skipped: seat 2 draws
+    assert after_one == [("play", 0, top, 3), ("draw", 1, 0), ("draw", 2, 0)]
 
 
 def test_lookahead_declares_after_its_own_pair_as_after_a_pair(monkeypatch):

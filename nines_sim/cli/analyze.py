@@ -87,10 +87,10 @@ def analyze(
     own strategies (plug-ins, tuned parameters) are asked too.  --seed picks the analysis's random stream:
     each position gets its own, so estimates of many positions have independent errors.
     """
+    from nines_sim.engine.position import PositionError
     from nines_sim.search.analyze import analyze as run_analysis
     from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
     from nines_sim.search.policies import POLICY_NAMES
-    from nines_sim.search.position import PositionError
     from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     if policy not in POLICY_NAMES:

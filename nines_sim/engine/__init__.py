@@ -12,7 +12,10 @@
 - :mod:`~nines_sim.engine.warm_up`: loading the loop before a pool's workers fork.
 - :mod:`~nines_sim.engine.broker`: asking Python seats, validating their answers, naming a culprit.
 - :mod:`~nines_sim.engine.events`: a traced match's events.
-- :mod:`~nines_sim.engine.positions`: playing positions forward on the turn loop.
+- :mod:`~nines_sim.engine.position`: positions (a game at a turn, a batch of them in the slot state's layout).
+- :mod:`~nines_sim.engine.positions`, :mod:`~nines_sim.engine.moves`: playing positions forward on the turn
+  loop, a first move applied as a seat's answer (the one way a search steps positions).
+- :mod:`~nines_sim.engine.legality`: the loop's legality asked from Python (two 9s together).
 
 The names the module ``nines_sim.engine`` held before it became this package (``from nines_sim.engine import
 IllegalMoveError``) are imported here from where they live (the numpy engine it held is retired: the compiled

@@ -25,6 +25,7 @@ from nines_sim.engine import turn_loop as K  # numba is required: the compiled l
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
 from nines_sim.engine.entry import call_form
 from nines_sim.engine.loop_constants import R_LOG
+from nines_sim.engine.slots import COLUMN_OF, COLUMNS
 from nines_sim.engine.warm_up import warm_up  # noqa: F401 - also read from here
 from nines_sim.game import rng
 from nines_sim.game.cards import N_FACES
@@ -201,25 +202,16 @@ class CompiledEngine:
 
     def _views(self) -> None:
         """Name the kernel's columns as the numpy engine names its arrays (what Observation reads)."""
-        st = self.st
         self.hands = [self.hands_arr[d] for d in range(self.D)]
         self.under = [self.under_arr[d] for d in range(self.D)]
-        for name, col in (
-            ("match", K.S_MATCH), ("top", K.S_TOP), ("active", K.S_ACTIVE), ("seat", K.S_SEAT),
-            ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN), ("stock_pos", K.S_POS),
-            ("stock_end", K.S_END), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
-            # public history that Observation.public shows (the search player's sampler reads it)
-            ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("hands_played", K.S_HANDS),
-            ("tb_hands", K.S_TB_HANDS), ("in_tb", K.S_IN_TB), ("hand_seq", K.S_HAND_SEQ),
-            # what a position taken from a game holds besides (nines_sim.search.position.positions_from_engine)
-            ("first_dealer", K.S_FIRST), ("nine_starter", K.S_NINE_START),
-        ):  # fmt: skip
-            setattr(self, name, st[:, col])
-        self.draw_log = st[:, K.S_DRAW_LOG : K.NST]  # public too (nines_sim.engine.draw_log)
-        self.mkey = self.keys[:, K.K_CMK]  # the cards' match key
-        self.dmkey = self.keys[:, K.K_DMK]  # the decision streams' match key
-        self.hkey = self.keys[:, K.K_CHK]  # the cards' hand key (never shown to a strategy)
-        self.dkey = self.keys[:, K.K_DHK]  # the decision streams' hand key (Observation.random)
+        # every column a position holds, by its declared name (nines_sim.engine.slots.STATE): what Observation
+        # reads, what a position taken from a game holds (nines_sim.engine.positions.positions_from_engine);
+        # mkey and hkey are the cards' keys, never shown to a strategy
+        for f in COLUMN_OF.values():
+            if f.position:
+                col = COLUMNS[f.constant]
+                cols = self.st if f.array == "st" else self.keys
+                setattr(self, f.name, cols[:, col] if f.width == 1 else cols[:, col : col + f.width])
 
     @property
     def check_every(self) -> int:

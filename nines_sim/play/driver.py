@@ -240,7 +240,7 @@ def position_from_saved(saved: SavedMatch, hand: int, turn: int):  # noqa: ANN20
     SavedMatchError
         If an opponent's spec names no strategy.
     """
-    from nines_sim.search.position import PositionError, positions_from_engine
+    from nines_sim.engine.position import PositionError, positions_from_engine
 
     def answer(obs: Observation, card: np.ndarray | None, pair: bool) -> int:
         key = decision_key(obs)

@@ -16,8 +16,18 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from nines_sim.game.cards import FACE_RANK, FACE_SUIT, NINE_RANK, RANK_NAMES, SUIT_SYMBOLS, card_name, hand_faces
+from nines_sim.game.cards import (
+    FACE_RANK,
+    FACE_SUIT,
+    NINE_RANK,
+    NINES,
+    RANK_NAMES,
+    SUIT_SYMBOLS,
+    card_name,
+    hand_faces,
+)
 from nines_sim.game.rules import Rules
+from nines_sim.game.tables import legal_table
 from nines_sim.play.saved import PERSON, Key
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
@@ -121,6 +131,9 @@ def refusal(req: Request, move: int, rules: Rules, name: Callable[[int], str] = 
         return None if move in (0, 1, 2, 3) else f"{clause}: declare a suit first (c, d, h or s)"
     if req.kind == DecisionKind.PLAY_DRAWN:
         return None if move in (0, 1) else "T4: after a draw only the card drawn may be played (or kept)"
+    # the engine's answer (req.legal, req.pair_legal) says whether; its table of plays on the top card says
+    # which clause: a 9 the table allows on the top card but the legal set leaves out is a last 9 (V5)
+    nine_on_top = bool(legal_table(rules)[req.top * 4 + req.active] & NINES)
     if move == PAIR_OF_NINES:
         if req.pair_legal:
             return None
@@ -128,19 +141,16 @@ def refusal(req: Request, move: int, rules: Rules, name: Callable[[int], str] = 
             return "V4: two 9s together are a move only under Double Nines (pair_of_nines)"
         if sum(FACE_RANK[f] == NINE_RANK for f in req.cards) < 2:
             return "V4: two 9s together need two 9s in hand"
-        if rules.no_nine_out and len(req.cards) == 2:
+        if nine_on_top:
             return "V5: a 9 may not be your last card"
-        return "V6: a 9 may not answer a 9 under these rules (nine_on_nine=false)"
+        return V6_REFUSAL
     if move not in req.cards:
         return f"{name(move)} is not in your hand"
     if move in req.legal:
         return None
     top_nine = FACE_RANK[req.top] == NINE_RANK
     if FACE_RANK[move] == NINE_RANK:
-        if rules.no_nine_out and len(req.cards) == 1:
-            return "V5: a 9 may not be your last card"
-        if top_nine and not rules.nine_on_nine:
-            return "V6: a 9 may not answer a 9 under these rules (nine_on_nine=false)"
+        return "V5: a 9 may not be your last card" if nine_on_top else V6_REFUSAL
     suit = SUIT_SYMBOLS[req.active]
     if top_nine:
         why = f"a card of the declared suit {suit} or a 9 (the 9's printed suit does not count)"
@@ -150,6 +160,9 @@ def refusal(req: Request, move: int, rules: Rules, name: Callable[[int], str] = 
         why += "; a 9 may not be the last card (V5)"
     return f"T1: {name(move)} does not follow {name(req.top)}: play {why}"
 
+
+#: Why a 9 may not be played on a 9 (the engine's table has no 9 on the top card, V6).
+V6_REFUSAL = "V6: a 9 may not answer a 9 under these rules (nine_on_nine=false)"
 
 #: A callback: answers a request with a move, :data:`HINT`, or raises :class:`Stop`.
 Ask = Callable[[Request], int]

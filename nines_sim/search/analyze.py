@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nines_sim.engine.position import Position, PositionBatch, PositionError, positions_from_engine
 from nines_sim.game.cards import N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, parse_card
 from nines_sim.game.rules import Rules
-from nines_sim.search.position import Position, PositionBatch, PositionError, positions_from_engine
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Strategy
 from nines_sim.strategy.registry import builtin_classes, make_lineup, resolve_spec
 

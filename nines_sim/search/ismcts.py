@@ -42,17 +42,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
 
 import numpy as np
 
-from nines_sim.engine.entry import call_form
-from nines_sim.engine.seats import heavy_seat
-from nines_sim.game.cards import N_FACES
-from nines_sim.game.rules import Rules
-from nines_sim.game.tables import legal_table, next_seat_table
-from nines_sim.search.pimc import _apply, candidates
-from nines_sim.search.position import PositionBatch
+from nines_sim.engine.position import PositionBatch
+from nines_sim.game.codes import K_DECLARE, K_PLAY, K_PLAY_DRAWN
+from nines_sim.search.pimc import candidates, engine_moves
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
 #: Iterations of one game played through the engine together (part of the result: fixed, never the batch's).
@@ -113,122 +108,24 @@ class Tree:
         return best, best_node, grow
 
 
-#: The decision kinds as the turn loop numbers them (the same as :class:`DecisionKind`'s, checked in :func:`ismcts`).
-_K_PLAY, _K_DECLARE, _K_PLAY_DRAWN = int(DecisionKind.PLAY), int(DecisionKind.DECLARE), int(DecisionKind.PLAY_DRAWN)
-_NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
-
-
 def _code(kind: int, seat: int, move: int) -> int:
     """A move's key among its siblings: the decision kind, the seat that moves and the move."""
     return (kind * 8 + seat) * 64 + move
 
 
-@lru_cache(maxsize=64)
-def _tables(rules: Rules) -> tuple:
-    """Rules as numbers (stopping at the hand's end), move tables, scratch, seat callbacks: built once per rules."""
-    from nines_sim.engine import turn_loop as K
-    from nines_sim.strategy.per_game_compiled import compiled_function
-
-    rp = K.rules_params(rules)
-    rp[K.R_FIXED] = 1
-    fs = tuple(compiled_function(None) for _ in range(K.MAX_SEATS))
-    return rp, legal_table(rules), next_seat_table(rules.players), K.scratch(rules), fs
-
-
-class _Slots:
-    """A batch of positions loaded into the compiled turn loop's slots, played to the end of the hand."""
-
-    def __init__(self, batch: PositionBatch, force: np.ndarray, policy: Strategy) -> None:
-        from nines_sim.engine import turn_loop as K
-        from nines_sim.engine.batch import seat_params
-        from nines_sim.engine.seats import seat_ids
-
-        self.K = K
-        rules = batch.rules
-        a = batch.arrays
-        B, P = batch.n, rules.players
-        self.rp, self.legal_tab, self.next_tab, self.work, self.fs = _tables(rules)
-        st = np.zeros((B, K.NST), dtype=np.int64)
-        for name, col in (
-            ("hand_seq", K.S_HAND_SEQ), ("first_dealer", K.S_FIRST), ("seats_mask", K.S_MASK), ("n_in", K.S_N_IN),
-            ("stock_pos", K.S_POS), ("stock_end", K.S_END), ("top", K.S_TOP), ("active", K.S_ACTIVE),
-            ("seat", K.S_SEAT), ("dealer", K.S_DEALER), ("dirbit", K.S_DIR), ("turn", K.S_TURN),
-            ("streak", K.S_STREAK), ("drawn", K.S_DRAWN), ("reshuffles", K.S_RESH), ("nine_starter", K.S_NINE_START),
-        ):  # fmt: skip
-            st[:, col] = a[name]  # type: ignore[index]
-        st[:, K.S_MATCH] = np.arange(B)
-        st[:, K.S_DRAW_LOG :] = a["draw_log"]  # type: ignore[index]
-        st[:, K.S_PHASE] = K.PH_TURN
-        f = force >= 0
-        st[f, K.S_PHASE] = K.PH_APPLY
-        st[f, K.S_MOVE] = force[f]
-        keys = np.zeros((B, K.NKEY), dtype=np.uint64)
-        keys[:, K.K_CMK] = a["mkey"]
-        keys[:, K.K_DMK] = a["dmkey"]
-        keys[:, K.K_CHK] = a["hkey"]
-        keys[:, K.K_DHK] = a["dkey"]
-        self.st, self.keys = st, keys
-        self.hands = np.stack(a["hands"])  # type: ignore[arg-type]
-        self.under = np.stack(a["under"])  # type: ignore[arg-type]
-        self.ncards = np.ascontiguousarray(a["ncards"])
-        self.totals = np.ascontiguousarray(a["totals"])
-        self.drew_on = np.ascontiguousarray(a["drew_on"])
-        self.stock = np.ascontiguousarray(a["stock"])
-        assert self.stock.shape[1] == N_FACES * rules.decks
-        self.played = np.ascontiguousarray(a["played"])
-        self.tree_sid = np.full(P, K.SID_PYTHON, dtype=np.int64)
-        self.policy_sid = seat_ids([policy] * P)
-        self.xp = seat_params([policy] * P)
-        self.pen = np.zeros((B, P), dtype=np.int64)
-        self.scored = np.zeros(B, dtype=bool)
-        self.hrec = np.zeros((B, K.NH), dtype=np.int64)
-        self.hpen = np.zeros((B, P), dtype=np.int64)
-        self.hcount = np.zeros(1, dtype=np.int64)
-        self.mrec = np.zeros((B, K.NM), dtype=np.int64)
-        self.mtot = np.zeros((B, P), dtype=np.int64)
-        self.mshare = np.zeros((B, P), dtype=np.float64)
-        self.mcount = np.zeros(1, dtype=np.int64)
-        self.nxt = np.zeros(1, dtype=np.int64)
-
-    def run(self, tree: bool) -> None:
-        """Play every slot not waiting until it waits for a Python seat (``tree``) or its hand ends."""
-        K = self.K
-        sids = self.tree_sid if tree else self.policy_sid
-        disp = K.slots_kernel(self.rp, heavy_seat(self.policy_sid))
-        while True:
-            args = (
-                self.st, self.keys, self.hands, self.ncards, self.totals, self.drew_on, self.under, self.stock,
-                self.played, self.rp, self.legal_tab, self.next_tab, sids, self.xp, _NO_KEYS, 0, 0, self.nxt, 0,
-                self.hrec, self.hpen, self.hcount, self.mrec, self.mtot, self.mshare, self.mcount, self.fs, self.work,
-            )  # fmt: skip
-            code = call_form(disp, *args)  # a tree walk stops the loop at every decision: no typing per call
-            h = int(self.hcount[0])
-            if h:
-                m = self.hrec[:h, K.H_MATCH]
-                new = ~self.scored[m]
-                self.pen[m[new]] = self.hpen[:h][new]
-                self.scored[m[new]] = True
-                self.hcount[0] = 0
-            self.mcount[0] = 0
-            if code == K.DONE:
-                return
-            if code != K.BUFFER_FULL:  # pragma: no cover - the tree answers legal moves only
-                raise RuntimeError(f"the kernel stopped with code {code}")
-
-
 def _moves(kind: int, legal: int, empty: bool) -> list[int]:
     """The moves of a waiting decision: the legal faces (set bits of ``legal``), 1/0 for a drawn card, or
     the suits (one, any, after a 9 that went out: ``empty``)."""
-    if kind == _K_PLAY:
+    if kind == K_PLAY:
         moves = []
         while legal:
             low = legal & -legal
             moves.append(low.bit_length() - 1)
             legal ^= low
         return moves
-    if kind == _K_PLAY_DRAWN:
+    if kind == K_PLAY_DRAWN:
         return [1, 0]
-    return [0] if kind == _K_DECLARE and empty else [0, 1, 2, 3]
+    return [0] if kind == K_DECLARE and empty else [0, 1, 2, 3]
 
 
 def ismcts(
@@ -265,9 +162,8 @@ def ismcts(
     numpy.ndarray
         int64, (n,): faces (or :data:`~nines_sim.strategy.base.PAIR_OF_NINES`), suits, or 1/0 for ``play_drawn``.
     """
-    from nines_sim.engine import turn_loop as K
+    from nines_sim.engine.positions import PositionSlots
 
-    assert (K.K_PLAY, K.K_DECLARE, K.K_PLAY_DRAWN) == (_K_PLAY, _K_DECLARE, _K_PLAY_DRAWN)
     moves = candidates(obs, card)
     n_cand = (moves >= 0).sum(axis=1)
     out = moves[:, 0].copy()
@@ -301,26 +197,23 @@ def ismcts(
                 i, node, _ = trees[g].select(0, root_codes[g], c, k * 64)
                 col[b] = i
                 paths.append([(node, int(own[g]))])
-            force = _apply(batch, obs.kind, mv[gg, col], None if card is None else card[sel][gg],
-                           None if pair is None else pair[sel][gg])  # fmt: skip
-            n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-            slots = _Slots(batch, force, policy)
+            first = engine_moves(obs.kind, mv[gg, col], None if card is None else card[sel][gg],
+                                 None if pair is None else pair[sel][gg])  # fmt: skip
+            n_in = batch.column("n_in").copy()
+            # every seat's decision stops the loop while a slot is in the tree: the tree answers it
+            slots = PositionSlots(batch, "hand", [policy] * batch.rules.players, first, consume=True, release=False)
             in_tree = np.ones(gg.size, dtype=bool)
             gg_l, kk_l = gg.tolist(), kk.tolist()
             while True:
-                slots.run(tree=True)
-                waiting = np.flatnonzero((slots.st[:, K.S_WAITING] == 1) & in_tree)
+                slots.run(every_seat=True)
+                waiting = slots.waiting()
+                waiting = waiting[in_tree[waiting]]
                 if not waiting.size:
                     break
-                st = slots.st
-                kinds = st[waiting, K.S_WAIT_KIND].tolist()
-                seats = st[waiting, K.S_WAIT_SEAT]
-                empty = (slots.ncards[waiting, seats] == 0).tolist()
-                legals = slots.keys[waiting, K.K_LEGAL].astype(np.int64).tolist()
+                kinds, seats, legals, in_hand = (x.tolist() for x in slots.decision(waiting))
                 answers = []
-                for b, kind, seat, legal, out_ in zip(waiting.tolist(), kinds, seats.tolist(), legals, empty,
-                                                      strict=True):  # fmt: skip
-                    moves = _moves(kind, legal, out_)
+                for b, kind, seat, legal, held in zip(waiting.tolist(), kinds, seats, legals, in_hand, strict=True):
+                    moves = _moves(kind, legal, held == 0)
                     i = 0
                     if len(moves) > 1:
                         base = (kind * 8 + seat) * 64
@@ -331,15 +224,11 @@ def ismcts(
                         if grow:
                             in_tree[b] = False
                     answers.append(moves[i])
-                st[waiting, K.S_ANSWER] = answers
-                st[waiting, K.S_HAVE_ANS] = 1
-                st[waiting, K.S_WAITING] = 0
+                slots.answer(waiting, answers)
             # out of the tree: the policy plays the rest of the hand, compiled
-            wait = slots.st[:, K.S_WAITING] == 1
-            slots.st[wait, K.S_WAITING] = 0
-            slots.st[wait, K.S_HAVE_ANS] = 0
-            slots.run(tree=False)
-            pen = slots.pen.astype(np.float64)
+            slots.release()
+            slots.run()
+            pen = slots.penalties.astype(np.float64)
             value = (pen.sum(axis=1, keepdims=True) - pen) / np.maximum(n_in - 1, 1)[:, None] - pen  # (B, P)
             vals = value.tolist()
             for b in range(gg.size):

@@ -2,19 +2,19 @@
 
 For each decision: sample ``K`` complete positions consistent with what the
 player sees (:mod:`nines_sim.search.sampler`), and for every candidate move play each
-sample out with a rollout policy on the engine (:func:`nines_sim.search.position.play_out`);
+sample out with a rollout policy on the engine (:func:`nines_sim.engine.positions.play_out`);
 keep the move with the best mean outcome.  Every game, sample and candidate of
 a decision goes through the engine as one batch of positions.  The same samples
 and the same rollout keys serve every candidate (common random numbers), so the
 comparison between moves is much sharper than each estimate alone.
 
-Applying a candidate reuses the engine: a card to play is forced on the seat's
-first decision of the played-out turn; a suit, or declining a drawn card, is
-written into the position, which then starts at the next seat's turn (D7, V3).
-Readings: a declined drawn card counts towards a blocked hand only as the
-engine counts it (T7).  The suit declared after two 9s played together (V4) is
-searched with the next seat skipped, as the engine plays it; the strategy says
-which declarations follow a pair (``pair``).
+Applying a candidate is the engine's work: each candidate enters the compiled
+turn loop as the seat's answer to the decision its position stands at
+(:class:`nines_sim.engine.positions.Moves`), and the loop plays it by the same
+code as every run (a 9 and its suit: the 9 played, then the suit declared).  The
+suit declared after two 9s played together (V4) is searched with the next seat
+skipped, as the engine plays it; the strategy says which declarations follow a
+pair (``pair``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nines_sim.engine.moves import Moves
+from nines_sim.engine.position import PositionBatch
 from nines_sim.game.cards import NINE_RANK
-from nines_sim.game.tables import next_seat_table
-from nines_sim.search.position import PositionBatch, play_out
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
 
 #: Rows (positions) played out together at most; bigger decisions are cut by games.
@@ -99,77 +99,16 @@ def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: boo
     return out
 
 
-def _apply(batch: PositionBatch, kind: DecisionKind, moves: np.ndarray, card: np.ndarray | None,
-           pair: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-    """Write each row's candidate into its position; return the move to force (-1: none)."""
-    a = batch.arrays
-    rules = batch.rules
-    P = rules.players
-    force = np.full(batch.n, -1, dtype=np.int64)
-    nxt = next_seat_table(P)
-    if kind == DecisionKind.PLAY:
-        force = moves.copy()
-        ns = moves >= NINE_SUIT
-        if ns.any():  # the 9 and its suit, played here as the engine plays them (T3); the next seat is to move
-            force[ns] = -1
-            _play_nine(batch, np.flatnonzero(ns), (moves[ns] - NINE_SUIT) // 4, (moves[ns] - NINE_SUIT) % 4)
-        return force
-    if kind == DecisionKind.PLAY_DRAWN:
-        yes = moves == 1
-        force[yes] = card[yes]  # type: ignore[index]
-        no = ~yes
-        seat = a["seat"]
-        base = (a["seats_mask"] * 2 + a["dirbit"]) * P  # type: ignore[operator]
-        seat[no] = nxt[base[no] + seat[no]]  # type: ignore[index]
-        a["turn"][no] += 1  # type: ignore[index]
-        if rules.block_rule == "pass-circle":  # keeping a drawn card is not a pass (T7)
-            a["streak"][no] = 0  # type: ignore[index]
-        else:
-            a["streak"][no] += 1  # type: ignore[index]
-        return force
-    a["active"][:] = moves  # type: ignore[index]
-    if kind == DecisionKind.DEALER_DECLARE:
-        a["seat"][:] = nxt[(a["seats_mask"] * 2) * P + a["dealer"]]  # type: ignore[index, operator]
-    else:
-        base = (a["seats_mask"] * 2 + a["dirbit"]) * P  # type: ignore[operator]
-        a["seat"][:] = nxt[base + a["seat"]]  # type: ignore[index, operator]
-        if pair is not None and pair.any():  # two 9s together skip the next seat (V4)
-            a["seat"][pair] = nxt[base[pair] + a["seat"][pair]]  # type: ignore[index, operator]
-        a["turn"] += 1  # type: ignore[operator]
-        a["streak"][:] = 0  # type: ignore[index]
-    return force
-
-
-def _play_nine(batch: PositionBatch, rows: np.ndarray, face: np.ndarray, suit: np.ndarray) -> None:
-    """Play a 9 (not the seat's last card) and declare ``suit`` in positions ``rows``, as the engine does.
-
-    The 9 leaves the hand (a second copy first, as the engine takes it), the old top card goes under,
-    the suit becomes active, the streak of turns without a play restarts, the turn ends and the next
-    seat in the direction of play is to move (T1, T3, T7).
-    """
-    a = batch.arrays
-    P, D = batch.rules.players, batch.rules.decks
-    seat = a["seat"][rows]  # type: ignore[index]
-    bit = np.uint64(1) << face.astype(np.uint64)
-    hands = a["hands"]
-    second = (hands[D - 1][rows, seat] & bit) != 0 if D == 2 else np.zeros(rows.size, dtype=bool)  # type: ignore[index]
-    for d, which in ((D - 1, second), (0, ~second)):
-        r, s_ = rows[which], seat[which]
-        hands[d][r, s_] &= ~bit[which]  # type: ignore[index]
-    a["ncards"][rows, seat] -= 1  # type: ignore[index]
-    top = a["top"][rows].astype(np.uint64)  # type: ignore[index]
-    tbit = np.uint64(1) << top
-    under = a["under"]
-    below2 = (under[0][rows] & tbit) != 0 if D == 2 else np.zeros(rows.size, dtype=bool)  # type: ignore[index]
-    under[D - 1][rows[below2]] |= tbit[below2]  # type: ignore[index]
-    under[0][rows[~below2]] |= tbit[~below2]  # type: ignore[index]
-    a["top"][rows] = face  # type: ignore[index]
-    a["active"][rows] = suit  # type: ignore[index]
-    a["played"][rows] |= bit  # type: ignore[index]
-    a["streak"][rows] = 0  # type: ignore[index]
-    a["turn"][rows] += 1  # type: ignore[index]
-    base = (a["seats_mask"][rows] * 2 + a["dirbit"][rows]) * P  # type: ignore[index, operator]
-    a["seat"][rows] = next_seat_table(P)[base + seat]  # type: ignore[index]
+def engine_moves(kind: DecisionKind, moves: np.ndarray, card: np.ndarray | None = None,
+                 pair: np.ndarray | None = None) -> Moves:  # fmt: skip
+    """Candidate moves as the engine applies them (:class:`nines_sim.engine.positions.Moves`): a 9 with a
+    suit (``NINE_SUIT + 4 * face + suit``) is the 9 played, then that suit declared (T3)."""
+    if kind != DecisionKind.PLAY:
+        return Moves(kind, moves, card=card, pair=pair)
+    ns = moves >= NINE_SUIT
+    if not ns.any():
+        return Moves(kind, moves)
+    return Moves(kind, np.where(ns, (moves - NINE_SUIT) // 4, moves), suit=np.where(ns, (moves - NINE_SUIT) % 4, -1))
 
 
 def evaluate(
@@ -243,12 +182,15 @@ def sample_values(
     mv = np.repeat(moves[gg, cc], K)
     own = np.repeat(obs.seat[gg], K)
     drawn = None if card is None else np.repeat(card[gg], K)
-    force = _apply(batch, obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
-    n_in = batch.arrays["n_in"].copy()  # type: ignore[union-attr]
-    pen, share = play_out(batch, lineup or [policy] * P, to=outcome, force=force, consume=True)
+    from nines_sim.engine.positions import play_out
+
+    first = engine_moves(obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
+    n_in = batch.column("n_in").copy()
+    pen, share = play_out(batch, lineup or [policy] * P, to=outcome, consume=True, moves=first)
     r = np.arange(rows.shape[0])
     if outcome == "match":
-        value = share[r, own]  # type: ignore[index]
+        assert share is not None  # a play-out to the match's end gives the win shares
+        value = share[r, own]
     else:
         value = (pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]
     out = np.full((n, C, K), np.nan)
@@ -265,12 +207,14 @@ def _nine_suits_clearly_better(est: Estimate, z: float = NINE_SUIT_Z) -> np.ndar
     """
     mean = est.mean.copy()
     moves = est.moves
-    K = est.values.shape[2]  # type: ignore[union-attr]
+    values = est.values
+    assert values is not None  # evaluate keeps every sample's outcome
+    K = values.shape[2]
     for g, c in zip(*np.nonzero(moves >= NINE_SUIT), strict=True):
         plain = np.flatnonzero(moves[g] == (moves[g, c] - NINE_SUIT) // 4)
         if not plain.size or K < 2:
             continue
-        d = est.values[g, c] - est.values[g, plain[0]]  # type: ignore[index]
+        d = values[g, c] - values[g, plain[0]]
         sd = d.std(ddof=1)
         if not d.mean() > z * sd / np.sqrt(K):
             mean[g, c] = -np.inf

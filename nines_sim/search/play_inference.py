@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nines_sim.engine.position import PositionBatch
 from nines_sim.game.cards import FACE_SUIT, NINE_RANK
-from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import DecisionKind, Observation, PublicState, Strategy
 
 ONE = np.uint64(1)

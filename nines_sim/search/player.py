@@ -17,7 +17,7 @@ from nines_sim.strategy.params import Param, ParamError
 from nines_sim.strategy.registry import make_lineup
 
 if TYPE_CHECKING:
-    from nines_sim.search.position import PositionBatch
+    from nines_sim.engine.position import PositionBatch
 
 #: ``infer_plays``: worlds sampled per world kept, the kept ones drawn in proportion to their weights.
 OVERSAMPLE = 4

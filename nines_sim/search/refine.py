@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from nines_sim.engine.position import PositionBatch
 from nines_sim.search.pimc import candidates, sample_values
-from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
 #: Salt of the sampled worlds of a refinement (independent of the first level's rounds, salts 0..5).

@@ -33,11 +33,11 @@ from __future__ import annotations
 import numpy as np
 
 from nines_sim.engine.draw_log import LOG_DECL, LOG_K, LOG_KEPT, LOG_TURN_MAX
+from nines_sim.engine.position import PositionBatch
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.search.policies import DRAW_MODELS
-from nines_sim.search.position import PositionBatch
 from nines_sim.search.sample_deal import deal_samples, purpose_word
 from nines_sim.strategy.base import Observation
 

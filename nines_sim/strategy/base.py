@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nines_sim.engine.slots import PUBLIC
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_SUIT, NINE_RANK, NINES, SUIT_MASK
 from nines_sim.game.codes import PAIR_OF_NINES, DecisionKind  # noqa: F401 - part of the strategy interface
@@ -47,9 +48,8 @@ class PublicState:
         :mod:`nines_sim.game.rng`).
     """
 
-    ARRAYS = ("top", "active", "dealer", "dirbit", "seats_mask", "played", "turn", "stock_pos", "stock_end",
-              "ncards", "totals", "drew_on", "dkey", "streak", "in_tb", "hands_played", "tb_hands", "drawn",
-              "reshuffles", "draw_log")  # fmt: skip
+    #: The public fields of the slot state's declaration (:data:`nines_sim.engine.slots.STATE`).
+    ARRAYS = PUBLIC
     __slots__ = ("rules", "legal_tab", "under", *ARRAYS)
 
     def __init__(self, rules: Rules, legal_tab: np.ndarray, under: list[np.ndarray] | None = None,
@@ -70,32 +70,13 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 
 def pair_legal(hand: list[np.ndarray], top: np.ndarray, active: np.ndarray, count: np.ndarray, rules: Rules,
                legal_tab: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Whether two 9s together are a legal move (V4, V5).
-
-    Parameters
-    ----------
-    hand : list of numpy.ndarray
-        ``D`` uint64 arrays, (n,): the player's count-coded hand.
-    top, active, count : numpy.ndarray
-        int64, (n,): top face, active suit, cards in the player's hand.
-    rules : Rules
-    legal_tab : numpy.ndarray
-        The table of :func:`nines_sim.game.tables.legal_table`.
-
-    Returns
-    -------
-    numpy.ndarray
-        bool, (n,).
-    """
-    if not rules.pair_of_nines:
+    """Whether two 9s together are a legal move (V4, V5): bool, (n,), the engine's answer
+    (:func:`nines_sim.engine.legality.pair_legal_rows`, the turn loop's own rule; the same parameters)."""
+    if not rules.pair_of_nines:  # spares loading the compiled engine under most rules
         return np.zeros(top.shape[0], dtype=bool)
-    nines = np.zeros(top.shape[0], dtype=np.int64)
-    for w in hand:
-        nines += np.bitwise_count(w & U64_NINES)
-    ok = (nines >= 2) & ((legal_tab[top * 4 + active] & U64_NINES) != 0)
-    if rules.no_nine_out:
-        ok &= count > 2
-    return ok
+    from nines_sim.engine.legality import pair_legal_rows
+
+    return pair_legal_rows(hand, top, active, count, rules, legal_tab)
 
 
 class Observation:
