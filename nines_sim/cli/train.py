@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -47,10 +48,11 @@ def train(
     model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
     it against expert and against the previous round.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
-    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished.
+    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
+    again continues after them (--force starts over).
     """
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import TrainSettings
+    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, prepare_dir
 
@@ -61,9 +63,13 @@ def train(
     except RulesError as exc:
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
+    resuming = (folder / PROGRESS).is_file() and not force
     try:
-        prepare_dir(folder, force)
-    except OutputExists as exc:
+        if force:  # start over: a stopped run's progress and data are not continued
+            (folder / PROGRESS).unlink(missing_ok=True)
+            shutil.rmtree(folder / "data", ignore_errors=True)
+        prepare_dir(folder, force or resuming)
+    except (OutputExists, OSError) as exc:
         raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, eval_matches=eval_matches)  # fmt: skip
@@ -73,7 +79,12 @@ def train(
         f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
         f"--eval-matches {eval_matches} --out {folder}"
     )
-    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}")
+    try:
+        finished = len(resume_state(folder, seed, rule_set, settings)["rows"])
+    except ResumeError as exc:
+        raise usage_error(str(exc)) from None
+    after = f", continuing after round {finished}" if finished else ""
+    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
     done = run_train(rule_set, folder, seed, settings, command, report=typer.echo)
     typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
     if not done:

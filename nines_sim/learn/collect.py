@@ -13,6 +13,7 @@ a uniformly random legal card (exploration), so that the positions are those the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,20 @@ class Samples:
         getattr(self, f"{which}_y").append(centred[ok])
         getattr(self, f"{which}_g").append(g[ok])
         self.groups += n
+
+    def save(self, path: Path) -> None:
+        """Write the labelled candidates to ``path`` (``.npz``, uncompressed: the floats exactly)."""
+        arrays = {f"{w}_{k}": np.asarray(self.arrays(w)[i]) for w in ("card", "suit") for i, k in enumerate("xyg")}
+        tmp = path.with_suffix(".part")
+        with tmp.open("wb") as fh:
+            np.savez(fh, groups=np.int64(self.groups), **arrays)
+        tmp.replace(path)  # a run stopped while writing leaves no half file under the real name
+
+    @classmethod
+    def load(cls, path: Path) -> Samples:
+        """The labelled candidates :meth:`save` wrote."""
+        with np.load(path) as f:
+            return cls(*([f[f"{w}_{k}"]] for w in ("card", "suit") for k in "xyg"), groups=int(f["groups"]))
 
     def arrays(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(x, y, group) of ``"card"`` or ``"suit"`` candidates, concatenated."""
