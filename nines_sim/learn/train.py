@@ -27,7 +27,16 @@ import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.game.rules import Rules
-from nines_sim.learn.collect import RIDGE, Collector, Samples, fit_card_model, fit_ranker, rollout_strategy
+from nines_sim.learn.collect import (
+    KINDS,
+    RIDGE,
+    Collector,
+    Samples,
+    fit_card_model,
+    fit_drawn,
+    fit_ranker,
+    rollout_strategy,
+)
 from nines_sim.learn.model import Model, load, rules_dict
 from nines_sim.results.stats import wilson
 
@@ -50,6 +59,8 @@ class TrainSettings:
     hidden: int = 0
     eval_matches: int = 2000
     batch_size: int = 256
+    #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
+    drawn: bool = True
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
@@ -223,13 +234,14 @@ def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, i
 def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
     """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
     data = {}
-    for which in ("card", "suit"):
+    for which in KINDS:
         parts = [d.arrays(which) for d in history]
         offsets = np.cumsum([0] + [d.groups for d in history])
         data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                        np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
     card = fit_card_model(*data["card"], s.hidden, seed + rnd)
-    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3])
+    drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3], drawn)
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:
