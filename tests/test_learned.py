@@ -273,3 +273,17 @@ def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
     assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
     assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["partial"] is True
+
+
+def test_a_model_file_without_drawn_card_weights_plays_expert_rule_for_it(tmp_path):
+    """A file of before the drawn card was learned (no ``drawn_weights``) loads, and plays as a model whose
+    drawn-card weights are empty: a drawn natural played, a drawn 9 kept unless 2 cards or fewer are left."""
+    rules = make_rules("classic", players=2)
+    rule = _model_file(tmp_path, rules, "rule.npz", drawn=False)
+    with np.load(rule) as z:
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "drawn_weights"})
+    old = load(tmp_path / "old.npz")
+    assert old.drawn_weights.shape == (0,) and old.digest == load(rule).digest
+    a = simulate(rules, [f"learned@{tmp_path / 'old.npz'}", "expert"], 60, seed=3)
+    b = simulate(rules, [f"learned@{rule}", "expert"], 60, seed=3)
+    np.testing.assert_array_equal(a.totals, b.totals)

@@ -23,7 +23,13 @@ def train(
         int, typer.Option("--samples", min=2, max=1024, help="Sampled worlds per labelled decision.")
     ] = 16,
     epsilon: Annotated[
-        float, typer.Option("--epsilon", min=0.0, max=1.0, help="Share of card plays made at random (exploration).")
+        float,
+        typer.Option(
+            "--epsilon",
+            min=0.0,
+            max=1.0,
+            help="Share of card plays and drawn-card decisions made at random (exploration).",
+        ),
     ] = 0.1,
     keep: Annotated[int, typer.Option("--keep", min=1, help="Rounds of data each fit uses (the latest).")] = 2,
     hidden: Annotated[
@@ -41,7 +47,8 @@ def train(
     out: OutOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
 ) -> None:
-    """Learn a model of one seat's decisions (which card, which suit after a 9) for a rule set and table size.
+    """Learn a model of one seat's decisions (which card, which suit after a 9, whether to play a drawn card) for
+    a rule set and table size.
 
     Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
     (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
