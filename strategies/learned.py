@@ -15,7 +15,9 @@ class Learned(CompiledStrategy):
     """Scores each legal card and each suit to declare with a linear model of features of its own observation
     (its hand, the top card and active suit, the seats' hand sizes, totals and the suits they drew on, the
     faces played this hand, the stock's size, the 9's penalty: :mod:`nines_sim.learn.features`) and plays the
-    best; a drawn natural is played, a drawn 9 kept unless 2 cards or fewer are left (``expert``'s rule).
+    best; it plays a drawn card (T4) when the model's score of playing it over keeping it is above 0 (a model
+    trained without that score: a drawn natural played, a drawn 9 kept unless 2 cards or fewer are left,
+    ``expert``'s rule).
     ``learned`` plays the model shipped for the rules and table size (where none ships, the nearest one, with
     a warning); ``learned@model.npz`` a model of ``nines train``, refused under other rules or at another table
     size.  Source: learning from a

@@ -31,12 +31,24 @@ def _weights() -> tuple[np.ndarray, np.ndarray]:
     return wc, ws
 
 
-def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0) -> str:  # noqa: ANN001
-    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units added."""
+def _drawn_weights() -> np.ndarray:
+    """A fixed drawn-card rule (T4) that keeps some naturals as well as some 9s: play a dear card, keep a 9
+    until the hand is nearly empty, keep a card whose suit the next seat drew on."""
+    dw = np.zeros(NFC)
+    c = {n: i for i, n in enumerate(CARD_FEATURES)}
+    dw[c["bias"]], dw[c["penalty"]], dw[c["nine"]], dw[c["nine_x_few_cards"]] = -0.2, 0.1, -3.0, 4.0
+    dw[c["next_drew_on_suit"]] = -1.0
+    return dw
+
+
+def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0, drawn: bool = True) -> str:  # noqa: ANN001
+    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units added, and the drawn
+    card decided by :func:`_drawn_weights` (else by ``expert``'s rule)."""
     path = tmp_path / name
     rng = np.random.default_rng(8)
     layer = (rng.normal(size=(hidden, NFC)), rng.normal(size=hidden), rng.normal(size=hidden))
-    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer).save(path)
+    dw = _drawn_weights() if drawn else np.zeros(0)
+    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw).save(path)
     return str(path)
 
 
@@ -63,16 +75,18 @@ class PythonLearned(Strategy):
         return np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        own = obs.hand_sizes[np.arange(obs.n), obs.seat]
-        return (card % 13 != 8) | (own - 1 <= 2)
+        from nines_sim.learn.decide import drawn_plays
+
+        return drawn_plays(self.model, obs, card)
 
 
-@pytest.mark.parametrize("hidden", [0, 8])
-def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden):
+@pytest.mark.parametrize(("hidden", "drawn"), [(0, True), (8, True), (0, False)])
+def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn):
     """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
-    same moves: every match ends with the same totals (a Python seat plays on the broker's path)."""
+    same moves, the drawn card's included: every match ends with the same totals (a Python seat plays on the
+    broker's path)."""
     rules = make_rules("classic", players=3)
-    path = _model_file(tmp_path, rules, hidden=hidden)
+    path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn)
     compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
     python = simulate(rules, [PythonLearned(load(path)), "expert", "random"], 150, seed=11)
     np.testing.assert_array_equal(compiled.totals, python.totals)
@@ -80,12 +94,18 @@ def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden):
     # and the model is not a no-op: another model plays other matches
     other = simulate(rules, ["dump-faces", "expert", "random"], 150, seed=11)
     assert not np.array_equal(compiled.totals, other.totals)
+    if drawn:  # and the drawn card's weights decide: expert's rule for it plays other matches
+        rule = _model_file(tmp_path, rules, "rule.npz", hidden=hidden, drawn=False)
+        assert not np.array_equal(
+            compiled.totals, simulate(rules, [f"learned@{rule}", "expert", "random"], 150, seed=11).totals
+        )
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_learned_plays_legally_under_every_preset_at_2_to_6_seats(tmp_path, preset):
     """The engine checks every compiled plug-in's answer against the rules (T1-T4, V4-V6) and stops the run at
-    an illegal one: whole matches at every table size are the strict check."""
+    an illegal one: whole matches at every table size are the strict check (the drawn card decided by the
+    model's weights, T4)."""
     for players in range(2, 7):
         rules = make_rules(preset, players=players)
         path = _model_file(tmp_path, rules, f"{preset}-{players}.npz")
@@ -141,9 +161,12 @@ def test_a_bad_model_file_is_one_line(tmp_path):
     np.savez(tmp_path / "part.npz", card_weights=np.zeros(NFC), suit_weights=np.zeros(NFS), meta=np.array("{}"))
     arrays = {k: v for k, v in np.load(good).items() if k != "meta"}
     np.savez(tmp_path / "other.npz", **arrays, meta=np.array('{"format": "something else"}'))
+    meta = np.load(good)["meta"]
+    np.savez(tmp_path / "drawn.npz", **{**arrays, "drawn_weights": np.zeros(3)}, meta=meta)
     cases = (("junk.npz", "not an .npz archive"), ("cut.npz", "damaged or cut short"),
              ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"),
-             ("part.npz", "not a model file: it has no 'hidden_weights'"))  # fmt: skip
+             ("part.npz", "not a model file: it has no 'hidden_weights'"),
+             ("drawn.npz", r"drawn_weights must be finite numbers of shape \(34,\)"))  # fmt: skip
     for name, words in cases:
         with pytest.raises(StrategyNotFound, match=words) as err:
             make_lineup([f"learned@{tmp_path / name}"])
@@ -194,7 +217,7 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path):
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
-    assert a.digest == b.digest and a.hidden_bias.shape == (4,)
+    assert a.digest == b.digest and a.hidden_bias.shape == (4,) and a.drawn_weights.shape == (NFC,)
     curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
     pd.testing.assert_frame_equal(*curves)
     n = 400
@@ -250,3 +273,17 @@ def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
     assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
     assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["partial"] is True
+
+
+def test_a_model_file_without_drawn_card_weights_plays_expert_rule_for_it(tmp_path):
+    """A file of before the drawn card was learned (no ``drawn_weights``) loads, and plays as a model whose
+    drawn-card weights are empty: a drawn natural played, a drawn 9 kept unless 2 cards or fewer are left."""
+    rules = make_rules("classic", players=2)
+    rule = _model_file(tmp_path, rules, "rule.npz", drawn=False)
+    with np.load(rule) as z:
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "drawn_weights"})
+    old = load(tmp_path / "old.npz")
+    assert old.drawn_weights.shape == (0,) and old.digest == load(rule).digest
+    a = simulate(rules, [f"learned@{tmp_path / 'old.npz'}", "expert"], 60, seed=3)
+    b = simulate(rules, [f"learned@{rule}", "expert"], 60, seed=3)
+    np.testing.assert_array_equal(a.totals, b.totals)

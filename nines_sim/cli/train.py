@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +23,13 @@ def train(
         int, typer.Option("--samples", min=2, max=1024, help="Sampled worlds per labelled decision.")
     ] = 16,
     epsilon: Annotated[
-        float, typer.Option("--epsilon", min=0.0, max=1.0, help="Share of card plays made at random (exploration).")
+        float,
+        typer.Option(
+            "--epsilon",
+            min=0.0,
+            max=1.0,
+            help="Share of card plays and drawn-card decisions made at random (exploration).",
+        ),
     ] = 0.1,
     keep: Annotated[int, typer.Option("--keep", min=1, help="Rounds of data each fit uses (the latest).")] = 2,
     hidden: Annotated[
@@ -40,17 +47,19 @@ def train(
     out: OutOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
 ) -> None:
-    """Learn a model of one seat's decisions (which card, which suit after a 9) for a rule set and table size.
+    """Learn a model of one seat's decisions (which card, which suit after a 9, whether to play a drawn card) for
+    a rule set and table size.
 
     Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
     (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
     model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
     it against expert and against the previous round.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
-    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished.
+    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
+    again continues after them (--force starts over).
     """
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import TrainSettings
+    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, prepare_dir
 
@@ -61,9 +70,13 @@ def train(
     except RulesError as exc:
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
+    resuming = (folder / PROGRESS).is_file() and not force
     try:
-        prepare_dir(folder, force)
-    except OutputExists as exc:
+        if force:  # start over: a stopped run's progress and data are not continued
+            (folder / PROGRESS).unlink(missing_ok=True)
+            shutil.rmtree(folder / "data", ignore_errors=True)
+        prepare_dir(folder, force or resuming)
+    except (OutputExists, OSError) as exc:
         raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, eval_matches=eval_matches)  # fmt: skip
@@ -73,7 +86,12 @@ def train(
         f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
         f"--eval-matches {eval_matches} --out {folder}"
     )
-    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}")
+    try:
+        finished = len(resume_state(folder, seed, rule_set, settings)["rows"])
+    except ResumeError as exc:
+        raise usage_error(str(exc)) from None
+    after = f", continuing after round {finished}" if finished else ""
+    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
     done = run_train(rule_set, folder, seed, settings, command, report=typer.echo)
     typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
     if not done:

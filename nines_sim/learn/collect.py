@@ -13,11 +13,19 @@ a uniformly random legal card (exploration), so that the positions are those the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nines_sim.learn.decide import candidate_features, linear_scores, model_scores, observation_arrays
+from nines_sim.learn.decide import (
+    candidate_features,
+    drawn_features,
+    drawn_plays,
+    linear_scores,
+    model_scores,
+    observation_arrays,
+)
 from nines_sim.learn.features import NFC, NFS, batch_suit_features
 from nines_sim.learn.model import Model
 from nines_sim.strategy.base import Observation, Strategy
@@ -26,6 +34,8 @@ from nines_sim.strategy.base import Observation, Strategy
 RIDGE = 1e-3
 #: Passes over the data of a hidden-layer fit (Adam; early stopping on a tenth held out).
 MLP_EPOCHS = 100
+#: The decisions labelled: the card to play, the suit to declare, the drawn card to play or keep.
+KINDS = ("card", "suit", "drawn")
 #: Salts of the decision's random stream (0..63) that exploration and labelling draw on.
 _EXPLORE_SALT, _LABEL_SALT, _PICK_SALT = 40, 41, 42
 
@@ -47,6 +57,9 @@ class Samples:
         float64 (m,): each candidate's mean rollout value minus the mean over its decision's candidates.
     card_g, suit_g : list of numpy.ndarray
         int64 (m,): the decision each candidate belongs to (numbered in order of collection).
+    drawn_x, drawn_y, drawn_g : list of numpy.ndarray
+        float64 (m, NFC), float64 (m,), int64 (m,): a drawn card's features as a card to play, the mean value of
+        playing it minus that of keeping it (T4), and its decision.
     """
 
     card_x: list = field(default_factory=list)
@@ -55,6 +68,9 @@ class Samples:
     suit_x: list = field(default_factory=list)
     suit_y: list = field(default_factory=list)
     suit_g: list = field(default_factory=list)
+    drawn_x: list = field(default_factory=list)
+    drawn_y: list = field(default_factory=list)
+    drawn_g: list = field(default_factory=list)
     groups: int = 0
 
     def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray) -> None:
@@ -67,9 +83,31 @@ class Samples:
         getattr(self, f"{which}_g").append(g[ok])
         self.groups += n
 
+    def add_drawn(self, x: np.ndarray, advantage: np.ndarray) -> None:
+        """Drawn cards' features ``x`` (n, NFC) and the value of playing each over keeping it (n,)."""
+        n = advantage.shape[0]
+        self.drawn_x.append(x)
+        self.drawn_y.append(advantage)
+        self.drawn_g.append(self.groups + np.arange(n))
+        self.groups += n
+
+    def save(self, path: Path) -> None:
+        """Write the labelled candidates to ``path`` (``.npz``, uncompressed: the floats exactly)."""
+        arrays = {f"{w}_{k}": np.asarray(self.arrays(w)[i]) for w in KINDS for i, k in enumerate("xyg")}
+        tmp = path.with_suffix(".part")
+        with tmp.open("wb") as fh:
+            np.savez(fh, groups=np.int64(self.groups), **arrays)
+        tmp.replace(path)  # a run stopped while writing leaves no half file under the real name
+
+    @classmethod
+    def load(cls, path: Path) -> Samples:
+        """The labelled candidates :meth:`save` wrote."""
+        with np.load(path) as f:
+            return cls(*([f[f"{w}_{k}"]] for w in KINDS for k in "xyg"), groups=int(f["groups"]))
+
     def arrays(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(x, y, group) of ``"card"`` or ``"suit"`` candidates, concatenated."""
-        nf = NFC if which == "card" else NFS
+        """(x, y, group) of ``"card"``, ``"suit"`` or ``"drawn"`` candidates, concatenated."""
+        nf = NFS if which == "suit" else NFC
         xs, ys, gs = (getattr(self, f"{which}_{k}") for k in "xyg")
         if not xs:
             return np.zeros((0, nf)), np.zeros(0), np.zeros(0, dtype=np.int64)
@@ -171,7 +209,18 @@ class Collector(Strategy):
         return choice
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        return self._expert.play_drawn(obs, card)
+        if self.model is None:
+            choice = self._expert.play_drawn(obs, card).astype(bool)
+        else:
+            choice = drawn_plays(self.model, obs, card)
+        explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
+        choice = np.where(explore, uniform(obs.random(_PICK_SALT)) < 0.5, choice)
+        rows = self._to_label(obs, np.ones(obs.n, dtype=bool))
+        if rows.size:
+            sub = obs.subset(rows)
+            q = self._values(sub, np.tile(np.arange(2, dtype=np.int64), (rows.size, 1)), card[rows])
+            self.data.add_drawn(drawn_features(self._suit_weights(), sub, card[rows]), q[:, 1] - q[:, 0])
+        return choice
 
 
 def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.ndarray:
@@ -203,6 +252,25 @@ def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.
     xc = x - (means / cnt[:, None])[inv]
     a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
     return np.linalg.solve(a, xc.T @ y)
+
+
+def fit_drawn(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
+    """Weights ``w`` whose dot product with a drawn card's features estimates the value of playing it over
+    keeping it (ridge least squares; the ``bias`` feature carries the mean): float64 (NFC,), or (0,) with no
+    data (``expert``'s rule then decides).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float64 (m, NFC).
+    y : numpy.ndarray
+        float64 (m,): the value of playing minus that of keeping.
+    ridge : float
+        The penalty on the squared weights, per row.
+    """
+    if not x.shape[0]:
+        return np.zeros(0)
+    return np.linalg.solve(x.T @ x + ridge * x.shape[0] * np.eye(x.shape[1]), x.T @ y)
 
 
 def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int) -> tuple[np.ndarray, ...]:

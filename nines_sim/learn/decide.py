@@ -25,10 +25,10 @@ from nines_sim.engine.loop_constants import (
     G_TOP,
 )
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN
-from nines_sim.learn.features import best_suit, card_features, mlp_score, nine_suit_after
+from nines_sim.learn.features import NFC, best_suit, card_features, mlp_score, nine_suit_after
 
 #: A drawn 9 is kept unless the seat then holds this many cards or fewer (``expert``'s ``shed_nine_at``): the
-#: model does not decide the drawn card (T4).
+#: rule for the drawn card (T4) of a model without ``drawn_weights``.
 SHED_NINE_AT = 2
 
 
@@ -37,11 +37,13 @@ def make_decide(model: Any) -> Any:
     :class:`~nines_sim.learn.model.Model`.
 
     Plays the legal card of highest score (the lowest face among equals), declares the suit of highest score,
-    and plays a drawn natural (a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays
-    two 9s together (V4).
+    and plays the drawn card when its ``drawn_weights`` score is above 0 (a model without them: a drawn
+    natural, a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays two 9s together
+    (V4).
     """
-    wc, ws, hw, hb, ow = (np.ascontiguousarray(w, dtype=np.float64) for w in model.arrays().values())
+    wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in model.arrays().values())
     hw_t = np.ascontiguousarray(hw.T)
+    no_hw_t, no_units = np.zeros((NFC, 0)), np.zeros(0)
 
     def decide(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
         h0 = np.int64(hand[0])
@@ -50,8 +52,18 @@ def make_decide(model: Any) -> Any:
         P = g[G_PLAYERS]
         dirbit = 1 if g[G_DIRECTION] < 0 else 0
         if kind == K_PLAY_DRAWN:
-            nine = ((np.int64(1) << g[G_CARD]) & I_NINES) != 0
-            return 1 if (not nine or hand_sizes[seat] - 1 <= SHED_NINE_AT) else 0
+            f = g[G_CARD]
+            nine = ((np.int64(1) << f) & I_NINES) != 0
+            if dw.shape[0] == 0:
+                return 1 if (not nine or hand_sizes[seat] - 1 <= SHED_NINE_AT) else 0
+            s_after = (
+                nine_suit_after(f, ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
+                if nine
+                else face_suit(f)
+            )
+            fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
+                               P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
+            return 1 if mlp_score(dw, no_hw_t, no_units, no_units, fc) > 0.0 else 0
         if kind == K_DECLARE or kind == K_DEALER_DECLARE:
             return best_suit(ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
         x = g[G_LEGAL]
@@ -126,6 +138,27 @@ def candidate_features(model_suit_weights: np.ndarray, obs: Any) -> tuple[np.nda
         a["drew_on"][game], a["seat"][game], a["dirbit"][game], obs.nine_penalty, a["stock"][game],
     )  # fmt: skip
     return game, face, x
+
+
+def drawn_features(model_suit_weights: np.ndarray, obs: Any, card: np.ndarray) -> np.ndarray:
+    """Features of playing each game's drawn card (T4), as a card to play: float64 (n, NFC)."""
+    from nines_sim.learn.features import batch_card_features
+
+    a = observation_arrays(obs)
+    return batch_card_features(
+        np.ascontiguousarray(model_suit_weights, dtype=np.float64), card.astype(np.int64), a["h0"], a["h1"],
+        a["top"], a["active"], a["played"], a["sizes"], a["totals"], a["drew_on"], a["seat"], a["dirbit"],
+        obs.nine_penalty, a["stock"],
+    )  # fmt: skip
+
+
+def drawn_plays(model: Any, obs: Any, card: np.ndarray) -> np.ndarray:
+    """Whether ``model`` plays each game's drawn card, decided in Python over the batch as the compiled
+    decision decides it: bool (n,)."""
+    if model.drawn_weights.shape[0]:
+        return linear_scores(drawn_features(model.suit_weights, obs, card), model.drawn_weights) > 0.0
+    own = obs.hand_sizes[np.arange(obs.n), obs.seat]
+    return (card % 13 != 8) | (own - 1 <= SHED_NINE_AT)
 
 
 def linear_scores(x: np.ndarray, w: np.ndarray) -> np.ndarray:

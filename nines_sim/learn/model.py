@@ -54,6 +54,10 @@ class Model:
         The rest of the file's metadata (``command``, measured strength, ...).
     hidden_weights, hidden_bias, out_weights : numpy.ndarray
         float64 (H, NFC), (H,), (H,): the hidden layer of the card score (H = 0: none).
+    drawn_weights : numpy.ndarray
+        float64 (NFC,) or (0,): the drawn card (T4) is played when these weights' dot product with its features
+        as a card to play is above 0 (the learned advantage of playing it over keeping it); (0,): ``expert``'s
+        rule (a drawn natural played, a drawn 9 kept unless 2 cards or fewer are left).
     """
 
     card_weights: np.ndarray
@@ -63,6 +67,7 @@ class Model:
     hidden_weights: np.ndarray = field(default_factory=lambda: np.zeros((0, NFC)))
     hidden_bias: np.ndarray = field(default_factory=lambda: np.zeros(0))
     out_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    drawn_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def digest(self) -> str:
@@ -71,10 +76,10 @@ class Model:
         return h.hexdigest()[:16]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The weights by their names in the file."""
+        """The weights by their names in the file (an empty ``drawn_weights`` adds no bytes to the digest)."""
         return {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
                 "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
-                "out_weights": self.out_weights}  # fmt: skip
+                "out_weights": self.out_weights, "drawn_weights": self.drawn_weights}  # fmt: skip
 
     def save(self, path: str | Path) -> None:
         """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
@@ -145,9 +150,11 @@ def load(path: str | Path) -> Model:
         raise ModelError(f"{name} was trained on other features than this version computes: train it again")
     cw, sw = arrays["card_weights"], arrays["suit_weights"]
     hw, hb, ow = arrays["hidden_weights"], arrays["hidden_bias"], arrays["out_weights"]
+    dw = arrays.get("drawn_weights", np.zeros(0))  # a file of before the drawn card was learned: expert's rule
     H = hb.shape[0] if hb.ndim == 1 and hb.shape[0] % UNITS_AT_ONCE == 0 else -1
     shapes = (("card_weights", cw, (NFC,)), ("suit_weights", sw, (NFS,)), ("hidden_weights", hw, (H, NFC)),
-              ("hidden_bias", hb, (H,)), ("out_weights", ow, (H,)))  # fmt: skip
+              ("hidden_bias", hb, (H,)), ("out_weights", ow, (H,)),
+              ("drawn_weights", dw, (NFC,) if dw.size else (0,)))  # fmt: skip
     for label, w, shape in shapes:
         if w.shape != shape or w.dtype.kind != "f" or not np.isfinite(w).all():
             raise ModelError(
@@ -158,8 +165,8 @@ def load(path: str | Path) -> Model:
     except (KeyError, TypeError, RulesError) as exc:
         raise ModelError(f"{name}: its rules are not readable ({type(exc).__name__}: {exc})") from None
     rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
-    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow)]
-    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4])
+    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow, dw)]
+    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4], f64[5])
 
 
 def shipped_name(rules: Rules) -> str:

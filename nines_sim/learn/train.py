@@ -14,23 +14,36 @@ from __future__ import annotations
 
 import json
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.game.rules import Rules
-from nines_sim.learn.collect import RIDGE, Collector, fit_card_model, fit_ranker, rollout_strategy
-from nines_sim.learn.model import Model
+from nines_sim.learn.collect import (
+    KINDS,
+    RIDGE,
+    Collector,
+    Samples,
+    fit_card_model,
+    fit_drawn,
+    fit_ranker,
+    rollout_strategy,
+)
+from nines_sim.learn.model import Model, load, rules_dict
 from nines_sim.results.stats import wilson
 
 #: The evaluation's seeds are this far from the training seed (fresh deals, never trained on).
 EVAL_SEED_OFFSET = 1_000_003
+#: The file of a run folder that records the rounds finished, for a rerun to continue after them.
+PROGRESS = "progress.json"
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,8 @@ class TrainSettings:
     hidden: int = 0
     eval_matches: int = 2000
     batch_size: int = 256
+    #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
+    drawn: bool = True
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
@@ -106,15 +121,18 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
         False when stopped early (the folder keeps the finished rounds and says PARTIAL).
     """
     (out / "models").mkdir(parents=True, exist_ok=True)
+    (out / "data").mkdir(exist_ok=True)
     s = settings
-    rows: list[dict] = []
-    history: list[Collector] = []
-    model: Model | None = None
-    prev_path: Path | None = None
-    best: tuple[float, int] = (-1.0, 0)
-    cpu0 = time.process_time()
+    state = resume_state(out, seed, rules, s)
+    rows: list[dict] = state["rows"]
+    best: tuple[float, int] = tuple(state["best"])  # type: ignore[assignment]
+    done = len(rows)
+    prev_path: Path | None = out / "models" / f"round-{done}.npz" if done else None
+    model: Model | None = load(prev_path) if prev_path is not None else None
+    history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
+    cpu0 = time.process_time() - state["cpu_seconds"]
     finished = True
-    for rnd in range(1, s.rounds + 1):
+    for rnd in range(done + 1, s.rounds + 1):
         collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
                               s.label_share)  # fmt: skip
         try:
@@ -122,7 +140,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                                    should_stop):  # fmt: skip
                 finished = False
                 break
-            history = [*history, collector][-s.keep :]
+            history = [*history, collector.data][-s.keep :]
             meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
             model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
@@ -143,23 +161,87 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
         if row["vs_expert"] > best[0]:
             best = (row["vs_expert"], rnd)
         prev_path = path
+        _checkpoint(out, collector.data, rows, best, seed, rules, s)
         if should_stop():
             finished = rnd == s.rounds
             break
+    if finished:  # the labelled data serve only a resumed run
+        shutil.rmtree(out / "data", ignore_errors=True)
+        (out / PROGRESS).unlink(missing_ok=True)
     _write(out, rows, best, command, seed, rules, s, finished)
     return finished
 
 
-def _fit(history: list[Collector], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
+class ResumeError(ValueError):
+    """The run folder holds a training run with other settings, seed or rules (no round of it is continued)."""
+
+
+def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
+    """What a resumed run must share with the stopped one for the same numbers (``rounds`` may grow)."""
+    settings = {k: v for k, v in s.__dict__.items() if k != "rounds"}
+    return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
+
+
+def _data_path(out: Path, rnd: int) -> Path:
+    return out / "data" / f"round-{rnd}.npz"
+
+
+def resume_state(out: Path, seed: int, rules: Rules, s: TrainSettings) -> dict[str, Any]:
+    """The state of a stopped run in ``out`` (``rows``: the finished rounds' curve rows; ``best``: the best
+    round's strength against ``expert`` and its number; ``cpu_seconds`` so far), or that of a fresh start.
+
+    Raises
+    ------
+    ResumeError
+        If the folder's run was trained with other settings, seed or rules.
+    """
+    path = out / PROGRESS
+    if not path.is_file():
+        return {"rows": [], "best": [-1.0, 0], "cpu_seconds": 0.0}
+    try:
+        state = json.loads(path.read_text())
+        theirs, ours = _flat(state["identity"]), _flat(_identity(seed, rules, s))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ResumeError(f"{path} cannot be read ({exc}); use another --out or add --force") from None
+    differ = [f"{k} {theirs.get(k)}, not {ours.get(k)}" for k in sorted(theirs.keys() | ours.keys())
+              if theirs.get(k) != ours.get(k)]  # fmt: skip
+    if differ:
+        raise ResumeError(
+            f"{out} holds a training run with other settings, seed or rules ({'; '.join(differ)}); rerun its "
+            "command, use another --out or add --force to start over"
+        )
+    return state
+
+
+def _flat(identity: dict) -> dict[str, Any]:
+    """``seed``, each rule and each setting by its own name (the names a mismatch is told by)."""
+    return {"seed": identity["seed"], **identity["rules"], **identity["settings"]}
+
+
+def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, int], seed: int, rules: Rules,
+                s: TrainSettings) -> None:  # fmt: skip
+    """After a round: its labelled data and the run's progress, so that a rerun continues after it."""
+    rnd = len(rows)
+    data.save(_data_path(out, rnd))
+    _data_path(out, rnd - s.keep).unlink(missing_ok=True)  # out of every later fit's window
+    state = {"identity": _identity(seed, rules, s), "rows": rows, "best": list(best),
+             "cpu_seconds": rows[-1]["cpu_seconds"]}  # fmt: skip
+    tmp = out / (PROGRESS + ".part")
+    tmp.write_text(json.dumps(state, default=float))
+    tmp.replace(out / PROGRESS)
+
+
+def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
     """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
     data = {}
-    for which in ("card", "suit"):
-        parts = [c.data.arrays(which) for c in history]
-        offsets = np.cumsum([0] + [c.data.groups for c in history])
+    for which in KINDS:
+        parts = [d.arrays(which) for d in history]
+        offsets = np.cumsum([0] + [d.groups for d in history])
         data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                        np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
     card = fit_card_model(*data["card"], s.hidden, seed + rnd)
-    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3])
+    drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3], drawn)
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:

@@ -1,0 +1,66 @@
+"""``nines train`` resumed (issue 40): a run stopped by Ctrl-C (here its event) and rerun into the same folder
+continues after the last finished round and ends with the numbers of a run never stopped; a folder that holds
+a run with other settings is refused in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.game.rules import make_rules
+from nines_sim.learn.model import load
+from nines_sim.learn.train import PROGRESS, TrainSettings, train
+
+SETTINGS = TrainSettings(rounds=3, matches=6, samples=4, eval_matches=20, keep=2)
+
+
+def _stop_in_round_2(folder):  # noqa: ANN001, ANN202
+    """Ctrl-C's event: true at the second time it is asked after round 1 was recorded, which is during round
+    2's self-play (the first is at round 1's end)."""
+    asked = []
+
+    def stop() -> bool:
+        if (folder / PROGRESS).is_file():
+            asked.append(1)
+        return len(asked) >= 2
+
+    return stop
+
+
+def test_a_stopped_run_rerun_into_its_folder_ends_as_a_run_never_stopped(tmp_path):
+    rules = make_rules("classic", players=2)
+    quiet = {"report": lambda line: None}
+    assert train(rules, tmp_path / "whole", 5, SETTINGS, "nines train (test)", **quiet)
+    stopped = tmp_path / "stopped"
+    assert not train(rules, stopped, 5, SETTINGS, "nines train (test)", should_stop=_stop_in_round_2(stopped), **quiet)
+    assert pd.read_csv(stopped / "learning_curve.csv")["round"].tolist() == [1]
+    assert not (stopped / "models" / "round-2.npz").exists()
+    lines: list[str] = []
+    assert train(rules, stopped, 5, SETTINGS, "nines train (test)", report=lines.append)
+    assert [line.split(":")[0] for line in lines] == ["round 2/3", "round 3/3"]  # round 1 is not played again
+    for rnd in (1, 2, 3):
+        assert (
+            load(stopped / "models" / f"round-{rnd}.npz").digest
+            == load(tmp_path / "whole" / "models" / f"round-{rnd}.npz").digest
+        )
+    curves = [
+        pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in ("whole", "stopped")
+    ]
+    pd.testing.assert_frame_equal(*curves)
+    assert load(stopped / "model.npz").digest == load(tmp_path / "whole" / "model.npz").digest
+    assert json.loads((stopped / "manifest.json").read_text())["partial"] is False
+    assert not (stopped / PROGRESS).exists() and not (stopped / "data").exists()
+
+
+def test_a_folder_with_a_run_of_other_settings_is_refused_in_one_line(tmp_path):
+    rules = make_rules("classic", players=2)
+    folder = tmp_path / "run"
+    assert not train(rules, folder, 5, SETTINGS, "nines train (test)", report=lambda line: None,
+                     should_stop=_stop_in_round_2(folder))  # fmt: skip
+    res = CliRunner().invoke(app, ["train", "--seed", "6", "--rounds", "3", "-n", "6", "--samples", "4",
+                                   "--eval-matches", "20", "--keep", "2", "--out", str(folder)])  # fmt: skip
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0 and "other settings, seed or rules (seed 5, not 6)" in res.output
