@@ -119,7 +119,8 @@ def tune(
     baseline then play --validate fresh matches, paired. With --versus, no
     study: the given spec and STRATEGY play those fresh matches, paired.
     """
-    from nines_sim.runs.tune import TuneError, make_setup
+    from nines_sim.experiments.study import TuneError
+    from nines_sim.experiments.tune.setup import make_setup
 
     strategy, opps = words[0], list(opponents or []) + list(words[1:])
     if not opps:
@@ -142,7 +143,7 @@ def tune(
         raise usage_error(str(exc)) from None
     rule_list = without_players(rule)
     for option, asked in (("--matches", matches), ("--validate", validate))[1 if versus is not None else 0 :]:
-        if note := _rounded_note(option, asked, setup.players):
+        if note := rounded_note(option, asked, setup.players):
             typer.echo(note, err=True)
     if versus is not None:
 
@@ -175,7 +176,7 @@ def tune(
     run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, scheduler, quiet, command)
 
 
-def _rounded_note(option: str, asked: int, players: int) -> str | None:
+def rounded_note(option: str, asked: int, players: int) -> str | None:
     """The line saying that ``asked`` matches are played as the next multiple of the seats (None if it is one).
 
     Every seat rotation of a tune table plays the same number of matches, so the

@@ -1,8 +1,11 @@
 """An Optuna study that several processes share: its storage, the lock around it, and the claims on its trials.
 
-Used by :mod:`nines_sim.runs.tune` and :mod:`nines_sim.runs.tune_rules`.  Optuna documents SQLite for
-several processes on one machine under a lock, and its journal file for several machines; a
-trial is claimed by one process, and a trial whose process is gone is failed and played again.
+The one copy both tuners (:mod:`nines_sim.experiments.tune` and :mod:`nines_sim.experiments.tune_rules`) use:
+the storage (:func:`open_storage`, :func:`storage_lock`), the claims and the trial loop (:func:`run_trials`,
+with each setup's own sampler, :func:`make_sampler`), the trials' table (:func:`trials_frame`) and the
+progress bar over them (:func:`trials_with_bar`).  Optuna documents SQLite for several processes on one
+machine under a lock, and its journal file for several machines; a trial is claimed by one process, and a
+trial whose process is gone is failed and played again.
 """
 
 from __future__ import annotations
@@ -11,11 +14,26 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from nines_sim.runs.tune import Setup
-    from nines_sim.runs.tune_rules import RulesSetup
+    import pandas as pd
+
+
+class Setup(Protocol):
+    """What a study's setup gives the study: either tuner's (:class:`nines_sim.experiments.tune.setup.Setup`,
+    :class:`nines_sim.experiments.tune_rules.work.RulesSetup`)."""
+
+    seed: int
+
+    def first_trial(self) -> dict[str, Any] | None:
+        """The baseline's values as the study stores them (None: no baseline within the search's bounds)."""
+
+    def as_json(self) -> dict:
+        """A JSON-safe description, stored with the study and compared on resume."""
+
+    def sampler(self, seed: int) -> Any:
+        """The Optuna sampler of this search, seeded with ``seed``."""
 
 
 class TuneError(ValueError):
@@ -81,7 +99,14 @@ def storage_lock(url: str | None) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _storage(url: str) -> Any:
+def open_storage(url: str) -> Any:
+    """The Optuna storage of ``url`` (:data:`STORAGE_FORMS`): a journal file or an SQL database.
+
+    Raises
+    ------
+    TuneError
+        For a journal file that is not one.
+    """
     import optuna
 
     kind, path = storage_file(url)
@@ -121,7 +146,7 @@ def open_study(storage: str, name: str, setup: Setup, create: bool) -> Any:
     mine = setup.as_json()
     with storage_lock(storage):
         try:
-            st = _storage(storage)
+            st = open_storage(storage)
             names = [s.study_name for s in optuna.study.get_all_study_summaries(st, include_best_trial=False)]
             if name not in names and not create:
                 return None
@@ -163,7 +188,8 @@ STOPPED_BY_CTRL_C = "stopped by Ctrl-C"
 PROCESS_GONE = "its process ended before the trial finished"
 
 
-def _claimant() -> str:
+def claimant() -> str:
+    """This process, as a running trial records it (``host:pid``)."""
     import os
     import socket
 
@@ -226,7 +252,7 @@ def sampler_seed(study: Any, setup: Setup) -> int:
     return (setup.seed + len(study.trials) + made * 2**20) % 2**32
 
 
-def claim(study: Any, setup: Setup, n_trials: int, sampler: list, make_sampler: Callable[[Any, int], Any]) -> Any:
+def claim(study: Any, setup: Setup, n_trials: int, sampler: list) -> Any:
     """Under :func:`storage_lock`: the next trial this process should run, or a reason not to.
 
     Returns an ``optuna.Trial`` (the baseline first, ``setup.first_trial()``, enqueued once per study), ``"done"``
@@ -235,10 +261,7 @@ def claim(study: Any, setup: Setup, n_trials: int, sampler: list, make_sampler: 
     this machine is marked failed (:data:`PROCESS_GONE`), so that another takes its place.
     ``sampler`` holds this process's sampler once made (seeded by the trials the study
     holds then, so that processes started together sample differently), made by
-    ``make_sampler(setup, seed)`` (:func:`nines_sim.runs.tune.make_sampler` or
-    :func:`nines_sim.runs.tune_rules.make_sampler`; passed in, since the tuners import this module).
-    ``setup`` is either tuner's: it has ``seed`` and ``first_trial()``, the baseline's parameters as the
-    study stores them (None: no baseline within the search's bounds).
+    :func:`make_sampler`.  ``setup`` is either tuner's (:class:`Setup`).
     """
     from optuna.trial import TrialState
 
@@ -258,8 +281,14 @@ def claim(study: Any, setup: Setup, n_trials: int, sampler: list, make_sampler: 
         sampler.append(make_sampler(setup, sampler_seed(study, setup)))
     study.sampler = sampler[0]
     trial = study.ask()
-    trial.set_user_attr("process", _claimant())
+    trial.set_user_attr("process", claimant())
     return trial
+
+
+def make_sampler(setup: Setup, seed: int) -> Any:
+    """This process's sampler for a study: the setup's own (``setup.sampler(seed)``; CMA-ES or TPE for
+    ``nines tune``, TPE or NSGA-II for ``nines tune-rules``), made once per process by :func:`claim`."""
+    return setup.sampler(seed)
 
 
 class TrialFailed(Exception):
@@ -273,10 +302,9 @@ class TrialFailed(Exception):
 
 def run_trials(
     study: Any,
-    setup: Setup | RulesSetup,
+    setup: Setup,
     n_trials: int,
     objective: Callable[[Any], tuple[Any, Any]],
-    make_sampler: Callable[[Any, int], Any],
     storage: str | None = None,
     poll_seconds: float = 0.5,
     on_trial: Callable[[Any], None] | None = None,
@@ -321,7 +349,7 @@ def run_trials(
     try:
         while True:
             with storage_lock(storage):
-                trial = claim(study, setup, n_trials, sampler, make_sampler)
+                trial = claim(study, setup, n_trials, sampler)
             if trial == "done":
                 return ran
             if trial == "wait":
@@ -348,3 +376,90 @@ def run_trials(
                 on_trial(frozen)
     except KeyboardInterrupt:
         raise TuneInterrupted("interrupted") from None
+
+
+def trial_note(t: Any) -> str:
+    """``note`` of ``trials.csv``: why a trial failed (:data:`STOPPED_BY_CTRL_C`, :data:`PROCESS_GONE`, an
+    error), or which stopped trial it plays again (``replays trial N``); empty otherwise."""
+    a = t.user_attrs
+    return a.get("note") or (f"replays trial {a['replays']}" if "replays" in a else "")
+
+
+def trials_frame(study: Any, fields: Callable[[Any], dict], columns: list[str] | None = None) -> pd.DataFrame:
+    """``trials.csv`` of either tuner: one row per trial (completed, pruned, failed), ``trial`` and ``state``,
+    then ``fields(trial)`` (the tuner's own columns), then :func:`trial_note`.
+
+    Parameters
+    ----------
+    fields : callable
+        ``fields(trial) -> dict``: the trial's values, in column order.
+    columns : list of str, optional
+        Every column, for a frame with its header even with no trials; by default the rows' keys.
+    """
+    import pandas as pd
+
+    rows = [{"trial": t.number, "state": t.state.name.lower(), **fields(t), "note": trial_note(t)}
+            for t in study.trials]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def trials_with_bar(
+    study: Any,
+    url: str,
+    n_trials: int,
+    quiet: bool,
+    run: Callable[[Callable[[Any], None], Callable[[int], None]], int],
+    best: bool = False,
+) -> int:
+    """Either tuner's trials up to ``n_trials`` finished, with a progress bar (none when ``quiet``); the count
+    this process ran.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(on_trial, on_wait) -> int``: the tuner's search (:func:`run_trials` under it).
+    best : bool
+        Show the best value so far (a study of one objective).
+
+    Raises
+    ------
+    TuneInterrupted
+        Ctrl-C: the message says that the finished trials are kept and how to resume.
+    """
+    import math
+
+    from tqdm import tqdm
+
+    top = {"v": -math.inf}
+    if best:
+        top["v"] = max((t.value for t in study.trials if t.value is not None and t.state.name == "COMPLETE"),
+                       default=-math.inf)  # fmt: skip
+    with tqdm(total=n_trials, initial=min(len(finished(study)), n_trials), unit="trial", disable=quiet,
+              desc="trials") as bar:  # fmt: skip
+
+        def on_trial(t: Any) -> None:
+            if t.state.name in ("COMPLETE", "PRUNED"):
+                bar.update(1)
+            if best:
+                if t.state.name == "COMPLETE" and t.value > top["v"]:
+                    top["v"] = t.value
+                bar.set_postfix_str(f"best {top['v']:.4f}" if top["v"] > -math.inf else "")
+
+        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
+            bar.n = min(done, n_trials)
+            bar.set_postfix_str("waiting for other processes' last trials")
+
+        try:
+            ran = run(on_trial, on_wait)
+        except (TuneInterrupted, KeyboardInterrupt):
+            bar.close()
+            raise TuneInterrupted(
+                f"Interrupted: {len(finished(study))} finished trials are kept in {url} (the one running is marked "
+                f"failed, '{STOPPED_BY_CTRL_C}', and not counted); run the same command to resume."
+            ) from None
+        if best:
+            done = finished(study)
+            bar.n = min(len(done), n_trials)
+            values = [t.value for t in done if t.state.name == "COMPLETE"]
+            bar.set_postfix_str(f"best {max(values):.4f}" if values else "")
+    return ran

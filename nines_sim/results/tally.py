@@ -45,7 +45,7 @@ def njit(**options):  # noqa: ANN201 - a decorator
 SHARE_UNIT = 60
 
 
-def _add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     n = max(a.shape[-1], b.shape[-1])
     out = np.zeros(a.shape[:-1] + (n,), dtype=np.int64)
     out[..., : a.shape[-1]] += a
@@ -260,7 +260,7 @@ class Tally:
             if f.name == "players":
                 kw[f.name] = a
             elif f.name.endswith("_hist"):
-                kw[f.name] = _add_hist(a, b)
+                kw[f.name] = add_hist(a, b)
             else:
                 kw[f.name] = a + b
         return Tally(**kw)
@@ -301,7 +301,7 @@ class SeatStats:
         kw = {}
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(o, f.name)
-            kw[f.name] = _add_hist(a, b) if f.name.endswith("_hist") else a + b
+            kw[f.name] = add_hist(a, b) if f.name.endswith("_hist") else a + b
         return SeatStats(**kw)
 
     @property

@@ -28,7 +28,7 @@ from pathlib import Path
 from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.game.rules import make_rules
 from nines_sim.runs.simulate import DEFAULT_BATCH, cpu_count
-from nines_sim.runs.tournament import plan_tournament, run_plan
+from nines_sim.experiments.tournament.work import plan_tournament, run_plan
 
 #: The README's batched plug-in (a Python seat): W7 keeps the plug-in path measured.
 PLUGIN = "nines_sim.lowest_first:LowestFirst"

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.reporting.coupling import Coupling, coupling, coupling_paragraph, deal_differences  # noqa: F401
+from nines_sim.experiments.compare_rules.coupling import Coupling, coupling, coupling_paragraph, deal_differences  # noqa: F401
 from nines_sim.reporting.folders import (
     ComparisonFolder,
     entry_label,

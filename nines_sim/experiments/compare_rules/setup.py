@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim import __version__
 from nines_sim.game.rules import parse_overrides
+from nines_sim.runs.output import run_fields
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
 from nines_sim.runs.runfolder import (
@@ -32,7 +34,7 @@ class ComparisonSetup:
 
     Attributes
     ----------
-    rule_sets : list of nines_sim.runs.compare.RuleSet
+    rule_sets : list of nines_sim.experiments.compare_rules.work.RuleSet
         The rule sets, the first the reference.
     sweep : dict or None
         The sweep's option and values, for the manifest.
@@ -59,7 +61,7 @@ class ComparisonSetup:
 
     def command(self, matches: int, seed: int, ranges: list[Range] | None, design: Sequence[str] = ()) -> str:
         """The ``nines compare-rules`` command that plays ``ranges`` of ``matches`` (all of them for None), with
-        the words of its design measures (:func:`nines_sim.experiments.design.design_words`)."""
+        the words of its design measures (:func:`nines_sim.experiments.design.setup.design_words`)."""
         options = {"--players": len(self.lineup), "--matches": matches, "--seed": seed,
                    "--ranges": format_ranges(ranges) if ranges else None}  # fmt: skip
         extra = [*self.rules_args, *design]
@@ -78,7 +80,7 @@ def comparison_setup(
     Parameters
     ----------
     lineup : sequence of str, optional
-        Strategy specs in seat order (default :data:`nines_sim.runs.tournament.DEFAULT_LINEUP`).
+        Strategy specs in seat order (default :data:`nines_sim.experiments.tournament.plan.DEFAULT_LINEUP`).
     rules : sequence of str, optional
         Rule sets (``preset[+preset][:key=value,...]``), the first the reference: at least two, or one
         (default ``classic``) with a ``sweep``.
@@ -98,8 +100,8 @@ def comparison_setup(
     nines_sim.game.rules.RulesError
         For rule sets that cannot be read, fewer than two, or a sweep that cannot be read.
     """
-    from nines_sim.runs.compare import rule_sets_from
-    from nines_sim.runs.tournament import DEFAULT_LINEUP, entry_names
+    from nines_sim.experiments.compare_rules.work import rule_sets_from
+    from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, entry_names
     from nines_sim.strategy.registry import canonical_spec, make_lineup
 
     given = list(lineup or DEFAULT_LINEUP)  # as typed: a parameter file names its seat in reports
@@ -123,7 +125,7 @@ class ComparisonRun:
     ----------
     folder : pathlib.Path
     setup : ComparisonSetup
-    outcome : nines_sim.runs.compare.CompareOutcome
+    outcome : nines_sim.experiments.compare_rules.work.CompareOutcome
         ``outcome.partial`` when Ctrl-C stopped the run.
     table : pandas.DataFrame
         ``comparison.csv``: win rates per rule set and seat, with the paired tests of their shifts.
@@ -147,7 +149,7 @@ class ComparisonRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
         a partial run the matches kept."""
-        from nines_sim.runs.compare import terminal_table
+        from nines_sim.experiments.compare_rules.work import terminal_table
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
@@ -194,14 +196,14 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.experiments.design import check_design, design_words, play_design
-    from nines_sim.runs.compare import comparison_frame
+    from nines_sim.experiments.compare_rules.work import comparison_frame
+    from nines_sim.experiments.design.setup import check_design, design_words, play_design
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
-        from nines_sim.runs.compare import run_comparison
+        from nines_sim.experiments.compare_rules.work import run_comparison
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
@@ -228,10 +230,10 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
                       batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
-    from nines_sim.experiments.design import write_design
+    from nines_sim.experiments.compare_rules.work import distribution_frame
+    from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
-    from nines_sim.runs.compare import distribution_frame
-    from nines_sim.runs.output import clear_outputs, comparison_manifest, kept_fields, write_csv, write_manifest
+    from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     kept_command = setup.command(matches, seed, outcome.kept, words) if outcome.partial else None
@@ -289,3 +291,42 @@ def run_rule_comparison(
     return play_comparison(setup, matches=matches, seed=seed, out=out, force=force, charts=charts, workers=workers,
                            batch_size=batch_size, chunk_size=chunk_size, ranges=ranges, scheduler=scheduler,
                            quiet=quiet, design=design, skilled=skilled, weak=weak).folder  # fmt: skip
+
+
+def comparison_manifest(
+    command: str,
+    rule_sets: list,
+    sweep: dict | None,
+    lineup: list[str],
+    n_matches: int,
+    seed: int,
+    out,  # noqa: ANN001 - a nines_sim.experiments.compare_rules.work.CompareOutcome
+    workers: int,
+    batch_size: int,
+    compile_seconds: float = 0.0,
+) -> dict:
+    """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
+    from nines_sim.experiments.compare_rules.work import deals_coupled
+
+    return {
+        "command": command,
+        "version": __version__,
+        "seed": seed,
+        "rule_sets": [
+            {
+                "label": rs.label,
+                "preset": rs.rules.preset,
+                "rules": rs.rules.options() | {"hand_sizes": list(rs.rules.hand_sizes)},
+                "deals_coupled": deals_coupled(rule_sets[0].rules, rs.rules),
+            }
+            for rs in rule_sets
+        ],
+        "sweep": sweep,
+        "lineup": lineup,
+        "players": len(lineup),
+        "matches": n_matches,
+        "matches_played": out.matches_played,
+        **run_fields(
+            workers, batch_size, out.wall_seconds, compile_seconds, out.matches_played * len(rule_sets), out.partial
+        ),  # fmt: skip
+    }

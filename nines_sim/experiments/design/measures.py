@@ -1,4 +1,5 @@
-"""The game-design measures (:mod:`nines_sim.runs.design`): their names, the design lineups that play them, and
+"""The game-design measures (:mod:`nines_sim.experiments.design.work`): their names, the design lineups that play them,
+and
 each match's values of them (:func:`match_values`, the numerators and denominators the sums add up)."""
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def lineups_needed(measures: list[str] | None = None) -> tuple[str, ...]:
 
 
 @njit(cache=True)
-def _tension(row: np.ndarray, penalty: np.ndarray, share60: np.ndarray, k_max: int) -> tuple:
+def tension(row: np.ndarray, penalty: np.ndarray, share60: np.ndarray, k_max: int) -> tuple:
     """Lead changes per match and the leader-after-hand-k counts, from hand rows ordered by (match, hand).
 
     ``row``: int64 (H,), each hand's match position 0..n-1; ``penalty``: int64 (H, P); ``share60``: int64
@@ -182,7 +183,7 @@ def match_values(kind: str, res: MatchResults) -> tuple[np.ndarray, np.ndarray, 
     for name, key in (("turns_per_hand", "turns"), ("drawn_per_hand", "drawn"), ("blocked_per_hand", "blocked"),
                       ("capped_per_hand", "capped")):  # fmt: skip
         num[:, INDEX[name]], den[:, INDEX[name]] = per_match[key], hands
-    changes, cnum, cden = _tension(
+    changes, cnum, cden = tension(
         np.ascontiguousarray(row), np.ascontiguousarray(hr.penalty, dtype=np.int64), share60, COMEBACK_HANDS
     )
     totals = np.sort(res.totals, axis=1)

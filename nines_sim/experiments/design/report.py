@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nines_sim.runs.design import WORDS
+from nines_sim.experiments.design.work import WORDS
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt

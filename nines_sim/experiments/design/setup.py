@@ -1,6 +1,7 @@
 """The design part of an experiment: a tournament's or a rule comparison's ``design=N`` (``--design N``).
 
-Plays the design lineups of :mod:`nines_sim.runs.design` (skill, seat fairness, length, comebacks and tension)
+Plays the design lineups of :mod:`nines_sim.experiments.design.work` (skill, seat fairness, length, comebacks and
+tension)
 under the experiment's rule sets after its own matches, and writes ``design.csv`` and
 ``design_distribution.csv`` into its run folder, where :func:`nines_sim.reporting.redraw` adds the report
 section and chart.  Opt-in: it plays three more lineups per rule set, and every stored folder stays as it is.
@@ -52,7 +53,7 @@ def play_design(
     n : int
         Matches per design lineup and rule set, indices ``0 .. n-1`` of ``seed`` (common random numbers).
     skilled, weak : str
-        The strategies of the design lineups (:class:`nines_sim.runs.design.DesignSetup`).
+        The strategies of the design lineups (:class:`nines_sim.experiments.design.work.DesignSetup`).
     seed, workers, batch_size, quiet
         As the experiment's: the seed of the run, worker processes, games in play at once, no progress bar.
     client : distributed.Client, optional
@@ -64,8 +65,15 @@ def play_design(
         ``design.csv`` and ``design_distribution.csv`` as frames, or None when Ctrl-C stopped the design
         part (nothing of it is kept).
     """
+    from nines_sim.experiments.design.work import (
+        LINEUPS,
+        DesignSet,
+        DesignSetup,
+        design_frame,
+        distribution_frame,
+        run_design,
+    )
     from nines_sim.runs.backends import choose
-    from nines_sim.runs.design import LINEUPS, DesignSet, DesignSetup, design_frame, distribution_frame, run_design
     from nines_sim.runs.progress import RunProgress
 
     dsets = [DesignSet(rs.label, rs.rules) for rs in sets]
@@ -79,7 +87,7 @@ def play_design(
 
 def tournament_sets(label: str, plan: Any) -> list[Any]:
     """The one rule set of a tournament (its first game's, which seats the table asked) for :func:`play_design`."""
-    from nines_sim.runs.design import DesignSet
+    from nines_sim.experiments.design.work import DesignSet
 
     return [DesignSet(label, plan.games[0].rules)]
 

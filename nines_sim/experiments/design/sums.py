@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.results.tally import _add_hist
+from nines_sim.results.tally import add_hist
 
 if TYPE_CHECKING:
     pass
 
-from nines_sim.runs.design_measures import INDEX, LINEUP_OF, MAX_SEATS, MEASURES
+from nines_sim.experiments.design.measures import INDEX, LINEUP_OF, MAX_SEATS, MEASURES
 
 #: The columns of ``seat_0`` .. ``seat_5`` among :data:`MEASURES`.
 SEAT_COLUMNS = [INDEX[f"seat_{k}"] for k in range(MAX_SEATS)]
@@ -85,12 +85,12 @@ class DesignSums:
                 h = np.bincount(v, minlength=1).astype(np.int64)
                 counts = np.zeros((self.rule_sets, h.shape[0]), dtype=np.int64)
                 counts[r] = h
-                self.hists[name] = _add_hist(self.hists[name], counts) if name in self.hists else counts
+                self.hists[name] = add_hist(self.hists[name], counts) if name in self.hists else counts
 
     def __add__(self, o: DesignSums) -> DesignSums:
         hists = dict(self.hists)
         for k, v in o.hists.items():
-            hists[k] = _add_hist(hists[k], v) if k in hists else v
+            hists[k] = add_hist(hists[k], v) if k in hists else v
         return DesignSums(self.rule_sets, self.matches + o.matches, self.s + o.s, self.x + o.x, hists,
                           self.seats + o.seats)  # fmt: skip
 
@@ -106,7 +106,7 @@ class Estimate:
     matches: int
 
 
-def _t(df: int) -> float:
+def t_quantile(df: int) -> float:
     """``scipy.stats.t.ppf(0.975, df)``: the ufunc it calls (``scipy.special.stdtrit``), without loading
     ``scipy.stats`` (half a second of start-up; tests/test_design.py compares them bit for bit)."""
     from scipy.special import stdtrit
@@ -132,7 +132,7 @@ def estimate(sums: DesignSums, r: int, measure: str) -> Estimate:
     dbar = sd / n
     ss = max(snn - 2 * ratio * snd + ratio * ratio * sdd, 0.0) / dbar**2  # sum of squared linearised values
     se = math.sqrt(ss / max(n - 1, 1) / n) if n > 1 else math.nan
-    half = _t(n - 1) * se
+    half = t_quantile(n - 1) * se
     return Estimate(ratio, ratio - half, ratio + half, se, n)
 
 
@@ -159,7 +159,7 @@ def paired_delta(sums: DesignSums, r: int, measure: str) -> tuple[float, float, 
     se = math.sqrt(var / n)
     if se < 1e-12 * max(1.0, abs(delta)):
         return delta, delta, delta, 1.0 if abs(delta) < 1e-12 else 0.0
-    half = _t(n - 1) * se
+    half = t_quantile(n - 1) * se
     p = 2 * t_sf(abs(delta) / se, n - 1)
     return delta, delta - half, delta + half, p
 

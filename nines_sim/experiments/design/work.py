@@ -35,8 +35,8 @@ interval of a ratio is the delta-method (linearised) t interval over matches; th
 difference is the t interval of the difference of the linearised per-match values (``scipy.stats.t``'s
 numbers, from ``scipy.special``).
 
-The measures and their per-match values are :mod:`nines_sim.runs.design_measures`, the sums and estimates
-:mod:`nines_sim.runs.design_sums` (their names also read from here); this module plays the design lineups
+The measures and their per-match values are :mod:`nines_sim.experiments.design.measures`, the sums and estimates
+:mod:`nines_sim.experiments.design.sums` (their names also read from here); this module plays the design lineups
 (:func:`run_design`) and makes the tables.
 """
 
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from nines_sim.runs.backends import Backend
     from nines_sim.runs.ranges import Range
 
-from nines_sim.runs.design_measures import (  # noqa: F401 - the measures, also read from here
+from nines_sim.experiments.design.measures import (  # noqa: F401 - the measures, also read from here
     COMEBACK_HANDS,
     DESIGN_COLUMNS,
     DISTRIBUTION_COLUMNS,
@@ -72,19 +72,19 @@ from nines_sim.runs.design_measures import (  # noqa: F401 - the measures, also 
     WORDS,
     DesignError,
     DesignSetup,
-    _tension,
     lineups_needed,
     match_values,
+    tension,
 )
-from nines_sim.runs.design_sums import (  # noqa: F401
+from nines_sim.experiments.design.sums import (  # noqa: F401
     DesignSums,
     Estimate,
-    _t,
     chisquare_p,
     estimate,
     fair_share,
     paired_delta,
     seat_covariance,
+    t_quantile,
 )
 
 # ---------------------------------------------------------------- playing

@@ -1,7 +1,7 @@
 """A league: many strategies at multi-seat tables, seated by a balanced schedule, rated together.
 
 A league is a tournament whose games are the tables of
-:func:`nines_sim.runs.schedule.league_schedule`; each table plays the same match
+:func:`nines_sim.experiments.tournament.schedule.league_schedule`; each table plays the same match
 indices of the run's seed, in chunks, like the games of a round robin, so the
 tallies (and every CSV the other formats write) follow the same rules.  Its
 chunks also count each match's finishing order, by table and by match group
@@ -21,23 +21,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nines_sim.game.rules import Rules
-from nines_sim.results.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS, Ratings, finish_codes, order_data, rate
-from nines_sim.results.records import MatchResults
-from nines_sim.results.stats import too_small_to_rank
-from nines_sim.results.tally import Tally
-from nines_sim.runs import tournament as tour
-from nines_sim.runs.schedule import (
+from nines_sim.experiments.tournament.games import Collector, RunOutcome, play_games
+from nines_sim.experiments.tournament.plan import Game, Plan, TournamentError
+from nines_sim.experiments.tournament.schedule import (
     MAX_TABLES,
     fewest_connecting_tables,
     fewest_tables_seating_all,
     groups_apart,
     league_schedule,
 )
-from nines_sim.runs.tournament_tables import matches_per_game
+from nines_sim.experiments.tournament.tables import matches_per_game
+from nines_sim.game.rules import Rules
+from nines_sim.results.ratings import ANCHOR, ELO_PER_UNIT, MATCH_GROUPS, Ratings, finish_codes, order_data, rate
+from nines_sim.results.records import MatchResults
+from nines_sim.results.stats import too_small_to_rank
+from nines_sim.results.tally import Tally
 
 
-def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, seed: int) -> tour.Plan:
+def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, seed: int) -> Plan:
     """Seat a league: ``tables`` tables of ``players`` drawn from the strategies by the balanced schedule.
 
     Parameters
@@ -55,35 +56,36 @@ def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, 
 
     Raises
     ------
-    nines_sim.runs.tournament.TournamentError
+    nines_sim.experiments.tournament.plan.TournamentError
         For one strategy, a pool smaller than a table, a repeated strategy, no tables, more than
-        :data:`~nines_sim.runs.schedule.MAX_TABLES` tables, tables too few to seat every strategy, or tables that
+        :data:`~nines_sim.experiments.tournament.schedule.MAX_TABLES` tables, tables too few to seat every strategy, or
+        tables that
         leave the pool in groups that never sit together (their ratings could not be compared).
     """
     n = len(strategies)
     if len(set(strategies)) != n:
-        raise tour.TournamentError("each strategy may be named once in a league")
+        raise TournamentError("each strategy may be named once in a league")
     if n < 2:
-        raise tour.TournamentError("a league needs at least two strategies")
+        raise TournamentError("a league needs at least two strategies")
     if n < players:
-        raise tour.TournamentError(
+        raise TournamentError(
             f"a league of {players}-seat tables needs at least {players} strategies; {n} given "
             f"(name more, or lower --players)"
         )
     if tables < 1:
-        raise tour.TournamentError("a league needs at least one table (--tables)")
+        raise TournamentError("a league needs at least one table (--tables)")
     if tables > MAX_TABLES:
-        raise tour.TournamentError(f"a league seats at most {MAX_TABLES:,} tables; --tables {tables:,} given")
+        raise TournamentError(f"a league seats at most {MAX_TABLES:,} tables; --tables {tables:,} given")
     fewest = fewest_tables_seating_all(n, players)
     if tables < fewest:
-        raise tour.TournamentError(
+        raise TournamentError(
             f"{tables} table(s) of {players} cannot seat all {n} strategies; use --tables {fewest} or more"
         )
     schedule = league_schedule(n, players, tables, seed)
     if (apart := groups_apart(schedule, n)) > 1:
         more = fewest_connecting_tables(n, players, tables, seed)
         hint = f" (--tables {more} connects them)" if more else ""
-        raise tour.TournamentError(
+        raise TournamentError(
             f"the {tables} tables split the strategies into {apart} groups that never sit together, so their "
             f"ratings cannot be compared; add tables{hint}"
         )
@@ -91,8 +93,8 @@ def plan_league(strategies: list[str], rules: Rules, players: int, tables: int, 
     games = []
     for t, row in enumerate(schedule):
         lineup = tuple(strategies[i] for i in row)
-        games.append(tour.Game(f"table {t + 1}", rp, lineup))
-    return tour.Plan("league", list(strategies), games)
+        games.append(Game(f"table {t + 1}", rp, lineup))
+    return Plan("league", list(strategies), games)
 
 
 # ---------------------------------------------------------------- running
@@ -108,7 +110,8 @@ def play_rated_games(
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> list[tuple[Tally, list[pd.DataFrame], Counter]] | None:
-    """One chunk of a rated tournament: :func:`nines_sim.runs.tournament.play_games`, plus per game the matches of
+    """One chunk of a rated tournament: :func:`nines_sim.experiments.tournament.games.play_games`, plus per game the
+    matches of
     each ``(match group, finishing order)`` kept (a Counter)."""
     counts = [Counter() for _ in games]
 
@@ -121,7 +124,7 @@ def play_rated_games(
 
         return count
 
-    out = tour.play_games(games, seed, start, n, batch_size, keep, on_matches, should_stop,
+    out = play_games(games, seed, start, n, batch_size, keep, on_matches, should_stop,
                           observers=[observer(g) for g in range(len(games))])  # fmt: skip
     if out is None:
         return None
@@ -129,18 +132,19 @@ def play_rated_games(
 
 
 @dataclass
-class RatedOutcome(tour.RunOutcome):
-    """A :class:`~nines_sim.runs.tournament.RunOutcome` with each game's finishing orders kept:
+class RatedOutcome(RunOutcome):
+    """A :class:`~nines_sim.experiments.tournament.games.RunOutcome` with each game's finishing orders kept:
     ``orders[key]`` counts matches per ``(match group, code)``."""
 
     orders: dict[str, Counter] = field(default_factory=dict)
 
 
-class RatedCollector(tour.Collector):
-    """Merges a rated tournament's chunks: the tallies as :class:`~nines_sim.runs.tournament.Collector` does, and
+class RatedCollector(Collector):
+    """Merges a rated tournament's chunks: the tallies as :class:`~nines_sim.experiments.tournament.games.Collector`
+    does, and
     the finishing orders."""
 
-    def __init__(self, plan: tour.Plan, ranges: list) -> None:
+    def __init__(self, plan: Plan, ranges: list) -> None:
         super().__init__(plan, ranges)
         self.orders: dict[str, Counter] = {g.key: Counter() for g in plan.games}
 
@@ -159,7 +163,7 @@ class RatedCollector(tour.Collector):
 # ---------------------------------------------------------------- ratings
 
 
-def ratings_of(plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
+def ratings_of(plan: Plan, out: RatedOutcome, seed: int) -> Ratings:
     """The ratings of a league (Plackett-Luce) or round robin (Bradley-Terry): :func:`nines_sim.results.ratings.rate`.
 
     Parameters
@@ -183,7 +187,7 @@ def ratings_of(plan: tour.Plan, out: RatedOutcome, seed: int) -> Ratings:
     return r
 
 
-def unranked(r: Ratings, plan: tour.Plan) -> Ratings:
+def unranked(r: Ratings, plan: Plan) -> Ratings:
     """The ratings of a stopped run too small to rank (as ``summary.csv`` of such a run): no ranks, no
     difference claimed resolved, no calibration cell claimed to fail; the strategies in lineup order."""
     order = {label: i for i, label in enumerate(plan.labels)}
@@ -201,9 +205,7 @@ def unranked(r: Ratings, plan: tour.Plan) -> Ratings:
 RATINGS_FILES = ("ratings.csv", "rating_differences.csv", "calibration.csv")
 
 
-def write_ratings(
-    run_dir: Path, plan: tour.Plan, out: RatedOutcome, seed: int, rated: Ratings | None = None
-) -> Ratings:
+def write_ratings(run_dir: Path, plan: Plan, out: RatedOutcome, seed: int, rated: Ratings | None = None) -> Ratings:
     """Write ``ratings.csv``, ``rating_differences.csv`` and ``calibration.csv`` of a rated run.
 
     Parameters are those of :func:`ratings_of` and the run folder, and the ratings if already computed
@@ -218,7 +220,7 @@ def write_ratings(
     return r
 
 
-def ratings_manifest(plan: tour.Plan, r: Ratings) -> dict:
+def ratings_manifest(plan: Plan, r: Ratings) -> dict:
     """What the manifest records of a rated run's ratings: ``model``, ``bootstrap_samples``, ``match_groups``,
     ``anchor`` (the mean rating) and ``points_per_unit`` (rating points per unit of log-strength)."""
     model = "Bradley-Terry" if plan.format == "round-robin" else "Plackett-Luce"
@@ -226,7 +228,7 @@ def ratings_manifest(plan: tour.Plan, r: Ratings) -> dict:
             "points_per_unit": ELO_PER_UNIT}  # fmt: skip
 
 
-def terminal_ratings(r: Ratings, plan: tour.Plan, given: list[str] | None = None) -> str:
+def terminal_ratings(r: Ratings, plan: Plan, given: list[str] | None = None) -> str:
     """The ratings a user reads in the terminal, best first, and how many differences are resolved.
 
     Strategies are shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nines_sim.experiments.tournament.report_league import ratings_section
 from nines_sim.reporting.folders import (
     RunFolder,
     as_bool,
@@ -28,7 +29,6 @@ from nines_sim.reporting.folders import (
     shown_specs,
 )
 from nines_sim.reporting.labels import short_label
-from nines_sim.reporting.league import ratings_section
 from nines_sim.reporting.markdown import (
     ALPHA,
     NONE_CLAIMED,

@@ -3,7 +3,7 @@
 Their chart is drawn by :mod:`nines_sim.reporting.charts.league`.
 
 Read from the folder's ``ratings.csv``, ``rating_differences.csv`` and
-``calibration.csv`` (written by :func:`nines_sim.runs.league.write_ratings`) and the
+``calibration.csv`` (written by :func:`nines_sim.experiments.tournament.league.write_ratings`) and the
 ``ratings`` entry of ``manifest.json``; a folder without them (another format,
 or one written before ratings existed) gets no chart and no section.
 """

@@ -33,7 +33,7 @@ class TournamentSetup:
 
     Attributes
     ----------
-    plan : nines_sim.runs.tournament.Plan
+    plan : nines_sim.experiments.tournament.plan.Plan
         The games to play, each a lineup under rules.
     rules : str
         The rule set as given (``--rules``; a ``@FILE`` as the rule set it holds), for the manifest's command.
@@ -53,7 +53,7 @@ class TournamentSetup:
 
     def command(self, matches: int, ranges: list[Range] | None, design: Sequence[str] = ()) -> str:
         """The ``nines tournament`` command that plays ``ranges`` of ``matches`` (all of them for None), with
-        the words of its design measures (:func:`nines_sim.experiments.design.design_words`)."""
+        the words of its design measures (:func:`nines_sim.experiments.design.setup.design_words`)."""
         plan, fmt = self.plan, self.plan.format
         options = {
             "--format": fmt,
@@ -85,7 +85,7 @@ def tournament_setup(
     ----------
     lineup : sequence of str, optional
         Strategy specs (built-in names, ``module:Class``, ``file.py:Class``, with ``:key=value`` or ``@best.json``);
-        by default :data:`nines_sim.runs.tournament.DEFAULT_LINEUP`.
+        by default :data:`nines_sim.experiments.tournament.plan.DEFAULT_LINEUP`.
     format : {"table", "round-robin", "field", "league"}
         ``table``: one table in the lineup's seat order (the lineup decides the table size); ``round-robin``:
         every pair heads-up; ``field``: each strategy against ``players - 1`` copies of ``baseline``;
@@ -113,10 +113,11 @@ def tournament_setup(
         For a spec that names no strategy.
     nines_sim.game.rules.RulesError
         For rules that cannot be read or combined.
-    nines_sim.runs.tournament.TournamentError
+    nines_sim.experiments.tournament.plan.TournamentError
         For a lineup the format cannot seat, or an option of another format.
     """
-    from nines_sim.runs.tournament import DEFAULT_LINEUP, TournamentError, plan_tournament
+    from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, TournamentError
+    from nines_sim.experiments.tournament.work import plan_tournament
     from nines_sim.strategy.registry import make_lineup
 
     names = list(lineup or [])
@@ -146,7 +147,7 @@ class TournamentRun:
     folder : pathlib.Path
         The run folder: CSVs, ``manifest.json``, charts, ``report.md``.
     setup : TournamentSetup
-    outcome : nines_sim.runs.tournament.RunOutcome
+    outcome : nines_sim.experiments.tournament.games.RunOutcome
         The tallies; ``outcome.partial`` when Ctrl-C stopped the run (``outcome.kept`` then says which
         matches the results hold).
     workers : int
@@ -154,7 +155,8 @@ class TournamentRun:
     compile_seconds : float
         Seconds the run waited on the compiler (the first run only).
     ratings : object or None
-        A round robin's or league's ratings (:func:`nines_sim.runs.league.ratings_of`); None otherwise.
+        A round robin's or league's ratings (:func:`nines_sim.experiments.tournament.league.ratings_of`); None
+        otherwise.
     ratings_stopped : bool
         Whether Ctrl-C stopped the ratings (the matches are written, without ratings).
     design : tuple of pandas.DataFrame or None
@@ -178,8 +180,8 @@ class TournamentRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
         strategies that see hidden cards, the closing line, and for a partial run the matches kept."""
+        from nines_sim.experiments.tournament.tables import matches_per_game, summary_frame, terminal_table
         from nines_sim.results.stats import too_small_to_rank
-        from nines_sim.runs.tournament_tables import matches_per_game, summary_frame, terminal_table
         from nines_sim.strategy.registry import hidden_card_note
 
         plan, out, given = self.setup.plan, self.outcome, self.setup.specs_given
@@ -188,7 +190,7 @@ class TournamentRun:
             ranked = not too_small_to_rank(matches_per_game(out), out.partial)
             lines.append(terminal_table(summary_frame(plan, out), plan, ranked, given))
             if self.ratings is not None:
-                from nines_sim.runs.league import terminal_ratings
+                from nines_sim.experiments.tournament.league import terminal_ratings
 
                 lines.append(terminal_ratings(self.ratings, plan, given))
         if note := hidden_card_note(list(plan.strategies)):
@@ -257,7 +259,7 @@ def play_tournament(
         No progress bar.
     design : int
         Also measure the game itself under the tournament's rules on this many matches per design lineup
-        (0: off; :mod:`nines_sim.experiments.design`): ``design.csv`` and a report section.
+        (0: off; :mod:`nines_sim.experiments.design.setup`): ``design.csv`` and a report section.
     skilled, weak : str
         The strategies of the design measures (skill: ``skilled`` against ``weak``).
     luck : bool
@@ -290,7 +292,7 @@ def play_tournament(
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).
     """
-    from nines_sim.experiments.design import check_design, design_words, play_design, tournament_sets
+    from nines_sim.experiments.design.setup import check_design, design_words, play_design, tournament_sets
 
     plan, seed = setup.plan, setup.seed
     check_design(skilled, weak)
@@ -300,7 +302,7 @@ def play_tournament(
         check_luck(plan.format, ranges, list(plan.strategies))
 
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
-        from nines_sim.runs.tournament import run_plan
+        from nines_sim.experiments.tournament.work import run_plan
 
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
                         meanwhile=_load_writers, client=client)  # fmt: skip
@@ -342,7 +344,7 @@ def _load_writers() -> None:
     import pandas  # noqa: F401
     import scipy.special  # noqa: F401 - the intervals' distribution functions (nines_sim.results.stats)
 
-    from nines_sim.reporting import tournament  # noqa: F401
+    from nines_sim.experiments.tournament import report as tournament  # noqa: F401
     from nines_sim.runs import output  # noqa: F401
 
 
@@ -351,10 +353,10 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     """Write a played tournament's CSVs, ratings, design measures, manifest, charts and report into its folder
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
     names; ``words``: the command's design options)."""
-    from nines_sim.experiments.design import write_design
+    from nines_sim.experiments.design.setup import write_design
+    from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
-    from nines_sim.runs.output import clear_outputs, kept_fields, manifest, write_manifest, write_tables
-    from nines_sim.runs.tournament_tables import matches_per_game
+    from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
@@ -364,7 +366,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     clear_outputs(run_dir)
     tables = write_tables(run_dir, plan, outcome)
     if run.ratings is not None:
-        from nines_sim.runs.league import RATINGS_FILES, ratings_manifest, write_ratings
+        from nines_sim.experiments.tournament.league import RATINGS_FILES, ratings_manifest, write_ratings
 
         write_ratings(run_dir, plan, outcome, seed, run.ratings)
         extra["ratings"] = ratings_manifest(plan, run.ratings)
@@ -373,8 +375,8 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
         extra["ratings"] = {"computed": False, "why": "stopped (Ctrl-C) while rating"}
     tables = [*tables, *write_design(run_dir, run.design)]
     if run.luck is not None:
+        from nines_sim.experiments.tournament.tables import summary_frame
         from nines_sim.luck.tournament import write_luck
-        from nines_sim.runs.tournament_tables import summary_frame
 
         tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
         extra["luck"] = run.luck.manifest()
@@ -390,11 +392,13 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 def _rate(plan: Any, outcome: Any, seed: int) -> tuple[Any, bool]:
     """A round robin's or league's ratings (None for the other formats), and whether Ctrl-C stopped their
     bootstrap (then None: the run keeps its results without ratings)."""
-    from nines_sim.runs.tournament import RATED_FORMATS
+    from nines_sim.experiments.tournament.plan import RATED_FORMATS
 
     if plan.format not in RATED_FORMATS:
         return None, False
-    from nines_sim.runs.league import ratings_of  # scipy's optimiser: loaded only where a run is rated
+    from nines_sim.experiments.tournament.league import (
+        ratings_of,  # scipy's optimiser: loaded only where a run is rated
+    )
 
     try:
         return ratings_of(plan, outcome, seed), False

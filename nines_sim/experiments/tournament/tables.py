@@ -1,19 +1,22 @@
 """The tables of a tournament: summary, hands, score distributions, seats, pairwise tests and the terminal table.
 
-Each is built from a :class:`~nines_sim.runs.tournament.Plan` and its merged
-:class:`~nines_sim.runs.tournament.RunOutcome`, with the columns declared in
-:mod:`nines_sim.runs.tournament`; :mod:`nines_sim.runs.output` writes them as CSVs.
+Each is built from a :class:`~nines_sim.experiments.tournament.plan.Plan` and its merged
+:class:`~nines_sim.experiments.tournament.games.RunOutcome`, with the columns declared in
+:mod:`nines_sim.experiments.tournament.work`; :mod:`nines_sim.runs.output` writes them as CSVs.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim.results.rounding import decimal_text
+from nines_sim import __version__
+from nines_sim.results.rounding import FLOAT_FORMAT, decimal_text
 from nines_sim.results.stats import (
     TestResult,
     competition_ranks,
@@ -24,11 +27,13 @@ from nines_sim.results.stats import (
     wilson,
 )
 from nines_sim.results.tally import SHARE_UNIT, SeatStats, Tally
+from nines_sim.runs.output import run_fields, write_csv
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from nines_sim.runs.tournament import (
+from nines_sim.experiments.tournament.games import RunOutcome
+from nines_sim.experiments.tournament.plan import (
     DISTRIBUTION_COLUMNS,
     HANDS_COLUMNS,
     HEAD_TO_HEAD_COLUMNS,
@@ -37,7 +42,6 @@ from nines_sim.runs.tournament import (
     SUMMARY_COLUMNS,
     TOO_SMALL_NOTE,
     Plan,
-    RunOutcome,
 )
 
 
@@ -244,3 +248,64 @@ def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True, given
     if not ranked:
         lines.append(TOO_SMALL_NOTE)
     return "\n".join(lines)
+
+
+def write_tables(run_dir: Path, plan: Plan, out: RunOutcome) -> list[Path]:
+    """Write every CSV of a tournament run folder."""
+    import pandas as pd
+
+    paths = [
+        write_csv(summary_frame(plan, out), run_dir / "summary.csv"),
+        write_csv(hands_frame(out), run_dir / "hands.csv"),
+        write_csv(distribution_frame(plan, out), run_dir / "score_distribution.csv"),
+        write_csv(seat_frame(out), run_dir / "seat_go_out.csv"),
+        write_csv(pairwise_frame(plan, out), run_dir / "pairwise.csv"),
+    ]
+    if plan.format == "round-robin":
+        paths.append(write_csv(head_to_head_frame(plan, out), run_dir / "head_to_head.csv"))
+    if out.match_rows:
+        df = pd.concat(out.match_rows, ignore_index=True).sort_values(["game", "match"], kind="stable")
+        path = run_dir / "matches.csv.gz"
+        df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
+                  compression={"method": "gzip", "mtime": 0})  # fmt: skip
+        paths.append(path)
+    return paths
+
+
+def manifest(
+    command: str,
+    plan: Plan,
+    out: RunOutcome,
+    seed: int,
+    n_matches: int,
+    workers: int,
+    batch_size: int,
+    compile_seconds: float = 0.0,
+    **extra,
+) -> dict:
+    """What reproduces the run, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
+    import pandas as pd
+
+    rules = plan.games[0].rules
+    played = out.total_matches
+    return {
+        "command": command,
+        "version": __version__,
+        "seed": seed,
+        "format": plan.format,
+        "preset": rules.preset,
+        "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)},
+        "players": rules.players,
+        "lineup": list(plan.games[0].lineup) if plan.format == "table" else None,
+        "strategies": plan.strategies,
+        "baseline": plan.baseline,
+        "games": [
+            {"key": g.key, "lineup": list(g.lineup), "matches_played": out.matches_played[g.key]} for g in plan.games
+        ],  # fmt: skip
+        "matches": n_matches,
+        "matches_played": played,
+        **run_fields(workers, batch_size, out.wall_seconds, compile_seconds, played, out.partial),
+        "pandas": pd.__version__,
+        "platform": sys.platform,
+        **extra,
+    }

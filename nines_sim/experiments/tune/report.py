@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
+from nines_sim.runs.output import replace_whole
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
-#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.runs.tune.TRIAL_COLUMNS_END``; ``note`` is newer).
-TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 TUNE_FILES = (
     "trials.csv",
     "best.json",
@@ -35,22 +32,6 @@ TUNE_FILES = (
 VERSUS_FILES = ("validation.csv", "manifest.json", "report.md")
 #: Longest spec, as typed, that labels a side of ``--versus`` where a person reads (longer: its role).
 LABEL_WIDTH = 32
-
-
-def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
-    """Write ``path`` through ``write(temporary path)`` in the same folder, then rename it into place.
-
-    Processes sharing a study may share a run folder: a reader (another process,
-    ``nines report``) then sees the old file or the new one, never a half-written one.
-    The temporary name is hidden and keeps the suffix (matplotlib picks the format from it).
-    """
-    tmp = path.with_name(f".{path.stem}-{os.getpid()}.tmp{path.suffix}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -142,8 +123,8 @@ def write_report(run_dir: Path) -> Path:
 def write_tune_folder(
     run_dir: Path,
     study,  # noqa: ANN001 - an optuna.Study
-    setup,  # noqa: ANN001 - a nines_sim.runs.tune.Setup
-    checked,  # noqa: ANN001 - a nines_sim.runs.tune.Validation or None
+    setup,  # noqa: ANN001 - a nines_sim.experiments.tune.work.Setup
+    checked,  # noqa: ANN001 - a nines_sim.experiments.tune.work.Validation or None
     command: str,
     storage: str,
     study_name: str,
@@ -163,14 +144,15 @@ def write_tune_folder(
     import optuna
 
     from nines_sim import __version__
-    from nines_sim.runs import tune as T
+    from nines_sim.experiments.study import finished
+    from nines_sim.experiments.tune import work as T
     from nines_sim.runs.output import write_csv, write_manifest
 
     def csv(df: pd.DataFrame, name: str) -> None:
         replace_whole(run_dir / name, lambda tmp: write_csv(df, tmp))
 
     # each file is replaced whole, none removed first: another process may be reading the folder
-    trials = T.trials_frame(study, setup)
+    trials = T.trials_of(study, setup)
     csv(trials, "trials.csv")
     values, best = T.best_values(study, setup)
     base_trial = T.baseline_trial(study, setup)
@@ -188,7 +170,7 @@ def write_tune_folder(
     else:
         (run_dir / "validation.csv").unlink(missing_ok=True)  # a previous run's, of another best
     csv(T.importances(study, setup), "importances.csv")
-    n_done = len(T.finished(study))
+    n_done = len(finished(study))
     spent = float(trials.loc[trials["state"].isin(["complete", "pruned"]), "seconds"].sum())
     manifest = {
         "tool": "tune", "command": command, "version": __version__, "study": study_name, "storage": storage,

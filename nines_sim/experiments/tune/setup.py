@@ -10,8 +10,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from nines_sim.experiments.study import TuneError
 from nines_sim.game.rules import Rules
-from nines_sim.runs.study import TuneError
 from nines_sim.strategy import params as P
 from nines_sim.strategy.registry import StrategyNotFound, resolve_spec
 
@@ -66,8 +66,20 @@ class Setup:
         """Every declared parameter's baseline value: the defaults under the values the spec carried."""
         return P.defaults(type_of(self)) | self.base_values
 
+    def sampler(self, seed: int) -> Any:
+        """CMA-ES (the ``cmaes`` package) when every tuned parameter is continuous and there are two or more;
+        TPE otherwise (it handles integers and choices, and one dimension)."""
+        import optuna
+
+        declared = self.declared()
+        kinds = {declared[n].kind for n in self.tuned}
+        if kinds == {"float"} and len(self.tuned) >= 2:
+            # the baseline is the enqueued first trial; CMA-ES's own start is the middle of the bounds
+            return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
+
     def first_trial(self) -> dict[str, Any]:
-        """The baseline's tuned values, the study's first trial (:func:`nines_sim.runs.study.claim`)."""
+        """The baseline's tuned values, the study's first trial (:func:`nines_sim.experiments.study.claim`)."""
         base = self.baseline_values()
         return {n: base[n] for n in self.tuned}
 

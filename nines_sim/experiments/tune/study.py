@@ -1,14 +1,15 @@
 """A tuning run as one library call: :func:`run_tune_study` plays a study into a run folder, :func:`run_versus`
 plays one spec against the tuned strategy into one.
 
-``nines tune`` is a thin layer over these: it reads the options, builds the :class:`~nines_sim.runs.tune.Setup`
+``nines tune`` is a thin layer over these: it reads the options, builds the
+:class:`~nines_sim.experiments.tune.work.Setup`
 and the command that reproduces the run, calls them and prints :meth:`StudyOutcome.summary`::
 
     from pathlib import Path
 
     from nines_sim.game.rules import make_rules
-    from nines_sim.runs.tune import make_setup
-    from nines_sim.runs.tune_study import run_tune_study
+    from nines_sim.experiments.tune.work import make_setup
+    from nines_sim.experiments.tune.study import run_tune_study
 
     setup = make_setup("expert", ["random"], make_rules("classic", players=2), "all", 2_000, seed=0)
     outcome = run_tune_study(setup, "sqlite:///runs/tune/study.db", "first", Path("runs/tune"), n_trials=20,
@@ -16,15 +17,16 @@ and the command that reproduces the run, calls them and prints :meth:`StudyOutco
     print(*outcome.summary(), sep="\\n")
 
 Errors: a target that cannot be used (:func:`check_target`: the storage, another setup under the study's
-name, an ``out`` that holds other files) raises :class:`~nines_sim.runs.tune.TuneError`; a folder that cannot
-be written, :class:`~nines_sim.runs.runfolder.RunSetupError`; Ctrl-C, :class:`~nines_sim.runs.tune.TuneInterrupted`
+name, an ``out`` that holds other files) raises :class:`~nines_sim.experiments.study.TuneError`; a folder that
+cannot
+be written, :class:`~nines_sim.runs.runfolder.RunSetupError`; Ctrl-C,
+:class:`~nines_sim.experiments.tune.work.TuneInterrupted`
 whose message says what is kept and how to resume.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import shlex
 import time
 from collections.abc import Callable
@@ -33,8 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nines_sim.runs.runfolder import RunSetupError, compute_backend, run_folder, writing
-from nines_sim.runs.study import TuneError, TuneInterrupted, finished, open_study, storage_file, storage_lock
+from nines_sim.experiments.study import (
+    TuneError,
+    TuneInterrupted,
+    open_study,
+    storage_file,
+    storage_lock,
+    trials_with_bar,
+)
+from nines_sim.runs.errors import RunSetupError
+from nines_sim.runs.runfolder import compute_backend, run_folder, writing
 
 
 def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path, force: bool) -> None:
@@ -50,7 +60,7 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
         Whether the caller named the storage (then its folder must exist).
     name : str
         The study's name.
-    setup : nines_sim.runs.tune.Setup or None
+    setup : nines_sim.experiments.tune.work.Setup or None
         The tuning table; a stored study of ``name`` must have the same (None: not checked here, as for a rules
         search, whose study checks its setup as it opens).
     run_dir : pathlib.Path
@@ -60,7 +70,7 @@ def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path,
 
     Raises
     ------
-    nines_sim.runs.tune.TuneError
+    nines_sim.experiments.study.TuneError
         The target cannot be used; the message (one line) says why (a path that cannot be written:
         :func:`nines_sim.runs.out_path.check_output_path`).
     """
@@ -105,7 +115,7 @@ class StudyOutcome:
         The run folder (``trials.csv``, ``report.md``, ``manifest.json``, ...).
     study : optuna.Study
         The study, with every process's trials.
-    checked : nines_sim.runs.tune.Validation or None
+    checked : nines_sim.experiments.tune.work.Validation or None
         The best values against the baseline on fresh matches (None: no validation asked).
     manifest : dict
         The folder's ``manifest.json``.
@@ -188,48 +198,13 @@ def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any], held: Exit
 
 
 def _trials(st: Any, setup: Any, url: str, n_trials: int, runner: Any, quiet: bool) -> int:
-    """Run the study's trials up to ``n_trials`` finished, with a progress bar (none when ``quiet``); the count
-    this process ran.
+    """:func:`~nines_sim.experiments.tune.work.optimize` under :func:`~nines_sim.experiments.study.trials_with_bar`."""
+    from nines_sim.experiments.tune.work import optimize
 
-    Raises
-    ------
-    nines_sim.runs.tune.TuneInterrupted
-        Ctrl-C: the message says that the finished trials are kept and how to resume.
-    """
-    from tqdm import tqdm
+    def run(on_trial: Callable[[Any], None], on_wait: Callable[[int], None]) -> int:
+        return optimize(st, setup, n_trials, runner, on_trial, storage=url, on_wait=on_wait)
 
-    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, optimize
-
-    before = len(finished(st))
-    best = {"v": max((t.value for t in st.trials if t.value is not None and t.state.name == "COMPLETE"),
-                     default=-math.inf)}  # fmt: skip
-
-    with tqdm(total=n_trials, initial=min(before, n_trials), unit="trial", disable=quiet, desc="trials") as bar:
-
-        def on_trial(t: Any) -> None:
-            if t.state.name in ("COMPLETE", "PRUNED"):
-                bar.update(1)
-            if t.state.name == "COMPLETE" and t.value > best["v"]:
-                best["v"] = t.value
-            bar.set_postfix_str(f"best {best['v']:.4f}" if best["v"] > -math.inf else "")
-
-        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
-            bar.n = min(done, n_trials)
-            bar.set_postfix_str("waiting for other processes' last trials")
-
-        try:
-            ran = optimize(st, setup, n_trials, runner, on_trial, storage=url, on_wait=on_wait)
-        except (TuneInterrupted, KeyboardInterrupt):
-            bar.close()
-            raise TuneInterrupted(
-                f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is marked "
-                f"failed, '{STOPPED_BY_CTRL_C}', and not counted); run the same command to resume."
-            ) from None
-        done = finished(st)
-        bar.n = min(len(done), n_trials)
-        values = [t.value for t in done if t.state.name == "COMPLETE"]
-        bar.set_postfix_str(f"best {max(values):.4f}" if values else "")
-    return ran
+    return trials_with_bar(st, url, n_trials, quiet, run, best=True)
 
 
 def run_tune_study(
@@ -253,9 +228,9 @@ def run_tune_study(
 
     Parameters
     ----------
-    setup : nines_sim.runs.tune.Setup
+    setup : nines_sim.experiments.tune.work.Setup
         The strategy, its opponents, the rules, the parameters tuned and the matches per trial
-        (:func:`nines_sim.runs.tune.make_setup`).
+        (:func:`nines_sim.experiments.tune.work.make_setup`).
     url : str
         The study's storage: ``sqlite:///PATH`` or ``journal:PATH``.
     name : str
@@ -285,13 +260,13 @@ def run_tune_study(
     ------
     nines_sim.runs.runfolder.RunSetupError
         The folder cannot be written or the study not opened.
-    nines_sim.runs.tune.TuneInterrupted
+    nines_sim.experiments.tune.work.TuneInterrupted
         Ctrl-C; the finished trials are kept in the storage, the message says how to resume.
     nines_sim.runs.cluster.ClusterError
         The cluster cannot be used.
     """
-    from nines_sim.reporting.tune import write_tune_folder
-    from nines_sim.runs.tune import Runner, validate_best
+    from nines_sim.experiments.tune.report import write_tune_folder
+    from nines_sim.experiments.tune.work import Runner, validate_best
 
     # held: the folder's lock (shared with the study's other processes) until the results are written
     with ExitStack() as held, compute_backend(scheduler, workers) as client:  # client None: local processes
@@ -331,7 +306,7 @@ def run_versus(
 
     Parameters
     ----------
-    setup : nines_sim.runs.tune.Setup
+    setup : nines_sim.experiments.tune.work.Setup
         The tuning table.
     spec : str
         The challenger's spec (canonical, :func:`nines_sim.strategy.registry.canonical_spec`).
@@ -360,9 +335,9 @@ def run_versus(
     nines_sim.runs.runfolder.RunSetupError, nines_sim.runs.output.OutputExists
         ``out`` cannot be used.
     """
-    from nines_sim.reporting.tune import versus_labels, write_versus_folder
-    from nines_sim.runs.tune import Runner
-    from nines_sim.runs.tune import validate as play_validation
+    from nines_sim.experiments.tune.report import versus_labels, write_versus_folder
+    from nines_sim.experiments.tune.work import Runner
+    from nines_sim.experiments.tune.work import validate as play_validation
 
     with run_folder(out, "versus", force) as run_dir:
         with compute_backend(scheduler, workers) as client:  # None: local processes

@@ -7,7 +7,7 @@ order, and every rotation plays the same match indices.  Every trial plays the
 same matches (common random numbers), so two trials differ by their
 parameters, not by the deals.  A trial's matches are played in chunks of whole
 rotations (one per worker at a time) through the tournament's machinery
-(:func:`nines_sim.runs.tournament.play_range` on local workers or a Dask cluster);
+(:func:`nines_sim.experiments.tournament.games.play_range` on local workers or a Dask cluster);
 after each chunk the running win rate goes to Optuna's pruner, which stops
 trials that trail the median at the same step.  A chunk is made of whole
 rotations because an engine's cost is mostly per step, whatever its batch: one
@@ -25,8 +25,8 @@ finished and running trials are fewer than asked (:func:`claim`), so the
 study ends with exactly that many; a trial that does not finish (Ctrl-C, or
 its process gone) is marked failed with a note and played again first.
 
-What a run plays is :mod:`nines_sim.runs.tune_setup` (:class:`Setup`, also read from here); a whole study, or
-a ``--versus`` run, into a run folder is one call of :mod:`nines_sim.runs.tune_study`.
+What a run plays is :mod:`nines_sim.experiments.tune.setup` (:class:`Setup`, also read from here); a whole study, or
+a ``--versus`` run, into a run folder is one call of :mod:`nines_sim.experiments.tune.study`.
 """
 
 from __future__ import annotations
@@ -40,36 +40,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nines_sim.experiments.tournament.games import play_range
 from nines_sim.results.stats import wilson
 from nines_sim.results.tally import SHARE_UNIT, SeatStats
 from nines_sim.runs.backends import Backend, Job, choose
 from nines_sim.runs.chunks import Keeps, Shape, chunk_size
 from nines_sim.runs.simulate import chunks
-from nines_sim.runs.tournament import play_range
 from nines_sim.strategy import params as P
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from nines_sim.runs.study import (  # noqa: F401 - part of tune's interface
-    PROCESS_GONE,
-    STOPPED_BY_CTRL_C,
-    STORAGE_FORMS,
-    TuneError,
-    TuneInterrupted,
-    _claimant,
-    _fail,
-    _gone,
-    _storage,
-    claim,
-    finished,
-    open_study,
-    run_trials,
-    sampler_seed,
-    storage_file,
-    storage_lock,
-)
-from nines_sim.runs.tune_setup import Setup, make_setup, rotations, type_of  # noqa: F401 - part of tune's interface
+from nines_sim.experiments.study import TuneInterrupted, run_trials, trials_frame
+from nines_sim.experiments.tune.setup import Setup, make_setup, rotations  # noqa: F401 - make_setup: the documented library path
 
 #: First match index of validation; trials play indices below ``matches / players``, far beneath it.
 VALIDATION_START = 1 << 40
@@ -99,7 +82,8 @@ class Runner:
         return choose(self.workers, self.client)
 
     def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
-        """Play :func:`~nines_sim.runs.tournament.play_range` units on :attr:`backend`; True if Ctrl-C stopped them."""
+        """Play :func:`~nines_sim.experiments.tournament.games.play_range` units on :attr:`backend`; True if Ctrl-C
+        stopped them."""
         return self.backend.run(Job(play_range, units, take, warm=[(a[0], a[1]) for _, a in units]))
 
 
@@ -182,19 +166,6 @@ def suggest(trial: Any, param: P.Param) -> Any:
     return trial.suggest_float(param.name, float(param.low), float(param.high))
 
 
-def make_sampler(setup: Setup, seed: int) -> Any:
-    """CMA-ES (the ``cmaes`` package) when every tuned parameter is continuous and there are two or more;
-    TPE otherwise (it handles integers and choices, and one dimension)."""
-    import optuna
-
-    declared = setup.declared()
-    kinds = {declared[n].kind for n in setup.tuned}
-    if kinds == {"float"} and len(setup.tuned) >= 2:
-        # the baseline is the enqueued first trial; CMA-ES's own start is the middle of the bounds
-        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
-    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
-
-
 def sampler_name(sampler: Any) -> str:
     return "CMA-ES" if type(sampler).__name__ == "CmaEsSampler" else "TPE"
 
@@ -255,7 +226,7 @@ def optimize(
                 return TrialState.PRUNED, None
         return TrialState.COMPLETE, played.win_rate
 
-    return run_trials(study, setup, n_trials, objective, make_sampler, storage, poll_seconds, on_trial, on_wait)
+    return run_trials(study, setup, n_trials, objective, storage, poll_seconds, on_trial, on_wait)
 
 
 def _record(trial: Any, played: Played, seconds: float) -> None:
@@ -268,27 +239,20 @@ def _record(trial: Any, played: Played, seconds: float) -> None:
 # ---------------------------------------------------------------- results
 
 
-def trials_frame(study: Any, setup: Setup) -> pd.DataFrame:
-    """``trials.csv``: one row per trial (completed, pruned, failed) with its parameters and win rate.
+def trials_of(study: Any, setup: Setup) -> pd.DataFrame:
+    """``trials.csv`` (:func:`nines_sim.experiments.study.trials_frame`): one row per trial (completed, pruned,
+    failed) with its parameters and win rate."""
 
-    ``note`` says why a trial failed (:data:`STOPPED_BY_CTRL_C`, :data:`PROCESS_GONE`, an error)
-    and which stopped trial a trial plays again (``replays trial N``); empty otherwise.
-    """
-    import pandas as pd
-
-    rows = []
-    for t in study.trials:
+    def fields(t: Any) -> dict[str, Any]:
         a = t.user_attrs
         n = int(a.get("matches", 0))
         wins = a.get("wins60", 0) / SHARE_UNIT
         lo, hi = wilson(wins, n) if n else (math.nan, math.nan)
-        row = {"trial": t.number, "state": t.state.name.lower()}
-        row |= {k: t.params.get(k) for k in setup.tuned}
+        row = {k: t.params.get(k) for k in setup.tuned}
         row |= {"win_rate": wins / n if n else math.nan, "win_rate_low": lo, "win_rate_high": hi}
-        note = a.get("note") or (f"replays trial {a['replays']}" if "replays" in a else "")
-        row |= {"matches": n, "seconds": a.get("seconds", math.nan), "note": note}
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["trial", "state", *setup.tuned, *TRIAL_COLUMNS_END])
+        return row | {"matches": n, "seconds": a.get("seconds", math.nan)}
+
+    return trials_frame(study, fields, ["trial", "state", *setup.tuned, *TRIAL_COLUMNS_END])
 
 
 def best_values(study: Any, setup: Setup) -> tuple[dict, Any]:

@@ -7,13 +7,13 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nines_sim.reporting.design import words
+from nines_sim.experiments.design.report import words
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from nines_sim.runs.tune_rules import RulesSetup
+    from nines_sim.experiments.tune_rules.work import RulesSetup
 
 FILES = ["trials.csv", "front.csv", "validation.csv", "best-rules.json"]
 
@@ -22,7 +22,7 @@ def front_frame(setup: RulesSetup, chosen: list[Any]) -> pd.DataFrame:
     """``front.csv``: the best trial (one objective) or the Pareto front, each with its rule set written out."""
     import pandas as pd
 
-    from nines_sim.runs.tune_rules import trial_values
+    from nines_sim.experiments.tune_rules.work import trial_values
 
     rows = []
     for t in chosen:
@@ -89,7 +89,7 @@ def _md_table(df: pd.DataFrame) -> list[str]:
 def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, checked: pd.DataFrame | None,
                   best: dict | None, manifest: dict, charts: list[str]) -> str:  # fmt: skip
     """``report.md``: the search, the answer in words, the front, the validation, the charts, the command."""
-    from nines_sim.runs.tune_rules import worse_than_base
+    from nines_sim.experiments.tune_rules.work import worse_than_base
 
     done = int((trials["state"] == "complete").sum())
     lines = [f"# Rules search from {setup.base_spec} at {setup.base.players} seats", ""]
@@ -134,10 +134,10 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
 def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any], checked: pd.DataFrame | None,
                  command: str, url: str, name: str, wall: float, ran: int) -> dict | None:  # fmt: skip
     """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial)."""
+    from nines_sim.experiments.tune_rules.work import trials_of
     from nines_sim.runs.output import write_csv, write_manifest
-    from nines_sim.runs.tune_rules import trials_frame
 
-    trials = trials_frame(study, setup)
+    trials = trials_of(study, setup)
     front = front_frame(setup, chosen)
     write_csv(trials, run_dir / "trials.csv")
     write_csv(front, run_dir / "front.csv")
@@ -194,7 +194,7 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
     """``nines report`` of a tune-rules folder: the charts and ``report.md`` from its files and manifest alone."""
     import pandas as pd
 
-    from nines_sim.runs.tune_rules import RulesSetup
+    from nines_sim.experiments.tune_rules.work import RulesSetup
 
     manifest = json.loads((run_dir / "manifest.json").read_text())
     setup = RulesSetup.from_json(manifest["setup"])

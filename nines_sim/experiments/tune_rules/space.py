@@ -2,7 +2,7 @@
 their bounds or values) and its goals (``--maximize``, ``--minimize``, ``--target``, ``--require``), read
 from the command line's words into :class:`Dimension`, :class:`Objective` and :class:`Constraint`.
 
-The search itself is :mod:`nines_sim.runs.tune_rules`, which re-exports every name here.
+The search itself is :mod:`nines_sim.experiments.tune_rules.work`, which re-exports every name here.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from nines_sim.experiments.design.work import INDEX, MEASURES
+from nines_sim.experiments.study import TuneError
 from nines_sim.game.rules import Rules, RulesError, parse_value
 from nines_sim.game.text_lists import EmptyItem, items_of
-from nines_sim.runs.design import INDEX, MEASURES
-from nines_sim.runs.study import TuneError
 
 #: Measures by the names a user types (``-`` or ``_``): ``skill`` is the skilled strategy at the table.
 ALIASES = {"skill": "skill_table", "seat-unfairness": "seat_unfairness", "unfairness": "seat_unfairness"}
@@ -55,16 +55,16 @@ class Dimension:
 
     def suggest(self, trial: Any) -> Any:
         if self.choices:
-            return _typed(self.option, trial.suggest_categorical(self.option, [_storable(c) for c in self.choices]))
+            return typed(self.option, trial.suggest_categorical(self.option, [storable(c) for c in self.choices]))
         return trial.suggest_int(self.option, self.low, self.high)
 
 
-def _typed(option: str, v: Any) -> Any:
+def typed(option: str, v: Any) -> Any:
     """A stored choice back as the rules take it (``hand_sizes`` text to a tuple)."""
     return parse_value(option, v) if isinstance(getattr(Rules(), option), tuple) and isinstance(v, str) else v
 
 
-def _storable(v: Any) -> Any:
+def storable(v: Any) -> Any:
     """A choice as Optuna stores it (tuples as ``7,7,7,5,5`` text)."""
     return ",".join(map(str, v)) if isinstance(v, tuple) else v
 

@@ -1,13 +1,14 @@
 """A rules search as one library call: :func:`run_rules_study` plays a ``nines tune-rules`` study into a run folder.
 
 ``nines tune-rules`` is a thin layer over it: it reads the options, builds the
-:class:`~nines_sim.runs.tune_rules.RulesSetup` and the command that reproduces the run, checks the target with
-:func:`nines_sim.runs.tune_study.check_target`, calls :func:`run_rules_study` and prints
+:class:`~nines_sim.experiments.tune_rules.work.RulesSetup` and the command that reproduces the run, checks the target
+with
+:func:`nines_sim.experiments.tune.study.check_target`, calls :func:`run_rules_study` and prints
 :meth:`RulesOutcome.summary`.
 
 Errors: a folder or study that cannot be used raises :class:`~nines_sim.runs.runfolder.RunSetupError`; a search
-whose every proposed rule set was impossible, :class:`~nines_sim.runs.study.TuneError` (after removing what this
-run wrote); Ctrl-C, :class:`~nines_sim.runs.study.TuneInterrupted` whose message says what is kept.
+whose every proposed rule set was impossible, :class:`~nines_sim.experiments.study.TuneError` (after removing what this
+run wrote); Ctrl-C, :class:`~nines_sim.experiments.study.TuneInterrupted` whose message says what is kept.
 """
 
 from __future__ import annotations
@@ -15,15 +16,30 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim.experiments.study import (
+    TuneError,
+    TuneInterrupted,
+    finished,
+    storage_file,
+    storage_lock,
+    trials_with_bar,
+)
+from nines_sim.experiments.tune.study import open_in_folder
+from nines_sim.experiments.tune_rules.work import (
+    RulesSetup,
+    front,
+    open_rules_study,
+    search,
+    validate_front,
+    worse_than_base,
+)
 from nines_sim.runs.runfolder import compute_backend, writing
-from nines_sim.runs.study import TuneError, TuneInterrupted, finished, storage_file, storage_lock
-from nines_sim.runs.tune_rules import RulesSetup, front, open_rules_study, search, validate_front, worse_than_base
-from nines_sim.runs.tune_study import open_in_folder
 
 
 @dataclass
@@ -83,7 +99,7 @@ def run_rules_study(
     """Search the rules of ``setup`` in the study ``name`` of ``url`` until it holds ``n_trials`` finished trials,
     validate the best rule sets (or the front's first ``n_front``) on ``validate`` fresh matches, write the folder.
 
-    Several processes may share a study and its folder (:func:`nines_sim.runs.study.run_trials`): together they
+    Several processes may share a study and its folder (:func:`nines_sim.experiments.study.run_trials`): together they
     run ``n_trials`` trials, the base rules once; each then validates and writes, one at a time.
 
     Parameters
@@ -121,14 +137,14 @@ def run_rules_study(
     ------
     nines_sim.runs.runfolder.RunSetupError
         The folder cannot be written or the study not opened.
-    nines_sim.runs.study.TuneError
+    nines_sim.experiments.study.TuneError
         Every rule set the search proposed was impossible; what this run wrote is removed first.
-    nines_sim.runs.study.TuneInterrupted
+    nines_sim.experiments.study.TuneInterrupted
         Ctrl-C; the finished trials are kept in the storage, the message says how to resume.
     nines_sim.runs.cluster.ClusterError
         The cluster cannot be used.
     """
-    from nines_sim.reporting.tune_rules import write_folder
+    from nines_sim.experiments.tune_rules.report import write_folder
 
     made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
     # held: the folder's lock (shared with the study's other processes) until the results are written
@@ -162,28 +178,14 @@ def run_rules_study(
 
 def _trials(st: Any, setup: RulesSetup, url: str, n_trials: int, workers: int, batch_size: int, client: Any,
             quiet: bool) -> int:  # fmt: skip
-    """The search up to ``n_trials`` finished trials, with a progress bar (none when ``quiet``); the count this
-    process ran.  Ctrl-C: :class:`TuneInterrupted`, saying what is kept."""
-    from tqdm import tqdm
+    """:func:`~nines_sim.experiments.tune_rules.work.search` under
+    :func:`~nines_sim.experiments.study.trials_with_bar`."""
 
-    from nines_sim.runs.study import STOPPED_BY_CTRL_C
+    def run(on_trial: Callable[[Any], None], on_wait: Callable[[int], None]) -> int:
+        return search(st, setup, n_trials, workers, batch_size, on_trial=on_trial, client=client, storage=url,
+                      on_wait=on_wait)  # fmt: skip
 
-    with tqdm(total=n_trials, initial=min(len(finished(st)), n_trials), unit="trial", disable=quiet,
-              desc="trials") as bar:  # fmt: skip
-
-        def on_wait(done: int) -> None:  # the study's count, other processes' trials included
-            bar.n = min(done, n_trials)
-            bar.set_postfix_str("waiting for other processes' last trials")
-
-        try:
-            return search(st, setup, n_trials, workers, batch_size, on_trial=lambda t: bar.update(1), client=client,
-                          storage=url, on_wait=on_wait)  # fmt: skip
-        except TuneInterrupted:
-            bar.close()
-            raise TuneInterrupted(
-                f"Interrupted: {len(finished(st))} finished trials are kept in {url} (the one running is marked "
-                f"failed, '{STOPPED_BY_CTRL_C}'); run the same command to resume."
-            ) from None
+    return trials_with_bar(st, url, n_trials, quiet, run)
 
 
 def _discard(url: str, name: str, run_dir: Path, made_dir: bool, made_storage: bool) -> None:
@@ -195,11 +197,11 @@ def _discard(url: str, name: str, run_dir: Path, made_dir: bool, made_storage: b
     """
     import optuna
 
-    from nines_sim.runs.study import _storage
+    from nines_sim.experiments.study import open_storage
 
     _, db = storage_file(url)
     with storage_lock(url):
-        st = _storage(url)
+        st = open_storage(url)
         study = optuna.load_study(study_name=name, storage=st)
         if any(t.state.name != "FAIL" for t in study.get_trials(deepcopy=False)):
             return  # another process's trials: the study is theirs too

@@ -2,16 +2,16 @@
 
 A trial is a rule set: the base rule set with some options (``--space``) set to values Optuna proposes
 within the user's bounds.  It plays the design lineups its objectives and constraints need
-(:mod:`nines_sim.runs.design`) over the same matches as every other trial (the same seed and match indices:
+(:mod:`nines_sim.experiments.design.work`) over the same matches as every other trial (the same seed and match indices:
 common random numbers), and its objectives are design measures: maximised, minimised, or brought to a
 target (``|value - target|`` minimised).  One objective uses TPE; several use NSGA-II, a multi-objective
 sampler, and the answer is the Pareto front.  Constraints (``hands<=8``) go to the sampler as Optuna's
 ``constraints_func`` (a value <= 0 is feasible).
 
 The study lives in the same storage as ``nines tune``'s (SQLite or an Optuna journal file; the storage
-helpers of :mod:`nines_sim.runs.tune`): Ctrl-C marks the running trial failed and the same command resumes.
+helpers of :mod:`nines_sim.experiments.tune.work`): Ctrl-C marks the running trial failed and the same command resumes.
 At the end the best rule set (or each rule set of the front) and the base rule set play fresh matches
-from :data:`nines_sim.runs.tune.VALIDATION_START`, paired, with intervals.
+from :data:`nines_sim.experiments.tune.work.VALIDATION_START`, paired, with intervals.
 """
 
 from __future__ import annotations
@@ -24,22 +24,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nines_sim.game.rules import Rules, RulesError, parse_rule_set, rule_set_items, rule_set_without
-from nines_sim.runs.backends import choose
-from nines_sim.runs.design import DesignSet, DesignSetup, design_frame, lineups_needed, run_design
-from nines_sim.runs.tune import TuneError, TuneInterrupted
-from nines_sim.runs.tune_rules_space import (  # noqa: F401 - the search's space and goals, also read from here
+from nines_sim.experiments.design.work import DesignSet, DesignSetup, design_frame, lineups_needed, run_design
+from nines_sim.experiments.study import TuneError, TuneInterrupted, open_storage, storage_lock, trials_frame
+from nines_sim.experiments.tune_rules.space import (  # noqa: F401 - parse_goals, parse_space: the documented library path
     ALIASES,
     SEARCHABLE,
     Constraint,
     Dimension,
     Objective,
-    _storable,
-    _typed,
     measure_name,
     parse_goals,
     parse_space,
+    storable,
+    typed,
 )
+from nines_sim.game.rules import Rules, RulesError, parse_rule_set, rule_set_items, rule_set_without
+from nines_sim.runs.backends import choose
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,7 +83,7 @@ class RulesSetup:
     def as_json(self) -> dict:
         d = {
             "base": self.base_spec, "players": self.base.players,
-            "space": [[x.option, x.low, x.high, [_storable(c) for c in x.choices]] for x in self.space],
+            "space": [[x.option, x.low, x.high, [storable(c) for c in x.choices]] for x in self.space],
             "objectives": [[o.kind, o.measure, o.value] for o in self.objectives],
             "constraints": [[c.measure, c.op, c.bound] for c in self.constraints],
             "design": [self.design.skilled, self.design.weak, self.design.fair], "matches": self.matches,
@@ -94,7 +94,7 @@ class RulesSetup:
     @classmethod
     def from_json(cls, d: dict) -> RulesSetup:
         """The setup :meth:`as_json` describes (a run folder's manifest), for a redraw from the files alone."""
-        space = tuple(Dimension(o, lo, hi, tuple(_typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
+        space = tuple(Dimension(o, lo, hi, tuple(typed(o, c) for c in ch)) for o, lo, hi, ch in d["space"])
         return cls(
             parse_rule_set(d["base"], None, d["players"]), d["base"], d["matches"], d["seed"], space,
             tuple(Objective(k, m, v) for k, m, v in d["objectives"]),
@@ -110,14 +110,23 @@ class RulesSetup:
         """The base rule set's value of every searched option (what trial 0 plays, when within bounds)."""
         return {d.option: getattr(self.base, d.option) for d in self.space}
 
+    def sampler(self, seed: int) -> Any:
+        """TPE for one objective, NSGA-II for several (Optuna's multi-objective sampler); both read the
+        constraints each trial sets (``Trial.set_constraint``)."""
+        import optuna
+
+        if len(self.objectives) == 1:
+            return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
+        return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
+
     def first_trial(self) -> dict[str, Any] | None:
         """The base rule set's values as the study stores them, its first trial (trial 0); None when a value
-        is outside the searched bounds (:func:`nines_sim.runs.study.claim`)."""
+        is outside the searched bounds (:func:`nines_sim.experiments.study.claim`)."""
         base = self.baseline_values()
         inside = all(d.low is None or d.low <= base[d.option] <= d.high for d in self.space) and all(
             not d.choices or base[d.option] in d.choices for d in self.space
         )
-        return {k: _storable(v) for k, v in base.items()} if inside else None
+        return {k: storable(v) for k, v in base.items()} if inside else None
 
     def rules(self, values: dict[str, Any]) -> Rules:
         """The base rule set with ``values`` (``RulesError`` for an impossible combination)."""
@@ -135,7 +144,7 @@ class RulesSetup:
         base = rule_set_without(self.base_spec, values)
         own = {x.split("=", 1)[0].strip() for x in rule_set_items(self.base_spec)[1]}  # the base's items, replaced
         changed = {k: v for k, v in values.items() if getattr(self.base, k) != v or k in own}
-        text = ",".join(f"{k}={_storable(v) if not isinstance(v, bool) else str(v).lower()}"
+        text = ",".join(f"{k}={storable(v) if not isinstance(v, bool) else str(v).lower()}"
                         for k, v in changed.items())  # fmt: skip
         return f"{base},{text}" if ":" in base else f"{base}:{text}"
 
@@ -164,16 +173,6 @@ def measure_trial(setup: RulesSetup, values: dict[str, Any], start: int, n: int,
             for m in setup.measures}  # fmt: skip
 
 
-def make_sampler(setup: RulesSetup, seed: int) -> Any:
-    """TPE for one objective, NSGA-II for several (Optuna's multi-objective sampler); both read the
-    constraints each trial sets (``Trial.set_constraint``)."""
-    import optuna
-
-    if len(setup.objectives) == 1:
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
-    return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
-
-
 def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
     """The study ``name`` in ``storage``, created when missing; its setup must agree with ``setup``.
 
@@ -184,13 +183,11 @@ def open_rules_study(storage: str, name: str, setup: RulesSetup) -> Any:
     """
     import optuna
 
-    from nines_sim.runs.tune import _storage, storage_lock
-
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     mine = setup.as_json()
     with storage_lock(storage):  # processes started together on a new storage: one creates the study
         try:
-            study = optuna.create_study(study_name=name, storage=_storage(storage), load_if_exists=True,
+            study = optuna.create_study(study_name=name, storage=open_storage(storage), load_if_exists=True,
                                         directions=[o.direction for o in setup.objectives])  # fmt: skip
         except TuneError:
             raise
@@ -215,7 +212,7 @@ def search(
     """Run trials until the study holds ``n_trials`` finished ones; returns how many this call ran.
 
     Several processes may search one study (``storage``: its URL, whose lock they share): each claims its
-    trials as ``nines tune``'s do (:func:`nines_sim.runs.study.run_trials`), so that together they run the
+    trials as ``nines tune``'s do (:func:`nines_sim.experiments.study.run_trials`), so that together they run the
     base rule set once and the study ends with exactly ``n_trials`` finished trials; a process with nothing
     left to claim waits for the others' last trials (``on_wait``).  The trials' matches play on ``workers``
     local processes, or on the Dask cluster of ``client``.  An impossible rule set is a failed trial
@@ -224,7 +221,8 @@ def search(
     Raises
     ------
     TuneInterrupted
-        On Ctrl-C: the running trial is marked failed (:data:`nines_sim.runs.tune.STOPPED_BY_CTRL_C`) and played
+        On Ctrl-C: the running trial is marked failed (:data:`nines_sim.experiments.study.STOPPED_BY_CTRL_C`) and
+        played
         again first on resumption.
     TuneError
         When this call finished no trial and the last ``max(20, 2 * n_trials)`` rule sets it was proposed
@@ -232,7 +230,7 @@ def search(
     """
     from optuna.trial import TrialState
 
-    from nines_sim.runs.study import TrialFailed, run_trials
+    from nines_sim.experiments.study import TrialFailed, run_trials
 
     count: dict[str, Any] = {"ran": 0, "impossible": 0, "last": ""}
     limit = max(20, 2 * n_trials)
@@ -265,13 +263,12 @@ def search(
             raise TuneError(f"the last {count['impossible']} proposed rule sets were all impossible "
                             f"({count['last']}); narrow --space")  # fmt: skip
 
-    return run_trials(study, setup, n_trials, objective, make_sampler, storage, poll_seconds, finished_one, on_wait,
-                      failed)  # fmt: skip
+    return run_trials(study, setup, n_trials, objective, storage, poll_seconds, finished_one, on_wait, failed)
 
 
 def trial_values(setup: RulesSetup, t: Any) -> dict[str, Any]:
     """A finished trial's option values, typed as the rules take them."""
-    return {d.option: _typed(d.option, t.params[d.option]) for d in setup.space}
+    return {d.option: typed(d.option, t.params[d.option]) for d in setup.space}
 
 
 def feasible(t: Any) -> bool:
@@ -299,22 +296,19 @@ def front(study: Any, setup: RulesSetup) -> list[Any]:
     return out
 
 
-def trials_frame(study: Any, setup: RulesSetup) -> pd.DataFrame:
-    """``trials.csv``: every trial's option values, measures, objective values, feasibility and note."""
-    import pandas as pd
+def trials_of(study: Any, setup: RulesSetup) -> pd.DataFrame:
+    """``trials.csv`` (:func:`nines_sim.experiments.study.trials_frame`): every trial's option values, measures,
+    objective values and feasibility."""
 
-    rows = []
-    for t in study.trials:
-        row: dict[str, Any] = {"trial": t.number, "state": t.state.name.lower()}
-        row |= {d.option: t.params.get(d.option) for d in setup.space}
+    def fields(t: Any) -> dict[str, Any]:
+        row: dict[str, Any] = {d.option: t.params.get(d.option) for d in setup.space}
         row |= {m: t.user_attrs.get(m, math.nan) for m in setup.measures}
         for i, o in enumerate(setup.objectives):
             row[f"objective_{o.label}"] = t.values[i] if t.values else math.nan
         row["feasible"] = feasible(t) if t.state.name == "COMPLETE" else False
-        row["note"] = t.user_attrs.get("note") or (f"replays trial {t.user_attrs['replays']}"
-                                                    if "replays" in t.user_attrs else "")  # fmt: skip
-        rows.append(row)
-    return pd.DataFrame(rows)
+        return row
+
+    return trials_frame(study, fields)
 
 
 def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, batch_size: int,
@@ -322,7 +316,7 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     """The base rule set and each chosen trial's rules on ``n`` fresh matches, paired with the base (on
     ``workers`` local processes, or the Dask cluster of ``client``: the same numbers).
 
-    Returns the :func:`nines_sim.runs.design.design_frame` of the measures judged (the base first, labelled
+    Returns the :func:`nines_sim.experiments.design.work.design_frame` of the measures judged (the base first, labelled
     ``base``; trials labelled ``trial N``).
 
     Raises
@@ -330,7 +324,7 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     TuneInterrupted
         On Ctrl-C.
     """
-    from nines_sim.runs.tune import VALIDATION_START
+    from nines_sim.experiments.tune.work import VALIDATION_START
 
     sets = [DesignSet("base", setup.base)]
     for t in chosen:

@@ -27,7 +27,7 @@ from nines_sim.reporting.folders import seat_labels  # noqa: E402
 #: Target number of bins of a score histogram: enough to show the shape, few enough to stay smooth.
 MAX_BINS = 50
 
-_DPI = 120
+DPI = 120
 
 #: Inches added to a figure's width for a legend drawn outside the axes.
 LEGEND_WIDTH = 2.2
@@ -36,7 +36,7 @@ LEGEND_WIDTH = 2.2
 # --------------------------------------------------------------------------- figures, legends, tick labels
 
 
-def _figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+def figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     """A new figure and axes, or the figure of the axes given."""
     if ax is None:
         fig, ax = plt.subplots(figsize=size, layout="constrained")
@@ -48,10 +48,10 @@ def _figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     return fig, ax
 
 
-def _legend_outside(ax: Axes, **kwargs: Any) -> None:
+def legend_outside(ax: Axes, **kwargs: Any) -> None:
     """The legend to the right of the axes, outside the data, so that it can hide no point, bar or band.
 
-    Constrained layout (``_figure``) makes room for it; the figure grows by ``LEGEND_WIDTH`` to keep the plot's size.
+    Constrained layout (``figure``) makes room for it; the figure grows by ``LEGEND_WIDTH`` to keep the plot's size.
     """
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
 
@@ -60,7 +60,7 @@ def _legend_outside(ax: Axes, **kwargs: Any) -> None:
 TICK_CHARS = 20
 
 #: Inches one character of a tick label takes at the default font size (10 pt), with margin.
-_CHAR_INCH = 0.085
+CHAR_INCH = 0.085
 
 
 def _split_after(text: str, marks: str) -> list[str]:
@@ -102,11 +102,11 @@ def wrap_label(label: str, width: int = TICK_CHARS) -> str:
 def tick_inches(labels: list[str]) -> float:
     """Width in inches one tick needs so that its (wrapped) label does not touch its neighbours'."""
     longest = max((len(line) for label in labels for line in str(label).split("\n")), default=1)
-    return _CHAR_INCH * longest + 0.2
+    return CHAR_INCH * longest + 0.2
 
 
-def _save(fig: Figure, path: Path) -> Path:
-    fig.savefig(path, dpi=_DPI)
+def save(fig: Figure, path: Path) -> Path:
+    fig.savefig(path, dpi=DPI)
     # Figures are kept by pyplot until closed; a long session redrawing many runs would leak them.
     plt.close(fig)
     return path
@@ -115,7 +115,7 @@ def _save(fig: Figure, path: Path) -> Path:
 # --------------------------------------------------------------------------- tables of a rule comparison
 
 
-def _by_rule_set_and_seat(comparison: pd.DataFrame, rule_sets: list[str], column: str) -> np.ndarray:
+def by_rule_set_and_seat(comparison: pd.DataFrame, rule_sets: list[str], column: str) -> np.ndarray:
     """One column of ``comparison.csv`` as a (R, P) array in rule set and position order."""
     positions, _ = seat_labels(comparison)
     wide = comparison.pivot_table(index="rule_set", columns="position", values=column, aggfunc="mean", dropna=False)
@@ -231,7 +231,7 @@ def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None 
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+    fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
     if log is None:
         log = data.kind == "hand_penalty"
     per = "hand" if data.kind == "hand_penalty" else "match"  # what one observation is
@@ -251,6 +251,6 @@ def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None 
         ax.set_xlabel(f"Final total (points{bins}; lower is better)")
     ax.set_ylabel("Share of matches (rate)" if per == "match" else "Share of hands (rate)")
     if data.shares:
-        _legend_outside(ax)
+        legend_outside(ax)
     ax.grid(alpha=0.3)
     return fig

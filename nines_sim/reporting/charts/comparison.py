@@ -20,12 +20,12 @@ from matplotlib.figure import Figure
 from nines_sim.reporting.charts.common import (
     LEGEND_WIDTH,
     Histogram,
-    _by_rule_set_and_seat,
-    _figure,
-    _legend_outside,
-    _save,
+    by_rule_set_and_seat,
     distribution_data,
+    figure,
+    legend_outside,
     plt,
+    save,
     tick_inches,
     wrap_label,
 )
@@ -92,9 +92,9 @@ def win_rates_by_rule_set_data(comparison: pd.DataFrame, rule_sets: list[str], p
     return GroupedWinRates(
         seat_labels=[f"seat {p}\n{s}" for p, s in zip(positions, names)],
         rule_sets=list(rule_sets),
-        rate=_by_rule_set_and_seat(comparison, rule_sets, "win_rate"),
-        low=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_low"),
-        high=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_high"),
+        rate=by_rule_set_and_seat(comparison, rule_sets, "win_rate"),
+        low=by_rule_set_and_seat(comparison, rule_sets, "win_rate_low"),
+        high=by_rule_set_and_seat(comparison, rule_sets, "win_rate_high"),
         reference=fair,
         reference_label=f"fair share 1/{players} = {fair:.3g}",
     )
@@ -177,10 +177,10 @@ def shift_data(comparison: pd.DataFrame, rule_sets: list[str]) -> Shifts:
         seat_labels=[f"seat {p}\n{s}" for p, s in zip(positions, names)],
         rule_sets=others,
         reference=rule_sets[0] if rule_sets else "",
-        shift=100 * _by_rule_set_and_seat(comparison, others, "delta_win_rate"),
-        low=100 * _by_rule_set_and_seat(comparison, others, "delta_low"),
-        high=100 * _by_rule_set_and_seat(comparison, others, "delta_high"),
-        significant=_by_rule_set_and_seat(sig, others, "significant") == 1.0,
+        shift=100 * by_rule_set_and_seat(comparison, others, "delta_win_rate"),
+        low=100 * by_rule_set_and_seat(comparison, others, "delta_low"),
+        high=100 * by_rule_set_and_seat(comparison, others, "delta_high"),
+        significant=by_rule_set_and_seat(sig, others, "significant") == 1.0,
     )
 
 
@@ -198,7 +198,7 @@ def _grouped(ax: Axes | None, n_sets: int, n_seats: int, labels: list[str]) -> t
     """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set;
     the group is at least as wide as its (wrapped) seat label."""
     group = max(0.35 * n_sets + 0.8, tick_inches(labels))
-    fig, ax = _figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
+    fig, ax = figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
     return fig, ax, np.arange(n_seats), 0.8 / max(n_sets, 1)
 
 
@@ -237,7 +237,7 @@ def plot_win_rates_by_rule_set(data: GroupedWinRates, ax: Axes | None = None) ->
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title("Win rate per seat under each rule set (95% Wilson intervals)")
-    _legend_outside(ax, ncols=2 if n_sets > 10 else 1)
+    legend_outside(ax, ncols=2 if n_sets > 10 else 1)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -278,7 +278,7 @@ def plot_shifts(data: Shifts, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("Seat and strategy")
     ax.set_ylabel(f"Change of win rate vs {data.reference} (pp)")
     ax.set_title("Paired shift of each seat's win rate (95% intervals, Holm-corrected marks)")
-    _legend_outside(ax)
+    legend_outside(ax)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -314,7 +314,7 @@ def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Fi
         fig, (ax, diff) = plt.subplots(2, 1, sharex=True, figsize=(8.0 + LEGEND_WIDTH, 7.0), layout="constrained",
                                        height_ratios=(3, 2))  # fmt: skip
     else:
-        fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+        fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
         diff = None
     for i, name in enumerate(names):
         share = data.shares[name]
@@ -328,7 +328,7 @@ def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Fi
     ax.set_ylabel("Share of seat-matches (rate)")
     ax.grid(alpha=0.3)
     if names:
-        _legend_outside(ax, title="rule set", title_fontsize="small")
+        legend_outside(ax, title="rule set", title_fontsize="small")
     xlabel = f"Final total (points{bins}; lower is better)"
     if diff is None:
         ax.set_xlabel(xlabel)
@@ -345,7 +345,7 @@ def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Fi
     diff.set_xlabel(xlabel)
     diff.set_title(f"Difference from {ref}, bin by bin (mean: shift of the mean total, points)", fontsize="medium")
     diff.grid(alpha=0.3)
-    _legend_outside(diff)
+    legend_outside(diff)
     return fig
 
 
@@ -373,15 +373,15 @@ def save_all_comparison(run_dir: Path | str) -> list[Path]:
     run = load_comparison(run_dir)
     out, sets = run.path, run.rule_sets
     grouped = win_rates_by_rule_set_data(run.comparison, sets, run.players)
-    written = [_save(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
+    written = [save(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
     if len(sets) > 1:
-        written.append(_save(plot_shifts(shift_data(run.comparison, sets)), out / "shifts_by_rule_set.png"))
+        written.append(save(plot_shifts(shift_data(run.comparison, sets)), out / "shifts_by_rule_set.png"))
     if run.score_distribution is not None:
         totals = final_totals_by_rule_set_data(run.score_distribution, sets)
-        written.append(_save(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
+        written.append(save(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
     if run.sweep is not None:
         lines = sweep_data(run.comparison, sets, run.sweep, run.players)
-        written.append(_save(plot_sweep(lines), out / "sweep.png"))
+        written.append(save(plot_sweep(lines), out / "sweep.png"))
     else:
         (out / "sweep.png").unlink(missing_ok=True)
     return written

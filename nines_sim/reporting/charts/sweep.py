@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nines_sim.reporting.charts.common import LEGEND_WIDTH, _by_rule_set_and_seat, _figure, _legend_outside
+from nines_sim.reporting.charts.common import LEGEND_WIDTH, by_rule_set_and_seat, figure, legend_outside
 from nines_sim.reporting.folders import entry_label, readable_label, seat_labels
 
 
@@ -92,9 +92,9 @@ def sweep_data(comparison: pd.DataFrame, rule_sets: list[str], sweep: dict[str, 
         x=x,
         tick_labels=ticks,
         seat_labels=[readable_label(entry_label("table", int(p), s)) for p, s in zip(positions, names)],
-        rate=_by_rule_set_and_seat(comparison, rule_sets, "win_rate").T,
-        low=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_low").T,
-        high=_by_rule_set_and_seat(comparison, rule_sets, "win_rate_high").T,
+        rate=by_rule_set_and_seat(comparison, rule_sets, "win_rate").T,
+        low=by_rule_set_and_seat(comparison, rule_sets, "win_rate_low").T,
+        high=by_rule_set_and_seat(comparison, rule_sets, "win_rate_high").T,
         reference=1.0 / players,
     )
 
@@ -113,7 +113,7 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = _figure(ax, (8.0 + LEGEND_WIDTH, 4.8))
+    fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.8))
     for i, label in enumerate(data.seat_labels):
         colour = f"C{i % 10}"
         ax.fill_between(data.x, data.low[i], data.high[i], color=colour, alpha=0.18, linewidth=0)
@@ -126,6 +126,6 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
     ax.set_xlabel(data.option)
     ax.set_ylabel("Win rate (share of matches won)")
     ax.set_title(f"Win rate per seat as {data.option} varies (95% Wilson bands)")
-    _legend_outside(ax)
+    legend_outside(ax)
     ax.grid(alpha=0.3)
     return fig

@@ -1,7 +1,7 @@
 """A tune run's charts: the optimisation history, each parameter against the win rate, the importances.
 
 Drawn from the folder's ``trials.csv``, ``best.json`` and ``importances.csv`` by ``save_charts``; each file
-is written whole (:func:`nines_sim.reporting.tune.replace_whole`), as processes sharing a study may share
+is written whole (:func:`nines_sim.runs.output.replace_whole`), as processes sharing a study may share
 the folder.
 """
 
@@ -14,17 +14,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.reporting.charts.common import LEGEND_WIDTH, _figure, _legend_outside, _save, plt
-from nines_sim.reporting.tune import TRIAL_COLUMNS_END, replace_whole
+from nines_sim.reporting.charts.common import LEGEND_WIDTH, figure, legend_outside, plt, save
+from nines_sim.runs.output import replace_whole
+
+#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.experiments.tune.work.TRIAL_COLUMNS_END``;
+#: ``note`` is newer).
+TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 
 
 def _save_whole(fig: plt.Figure, path: Path) -> Path:
-    return replace_whole(path, lambda tmp: _save(fig, tmp))
+    return replace_whole(path, lambda tmp: save(fig, tmp))
 
 
 def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: int = 0) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
-    fig, ax = _figure(None, (8 + LEGEND_WIDTH, 4.5))
+    fig, ax = figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
     ax.scatter(done["trial"], done["win_rate"], s=18, label="completed trial", color="tab:blue")
@@ -38,7 +42,7 @@ def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: i
     ax.set_xlabel("trial")
     ax.set_ylabel("win rate of the tuned strategy")
     ax.set_title("Optimisation history (same matches in every trial)")
-    _legend_outside(ax)
+    legend_outside(ax)
     return fig
 
 
