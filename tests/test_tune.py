@@ -116,11 +116,11 @@ class StopAfter(T.Runner):
         super().__init__(workers=1)
         self.left = n
 
-    def run(self, units, take):  # noqa: ANN001, ANN201
+    def run(self, work):  # noqa: ANN001, ANN201
         self.left -= 1
         if self.left < 0:
             return True
-        return super().run(units, take)
+        return super().run(work)
 
 
 def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):

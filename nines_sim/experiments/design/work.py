@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from nines_sim.runs.backends import Backend
+    from nines_sim.runs.chunks import Shape
     from nines_sim.runs.ranges import Range
 
 from nines_sim.experiments.design.measures import (  # noqa: F401 - the measures, also read from here
@@ -161,6 +162,46 @@ class DesignOutcome:
     partial: bool
 
 
+class DesignWork:
+    """The design lineups ``kinds`` under every rule set for matches ``start .. start+n_matches-1``, as an
+    experiment of :func:`nines_sim.runs.driver.run`: each unit a chunk (:func:`design_range`, kept whole or
+    not at all), the sums merged by addition into a :class:`DesignOutcome`."""
+
+    def __init__(self, sets: list[DesignSet], setup: DesignSetup, n_matches: int, seed: int, batch_size: int,
+                 kinds: tuple[str, ...], start: int) -> None:  # fmt: skip
+        self.play = design_range
+        self.sets, self.setup, self.seed, self.batch_size, self.kinds = sets, setup, seed, batch_size, kinds
+        self.ranges = [(start, start + n_matches)]
+        self.matches = n_matches
+        self.warm = [(setup.rules_for(k, ds.rules), setup.lineup(k, setup.rules_for(k, ds.rules).players))
+                     for k in kinds for ds in sets]  # fmt: skip
+        self.total = DesignSums(len(sets))
+        self.kept: list[tuple[int, int]] = []
+
+    def shape(self) -> Shape:
+        from nines_sim.runs.chunks import Keeps, Shape
+
+        return Shape(Keeps.WHOLE)
+
+    def units(self, size: int, portable: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Iterator:
+        # strategy files named as the backend's workers read them (absolute paths on a cluster)
+        s = self.setup
+        named = DesignSetup(*portable((s.skilled, s.weak)), fair=s.fair and portable((s.fair,))[0])
+        return design_units(DesignJob(self.sets, named, self.kinds, self.seed, self.batch_size), self.ranges, size)
+
+    def take(self, tag: tuple[int, int], got: DesignSums | None) -> int:
+        if got is None:
+            return 0
+        self.total = self.total + got
+        self.kept.append((tag[0], tag[0] + tag[1]))
+        return tag[1] * len(self.sets) * len(self.kinds)
+
+    def outcome(self, partial: bool) -> DesignOutcome:
+        from nines_sim.runs.ranges import merge
+
+        return DesignOutcome(self.sets, self.total, merge(self.kept), partial)
+
+
 def run_design(
     sets: list[DesignSet],
     setup: DesignSetup,
@@ -174,7 +215,8 @@ def run_design(
     on_progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
 ) -> DesignOutcome:
-    """Play ``n_matches`` matches (from ``start``) of each design lineup under every rule set; merge the sums.
+    """Play ``n_matches`` matches (from ``start``) of each design lineup under every rule set; merge the sums
+    (:class:`DesignWork` through :func:`nines_sim.runs.driver.run`).
 
     Parameters
     ----------
@@ -191,10 +233,8 @@ def run_design(
     DesignError
         For an unknown strategy spec.
     """
-    from nines_sim.runs.backends import Job, choose
-    from nines_sim.runs.chunks import Keeps, Shape
-    from nines_sim.runs.chunks import chunk_size as policy
-    from nines_sim.runs.ranges import merge
+    from nines_sim.runs import driver
+    from nines_sim.runs.backends import choose
     from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     try:
@@ -202,27 +242,8 @@ def run_design(
             make_lineup(list(setup.lineup(kind, 2)))
     except StrategyNotFound as exc:
         raise DesignError(str(exc)) from None
-    backend = backend or choose(workers)
-    # strategy files named as the backend's workers read them (absolute paths on a cluster)
-    portable = DesignSetup(*backend.portable((setup.skilled, setup.weak)),
-                           fair=setup.fair and backend.portable((setup.fair,))[0])  # fmt: skip
-    ranges = [(start, start + n_matches)]
-    size = chunk_size or policy(n_matches, backend.workers, Shape(Keeps.WHOLE), backend.live_progress)
-    total = [DesignSums(len(sets))]
-    kept: list[tuple[int, int]] = []
-
-    def take(tag: tuple[int, int], got: DesignSums | None) -> int:
-        if got is None:
-            return 0
-        total[0] = total[0] + got
-        kept.append((tag[0], tag[0] + tag[1]))
-        return tag[1] * len(sets) * len(kinds)
-
-    warm = [(setup.rules_for(k, ds.rules), setup.lineup(k, setup.rules_for(k, ds.rules).players))
-            for k in kinds for ds in sets]  # fmt: skip
-    units = design_units(DesignJob(sets, portable, kinds, seed, batch_size), ranges, size)
-    partial = backend.run(Job(design_range, units, take, on_progress, warm))
-    return DesignOutcome(sets, total[0], merge(kept), partial)
+    work = DesignWork(sets, setup, n_matches, seed, batch_size, kinds, start)
+    return driver.run(work, backend or choose(workers), on_progress, chunk=chunk_size)
 
 
 # ---------------------------------------------------------------- tables

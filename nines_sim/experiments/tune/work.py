@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +43,8 @@ import numpy as np
 from nines_sim.experiments.tournament.games import play_range
 from nines_sim.results.stats import wilson
 from nines_sim.results.tally import SHARE_UNIT, SeatStats
-from nines_sim.runs.backends import Backend, Job, choose
+from nines_sim.runs import driver
+from nines_sim.runs.backends import Backend, choose
 from nines_sim.runs.chunks import Keeps, Shape, chunk_size
 from nines_sim.runs.simulate import chunks
 from nines_sim.strategy import params as P
@@ -81,10 +82,10 @@ class Runner:
         """The backend the units run on."""
         return choose(self.workers, self.client)
 
-    def run(self, units: list[tuple[Any, tuple]], take: Callable[[Any, Any], None]) -> bool:
-        """Play :func:`~nines_sim.experiments.tournament.games.play_range` units on :attr:`backend`; True if Ctrl-C
-        stopped them."""
-        return self.backend.run(Job(play_range, units, take, warm=[(a[0], a[1]) for _, a in units]))
+    def run(self, work: TrialWork) -> bool:
+        """Play ``work`` on :attr:`backend` through :func:`nines_sim.runs.driver.run`, in the chunks a trial plans
+        for (:meth:`TrialWork.chunk`); True if Ctrl-C stopped it."""
+        return driver.run(work, self.backend, chunk=work.chunk(self.workers)).stopped
 
 
 @dataclass
@@ -93,6 +94,8 @@ class Played:
 
     stats: SeatStats = field(default_factory=SeatStats)
     rows: list[pd.DataFrame] = field(default_factory=list)
+    #: Whether Ctrl-C stopped the last matches added.
+    stopped: bool = False
 
     @property
     def win_rate(self) -> float:
@@ -109,6 +112,51 @@ class Played:
         return df.reset_index(drop=True)  # workers finish in any order; the table must not show it
 
 
+class TrialWork:
+    """Matches ``start .. start+n-1`` of the rotations ``which`` with ``spec`` as the tuned strategy, as an
+    experiment of :func:`nines_sim.runs.driver.run`: each unit a chunk of one rotation
+    (:func:`~nines_sim.experiments.tournament.games.play_range`), its tally added to ``played``."""
+
+    def __init__(self, setup: Setup, spec: str, start: int, n: int, batch_size: int, keep: bool,
+                 which: Sequence[int], played: Played) -> None:  # fmt: skip
+        self.play = play_range
+        self.setup, self.start, self.batch_size, self.keep, self.played = setup, start, batch_size, keep, played
+        self.lineups = rotations(spec, setup.opponents)
+        self.which = [r for r in range(len(self.lineups)) if r in which]
+        self.matches = n
+        self.warm = [(setup.rules, self.lineups[r]) for r in self.which]
+
+    def shape(self) -> Shape:
+        # the rotations of a step share the workers, one engine per worker: an engine's cost is mostly per step
+        return Shape(Keeps.BLOCK, games=len(self.which))
+
+    def chunk(self, workers: int) -> int:
+        """Matches per unit for ``workers``, the parallelism a trial plans for (a Dask cluster's too)."""
+        return chunk_size(self.matches, workers, self.shape())
+
+    def units(self, size: int, portable: Callable[[tuple[str, ...]], tuple[str, ...]]) -> list[tuple[int, tuple]]:
+        s = self.setup
+        return [
+            (r, (s.rules, portable(self.lineups[r]), s.seed, a, k, min(self.batch_size, k), self.keep))
+            for r in self.which
+            for a, k in chunks(self.start, self.matches, size)
+        ]
+
+    def take(self, r: int, result: tuple) -> int:
+        import pandas as pd
+
+        tally, dfs = result
+        if tally.matches:
+            self.played.stats = self.played.stats + SeatStats.of(tally, r)
+        for df in dfs:
+            self.played.rows.append(pd.DataFrame({"rotation": r, "match": df["match"], "share": df[f"share_{r}"]}))
+        return tally.matches
+
+    def outcome(self, partial: bool) -> Played:
+        self.played.stopped = partial
+        return self.played
+
+
 def play(
     setup: Setup,
     spec: str,
@@ -120,36 +168,16 @@ def play(
     only: tuple[int, ...] | None = None,
 ) -> Played:
     """Play matches ``start .. start+n-1`` of every rotation (or the rotations ``only``) with ``spec`` as the
-    tuned strategy, adding them to ``played``.
+    tuned strategy, adding them to ``played`` (:class:`TrialWork` on the runner's backend).
 
     Raises
     ------
     TuneInterrupted
         When Ctrl-C stopped the matches (nothing partial is returned).
     """
-    import pandas as pd
-
     out = played or Played()
-    lineups = rotations(spec, setup.opponents)
-    which = range(len(lineups)) if only is None else only
-    # the rotations of a step share the workers, one engine per worker: an engine's cost is mostly per step
-    size = chunk_size(n, runner.workers, Shape(Keeps.BLOCK, games=len(which)))
-    portable = runner.backend.portable
-    units = [
-        (r, (setup.rules, portable(lineup), setup.seed, s, k, min(runner.batch_size, k), keep))
-        for r, lineup in enumerate(lineups)
-        if r in which
-        for s, k in chunks(start, n, size)
-    ]
-
-    def take(r: int, result: tuple) -> None:
-        tally, dfs = result
-        if tally.matches:
-            out.stats = out.stats + SeatStats.of(tally, r)
-        for df in dfs:
-            out.rows.append(pd.DataFrame({"rotation": r, "match": df["match"], "share": df[f"share_{r}"]}))
-
-    if runner.run(units, take):
+    which = range(len(setup.opponents) + 1) if only is None else only
+    if runner.run(TrialWork(setup, spec, start, n, runner.batch_size, keep, which, out)):
         raise TuneInterrupted("interrupted")
     return out
 
