@@ -127,8 +127,9 @@ def tune_rules(
     with any command at the same --players: --rules @best-rules.json).
     """
     from nines_sim.experiments.design.work import DesignSetup
-    from nines_sim.experiments.study import TuneError
-    from nines_sim.experiments.tune_rules.work import RulesSetup, parse_goals, parse_space
+    from nines_sim.experiments.study import TuneError, study_target
+    from nines_sim.experiments.tune_rules.space import parse_goals, parse_space, rules_command
+    from nines_sim.experiments.tune_rules.work import RulesSetup
     from nines_sim.game.rules import resolve_rule_set
 
     for flag, v in (("--trials", trials), ("--matches", matches)):
@@ -153,17 +154,11 @@ def tune_rules(
     except TuneError as exc:
         raise usage_error(str(exc)) from None
     setup = RulesSetup(base, spec, matches, seed, dims, objectives, constraints, DesignSetup(skilled, weak, fair))
-    name = study or setup.default_study_name()
-    run_dir = Path(out) if out is not None else Path("reports") / f"tune-rules-{name}"
-    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    name, run_dir, url = study_target("tune-rules", setup.default_study_name(), study, storage, out)
     _check_target(url, storage is not None, name, run_dir, force)
-    words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
-    words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
-    words += [f"--require={r}" for r in require or []]
-    from nines_sim.runs.runfolder import canonical_command
-
-    command = canonical_command(
-        "tune-rules", words,
+    given = {"--space": space, "--maximize": maximize, "--minimize": minimize, "--target": target, "--require": require}
+    command = rules_command(
+        given,
         {"--players": players, "--rules": played, "--skilled": skilled, "--weak": weak, "--fair": fair,
          "--trials": trials, "--matches": matches, "--validate": validate, "--seed": seed, "--study": name,
          "--storage": storage, "--out": str(run_dir)},

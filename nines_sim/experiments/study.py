@@ -463,3 +463,13 @@ def trials_with_bar(
             values = [t.value for t in done if t.state.name == "COMPLETE"]
             bar.set_postfix_str(f"best {max(values):.4f}" if values else "")
     return ran
+
+
+def study_target(kind: str, default_name: str, study: str | None, storage: str | None,
+                 out: str | Path | None) -> tuple[str, Path, str]:  # fmt: skip
+    """Where either tuner's study lives: its name (``--study``, else the setup's ``default_name``), its run
+    folder (``--out``, else ``reports/<kind>-<name>``) and its storage URL (``--storage``, else ``study.db``
+    in the run folder)."""
+    name = study or default_name
+    run_dir = Path(out) if out is not None else Path("reports") / f"{kind}-{name}"
+    return name, run_dir, storage or f"sqlite:///{run_dir / 'study.db'}"

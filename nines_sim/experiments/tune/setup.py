@@ -8,10 +8,12 @@ import json
 import math
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from nines_sim.experiments.study import TuneError
 from nines_sim.game.rules import Rules
+from nines_sim.runs.runfolder import canonical_command
 from nines_sim.strategy import params as P
 from nines_sim.strategy.registry import StrategyNotFound, resolve_spec
 
@@ -178,3 +180,29 @@ def rotations(spec: str, opponents: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def type_of(setup: Setup) -> type:
     return resolve_spec(setup.strategy)[0]
+
+
+def tune_command(setup: Setup, played: str, rule_list: list[str], trials: int, seed: int, validate: int, name: str,
+                 storage: str | None, run_dir: Path) -> str:  # fmt: skip
+    """The ``nines tune`` command that reproduces a study (``played``: the rule set as played, a ``@FILE`` as
+    the rule set it holds; ``storage``: as given, None for the run folder's own)."""
+    return canonical_command(
+        "tune",
+        [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+        {"--players": setup.players, "--rules": played, "--params": ",".join(setup.tuned), "--trials": trials,
+         "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
+         "--storage": storage, "--out": str(run_dir)},
+        rule_list,
+    )  # fmt: skip
+
+
+def versus_command(setup: Setup, played: str, rule_list: list[str], seed: int, validate: int, run_dir: Path,
+                   spec: str) -> str:  # fmt: skip
+    """The ``nines tune --versus`` command that reproduces a versus run folder."""
+    return canonical_command(
+        "tune",
+        [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
+        {"--players": setup.players, "--rules": played, "--seed": seed, "--validate": validate,
+         "--versus": spec, "--out": str(run_dir)},
+        rule_list,
+    )  # fmt: skip

@@ -18,6 +18,7 @@ from nines_sim.experiments.design.work import INDEX, MEASURES
 from nines_sim.experiments.study import TuneError
 from nines_sim.game.rules import Rules, RulesError, parse_value
 from nines_sim.game.text_lists import EmptyItem, items_of
+from nines_sim.runs.runfolder import canonical_command
 
 #: Measures by the names a user types (``-`` or ``_``): ``skill`` is the skilled strategy at the table.
 ALIASES = {"skill": "skill_table", "seat-unfairness": "seat_unfairness", "unfairness": "seat_unfairness"}
@@ -194,3 +195,12 @@ def parse_goals(maximize: list[str], minimize: list[str], target: list[str], req
             raise TuneError(f'--require is written "measure<=NUMBER" (or >=, <, >), e.g. "hands<=8", not {r!r}')
         cons.append(Constraint(measure_name(m.group(1)), m.group(2), bound))
     return tuple(objs), tuple(cons)
+
+
+def rules_command(words: dict[str, list[str]], options: dict, rule_list: list[str]) -> str:
+    """The ``nines tune-rules`` command that reproduces a search: its ``--space``, ``--maximize``,
+    ``--minimize``, ``--target`` and ``--require`` items (``words``: each flag's items, as given), its other
+    options (a None value is left out) and its ``--rule`` overrides."""
+    items = [f"{flag}={item}" for flag in ("--space", "--maximize", "--minimize", "--target", "--require")
+             for item in words.get(flag) or []]  # fmt: skip
+    return canonical_command("tune-rules", items, options, rule_list)
