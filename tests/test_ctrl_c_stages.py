@@ -30,7 +30,7 @@ def error_lines(r) -> list[str]:  # noqa: ANN001
             "tournament random random -n 4 -w 1 -q --no-charts",
             "nines_sim.experiments.tournament.setup.TournamentRun.summary",
         ),
-        ("review random -n 1 --samples 2 -w 1 --no-charts", "nines_sim.reporting.review.terminal_lines"),
+        ("review random -n 1 --samples 2 -w 1 --no-charts", "nines_sim.experiments.review.report.terminal_lines"),
     ],
 )
 def test_a_ctrl_c_after_the_results_are_written_says_so(command, closing, tmp_path, monkeypatch):

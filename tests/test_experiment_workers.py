@@ -11,10 +11,10 @@ import pytest
 
 from nines_sim.experiments.compare_rules.work import ComparisonWork, rule_sets_from
 from nines_sim.experiments.design.work import LINEUPS, DesignSet, DesignSetup, DesignWork
+from nines_sim.experiments.review.work import ReviewSetup, ReviewWork
 from nines_sim.experiments.tournament.work import TournamentWork, plan_tournament
 from nines_sim.experiments.tune import work as T
 from nines_sim.game.rules import make_rules
-from nines_sim.play.review import ReviewSetup, ReviewWork
 from nines_sim.runs import driver
 from nines_sim.runs.backends import Local
 

@@ -45,7 +45,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
 
     kind = run_kind(run_dir)
     if kind == "review":
-        from nines_sim.reporting.review import redraw_folder as redraw_review
+        from nines_sim.experiments.review.report import redraw_folder as redraw_review
 
         redraw_review(Path(run_dir), charts)
     elif kind == "tune-rules":

@@ -251,7 +251,7 @@ def check_run_folder(run_dir: Path) -> str:
         _check_tournament(run_dir, manifest)
         kind = "tournament"
     elif manifest.get("kind") == "review" and (run_dir / "review.csv").is_file():  # nines review
-        from nines_sim.play.review import COLUMNS as REVIEW_COLUMNS
+        from nines_sim.experiments.review.work import COLUMNS as REVIEW_COLUMNS
 
         _read(run_dir / "review.csv", list(REVIEW_COLUMNS))
         kind = "review"

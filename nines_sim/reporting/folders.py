@@ -43,7 +43,7 @@ def run_kind(run_dir: Path | str) -> str:
     ``trials.csv``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
-    if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.reporting.review)
+    if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.experiments.review.report)
         return "review"
     if (Path(run_dir) / "front.csv").is_file():  # nines tune-rules (nines_sim.experiments.tune_rules.report)
         return "tune-rules"

@@ -1,7 +1,7 @@
 """What ``nines review`` writes: ``review.csv`` (one row per decision), a chart of points lost, ``report.md``.
 
 The summaries (:func:`by_kind`, :func:`by_situation`) group the decisions of a
-:class:`~nines_sim.play.review.Review`: accuracy (the share of decisions whose loss
+:class:`~nines_sim.experiments.review.work.Review`: accuracy (the share of decisions whose loss
 is within the 95% interval of the best move), mean points lost per decision
 with a 95% interval by match (:func:`mean_lost_interval`: a match's decisions
 are not independent of each other), the share of all points lost, and the
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from nines_sim.play.review import COLUMNS, EARLY_ROUNDS, THRESHOLDS, Review, ReviewSetup, review_command  # noqa: E402
+from nines_sim.experiments.review.work import COLUMNS, EARLY_ROUNDS, THRESHOLDS, Review, ReviewSetup, review_command  # noqa: E402
 from nines_sim.reporting.labels import short_labels  # noqa: E402
 from nines_sim.runs.output import write_csv  # noqa: E402
 
@@ -263,7 +263,7 @@ def report_lines(review: Review) -> list[str]:
 
 
 def read_decisions(path: Path) -> pd.DataFrame:
-    """``review.csv`` as :class:`~nines_sim.play.review.Review` holds it (columns :data:`COLUMNS`).
+    """``review.csv`` as :class:`~nines_sim.experiments.review.work.Review` holds it (columns :data:`COLUMNS`).
 
     Raises
     ------
