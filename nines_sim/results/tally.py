@@ -46,6 +46,18 @@ SHARE_UNIT = 60
 
 
 def add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sum of two histograms whose last axis (the bins from 0) may differ in length.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        int64 counts, the same shape but for the last axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the longer last axis: ``a + b`` with the shorter one's missing bins counted 0.
+    """
     n = max(a.shape[-1], b.shape[-1])
     out = np.zeros(a.shape[:-1] + (n,), dtype=np.int64)
     out[..., : a.shape[-1]] += a

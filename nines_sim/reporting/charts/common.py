@@ -27,6 +27,7 @@ from nines_sim.reporting.folders import seat_labels  # noqa: E402
 #: Target number of bins of a score histogram: enough to show the shape, few enough to stay smooth.
 MAX_BINS = 50
 
+#: Dots per inch of every chart file.
 DPI = 120
 
 #: Inches added to a figure's width for a legend drawn outside the axes.
@@ -36,7 +37,7 @@ LEGEND_WIDTH = 2.2
 # --------------------------------------------------------------------------- figures, legends, tick labels
 
 
-def figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+def new_figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     """A new figure and axes, or the figure of the axes given."""
     if ax is None:
         fig, ax = plt.subplots(figsize=size, layout="constrained")
@@ -51,7 +52,7 @@ def figure(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
 def legend_outside(ax: Axes, **kwargs: Any) -> None:
     """The legend to the right of the axes, outside the data, so that it can hide no point, bar or band.
 
-    Constrained layout (``figure``) makes room for it; the figure grows by ``LEGEND_WIDTH`` to keep the plot's size.
+    Constrained layout (``new_figure``) makes room for it; the figure grows by ``LEGEND_WIDTH`` to keep the plot's size.
     """
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
 
@@ -105,7 +106,8 @@ def tick_inches(labels: list[str]) -> float:
     return CHAR_INCH * longest + 0.2
 
 
-def save(fig: Figure, path: Path) -> Path:
+def save_png(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` to ``path`` as a PNG at :data:`DPI` and close it; returns ``path``."""
     fig.savefig(path, dpi=DPI)
     # Figures are kept by pyplot until closed; a long session redrawing many runs would leak them.
     plt.close(fig)
@@ -231,7 +233,7 @@ def plot_distribution(data: Histogram, ax: Axes | None = None, log: bool | None 
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+    fig, ax = new_figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
     if log is None:
         log = data.kind == "hand_penalty"
     per = "hand" if data.kind == "hand_penalty" else "match"  # what one observation is

@@ -22,10 +22,10 @@ from nines_sim.reporting.charts.common import (
     Histogram,
     by_rule_set_and_seat,
     distribution_data,
-    figure,
     legend_outside,
+    new_figure,
     plt,
-    save,
+    save_png,
     tick_inches,
     wrap_label,
 )
@@ -198,7 +198,7 @@ def _grouped(ax: Axes | None, n_sets: int, n_seats: int, labels: list[str]) -> t
     """Figure, axes, seat positions and bar width of a chart with one group per seat and one member per rule set;
     the group is at least as wide as its (wrapped) seat label."""
     group = max(0.35 * n_sets + 0.8, tick_inches(labels))
-    fig, ax = figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
+    fig, ax = new_figure(ax, (max(6.0, group * n_seats + 2) + LEGEND_WIDTH, 4.8))
     return fig, ax, np.arange(n_seats), 0.8 / max(n_sets, 1)
 
 
@@ -314,7 +314,7 @@ def plot_final_totals_by_rule_set(data: Histogram, ax: Axes | None = None) -> Fi
         fig, (ax, diff) = plt.subplots(2, 1, sharex=True, figsize=(8.0 + LEGEND_WIDTH, 7.0), layout="constrained",
                                        height_ratios=(3, 2))  # fmt: skip
     else:
-        fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
+        fig, ax = new_figure(ax, (8.0 + LEGEND_WIDTH, 4.5))
         diff = None
     for i, name in enumerate(names):
         share = data.shares[name]
@@ -373,15 +373,15 @@ def save_all_comparison(run_dir: Path | str) -> list[Path]:
     run = load_comparison(run_dir)
     out, sets = run.path, run.rule_sets
     grouped = win_rates_by_rule_set_data(run.comparison, sets, run.players)
-    written = [save(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
+    written = [save_png(plot_win_rates_by_rule_set(grouped), out / "win_rates_by_rule_set.png")]
     if len(sets) > 1:
-        written.append(save(plot_shifts(shift_data(run.comparison, sets)), out / "shifts_by_rule_set.png"))
+        written.append(save_png(plot_shifts(shift_data(run.comparison, sets)), out / "shifts_by_rule_set.png"))
     if run.score_distribution is not None:
         totals = final_totals_by_rule_set_data(run.score_distribution, sets)
-        written.append(save(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
+        written.append(save_png(plot_final_totals_by_rule_set(totals), out / "final_totals_by_rule_set.png"))
     if run.sweep is not None:
         lines = sweep_data(run.comparison, sets, run.sweep, run.players)
-        written.append(save(plot_sweep(lines), out / "sweep.png"))
+        written.append(save_png(plot_sweep(lines), out / "sweep.png"))
     else:
         (out / "sweep.png").unlink(missing_ok=True)
     return written

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nines_sim.reporting.charts.common import LEGEND_WIDTH, by_rule_set_and_seat, figure, legend_outside
+from nines_sim.reporting.charts.common import LEGEND_WIDTH, by_rule_set_and_seat, legend_outside, new_figure
 from nines_sim.reporting.folders import entry_label, readable_label, seat_labels
 
 
@@ -113,7 +113,7 @@ def plot_sweep(data: SweepLines, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = figure(ax, (8.0 + LEGEND_WIDTH, 4.8))
+    fig, ax = new_figure(ax, (8.0 + LEGEND_WIDTH, 4.8))
     for i, label in enumerate(data.seat_labels):
         colour = f"C{i % 10}"
         ax.fill_between(data.x, data.low[i], data.high[i], color=colour, alpha=0.18, linewidth=0)

@@ -22,11 +22,11 @@ from nines_sim.reporting.charts.common import (
     TICK_CHARS,
     Histogram,
     distribution_data,
-    figure,
     legend_outside,
+    new_figure,
     plot_distribution,
     plt,
-    save,
+    save_png,
     tick_inches,
     wrap_label,
 )
@@ -207,7 +207,7 @@ def plot_win_rates(data: WinRates, ax: Axes | None = None) -> Figure:
     matplotlib.figure.Figure
     """
     labels = [wrap_label(x) for x in data.labels]
-    fig, ax = figure(ax, (max(6.0, max(0.9, tick_inches(labels)) * len(labels) + 2) + LEGEND_WIDTH, 4.5))
+    fig, ax = new_figure(ax, (max(6.0, max(0.9, tick_inches(labels)) * len(labels) + 2) + LEGEND_WIDTH, 4.5))
     x = np.arange(len(data.labels))
     # errorbar wants distances below/above the point; NaN (no matches) draws nothing rather than failing.
     yerr = np.clip(np.vstack([data.rate - data.low, data.high - data.rate]), 0.0, None)
@@ -246,7 +246,7 @@ def plot_go_out_by_seat(data: SeatGoOut, ax: Axes | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = figure(ax, (max(5.0, 1.1 * len(data.seats) + 2) + LEGEND_WIDTH, 4.5))
+    fig, ax = new_figure(ax, (max(5.0, 1.1 * len(data.seats) + 2) + LEGEND_WIDTH, 4.5))
     n = len(data.seats)
     names = []
     for s in data.seats:
@@ -283,7 +283,7 @@ def plot_head_to_head(data: HeadToHead, ax: Axes | None = None) -> Figure:
     labels = [wrap_label(x) for x in data.labels]
     cell = max(0.9, tick_inches(labels))
     rows = max(label.count("\n") + 1 for label in labels) if labels else 1
-    fig, ax = figure(ax, (max(5.0, cell * n + 3 + CHAR_INCH * TICK_CHARS), max(4.0, 0.8 * n + 2 + 0.17 * rows)))
+    fig, ax = new_figure(ax, (max(5.0, cell * n + 3 + CHAR_INCH * TICK_CHARS), max(4.0, 0.8 * n + 2 + 0.17 * rows)))
     # Symmetric limits about 0.5 so equal colour strength means equal edge either way; a floor keeps
     # near-even tables from turning tiny differences into saturated colours.
     finite = data.rate[np.isfinite(data.rate)]
@@ -332,17 +332,17 @@ def save_all(run_dir: Path | str) -> list[Path]:
     run = load_run(run_dir)
     out = run.path
     written = [
-        save(plot_win_rates(win_rate_data(run.summary, run.format, run.players)), out / "win_rates.png"),
+        save_png(plot_win_rates(win_rate_data(run.summary, run.format, run.players)), out / "win_rates.png"),
     ]
     if run.score_distribution is not None:
         totals = distribution_data(run.score_distribution, "final_total")
-        written.append(save(plot_final_totals(totals), out / "final_totals.png"))
+        written.append(save_png(plot_final_totals(totals), out / "final_totals.png"))
         penalties = distribution_data(run.score_distribution, "hand_penalty")
-        written.append(save(plot_hand_penalties(penalties), out / "hand_penalties.png"))
+        written.append(save_png(plot_hand_penalties(penalties), out / "hand_penalties.png"))
     if run.seat_go_out is not None:
-        written.append(save(plot_go_out_by_seat(seat_go_out_data(run.seat_go_out)), out / "go_out_by_seat.png"))
+        written.append(save_png(plot_go_out_by_seat(seat_go_out_data(run.seat_go_out)), out / "go_out_by_seat.png"))
     if run.head_to_head is not None:
         order = list(dict.fromkeys(run.summary["strategy"]))
         h2h = head_to_head_data(run.head_to_head, order=order)
-        written.append(save(plot_head_to_head(h2h), out / "head_to_head.png"))
+        written.append(save_png(plot_head_to_head(h2h), out / "head_to_head.png"))
     return written

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.reporting.charts.common import LEGEND_WIDTH, figure, legend_outside, plt, save
+from nines_sim.reporting.charts.common import LEGEND_WIDTH, legend_outside, new_figure, plt, save_png
 from nines_sim.runs.output import replace_whole
 
 #: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.experiments.tune.work.TRIAL_COLUMNS_END``;
@@ -23,12 +23,12 @@ TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "se
 
 
 def _save_whole(fig: plt.Figure, path: Path) -> Path:
-    return replace_whole(path, lambda tmp: save(fig, tmp))
+    return replace_whole(path, lambda tmp: save_png(fig, tmp))
 
 
 def plot_history(trials: pd.DataFrame, baseline: float | None, baseline_trial: int = 0) -> plt.Figure:
     """Each trial's win rate (pruned trials hollow, at their last report) and the running best."""
-    fig, ax = figure(None, (8 + LEGEND_WIDTH, 4.5))
+    fig, ax = new_figure(None, (8 + LEGEND_WIDTH, 4.5))
     done = trials[trials["state"] == "complete"]
     pruned = trials[trials["state"] == "pruned"]
     ax.scatter(done["trial"], done["win_rate"], s=18, label="completed trial", color="tab:blue")
