@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from nines_sim.experiments.tournament import report  # noqa: E402
 from nines_sim.reporting import charts, folders  # noqa: E402
-from nines_sim.reporting import tournament as report  # noqa: E402
 from tests.run_fixtures import comparison_figures, make_run  # noqa: E402
 
 
@@ -123,9 +123,9 @@ def test_short_labels_name_a_parameter_file_round_values_and_keep_a_lineup_disti
 
 
 def test_the_terminal_table_shows_short_labels() -> None:
+    from nines_sim.experiments.tournament.tables import terminal_table
+    from nines_sim.experiments.tournament.work import plan_tournament
     from nines_sim.game.rules import make_rules
-    from nines_sim.runs.tournament import plan_tournament
-    from nines_sim.runs.tournament_tables import terminal_table
 
     given = [f"expert@{TUNED}", "random", "expert"]
     plan = plan_tournament("table", given, make_rules("classic", players=3))
@@ -266,8 +266,8 @@ def test_tick_labels_wrap_after_separators_within_the_line_width(label: str, lin
 
 
 def test_two_specs_alike_to_4_digits_keep_distinct_names_in_the_csvs() -> None:
+    from nines_sim.experiments.tournament.plan import entry_names
     from nines_sim.reporting.labels import short_labels
-    from nines_sim.runs.tournament import entry_names
 
     specs = ["expert:w_follow=2.5001", "expert:w_follow=2.5002", "expert:w_follow=2.5001", "random"]
     # the 4-digit name of both would be expert(w_follow=2.5): the CSVs name them by their specs instead

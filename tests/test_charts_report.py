@@ -13,8 +13,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from nines_sim.experiments.tournament import report  # noqa: E402
 from nines_sim.reporting import charts, folders  # noqa: E402
-from nines_sim.reporting import tournament as report  # noqa: E402
 from nines_sim.results.stats import wilson_array  # noqa: E402
 from tests.run_fixtures import make_run  # noqa: E402
 

@@ -34,7 +34,7 @@ def test_bench_json_reports_each_workload():
 def test_bench_plays_and_counts_every_hand_as_a_tournament_does(workers):
     """The bench times a one-table tournament (tallies in the workers): every match and hand is still played
     and counted, the same hands and turns as the full hand records of ``simulate``."""
-    from nines_sim.runs.bench import WORKLOADS, run_workload
+    from nines_sim.experiments.bench.work import WORKLOADS, run_workload
     from nines_sim.runs.simulate import simulate
 
     r = run_workload("W2", 400, workers=workers, repeat=1)
@@ -64,7 +64,7 @@ def test_against_c_pairs_each_run_with_a_run_of_c_just_before_it(tmp_path):
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="the C reference is built with gcc")
 def test_the_c_reference_the_readme_names_ships_in_the_repository_and_runs():
-    from nines_sim.runs.bench import reference_speeds
+    from nines_sim.experiments.bench.work import reference_speeds
 
     root = Path(__file__).resolve().parents[1]
     pages = [root / "README.md", *(root / "docs").rglob("*.md")]  # the README and the documentation site
@@ -87,7 +87,7 @@ def test_a_bench_run_stopped_by_ctrl_c_reports_no_speed(monkeypatch):
     """The tournament machinery keeps a stopped run's finished matches; the bench must not time them as a run."""
     import signal
 
-    import nines_sim.runs.bench as bench
+    import nines_sim.experiments.bench.work as bench
 
     real = bench.run_plan
 

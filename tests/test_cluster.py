@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 distributed = pytest.importorskip("distributed")
 
 from nines_sim.cli import app  # noqa: E402
+from nines_sim.experiments.tournament.tables import write_tables  # noqa: E402
+from nines_sim.experiments.tournament.work import plan_tournament, run_plan  # noqa: E402
 from nines_sim.game.rules import make_rules  # noqa: E402
 from nines_sim.runs import cluster  # noqa: E402
-from nines_sim.runs.output import write_tables  # noqa: E402
-from nines_sim.runs.tournament import plan_tournament, run_plan  # noqa: E402
 
 runner = CliRunner()
 CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
@@ -194,7 +194,7 @@ def test_a_compiled_file_plugin_cached_by_one_run_plays_on_the_cluster_also_afte
 
 def test_a_tuning_trial_on_a_cluster_plays_the_matches_of_a_local_one(scheduler):
     """tune.Runner with a client runs its units on the Dask backend: the same matches, the same shares."""
-    from nines_sim.runs import tune as T
+    from nines_sim.experiments.tune import work as T
 
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 12, 2)
     local = T.play(setup, "expert:shed_nine_at=3", 0, 6, T.Runner(workers=2), keep=True)

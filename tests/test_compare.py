@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.engine.batch import CompiledEngine
+from nines_sim.experiments.compare_rules.work import deals_coupled, rule_sets_from
+from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
 from nines_sim.game.rules import make_rules
-from nines_sim.runs.compare import deals_coupled, rule_sets_from
-from nines_sim.runs.tournament import DEFAULT_LINEUP
 from nines_sim.strategy.registry import make_lineup
 
 runner = CliRunner()

@@ -15,9 +15,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from nines_sim.experiments.compare_rules import report as compare_report  # noqa: E402
 from nines_sim.game.rules import make_rules  # noqa: E402
 from nines_sim.reporting import charts, folders  # noqa: E402
-from nines_sim.reporting import comparison as compare_report  # noqa: E402
 from nines_sim.results.stats import holm, wilson_array  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.console import PLAYED_STOPPED, STARTING_STOPPED, WRITTEN_STOPPED
+from nines_sim.runs.stages import PLAYED_STOPPED, STARTING_STOPPED, WRITTEN_STOPPED
 
 runner = CliRunner()
 
@@ -26,8 +26,11 @@ def error_lines(r) -> list[str]:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("command", "closing"),
     [
-        ("tournament random random -n 4 -w 1 -q --no-charts", "nines_sim.experiments.tournament.TournamentRun.summary"),
-        ("review random -n 1 --samples 2 -w 1 --no-charts", "nines_sim.reporting.review.terminal_lines"),
+        (
+            "tournament random random -n 4 -w 1 -q --no-charts",
+            "nines_sim.experiments.tournament.setup.TournamentRun.summary",
+        ),
+        ("review random -n 1 --samples 2 -w 1 --no-charts", "nines_sim.experiments.review.report.terminal_lines"),
     ],
 )
 def test_a_ctrl_c_after_the_results_are_written_says_so(command, closing, tmp_path, monkeypatch):
@@ -39,7 +42,7 @@ def test_a_ctrl_c_after_the_results_are_written_says_so(command, closing, tmp_pa
 
 
 def test_a_ctrl_c_between_play_and_writing_does_not_say_no_match_was_played(tmp_path, monkeypatch):
-    monkeypatch.setattr("nines_sim.experiments.tournament._rate", ctrl_c)
+    monkeypatch.setattr("nines_sim.experiments.tournament.setup._rate", ctrl_c)
     r = runner.invoke(app, ["tournament", "random", "random", "-n", "4", "-w", "1", "-q", "--out", str(tmp_path)])
     assert r.exit_code == 130 and error_lines(r) == [f"Error: {PLAYED_STOPPED}"], r.output
     assert not (tmp_path / "manifest.json").exists()  # nothing was written, as the line says
@@ -47,6 +50,6 @@ def test_a_ctrl_c_between_play_and_writing_does_not_say_no_match_was_played(tmp_
 
 def test_the_next_command_in_the_same_process_starts_afresh(monkeypatch):
     """The stage is the command's own: one run's 'written' does not leak into the next command's words."""
-    monkeypatch.setattr("nines_sim.experiments.tournament.tournament_setup", ctrl_c)
+    monkeypatch.setattr("nines_sim.experiments.tournament.setup.tournament_setup", ctrl_c)
     r = runner.invoke(app, ["tournament", "random", "random", "-n", "4"])
     assert r.exit_code == 130 and error_lines(r) == [f"Error: {STARTING_STOPPED}"], r.output

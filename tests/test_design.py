@@ -11,21 +11,21 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.game.rules import make_rules, parse_rule_set
-from nines_sim.results.tally import SHARE_UNIT
-from nines_sim.runs.design import (
+from nines_sim.experiments.design.work import (
     INDEX,
     MEASURES,
     DesignSet,
     DesignSetup,
     DesignSums,
-    _tension,
     design_frame,
     estimate,
     run_design,
     seat_covariance,
     seat_unfairness,
+    tension,
 )
+from nines_sim.game.rules import make_rules, parse_rule_set
+from nines_sim.results.tally import SHARE_UNIT
 
 runner = CliRunner()
 #: Seats are judged on identical players; random plays fastest.
@@ -43,7 +43,7 @@ def test_tension_counts_a_known_match():
     row_of = np.zeros(4, dtype=np.int64)
     penalty = np.array([[0, 5], [10, 0], [0, 0], [0, 5]], dtype=np.int64)
     share60 = np.array([[0, 60]], dtype=np.int64)
-    changes, num, den = _tension(row_of, penalty, share60, 5)
+    changes, num, den = tension(row_of, penalty, share60, 5)
     assert changes.tolist() == [1]
     assert den[0].tolist() == [60, 60, 60, 0, 0]  # hand 4 leaves a tie: no sole leader
     assert num[0].tolist() == [60, 0, 0, 0, 0]  # the leader after hand 1 lost; after hands 2, 3 it won
@@ -150,11 +150,11 @@ def test_the_seats_covariance_has_each_seats_standard_error_on_its_diagonal():
 
 def test_the_t_and_chi_square_numbers_are_scipy_stats_bit_for_bit():
     """The design measures take scipy.stats' numbers from the scipy.special functions it calls (start-up)."""
-    from nines_sim.runs.design_sums import _t, chisquare_p, t_sf
+    from nines_sim.experiments.design.sums import chisquare_p, t_quantile, t_sf
 
     rng = np.random.default_rng(42)
     for df in [*range(1, 60), 199, 1999, 19999]:
-        assert _t(df) == float(stats.t.ppf(0.975, df))
+        assert t_quantile(df) == float(stats.t.ppf(0.975, df))
     for _ in range(300):
         x, df = float(rng.exponential(2)), int(rng.integers(1, 50000))
         assert t_sf(x, df) == float(stats.t.sf(x, df))
@@ -174,7 +174,7 @@ def _design_rows(values: dict[str, tuple], measure: str):
 
 def test_the_most_fewest_fairest_lines_name_a_rule_set_only_when_it_is_clear_of_the_runner_up():
     """Issue 38: "Fairest to every seat" named a winner whose interval overlapped the runner-up's entirely."""
-    from nines_sim.reporting.design import _extreme
+    from nines_sim.experiments.design.report import _extreme
 
     fair = {"classic": (0.006, 0.0, 0.025), "hard-nines": (0.009, 0.0, 0.028), "free-nines": (0.02, 0.001, 0.04)}
     got = _extreme(_design_rows(fair, "seat_unfairness"), "seat_unfairness", "min")
@@ -246,8 +246,8 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
 
 
 def test_a_stopped_trial_is_failed_and_played_again_on_resumption(tmp_path, monkeypatch):
-    from nines_sim.runs import tune_rules as tr
-    from nines_sim.runs.tune import STOPPED_BY_CTRL_C, TuneInterrupted
+    from nines_sim.experiments.study import STOPPED_BY_CTRL_C, TuneInterrupted
+    from nines_sim.experiments.tune_rules import work as tr
 
     objectives, constraints = tr.parse_goals(["skill"], [], [], [])
     setup = tr.RulesSetup(make_rules(), "classic", 50, 0, tr.parse_space(["nine_penalty=0..40"]), objectives,
@@ -352,7 +352,7 @@ def test_the_library_calls_write_the_design_measures_the_commands_write(tmp_path
 def test_ctrl_c_in_the_design_part_keeps_the_comparison_writes_no_measures_and_exits_130(tmp_path, monkeypatch):
     import dataclasses
 
-    import nines_sim.runs.design as design
+    import nines_sim.experiments.design.work as design
 
     real = design.run_design
     monkeypatch.setattr(design, "run_design", lambda *a, **k: dataclasses.replace(real(*a, **k), partial=True))

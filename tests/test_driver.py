@@ -197,8 +197,8 @@ def test_a_simulation_unit_stopped_keeps_nothing_and_one_run_gives_every_record_
 
 
 def test_chunks_module_is_the_policy_the_runs_use():
+    from nines_sim.experiments.tournament import work as T
     from nines_sim.runs import simulate as S
-    from nines_sim.runs import tournament as T
 
     plan = T.plan_tournament("table", ["random"] * 4, make_rules("classic"))
     assert T.chunk_size(plan, [(0, 200_000)], 2) == chunks.chunk_size(200_000, 2, T.plan_shape(plan))

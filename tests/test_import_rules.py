@@ -19,11 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "nines_sim"
 
-#: Importers of others' private names left as they are until the experiments move to their homes (issue 39,
-#: item 1, moves and renames what these folders hold; drop this then).
-ALLOWED_UNTIL_EXPERIMENT_HOMES = ("nines_sim/runs/", "nines_sim/experiments/", "nines_sim/cli/")
-
-
 def _module_name(path: Path) -> str:
     """The dotted name of a file of the package (``strategies/`` installs as ``nines_sim.strategies``)."""
     rel = path.relative_to(ROOT).with_suffix("")
@@ -167,14 +162,9 @@ def test_a_registered_class_without_its_own_kernel_id_is_refused():
         CompiledBuiltins((type("Sub", (base,), {}),), None, None, (base,), None, None)
 
 
-def _allowed(found: str) -> bool:
-    path = found.split(":", 1)[0]
-    return path.startswith(ALLOWED_UNTIL_EXPERIMENT_HOMES)
-
-
 def test_no_module_imports_a_private_name_of_another():
     found = [x for p in _files("nines_sim", "strategies") for x in private_imports(p)]
-    assert [x for x in found if not _allowed(x)] == []
+    assert found == []
 
 
 def test_the_private_import_check_finds_what_it_should(tmp_path, monkeypatch):

@@ -12,6 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.experiments.tournament.games import play_games
+from nines_sim.experiments.tournament.league import RatedOutcome, ratings_of, write_ratings
+from nines_sim.experiments.tournament.schedule import league_schedule
+from nines_sim.experiments.tournament.work import plan_tournament, run_plan
 from nines_sim.game.rules import make_rules
 from nines_sim.results.ratings import (
     ELO_PER_UNIT,
@@ -24,9 +28,6 @@ from nines_sim.results.ratings import (
     rate,
     shared_places,
 )
-from nines_sim.runs.league import RatedOutcome, ratings_of, write_ratings
-from nines_sim.runs.schedule import league_schedule
-from nines_sim.runs.tournament import plan_tournament, play_games, run_plan
 from tests.interrupt import built_ins_as_python_seats
 
 runner = CliRunner()
@@ -174,7 +175,7 @@ def test_a_non_transitive_population_fails_calibration():
 
 
 def test_the_report_says_where_the_model_fails_and_whether_the_misses_follow_the_ratings(tmp_path):
-    from nines_sim.reporting.league import ratings_section
+    from nines_sim.experiments.tournament.report_league import ratings_section
     from nines_sim.runs.output import write_csv
 
     r = rock_paper_scissors()
@@ -215,7 +216,7 @@ def test_a_league_seats_the_schedule_and_rates_every_strategy(league_plan, tmp_p
     assert sorted(r.ratings["strategy"]) == sorted(league_plan.labels)
     assert (r.ratings["matches"] == 240).all()
     # the ratings' win rates are the summary's: the same matches, the same shares
-    from nines_sim.runs.tournament_tables import summary_frame
+    from nines_sim.experiments.tournament.tables import summary_frame
 
     s = summary_frame(league_plan, out).set_index("strategy")["win_rate"]
     assert np.allclose(r.ratings.set_index("strategy")["win_rate"].loc[s.index], s)
@@ -302,8 +303,8 @@ def test_league_usage_errors_are_one_line_with_exit_code_2(args, says, tmp_path)
 
 
 def test_a_split_league_is_refused_with_the_fewest_tables_that_connect_it():
-    from nines_sim.runs.schedule import fewest_connecting_tables, groups_apart
-    from nines_sim.runs.tournament import TournamentError
+    from nines_sim.experiments.tournament.plan import TournamentError
+    from nines_sim.experiments.tournament.schedule import fewest_connecting_tables, groups_apart
 
     pool = ["random", "hold-nines", "dump-faces", "expert"]
     assert groups_apart(league_schedule(4, 2, 2, seed=0), 4) == 2
@@ -318,7 +319,7 @@ def test_a_split_league_is_refused_with_the_fewest_tables_that_connect_it():
 
 
 def test_groups_apart_counts_a_strategy_never_seated_as_its_own_group():
-    from nines_sim.runs.schedule import groups_apart
+    from nines_sim.experiments.tournament.schedule import groups_apart
 
     assert groups_apart(np.array([[0, 1], [2, 3]]), 5) == 3
     assert groups_apart(np.array([[0, 1, 2], [2, 3, 4]]), 5) == 1
@@ -336,7 +337,7 @@ def test_tables_belongs_to_the_league_only(tmp_path):
 
 
 def test_a_stopped_chunk_counts_the_finishing_orders_of_exactly_the_matches_it_kept(monkeypatch):
-    from nines_sim.runs.league import play_rated_games
+    from nines_sim.experiments.tournament.league import play_rated_games
 
     # Python seats finish matches out of index order, so a stop keeps a block below the first unfinished one
     built_ins_as_python_seats(monkeypatch)

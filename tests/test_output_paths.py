@@ -103,7 +103,7 @@ def test_a_study_option_blank_or_too_long_is_refused(command, option, value, say
 
 def test_the_library_refuses_a_long_out_as_a_run_setup_error(tmp_path):
     from nines_sim.experiments import run_tournament
-    from nines_sim.runs.runfolder import RunSetupError
+    from nines_sim.runs.errors import RunSetupError
 
     with pytest.raises(RunSetupError, match="--out is too long"):
         run_tournament(["random", "random"], matches=2, workers=1, out=tmp_path / LONG)

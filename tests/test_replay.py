@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.engine.batch import CompiledEngine
+from nines_sim.experiments.bench import work as bench
 from nines_sim.game.rules import make_rules
 from nines_sim.play.replay import describe, replay
-from nines_sim.runs import bench
 from nines_sim.search.analyze import position_from_replay
 
 runner = CliRunner()

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.experiments.review.report import by_kind, report_lines, write_review
+from nines_sim.experiments.review.work import ReviewSetup, classify, review_saved, review_strategy
 from nines_sim.game.rules import make_rules
 from nines_sim.play import SavedMatch, save
 from nines_sim.play.driver import run_match
-from nines_sim.play.review import ReviewSetup, classify, review_saved, review_strategy
-from nines_sim.reporting.review import by_kind, report_lines, write_review
 from nines_sim.strategies.expert import Expert
 from nines_sim.strategy.base import DecisionKind, Observation
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nines_sim.reporting.review import by_kind, by_situation, clusters, mean_lost_interval
+from nines_sim.experiments.review.report import by_kind, by_situation, clusters, mean_lost_interval
 
 #: Simulated reviews: matches of 10 to 40 decisions; in each match a decision loses points with the match's
 #: own chance (Beta(4, 16), mean 0.2), an exponential loss of the match's own scale (3 e^N(0, 0.3)), so the

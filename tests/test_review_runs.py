@@ -123,8 +123,8 @@ def test_a_plugin_is_shown_by_its_short_label_not_its_path(tmp_path):
     assert title == "# Review of lowest.py:Lowest", title
     lineup = report.splitlines()[2]
     assert "seat 0 lowest.py:Lowest" in lineup and str(tmp_path) not in lineup
-    from nines_sim.play.review import Review
-    from nines_sim.reporting import review as reporting
+    from nines_sim.experiments.review import report as reporting
+    from nines_sim.experiments.review.work import Review
 
     shown: list[str] = []
     draw = reporting.plot_points_lost

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from nines_sim.experiments.compare_rules.work import rule_sets_from
 from nines_sim.game.rules import RulesError, make_rules, parse_rule_set
-from nines_sim.runs.compare import rule_sets_from
 
 runner = CliRunner()
 

@@ -124,7 +124,8 @@ def test_a_run_without_charts_loads_no_matplotlib(tmp_path) -> None:
                                      "--out", "run"])
         print(json.dumps({"code": r.exit_code, "output": r.output,
                           "loaded": sorted(m for m in ("matplotlib", "numba", "scipy.stats", "statsmodels",
-                                                       "nines_sim.results.ratings", "nines_sim.runs.league")
+                                                       "nines_sim.results.ratings",
+                                                       "nines_sim.experiments.tournament.league")
                                             if m in sys.modules)}))
         """,
         tmp_path,
@@ -164,7 +165,7 @@ def test_a_lone_unit_plays_in_a_forked_worker_while_this_process_loads_the_write
     got = _in_fresh_python(
         """
         import json, sys
-        from nines_sim.experiments import tournament
+        from nines_sim.experiments.tournament import setup as tournament
         seen = []
         load = tournament._load_writers
         def spy():
@@ -302,7 +303,7 @@ def test_bench_startup_reports_medians_and_ratios_to_the_pandas_import(monkeypat
     once untimed, then the median of the repeats is compared with the pandas import of the same sitting."""
     from typer.testing import CliRunner
 
-    import nines_sim.runs.bench as bench
+    import nines_sim.experiments.bench.work as bench
     from nines_sim.cli import app
 
     seconds = {"pandas": [9.0, 0.6, 0.7, 0.5], "help": [9.0, 0.3, 0.4, 0.2], "usage error": [9.0, 0.4, 0.3, 0.35],

@@ -18,14 +18,21 @@ from scipy.stats import binomtest, norm
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.experiments.compare_rules import work as compare
+from nines_sim.experiments.compare_rules.work import (
+    CompareOutcome,
+    comparison_frame,
+    comparison_rows,
+    paired_counts,
+    rule_sets_from,
+)
+from nines_sim.experiments.tournament import report
+from nines_sim.experiments.tournament.games import RunOutcome
+from nines_sim.experiments.tournament.tables import pairwise_frame, pairwise_rows, summary_frame, terminal_table
+from nines_sim.experiments.tournament.work import plan_tournament, run_plan
 from nines_sim.game.rules import make_rules
-from nines_sim.reporting import tournament as report
 from nines_sim.results import stats
 from nines_sim.results.tally import SHARE_UNIT, Tally
-from nines_sim.runs import compare
-from nines_sim.runs.compare import CompareOutcome, comparison_frame, comparison_rows, paired_counts, rule_sets_from
-from nines_sim.runs.tournament import RunOutcome, plan_tournament, run_plan
-from nines_sim.runs.tournament_tables import pairwise_frame, pairwise_rows, summary_frame, terminal_table
 
 runner = CliRunner()
 LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority"]

@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.reporting.comparison import write_comparison_report
-from nines_sim.reporting.tournament import write_report
+from nines_sim.experiments.compare_rules.report import write_comparison_report
+from nines_sim.experiments.tournament.report import write_report
 from tests.run_fixtures import comparison_figures
 
 RUNS = Path(__file__).parent / "data" / "runs"

@@ -272,8 +272,8 @@ def test_a_tally_run_takes_the_same_memory_for_10000_or_60000_matches(monkeypatc
     import tracemalloc
 
     import nines_sim.engine.batch as compiled
+    from nines_sim.experiments.tournament.games import play_range
     from nines_sim.game.rules import make_rules
-    from nines_sim.runs.tournament import play_range
 
     monkeypatch.setattr(compiled, "KEY_WINDOW", 4096)  # both runs are past one window of match keys
     rules = make_rules("classic")
@@ -296,9 +296,9 @@ def test_a_compiled_table_is_cut_into_several_chunks_per_worker_with_the_same_ta
     one chunk per worker (its batch stays full).  The tallies do not depend on it."""
     from dataclasses import fields
 
+    from nines_sim.experiments.bench.work import PLUGIN
+    from nines_sim.experiments.tournament.work import chunk_size, plan_tournament, run_plan
     from nines_sim.game.rules import make_rules
-    from nines_sim.runs.bench import PLUGIN
-    from nines_sim.runs.tournament import chunk_size, plan_tournament, run_plan
 
     rules = make_rules("classic")
     plan = plan_tournament("table", ["random", "expert", "hold-nines", "dump-faces"], rules)

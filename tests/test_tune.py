@@ -16,8 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.experiments import study as S
+from nines_sim.experiments.tune import work as T
 from nines_sim.game.rules import make_rules
-from nines_sim.runs import tune as T
 from nines_sim.strategy.registry import make_lineup
 
 runner = CliRunner()
@@ -115,30 +116,30 @@ class StopAfter(T.Runner):
         super().__init__(workers=1)
         self.left = n
 
-    def run(self, units, take):  # noqa: ANN001, ANN201
+    def run(self, work):  # noqa: ANN001, ANN201
         self.left -= 1
         if self.left < 0:
             return True
-        return super().run(units, take)
+        return super().run(work)
 
 
 def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
     url = f"sqlite:///{tmp_path / 's.db'}"
-    study = T.open_study(url, "s", setup, create=True)
+    study = S.open_study(url, "s", setup, create=True)
     with pytest.raises(T.TuneInterrupted):
         T.optimize(study, setup, 5, StopAfter(5))  # two trials of two rotations, then Ctrl-C in the third
-    study = T.open_study(url, "s", setup, create=False)
+    study = S.open_study(url, "s", setup, create=False)
     states = [t.state.name for t in study.trials]
     assert states == ["COMPLETE", "COMPLETE", "FAIL", "WAITING"]  # the stopped one is queued again
     kept = [t.params for t in study.trials[:2]]
     T.optimize(study, setup, 3, T.Runner())
-    assert len(T.finished(study)) == 3 and [t.params for t in study.trials[:2]] == kept
+    assert len(S.finished(study)) == 3 and [t.params for t in study.trials[:2]] == kept
     # the stopped trial says why, and its values are played again first: no trial is lost
-    frame = T.trials_frame(study, setup)
-    assert frame["note"].tolist() == ["", "", T.STOPPED_BY_CTRL_C, "replays trial 2"]
+    frame = T.trials_of(study, setup)
+    assert frame["note"].tolist() == ["", "", S.STOPPED_BY_CTRL_C, "replays trial 2"]
     assert study.trials[3].params == study.trials[2].params and study.trials[3].state.name == "COMPLETE"
-    from nines_sim.reporting.tune import write_tune_folder
+    from nines_sim.experiments.tune.report import write_tune_folder
 
     write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
     assert pd.read_csv(tmp_path / "trials.csv", keep_default_na=False)["note"].tolist() == frame["note"].tolist()
@@ -149,16 +150,16 @@ def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
 def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again(tmp_path):
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
     url = f"sqlite:///{tmp_path / 's.db'}"
-    study = T.open_study(url, "s", setup, create=True)
+    study = S.open_study(url, "s", setup, create=True)
     # the baseline, claimed by a process that then dies without telling
-    trial = T.claim(study, setup, 1, [], T.make_sampler)
+    trial = S.claim(study, setup, 1, [])
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    trial.set_user_attr("process", f"{T._claimant().rpartition(':')[0]}:{ended.pid}")
+    trial.set_user_attr("process", f"{S.claimant().rpartition(':')[0]}:{ended.pid}")
     assert T.optimize(study, setup, 1, T.Runner(), storage=url) == 1
     states = [(t.state.name, t.params, t.user_attrs.get("note")) for t in study.trials]
-    assert states == [("FAIL", {}, T.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
-    from nines_sim.reporting.tune import write_tune_folder
+    assert states == [("FAIL", {}, S.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
+    from nines_sim.experiments.tune.report import write_tune_folder
 
     m = write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
     assert m["in_sample_gain"] == 0.0  # the replayed baseline is found as the baseline (it is also the best)
@@ -168,11 +169,11 @@ def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again
 def test_a_running_trial_of_a_live_process_is_waited_for_not_doubled(tmp_path):
     setup = T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2), "shed_nine_at", 4, 1)
     url = f"sqlite:///{tmp_path / 's.db'}"
-    study = T.open_study(url, "s", setup, create=True)
-    trial = T.claim(study, setup, 1, [], T.make_sampler)
+    study = S.open_study(url, "s", setup, create=True)
+    trial = S.claim(study, setup, 1, [])
     assert trial.suggest_int("shed_nine_at", 0, 4) == 2  # the baseline comes first
-    assert T.claim(study, setup, 1, [], T.make_sampler) == "wait"  # this process is alive: its trial is not taken
-    assert T.claim(study, setup, 2, [], T.make_sampler) != "wait"  # with room for another, another is claimed
+    assert S.claim(study, setup, 1, []) == "wait"  # this process is alive: its trial is not taken
+    assert S.claim(study, setup, 2, []) != "wait"  # with room for another, another is claimed
     assert [t.number for t in study.trials] == [0, 1]
 
 
@@ -195,7 +196,7 @@ def test_processes_started_together_on_a_new_study_share_it(storage, processes, 
         assert code == 0 and "Traceback" not in stderr, stderr
         assert "3 trials (" in stdout, stdout
     assert sum(int(o.split("trials (")[1].split()[0]) for _, o, _ in results) == 3  # each trial run by one process
-    study = T.open_study(url, "S", T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2),
+    study = S.open_study(url, "S", T.make_setup("expert", ["hold-nines"], make_rules("classic", players=2),
                                                 "shed_nine_at,w_follow", 8, 4), create=False)  # fmt: skip
     assert [(t.number, t.state.name) for t in study.trials] == [(0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]
     baseline = {"shed_nine_at": 2, "w_follow": 3.0}
@@ -251,7 +252,7 @@ def test_a_storage_that_is_not_a_database_is_refused(form, tmp_path):
 def test_a_study_name_taken_by_another_setup_is_refused(tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     other = T.make_setup("expert", ["dump-faces"], make_rules("classic", players=2), "all", 8, 4)
-    T.open_study(url, "mine", other, create=True)
+    S.open_study(url, "mine", other, create=True)
     r = runner.invoke(app, [*TUNE, "--storage", url, "--study", "mine", "--out", str(tmp_path / "o")])
     line = _one_line_error(r)
     assert "study 'mine'" in line and "opponents" in line and "tuned" in line
@@ -362,21 +363,21 @@ def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(ext
 
 
 def test_rounded_note_for_a_four_seat_table():
-    from nines_sim.cli import _rounded_note
+    from nines_sim.cli.tune import rounded_note
 
-    assert _rounded_note("--matches", 4001, 4) == (
+    assert rounded_note("--matches", 4001, 4) == (
         "note: --matches 4,001 is played as 4,004, the next multiple of the 4 seats "
         "(1,001 matches with the strategy in each seat; 4,000 is the multiple below)"
     )
-    assert _rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
-    assert _rounded_note("--matches", 4000, 4) is None
+    assert rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
+    assert rounded_note("--matches", 4000, 4) is None
 
 
 def test_a_baseline_stopped_while_it_drew_its_values_is_replayed_whole():
     """Ctrl-C while the enqueued baseline's values were being set: the replay must carry all of them."""
     import optuna
 
-    from nines_sim.runs.study import _fail
+    from nines_sim.experiments.study import _fail
 
     study = optuna.create_study(direction="maximize")
     base = {"w_follow": 3.0, "w_block": 4.0}

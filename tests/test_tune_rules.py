@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
+from nines_sim.experiments.design.work import DesignSetup
+from nines_sim.experiments.study import claim
+from nines_sim.experiments.tune_rules import work as tr
 from nines_sim.game.rules import make_rules
-from nines_sim.runs import tune_rules as tr
-from nines_sim.runs.design import DesignSetup
-from nines_sim.runs.study import claim
 
 runner = CliRunner()
 #: A small search: skill at a 4-seat table over the nine penalty (the base's 15 is inside: trial 0).
@@ -108,10 +108,10 @@ def test_tune_rules_takes_the_scheduler_option_of_tune():
 def test_a_rules_study_enqueues_the_base_once_and_a_live_process_trial_is_waited_for(tmp_path):
     setup = _setup("nine_penalty=0..40")
     study = tr.open_rules_study(f"sqlite:///{tmp_path / 's.db'}", "s", setup)
-    trial = claim(study, setup, 1, [], tr.make_sampler)
+    trial = claim(study, setup, 1, [])
     assert trial.suggest_int("nine_penalty", 0, 40) == 15  # the base rule set comes first
-    assert claim(study, setup, 1, [], tr.make_sampler) == "wait"  # this process is alive: its trial is not taken
-    assert claim(study, setup, 2, [], tr.make_sampler) not in ("wait", "done")
+    assert claim(study, setup, 1, []) == "wait"  # this process is alive: its trial is not taken
+    assert claim(study, setup, 2, []) not in ("wait", "done")
     assert len(study.trials) == 2
 
 
@@ -294,8 +294,8 @@ def _checked(value: float, delta: float, significant: bool) -> pd.DataFrame:
      ("target", 0.05, True, True), ("target", -0.05, True, False)],
 )  # fmt: skip
 def test_a_best_significantly_worse_than_the_base_says_keep_the_base(kind, delta, significant, worse, tmp_path):
-    from nines_sim.reporting.tune_rules import render_report
-    from nines_sim.runs.tune_rules_study import RulesOutcome
+    from nines_sim.experiments.tune_rules.report import render_report
+    from nines_sim.experiments.tune_rules.study import RulesOutcome
 
     goals = {"maximize": (["skill"], [], []), "minimize": ([], ["skill"], []), "target": ([], [], ["skill=0.3"])}
     setup = tr.RulesSetup(make_rules(), "classic", 20, 0, tr.parse_space(["nine_penalty=0..60"]),

@@ -128,7 +128,7 @@ def analyze(
             place = _in_saved(saved_file)
         elif match is not None:
             if not names:
-                from nines_sim.runs.tournament import DEFAULT_LINEUP
+                from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
 
                 names = list(DEFAULT_LINEUP)
             from nines_sim.strategy.registry import canonical_spec, make_lineup

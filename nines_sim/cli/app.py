@@ -13,8 +13,8 @@ import typer
 from typer.core import TyperGroup
 
 from nines_sim import __version__
-from nines_sim.console import STARTING_STOPPED, run_reached, stopped_words
 from nines_sim.engine.failures import StrategyFailure
+from nines_sim.runs.stages import STARTING_STOPPED, run_reached, stopped_words
 
 # Typer vendors click in some versions: take click's exception classes from Typer's own.
 _CLICK_EXCEPTION = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -68,7 +68,7 @@ class OneLineErrors(TyperGroup):
 
     def invoke(self, ctx):  # noqa: ANN001, ANN201
         # The commands hear Ctrl-C themselves while they play or write (a run folder keeps what finished); one
-        # that reaches here came before, between, or after (said as far as the run got: console.stopped_words),
+        # that reaches here came before, between, or after (said as far as the run got: stages.stopped_words),
         # and Typer would end with code 130 and no word.
         run_reached(STARTING_STOPPED)  # each command starts afresh (tests run many in one process)
         try:
@@ -162,10 +162,3 @@ def _root(
     if version:
         typer.echo(f"nines-sim {__version__}")
         raise typer.Exit()
-
-
-def main() -> None:
-    """Entry point of the ``nines`` console script (and of ``python -m nines_sim``): every command registered."""
-    import nines_sim.cli  # noqa: F401 - the commands register themselves on the app as their modules load
-
-    app()

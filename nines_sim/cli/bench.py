@@ -48,7 +48,7 @@ def bench(
     """
     from contextlib import nullcontext
 
-    from nines_sim.runs.bench import WORKLOADS, CReference, ReferenceError, reference_speeds, run_workload
+    from nines_sim.experiments.bench.work import WORKLOADS, CReference, ReferenceError, reference_speeds, run_workload
 
     names = workloads or list(WORKLOADS)
     for n in names:
@@ -126,7 +126,7 @@ def _bench_json(rows: list, slower: list[dict], refs: dict[str, float]) -> None:
 
 def _bench_startup(repeat: int, as_json: bool) -> None:
     """``nines bench startup``: fresh-process wall times and their ratio to the pandas import."""
-    from nines_sim.runs.bench import BenchError, time_startup
+    from nines_sim.experiments.bench.work import BenchError, time_startup
 
     try:
         rows = time_startup(repeat)

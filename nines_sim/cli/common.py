@@ -43,7 +43,7 @@ def interrupted(what: str) -> typer.Exit:
 
 def nothing_kept() -> typer.Exit:
     """A run stopped before any match was kept: say so, write nothing, exit 130 (as Ctrl-C does)."""
-    from nines_sim.console import STARTING_STOPPED, stopped_words
+    from nines_sim.runs.stages import STARTING_STOPPED, stopped_words
 
     if stopped_words() != STARTING_STOPPED:  # the matches were played: 'before any match was kept' is untrue
         echo_error(stopped_words())
@@ -107,7 +107,7 @@ def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> N
 
 def check_design(skilled: str, weak: str) -> None:
     """A usage error (one line, exit 2) for an unknown strategy of the design lineups (``--skilled``, ``--weak``)."""
-    from nines_sim.experiments.design import check_design as check
+    from nines_sim.experiments.design.setup import check_design as check
     from nines_sim.strategy.registry import StrategyNotFound
 
     try:
@@ -143,8 +143,8 @@ def check_seats(players: int | None, flag: str, names: list[str], given: bool) -
 def run_folder(out: str | Path | None, kind: str, force: bool) -> Iterator[Path]:
     """The run folder (:func:`nines_sim.runs.runfolder.run_folder`), its errors as the CLI says them: an empty or
     unusable ``--out`` a usage error; Ctrl-C before any match was kept, exit 130 with nothing written."""
+    from nines_sim.runs.errors import NothingKept, RunSetupError
     from nines_sim.runs.output import OutputExists
-    from nines_sim.runs.runfolder import NothingKept, RunSetupError
     from nines_sim.runs.runfolder import run_folder as folder
 
     try:
@@ -220,9 +220,9 @@ def run_errors() -> Iterator[None]:
     exits 130 with nothing written.  (A strategy's failure is said where every command's is:
     :func:`nines_sim.cli.app.strategy_failed`.)
     """
+    from nines_sim.runs.errors import NothingKept, RunSetupError
     from nines_sim.runs.output import OutputExists
     from nines_sim.runs.ranges import RangesError
-    from nines_sim.runs.runfolder import NothingKept, RunSetupError
 
     try:
         yield

@@ -1,4 +1,4 @@
-"""``nines compare-rules``: one lineup under several rule sets (:mod:`nines_sim.experiments.comparison`)."""
+"""``nines compare-rules``: one lineup under several rule sets (:mod:`nines_sim.experiments.compare_rules.setup`)."""
 
 from __future__ import annotations
 
@@ -79,10 +79,10 @@ def compare_rules(
     and each shift in win rate is tested on paired matches. Ctrl-C stops within a
     second or two and keeps the matches every rule set finished, from each chunk's start.
     """
-    from nines_sim.experiments.comparison import comparison_setup, play_comparison
-    from nines_sim.experiments.design import DESIGN_STOPPED
+    from nines_sim.experiments.compare_rules.setup import comparison_setup, play_comparison
+    from nines_sim.experiments.design.setup import DESIGN_STOPPED
+    from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
     from nines_sim.game.rules import RulesError
-    from nines_sim.runs.tournament import DEFAULT_LINEUP
     from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     names = list(strategies or DEFAULT_LINEUP)

@@ -45,8 +45,8 @@ def replay(
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
         refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played")
         return replay_saved(strategies[0])
+    from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
     from nines_sim.play.replay import header
-    from nines_sim.runs.tournament import DEFAULT_LINEUP
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     names = list(strategies or DEFAULT_LINEUP)

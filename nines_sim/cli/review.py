@@ -13,7 +13,7 @@ from nines_sim.cli.common import (
     cpu_count_default,
     players_wanted,
     refuse_options,
-    run_folder,
+    run_errors,
     saved_match_path,
 )
 from nines_sim.cli.options import (
@@ -25,8 +25,8 @@ from nines_sim.cli.options import (
     at_most_max_matches,
     out_option,
 )
-from nines_sim.runs.ranges import RangesError, total
-from nines_sim.runs.runfolder import NothingKept, ranges_wanted, without_players, writing
+from nines_sim.runs.ranges import RangesError
+from nines_sim.runs.runfolder import ranges_wanted, without_players
 
 
 def review(
@@ -93,29 +93,23 @@ def review(
             run = (specs, r, ranges_wanted(ranges, matches))
         except RangesError as exc:
             raise usage_error(str(exc)) from None
-    # the search and the charts load once the input is known good: a usage error stays as quick as --help
-    from nines_sim.play.review import ReviewSetup, review_saved, review_strategy
-    from nines_sim.reporting.review import partial_line, terminal_lines, write_review
+    from contextlib import nullcontext
+
+    from nines_sim.experiments.review.report import partial_line, terminal_lines
+    from nines_sim.experiments.review.setup import run_review
+    from nines_sim.experiments.review.work import ReviewSetup
 
     setup = ReviewSetup(samples=samples, policy=policy)
-    with run_folder(out, "review", force) as run_dir:
-        try:
+    try:
+        with run_errors(), compile_notices() if run is None else nullcontext():
             if run is None:
-                with compile_notices():
-                    res = review_saved(saved, target, setup)
+                run_dir, res = run_review(setup, out, force, not no_charts, saved=saved, target=target)
             else:
-                from nines_sim.runs.progress import RunProgress
-
-                with RunProgress(total(run[2])) as bar:
-                    res = review_strategy(run[0][0], run[0][1:], matches, run[1], seed, setup,
-                                          workers=workers or cpu_count_default(), on_progress=bar,
-                                          ranges=run[2])  # fmt: skip
-        except SavedMatchError as exc:
-            raise usage_error(str(exc)) from None
-        if res.stopped and not res.matches:
-            raise NothingKept()  # an empty review is no review: nothing is written, the folder made is removed
-        with writing():
-            write_review(res, run_dir, chart=not no_charts)
+                run_dir, res = run_review(setup, out, force, not no_charts, lineup=run[0], rules=run[1],
+                                          matches=matches, seed=seed, ranges=run[2],
+                                          workers=workers or cpu_count_default())  # fmt: skip
+    except SavedMatchError as exc:
+        raise usage_error(str(exc)) from None
     for line in terminal_lines(res):
         typer.echo(line)
     files = f"review.csv, report.md{'' if no_charts else ', points_lost.png'}, manifest.json"

@@ -1,4 +1,4 @@
-"""``nines tournament``: a strategy tournament into a run folder (:mod:`nines_sim.experiments.tournament`)."""
+"""``nines tournament``: a strategy tournament into a run folder (:mod:`nines_sim.experiments.tournament.setup`)."""
 
 from __future__ import annotations
 
@@ -99,10 +99,10 @@ def tournament(
     that plays exactly the kept matches again.
     """
     # only what checks the command line: the engine, the tables and the bar load once it is checked
-    from nines_sim.experiments.design import DESIGN_STOPPED
-    from nines_sim.experiments.tournament import play_tournament, tournament_setup
+    from nines_sim.experiments.design.setup import DESIGN_STOPPED
+    from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, TournamentError
+    from nines_sim.experiments.tournament.setup import play_tournament, tournament_setup
     from nines_sim.game.rules import RulesError
-    from nines_sim.runs.tournament import DEFAULT_LINEUP, TournamentError
     from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
     names = list(strategies or [])

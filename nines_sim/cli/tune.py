@@ -24,7 +24,7 @@ from nines_sim.cli.options import (
 )
 from nines_sim.cli.tune_study import check_tune_target, run_study, tune_versus
 from nines_sim.game.rules import resolve_rule_set
-from nines_sim.runs.runfolder import canonical_command, without_players
+from nines_sim.runs.runfolder import without_players
 
 
 def tune(
@@ -119,7 +119,8 @@ def tune(
     baseline then play --validate fresh matches, paired. With --versus, no
     study: the given spec and STRATEGY play those fresh matches, paired.
     """
-    from nines_sim.runs.tune import TuneError, make_setup
+    from nines_sim.experiments.study import TuneError, study_target
+    from nines_sim.experiments.tune.setup import make_setup, tune_command, versus_command
 
     strategy, opps = words[0], list(opponents or []) + list(words[1:])
     if not opps:
@@ -142,40 +143,25 @@ def tune(
         raise usage_error(str(exc)) from None
     rule_list = without_players(rule)
     for option, asked in (("--matches", matches), ("--validate", validate))[1 if versus is not None else 0 :]:
-        if note := _rounded_note(option, asked, setup.players):
+        if note := rounded_note(option, asked, setup.players):
             typer.echo(note, err=True)
     if versus is not None:
 
-        def versus_command(run_dir: Path, spec: str) -> str:
-            return canonical_command(
-                "tune",
-                [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
-                {"--players": setup.players, "--rules": played, "--seed": seed, "--validate": validate,
-                 "--versus": spec, "--out": str(run_dir)},
-                rule_list,
-            )  # fmt: skip
+        def command_of(run_dir: Path, spec: str) -> str:
+            return versus_command(setup, played, rule_list, seed, validate, run_dir, spec)
 
         labels = (versus, strategy)
         n_workers = workers or cpu_count_default()
-        tune_versus(setup, versus, validate, n_workers, batch_size, scheduler, out, force, versus_command, labels)
+        tune_versus(setup, versus, validate, n_workers, batch_size, scheduler, out, force, command_of, labels)
         return
-    name = study or setup.default_study_name()
-    run_dir = Path(out) if out is not None else Path("reports") / f"tune-{name}"
-    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    name, run_dir, url = study_target("tune", setup.default_study_name(), study, storage, out)
     check_tune_target(url, storage is not None, name, setup, run_dir, force)
-    command = canonical_command(
-        "tune",
-        [setup.strategy if not setup.base_values else setup.baseline_spec, "--opponents", *setup.opponents],
-        {"--players": setup.players, "--rules": played, "--params": ",".join(setup.tuned), "--trials": trials,
-         "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
-         "--storage": storage, "--out": str(run_dir)},
-        rule_list,
-    )  # fmt: skip
+    command = tune_command(setup, played, rule_list, trials, seed, validate, name, storage, run_dir)
     n_workers = workers or cpu_count_default()
     run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, scheduler, quiet, command)
 
 
-def _rounded_note(option: str, asked: int, players: int) -> str | None:
+def rounded_note(option: str, asked: int, players: int) -> str | None:
     """The line saying that ``asked`` matches are played as the next multiple of the seats (None if it is one).
 
     Every seat rotation of a tune table plays the same number of matches, so the

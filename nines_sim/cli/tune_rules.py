@@ -1,6 +1,8 @@
-"""``nines tune-rules``: search rule options toward a game you want (:mod:`nines_sim.runs.tune_rules`), validated.
+"""``nines tune-rules``: search rule options toward a game you want (:mod:`nines_sim.experiments.tune_rules.work`),
+validated.
 
-The rules lab's command: each trial a rule set, measured by the design lineups of :mod:`nines_sim.runs.design`
+The rules lab's command: each trial a rule set, measured by the design lineups of
+:mod:`nines_sim.experiments.design.work`
 (skill, seat fairness, length, comebacks) on the same matches; the best rules (or the Pareto front) validated
 on fresh matches and written as ``best-rules.json``, playable by any command at the table size searched as
 ``--rules @FILE``.
@@ -26,7 +28,7 @@ from nines_sim.cli.common import (
 from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt, at_most_max_matches, out_option
 
 if TYPE_CHECKING:
-    from nines_sim.runs.tune_rules import RulesSetup
+    from nines_sim.experiments.tune_rules.work import RulesSetup
 
 
 def tune_rules(
@@ -124,10 +126,11 @@ def tune_rules(
     Writes trials.csv, front.csv, validation.csv, charts, report.md and best-rules.json (play it
     with any command at the same --players: --rules @best-rules.json).
     """
+    from nines_sim.experiments.design.work import DesignSetup
+    from nines_sim.experiments.study import TuneError, study_target
+    from nines_sim.experiments.tune_rules.space import parse_goals, parse_space, rules_command
+    from nines_sim.experiments.tune_rules.work import RulesSetup
     from nines_sim.game.rules import resolve_rule_set
-    from nines_sim.runs.design import DesignSetup
-    from nines_sim.runs.tune import TuneError
-    from nines_sim.runs.tune_rules import RulesSetup, parse_goals, parse_space
 
     for flag, v in (("--trials", trials), ("--matches", matches)):
         if v < 1:
@@ -151,17 +154,11 @@ def tune_rules(
     except TuneError as exc:
         raise usage_error(str(exc)) from None
     setup = RulesSetup(base, spec, matches, seed, dims, objectives, constraints, DesignSetup(skilled, weak, fair))
-    name = study or setup.default_study_name()
-    run_dir = Path(out) if out is not None else Path("reports") / f"tune-rules-{name}"
-    url = storage or f"sqlite:///{run_dir / 'study.db'}"
+    name, run_dir, url = study_target("tune-rules", setup.default_study_name(), study, storage, out)
     _check_target(url, storage is not None, name, run_dir, force)
-    words = [f"--space={d}" for d in space or []] + [f"--maximize={m}" for m in maximize or []]
-    words += [f"--minimize={m}" for m in minimize or []] + [f"--target={t}" for t in target or []]
-    words += [f"--require={r}" for r in require or []]
-    from nines_sim.runs.runfolder import canonical_command
-
-    command = canonical_command(
-        "tune-rules", words,
+    given = {"--space": space, "--maximize": maximize, "--minimize": minimize, "--target": target, "--require": require}
+    command = rules_command(
+        given,
         {"--players": players, "--rules": played, "--skilled": skilled, "--weak": weak, "--fair": fair,
          "--trials": trials, "--matches": matches, "--validate": validate, "--seed": seed, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
@@ -172,10 +169,10 @@ def tune_rules(
 
 
 def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: bool) -> None:
-    """:func:`nines_sim.runs.tune_study.check_target`, its refusal a usage error (one line, exit 2); the study's
+    """:func:`nines_sim.experiments.tune.study.check_target`, its refusal a usage error (one line, exit 2); the study's
     own setup is checked as it opens."""
-    from nines_sim.runs.tune import TuneError
-    from nines_sim.runs.tune_study import check_target
+    from nines_sim.experiments.study import TuneError
+    from nines_sim.experiments.tune.study import check_target
 
     try:
         check_target(url, explicit, name, None, run_dir, force)
@@ -185,9 +182,10 @@ def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: boo
 
 def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
          workers: int, batch_size: int, scheduler: str | None, quiet: bool, command: str) -> None:  # fmt: skip
-    """:func:`nines_sim.runs.tune_rules_study.run_rules_study`, then its summary; its errors as the CLI says them."""
-    from nines_sim.runs.tune import TuneError, TuneInterrupted
-    from nines_sim.runs.tune_rules_study import run_rules_study
+    """:func:`nines_sim.experiments.tune_rules.study.run_rules_study`, then its summary; its errors as the CLI says
+    them."""
+    from nines_sim.experiments.study import TuneError, TuneInterrupted
+    from nines_sim.experiments.tune_rules.study import run_rules_study
 
     try:
         with run_errors(), compile_notices(True if quiet else None):

@@ -1,4 +1,4 @@
-"""The study of ``nines tune`` and ``--versus``: the library's runs (:mod:`nines_sim.runs.tune_study`) called,
+"""The study of ``nines tune`` and ``--versus``: the library's runs (:mod:`nines_sim.experiments.tune.study`) called,
 their errors said as the CLI says them, their answers printed."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
     Writes ``validation.csv`` (the full specs), ``report.md`` and ``manifest.json`` (``kind: versus``), a
     folder ``nines report`` redraws; prints the answer first, with short labels (``labels``: what was typed).
     """
-    from nines_sim.runs.tune_study import run_versus
+    from nines_sim.experiments.tune.study import run_versus
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
     try:
@@ -35,9 +35,9 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
 
 
 def check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path, force: bool) -> None:  # noqa: ANN001
-    """:func:`nines_sim.runs.tune_study.check_target`, its refusal a usage error (one line, exit 2)."""
-    from nines_sim.runs.tune import TuneError
-    from nines_sim.runs.tune_study import check_target
+    """:func:`nines_sim.experiments.tune.study.check_target`, its refusal a usage error (one line, exit 2)."""
+    from nines_sim.experiments.study import TuneError
+    from nines_sim.experiments.tune.study import check_target
 
     try:
         check_target(url, explicit, name, setup, run_dir, force)
@@ -46,9 +46,9 @@ def check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path,
 
 
 def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size, scheduler, quiet, command) -> None:  # noqa: ANN001, PLR0913
-    """:func:`nines_sim.runs.tune_study.run_tune_study`, then its summary; Ctrl-C says what is kept, exit 130."""
-    from nines_sim.runs.tune import TuneInterrupted
-    from nines_sim.runs.tune_study import run_tune_study
+    """:func:`nines_sim.experiments.tune.study.run_tune_study`, then its summary; Ctrl-C says what is kept, exit 130."""
+    from nines_sim.experiments.tune.study import run_tune_study
+    from nines_sim.experiments.tune.work import TuneInterrupted
 
     try:
         with run_errors(), compile_notices(True if quiet else None):

@@ -14,21 +14,21 @@ rules and raises before anything is played, and a play (:func:`play_tournament`,
 that returns the folder with what the console summary says of it (``.summary()``).
 """
 
-from nines_sim.experiments.comparison import (
+from nines_sim.experiments.compare_rules.setup import (
     ComparisonRun,
     ComparisonSetup,
     comparison_setup,
     play_comparison,
     run_rule_comparison,
 )
-from nines_sim.experiments.tournament import (
+from nines_sim.experiments.tournament.setup import (
     TournamentRun,
     TournamentSetup,
     play_tournament,
     run_tournament,
     tournament_setup,
 )
-from nines_sim.runs.runfolder import NothingKept, RunSetupError
+from nines_sim.runs.errors import NothingKept, RunSetupError
 
 __all__ = [
     "ComparisonRun",

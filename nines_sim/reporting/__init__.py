@@ -6,9 +6,9 @@
   CSVs and ``plot_x(data, ax=None) -> Figure``;
 - :mod:`~nines_sim.reporting.markdown` holds the shared Markdown parts: numbers with units, intervals,
   significance sentences, the run facts and reproduce sections;
-- one module per run kind assembles its report: :mod:`~nines_sim.reporting.tournament`
-  (``nines tournament``), :mod:`~nines_sim.reporting.comparison` (``nines compare-rules``) and
-  :mod:`~nines_sim.reporting.tune` (``nines tune``, with the writer of its folder).
+- one module per run kind assembles its report: :mod:`~nines_sim.experiments.tournament.report`
+  (``nines tournament``), :mod:`~nines_sim.experiments.compare_rules.report` (``nines compare-rules``) and
+  :mod:`~nines_sim.experiments.tune.report` (``nines tune``, with the writer of its folder).
 
 ``redraw`` draws the charts and writes the report of any kind of run folder.
 """
@@ -45,19 +45,19 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
 
     kind = run_kind(run_dir)
     if kind == "review":
-        from nines_sim.reporting.review import redraw_folder as redraw_review
+        from nines_sim.experiments.review.report import redraw_folder as redraw_review
 
         redraw_review(Path(run_dir), charts)
     elif kind == "tune-rules":
-        from nines_sim.reporting.tune_rules import redraw_folder
+        from nines_sim.experiments.tune_rules.report import redraw_folder
 
         redraw_folder(Path(run_dir), charts)
     elif kind == "versus":  # nines tune --versus: no charts, the answer in report.md
-        from nines_sim.reporting import tune
+        from nines_sim.experiments.tune import report as tune
 
         tune.write_versus_report(Path(run_dir))
     elif kind == "tune":
-        from nines_sim.reporting import tune
+        from nines_sim.experiments.tune import report as tune
 
         if charts:
             from nines_sim.reporting.charts.tune import save_charts
@@ -65,7 +65,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             save_charts(Path(run_dir))
         tune.write_report(Path(run_dir))
     elif kind == "comparison":
-        from nines_sim.reporting.comparison import write_comparison_report
+        from nines_sim.experiments.compare_rules.report import write_comparison_report
 
         if charts:
             from nines_sim.reporting import charts as drawing
@@ -74,7 +74,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
         write_comparison_report(run_dir)
         _add_design(run_dir, charts)
     else:
-        from nines_sim.reporting.tournament import write_report
+        from nines_sim.experiments.tournament.report import write_report
 
         if charts:
             from nines_sim.reporting import charts as drawing
@@ -95,6 +95,6 @@ def _add_design(run_dir: Path | str, charts: bool) -> None:
     """The design measures' section and chart, where the folder has ``design.csv`` (``--design N``); the
     module (and the engine's tallies it reads) loads only then."""
     if (Path(run_dir) / "design.csv").is_file():
-        from nines_sim.reporting import design
+        from nines_sim.experiments.design import report as design
 
         design.add_to_report(run_dir, charts)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.runs.compare import COMPARISON_COLUMNS
-from nines_sim.runs.compare import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
-from nines_sim.runs.tournament import (
+from nines_sim.experiments.compare_rules.work import COMPARISON_COLUMNS
+from nines_sim.experiments.compare_rules.work import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
+from nines_sim.experiments.tournament.plan import (
     DISTRIBUTION_COLUMNS,
     HANDS_COLUMNS,
     HEAD_TO_HEAD_COLUMNS,
@@ -251,14 +251,14 @@ def check_run_folder(run_dir: Path) -> str:
         _check_tournament(run_dir, manifest)
         kind = "tournament"
     elif manifest.get("kind") == "review" and (run_dir / "review.csv").is_file():  # nines review
-        from nines_sim.play.review import COLUMNS as REVIEW_COLUMNS
+        from nines_sim.experiments.review.work import COLUMNS as REVIEW_COLUMNS
 
         _read(run_dir / "review.csv", list(REVIEW_COLUMNS))
         kind = "review"
     elif manifest.get("kind") == "tune-rules":  # nines tune-rules: its files are checked by their digests
         return "tune-rules"
     elif manifest.get("kind") == "versus":  # nines tune --versus: validation.csv and the manifest
-        from nines_sim.runs.tune import VALIDATION_COLUMNS
+        from nines_sim.experiments.tune.work import VALIDATION_COLUMNS
 
         _read(run_dir / "validation.csv", VALIDATION_COLUMNS)
         kind = "versus"

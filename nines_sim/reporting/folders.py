@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nines_sim.experiments.compare_rules.work import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 from nines_sim.reporting.labels import ELLIPSIS, label_map, same_strategy_same_spec, short_labels
 from nines_sim.results.stats import wilson_array
-from nines_sim.runs.compare import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 
 #: Columns ``comparison.csv`` must have: all it is written with but ``test``, which folders before the exact
 #: tests lack (the report then names the z-test they used).
@@ -43,9 +43,9 @@ def run_kind(run_dir: Path | str) -> str:
     ``trials.csv``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
-    if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.reporting.review)
+    if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.experiments.review.report)
         return "review"
-    if (Path(run_dir) / "front.csv").is_file():  # nines tune-rules (nines_sim.reporting.tune_rules)
+    if (Path(run_dir) / "front.csv").is_file():  # nines tune-rules (nines_sim.experiments.tune_rules.report)
         return "tune-rules"
     if (Path(run_dir) / "validation.csv").is_file() and not (Path(run_dir) / "trials.csv").is_file():
         return "versus"

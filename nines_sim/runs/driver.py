@@ -10,7 +10,7 @@ local processes or a Dask cluster, whatever the workers, chunk or batch size::
 
     from nines_sim.runs import driver
     from nines_sim.runs.backends import Local
-    from nines_sim.runs.tournament import TournamentWork, plan_tournament
+    from nines_sim.experiments.tournament.work import TournamentWork, plan_tournament
 
     outcome = driver.run(TournamentWork(plan_tournament("table", [], rules), 10_000, seed=0), Local(2))
 """

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from nines_sim.runs.runfolder import RunSetupError
+from nines_sim.runs.errors import RunSetupError
 
 #: The file descriptors of the folders this process holds: a forked worker closes its copies, so that a worker
 #: that outlives its run never keeps the folder locked (``flock`` belongs to the open file, which a fork shares).

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from nines_sim.game.path_lookup import fs_limit, shown
-from nines_sim.runs.runfolder import RunSetupError
+from nines_sim.runs.errors import RunSetupError
 
 #: The longest name nines-sim writes inside a run folder (``win_rates_by_rule_set.png``, ...), with room to spare,
 #: and the suffix a saved match's file takes while it is written (``match.json.tmp``).

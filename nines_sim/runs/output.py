@@ -1,6 +1,6 @@
 """Writing a run folder: the CSVs, the manifest, the saved matches.
 
-Headers are the column lists declared in :mod:`nines_sim.runs.tournament`; floats
+Headers are the column lists declared in :mod:`nines_sim.experiments.tournament.work`; floats
 are written with a fixed format so that equal numbers give equal bytes.
 """
 
@@ -10,25 +10,14 @@ import hashlib
 import json
 import os
 import platform
-import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nines_sim import __version__
 from nines_sim.results.rounding import FLOAT_FORMAT
-from nines_sim.runs.tournament import Plan, RunOutcome
-from nines_sim.runs.tournament_tables import (
-    distribution_frame,
-    hands_frame,
-    head_to_head_frame,
-    pairwise_frame,
-    seat_frame,
-    summary_frame,
-)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,116 +121,37 @@ def discard_dir(path: Path, created: bool) -> None:
         path.rmdir()
 
 
+def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
+    """Write ``path`` through ``write(temporary path)`` in the same folder, then rename it into place.
+
+    Processes sharing a study may share a run folder: a reader (another process,
+    ``nines report``) then sees the old file or the new one, never a half-written one.
+    The temporary name is hidden and keeps the suffix (matplotlib picks the format from it).
+    """
+    tmp = path.with_name(f".{path.stem}-{os.getpid()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
     df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
     return path
 
 
-def write_tables(run_dir: Path, plan: Plan, out: RunOutcome) -> list[Path]:
-    """Write every CSV of a tournament run folder."""
-    import pandas as pd
-
-    paths = [
-        write_csv(summary_frame(plan, out), run_dir / "summary.csv"),
-        write_csv(hands_frame(out), run_dir / "hands.csv"),
-        write_csv(distribution_frame(plan, out), run_dir / "score_distribution.csv"),
-        write_csv(seat_frame(out), run_dir / "seat_go_out.csv"),
-        write_csv(pairwise_frame(plan, out), run_dir / "pairwise.csv"),
-    ]
-    if plan.format == "round-robin":
-        paths.append(write_csv(head_to_head_frame(plan, out), run_dir / "head_to_head.csv"))
-    if out.match_rows:
-        df = pd.concat(out.match_rows, ignore_index=True).sort_values(["game", "match"], kind="stable")
-        path = run_dir / "matches.csv.gz"
-        df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
-                  compression={"method": "gzip", "mtime": 0})  # fmt: skip
-        paths.append(path)
-    return paths
-
-
-def manifest(
-    command: str,
-    plan: Plan,
-    out: RunOutcome,
-    seed: int,
-    n_matches: int,
-    workers: int,
-    batch_size: int,
-    compile_seconds: float = 0.0,
-    **extra,
-) -> dict:
-    """What reproduces the run, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
-    import pandas as pd
-
-    rules = plan.games[0].rules
-    played = out.total_matches
+def run_fields(workers: int, batch_size: int, wall_seconds: float, compile_seconds: float, matches: int,
+               partial: bool) -> dict:  # fmt: skip
+    """The manifest's fields of how any run went, in their order: ``workers``, ``batch_size``, the speed
+    (:func:`speed_fields`), ``partial``, ``started``, and the Python and numpy versions."""
     return {
-        "command": command,
-        "version": __version__,
-        "seed": seed,
-        "format": plan.format,
-        "preset": rules.preset,
-        "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)},
-        "players": rules.players,
-        "lineup": list(plan.games[0].lineup) if plan.format == "table" else None,
-        "strategies": plan.strategies,
-        "baseline": plan.baseline,
-        "games": [
-            {"key": g.key, "lineup": list(g.lineup), "matches_played": out.matches_played[g.key]} for g in plan.games
-        ],  # fmt: skip
-        "matches": n_matches,
-        "matches_played": played,
         "workers": workers,
         "batch_size": batch_size,
-        **speed_fields(out.wall_seconds, compile_seconds, played),
-        "partial": out.partial,
-        "started": started_at(out.wall_seconds),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "pandas": pd.__version__,
-        "platform": sys.platform,
-        **extra,
-    }
-
-
-def comparison_manifest(
-    command: str,
-    rule_sets: list,
-    sweep: dict | None,
-    lineup: list[str],
-    n_matches: int,
-    seed: int,
-    out,  # noqa: ANN001 - a nines_sim.runs.compare.CompareOutcome
-    workers: int,
-    batch_size: int,
-    compile_seconds: float = 0.0,
-) -> dict:
-    """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
-    from nines_sim.runs.compare import deals_coupled
-
-    return {
-        "command": command,
-        "version": __version__,
-        "seed": seed,
-        "rule_sets": [
-            {
-                "label": rs.label,
-                "preset": rs.rules.preset,
-                "rules": rs.rules.options() | {"hand_sizes": list(rs.rules.hand_sizes)},
-                "deals_coupled": deals_coupled(rule_sets[0].rules, rs.rules),
-            }
-            for rs in rule_sets
-        ],
-        "sweep": sweep,
-        "lineup": lineup,
-        "players": len(lineup),
-        "matches": n_matches,
-        "matches_played": out.matches_played,
-        "workers": workers,
-        "batch_size": batch_size,
-        **speed_fields(out.wall_seconds, compile_seconds, out.matches_played * len(rule_sets)),
-        "partial": out.partial,
-        "started": started_at(out.wall_seconds),
+        **speed_fields(wall_seconds, compile_seconds, matches),
+        "partial": partial,
+        "started": started_at(wall_seconds),
         "python": platform.python_version(),
         "numpy": np.__version__,
     }
@@ -282,7 +192,7 @@ def kept_fields(out, matches_kept: int, kept_command: str | None) -> dict:  # no
 
     Parameters
     ----------
-    out : nines_sim.runs.tournament.RunOutcome or nines_sim.runs.compare.CompareOutcome
+    out : nines_sim.experiments.tournament.games.RunOutcome or nines_sim.experiments.compare_rules.work.CompareOutcome
         With ``ranges`` (asked for) and ``kept`` (held by the results), half-open match index pairs.
     matches_kept : int
         Matches each game (or rule set) kept.

@@ -189,6 +189,6 @@ class RunProgress:
                 self._play_again(self._clock() - self._since)
         self.bar.close()
         if exc[0] is None and self.kept:  # (a quiet bar counts nothing)
-            from nines_sim.console import PLAYED_STOPPED, run_reached
+            from nines_sim.runs.stages import PLAYED_STOPPED, run_reached
 
             run_reached(PLAYED_STOPPED)

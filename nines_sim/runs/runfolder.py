@@ -16,20 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim.game.rules import Rules, parse_overrides, parse_rule_set
+from nines_sim.runs.errors import NothingKept, RunSetupError
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
-
-
-class RunSetupError(ValueError):
-    """A run's arguments that cannot work (an empty ``out`` or ``scheduler``); the message says what to give."""
-
-
-class NothingKept(Exception):
-    """A run stopped (Ctrl-C) before any match was kept: nothing was written, and a folder the run created
-    is removed again."""
-
-    def __init__(self, message: str = "Stopped before any match was kept: no results were written.") -> None:
-        super().__init__(message)
 
 
 def rules_for(spec: str, overrides: Sequence[str] | None = None, players: int | None = None) -> Rules:
@@ -164,9 +153,9 @@ def run_folder(out: str | Path | None, kind: str, force: bool, held: ExitStack |
 @contextmanager
 def writing() -> Iterator[None]:
     """Write the results whole: a further Ctrl-C while writing is ignored, not half-applied; one after it is said
-    as coming after the results were written (:func:`nines_sim.console.stopped_words`)."""
-    from nines_sim.console import WRITTEN_STOPPED, run_reached
+    as coming after the results were written (:func:`nines_sim.runs.stages.stopped_words`)."""
     from nines_sim.runs.pool import Interrupt
+    from nines_sim.runs.stages import WRITTEN_STOPPED, run_reached
 
     with Interrupt():
         yield

@@ -11,8 +11,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from nines_sim.experiments.tournament.report_league import CHART, read_ratings_file
 from nines_sim.reporting.charts.common import plt
-from nines_sim.reporting.league import CHART, read_ratings_file
 
 
 @dataclass

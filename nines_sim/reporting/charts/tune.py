@@ -1,7 +1,7 @@
 """A tune run's charts: the optimisation history, each parameter against the win rate, the importances.
 
 Drawn from the folder's ``trials.csv``, ``best.json`` and ``importances.csv`` by ``save_charts``; each file
-is written whole (:func:`nines_sim.reporting.tune.replace_whole`), as processes sharing a study may share
+is written whole (:func:`nines_sim.runs.output.replace_whole`), as processes sharing a study may share
 the folder.
 """
 
@@ -15,7 +15,11 @@ from pathlib import Path
 import pandas as pd
 
 from nines_sim.reporting.charts.common import LEGEND_WIDTH, legend_outside, new_figure, plt, save_png
-from nines_sim.reporting.tune import TRIAL_COLUMNS_END, replace_whole
+from nines_sim.runs.output import replace_whole
+
+#: Columns of ``trials.csv`` after the tuned parameters (``nines_sim.experiments.tune.work.TRIAL_COLUMNS_END``;
+#: ``note`` is newer).
+TRIAL_COLUMNS_END = ("win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note")
 
 
 def _save_whole(fig: plt.Figure, path: Path) -> Path:

@@ -1,0 +1,1 @@
+"""The benchmark (``nines bench``): named workloads and their timing, in :mod:`~nines_sim.experiments.bench.work`."""
