@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "nines_sim"
 
+
 def _module_name(path: Path) -> str:
     """The dotted name of a file of the package (``strategies/`` installs as ``nines_sim.strategies``)."""
     rel = path.relative_to(ROOT).with_suffix("")
