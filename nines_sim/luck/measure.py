@@ -1,4 +1,5 @@
-"""Matches traced on the compiled engine and walked for their luck, in chunks, on worker processes.
+"""Matches traced on the compiled engine and walked for their luck in compiled code, in chunks, on worker
+processes (:mod:`nines_sim.luck.compiled`).
 
 The trace form of the loop plays each match exactly as any run does (same seed, same match index), so a match's
 luck is the same whatever the chunk, batch or worker that plays it; chunks are fixed in size and gathered in
@@ -46,22 +47,16 @@ class Luck:
 
 
 def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
-    from nines_sim.engine.batch import CompiledEngine
     from nines_sim.engine.seats import seat_ids
-    from nines_sim.luck.walk import Walker
+    from nines_sim.luck.compiled import TracingEngine, walk_rows
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    engine = CompiledEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), trace=True, specs=list(specs))
+    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
     engine.run()
-    walker = Walker(rules, seat_ids(lineup), choices=choices)
-    walked = [walker.walk(engine.trace[m]) for m in range(start, start + n)]
-    parts = np.stack([w.parts for w in walked])
-    shares = np.stack([w.shares for w in walked])
-    totals = np.stack([w.totals for w in walked])
+    parts, shares, totals, blocks, penalties = walk_rows(rules, seat_ids(lineup), engine.rows(), start, n, choices)
     if value is None:
-        blocks = np.concatenate([w.hand_blocks for w in walked])
-        return parts, None, shares, totals, blocks, np.concatenate([w.hand_penalties for w in walked])
+        return parts, None, shares, totals, blocks, penalties
     return None, value.corrections(parts), shares, totals, None, None
 
 
