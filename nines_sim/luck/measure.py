@@ -47,14 +47,11 @@ class Luck:
 
 
 def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
-    from nines_sim.engine.seats import seat_ids
-    from nines_sim.luck.compiled import TracingEngine, walk_rows
+    from nines_sim.luck.compiled import trace_luck
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
-    engine.run()
-    parts, shares, totals, blocks, penalties = walk_rows(rules, seat_ids(lineup), engine.rows(), start, n, choices)
+    parts, shares, totals, blocks, penalties = trace_luck(rules, lineup, specs, seed, start, n, choices, value is None)
     if value is None:
         return parts, None, shares, totals, blocks, penalties
     return None, value.corrections(parts), shares, totals, None, None
