@@ -59,3 +59,35 @@ def test_a_value_without_points_is_refused():
     with pytest.raises(ValueError, match="fitted value"):
         luck_skill_frame(report, pd.DataFrame(columns=["hand", "seat", "points_lost"]), ["random", "expert"])
     assert isinstance(noise_value(2, 1), LinearValue)
+
+
+def test_review_luck_writes_the_table_with_net_luck_per_hand(tmp_path):
+    """``nines review STRATEGY --luck`` writes luck_skill.csv: every hand's luck zero across the seats, the
+    reviewed seat's skill minus its decisions' points lost, and says the split on the terminal."""
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    out = tmp_path / "review"
+    args = ["review", "dump-faces", "--against", "expert", "-n", "1", "--samples", "4", "--luck", "--no-charts",
+            "--workers", "1", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out / "luck_skill.csv")
+    hands = table[table["hand"] > 0]
+    np.testing.assert_allclose(hands.groupby(["match", "hand"])["luck"].sum(), 0.0, atol=1e-6)
+    lost = pd.read_csv(out / "review.csv").groupby("hand")["points_lost"].sum()
+    skill = hands[hands["seat"] == 0].set_index("hand")["skill"]
+    np.testing.assert_allclose(-skill.reindex(lost.index), lost, atol=1e-6)
+    assert "luck and skill of seat 0 (dump-faces)" in result.output
+
+
+def test_review_luck_refuses_a_saved_match_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    saved = tmp_path / "m.json"
+    saved.write_text("{}")
+    result = CliRunner().invoke(app, ["review", str(saved), "--luck"])
+    assert result.exit_code == 2 and "give no --luck" in result.output

@@ -158,3 +158,55 @@ def luck_sentence(table: pd.DataFrame, seat: int) -> str:
     skill = "" if np.isnan(row["skill"]) else f", its decisions {-float(row['skill']):.1f} (points lost)"
     return (f"seat {seat} ({row['strategy']}) {won} {abs(result):.1f} points against the others' mean over the "
             f"match's hands; {cards} of them{skill}")  # fmt: skip
+
+
+def review_luck(review, fit_matches: int = 4000, workers: int = 1) -> pd.DataFrame:  # noqa: ANN001 - Review
+    """A strategy review's luck and skill table: every reviewed match's :func:`luck_skill_frame`, with a
+    ``match`` column, under a value fitted on ``fit_matches`` reserved matches of the review's table and seed.
+
+    Parameters
+    ----------
+    review : nines_sim.play.review.Review
+        A strategy review (its lineup, rules, seed and kept match ranges; a saved match has no seat to replay).
+    fit_matches : int
+        Reserved matches the value is fitted on (:data:`~nines_sim.luck.measure.FIT_START` on).
+    workers : int
+        Worker processes of the fit (the numbers are identical for any value).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        For a review of a saved match.
+    """
+    from nines_sim.luck.measure import FIT_START, measure_luck
+    from nines_sim.luck.value import fit_value
+
+    if review.source is not None:
+        raise ValueError("--luck reviews a strategy: a saved match's seats cannot be replayed without the person")
+    fit = measure_luck(review.rules, review.lineup, review.seed, FIT_START, fit_matches, workers=workers)
+    value = fit_value(fit.parts, fit.shares, fit.hand_blocks, fit.hand_penalties)
+    frames = []
+    decisions = review.decisions
+    for lo, hi in review.kept or review.ranges:
+        for m in range(lo, hi):
+            report = match_luck(review.rules, review.lineup, review.seed, m, value)
+            table = luck_skill_frame(report, decisions[decisions["match"] == m], review.lineup)
+            table.insert(0, "match", m)
+            frames.append(table)
+    return pd.concat(frames, ignore_index=True)
+
+
+def review_luck_lines(table: pd.DataFrame) -> list[str]:
+    """What the terminal says of a review's luck: seat 0's result, luck and skill summed over the matches."""
+    whole = table[table["hand"] == 0]
+    seat = whole[whole["seat"] == 0]
+    n = len(seat)
+    res, luck, skill = (float(seat[c].sum()) for c in ("result", "luck", "skill"))
+    return [f"\nluck and skill of seat 0 ({seat['strategy'].iloc[0]}) over {n:,} matches, in penalty points against "
+            f"the others' mean: result {res:+.1f}, luck (deal, draws, others' random choices) {luck:+.1f}, skill "
+            f"(points its decisions lost) {skill:+.1f}, the rest {res - luck - skill:+.1f}",
+            f"  one match: {luck_sentence(table[table['match'] == table['match'].iloc[0]], 0)}"]  # fmt: skip
