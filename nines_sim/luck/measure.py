@@ -87,8 +87,10 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
+        # the first chunk here: the workers forked after it inherit its compiled code instead of each loading it
+        first = _chunk(*jobs[0])
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-            done = list(pool.map(_chunk, *zip(*jobs, strict=True)))
+            done = [first, *pool.map(_chunk, *zip(*jobs[1:], strict=True))]
 
     def joined(i: int) -> np.ndarray | None:
         return None if done[0][i] is None else np.concatenate([d[i] for d in done])
