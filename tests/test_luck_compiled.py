@@ -23,6 +23,7 @@ from nines_sim.strategy.registry import make_lineup
         ("draw-until-playable", ["random", "expert"]),  # V2
         ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
         ("fixed-hands-5", ["hold-nines", "random", "dump-faces"]),  # S3's fixed hands
+        ("classic", ["tests/replay_plugins.py:Chatty", "random", "dump-faces"]),  # a Python seat: many slots
     ],
 )
 def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
