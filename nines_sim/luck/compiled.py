@@ -29,7 +29,7 @@ from nines_sim.engine.loop_constants import (
     EV_RESHUFFLE,
     EV_TURN,
 )
-from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import COL_ACTIVE, COL_TOP, N_FEATURES, NB, NC, NJ
@@ -114,7 +114,7 @@ def _blocks(hr, hs, top, active, P, out):
     whole (the matrix's columns: the ranks, the active suit's naturals, the top rank's naturals)."""
     top_rank = _RANK[top]
     for p in range(P):
-        for r in range(NB - 2):
+        for r in range(N_RANKS):
             out[p, r] = hr[p, r]
         out[p, COL_ACTIVE] = hs[p, active]
         out[p, COL_TOP] = hr[p, top_rank] if top_rank != NINE_RANK else 0.0
@@ -223,8 +223,8 @@ def _walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_r
           err):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
     index - ``start``, each hand's into ``hand_*`` (when they have rows).  ``err``: (code, match, a, b, -, ends)."""
-    hr, hs = np.zeros((P, NB - 2)), np.zeros((P, 4))
-    sr, ss = np.zeros((1, NB - 2)), np.zeros((1, 4))  # the stock's counts
+    hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
+    sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
     _count(H, P, hr, hs)
     _count(stock.reshape(1, N_FACES), 1, sr, ss)
     n_stock = 0.0
