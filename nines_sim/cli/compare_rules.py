@@ -71,6 +71,18 @@ def compare_rules(
     design: DesignOpt = 0,
     skilled: SkilledOpt = "expert",
     weak: WeakOpt = "random",
+    luck: Annotated[
+        bool,
+        typer.Option(
+            "--luck",
+            help="Also each paired shift with the luck taken out (AIVAT): each rule set's value "
+            "fitted on reserved matches, every match traced again and adjusted; luck.csv.",
+        ),
+    ] = False,
+    luck_fit: Annotated[
+        int,
+        typer.Option("--luck-fit", min=2, max=1_000_000, help="Reserved matches each rule set's value is fitted on."),
+    ] = 4000,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
@@ -96,11 +108,18 @@ def compare_rules(
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     check_design(skilled, weak)
+    if luck:
+        from nines_sim.luck.tournament import LuckError, check_luck
+
+        try:
+            check_luck("table", ranges, names)
+        except LuckError as exc:
+            raise usage_error(str(exc)) from None
     with run_errors():
         run = play_comparison(setup, matches=matches, seed=seed, out=out, force=force, charts=not no_charts,
                               workers=workers, batch_size=batch_size, chunk_size=chunk_size, ranges=ranges,
                               scheduler=scheduler, quiet=quiet, design=design, skilled=skilled,
-                              weak=weak)  # fmt: skip
+                              weak=weak, luck=luck, luck_fit=luck_fit)  # fmt: skip
     if run.design_stopped:
         typer.echo(DESIGN_STOPPED, err=True)
     for line in run.summary(table=not quiet):

@@ -49,6 +49,14 @@ def review(
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
     workers: WorkersOpt = None,
     ranges: RangesOpt = None,
+    luck: Annotated[
+        bool,
+        typer.Option(
+            "--luck",
+            help="Also each hand's luck and skill per seat in penalty points (a strategy review): "
+            "luck_skill.csv, a value fitted on 4,000 reserved matches.",
+        ),
+    ] = False,
     ctx: typer.Context = None,  # None: called from Python (nines play's review of its match), no options given
 ) -> None:
     """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
@@ -103,16 +111,22 @@ def review(
     try:
         with run_errors(), compile_notices() if run is None else nullcontext():
             if run is None:
-                run_dir, res = run_review(setup, out, force, not no_charts, saved=saved, target=target)
+                run_dir, res, table = run_review(setup, out, force, not no_charts, saved=saved, target=target)
             else:
-                run_dir, res = run_review(setup, out, force, not no_charts, lineup=run[0], rules=run[1],
-                                          matches=matches, seed=seed, ranges=run[2],
-                                          workers=workers or cpu_count_default())  # fmt: skip
+                run_dir, res, table = run_review(setup, out, force, not no_charts, lineup=run[0], rules=run[1],
+                                                 matches=matches, seed=seed, ranges=run[2],
+                                                 workers=workers or cpu_count_default(), luck=luck)  # fmt: skip
     except SavedMatchError as exc:
         raise usage_error(str(exc)) from None
     for line in terminal_lines(res):
         typer.echo(line)
+    if table is not None:
+        from nines_sim.luck.review import review_luck_lines
+
+        for line in review_luck_lines(table):
+            typer.echo(line)
     files = f"review.csv, report.md{'' if no_charts else ', points_lost.png'}, manifest.json"
+    files += ", luck_skill.csv" if table is not None else ""
     typer.echo(f"\nresults in {run_dir} ({files})")
     if (stopped := partial_line(res)) is not None:
         typer.echo(stopped)

@@ -83,8 +83,8 @@ def tournament(
         typer.Option(
             "--luck",
             help="Also take the luck out (AIVAT; --format table): a value fitted on reserved matches, every match "
-            "traced again and adjusted; luck.csv, columns added to summary.csv, a report section. Slow: the luck "
-            "is walked in Python (about 100 heads-up matches/s on 2 cores).",
+            "traced again and adjusted; luck.csv, columns added to summary.csv, a report section. About 5 times "
+            "a plain run's time (the fit's and the run's matches traced and walked in compiled code).",
         ),
     ] = False,
     luck_fit: Annotated[

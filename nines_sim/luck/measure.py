@@ -1,4 +1,5 @@
-"""Matches traced on the compiled engine and walked for their luck, in chunks, on worker processes.
+"""Matches traced on the compiled engine and walked for their luck in compiled code, in chunks, on worker
+processes (:mod:`nines_sim.luck.compiled`).
 
 The trace form of the loop plays each match exactly as any run does (same seed, same match index), so a match's
 luck is the same whatever the chunk, batch or worker that plays it; chunks are fixed in size and gathered in
@@ -46,22 +47,13 @@ class Luck:
 
 
 def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
-    from nines_sim.engine.batch import CompiledEngine
-    from nines_sim.engine.seats import seat_ids
-    from nines_sim.luck.walk import Walker
+    from nines_sim.luck.compiled import trace_luck
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    engine = CompiledEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), trace=True, specs=list(specs))
-    engine.run()
-    walker = Walker(rules, seat_ids(lineup), choices=choices)
-    walked = [walker.walk(engine.trace[m]) for m in range(start, start + n)]
-    parts = np.stack([w.parts for w in walked])
-    shares = np.stack([w.shares for w in walked])
-    totals = np.stack([w.totals for w in walked])
+    parts, shares, totals, blocks, penalties = trace_luck(rules, lineup, specs, seed, start, n, choices, value is None)
     if value is None:
-        blocks = np.concatenate([w.hand_blocks for w in walked])
-        return parts, None, shares, totals, blocks, np.concatenate([w.hand_penalties for w in walked])
+        return parts, None, shares, totals, blocks, penalties
     return None, value.corrections(parts), shares, totals, None, None
 
 
@@ -95,8 +87,10 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
+        # the first chunk here: the workers forked after it inherit its compiled code instead of each loading it
+        first = _chunk(*jobs[0])
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-            done = list(pool.map(_chunk, *zip(*jobs, strict=True)))
+            done = [first, *pool.map(_chunk, *zip(*jobs[1:], strict=True))]
 
     def joined(i: int) -> np.ndarray | None:
         return None if done[0][i] is None else np.concatenate([d[i] for d in done])

@@ -33,10 +33,15 @@ class LinearValue:
         before it, so each correction ``V_kind(after) - E[V_kind(after) | before]`` still has mean zero.
     name : str
         What it is, for the report (``"fitted on 4,000 reserved matches"``, ``"constant"``, ...).
+    points : numpy.ndarray or None
+        float64, shape (3, P, NJ): a fitted value's first stage, the value of a hand's card blocks in penalty
+        points per kind of event (the seat's hand penalty minus the others' mean, lower is better); None for a
+        value with no such stage.  The review's luck in points (:mod:`nines_sim.luck.review`).
     """
 
     weights: np.ndarray
     name: str
+    points: np.ndarray | None = None
 
     def corrections(self, parts: np.ndarray) -> np.ndarray:
         """The corrections of matches: the value's change at each event minus its mean, summed per part.
@@ -112,11 +117,13 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     luck = parts.reshape(n, kinds, P, NC, NJ)
     pen = hand_penalties.astype(np.float64)
     weights = np.empty((kinds, P, N_FEATURES))
+    points = np.empty((kinds, P, NJ))
     for p in range(P):
-        points = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
-        hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], points).coef_ for k in range(kinds)]
+        y = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
+        hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], y).coef_ for k in range(kinds)]
+        points[:, p] = hand
         match_luck = sum(luck[:, k, p] @ hand[k] for k in range(kinds))
         match = LinearRegression().fit(match_luck, shares[:, p]).coef_
         for k in range(kinds):
             weights[k, p] = np.outer(match, hand[k]).ravel()
-    return LinearValue(weights, f"fitted on {n:,} reserved matches")
+    return LinearValue(weights, f"fitted on {n:,} reserved matches", points)

@@ -145,6 +145,7 @@ class ComparisonRun:
     compile_seconds: float
     design: Any = None
     design_stopped: bool = False
+    luck: Any = None  # nines_sim.luck.compare.RulesLuck of luck=True
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
@@ -153,6 +154,8 @@ class ComparisonRun:
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
+        if self.luck is not None:
+            lines += self.luck.lines(self.setup.specs_given, [r.label for r in self.setup.rule_sets])
         status = "PARTIAL (interrupted): " if out.partial else ""
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
         lines.append(
@@ -179,13 +182,17 @@ def play_comparison(
     design: int = 0,
     skilled: str = "expert",
     weak: str = "random",
+    luck: bool = False,
+    luck_fit: int = 4000,
 ) -> ComparisonRun:
     """Play a rule comparison and write its run folder (what ``nines compare-rules`` does after its checks).
 
     Every rule set plays the same seed and match indices (common random numbers).  The keywords are those
     of :func:`play_tournament`; ``matches`` counts per rule set.  ``design=N`` measures the game itself under
     every rule set on ``N`` matches per design lineup (skill, seat fairness, length, comebacks; paired across the
-    rule sets), with ``skilled`` and ``weak`` as the design lineups' strategies.
+    rule sets), with ``skilled`` and ``weak`` as the design lineups' strategies.  ``luck``: also each shift with
+    the luck taken out (:mod:`nines_sim.luck.compare`, each rule set's value fitted on ``luck_fit`` reserved
+    matches), into ``luck.csv``.
 
     Returns
     -------
@@ -221,6 +228,12 @@ def play_comparison(
             run.design = played.after
             run.design_stopped = run.design is None
         words = design_words(design, skilled, weak)
+        if luck and not outcome.partial:
+            from nines_sim.luck.compare import rules_luck
+
+            run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
+        if luck:
+            words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
         with writing():
             _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
     return run
@@ -243,6 +256,10 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
     write_csv(run.table, run_dir / "comparison.csv")
     write_csv(distribution_frame(setup.rule_sets, setup.labels, outcome), run_dir / "score_distribution.csv")
     design_files = write_design(run_dir, run.design)
+    if run.luck is not None:
+        frame = run.luck.frame(setup.specs_given, [r.label for r in setup.rule_sets])
+        design_files.append(write_csv(frame, run_dir / "luck.csv").name)
+        extra["luck"] = run.luck.manifest()
     command = setup.command(matches, seed, wanted if ranges_given else None, words)
     fields = comparison_manifest(command, setup.rule_sets, setup.sweep, list(setup.lineup), ranges_total(wanted),
                                  seed, outcome, run.workers, batch_size, run.compile_seconds)  # fmt: skip

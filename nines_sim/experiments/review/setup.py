@@ -7,13 +7,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nines_sim.experiments.review.work import Review, ReviewSetup
 from nines_sim.game.rules import Rules
 from nines_sim.runs.errors import NothingKept
 from nines_sim.runs.ranges import Range, total
 from nines_sim.runs.runfolder import run_folder, writing
+
+if TYPE_CHECKING:  # pandas loads with the run, not with a usage error
+    import pandas as pd
 
 
 def run_review(
@@ -30,15 +33,18 @@ def run_review(
     seed: int = 0,
     ranges: list[Range] | None = None,
     workers: int = 1,
-) -> tuple[Path, Review]:
+    luck: bool = False,
+) -> tuple[Path, Review, pd.DataFrame | None]:
     """Review a saved match (``saved``, loaded from ``target``) or seat 0 of ``lineup`` under ``rules`` in the
     matches ``ranges`` of ``seed`` (on ``workers`` processes, with a progress bar), and write the run folder:
-    ``review.csv``, ``report.md``, the chart (unless not ``charts``) and ``manifest.json``.
+    ``review.csv``, ``report.md``, the chart (unless not ``charts``) and ``manifest.json``; with ``luck`` (a
+    strategy review), ``luck_skill.csv`` too (:func:`nines_sim.luck.review.review_luck`).
 
     Returns
     -------
-    (pathlib.Path, Review)
-        The run folder and the review (``Review.stopped`` when Ctrl-C cut it short; what finished is kept).
+    (pathlib.Path, Review, pandas.DataFrame or None)
+        The run folder, the review (``Review.stopped`` when Ctrl-C cut it short; what finished is kept) and its
+        luck and skill table (None without ``luck``).
 
     Raises
     ------
@@ -65,6 +71,15 @@ def run_review(
                                       on_progress=bar, ranges=wanted)  # fmt: skip
         if res.stopped and not res.matches:
             raise NothingKept()  # an empty review is no review: nothing is written, the folder made is removed
+        table = None
+        if luck and saved is None:
+            from nines_sim.luck.review import review_luck
+
+            table = review_luck(res, workers=workers)
         with writing():
             write_review(res, run_dir, chart=charts)
-    return run_dir, res
+            if table is not None:
+                from nines_sim.runs.output import write_csv
+
+                write_csv(table, run_dir / "luck_skill.csv")
+    return run_dir, res, table
