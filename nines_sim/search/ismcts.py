@@ -177,6 +177,10 @@ class _Slots:
         self.played = np.ascontiguousarray(a["played"])
         self.tree_sid = np.full(P, K.SID_PYTHON, dtype=np.int64)
         self.policy_sid = seat_ids([policy] * P)
+        if (self.policy_sid == K.SID_USER).any():  # a compiled plug-in (learned) rolls out: its own callback
+            from nines_sim.strategy.per_game_compiled import compiled_function
+
+            self.fs = tuple(compiled_function(policy if s < P else None, rules) for s in range(K.MAX_SEATS))
         self.xp = seat_params([policy] * P)
         self.pen = np.zeros((B, P), dtype=np.int64)
         self.scored = np.zeros(B, dtype=bool)
