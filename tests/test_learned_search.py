@@ -83,9 +83,12 @@ def test_play_inference_weights_from_the_model_are_the_softmax_of_its_scores_rec
     assert expected[1] == 1.0 and expected[0] < 1.0
 
 
-def test_play_inference_with_the_model_gives_the_same_numbers_for_any_workers_and_batch_size():
+@pytest.mark.parametrize(
+    "spec",
+    ["lookahead:samples=8,infer_plays=1,play_model=learned", "ismcts:iterations=8,infer_plays=1,play_model=learned"],
+)
+def test_play_inference_with_the_model_gives_the_same_numbers_for_any_workers_and_batch_size(spec):
     rules = make_rules("classic", players=2)
-    spec = "lookahead:samples=8,infer_plays=1,play_model=learned"
     one = simulate(rules, [make_lineup([spec])[0], "expert"], 6, seed=4, workers=1, batch_size=3)
     two = simulate(rules, [make_lineup([spec])[0], "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
     assert np.array_equal(one.totals, two.totals)
