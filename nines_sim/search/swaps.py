@@ -96,7 +96,8 @@ def over_bound(cnt_s, a, slack):
 def repair(face, holder, T, H, age_g, slack, wt, cnt, key, purpose, ctr):
     """Bring every hand within its count bound: each card over it is traded for a card of another holder (the
     first that fits, from a random slot on) that has no bound in that hand, where the other holder allows it (a
-    card that must be in a hand never goes to the stock).  Returns whether every hand is within its bound."""
+    card that must be in a hand never goes to the stock); where no such trade fits, passed round three holders
+    (:func:`rotate`).  Returns whether every hand is within its bound."""
     P = cnt.shape[0] - 1
     for i in range(H):
         s = holder[i]

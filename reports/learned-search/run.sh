@@ -10,4 +10,5 @@ case "$1" in
   3) pair lookahead:draws=log,counts=obey lookahead:draws=log 500 202 v202 --rules draw-until-playable ;;
   4) pair lookahead:draws=log,policy=learned expert 500 92 re92 ;;  # the first 500 deals of ../draw-log/f92
   5) pair clairvoyant expert 500 92 ce92 ;;
+  6) pair lookahead:draws=log,policy=learned,samples=128 lookahead:draws=log 500 205 q205 ;;  # about equal time
 esac
