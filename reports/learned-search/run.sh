@@ -11,4 +11,5 @@ case "$1" in
   4) pair lookahead:draws=log,policy=learned expert 500 92 re92 ;;  # the first 500 deals of ../draw-log/f92
   5) pair clairvoyant expert 500 92 ce92 ;;
   6) pair lookahead:draws=log,policy=learned,samples=128 lookahead:draws=log 500 205 q205 ;;  # about equal time
+  7) pair lookahead:draws=log,policy=learned,samples=128 lookahead:draws=log 500 206 q206 ;;
 esac
