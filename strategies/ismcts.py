@@ -7,8 +7,15 @@ from typing import Any
 import numpy as np
 
 from nines_sim.search.ismcts import ismcts
-from nines_sim.search.pimc import policy_names, rollout_policy_names
-from nines_sim.search.player import COUNTS_SETTING, DRAWS_SETTING, SampledSearch, settings_params
+from nines_sim.search.pimc import rollout_policy_names
+from nines_sim.search.player import (
+    COUNTS_SETTING,
+    DRAWS_SETTING,
+    PLAY_MODEL_SETTING,
+    PLAY_TEMP_SETTING,
+    SampledSearch,
+    settings_params,
+)
 from nines_sim.strategy.base import Observation
 
 #: The settings: (name, kind, default, low, high or choices, help), as ``lookahead``'s.
@@ -42,7 +49,8 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "heads-up: how much less likely a sampled world is where the opponent's plays this hand are not the "
         "play model's; 0: ignore plays",
     ),  # fmt: skip
-    ("play_model", "choice", "expert", None, policy_names(), "heads-up: how the opponent is taken to play"),
+    PLAY_MODEL_SETTING,
+    PLAY_TEMP_SETTING,
 )
 
 

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nines_sim.search.pimc import NINE_SUIT, policy_names, rollout_policy_names, search
+from nines_sim.search.pimc import NINE_SUIT, rollout_policy_names, search
 from nines_sim.search.player import (  # noqa: F401 - also read from here
     COUNTS_SETTING,
     DRAWS_SETTING,
     OVERSAMPLE,
+    PLAY_MODEL_SETTING,
+    PLAY_TEMP_SETTING,
     SampledSearch,
     SettingError,
     settings_params,
@@ -63,7 +65,8 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "heads-up: how much less likely a sampled world is where the opponent's plays this hand are not the "
         "play model's; 0: ignore plays",
     ),
-    ("play_model", "choice", "expert", None, policy_names(), "heads-up: how the opponent is taken to play"),
+    PLAY_MODEL_SETTING,
+    PLAY_TEMP_SETTING,
     (
         "refine",
         "int",
@@ -87,7 +90,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
 )
 
 #: Settings that only a player who cannot see the cards has.
-INFERENCE = ("infer", "draws", "counts", "infer_plays", "play_model")
+INFERENCE = ("infer", "draws", "counts", "infer_plays", "play_model", "play_temp")
 #: The second search level's settings (its inner search samples what the player would see: not clairvoyant's).
 REFINEMENT = ("refine", "refine_samples", "inner_samples", "refine_gap", "refine_z")
 

@@ -50,14 +50,9 @@ def test_T2_T4_V2_the_true_hands_keep_the_count_bound(preset, players, seed, tur
     assert not count_breaks(obs, eng.hands).any()
 
 
-#: V2's bound (no slack: the drawn legal card is played) can bind so hard that the repair finds no trade: the
-#: property test found such positions (below), so under draw-until-playable counts=obey is not yet exact.
-BOUND_KEPT = [p for p in PRESETS if p != "draw-until-playable"]
-
-
 @settings(max_examples=20, deadline=None)
 @given(
-    preset=st.sampled_from(BOUND_KEPT),
+    preset=st.sampled_from(PRESETS),
     players=st.integers(2, 6),
     seed=st.integers(0, 2**31),
     turns=st.integers(5, 60),
@@ -68,9 +63,10 @@ def test_T2_T4_no_sampled_world_breaks_the_count_bound(preset, players, seed, tu
     _no_world_breaks_the_bound(preset, players, seed, turns, draws, infer)
 
 
-@pytest.mark.xfail(strict=True, reason="V2: the repair can leave a hand over a bound with no slack (a known gap)")
 @pytest.mark.parametrize(("seed", "turns"), [(0, 38), (1, 37)])
-def test_V2_a_bound_with_no_slack_can_defeat_the_repair(seed, turns):
+def test_V2_a_bound_with_no_slack_is_kept_by_passing_cards_round_three_holders(seed, turns):
+    # Found by the property test: at 3 seats under V2 every card of one hand was bounded in another, so no trade of
+    # two cards fitted and a world stayed over its bound; a card passed round three holders (the stock too) fits.
     _no_world_breaks_the_bound("draw-until-playable", 3, seed, turns, "suits", 0.0)
 
 

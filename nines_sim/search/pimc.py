@@ -341,8 +341,9 @@ TUNED_EXPERT = (
 
 
 def rollout_policy_names() -> Sequence[str]:
-    """The rollout policies of the search players' ``policy`` setting: :func:`policy_names` and ``tuned-expert``."""
-    return (*policy_names(), "tuned-expert")
+    """The rollout policies of the search players' ``policy`` setting: :func:`policy_names`, ``tuned-expert`` and
+    ``learned`` (the model shipped for the rules and table size, :mod:`nines_sim.strategies.learned`)."""
+    return (*policy_names(), "tuned-expert", "learned")
 
 
 def rollout_policy(name: str) -> Strategy:

@@ -200,13 +200,58 @@ def play_weights(obs: Observation, worlds: PositionBatch, plays: list[list[_Play
     numpy.ndarray
         float64, (n * M,): 1 where every recorded play is the model's, smaller where some are not.
     """
-    n = obs.n
-    M = worlds.n // n
     weight = np.ones(worlds.n)
-    games = [g for g in range(n) if plays[g]]
-    if not games or infer <= 0:
+    rec = _recorded(obs, worlds, plays) if infer > 0 else None
+    if rec is None:
         return weight
     miss = max(1.0 - infer, 1e-3)
+    agree = (rec.legal & (ONE << rec.card.astype(np.uint64))) != 0
+    if agree.any():
+        agree &= model.play(rec.obs) == rec.card
+    nine = rec.suit >= 0
+    if nine.any() and agree[nine].any():
+        sel = np.flatnonzero(nine & agree)
+        agree[sel] &= model.declare(rec.declare(sel)) == rec.suit[sel]
+    factor = np.where(agree, 1.0, miss)
+    np.multiply.at(weight, rec.world, factor)
+    return weight
+
+
+@dataclass
+class Recorded:
+    """Every recorded play of the opponent in every sampled world of its game, as one batch of play decisions.
+
+    Attributes
+    ----------
+    world : numpy.ndarray
+        int64, (E,): the world of each entry (a row of the sampled batch).
+    obs : Observation
+        The opponent's play decisions, as they were in that world: its hand then (the world's hand and the cards it
+        played since) and the public state before the play.
+    legal, card, suit : numpy.ndarray
+        uint64, int64, int64, (E,): the legal cards then, the card played, the suit declared after it (-1: none).
+    """
+
+    world: np.ndarray
+    obs: Observation
+    legal: np.ndarray
+    card: np.ndarray
+    suit: np.ndarray
+
+    def declare(self, sel: np.ndarray) -> Observation:
+        """The declarations after the 9s of entries ``sel``: the hand less the 9 played."""
+        o = self.obs
+        rest = o.hand[0][sel] & ~(ONE << self.card[sel].astype(np.uint64))
+        return Observation(o._pub, o._idx[sel], o.seat[sel], DecisionKind.DECLARE, [rest])
+
+
+def _recorded(obs: Observation, worlds: PositionBatch, plays: list[list[_Play]]) -> Recorded | None:
+    """The recorded plays of ``plays`` in every world of their game (None where no game has one)."""
+    n = obs.n
+    M = worlds.n // n
+    games = [g for g in range(n) if plays[g]]
+    if not games:
+        return None
     opp_hands = worlds.arrays["hands"][0]  # type: ignore[index]
     rec_rows, rec_world, rec_card, rec_suit, rec_later, rec_opp = [], [], [], [], [], []
     for g in games:
@@ -231,18 +276,7 @@ def play_weights(obs: Observation, worlds: PositionBatch, plays: list[list[_Play
     idx = np.arange(ev.size)
     legal = hand & pub.legal_tab[arrays["top"] * 4 + arrays["active"]]
     o = Observation(state, idx, opp, DecisionKind.PLAY, [hand], legal)
-    agree = (legal & (ONE << card.astype(np.uint64))) != 0
-    if agree.any():
-        agree &= model.play(o) == card
-    nine = suit >= 0
-    if nine.any() and agree[nine].any():
-        sel = np.flatnonzero(nine & agree)
-        rest = hand[sel] & ~(ONE << card[sel].astype(np.uint64))
-        d = Observation(state, sel, opp[sel], DecisionKind.DECLARE, [rest])
-        agree[sel] &= model.declare(d) == suit[sel]
-    factor = np.where(agree, 1.0, miss)
-    np.multiply.at(weight, world, factor)
-    return weight
+    return Recorded(world, o, legal, card, suit)
 
 
 def resample(obs: Observation, weight: np.ndarray, K: int, salt: int) -> np.ndarray:

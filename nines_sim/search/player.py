@@ -11,7 +11,7 @@ import numpy as np
 
 from nines_sim.search.pimc import rollout_policy
 from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
-from nines_sim.search.policies import DRAW_MODELS
+from nines_sim.search.policies import DRAW_MODELS, POLICY_NAMES
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
 from nines_sim.strategy.params import Param, ParamError
 from nines_sim.strategy.registry import make_lineup
@@ -66,6 +66,21 @@ COUNTS_SETTING = (
 )
 
 
+#: The ``play_model`` setting: how the opponent is taken to play for ``infer_plays``: a built-in that decides without
+#: searching (a world weighs less where a play is not its), or ``learned``: each play weighed by its probability under
+#: the learned model (:mod:`nines_sim.search.play_likelihood`).
+PLAY_MODEL_SETTING = (
+    "play_model",
+    "choice",
+    "expert",
+    None,
+    (*POLICY_NAMES, "learned"),
+    "heads-up: how the opponent is taken to play; learned: each play weighed by its probability under the model",
+)
+#: ``play_model=learned``: the temperature of the softmax of the model's scores (points).
+PLAY_TEMP_SETTING = ("play_temp", "float", 2.0, 0.1, 100.0, "play_model=learned: the softmax temperature in points")
+
+
 class SampledSearch(Strategy):
     """What the search players (``lookahead``, ``ismcts``) share: their settings checked as parameters, the
     rollout policy, the worlds they sample (reweighted by the opponents' plays with ``infer_plays``), the games
@@ -98,7 +113,12 @@ class SampledSearch(Strategy):
             plays = self._memory.plays(obs)
             if any(plays):
                 worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer, self.draws, self._counts)
-                weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
+                if self.play_model == "learned":
+                    from nines_sim.search.play_likelihood import play_likelihoods
+
+                    weight = play_likelihoods(obs, worlds, plays, self._model, self.infer_plays, self.play_temp)  # type: ignore[arg-type]
+                else:
+                    weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
                 return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
         return sample_positions(obs, samples, salt, self.infer, self.draws, self._counts)
 

@@ -96,7 +96,8 @@ def over_bound(cnt_s, a, slack):
 def repair(face, holder, T, H, age_g, slack, wt, cnt, key, purpose, ctr):
     """Bring every hand within its count bound: each card over it is traded for a card of another holder (the
     first that fits, from a random slot on) that has no bound in that hand, where the other holder allows it (a
-    card that must be in a hand never goes to the stock).  Returns whether every hand is within its bound."""
+    card that must be in a hand never goes to the stock); where no such trade fits, passed round three holders
+    (:func:`rotate`).  Returns whether every hand is within its bound."""
     P = cnt.shape[0] - 1
     for i in range(H):
         s = holder[i]
@@ -119,7 +120,50 @@ def repair(face, holder, T, H, age_g, slack, wt, cnt, key, purpose, ctr):
             face[i] = face[j]
             face[j] = f
             break
+        if over_bound(cnt[s], a, slack):  # no trade of two cards fits: pass three round
+            rotate(face, holder, T, i, age_g, slack, wt, cnt, below(stream(key, purpose, ctr + H + i), T))
     return within_bounds(cnt, slack)
+
+
+@njit(cache=True, error_model="numpy")
+def rotate(face, holder, T, i, age_g, slack, wt, cnt, start):
+    """Card ``i``, over its seat's count bound, passed on round three holders: to holder ``B`` for a card ``j``
+    that goes to a third holder ``C`` for a card ``k`` that has no bound in the first seat, where each holder
+    allows what comes in (:func:`fits`; a card that must be in a hand never goes to the stock).  Under V2 a
+    bound has no slack and every card of a hand may be bounded in the other, so no two-way trade may fit where
+    a three-way one does.  Returns whether one was made."""
+    P = cnt.shape[0] - 1
+    s = holder[i]
+    x = face[i]
+    a = age_g[s, x]
+    for t in range(T):
+        j = start + t if start + t < T else start + t - T
+        hb = holder[j]
+        if hb == s or wt[hb, x] == 0.0:
+            continue
+        y = face[j]
+        b_out = age_g[hb, y] if hb < P else -1
+        b_in = age_g[hb, x] if hb < P else -1
+        if hb < P and not fits(cnt[hb], b_out, b_in, slack):
+            continue
+        for u in range(T):
+            k = start + u if start + u < T else start + u - T
+            hc = holder[k]
+            z = face[k]
+            if hc == s or hc == hb or age_g[s, z] >= 0 or wt[hc, y] == 0.0:
+                continue
+            c_out = age_g[hc, z] if hc < P else -1
+            c_in = age_g[hc, y] if hc < P else -1
+            if hc < P and not fits(cnt[hc], c_out, c_in, slack):
+                continue
+            recount(cnt, s, a, -1)
+            recount(cnt, hb, b_out, b_in)
+            recount(cnt, hc, c_out, c_in)
+            face[i] = z
+            face[j] = x
+            face[k] = y
+            return True
+    return False
 
 
 @njit(cache=True, inline="always", error_model="numpy")
