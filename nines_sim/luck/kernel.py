@@ -1,0 +1,164 @@
+"""The compiled luck walk's small helpers (:mod:`nines_sim.luck.steps`): a hand's counts by rank and suit, its
+card blocks and their differences, a play made and undone, the match weights.
+
+Each is the compiled form of a piece of the Python walk (:mod:`nines_sim.luck.walk`,
+:mod:`nines_sim.luck.features`), on arrays the walk keeps and changes in place (no array made per event).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nines_sim.engine.code_cache import seal_module
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ
+from nines_sim.luck.walk import HEURISTICS, NATURAL_PENALTY
+
+RANK = FACE_RANK.astype(np.int64)
+SUIT = FACE_SUIT.astype(np.int64)
+PEN = NATURAL_PENALTY.astype(np.int64)
+_HEUR = np.array(HEURISTICS, dtype=np.int64)
+
+
+@njit(cache=True)
+def count(H, P, hr, hs):
+    """Each row's cards by rank (``hr``, (P, 13)) and its naturals by suit (``hs``, (P, 4))."""
+    for p in range(P):
+        hr[p, :] = 0.0
+        hs[p, :] = 0.0
+        for f in range(N_FACES):
+            c = H[p, f]
+            if c != 0.0:
+                hr[p, RANK[f]] += c
+                if RANK[f] != NINE_RANK:
+                    hs[p, SUIT[f]] += c
+
+
+@njit(cache=True)
+def blocks(hr, hs, top, active, P, out):
+    """``hands @ card_matrix(active, top)`` from the hands' counts (:func:`count`): exact, the counts being
+    whole (the matrix's columns: the ranks, the active suit's naturals, the top rank's naturals)."""
+    top_rank = RANK[top]
+    for p in range(P):
+        for r in range(N_RANKS):
+            out[p, r] = hr[p, r]
+        out[p, COL_ACTIVE] = hs[p, active]
+        out[p, COL_TOP] = hr[p, top_rank] if top_rank != NINE_RANK else 0.0
+
+
+@njit(cache=True)
+def move_card(H, hr, hs, seat, f, c):
+    """``c`` copies of face ``f`` into (c > 0) or out of seat ``seat``'s hand, its counts kept."""
+    H[seat, f] += c
+    hr[seat, RANK[f]] += c
+    if RANK[f] != NINE_RANK:
+        hs[seat, SUIT[f]] += c
+
+
+@njit(cache=True)
+def mean_into(acc_k, a, b, scale, P):
+    """``acc_k += a - b / scale`` (P, NJ), with no array made."""
+    for p in range(P):
+        for j in range(NJ):
+            acc_k[p, j] += a[p, j] - b[p, j] / scale
+
+
+@njit(cache=True, forceinline=True)  # in the walk's inner loops, as written there before
+def add_choice(cb, is_chosen, w, P, mean, chosen):
+    """One of a policy's choices, its card blocks ``cb`` (P, NJ) of probability ``w``: into ``mean``, and into
+    ``chosen`` when it is the choice made."""
+    if is_chosen:
+        chosen[:] = cb
+    for p in range(P):
+        for q in range(NJ):
+            mean[p, q] += w * cb[p, q]
+
+
+@njit(cache=True)
+def card_blocks(blk, mover, first, P, out):
+    """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk`` (P, NB) into ``out`` (P, NJ)."""
+    for j in range(NB):
+        s = 0.0
+        for p in range(P):
+            s += blk[p, j]
+        for p in range(P):
+            out[p, j] = blk[p, j]
+            out[p, NB + j] = s - blk[p, j]
+    legal = blk[mover, COL_ACTIVE] + blk[mover, COL_TOP] + blk[mover, NINE_RANK]
+    for p in range(P):
+        out[p, 2 * NB] = legal if p == mover else 0.0
+        out[p, 2 * NB + 1] = 0.0 if p == mover else legal
+        out[p, 2 * NB + 2] = 1.0 if p == first else 0.0
+
+
+@njit(cache=True)
+def next_dealt(seat, H, P):
+    """The first seat after ``seat`` (itself last) dealt a hand; -1 if none is."""
+    for k in range(1, P + 1):
+        q = (seat + k) % P
+        for f in range(N_FACES):
+            if H[q, f] > 0:
+                return q
+    return -1
+
+
+@njit(cache=True)
+def apply_play(H, hr, hs, seat, mv):
+    """``seat`` plays ``mv`` (a face, or -2: the pair) from ``H`` in place; the new top and the 9 under it (-1
+    for a card).  The engine's pair: the highest 9 held twice, else the highest held; the first ends on top."""
+    if mv != -2:
+        move_card(H, hr, hs, seat, mv, -1.0)
+        return mv, -1
+    first, second = -1, -1
+    for k in range(2):
+        f = -1
+        for g in range(N_FACES):
+            if RANK[g] == NINE_RANK and H[seat, g] > 1:
+                f = g
+        if f < 0:
+            for g in range(N_FACES):
+                if RANK[g] == NINE_RANK and H[seat, g] > 0:
+                    f = g
+        move_card(H, hr, hs, seat, f, -1.0)
+        if k == 0:
+            first = f
+        else:
+            second = f
+    return first, second
+
+
+@njit(cache=True)
+def undo_play(H, hr, hs, seat, top, under):
+    """:func:`apply_play` undone: ``top`` and the 9 under it (``under``, -1 for none) back in ``seat``'s hand."""
+    move_card(H, hr, hs, seat, top, 1.0)
+    if under >= 0:
+        move_card(H, hr, hs, seat, under, 1.0)
+
+
+@njit(cache=True)
+def is_heuristic(sid):
+    """Whether kernel strategy id ``sid`` is a built-in heuristic's (its random decisions are corrected)."""
+    for h in _HEUR:
+        if sid == h:
+            return True
+    return False
+
+
+@njit(cache=True)
+def weights(totals, progress, target, P, W):
+    """:func:`nines_sim.luck.features.match_weights` into ``W`` (P, NC): each seat's weights of the match's
+    standing (``progress`` through it, its total's lead over the lowest other, in targets)."""
+    for p in range(P):
+        lo = 1e300
+        for q in range(P):
+            if q != p and totals[q] < lo:
+                lo = float(totals[q])
+        x = progress
+        y = (totals[p] - lo) / target
+        W[p, 0], W[p, 1], W[p, 2], W[p, 3], W[p, 4] = 1.0, x, y, x * x, y * y
+        W[p, 5], W[p, 6], W[p, 7], W[p, 8], W[p, 9] = x * y, x**3, y**3, x * x * y, x * y * y
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+seal_module(globals())
