@@ -109,6 +109,12 @@ MOVED: dict[str, str] = {
 #: until a match is played).
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "nines_sim.play": dict.fromkeys(("Outcome", "public_events", "run_match"), "nines_sim.play.driver"),
+    "nines_sim.engine": {
+        **dict.fromkeys(
+            ("ONE", "DecisionBroker", "Hint", "move_shown", "no_hint", "replay_hint"), "nines_sim.engine.broker"
+        ),
+        **dict.fromkeys(("Observation", "Strategy"), "nines_sim.strategy.base"),
+    },  # fmt: skip
 }
 
 

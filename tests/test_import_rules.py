@@ -206,3 +206,28 @@ def test_no_package_looks_names_up_on_first_use_but_for_deprecated_ones():
                 if calls != {"moved_name"} or _module_name(path) not in _moved.MOVED_NAMES:
                     found.append(path.relative_to(ROOT).as_posix())
     assert found == []
+
+
+#: Modules a process may import first: a Dask worker unpickling a task imports the task's module before anything
+#: else, so each of these must import alone without closing an import circle (``strategy.base`` reads the
+#: engine's declared state, and the engine's package once imported the broker, which imports ``strategy.base``).
+FIRST_IMPORTS = (
+    "nines_sim.strategy.base",
+    "nines_sim.strategy",
+    "nines_sim.engine.slots",
+    "nines_sim.engine.broker",
+    "nines_sim.experiments.tournament.games",
+    "nines_sim.experiments.tournament.work",
+    "nines_sim.luck.compiled",
+    "nines_sim.learn.collect",
+    "nines_sim.search.pimc",
+)
+
+
+@pytest.mark.parametrize("module", FIRST_IMPORTS)
+def test_a_module_a_worker_may_import_first_imports_alone(module):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr.strip().splitlines()[-1]

@@ -19,10 +19,15 @@
 
 The names the module ``nines_sim.engine`` held before it became this package (``from nines_sim.engine import
 IllegalMoveError``) are imported here from where they live (the numpy engine it held is retired: the compiled
-engine is :mod:`~nines_sim.engine.batch`).  None of them loads numba.
+engine is :mod:`~nines_sim.engine.batch`).  None of them loads numba.  The broker's names and the strategy
+interface's are not imported here: ``strategy.base`` reads the declared state (:mod:`~nines_sim.engine.slots`),
+so importing it here would close an import circle whenever the strategy package is imported first (as a Dask
+worker does when it unpickles a task); they still resolve from here, with a deprecation warning.
 """
 
-from nines_sim.engine.broker import ONE, DecisionBroker, Hint, move_shown, no_hint, replay_hint
+from typing import Any
+
+from nines_sim import _moved
 from nines_sim.engine.failures import IllegalMoveError, StrategyError
 from nines_sim.game.cards import FACE_RANK, N_FACES, NATURALS, NINES, PENALTY_GROUPS, RANK_MASK, SUIT_MASK
 from nines_sim.game.codes import (
@@ -38,7 +43,11 @@ from nines_sim.game.codes import (
 )
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import U64_NINES, legal_table, next_seat_table, penalty_points
-from nines_sim.strategy.base import Observation, Strategy
+
+
+def __getattr__(name: str) -> Any:
+    return _moved.moved_name(__name__, name)  # the broker's and the strategy interface's names, deprecated here
+
 
 __all__ = [
     "BLOCKED",
@@ -48,7 +57,6 @@ __all__ = [
     "NINES",
     "NINE_RANK",
     "N_FACES",
-    "ONE",
     "PAIR_OF_NINES",
     "PENALTY_GROUPS",
     "RANK_ACE",
@@ -58,18 +66,11 @@ __all__ = [
     "RUNNING",
     "SUIT_MASK",
     "U64_NINES",
-    "DecisionBroker",
     "DecisionKind",
-    "Hint",
     "IllegalMoveError",
-    "Observation",
     "Rules",
-    "Strategy",
     "StrategyError",
     "legal_table",
-    "move_shown",
     "next_seat_table",
-    "no_hint",
     "penalty_points",
-    "replay_hint",
 ]

@@ -46,7 +46,7 @@ MAX_HANDS = 1 << 14
 
 
 @dataclass
-class _Play:
+class ObservedPlay:
     """One observed play of the opponent: the public row before it, the card, the declared suit."""
 
     row: dict[str, np.ndarray]
@@ -62,7 +62,7 @@ class _Hand:
     after: tuple | None = None  # (top, active, opponent's cards, stock size) right after the own last move
     turn: int = -1  # the turn of the own last decision (a later one at a smaller turn: a new run, start again)
     played: int = 0  # the faces played this hand by then (a later decision must see them all)
-    plays: list[_Play] = field(default_factory=list)
+    plays: list[ObservedPlay] = field(default_factory=list)
 
 
 class PlayMemory:
@@ -128,7 +128,7 @@ class PlayMemory:
             bit = int(ONE << np.uint64(card))
             for p in h.plays:
                 p.later |= bit
-            h.plays.append(_Play(row, card, suit, bit))
+            h.plays.append(ObservedPlay(row, card, suit, bit))
 
     def _after(self, obs: Observation, top: np.ndarray, active: np.ndarray) -> None:
         if not self.applies(obs):
@@ -170,7 +170,7 @@ class PlayMemory:
         suit = np.where(play, np.where(card % 13 == NINE_RANK, -1, FACE_SUIT[card]), obs.active_suit)
         self._after(obs, top, suit)
 
-    def plays(self, obs: Observation) -> list[list[_Play]]:
+    def plays(self, obs: Observation) -> list[list[ObservedPlay]]:
         """The recorded plays of each game of a decision (empty where none, or not heads-up)."""
         if not self.applies(obs):
             return [[] for _ in range(obs.n)]
@@ -178,7 +178,7 @@ class PlayMemory:
         return [list(self._hand(int(keys[i]), int(turn[i]), int(played[i])).plays) for i in range(obs.n)]
 
 
-def play_weights(obs: Observation, worlds: PositionBatch, plays: list[list[_Play]], model: Strategy,
+def play_weights(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
                  infer: float) -> np.ndarray:  # fmt: skip
     """Each world's weight: the product over its game's recorded plays of the model's agreement.
 
@@ -201,7 +201,7 @@ def play_weights(obs: Observation, worlds: PositionBatch, plays: list[list[_Play
         float64, (n * M,): 1 where every recorded play is the model's, smaller where some are not.
     """
     weight = np.ones(worlds.n)
-    rec = _recorded(obs, worlds, plays) if infer > 0 else None
+    rec = recorded(obs, worlds, plays) if infer > 0 else None
     if rec is None:
         return weight
     miss = max(1.0 - infer, 1e-3)
@@ -245,7 +245,7 @@ class Recorded:
         return Observation(o._pub, o._idx[sel], o.seat[sel], DecisionKind.DECLARE, [rest])
 
 
-def _recorded(obs: Observation, worlds: PositionBatch, plays: list[list[_Play]]) -> Recorded | None:
+def recorded(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]]) -> Recorded | None:
     """The recorded plays of ``plays`` in every world of their game (None where no game has one)."""
     n = obs.n
     M = worlds.n // n

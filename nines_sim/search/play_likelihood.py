@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nines_sim.search.play_inference import _Play, _recorded
+from nines_sim.search.play_inference import ObservedPlay, recorded
 from nines_sim.search.position import PositionBatch
 from nines_sim.strategy.base import Observation, Strategy
 
@@ -45,7 +45,7 @@ def suit_log_likelihood(model: Strategy, obs: Observation, suit: np.ndarray, tem
     return s[np.arange(obs.n), suit] - log_z
 
 
-def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[_Play]], model: Strategy,
+def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
                      infer: float, temp: float) -> np.ndarray:  # fmt: skip
     """Each world's weight: the product over its game's recorded plays of their probability under ``model``.
 
@@ -59,7 +59,7 @@ def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[_
         float64, (n * M,): 1 in a game with no recorded play.
     """
     weight = np.ones(worlds.n)
-    rec = _recorded(obs, worlds, plays) if infer > 0 else None
+    rec = recorded(obs, worlds, plays) if infer > 0 else None
     if rec is None:
         return weight
     logp = np.maximum(card_log_likelihood(model, rec.obs, rec.card, temp), np.log(FLOOR))
