@@ -15,7 +15,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.play import review as review_module
+from nines_sim.experiments.review import work as review_module
 from tests.interrupt import ctrl_c_in_process
 
 runner = CliRunner()
