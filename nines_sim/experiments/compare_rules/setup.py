@@ -34,7 +34,7 @@ class ComparisonSetup:
 
     Attributes
     ----------
-    rule_sets : list of nines_sim.experiments.compare_rules.work.RuleSet
+    rule_sets : list of nines_sim.experiments.compare_rules.rule_sets.RuleSet
         The rule sets, the first the reference.
     sweep : dict or None
         The sweep's option and values, for the manifest.
@@ -100,7 +100,7 @@ def comparison_setup(
     nines_sim.game.rules.RulesError
         For rule sets that cannot be read, fewer than two, or a sweep that cannot be read.
     """
-    from nines_sim.experiments.compare_rules.work import rule_sets_from
+    from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
     from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, entry_names
     from nines_sim.strategy.registry import canonical_spec, make_lineup
 
@@ -150,7 +150,7 @@ class ComparisonRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
         a partial run the matches kept."""
-        from nines_sim.experiments.compare_rules.work import terminal_table
+        from nines_sim.experiments.compare_rules.tables import terminal_table
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
@@ -203,7 +203,7 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.experiments.compare_rules.work import comparison_frame
+    from nines_sim.experiments.compare_rules.tables import comparison_frame
     from nines_sim.experiments.design.setup import check_design, design_words, play_design
 
     sets, names = setup.rule_sets, setup.lineup
@@ -243,7 +243,7 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
                       batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
-    from nines_sim.experiments.compare_rules.work import distribution_frame
+    from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
@@ -323,7 +323,7 @@ def comparison_manifest(
     compile_seconds: float = 0.0,
 ) -> dict:
     """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
-    from nines_sim.experiments.compare_rules.work import deals_coupled
+    from nines_sim.experiments.compare_rules.rule_sets import deals_coupled
 
     return {
         "command": command,
