@@ -124,6 +124,10 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("rule_sets_from", "deals_coupled"), "nines_sim.experiments.compare_rules.rule_sets"),
         **dict.fromkeys(COMPARE_TABLES, "nines_sim.experiments.compare_rules.tables"),
     },
+    # the tuners' shared study protocol left nines_sim.runs.tune_study (tune.study) for a module of its own
+    "nines_sim.experiments.tune.study": dict.fromkeys(
+        ("check_target", "open_in_folder"), "nines_sim.experiments.study_folder"
+    ),
 }
 
 
