@@ -204,7 +204,8 @@ def play_comparison(
         As :func:`play_tournament`.
     """
     from nines_sim.experiments.compare_rules.tables import comparison_frame
-    from nines_sim.experiments.design.setup import check_design, design_words, play_design
+    from nines_sim.experiments.design.setup import check_design
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
@@ -214,26 +215,20 @@ def play_comparison(
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
-    def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
-        return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)
-
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches,
                                 out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
-                                quiet=quiet, held=held, after=design_part if design else None)  # fmt: skip
+                                quiet=quiet, held=held, after=design_after(lambda: sets, design, skilled, weak, seed,
+                                                                           batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
         run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome),
                             played.workers, played.compile_seconds)  # fmt: skip
-        if design:
-            run.design = played.after
-            run.design_stopped = run.design is None
-        words = design_words(design, skilled, weak)
+        keep_design(run, played, design)
+        words = extra_words(design, skilled, weak, luck, luck_fit)
         if luck and not outcome.partial:
             from nines_sim.luck.compare import rules_luck
 
             run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
-        if luck:
-            words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
         with writing():
             _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
     return run
