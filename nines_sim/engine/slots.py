@@ -14,7 +14,8 @@ seats, ``D`` decks, ``S = 52 D`` cards).  From it come
   (:data:`POSITION`, :mod:`nines_sim.engine.positions`), and the attributes of a
   :class:`~nines_sim.engine.position.Position` that hold them (:data:`POSITION_HELD`).
 
-So a new per-slot field is added here (and read by the loop) and nowhere else.
+So a new per-slot field is added here (and read by the loop) and nowhere else; one a position holds also gets its
+typed attribute on :class:`~nines_sim.engine.position.Position` (which refuses to import until it has it).
 
 This module imports no compiled code.
 """
