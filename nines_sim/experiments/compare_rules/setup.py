@@ -34,7 +34,7 @@ class ComparisonSetup:
 
     Attributes
     ----------
-    rule_sets : list of nines_sim.experiments.compare_rules.work.RuleSet
+    rule_sets : list of nines_sim.experiments.compare_rules.rule_sets.RuleSet
         The rule sets, the first the reference.
     sweep : dict or None
         The sweep's option and values, for the manifest.
@@ -100,7 +100,7 @@ def comparison_setup(
     nines_sim.game.rules.RulesError
         For rule sets that cannot be read, fewer than two, or a sweep that cannot be read.
     """
-    from nines_sim.experiments.compare_rules.work import rule_sets_from
+    from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
     from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, entry_names
     from nines_sim.strategy.registry import canonical_spec, make_lineup
 
@@ -150,7 +150,7 @@ class ComparisonRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
         a partial run the matches kept."""
-        from nines_sim.experiments.compare_rules.work import terminal_table
+        from nines_sim.experiments.compare_rules.tables import terminal_table
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
@@ -203,8 +203,9 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.experiments.compare_rules.work import comparison_frame
-    from nines_sim.experiments.design.setup import check_design, design_words, play_design
+    from nines_sim.experiments.compare_rules.tables import comparison_frame
+    from nines_sim.experiments.design.setup import check_design
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
@@ -214,26 +215,20 @@ def play_comparison(
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
-    def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
-        return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)
-
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches,
                                 out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
-                                quiet=quiet, held=held, after=design_part if design else None)  # fmt: skip
+                                quiet=quiet, held=held, after=design_after(lambda: sets, design, skilled, weak, seed,
+                                                                           batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
         run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome),
                             played.workers, played.compile_seconds)  # fmt: skip
-        if design:
-            run.design = played.after
-            run.design_stopped = run.design is None
-        words = design_words(design, skilled, weak)
+        keep_design(run, played, design)
+        words = extra_words(design, skilled, weak, luck, luck_fit)
         if luck and not outcome.partial:
             from nines_sim.luck.compare import rules_luck
 
             run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
-        if luck:
-            words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
         with writing():
             _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
     return run
@@ -243,7 +238,7 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
                       batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
-    from nines_sim.experiments.compare_rules.work import distribution_frame
+    from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
@@ -323,7 +318,7 @@ def comparison_manifest(
     compile_seconds: float = 0.0,
 ) -> dict:
     """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
-    from nines_sim.experiments.compare_rules.work import deals_coupled
+    from nines_sim.experiments.compare_rules.rule_sets import deals_coupled
 
     return {
         "command": command,

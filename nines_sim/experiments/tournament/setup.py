@@ -292,7 +292,8 @@ def play_tournament(
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).
     """
-    from nines_sim.experiments.design.setup import check_design, design_words, play_design, tournament_sets
+    from nines_sim.experiments.design.setup import check_design, tournament_sets
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design
 
     plan, seed = setup.plan, setup.seed
     check_design(skilled, weak)
@@ -307,20 +308,15 @@ def play_tournament(
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
                         meanwhile=_load_writers, client=client)  # fmt: skip
 
-    def design_part(client: Any, n_workers: int) -> Any:  # on the tournament's processes or cluster
-        return play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, n_workers, batch_size,
-                           quiet, client)  # fmt: skip
-
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
                                 matches=matches, out=out, force=force, workers=workers, ranges=ranges,
                                 scheduler=scheduler, quiet=quiet, held=held,
-                                after=design_part if design else None)  # fmt: skip
+                                after=design_after(lambda: tournament_sets(setup.rules, plan), design, skilled,
+                                                   weak, seed, batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
         run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
-        if design:
-            run.design = played.after
-            run.design_stopped = run.design is None
+        keep_design(run, played, design)
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
         if luck and not outcome.partial:
             from nines_sim.luck.tournament import table_luck
@@ -331,9 +327,7 @@ def play_tournament(
             except KeyboardInterrupt:
                 run.luck_stopped = True
         with writing():
-            words = design_words(design, skilled, weak)
-            if luck:
-                words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
+            words = extra_words(design, skilled, weak, luck, luck_fit)
             _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
     return run
 
