@@ -79,18 +79,21 @@ def _without_editable_install(env_path: Path) -> dict[str, str]:
 
 
 def _seed_compiled_code(installed: Path) -> None:
-    """File this checkout's compiled kernel in the installed copy's ``__pycache__``, as numba would.
+    """File this checkout's compiled kernel and the tally's loops in the installed copy's ``__pycache__``, as numba
+    would.
 
-    Compiling the kernel from nothing costs most of a minute of CPU, which the packaging question
-    (does the installed copy find its modules and run) does not need; that the engine compiles and
-    loads its cache is tests/test_compiled.py's job.  numba takes a cached file when the source's
+    Compiling the kernel from nothing costs most of a minute of CPU, and the tally's loops a few seconds, which the
+    packaging question (does the installed copy find its modules and run) does not need; that the engine compiles
+    and loads its cache is tests/test_compiled.py's job.  numba takes a cached file when the source's
     modification time and size match, so the installed sources get the checkout's times.
     """
     from nines_sim.game.rules import make_rules
+    from nines_sim.results.tally import Tally
     from nines_sim.runs.simulate import simulate
 
-    simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 4, seed=0)  # fills the cache
-    for module in ("engine/turn_loop", "strategy/per_game_compiled"):
+    played = simulate(make_rules("classic"), ["random", "expert", "hold-nines", "dump-faces"], 4, seed=0)
+    Tally.from_results(played)  # with the line above, fills the cache
+    for module in ("engine/turn_loop", "strategy/per_game_compiled", "results/tally"):
         src = ROOT / "nines_sim" / f"{module}.py"
         dst = installed / f"{module}.py"
         st = src.stat()

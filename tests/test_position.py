@@ -167,3 +167,22 @@ def test_positions_with_compiled_user_strategies_play_out_on_the_loop_as_their_b
     assert np.array_equal(a[0], b[0]) and a[0].sum() > 0
     if to == "match":
         assert np.array_equal(a[1], b[1])
+
+
+def test_positions_taken_by_rows_play_on_the_loop_compiled_for_c_order():
+    """With two decks a batch taken by rows holds its hands and its pile in orders other than C's, and the loop,
+    compiled for C-ordered arrays, was compiled again for them: a whole form, in every process that took a batch
+    (issue 42).  The signatures the loop's forms were asked for in this process say which orders they met."""
+    from numba.core import types
+
+    from nines_sim.engine import turn_loop as K
+
+    _, batch, lineup = _at("double-nines", seed=11, start=40, n=3, turns=5)
+    rows = np.array([2, 0, 2])
+    taken = batch.take(rows)
+    assert not taken.state.hands.flags.c_contiguous  # what the test is about
+    whole = play_out(batch, lineup, to="hand")[0]
+    assert np.array_equal(play_out(taken, lineup, to="hand", consume=True)[0], whole[rows])
+    forms = (K.play_slots, K.play_slots_expert, K.play_slots_classic, K.play_slots_classic_expert, K.play_slots_trace)
+    asked = {a.layout for form in forms for sig in form.signatures for a in sig if isinstance(a, types.Array)}
+    assert asked == {"C"}

@@ -279,3 +279,26 @@ def test_with_several_seats_weighed_the_deal_follows_the_product_of_the_hands_we
     got = ((hands[0][:, 1:, None] >> faces.astype(np.uint64)) & np.uint64(1)).mean(axis=0)  # (3, 9)
     se = np.sqrt(exact * (1 - exact) / K)
     assert (np.abs(got - exact) < 4.5 * se).all(), np.round(got - exact, 4)
+
+
+def test_the_sampler_s_helpers_are_compiled_once_each():
+    """Each helper of the sampler is compiled for one signature (issue 42): a count that began as the literal 0 made
+    numba compile every helper it reached twice, once for the constant 0, which no call uses (a third of the
+    sampler's compile).  The signatures each helper was asked for are counted while the sampler is compiled again
+    (not cached, its helpers loaded from the cache), not timed."""
+    import numba
+
+    from nines_sim.search import sample_deal, swaps
+
+    _, obs = _observe_after("classic", 3, 2, 10)
+    sample_positions(obs, 2, counts=True)  # compiles the sampler, or loads it from the cache
+    (signature,) = sample_deal.deal_samples.signatures
+    numba.njit(error_model="numpy")(sample_deal.deal_samples.py_func).compile(signature)
+    asked = {
+        name: [str(sig) for sig in fn.overloads]
+        for module in (sample_deal, swaps)
+        for name, fn in vars(module).items()
+        if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
+    }
+    assert {"_split_unseen", "_swap_step", "_deal_hands", "count_ages"} <= {f for f, sigs in asked.items() if sigs}
+    assert all(len(sigs) <= 1 for sigs in asked.values()), asked

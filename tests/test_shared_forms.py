@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +20,28 @@ SHARED = {"turn_phase", "heuristic_phase", "apply_phase", "powers_phase", "end_h
 _INDEX = re.compile(r"(?P<module>[\w]+)\.(?P<function>\w+)-\d+\.py\d+\.nbi$")
 
 
-def _build(cache: Path, form: str) -> list[str]:
-    """Build a form in a fresh process on ``cache``; the functions numba compiled there."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
-    code = f"import json; from nines_sim.engine.build_forms import build; print(json.dumps(build({form!r})))"
+#: Run in a fresh process: build a form, then say what numba compiled and, for each function of the loop's stages,
+#: how many signatures this process asked for (compiled or loaded).
+BUILD = """
+import json, sys
+from numba.core.dispatcher import Dispatcher
+from nines_sim.engine.build_forms import build
+compiled = build({form!r})
+stages = [m for n, m in sys.modules.items() if n.rpartition(".")[2] in {stages!r}]
+asked = {{f.__name__: len(f.overloads) for m in stages for f in vars(m).values() if isinstance(f, Dispatcher)}}
+print(json.dumps([compiled, asked]))
+"""
+STAGES = ("turn_phases", "decisions", "scoring", "slot_locals", "deal", "turn_loop")
+
+
+def _build(cache: Path | None, form: str) -> tuple[list[str], dict[str, int]]:
+    """Build a form in a fresh process on ``cache`` (None: this checkout's own cache); the functions numba
+    compiled there, and the signatures asked for of each function of the loop's stages."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache)) if cache is not None else dict(os.environ)
+    code = BUILD.format(form=form, stages=STAGES)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    return [name.rpartition(".")[2] for name in json.loads(out.stdout.splitlines()[-1])]
+    compiled, asked = json.loads(out.stdout.splitlines()[-1])
+    return [name.rpartition(".")[2] for name in compiled], asked
 
 
 def _indexes(cache: Path) -> dict[str, bytes]:
@@ -38,20 +55,48 @@ def _indexes(cache: Path) -> dict[str, bytes]:
     return found
 
 
-def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its_own_code(tmp_path):
-    first = _build(tmp_path, "classic")
-    after_first = _indexes(tmp_path)
-    assert SHARED <= set(first)  # compiled apart, once ...
-    assert SHARED <= set(after_first)  # ... and each cached under an index of its own
-    assert "play_slots_classic" in after_first
+def _copy_cache_without(cache: Path, own: set[str]) -> None:
+    """File this checkout's compiled code in ``cache`` as numba files it there (``NUMBA_CACHE_DIR``), but for the
+    functions named in ``own``: the cache a first form built leaves, without compiling it again (a cold compile is a
+    quarter of a minute of processor time)."""
+    from numba.core.caching import _CacheLocator
+    from numba.core.dispatcher import Dispatcher
 
-    second = _build(tmp_path, "classic-expert")
+    import nines_sim.engine.turn_loop  # noqa: F401 - the loop and every module it compiles in
+
+    folders = {}
+    for module in [m for name, m in sys.modules.items() if name.startswith("nines_sim")]:
+        for fn in vars(module).values():
+            if isinstance(fn, Dispatcher) and getattr(getattr(fn, "_cache", None), "_cache_path", None):
+                src = fn.py_func.__code__.co_filename
+                folders[Path(fn._cache._cache_path)] = cache / _CacheLocator.get_suitable_cache_subpath(src)
+    for here, there in folders.items():
+        there.mkdir(parents=True, exist_ok=True)
+        for f in here.glob("*.nb[ic]"):
+            if f.name.split("-")[0].rpartition(".")[2] not in own:
+                shutil.copy2(f, there / f.name)
+
+
+def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its_own_code(tmp_path):
+    own = {"play_slots_classic_expert", "decide_phase_expert"}  # the default tournament's form's own code
+    _build(None, "classic")  # the first form and the second in this checkout's cache (loaded if built already) ...
+    _build(None, "classic-expert")
+    _copy_cache_without(tmp_path, own)  # ... and a cache as the first alone leaves it
+    after_first = _indexes(tmp_path)
+    assert SHARED <= set(after_first)  # compiled apart, each cached under an index of its own
+    assert "play_slots_classic" in after_first and not own & set(after_first)
+
+    second, asked = _build(tmp_path, "classic-expert")
     after_second = _indexes(tmp_path)
     assert "play_slots_classic_expert" in second and "decide_phase_expert" in second
     assert not SHARED & set(second)  # loaded, not compiled again
     written = {f for f, data in after_second.items() if after_first.get(f) != data}
-    assert written == {"play_slots_classic_expert", "decide_phase_expert"}  # its own loop and decision phase only
+    assert written == own  # its own loop and decision phase only
     assert all(after_second[f] == after_first[f] for f in SHARED)
+    # the loop asks each phase for one signature: a count that began as the literal 0 (the matches started) made
+    # numba also compile next_match_phase for the constant 0, which no call uses
+    assert {"next_match_phase", "end_hand_phase", "turn_phase"} <= {f for f, n in asked.items() if n}
+    assert all(n <= 1 for n in asked.values()), asked
 
 
 def test_nines_warm_up_builds_every_form_and_says_so():

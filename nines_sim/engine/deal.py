@@ -160,7 +160,7 @@ def add_under(under, D, b, f):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def reshuffle(st, keys, under, stock, D, b, sv, sfull, sbuf, scw):
     """Rebuild the stock from the discard pile below the top card (T5)."""
-    n = 0
+    n = np.int64(0)  # not the literal 0: numba would also compile sort_packed for the constant 0, which no call uses
     base = np.uint64(st[b, S_RESH] * 256)
     key = keys[b, K_CHK]
     for d in range(D):

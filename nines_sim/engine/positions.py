@@ -250,7 +250,7 @@ def play_out_kernel(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`play_out` on the kernel, for lineups of compiled seats.
 
-    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    ``consume=True`` lets the kernel play in the batch's own arrays (those in C order are changed), sparing a copy.
     """
     slots = PositionSlots(batch, to, lineup, moves, consume)
     slots.run()
@@ -265,7 +265,7 @@ def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool
     position, entered as a Python seat's answer is: a card played at the apply phase, any other answer at
     its decision's phase.
 
-    ``consume=True`` lets the kernel play in the batch's own arrays (they are changed), sparing a copy.
+    ``consume=True`` lets the kernel play in the batch's own arrays (those in C order are changed), sparing a copy.
 
     Returns
     -------
@@ -273,7 +273,9 @@ def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool
         The slots' arrays, in the order :func:`nines_sim.engine.turn_loop.play_slots` takes them.
     """
     B, D = batch.n, batch.rules.decks
-    slots = batch.state if consume else K.SlotState(*(np.copy(x) for x in batch.state))
+    # C order, whatever the batch's (a batch taken by rows holds views in other orders): the loop is compiled for
+    # C-ordered arrays, and any other order would have numba compile the whole loop again for it
+    slots = K.SlotState(*(np.ascontiguousarray(x) if consume else np.copy(x, order="C") for x in batch.state))
     st = slots.st
     st[:, K.S_MATCH] = np.arange(B, dtype=np.int64)
     if to == "hand":

@@ -366,7 +366,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
             evn = work[9]
             evcap = ev.shape[1] - EV_MARGIN
             stop = work[10]  # int64 (3,): pause before turn stop[1] of the hand dealt stop[0]-th, while stop[2] is 1
-        started = 0
+        started = np.int64(0)  # not the literal 0 (numba would also compile next_match_phase for it)
         noplay_block = rp[R_NOPLAY_BLOCK] != 0
         cap = rp[R_CAP]
         for b in range(st.shape[0]):

@@ -187,8 +187,11 @@ def _powers_phase(trace: bool):  # noqa: ANN202 - returns the function to compil
                     log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
                 nxt = next_tab[row + nxt]
             elif ace:
+                # the form without the trace ignores the kind: the turn's draw's, so that numba compiles draw_card
+                # for one constant, not for each
+                kind = EV_PENALTY_DRAW if trace else EV_DRAW
                 for _ in range(2):
-                    if draw_one(st, keys, hands, ncards, under, stock, D, b, nxt, EV_PENALTY_DRAW, work) >= 0:
+                    if draw_one(st, keys, hands, ncards, under, stock, D, b, nxt, kind, work) >= 0:
                         log_drew(st, b, nxt)
                 if trace:
                     log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)

@@ -386,7 +386,7 @@ def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size,
     wt = np.empty((P + 1, N_FACES), dtype=np.float64)
     cnt = np.zeros((P + 1, 3), dtype=np.int64)
     for g in range(n):
-        H = 0
+        H = np.int64(0)  # not the literal 0: numba would also compile every callee taking H for the constant 0
         for s in range(P):
             H += sizes[g, s]
         na, nb, drop = _split_unseen(unseen[g], must_hand[g], H, stock_size[g], a_ids, b_ids)
