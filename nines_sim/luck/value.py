@@ -109,11 +109,22 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     ValueError
         For fewer than two matches.
     """
+    from threadpoolctl import threadpool_limits
+
+    n = parts.shape[0]
+    if n < 2:
+        raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
+    # one BLAS thread: the products are small, and a second thread on a busy machine spins for longer than the
+    # whole fit takes (0.13 s against 1 to 3 s); and the weights are then the same bits on any machine
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(parts, shares, hand_blocks, hand_penalties, alpha)
+
+
+def _fit(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
+         alpha: float) -> LinearValue:  # fmt: skip
     from sklearn.linear_model import LinearRegression, Ridge
 
     n, kinds, P, _ = parts.shape
-    if n < 2:
-        raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
     luck = parts.reshape(n, kinds, P, NC, NJ)
     pen = hand_penalties.astype(np.float64)
     weights = np.empty((kinds, P, N_FEATURES))
