@@ -51,8 +51,9 @@ def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN20
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    parts, shares, totals, blocks, penalties = trace_luck(rules, lineup, specs, seed, start, n, choices, value is None)
-    if value is None:
+    fit = value is None  # a value's run takes the parts' corrections at once: walked into reused arrays
+    parts, shares, totals, blocks, penalties = trace_luck(rules, lineup, specs, seed, start, n, choices, fit, not fit)
+    if fit:
         return parts, None, shares, totals, blocks, penalties
     return None, value.corrections(parts), shares, totals, None, None
 
