@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -78,6 +79,14 @@ class TracingEngine(CompiledEngine):
         return np.concatenate(parts) if parts else np.zeros((0, self._events.shape[2]), dtype=np.int64)
 
 
+@lru_cache(maxsize=16)
+def _tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The legal faces of every (top, active suit) as bools, and a deal's mean card block: per rule set, once per
+    process (a few milliseconds each, for each chunk of matches)."""
+    legal = np.array([[(int(t) >> f) & 1 for f in range(N_FACES)] for t in legal_table(rules)], np.bool_)
+    return legal, Walker(rules, [-1] * rules.players).deal_mean
+
+
 class RowWalker:
     """Walks the raw rows of matches ``start .. start + n - 1`` as a traced engine drains them, slot by slot
     (:class:`TracingEngine`): each slot's walk goes on from where its last rows left it.
@@ -110,8 +119,7 @@ class RowWalker:
         P = rules.players
         self.P, self.D, self.start, self.n, self.keep_hands = P, rules.decks, start, n, keep_hands
         self.sids = np.array([int(s) if choices else -1 for s in seat_ids], dtype=np.int64)
-        self.legal = np.array([[(int(t) >> f) & 1 for f in range(N_FACES)] for t in legal_table(rules)], np.bool_)
-        self.deal_mean = Walker(rules, [-1] * P).deal_mean
+        self.legal, self.deal_mean = _tables(rules)
         self.rule_args = (float(rules.target), int(rules.fixed_hands or 0), bool(rules.no_nine_out),
                           bool(rules.pair_of_nines), bool(rules.nine_on_nine))  # fmt: skip
         self.H, self.stock = np.zeros((slots, P, N_FACES)), np.zeros((slots, N_FACES))
