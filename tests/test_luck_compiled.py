@@ -34,7 +34,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     lineup = make_lineup(specs)
     start, n = 7, 40
     monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands
-    parts, shares, totals, blocks, penalties = compiled.trace_luck(rules, lineup, specs, 3, start, n)
+    parts, shares, totals, blocks, penalties, *_ = compiled.trace_luck(rules, lineup, specs, 3, start, n)
     traced = CompiledEngine(rules, lineup, 3, start, n, batch_size=16, trace=True, specs=specs)
     traced.run()
     walker = Walker(rules, seat_ids(lineup))

@@ -23,7 +23,7 @@ from nines_sim.engine.loop_constants import EV_END
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
-from nines_sim.luck.features import N_FEATURES, NJ
+from nines_sim.luck.features import N_FEATURES, NC, NJ
 from nines_sim.luck.steps import E_NONE, ERRORS, walk
 from nines_sim.luck.walk import LuckError, Walker
 
@@ -143,17 +143,20 @@ class RowWalker:
         h = int(np.count_nonzero(rows[:, 0] == EV_END)) if self.keep_hands else 0
         # every row is written: one per hand's end
         blocks, pen, match = np.empty((h, 3, P, NJ)), np.empty((h, P), dtype=np.int64), np.empty(h, dtype=np.int64)
+        weights = np.empty((h, P, NC))
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
-              self.ist[b], self.parts, self.shares, self.totals, blocks, pen, match, self.err)  # fmt: skip
+              self.ist[b], self.parts, self.shares, self.totals, blocks, pen, match, weights, self.err)  # fmt: skip
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")
         if h:
-            self._hands.append((blocks, pen, match))
+            self._hands.append((blocks, pen, match, weights))
 
-    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(parts, shares, totals, hand_blocks, hand_penalties)``, the hands in match order (none unless kept).
+    def results(self) -> tuple[np.ndarray, ...]:
+        """``(parts, shares, totals, hand_blocks, hand_penalties, hand_match, hand_weights)``, the hands in match
+        order (none unless kept): each hand's match (its index less ``start``) and its match weights (float64, shape
+        (hands, P, NC)), from which the parts are the sums over each match's hands of the weights times the blocks.
 
         Raises
         ------
@@ -163,12 +166,14 @@ class RowWalker:
         if self.err[5] != self.n:
             raise LuckError(f"the events hold {int(self.err[5])} matches' ends, not {self.n}")
         P = self.P
-        hands = self._hands or [(np.zeros((0, 3, P, NJ)), np.zeros((0, P), dtype=np.int64), np.zeros(0, np.int64))]
-        blocks, pen, match = (x[0] if len(hands) == 1 else np.concatenate(x) for x in zip(*hands, strict=True))
+        none = (np.zeros((0, 3, P, NJ)), np.zeros((0, P), dtype=np.int64), np.zeros(0, np.int64), np.zeros((0, P, NC)))
+        hands = self._hands or [none]
+        blocks, pen, match, weights = (x[0] if len(hands) == 1 else np.concatenate(x) for x in zip(*hands, strict=True))
+        match = match - self.start
         if (match[1:] >= match[:-1]).all():  # one slot walks its matches in order: no copy to sort them
-            return self.parts, self.shares, self.totals, blocks, pen
+            return self.parts, self.shares, self.totals, blocks, pen, match, weights
         order = np.argsort(match, kind="stable")
-        return self.parts, self.shares, self.totals, blocks[order], pen[order]
+        return self.parts, self.shares, self.totals, blocks[order], pen[order], match[order], weights[order]
 
 
 def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: int, n: int, choices: bool = True):  # noqa: ANN201

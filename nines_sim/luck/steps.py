@@ -263,10 +263,11 @@ def end_match(rows, i, m, P, totals, shares, totals_out):
 
 @njit(cache=True)
 def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_rule, nine_on_nine, start, H,
-         stock, pile, acc, totals, ist, parts, shares, totals_out, hand_blocks, hand_pen, hand_match,
+         stock, pile, acc, totals, ist, parts, shares, totals_out, hand_blocks, hand_pen, hand_match, hand_w,
          err):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
-    index - ``start``, each hand's into ``hand_*`` (when they have rows).  ``err``: (code, match, a, b, -, ends)."""
+    index - ``start``, each hand's into ``hand_*`` (when they have rows: its card blocks, penalties, match and match
+    weights).  ``err``: (code, match, a, b, -, ends)."""
     hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
     sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
     count(H, P, hr, hs)
@@ -357,6 +358,8 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W)
+            if keep:
+                hand_w[nh - 1] = W  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
             if not end_match(rows, i, m, P, totals, shares, totals_out):
                 err[0], err[1] = E_TOTALS, m + start
