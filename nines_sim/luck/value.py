@@ -120,7 +120,7 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
     if n < 2:
         raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
     # one BLAS thread: the products are small, and a second thread on a busy machine spins for longer than the
-    # whole fit takes (0.13 s against 1 to 3 s); and the weights are then the same bits on any machine
+    # whole fit takes (0.13 s against 1 to 3 s); and the weights no longer depend on the core count
     with threadpool_limits(limits=1, user_api="blas"):
         return _fit(parts, shares, hand_blocks, hand_penalties, alpha, hand_match, hand_weights)
 
