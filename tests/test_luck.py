@@ -11,7 +11,7 @@ from nines_sim.game.rules import make_rules
 from nines_sim.luck.estimate import adjusted_rates
 from nines_sim.luck.features import N_FEATURES, NB, NJ, card_blocks, card_matrix
 from nines_sim.luck.measure import measure_luck
-from nines_sim.luck.value import LinearValue, constant_value, noise_value
+from nines_sim.luck.value import LinearValue, constant_value, fit_value, noise_value
 from nines_sim.luck.walk import PARTS, Walker
 from nines_sim.strategy.registry import make_lineup
 
@@ -222,3 +222,18 @@ def test_review_net_luck_sums_to_zero_across_seats_in_every_hand(players):
     whole = measure_luck(rules, specs, 2, 7, 1, value=value).corrections[0]
     np.testing.assert_allclose(report.luck.sum(axis=0), whole, atol=1e-12)
     assert report.adjusted.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_fit_from_the_hands_alone_is_the_fit_from_the_parts_bit_for_bit():
+    """The reserved matches walked for their hands only (``keep_parts=False``, what ``--luck`` fits on) give the
+    value fitted on their parts, to the bit: the parts built again from each hand's match weights and blocks are
+    the walk's sums, in its order (over several chunks and two workers)."""
+    rules = make_rules("skip-reverse").replace(players=3)
+    specs = ["random", "expert", "dump-faces"]
+    full = measure_luck(rules, specs, 6, 50, 1100, workers=2)
+    hands = measure_luck(rules, specs, 6, 50, 1100, workers=2, keep_parts=False)
+    assert hands.parts is None and hands.hand_match[0] == 0 and hands.hand_match[-1] == 1099
+    a = fit_value(full.parts, full.shares, full.hand_blocks, full.hand_penalties)
+    b = fit_value(None, hands.shares, hands.hand_blocks, hands.hand_penalties, hand_match=hands.hand_match,
+                  hand_weights=hands.hand_weights)  # fmt: skip
+    assert a.weights.tobytes() == b.weights.tobytes() and a.points.tobytes() == b.points.tobytes()

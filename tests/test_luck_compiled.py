@@ -34,7 +34,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     lineup = make_lineup(specs)
     start, n = 7, 40
     monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands
-    parts, shares, totals, blocks, penalties = compiled.trace_luck(rules, lineup, specs, 3, start, n)
+    parts, shares, totals, blocks, penalties, *_ = compiled.trace_luck(rules, lineup, specs, 3, start, n)
     traced = CompiledEngine(rules, lineup, 3, start, n, batch_size=16, trace=True, specs=specs)
     traced.run()
     walker = Walker(rules, seat_ids(lineup))
@@ -56,3 +56,17 @@ def test_compiled_walk_refuses_a_move_outside_the_policy():
     raw.run()
     with pytest.raises(LuckError, match="not one of its policy's choices"):  # walked as if both were dump-faces
         walk_rows(rules, seat_ids(make_lineup(["dump-faces", "dump-faces"])), raw.rows(), 0, 30)
+
+
+def test_a_walk_into_reused_arrays_gives_a_fresh_walks_numbers():
+    """A chunk walked into this thread's reused arrays (a run's chunks, one after another in a worker) gives the
+    numbers of a walk into fresh ones, whatever the matches walked into them before (none of their state stays)."""
+    rules = make_rules("skip-reverse").replace(players=3)
+    specs = ["random", "expert", "dump-faces"]
+    lineup = make_lineup(specs)
+    fresh = compiled.trace_luck(rules, lineup, specs, 2, 40, 30, keep_hands=False)
+    compiled.trace_luck(rules, lineup, specs, 2, 0, 30, keep_hands=False, reuse=True)  # other matches first
+    reused = compiled.trace_luck(rules, lineup, specs, 2, 40, 30, keep_hands=False, reuse=True)
+    for a, b in zip(fresh[:3], reused[:3], strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert np.abs(fresh[0]).sum() > 0

@@ -37,14 +37,26 @@ def play(
     samples: Annotated[
         int, typer.Option("--samples", min=1, max=4096, help="Samples of the hidden cards for the ? ranking.")
     ] = 256,
+    tutor: Annotated[
+        float | None,
+        typer.Option(
+            "--tutor",
+            metavar="POINTS",
+            min=0.0,
+            help="Tutor mode: before a move that loses more than "
+            "POINTS penalty points (as 'nines review' measures, with --samples), warn; choose it again to "
+            "play it.",
+        ),  # fmt: skip
+    ] = None,
     ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Play a match in the terminal against strategies: you hold one seat, they the others.
 
     Keys: a card's number (or arrows and Enter) plays it; c d h s declare a suit after a 9; p / k play or keep
     a drawn card; ? shows the search's ranking of your legal moves; q saves and quits (exit code 0), Ctrl-C saves
-    and stops (exit code 130). The end of each hand is shown until a key is pressed; on the match's last screen
-    r reviews it. The match is saved after every move: 'nines play --resume FILE' goes on,
+    and stops (exit code 130). With --tutor POINTS, a move that loses more than POINTS is warned about first
+    (choose it again to play it). The end of each hand is shown until a key is pressed; on the match's last
+    screen r reviews it. The match is saved after every move: 'nines play --resume FILE' goes on,
     'nines replay FILE' shows it, 'nines review FILE' scores your decisions.
     """
     import secrets
@@ -54,7 +66,7 @@ def play(
 
     if resume is not None:
         # (its moves are saved into the file it goes on with: no --save either)
-        refuse_options(ctx, {"resume", "samples"}, "--resume goes on with the saved match as it is")
+        refuse_options(ctx, {"resume", "samples", "tutor"}, "--resume goes on with the saved match as it is")
         try:
             saved = load(resume)
             check = load(resume)
@@ -95,7 +107,7 @@ def play(
     from nines_sim.play.tui import PlayApp
 
     save(saved, path)
-    app_ = PlayApp(saved, path, samples)
+    app_ = PlayApp(saved, path, samples, tutor)
     try:
         app_.run()
         code = app_.return_code or 0  # 130 after Ctrl-C (the app's key), 0 after q

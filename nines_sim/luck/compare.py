@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from nines_sim.luck.estimate import Adjusted, adjusted_rates
-from nines_sim.luck.measure import FIT_START, measure_luck
-from nines_sim.luck.value import fit_value
+from nines_sim.luck.measure import FIT_START, fit_reserved, measure_luck
 
 
 @dataclass(frozen=True)
@@ -143,9 +142,7 @@ def rules_luck(rule_sets: list[Any], specs: list[str], seed: int, matches: int, 
     start = time.perf_counter()
     shares, corrections, values = [], [], []
     for rs in rule_sets:
-        fit = measure_luck(rs.rules, specs, seed, FIT_START, fit_matches, workers=workers)
-        value = fit_value(fit.parts, fit.shares, fit.hand_blocks, fit.hand_penalties)
-        del fit
+        value = fit_reserved(rs.rules, specs, seed, fit_matches, workers)
         run = measure_luck(rs.rules, specs, seed, 0, matches, value=value, workers=workers)
         shares.append(run.shares)
         corrections.append(run.corrections)

@@ -12,7 +12,9 @@ Errors (a move outside its policy's choices, totals that disagree) stop the walk
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,12 +23,29 @@ from nines_sim.engine.loop_constants import EV_END
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
-from nines_sim.luck.features import N_FEATURES, NJ
+from nines_sim.luck.features import N_FEATURES, NC, NJ
 from nines_sim.luck.steps import E_NONE, ERRORS, walk
 from nines_sim.luck.walk import LuckError, Walker
 
 #: Event rows of a one-slot engine's buffer (compiled seats), 9.4 MB at 6 seats.
 ONE_SLOT_ROWS = 1 << 16
+#: This thread's reused arrays, by name and shape (:func:`scratch`): per thread, as a Dask worker's threads may
+#: trace chunks at once.
+_SCRATCH = threading.local()
+
+
+def scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """An array of ``shape`` that this thread reuses for ``name``, its contents left from its last use.
+
+    A chunk of matches fills megabytes of event rows and features; a fresh array for each chunk costs the system
+    a zeroed page for every 4 kB of them (about as much time as the walk itself), a reused one none.  Only for
+    arrays every row of which is written before it is read, and none of which outlives the next use.
+    """
+    kept = _SCRATCH.__dict__.setdefault("arrays", {})
+    key = (name, tuple(shape), np.dtype(dtype).str)
+    if key not in kept:
+        kept[key] = np.zeros(shape, dtype=dtype)
+    return kept[key]
 
 
 class TracingEngine(CompiledEngine):
@@ -42,7 +61,7 @@ class TracingEngine(CompiledEngine):
         #: Walks each slot's rows as they are drained, when set (keeps none); else they are kept in :attr:`raw`.
         self.walker: RowWalker | None = None
         if self.B == 1:  # one slot: a larger buffer, fewer kernel calls (each costs a drain and Python's overhead)
-            self._events = np.zeros((1, ONE_SLOT_ROWS, self._events.shape[2]), dtype=np.int64)
+            self._events = scratch("events", (1, ONE_SLOT_ROWS, self._events.shape[2]), np.int64)
             self._work = (*self._work[:-3], self._events, self._nevents, self._stop)
 
     def _drain_events(self) -> None:
@@ -58,6 +77,14 @@ class TracingEngine(CompiledEngine):
         """Every event row, slot after slot: int64, shape (rows, EV_WIDTH)."""
         parts = [r for slot in self.raw for r in slot]
         return np.concatenate(parts) if parts else np.zeros((0, self._events.shape[2]), dtype=np.int64)
+
+
+@lru_cache(maxsize=16)
+def _tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The legal faces of every (top, active suit) as bools, and a deal's mean card block: per rule set, once per
+    process (a few milliseconds each, for each chunk of matches)."""
+    legal = np.array([[(int(t) >> f) & 1 for f in range(N_FACES)] for t in legal_table(rules)], np.bool_)
+    return legal, Walker(rules, [-1] * rules.players).deal_mean
 
 
 class RowWalker:
@@ -77,6 +104,9 @@ class RowWalker:
         Correct the known random decisions (False: chance events only).
     keep_hands : bool
         Keep each hand's card block differences and penalties (a value's fit needs them).
+    reuse : bool
+        Walk into this thread's reused arrays (:func:`scratch`): the results are good until the next walker
+        with ``reuse`` on this thread (a caller that takes what it needs of them at once).
 
     Attributes
     ----------
@@ -85,18 +115,18 @@ class RowWalker:
     """
 
     def __init__(self, rules: Rules, seat_ids: Sequence[int], start: int, n: int, slots: int = 1,
-                 choices: bool = True, keep_hands: bool = True):  # fmt: skip
+                 choices: bool = True, keep_hands: bool = True, reuse: bool = False):  # fmt: skip
         P = rules.players
         self.P, self.D, self.start, self.n, self.keep_hands = P, rules.decks, start, n, keep_hands
         self.sids = np.array([int(s) if choices else -1 for s in seat_ids], dtype=np.int64)
-        self.legal = np.array([[(int(t) >> f) & 1 for f in range(N_FACES)] for t in legal_table(rules)], np.bool_)
-        self.deal_mean = Walker(rules, [-1] * P).deal_mean
+        self.legal, self.deal_mean = _tables(rules)
         self.rule_args = (float(rules.target), int(rules.fixed_hands or 0), bool(rules.no_nine_out),
                           bool(rules.pair_of_nines), bool(rules.nine_on_nine))  # fmt: skip
         self.H, self.stock = np.zeros((slots, P, N_FACES)), np.zeros((slots, N_FACES))
         self.pile, self.acc = np.zeros((slots, N_FACES)), np.zeros((slots, 3, P, NJ))
         self.run_totals, self.ist = np.zeros((slots, P), dtype=np.int64), np.zeros((slots, 7), dtype=np.int64)
-        self.parts = np.zeros((n, 3, P, N_FEATURES))
+        # the walk sets each match's parts, shares and totals (the parts from 0.0 at its first deal)
+        self.parts = scratch("parts", (n, 3, P, N_FEATURES)) if reuse else np.zeros((n, 3, P, N_FEATURES))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
         self._hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -111,18 +141,22 @@ class RowWalker:
         """
         P, b = self.P, slot
         h = int(np.count_nonzero(rows[:, 0] == EV_END)) if self.keep_hands else 0
-        blocks, pen, match = np.zeros((h, 3, P, NJ)), np.zeros((h, P), dtype=np.int64), np.zeros(h, dtype=np.int64)
+        # every row is written: one per hand's end
+        blocks, pen, match = np.empty((h, 3, P, NJ)), np.empty((h, P), dtype=np.int64), np.empty(h, dtype=np.int64)
+        weights = np.empty((h, P, NC))
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
-              self.ist[b], self.parts, self.shares, self.totals, blocks, pen, match, self.err)  # fmt: skip
+              self.ist[b], self.parts, self.shares, self.totals, blocks, pen, match, weights, self.err)  # fmt: skip
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")
         if h:
-            self._hands.append((blocks, pen, match))
+            self._hands.append((blocks, pen, match, weights))
 
-    def results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(parts, shares, totals, hand_blocks, hand_penalties)``, the hands in match order (none unless kept).
+    def results(self) -> tuple[np.ndarray, ...]:
+        """``(parts, shares, totals, hand_blocks, hand_penalties, hand_match, hand_weights)``, the hands in match
+        order (none unless kept): each hand's match (its index less ``start``) and its match weights (float64, shape
+        (hands, P, NC)), from which the parts are the sums over each match's hands of the weights times the blocks.
 
         Raises
         ------
@@ -132,11 +166,14 @@ class RowWalker:
         if self.err[5] != self.n:
             raise LuckError(f"the events hold {int(self.err[5])} matches' ends, not {self.n}")
         P = self.P
-        blocks = np.concatenate([x[0] for x in self._hands]) if self._hands else np.zeros((0, 3, P, NJ))
-        pen = np.concatenate([x[1] for x in self._hands]) if self._hands else np.zeros((0, P), dtype=np.int64)
-        match = np.concatenate([x[2] for x in self._hands]) if self._hands else np.zeros(0, dtype=np.int64)
+        none = (np.zeros((0, 3, P, NJ)), np.zeros((0, P), dtype=np.int64), np.zeros(0, np.int64), np.zeros((0, P, NC)))
+        hands = self._hands or [none]
+        blocks, pen, match, weights = (x[0] if len(hands) == 1 else np.concatenate(x) for x in zip(*hands, strict=True))
+        match = match - self.start
+        if (match[1:] >= match[:-1]).all():  # one slot walks its matches in order: no copy to sort them
+            return self.parts, self.shares, self.totals, blocks, pen, match, weights
         order = np.argsort(match, kind="stable")
-        return self.parts, self.shares, self.totals, blocks[order], pen[order]
+        return self.parts, self.shares, self.totals, blocks[order], pen[order], match[order], weights[order]
 
 
 def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: int, n: int, choices: bool = True):  # noqa: ANN201
@@ -158,8 +195,9 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
 
 
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
-               choices: bool = True, keep_hands: bool = True):  # noqa: ANN201  # fmt: skip
-    """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come.
+               choices: bool = True, keep_hands: bool = True, reuse: bool = False):  # noqa: ANN201  # fmt: skip
+    """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come
+    (``reuse``: into this thread's reused arrays, :class:`RowWalker`).
 
     Returns
     -------
@@ -169,6 +207,6 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
     from nines_sim.engine.seats import seat_ids
 
     engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
-    engine.walker = RowWalker(rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands)
+    engine.walker = RowWalker(rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse)
     engine.run()
     return engine.walker.results()

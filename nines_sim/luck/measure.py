@@ -34,8 +34,11 @@ class Luck:
     totals : numpy.ndarray
         int64, shape (n, P): final totals.
     hand_blocks, hand_penalties : numpy.ndarray or None
-        Every hand's card block differences and penalties, the matches' in order (kept with the parts: fitting;
+        Every hand's card block differences and penalties, the matches' in order (kept without a value: fitting;
         :class:`~nines_sim.luck.walk.MatchLuck`).
+    hand_match, hand_weights : numpy.ndarray or None
+        int64 (hands,) and float64 (hands, P, NC): each hand's match (its index less the range's start) and the
+        match weights its blocks were weighted by: the parts again, without their size (a fit's way to them).
     """
 
     parts: np.ndarray | None
@@ -44,21 +47,26 @@ class Luck:
     totals: np.ndarray
     hand_blocks: np.ndarray | None = None
     hand_penalties: np.ndarray | None = None
+    hand_match: np.ndarray | None = None
+    hand_weights: np.ndarray | None = None
 
 
-def _chunk(rules, specs, seed, start, n, value, choices):  # noqa: ANN001, ANN202 - a worker's entry
+def _chunk(rules, specs, seed, start, n, value, choices, keep_parts):  # noqa: ANN001, ANN202 - a worker's entry
     from nines_sim.luck.compiled import trace_luck
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    parts, shares, totals, blocks, penalties = trace_luck(rules, lineup, specs, seed, start, n, choices, value is None)
-    if value is None:
-        return parts, None, shares, totals, blocks, penalties
-    return None, value.corrections(parts), shares, totals, None, None
+    fit = value is None
+    # a value's run takes the parts' corrections at once, a fit without them their hands: reused arrays for both
+    reuse = not (fit and keep_parts)
+    parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, fit, reuse)
+    if fit:
+        return parts if keep_parts else None, None, shares, totals, *hands
+    return None, value.corrections(parts), shares, totals, None, None, None, None
 
 
 def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, value=None, workers: int = 1,
-                 choices: bool = True) -> Luck:  # noqa: ANN001 - Rules, LinearValue  # fmt: skip
+                 choices: bool = True, keep_parts: bool = True) -> Luck:  # noqa: ANN001 - Rules, LinearValue  # fmt: skip
     """Trace and walk matches ``start .. start + n - 1`` of ``seed``.
 
     Parameters
@@ -74,12 +82,15 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
         Worker processes (the numbers are identical for any value).
     choices : bool
         Correct the known random decisions too (False: chance events only).
+    keep_parts : bool
+        Without a value: keep the parts (False: only the hands, from which :func:`~nines_sim.luck.value.fit_value`
+        builds them again, a tenth of the memory to gather).
 
     Returns
     -------
     Luck
     """
-    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), value, choices)
+    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), value, choices, keep_parts)
             for s in range(start, start + n, CHUNK)]  # fmt: skip
     if workers <= 1 or len(jobs) == 1:
         done = [_chunk(*j) for j in jobs]
@@ -95,4 +106,25 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
     def joined(i: int) -> np.ndarray | None:
         return None if done[0][i] is None else np.concatenate([d[i] for d in done])
 
-    return Luck(*(joined(i) for i in range(6)))
+    out = [joined(i) for i in range(8)]
+    if out[6] is not None:  # each chunk's hands name its matches from its own start
+        out[6] = np.concatenate([d[6] + (j[3] - start) for d, j in zip(done, jobs, strict=True)])
+    return Luck(*out)
+
+
+def fit_reserved(rules, specs: Sequence[str], seed: int, n: int, workers: int = 1):  # noqa: ANN001, ANN201 - Rules, LinearValue
+    """A value fitted on ``n`` reserved matches of ``seed`` (from :data:`FIT_START`, which no run plays).
+
+    The matches are walked for their hands only (the parts built again from them in the fit: the same bits, a
+    tenth of the memory).
+
+    Returns
+    -------
+    nines_sim.luck.value.LinearValue
+        :func:`~nines_sim.luck.value.fit_value`'s.
+    """
+    from nines_sim.luck.value import fit_value
+
+    fit = measure_luck(rules, specs, seed, FIT_START, n, workers=workers, keep_parts=False)
+    return fit_value(None, fit.shares, fit.hand_blocks, fit.hand_penalties, hand_match=fit.hand_match,
+                     hand_weights=fit.hand_weights)  # fmt: skip

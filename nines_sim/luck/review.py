@@ -182,13 +182,11 @@ def review_luck(review, fit_matches: int = 4000, workers: int = 1) -> pd.DataFra
     ValueError
         For a review of a saved match.
     """
-    from nines_sim.luck.measure import FIT_START, measure_luck
-    from nines_sim.luck.value import fit_value
+    from nines_sim.luck.measure import fit_reserved
 
     if review.source is not None:
         raise ValueError("--luck reviews a strategy: a saved match's seats cannot be replayed without the person")
-    fit = measure_luck(review.rules, review.lineup, review.seed, FIT_START, fit_matches, workers=workers)
-    value = fit_value(fit.parts, fit.shares, fit.hand_blocks, fit.hand_penalties)
+    value = fit_reserved(review.rules, review.lineup, review.seed, fit_matches, workers)
     frames = []
     decisions = review.decisions
     for lo, hi in review.kept or review.ranges:

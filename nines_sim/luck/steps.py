@@ -139,34 +139,30 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice of its heuristic policy ``sid``
     (Walker._play_choices): the chosen play's card blocks minus their mean over the policy's choices into the
     choice part, ``acc[2]``.  Returns False if ``mv`` is not one of the choices."""
-    size = 0.0
-    nines = 0.0
-    for f in range(N_FACES):
-        size += H[seat, f]
-        if RANK[f] == NINE_RANK:
-            nines += H[seat, f]
-    any_nat, max_pen = False, -1
-    for f in range(N_FACES):
-        ok = H[seat, f] > 0 and legal[top * 4 + active, f]
-        if ok and no_nine_out and size == 1.0 and RANK[f] == NINE_RANK:
-            ok = False
-        if ok and RANK[f] != NINE_RANK:
-            any_nat = True
-            max_pen = max(max_pen, PEN[f])
+    size = 0.0  # the hand's cards and 9s from its rank counts (whole numbers: the same sums as over the faces)
+    for r in range(N_RANKS):
+        size += hr[seat, r]
+    nines = hr[seat, NINE_RANK]
+    any_nat, max_pen, n_legal = False, -1, 0
+    row = top * 4 + active
+    for f in range(N_FACES):  # the legal faces held, in face order, into ``moves`` (filtered below)
+        if H[seat, f] > 0 and legal[row, f] and not (no_nine_out and size == 1.0 and RANK[f] == NINE_RANK):
+            moves[n_legal] = f
+            n_legal += 1
+            if RANK[f] != NINE_RANK:
+                any_nat = True
+                max_pen = max(max_pen, PEN[f])
     k = 0
-    for f in range(N_FACES):
-        ok = H[seat, f] > 0 and legal[top * 4 + active, f]
-        if ok and no_nine_out and size == 1.0 and RANK[f] == NINE_RANK:
-            ok = False
+    for i in range(n_legal):
+        f = moves[i]
         nat = RANK[f] != NINE_RANK
-        if ok and sid == SID_HOLD_NINES and any_nat and not nat:
-            ok = False
-        if ok and sid == SID_DUMP_FACES and any_nat and not (nat and PEN[f] == max_pen):
-            ok = False
-        if ok:
-            moves[k] = f
-            probs[k] = H[seat, f]
-            k += 1
+        if sid == SID_HOLD_NINES and any_nat and not nat:
+            continue
+        if sid == SID_DUMP_FACES and any_nat and not (nat and PEN[f] == max_pen):
+            continue
+        moves[k] = f  # k <= i: a face not yet read is never overwritten
+        probs[k] = H[seat, f]
+        k += 1
     pair = (sid == SID_RANDOM and pair_rule and nines >= 2 and (RANK[top] != NINE_RANK or nine_on_nine)
             and not (no_nine_out and size == 2.0))  # fmt: skip
     if pair:
@@ -230,9 +226,13 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
     weights(totals, progress, target, P, W)
     for k in range(3):
         for p in range(P):
+            out = parts[m, k, p]  # one add per feature and hand: any order gives the same sums
+            a = acc[k, p]
             for c in range(NC):
+                w = W[p, c]
+                base = c * NJ
                 for j in range(NJ):
-                    parts[m, k, p, c * NJ + j] += W[p, c] * acc[k, p, j]
+                    out[base + j] += w * a[j]
     acc[:] = 0.0
     if not tiebreak:
         for p in range(P):
@@ -263,10 +263,11 @@ def end_match(rows, i, m, P, totals, shares, totals_out):
 
 @njit(cache=True)
 def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_rule, nine_on_nine, start, H,
-         stock, pile, acc, totals, ist, parts, shares, totals_out, hand_blocks, hand_pen, hand_match,
+         stock, pile, acc, totals, ist, parts, shares, totals_out, hand_blocks, hand_pen, hand_match, hand_w,
          err):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
-    index - ``start``, each hand's into ``hand_*`` (when they have rows).  ``err``: (code, match, a, b, -, ends)."""
+    index - ``start``, each hand's into ``hand_*`` (when they have rows: its card blocks, penalties, match and match
+    weights).  ``err``: (code, match, a, b, -, ends)."""
     hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
     sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
     count(H, P, hr, hs)
@@ -357,6 +358,8 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W)
+            if keep:
+                hand_w[nh - 1] = W  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
             if not end_match(rows, i, m, P, totals, shares, totals_out):
                 err[0], err[1] = E_TOTALS, m + start

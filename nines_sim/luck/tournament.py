@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from nines_sim.luck.estimate import Adjusted, adjusted_rates, variance_ratio
-from nines_sim.luck.measure import FIT_START, measure_luck
-from nines_sim.luck.value import LinearValue, fit_value
+from nines_sim.luck.measure import FIT_START, fit_reserved, measure_luck
+from nines_sim.luck.value import LinearValue
 from nines_sim.luck.walk import PARTS
 
 #: Reserved matches a value is fitted on, by default.
@@ -101,9 +101,7 @@ def table_luck(rules: Any, specs: list[str], seed: int, matches: int, workers: i
     TableLuck
     """
     start = time.perf_counter()
-    fit = measure_luck(rules, specs, seed, FIT_START, fit_matches, workers=workers)
-    value = fit_value(fit.parts, fit.shares, fit.hand_blocks, fit.hand_penalties)
-    del fit
+    value = fit_reserved(rules, specs, seed, fit_matches, workers)
     run = measure_luck(rules, specs, seed, 0, matches, value=value, workers=workers)
     assert run.corrections is not None
     seats = adjusted_rates(run.shares, run.corrections)

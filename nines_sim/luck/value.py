@@ -74,8 +74,9 @@ def noise_value(players: int, seed: int) -> LinearValue:
     return LinearValue(gen.normal(0.0, 0.05, size=(players, N_FEATURES)), f"noise (seed {seed})")
 
 
-def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
-              alpha: float = RIDGE_ALPHA) -> LinearValue:  # fmt: skip
+def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
+              alpha: float = RIDGE_ALPHA, hand_match: np.ndarray | None = None,
+              hand_weights: np.ndarray | None = None) -> LinearValue:  # fmt: skip
     """The weights that minimise the variance of each seat's adjusted win share, fitted in two stages.
 
     Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
@@ -88,8 +89,9 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
 
     Parameters
     ----------
-    parts : numpy.ndarray
-        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences.
+    parts : numpy.ndarray or None
+        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences; or None, to build them
+        again from ``hand_match`` and ``hand_weights`` (the same sums, in the walk's order: the same bits).
     shares : numpy.ndarray
         float64, shape (n, P): their win shares.
     hand_blocks : numpy.ndarray
@@ -98,6 +100,9 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
         int64, shape (hands, P): every hand's penalties.
     alpha : float
         Ridge penalty of stage 1 (scikit-learn's ``Ridge``).
+    hand_match, hand_weights : numpy.ndarray, optional
+        int64 (hands,) and float64 (hands, P, NC): each hand's match (0 .. n - 1, in order) and match weights
+        (:class:`~nines_sim.luck.measure.Luck`), when ``parts`` is None.
 
     Returns
     -------
@@ -109,12 +114,50 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
     ValueError
         For fewer than two matches.
     """
-    from sklearn.linear_model import LinearRegression, Ridge
+    from threadpoolctl import threadpool_limits
 
-    n, kinds, P, _ = parts.shape
+    n = shares.shape[0]
     if n < 2:
         raise ValueError(f"a value needs at least 2 matches to fit, not {n}")
-    luck = parts.reshape(n, kinds, P, NC, NJ)
+    # one BLAS thread: the products are small, and a second thread on a busy machine spins for longer than the
+    # whole fit takes (0.13 s against 1 to 3 s); and the weights no longer depend on the core count
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(parts, shares, hand_blocks, hand_penalties, alpha, hand_match, hand_weights)
+
+
+def match_parts(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.ndarray,
+                hand_weights: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Seat ``p``'s parts of kind ``k`` of ``n`` matches from their hands: float64, shape (n, NC, NJ).
+
+    Each match's sum over its hands of the match weights times the card blocks, added hand after hand from 0 as
+    the walk adds them (:func:`nines_sim.luck.steps.end_hand`), so the very bits of the walk's parts.
+    """
+    out = np.zeros((n, NC, NJ))
+    products = hand_weights[:, p, :, None] * hand_blocks[:, k, p, None, :]
+    first = np.searchsorted(hand_match, hand_match)  # each hand's match's first hand (the hands in match order)
+    turn = np.arange(hand_match.shape[0]) - first
+    for r in range(int(turn.max(initial=-1)) + 1):  # every match's r-th hand at once: one hand per match a step
+        sel = turn == r
+        out[hand_match[sel]] += products[sel]
+    return out
+
+
+def _fit(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
+         alpha: float, hand_match: np.ndarray | None, hand_weights: np.ndarray | None) -> LinearValue:  # fmt: skip
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    n, kinds, P = shares.shape[0], hand_blocks.shape[1], shares.shape[1]
+    if parts is not None:
+        luck = parts.reshape(n, kinds, P, NC, NJ)
+
+        def part(k: int, p: int) -> np.ndarray:
+            return luck[:, k, p]
+    else:
+        assert hand_match is not None and hand_weights is not None
+
+        def part(k: int, p: int) -> np.ndarray:
+            return match_parts(k, p, n, hand_blocks, hand_match, hand_weights)
+
     pen = hand_penalties.astype(np.float64)
     weights = np.empty((kinds, P, N_FEATURES))
     points = np.empty((kinds, P, NJ))
@@ -122,7 +165,7 @@ def fit_value(parts: np.ndarray, shares: np.ndarray, hand_blocks: np.ndarray, ha
         y = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
         hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], y).coef_ for k in range(kinds)]
         points[:, p] = hand
-        match_luck = sum(luck[:, k, p] @ hand[k] for k in range(kinds))
+        match_luck = sum(part(k, p) @ hand[k] for k in range(kinds))
         match = LinearRegression().fit(match_luck, shares[:, p]).coef_
         for k in range(kinds):
             weights[k, p] = np.outer(match, hand[k]).ravel()

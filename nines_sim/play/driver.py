@@ -17,7 +17,7 @@ from their observations, and the person's moves are the file's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from nines_sim.engine.events import without_open_turn
 from nines_sim.game.text_lists import counted
 from nines_sim.play.saved import KIND_NAMES, Key, SavedMatch, SavedMatchError, decision_where, move_text
 from nines_sim.play.seat import HINT, Ask, PersonSeat, Request, Stop, decision_key, refusal, request_of, with_hint
+from nines_sim.play.tutor import tutor_warning
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
@@ -112,6 +113,7 @@ def run_match(
     on_decision: Callable[[SavedMatch], None] | None = None,
     hint_samples: int = 256,
     wrap_seat: Callable[[Strategy], Strategy] | None = None,
+    tutor: float | None = None,
 ) -> Outcome:
     """Play a saved match: the file's decisions first, then ``ask``'s, to the end or until stopped.
 
@@ -131,6 +133,10 @@ def run_match(
     wrap_seat : callable, optional
         Seats ``wrap_seat(person_seat)`` in place of the person's seat (``nines review``
         watches it); the wrapper's ``engine`` attribute, if it has one, is set to the engine.
+    tutor : float, optional
+        Points lost above which ``ask``'s move is judged too costly (:mod:`nines_sim.play.tutor`): the request
+        comes back to ``ask`` with its :attr:`~nines_sim.play.seat.Request.warning`, and only the warned move
+        again (or a move that loses no more) is played.  None: no tutor.
 
     Returns
     -------
@@ -168,14 +174,30 @@ def run_match(
             return move
         if ask is None:
             raise _Unasked(req)
+        verdict = None
+
+        def judged():  # noqa: ANN202 - the search's verdict on this decision, once (the ranking and the tutor's)
+            nonlocal verdict
+            if verdict is None:
+                from nines_sim.search.verdict import judge
+
+                pr = np.array([pair]) if req.kind == DecisionKind.DECLARE else None
+                verdict = judge(obs, card, pr, samples=hint_samples)
+            return verdict
+
         while True:
             move = ask(req)
-            if move != HINT:
+            if move == HINT:
+                req = with_hint(req, judged().ranking(0))
+                continue
+            if tutor is None or (req.warning is not None and move == req.warning.move):
+                break  # no tutor, or the person confirms the move warned about
+            if refusal(req, move, rules) is not None:
+                break  # refused below
+            warning = tutor_warning(judged(), obs, card, move, tutor)
+            if warning is None:
                 break
-            from nines_sim.search.verdict import judge
-
-            pr = np.array([pair]) if req.kind == DecisionKind.DECLARE else None
-            req = with_hint(req, judge(obs, card, pr, samples=hint_samples).ranking(0))
+            req = replace(req, warning=warning)
         why = refusal(req, move, rules)
         if why is not None:
             raise ValueError(f"the move asked is refused: {why}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.play.saved import PERSON, Key
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+
+if TYPE_CHECKING:
+    from nines_sim.play.tutor import TutorWarning
 
 #: What a callback answers to ask for the search's ranking of the moves (``?``) instead of a move.
 HINT = -100
@@ -67,6 +71,9 @@ class Request:
         The match's public events so far (:func:`public_events`).
     hint : list of tuple, optional
         The search's ranking after a ``?``: (move, mean, low, high), best first.
+    warning : nines_sim.play.tutor.TutorWarning, optional
+        The tutor's warning (``--tutor``): the move chosen loses more than the person's threshold; choosing it
+        again plays it.
     """
 
     kind: DecisionKind
@@ -86,6 +93,7 @@ class Request:
     players: int
     events: tuple[tuple, ...] = ()
     hint: list[tuple[int, float, float, float]] | None = field(default=None, compare=False)
+    warning: TutorWarning | None = field(default=None, compare=False)
 
     @property
     def key(self) -> Key:

@@ -11,7 +11,9 @@ Keys: a card's number (or the arrows and Enter) plays it; ``c d h s`` declare
 a suit after a 9; ``p``/``k`` play or keep a drawn card; ``n`` plays two 9s
 together (V4); ``?`` shows the search's ranking of the legal moves with 95%
 intervals; ``q`` saves and quits (exit code 0, a chosen quit), Ctrl-C saves and
-stops (exit code 130, as every command after a Ctrl-C).  An illegal choice is refused
+stops (exit code 130, as every command after a Ctrl-C).  In tutor mode (``--tutor
+POINTS``) a move that loses more than POINTS is warned about before it is played,
+and played when chosen again.  An illegal choice is refused
 with the RULES.md clause that forbids it, and a key that means nothing there says
 which keys do.  Cards are written with their suit symbols everywhere on the
 screen (``5♦``: the hand, the log, the ranking, the refusals; the screen's words,
@@ -64,7 +66,11 @@ class PlayApp(App):
     path : pathlib.Path
         Where it is saved.
     hint_samples : int
-        Samples of the hidden cards for ``?`` (as ``nines analyze --samples``).
+        Samples of the hidden cards for ``?`` (as ``nines analyze --samples``) and for the tutor.
+    tutor : float, optional
+        Tutor mode (``--tutor``): before a move that loses more than this many points (the review's measure,
+        :mod:`nines_sim.play.tutor`) is played, the screen warns and the person chooses it again to play it, or
+        another move.  None: no tutor.
     """
 
     TITLE = "nines play"
@@ -85,9 +91,9 @@ class PlayApp(App):
     #: Keys the bindings answer, whatever is on the screen (not "unknown keys").
     BOUND = ("q", "ctrl+c", "question_mark")
 
-    def __init__(self, saved: SavedMatch, path: Path, hint_samples: int = 256):
+    def __init__(self, saved: SavedMatch, path: Path, hint_samples: int = 256, tutor: float | None = None):
         super().__init__()
-        self.saved, self.path, self.hint_samples = saved, Path(path), hint_samples
+        self.saved, self.path, self.hint_samples, self.tutor = saved, Path(path), hint_samples, tutor
         self.request: Request | None = None
         self.outcome: Outcome | None = None
         #: What stopped the match thread, if an error did (shown on screen; ``nines play`` then says it).
@@ -151,7 +157,8 @@ class PlayApp(App):
     def _drive(self) -> None:
         """The worker thread: play the match, asking the person through the app."""
         try:
-            out = run_match(self.saved, self._ask_from_thread, lambda s: save(s, self.path), self.hint_samples)
+            out = run_match(self.saved, self._ask_from_thread, lambda s: save(s, self.path), self.hint_samples,
+                            tutor=self.tutor)  # fmt: skip
         except Exception as exc:  # shown on screen; the file holds every decision made
             if not self._quitting:
                 self.call_from_thread(self._failed, exc)
@@ -169,7 +176,9 @@ class PlayApp(App):
 
     async def _ask(self, req: Request) -> object:
         self.request, self._thinking, self._digits = req, False, ""
-        if req.hint is None:
+        if req.warning is not None:  # the same decision back: the cursor stays on the move warned about
+            self.message = self._warning_text(req)
+        elif req.hint is None:
             self._cursor = 0
         elif self.message.startswith("The search"):
             self.message = ""
@@ -451,6 +460,14 @@ class PlayApp(App):
             return f"You drew {shown(req.drawn)}: p plays it, k keeps it.  ? ranking  q save and quit"
         what = "You played a 9" if req.kind == DecisionKind.DECLARE else "The starter is a 9 and you deal"
         return f"{what}: declare a suit, c d h s.  ? ranking  q save and quit"
+
+    def _warning_text(self, req: Request) -> str:
+        """The tutor's warning: the move, the points it loses, the best move, and how to go on."""
+        w = req.warning
+        assert w is not None
+        return (f"Tutor: {move_shown(req.kind, w.move)} loses {w.lost:.1f} points (+- {1.96 * w.se:.1f}) against "
+                f"the best, {move_shown(req.kind, w.best)} (your limit {w.threshold:g}; the search, "
+                f"{self.hint_samples} samples). Choose it again to play it, or choose another move.")  # fmt: skip
 
     def _hint_text(self, req: Request) -> str:
         if req.hint is None:
