@@ -125,3 +125,21 @@ def test_an_unknown_option_suggests_only_options_close_to_it(args, suggested):
         assert "Possible options" not in line, line
     else:
         assert f"(Possible options: {suggested}" in line, line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "review {f} --luck",
+        "review {f} --seed 3",
+        "replay {f} --seed 3",
+        "analyze {f} --rules hard-nines",
+        "play --resume {f} --seat 1",
+        "play random --resume {f}",
+    ],
+)
+def test_a_missing_saved_match_is_said_before_the_options_that_do_not_apply(args, tmp_path, monkeypatch):
+    """Before: a path to no file, given with an option, was told to drop the option ('give no --luck with it')."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, args.format(f=tmp_path / "nosuch.json").split()))
+    assert line == f"Error: no saved match at {tmp_path / 'nosuch.json'}", line
