@@ -331,7 +331,7 @@ def play_tournament(
             except KeyboardInterrupt:
                 run.luck_stopped = True
         with writing():
-            words = design_words(design, skilled, weak)
+            words = design_words(design, skilled, weak) + (["--save-matches"] if save_matches else [])
             if luck:
                 words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
             _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
