@@ -203,3 +203,13 @@ def test_rule_sets_that_cannot_be_compared(args, message, tmp_path):
 def test_hand_sizes_of_other_tables_keep_the_coupling():
     a, b = make_rules("classic"), make_rules("classic", hand_sizes=(7, 7, 7, 5, 6))
     assert deals_coupled(a, b)  # 4 players: only the sizes for 2-4 players can be dealt
+
+
+def test_one_match_is_said_in_the_singular(tmp_path):
+    """Before: '1 matches x 2 rule sets' (and '1 matches in' from a tournament)."""
+    compare = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", "hard-nines",
+                                  "-n", "1", "-q", "--no-charts", "--out", str(tmp_path / "c")])  # fmt: skip
+    tournament = runner.invoke(app, ["tournament", "random", "random", "-n", "1", "-q", "--no-charts",
+                                     "--out", str(tmp_path / "t")])  # fmt: skip
+    assert compare.exit_code == 0 and tournament.exit_code == 0, (compare.output, tournament.output)
+    assert "1 match x 2 rule sets" in compare.output and "1 match in" in tournament.output

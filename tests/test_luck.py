@@ -184,7 +184,9 @@ def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_worker
     fit = json.loads((one / "manifest.json").read_text())["luck"]["fit_matches"]
     assert fit["start"] >= 10**10  # reserved: beyond any run's matches
     assert "Unbiasedness check" in (one / "report.md").read_text()
-    assert "Luck taken out" in said and "--luck" in json.loads((one / "manifest.json").read_text())["command"]
+    assert "## Luck taken out" in (one / "report.md").read_text()
+    assert "Luck taken out" not in said  # --quiet: no table on screen (before, the luck's was printed)
+    assert "--luck" in json.loads((one / "manifest.json").read_text())["command"]
 
 
 def test_tournament_luck_refuses_another_format_in_one_line():

@@ -115,6 +115,29 @@ def refuse_options(ctx: typer.Context | None, applies: set[str], what: str, save
         raise usage_error(f"{what}: give no {', '.join(given)} with it")
 
 
+def luck_fit_checked(luck: bool, luck_fit: int | None, matches: int, fmt: str, ranges: str | None,
+                     names: list[str]) -> int:  # fmt: skip
+    """The fit of ``--luck`` (``--luck-fit``, default 4,000), or a usage error (one line, exit 2): ``--luck-fit``
+    without ``--luck``, ``--luck`` on fewer than 2 matches (its intervals come from their spread: they would
+    be nan), or where it does not apply (:func:`nines_sim.luck.tournament.check_luck`: a table only, whole
+    runs)."""
+    if luck_fit is not None and not luck:
+        raise usage_error(f"--luck-fit {luck_fit} sets the fit of --luck: give --luck with it, or leave it out")
+    if luck and matches < 2:
+        raise usage_error(
+            f"--luck needs --matches 2 or more: its intervals and variance ratios come from the spread across "
+            f"matches (--matches {matches})"
+        )
+    if luck:
+        from nines_sim.luck.tournament import LuckError, check_luck
+
+        try:
+            check_luck(fmt, ranges, names)
+        except LuckError as exc:
+            raise usage_error(str(exc)) from None
+    return 4000 if luck_fit is None else luck_fit
+
+
 def check_design(skilled: str, weak: str) -> None:
     """A usage error (one line, exit 2) for an unknown strategy of the design lineups (``--skilled``, ``--weak``)."""
     from nines_sim.experiments.design.setup import check_design as check

@@ -73,6 +73,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
         _add_design(run_dir, charts)
+        from nines_sim.reporting import luck
+
+        luck.add_to_report(run_dir)
     else:
         from nines_sim.experiments.tournament.report import write_report
 
@@ -84,10 +87,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
         _add_design(run_dir, charts)
-        if (Path(run_dir) / "luck.csv").is_file():
-            from nines_sim.reporting import luck
+        from nines_sim.reporting import luck
 
-            luck.add_to_report(run_dir)
+        luck.add_to_report(run_dir)
     return kind
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from nines_sim import __version__
 from nines_sim.game.rules import parse_overrides
+from nines_sim.reporting.luck import LUCK_OF_A_WHOLE_RUN, LUCK_STOPPED
 from nines_sim.runs.output import run_fields
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
@@ -146,6 +147,7 @@ class ComparisonRun:
     design: Any = None
     design_stopped: bool = False
     luck: Any = None  # nines_sim.luck.compare.RulesLuck of luck=True
+    luck_absent: str | None = None  # why luck=True wrote no luck.csv (nines_sim.reporting.luck's words)
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
@@ -154,12 +156,15 @@ class ComparisonRun:
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
-        if self.luck is not None:
+        if self.luck is not None and table:
             lines += self.luck.lines(self.setup.specs_given, [r.label for r in self.setup.rule_sets])
+        if self.luck_absent is not None:
+            lines.append(f"Luck not taken out: {self.luck_absent}; no luck.csv")
         status = "PARTIAL (interrupted): " if out.partial else ""
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
+        n = out.matches_played
         lines.append(
-            f"{status}{out.matches_played:,} matches x {len(self.setup.rule_sets)} rule sets in {play:.1f} s"
+            f"{status}{n:,} match{'' if n == 1 else 'es'} x {len(self.setup.rule_sets)} rule sets in {play:.1f} s"
             f"{compiling}; results in {self.folder}"
         )
         return lines + kept_lines(out)
@@ -228,21 +233,26 @@ def play_comparison(
             run.design = played.after
             run.design_stopped = run.design is None
         words = design_words(design, skilled, weak)
-        if luck and not outcome.partial:
+        luck_words = (["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])) if luck else []
+        if luck and outcome.partial:
+            run.luck_absent = LUCK_OF_A_WHOLE_RUN
+        elif luck:
             from nines_sim.luck.compare import rules_luck
 
-            run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
-        if luck:
-            words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
+            try:
+                run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
+            except KeyboardInterrupt:
+                run.luck_absent = LUCK_STOPPED
         with writing():
-            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
+            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words, luck_words)
     return run
 
 
 def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[Range], ranges_given: bool,
-                      batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
+                      batch_size: int, charts: bool, words: list[str], luck_words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
-    (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
+    (``wanted``, ``ranges_given``, ``words``: as for a tournament; ``luck_words``, ``--luck`` and its fit, are in
+    the command but not the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.compare_rules.work import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
@@ -260,7 +270,9 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
         frame = run.luck.frame(setup.specs_given, [r.label for r in setup.rule_sets])
         design_files.append(write_csv(frame, run_dir / "luck.csv").name)
         extra["luck"] = run.luck.manifest()
-    command = setup.command(matches, seed, wanted if ranges_given else None, words)
+    elif run.luck_absent is not None:
+        extra["luck"] = {"computed": False, "why": run.luck_absent}
+    command = setup.command(matches, seed, wanted if ranges_given else None, [*words, *luck_words])
     fields = comparison_manifest(command, setup.rule_sets, setup.sweep, list(setup.lineup), ranges_total(wanted),
                                  seed, outcome, run.workers, batch_size, run.compile_seconds)  # fmt: skip
     write_manifest(run_dir, fields | extra, files=["comparison.csv", "score_distribution.csv", *design_files])

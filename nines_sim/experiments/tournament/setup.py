@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim.game.rules import resolve_rule_set
+from nines_sim.reporting.luck import LUCK_OF_A_WHOLE_RUN, LUCK_STOPPED
 from nines_sim.results.rounding import speed_text
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
@@ -175,7 +176,7 @@ class TournamentRun:
     design: Any = None
     design_stopped: bool = False
     luck: Any = None
-    luck_stopped: bool = False
+    luck_absent: str | None = None  # why luck=True wrote no luck.csv (nines_sim.reporting.luck's words)
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
@@ -195,15 +196,18 @@ class TournamentRun:
                 lines.append(terminal_ratings(self.ratings, plan, given))
         if note := hidden_card_note(list(plan.strategies)):
             lines.append(note)
-        if self.luck is not None:
+        if self.luck is not None and table:
             from nines_sim.luck.tournament import luck_lines
 
             lines += luck_lines(self.luck, plan.labels)
+        if self.luck_absent is not None:
+            lines.append(f"Luck not taken out: {self.luck_absent}; no luck.csv")
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
         rate = out.total_matches / play if play else 0
         status = "PARTIAL (interrupted): " if out.partial else ""
+        played = f"{out.total_matches:,} match{'' if out.total_matches == 1 else 'es'}"
         lines.append(
-            f"{status}{out.total_matches:,} matches in {play:.1f} s ({speed_text(rate)} matches/s, "
+            f"{status}{played} in {play:.1f} s ({speed_text(rate)} matches/s, "
             f"{self.workers} worker(s)){compiling}; results in {self.folder}"
         )
         return lines + kept_lines(out)
@@ -322,19 +326,20 @@ def play_tournament(
             run.design = played.after
             run.design_stopped = run.design is None
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
-        if luck and not outcome.partial:
+        if luck and outcome.partial:
+            run.luck_absent = LUCK_OF_A_WHOLE_RUN
+        elif luck:
             from nines_sim.luck.tournament import table_luck
 
             game = plan.games[0]
             try:
                 run.luck = table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
             except KeyboardInterrupt:
-                run.luck_stopped = True
+                run.luck_absent = LUCK_STOPPED
         with writing():
             words = design_words(design, skilled, weak) + (["--save-matches"] if save_matches else [])
-            if luck:
-                words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])
-            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
+            luck_words = (["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])) if luck else []
+            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, luck_words)
     return run
 
 
@@ -349,10 +354,11 @@ def _load_writers() -> None:
 
 
 def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ranges_given: bool, batch_size: int,
-                      charts: bool, words: list[str]) -> None:  # fmt: skip
+                      charts: bool, words: list[str], luck_words: list[str]) -> None:  # fmt: skip
     """Write a played tournament's CSVs, ratings, design measures, manifest, charts and report into its folder
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
-    names; ``words``: the command's design options)."""
+    names; ``words``: the command's design options; ``luck_words``, ``--luck`` and its fit, are in the command
+    but not the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
@@ -380,9 +386,9 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 
         tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
         extra["luck"] = run.luck.manifest()
-    elif run.luck_stopped:
-        extra["luck"] = {"computed": False, "why": "stopped (Ctrl-C) while measuring the luck"}
-    command = setup.command(matches, wanted if ranges_given else None, words)
+    elif run.luck_absent is not None:
+        extra["luck"] = {"computed": False, "why": run.luck_absent}
+    command = setup.command(matches, wanted if ranges_given else None, [*words, *luck_words])
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip
     write_manifest(run_dir, fields, files=tables)
