@@ -118,3 +118,17 @@ def test_in_python_a_keyboard_interrupt_while_a_round_is_recorded_stops_after_it
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["partial"] is True and manifest["kept_command"] == kept(1)
     assert json.loads((folder / training.PROGRESS).read_text())["rows"][0]["round"] == 1
+
+
+def test_nines_report_redraws_a_training_folder_as_it_was_written(whole, tmp_path):
+    """Before: 'not a run folder (it needs summary.csv, comparison.csv, trials.csv or review.csv)'."""
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(whole, folder)
+    (folder / "report.md").unlink()
+    (folder / "learning_curve.png").unlink()
+    res = CliRunner().invoke(app, ["report", str(folder)])
+    assert res.exit_code == 0, res.output
+    assert (folder / "report.md").read_bytes() == (whole / "report.md").read_bytes()
+    assert (folder / "learning_curve.png").is_file()

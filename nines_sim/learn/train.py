@@ -297,28 +297,14 @@ def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
            s: TrainSettings, finished: bool, kept_command: str | None = None) -> None:  # fmt: skip
-    """The run folder's files: the chosen model, the curve and its chart, the report and the manifest."""
+    """The run folder's files: the chosen model, the curve, the manifest, then the chart and report drawn from them
+    (:func:`write_report`)."""
     from nines_sim.runs.output import write_manifest
 
-    curve = pd.DataFrame(rows)
-    curve.to_csv(out / "learning_curve.csv", index=False)
+    pd.DataFrame(rows).to_csv(out / "learning_curve.csv", index=False)
     if rows:
         chosen = out / "models" / f"round-{best[1]}.npz"
         (out / "model.npz").write_bytes(chosen.read_bytes())
-        _chart(curve, out / "learning_curve.png", rules)
-    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
-    lines = [f"# Training{status}", "", f"`{command}`", "",
-             f"Rules {rules.preset}, {rules.players} players; seed {seed}.", ""]  # fmt: skip
-    if not finished:
-        lines += [f"Rounds 1-{len(rows)} of {s.rounds} finished. The command above, run again, continues after "
-                  f"round {len(rows)} in this folder and ends as a run never stopped.", ""]  # fmt: skip
-        if kept_command is not None:
-            lines += ["This one trains exactly the rounds kept, to the same numbers:", "", "```bash", kept_command,
-                      "```", ""]  # fmt: skip
-    if rows:
-        lines += [f"`model.npz` is round {best[1]}'s model, the strongest against `expert`.", "",
-                  _markdown(curve), ""]  # fmt: skip
-    (out / "report.md").write_text("\n".join(lines))
     data = {
         "command": command, "version": __version__, "seed": seed, "preset": rules.preset,
         "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)}, "players": rules.players,
@@ -329,9 +315,41 @@ def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, s
     }  # fmt: skip
     write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
                    if rows else ["learning_curve.csv"])  # fmt: skip
+    write_report(out)
 
 
-def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
+def write_report(out: Path, charts: bool = True) -> None:
+    """Write ``report.md`` of a training run folder and, unless not ``charts``, ``learning_curve.png``, from its
+    ``learning_curve.csv`` and ``manifest.json`` alone (``nines report`` redraws them).
+
+    Raises
+    ------
+    FileNotFoundError, KeyError, ValueError
+        If the folder lacks one of them, or a field or column.
+    """
+    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    text = (out / "learning_curve.csv").read_text(encoding="utf-8")
+    curve = pd.read_csv(out / "learning_curve.csv") if text.strip() else pd.DataFrame()
+    finished, command, kept_command = not m["partial"], m["command"], m.get("kept_command")
+    if charts and len(curve):
+        _chart(curve, out / "learning_curve.png", m["preset"], int(m["players"]))
+    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
+    lines = [f"# Training{status}", "", f"`{command}`", "",
+             f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}.", ""]  # fmt: skip
+    if not finished:
+        k = len(curve)
+        lines += [f"Rounds 1-{k} of {m['settings']['rounds']} finished. The command above, run again, continues "
+                  f"after round {k} in this folder and ends as a run never stopped.", ""]  # fmt: skip
+        if kept_command is not None:
+            lines += ["This one trains exactly the rounds kept, to the same numbers:", "", "```bash", kept_command,
+                      "```", ""]  # fmt: skip
+    if len(curve):
+        lines += [f"`model.npz` is round {m['chosen_round']}'s model, the strongest against `expert`.", "",
+                  _markdown(curve), ""]  # fmt: skip
+    (out / "report.md").write_text("\n".join(lines))
+
+
+def _chart(curve: pd.DataFrame, path: Path, preset: str, players: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -343,10 +361,10 @@ def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
                 curve["vs_expert_high"] - curve["vs_expert"]], marker="o", label="against expert")  # fmt: skip
     if curve["vs_previous"].notna().any():
         ax.plot(x, curve["vs_previous"], marker="s", linestyle="--", label="against the previous round")
-    ax.axhline(1 / rules.players, color="grey", linewidth=0.8)
+    ax.axhline(1 / players, color="grey", linewidth=0.8)
     ax.set_xlabel("training CPU minutes")
     ax.set_ylabel("win rate (95% interval)")
-    ax.set_title(f"learned, {rules.preset}, {rules.players} players")
+    ax.set_title(f"learned, {preset}, {players} players")
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
