@@ -37,6 +37,10 @@ RUNS = {
         ("expert random --rules classic --rules hard-nines -n 10 --ranges 2:8",
          {"strategies": ["expert", "random"], "rules": ["--rules", "classic", "--rules", "hard-nines"]}),
     ],
+    "train": [
+        ("--rules hard-nines -p 3 --rule target=50 --seed 2 --rounds 1 -n 2 --samples 2 --epsilon 0.2 --keep 1 "
+         "--hidden 4 --eval-matches 4", {}),
+    ],
     "review": [
         ("dump-faces --against random -p 3 -n 2 --seed 1 --samples 2 --policy random --rules hard-nines "
          "--rule target=50 --ranges 1:2 --luck",
@@ -69,6 +73,10 @@ def test_every_option_is_either_given_below_or_one_of_how_a_run_goes(name):
     assert not left, f"{name}: give {sorted(left)} in RUNS (with what the command holds) or list it in HOW_IT_RUNS"
 
 
+def _has(command: click.Command, name: str) -> bool:
+    return any(p.name == name for p in command.params)
+
+
 def _holds(words: list[str], part: list[str]) -> bool:
     return any(words[i : i + len(part)] == part for i in range(len(words) - len(part) + 1))
 
@@ -77,10 +85,12 @@ def _holds(words: list[str], part: list[str]) -> bool:
 def test_the_manifest_command_holds_every_option_given(name, case, tmp_path):
     args, expected = RUNS[name][case][0].split(), RUNS[name][case][1]
     command = _command(name)
-    quiet = ["-q"] if any(p.name == "quiet" for p in command.params) else []
-    res = CliRunner().invoke(app, [name, *args, "--out", str(tmp_path / "run"), "--no-charts", *quiet])
+    how = [flag for param, flag in (("quiet", "-q"), ("no_charts", "--no-charts")) if _has(command, param)]
+    folder = tmp_path / "a run"  # a space: the command's words are shell words
+    res = CliRunner().invoke(app, [name, *args, "--out", str(folder), *how])
     assert res.exit_code == 0, res.output
-    words = shlex.split(json.loads((tmp_path / "run" / "manifest.json").read_text())["command"])
+    words = shlex.split(json.loads((folder / "manifest.json").read_text())["command"])
+    assert "--out" not in words or words[words.index("--out") + 1] == str(folder)
     ctx = command.make_context(name, list(args), resilient_parsing=True)
     for param in command.params:
         if param.name not in _given(command, args):

@@ -21,6 +21,7 @@ TABLES = {
     "play": "play random".split(),
     "tune": "tune expert --opponents random".split(),
     "tune-rules": "tune-rules --maximize skill --space nine_penalty=0..50".split(),
+    "train": ["train"],
 }
 
 

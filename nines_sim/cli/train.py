@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.common import players_wanted
 from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SeedOpt
 
 #: What the first Ctrl-C prints at once: the run stops at its next step.
@@ -17,7 +19,7 @@ STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same co
 
 def train(
     rules: RulesOpt = "classic",
-    players: PlayersOpt = 2,
+    players: PlayersOpt = None,
     rule: RuleOpt = None,
     seed: SeedOpt = 0,
     rounds: Annotated[int, typer.Option("--rounds", min=1, max=100, help="Rounds of play, labelling and fit.")] = 4,
@@ -70,19 +72,20 @@ def train(
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
-        rule_set = parse_rule_set(rules, parse_overrides(rule or []), players)
+        # --players, else a --rule players=N (the two must agree), else heads-up
+        rule_set = parse_rule_set(rules, parse_overrides(rule or []), players_wanted(players, rule)[0] or 2)
     except RulesError as exc:
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, eval_matches=eval_matches)  # fmt: skip
-    extra = "".join(f" --rule {r}" for r in rule or [])
+    extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
 
-    def command_of(n_rounds: int) -> str:
+    def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (
-            f"nines train --rules {rules} --players {rule_set.players}{extra} --seed {seed} --rounds {n_rounds} "
-            f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
-            f"--eval-matches {eval_matches} --out {folder}"
+            f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
+            f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
+            f"--hidden {hidden} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
         )
 
     # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished
