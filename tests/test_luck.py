@@ -224,3 +224,28 @@ def test_review_net_luck_sums_to_zero_across_seats_in_every_hand(players):
     whole = measure_luck(rules, specs, 2, 7, 1, value=value).corrections[0]
     np.testing.assert_allclose(report.luck.sum(axis=0), whole, atol=1e-12)
     assert report.adjusted.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_tournament_luck_stopped_says_why_there_is_no_luck_table(tmp_path, monkeypatch):
+    """Ctrl-C before every match was played: the screen, report.md and the manifest say why there is no luck.csv
+    (before: nothing said), and the kept_command has no --luck (with its --ranges it was refused)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+    from tests.interrupt import ctrl_c_in_process
+
+    out = tmp_path / "run"
+    args = ["tournament", "expert", "dump-faces", "-n", "3000", "--chunk-size", "500", "--workers", "1",
+            "--no-charts", "--luck", "--out", str(out)]  # fmt: skip
+    with monkeypatch.context() as patched:
+        ctrl_c_in_process(patched, lambda played, kept: kept > 0)
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130, result.output
+    assert "Luck not taken out: the run was stopped (Ctrl-C) before every match was played" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["luck"]["computed"] is False and "--luck" not in manifest["kept_command"]
+    assert "Not measured: the run was stopped (Ctrl-C)" in (out / "report.md").read_text()
+    again = CliRunner().invoke(app, manifest["kept_command"].split()[1:] + ["--out", str(tmp_path / "kept"), "-q"])
+    assert again.exit_code == 0, again.output
