@@ -372,7 +372,9 @@ def _chart(curve: pd.DataFrame, path: Path, preset: str, players: int) -> None:
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    """A data frame as a Markdown table (numbers to 4 decimals)."""
-    cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    """A data frame as a Markdown table (numbers to 4 decimals; a number there is none of, such as round 1's
+    strength against the round before it, an empty cell, not 'nan')."""
+    cells = [["" if isinstance(v, float) and v != v else f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
+             for row in df.itertuples(index=False)]  # fmt: skip
     head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
     return head + "".join("\n| " + " | ".join(r) + " |" for r in cells)
