@@ -79,7 +79,7 @@ def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(poi
         assert "before round 1 finished: nothing was kept" in line
         assert not folder.exists()  # this run made it, and nothing of the run is in it
     else:
-        assert f"kept rounds 1-{kept} of 2" in line and "the same command continues after round 1" in line
+        assert "kept round 1 of 2" in line and "the same command continues after round 1" in line
         manifest = json.loads((folder / "manifest.json").read_text())
         assert manifest["partial"] is True and manifest["rounds_finished"] == kept
         assert manifest["kept_command"] == manifest["command"].replace("--rounds 2", "--rounds 1")

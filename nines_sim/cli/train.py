@@ -64,7 +64,7 @@ def train(
     again continues after them (--force starts over).
     """
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state
+    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state, rounds_kept
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
     from nines_sim.runs.pool import Interrupt
@@ -119,7 +119,7 @@ def train(
         echo_error("interrupted (Ctrl-C) before round 1 finished: nothing was kept, no results were written")
         raise typer.Exit(code=130)
     typer.echo(
-        f"Stopped (Ctrl-C): kept rounds 1-{kept} of {rounds} in {folder} (report PARTIAL); the same command "
+        f"Stopped (Ctrl-C): kept {rounds_kept(kept)} of {rounds} in {folder} (report PARTIAL); the same command "
         f"continues after round {kept}, and the kept_command in manifest.json trains exactly these",
         err=True,
     )

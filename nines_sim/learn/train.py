@@ -318,6 +318,11 @@ def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, s
     write_report(out)
 
 
+def rounds_kept(k: int) -> str:
+    """``round 1`` or ``rounds 1-K``: the rounds a stopped run kept."""
+    return "round 1" if k == 1 else f"rounds 1-{k}"
+
+
 def write_report(out: Path, charts: bool = True) -> None:
     """Write ``report.md`` of a training run folder and, unless not ``charts``, ``learning_curve.png``, from its
     ``learning_curve.csv`` and ``manifest.json`` alone (``nines report`` redraws them).
@@ -338,8 +343,8 @@ def write_report(out: Path, charts: bool = True) -> None:
              f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}.", ""]  # fmt: skip
     if not finished:
         k = len(curve)
-        lines += [f"Rounds 1-{k} of {m['settings']['rounds']} finished. The command above, run again, continues "
-                  f"after round {k} in this folder and ends as a run never stopped.", ""]  # fmt: skip
+        lines += [f"{rounds_kept(k).capitalize()} of {m['settings']['rounds']} finished. The command above, run "
+                  f"again, continues after round {k} in this folder and ends as a run never stopped.", ""]  # fmt: skip
         if kept_command is not None:
             lines += ["This one trains exactly the rounds kept, to the same numbers:", "", "```bash", kept_command,
                       "```", ""]  # fmt: skip
