@@ -104,9 +104,13 @@ MOVED: dict[str, str] = {
 }
 
 
-#: Names a package held as the module of an earlier release and now imports only on demand, with a warning: the
-#: package, each name and the module it lives in (``nines_sim.play`` must not load the engine its driver needs
-#: until a match is played).
+#: The names of a rule comparison's tables, in its work module until they got a module of their own.
+COMPARE_TABLES = ("COMPARISON_COLUMNS", "DISTRIBUTION_COLUMNS", "comparison_frame", "comparison_rows",
+                  "distribution_frame", "terminal_table")  # fmt: skip
+
+#: Names a package or module held in an earlier release and now imports only on demand, with a warning: the
+#: package or module, each name and the module it lives in (``nines_sim.play`` must not load the engine its driver
+#: needs until a match is played).
 MOVED_NAMES: dict[str, dict[str, str]] = {
     "nines_sim.play": dict.fromkeys(("Outcome", "public_events", "run_match"), "nines_sim.play.driver"),
     "nines_sim.engine": {
@@ -115,6 +119,15 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         ),
         **dict.fromkeys(("Observation", "Strategy"), "nines_sim.strategy.base"),
     },  # fmt: skip
+    # the module of nines_sim.compare (and runs.compare) holds only the comparison's work on the driver now
+    "nines_sim.experiments.compare_rules.work": {
+        **dict.fromkeys(("rule_sets_from", "deals_coupled"), "nines_sim.experiments.compare_rules.rule_sets"),
+        **dict.fromkeys(COMPARE_TABLES, "nines_sim.experiments.compare_rules.tables"),
+    },
+    # the tuners' shared study protocol left nines_sim.runs.tune_study (tune.study) for a module of its own
+    "nines_sim.experiments.tune.study": dict.fromkeys(
+        ("check_target", "open_in_folder"), "nines_sim.experiments.study_folder"
+    ),
 }
 
 

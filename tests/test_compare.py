@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.experiments.compare_rules.work import deals_coupled, rule_sets_from
+from nines_sim.experiments.compare_rules.rule_sets import deals_coupled, rule_sets_from
 from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.registry import make_lineup
@@ -203,6 +203,29 @@ def test_rule_sets_that_cannot_be_compared(args, message, tmp_path):
 def test_hand_sizes_of_other_tables_keep_the_coupling():
     a, b = make_rules("classic"), make_rules("classic", hand_sizes=(7, 7, 7, 5, 6))
     assert deals_coupled(a, b)  # 4 players: only the sizes for 2-4 players can be dealt
+
+
+def test_the_work_module_holds_the_work_on_the_driver_and_the_tables_their_own_module():
+    """compare-rules' home as the tournament's: set-up, work, tables apart (issue 39); the names that left
+    ``work`` still import from it, with a warning naming their module, until 0.3.0."""
+    import ast
+    import importlib
+    import warnings
+    from pathlib import Path
+
+    from nines_sim.experiments.compare_rules import tables, work
+
+    tree = ast.parse(Path(work.__file__).read_text(encoding="utf-8"))
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    assert defined == {"__getattr__", "CompareChunk", "compare_range", "paired_counts", "CompareOutcome",
+                       "compare_units", "CompareCollector", "ComparisonWork", "run_comparison"}  # fmt: skip
+    vars(work).pop("terminal_table", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert importlib.import_module("nines_sim.experiments.compare_rules.work").terminal_table is (
+            tables.terminal_table
+        )
+    assert "moved to nines_sim.experiments.compare_rules.tables.terminal_table" in str(caught[0].message)
 
 
 def test_one_match_is_said_in_the_singular(tmp_path):

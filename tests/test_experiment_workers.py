@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from nines_sim.experiments.compare_rules.work import ComparisonWork, rule_sets_from
+from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
+from nines_sim.experiments.compare_rules.work import ComparisonWork
 from nines_sim.experiments.design.work import LINEUPS, DesignSet, DesignSetup, DesignWork
 from nines_sim.experiments.review.work import ReviewSetup, ReviewWork
 from nines_sim.experiments.tournament.work import TournamentWork, plan_tournament

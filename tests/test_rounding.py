@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nines_sim.experiments.compare_rules.work import terminal_table
+from nines_sim.experiments.compare_rules.tables import terminal_table
 from nines_sim.reporting.markdown import pct, pp, pp_size
 from nines_sim.results.rounding import FLOAT_FORMAT, decimal_text
 

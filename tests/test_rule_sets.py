@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from nines_sim.experiments.compare_rules.work import rule_sets_from
+from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
 from nines_sim.game.rules import RulesError, make_rules, parse_rule_set
 
 runner = CliRunner()

@@ -18,14 +18,10 @@ from scipy.stats import binomtest, norm
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
-from nines_sim.experiments.compare_rules import work as compare
-from nines_sim.experiments.compare_rules.work import (
-    CompareOutcome,
-    comparison_frame,
-    comparison_rows,
-    paired_counts,
-    rule_sets_from,
-)
+from nines_sim.experiments.compare_rules import tables as compare
+from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
+from nines_sim.experiments.compare_rules.tables import comparison_frame, comparison_rows
+from nines_sim.experiments.compare_rules.work import CompareOutcome, paired_counts
 from nines_sim.experiments.tournament import report
 from nines_sim.experiments.tournament.games import RunOutcome
 from nines_sim.experiments.tournament.tables import pairwise_frame, pairwise_rows, summary_frame, terminal_table

@@ -46,9 +46,8 @@ def bench(
     hand is played, each worker tallies its finished matches and sends back only the
     tally, and hands/s and turns/s come from the tallies (no hand records travel).
     """
-    from contextlib import nullcontext
-
-    from nines_sim.experiments.bench.work import WORKLOADS, CReference, ReferenceError, reference_speeds, run_workload
+    from nines_sim.experiments.bench.ratios import PAIRED_C_SECONDS, Sitting, bench_json
+    from nines_sim.experiments.bench.work import WORKLOADS, ReferenceError
 
     names = workloads or list(WORKLOADS)
     for n in names:
@@ -60,68 +59,55 @@ def bench(
         _bench_startup(repeat, as_json)
         return
     try:
-        c_ref = CReference(against_c) if against_c is not None else None
+        sitting = Sitting(against_c)
     except ReferenceError as exc:
         raise usage_error(str(exc)) from None
     except KeyboardInterrupt:
-        raise _bench_stopped("the build of the C reference", [], [], {}, as_json) from None
-    rows, slower = [], []  # slower: reference matches/s over the workload's, per reference
-    with c_ref if c_ref is not None else nullcontext():
-        refs: dict[str, float] = {}
-        if c_ref is not None:
+        raise _bench_stopped("the build of the C reference", [], {}, as_json) from None
+    rows: list = []
+    with sitting:
+        if against_c is not None:
             try:
-                refs = reference_speeds(against_c, c=c_ref)
+                refs = sitting.time_references()
             except ReferenceError as exc:
                 raise usage_error(str(exc)) from None
             except KeyboardInterrupt:
-                raise _bench_stopped("the reference runs", [], [], {}, as_json) from None
+                raise _bench_stopped("the reference runs", [], {}, as_json) from None
             if not as_json:
                 for k, v in refs.items():
                     typer.echo(f"reference {k:<13} {v:>10,.0f} matches/s (classic, 4 x random, one core, this sitting)")
                 typer.echo(f"(the ratio to C pairs each run with {PAIRED_C_SECONDS * 3:g} s of C just before it)")
-        before = (lambda: c_ref.run(PAIRED_C_SECONDS)) if c_ref is not None else None
         width = max(len(WORKLOADS[n][0]) for n in names)  # the figures line up under each other
         for n in names:
             try:
-                r = run_workload(n, matches, workers=workers, repeat=repeat, batch_size=batch_size, before_each=before)
+                m = sitting.measure(n, matches, workers=workers, repeat=repeat, batch_size=batch_size)
             except KeyboardInterrupt:
-                raise _bench_stopped(n, rows, slower, refs, as_json) from None
-            q = {k: (r.paired_ratio if k == "C" else v / r.matches_per_s) for k, v in refs.items()}
-            rows.append(r)
-            slower.append(q)
+                raise _bench_stopped(n, rows, sitting.references, as_json) from None
+            rows.append(m)
+            r = m.result
             if not as_json:
                 typer.echo(
                     f"{n}  {WORKLOADS[n][0]:<{width}} {r.matches_per_s:>10,.0f} matches/s "
                     f"{r.hands_per_s:>11,.0f} hands/s {r.turns_per_s:>13,.0f} turns/s  "
                     f"({r.matches:,} matches, {r.workers} process(es), "
-                    f"{r.cores} cores, median of {r.repeat})"
-                    + "".join(f"  = {_ratio(1.0, x)} of {k}" for k, x in q.items())
+                    f"{r.cores} cores, median of {r.repeat})" + m.ratio_words()
                 )
     if as_json:
-        _bench_json(rows, slower, refs)
+        typer.echo(json.dumps(bench_json(rows, sitting.references), indent=2))
 
 
-def _bench_stopped(stage: str, rows: list, slower: list[dict], refs: dict[str, float], as_json: bool) -> typer.Exit:
+def _bench_stopped(stage: str, rows: list, refs: dict[str, float], as_json: bool) -> typer.Exit:
     """Ctrl-C in ``nines bench``: the workloads measured in full are kept (printed, or as JSON), the rest not."""
+    from nines_sim.experiments.bench.ratios import bench_json
+
     if as_json and rows:
-        _bench_json(rows, slower, refs)
+        typer.echo(json.dumps(bench_json(rows, refs), indent=2))
     if not rows:
         return interrupted(f"stopped during {stage}: nothing was measured.")
-    done, where = ", ".join(r.workload for r in rows), "the JSON" if as_json else "the lines"
+    done, where = ", ".join(m.result.workload for m in rows), "the JSON" if as_json else "the lines"
     return interrupted(
         f"stopped during {stage}: {done} measured in full ({where} above); {stage} and what follows not measured."
     )
-
-
-def _bench_json(rows: list, slower: list[dict], refs: dict[str, float]) -> None:
-    """Print ``nines bench --json``: a list of the workloads measured (in an object with the references)."""
-    keys = ("workload", "matches", "workers", "seconds", "matches_per_s", "hands_per_s", "turns_per_s", "cores")
-    listed = [{k: r.as_dict()[k] for k in keys} for r in rows]
-    for row, r, q in zip(listed, rows, slower, strict=True):
-        row.update({f"ratio_to_{k.replace(' ', '_')}": 1.0 / x for k, x in q.items()})
-        if r.paired:
-            row["c_over_this_per_run"] = r.paired
-    typer.echo(json.dumps({"references": refs, "workloads": listed} if refs else listed, indent=2))
 
 
 def _bench_startup(repeat: int, as_json: bool) -> None:
@@ -142,12 +128,3 @@ def _bench_startup(repeat: int, as_json: bool) -> None:
         typer.echo(
             f"startup  {r.command:<{width}} {r.seconds:6.2f} s  ({ratio}; fresh processes, median of {len(r.runs)})"
         )
-
-
-#: Seconds of each of the C engine's three repeats run right before each bench run (``--against-c``).
-PAIRED_C_SECONDS = 0.5
-
-
-def _ratio(x: float, ref: float) -> str:
-    """``1/3.2`` below the reference, ``4.1x`` above it."""
-    return f"{x / ref:.1f}x" if x >= ref else f"1/{ref / x:.1f}"

@@ -117,10 +117,10 @@ def refuse_options(ctx: typer.Context | None, applies: set[str], what: str, save
 
 def luck_fit_checked(luck: bool, luck_fit: int | None, matches: int, fmt: str, ranges: str | None,
                      names: list[str]) -> int:  # fmt: skip
-    """The fit of ``--luck`` (``--luck-fit``, default 4,000), or a usage error (one line, exit 2): ``--luck-fit``
-    without ``--luck``, ``--luck`` on fewer than 2 matches (its intervals come from their spread: they would
-    be nan), or where it does not apply (:func:`nines_sim.luck.tournament.check_luck`: a table only, whole
-    runs)."""
+    """The fit of ``--luck`` (``--luck-fit``, default :data:`~nines_sim.experiments.extras.LUCK_FIT`), or a usage
+    error (one line, exit 2): ``--luck-fit`` without ``--luck``, ``--luck`` on fewer than 2 matches (its intervals
+    come from their spread: they would be nan), or where it does not apply
+    (:func:`nines_sim.luck.tournament.check_luck`: a table only, whole runs)."""
     if luck_fit is not None and not luck:
         raise usage_error(f"--luck-fit {luck_fit} sets the fit of --luck: give --luck with it, or leave it out")
     if luck and matches < 2:
@@ -135,7 +135,9 @@ def luck_fit_checked(luck: bool, luck_fit: int | None, matches: int, fmt: str, r
             check_luck(fmt, ranges, names)
         except LuckError as exc:
             raise usage_error(str(exc)) from None
-    return 4000 if luck_fit is None else luck_fit
+    from nines_sim.experiments.extras import LUCK_FIT
+
+    return LUCK_FIT if luck_fit is None else luck_fit
 
 
 def check_design(skilled: str, weak: str) -> None:

@@ -169,10 +169,10 @@ def tune_rules(
 
 
 def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: bool) -> None:
-    """:func:`nines_sim.experiments.tune.study.check_target`, its refusal a usage error (one line, exit 2); the study's
-    own setup is checked as it opens."""
+    """:func:`nines_sim.experiments.study_folder.check_target`, its refusal a usage error (one line, exit 2); the
+    study's own setup is checked as it opens."""
     from nines_sim.experiments.study import TuneError
-    from nines_sim.experiments.tune.study import check_target
+    from nines_sim.experiments.study_folder import check_target
 
     try:
         check_target(url, explicit, name, None, run_dir, force)

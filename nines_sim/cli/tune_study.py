@@ -35,9 +35,9 @@ def tune_versus(setup, versus: str, n: int, workers: int, batch_size: int, sched
 
 
 def check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path, force: bool) -> None:  # noqa: ANN001
-    """:func:`nines_sim.experiments.tune.study.check_target`, its refusal a usage error (one line, exit 2)."""
+    """:func:`nines_sim.experiments.study_folder.check_target`, its refusal a usage error (one line, exit 2)."""
     from nines_sim.experiments.study import TuneError
-    from nines_sim.experiments.tune.study import check_target
+    from nines_sim.experiments.study_folder import check_target
 
     try:
         check_target(url, explicit, name, setup, run_dir, force)

@@ -17,11 +17,12 @@ gives the same continuation as the run.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 import numpy as np
 
+from nines_sim.engine.position_fields import HOLDING, PLAIN_READ, held_mismatch, ints
 from nines_sim.engine.slots import (
     COLUMN_OF,
     COLUMNS,
@@ -30,11 +31,12 @@ from nines_sim.engine.slots import (
     DRAW_LOG_SEATS,
     DRAW_LOG_WORDS,
     POSITION,
+    POSITION_HELD,
     STATE,
     SlotState,
     alloc_slots,
 )
-from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name, hand_faces, words_of
+from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, SUIT_NAMES, card_name
 from nines_sim.game.rules import Rules
 
 if TYPE_CHECKING:
@@ -53,6 +55,13 @@ def _suit_name(suit: int) -> str:
 @dataclass(frozen=True)
 class Position:
     """One game at the start of a turn.
+
+    Its attributes (but ``rules``) are those the slot state's declaration names as what a position holds
+    (:data:`nines_sim.engine.slots.POSITION_HELD`, each field's ``held``): listed here for their types, defaults
+    and order, and checked against the declaration when this module is imported, so that a field the
+    declaration adds, renames or drops fails at once until a position holds it.  How each is written into a
+    batch's slots and read back is derived from the declaration too
+    (:data:`nines_sim.engine.position_fields.HOLDING`).
 
     Attributes
     ----------
@@ -275,31 +284,15 @@ class PositionBatch:
         rules = positions[0].rules
         if any(p.rules != rules for p in positions):
             raise PositionError("positions under different rules cannot be played in one batch")
-        P, D = rules.players, rules.decks
         B = len(positions)
-        batch = cls(rules, state=alloc_slots(B, P, D))
-        a = batch.arrays
+        batch = cls(rules, state=alloc_slots(B, rules.players, rules.decks))
         for b, p in enumerate(positions):
-            for s in range(P):
-                if p.hands[s]:
-                    a["hands"][:, b, s] = words_of(list(p.hands[s]), D)
-            if p.pile:
-                a["under"][:, b] = words_of(list(p.pile), D)
-            a["stock"][b, : len(p.stock)] = p.stock
-            for name, val in (("match", p.match), ("mkey", p.mkey), ("hkey", p.hkey), ("dkey", p.dkey),
-                              ("dmkey", p.dmkey), ("hand_seq", p.hand_seq), ("hands_played", p.hands_played),
-                              ("tb_hands", p.tb_hands), ("first_dealer", p.first_dealer), ("in_tb", p.in_tiebreak),
-                              ("top", p.top), ("active", p.active), ("seat", p.seat), ("dealer", p.dealer),
-                              ("dirbit", 0 if p.direction == 1 else 1), ("turn", p.turn), ("streak", p.streak),
-                              ("drawn", p.drawn), ("reshuffles", p.reshuffles), ("nine_starter", p.nine_starter),
-                              ("played", p.played), ("stock_end", len(p.stock)),
-                              ("seats_mask", sum(1 << s for s in range(P) if p.in_hand[s])),
-                              ("n_in", sum(p.in_hand))):  # fmt: skip
-                a[name][b] = val
-            a["totals"][b] = p.totals
-            a["ncards"][b] = p.sizes
-            a["drew_on"][b] = p.drew_on
-            a["draw_log"][b] = p.draw_log
+            for attribute, names in POSITION_HELD.items():
+                holding = HOLDING.get(attribute)
+                if holding is not None:
+                    holding.write(p, batch.arrays, b)
+                else:  # a plain copy of one field
+                    batch.arrays[names[0]][b] = getattr(p, attribute)
         return batch
 
     def take(self, rows: np.ndarray) -> PositionBatch:
@@ -311,25 +304,22 @@ class PositionBatch:
 
     def position(self, b: int) -> Position:
         """Position ``b`` as a :class:`Position` (validated)."""
-        a = self.arrays
-        P = self.rules.players
-        g = lambda name: int(a[name][b])  # noqa: E731
-        hands = tuple(tuple(hand_faces(a["hands"][:, b, s])) for s in range(P))
-        pile = tuple(hand_faces(a["under"][:, b]))
-        stock = tuple(int(f) for f in a["stock"][b, g("stock_pos") : g("stock_end")])
-        mask = g("seats_mask")
-        return Position(
-            rules=self.rules, hands=hands, stock=stock, pile=pile, top=g("top"), active=g("active"),
-            seat=g("seat"), dealer=g("dealer"), direction=1 - 2 * g("dirbit"),
-            in_hand=tuple(bool((mask >> s) & 1) for s in range(P)),
-            totals=tuple(int(x) for x in a["totals"][b]), played=g("played"),
-            drew_on=tuple(int(x) for x in a["drew_on"][b]), turn=g("turn"), streak=g("streak"),
-            drawn=g("drawn"), reshuffles=g("reshuffles"), nine_starter=bool(g("nine_starter")),
-            in_tiebreak=bool(g("in_tb")), hands_played=g("hands_played"), tb_hands=g("tb_hands"),
-            first_dealer=g("first_dealer"), match=g("match"), mkey=g("mkey"), hkey=g("hkey"),
-            dkey=g("dkey"), dmkey=g("dmkey"), hand_seq=g("hand_seq"),
-            draw_log=tuple(int(w) for w in a["draw_log"][b]),
-        )  # fmt: skip
+        values: dict[str, Any] = {}
+        for attribute, names in POSITION_HELD.items():
+            holding = HOLDING.get(attribute)
+            if holding is not None:
+                values[attribute] = holding.read(self.arrays, b, self.rules)
+            else:  # a plain copy of one field, as the attribute's type
+                values[attribute] = PLAIN_READ.get(_TYPES[attribute], ints)(self.arrays[names[0]][b])
+        return Position(rules=self.rules, **values)
+
+
+_ATTRIBUTES = tuple(f.name for f in fields(Position) if f.name != "rules")
+_why = held_mismatch(_ATTRIBUTES, POSITION_HELD, HOLDING)
+if _why:
+    raise TypeError(f"nines_sim.engine.position: {_why} (nines_sim.engine.slots.STATE)")
+#: Each attribute's type (for a plain copy read back from the slots).
+_TYPES: dict[str, Any] = {a: get_type_hints(Position)[a] for a in _ATTRIBUTES}
 
 
 #: The arrays of the slot state whose first axis is the deck (``D``), not the slot.

@@ -11,9 +11,11 @@ seats, ``D`` decks, ``S = 52 D`` cards).  From it come
   first arguments in order (``play(*slots, ...)``);
 - the engine's named views (:class:`~nines_sim.engine.batch.CompiledEngine`), the public arrays a strategy
   sees (:data:`PUBLIC`, :class:`~nines_sim.strategy.base.PublicState`) and what a position holds
-  (:data:`POSITION`, :mod:`nines_sim.engine.positions`).
+  (:data:`POSITION`, :mod:`nines_sim.engine.positions`), and the attributes of a
+  :class:`~nines_sim.engine.position.Position` that hold them (:data:`POSITION_HELD`).
 
-So a new per-slot field is added here (and read by the loop) and nowhere else.
+So a new per-slot field is added here (and read by the loop) and nowhere else; one a position holds also gets its
+typed attribute on :class:`~nines_sim.engine.position.Position` (which refuses to import until it has it).
 
 This module imports no compiled code.
 """
@@ -54,6 +56,9 @@ class Field:
     position : bool
         Held by a position (:mod:`nines_sim.engine.positions`): the game's state between turns.  The rest (where a
         slot stands within a turn, the decision it waits on) is set when positions are loaded into slots.
+    held : str
+        For a field a position holds, the attribute of :class:`~nines_sim.engine.position.Position` that holds
+        it (default: ``name``).  Several fields may share one: ``stock`` holds the stock's cards and its ends.
     dtype, shape
         For an array of its own: its dtype and shape (in ``B`` slots, ``P`` seats, ``D`` decks, ``S`` cards).
     doc : str
@@ -69,18 +74,25 @@ class Field:
     dtype: type = np.int64
     shape: tuple[str, ...] = ()
     doc: str = ""
+    held: str = ""
+
+    def __post_init__(self) -> None:
+        if self.position and not self.held:
+            object.__setattr__(self, "held", self.name)
 
 
-def _st(name: str, constant: str, doc: str, public: bool = False, position: bool = True, width: int = 1) -> Field:
-    return Field(name, "st", constant, width, public, position, doc=doc)
+def _st(
+    name: str, constant: str, doc: str, public: bool = False, position: bool = True, width: int = 1, held: str = ""
+) -> Field:
+    return Field(name, "st", constant, width, public, position, doc=doc, held=held)
 
 
 def _key(name: str, constant: str, doc: str, public: bool = False, position: bool = True) -> Field:
     return Field(name, "keys", constant, 1, public, position, np.uint64, doc=doc)
 
 
-def _own(name: str, dtype: type, shape: tuple[str, ...], doc: str, public: bool = False) -> Field:
-    return Field(name, name, "", 1, public, True, dtype, shape, doc)
+def _own(name: str, dtype: type, shape: tuple[str, ...], doc: str, public: bool = False, held: str = "") -> Field:
+    return Field(name, name, "", 1, public, True, dtype, shape, doc, held)
 
 
 #: The slot's state, every field once, in the order of its columns and arrays.  Sets of faces are stored as
@@ -92,16 +104,16 @@ STATE: tuple[Field, ...] = (
     _st("hands_played", "S_HANDS", "regular hands played", public=True),
     _st("tb_hands", "S_TB_HANDS", "tie-break hands played", public=True),
     _st("first_dealer", "S_FIRST", "the match's first dealer"),
-    _st("in_tb", "S_IN_TB", "in a tie-break hand (S4)", public=True),
-    _st("seats_mask", "S_MASK", "seats dealt into the hand, a bit each", public=True),
-    _st("n_in", "S_N_IN", "seats dealt into the hand"),
-    _st("stock_pos", "S_POS", "the stock's next card", public=True),
-    _st("stock_end", "S_END", "the stock's end", public=True),
+    _st("in_tb", "S_IN_TB", "in a tie-break hand (S4)", public=True, held="in_tiebreak"),
+    _st("seats_mask", "S_MASK", "seats dealt into the hand, a bit each", public=True, held="in_hand"),
+    _st("n_in", "S_N_IN", "seats dealt into the hand", held="in_hand"),
+    _st("stock_pos", "S_POS", "the stock's next card", public=True, held="stock"),
+    _st("stock_end", "S_END", "the stock's end", public=True, held="stock"),
     _st("top", "S_TOP", "top card of the discard pile", public=True),
     _st("active", "S_ACTIVE", "active suit (T1, T3)", public=True),
     _st("seat", "S_SEAT", "seat to move"),
     _st("dealer", "S_DEALER", "the dealer", public=True),
-    _st("dirbit", "S_DIR", "direction of play: 0 clockwise, 1 reversed (V3)", public=True),
+    _st("dirbit", "S_DIR", "direction of play: 0 clockwise, 1 reversed (V3)", public=True, held="direction"),
     _st("turn", "S_TURN", "turns taken this hand (T8)", public=True),
     _st("streak", "S_STREAK", "turns since the last card played (T7)", public=True),
     _st("drawn", "S_DRAWN", "cards drawn this hand", public=True),
@@ -126,10 +138,10 @@ STATE: tuple[Field, ...] = (
     _key("legal", "K_LEGAL", "the legal set of a waiting decision", position=False),
     # the per-slot arrays besides
     _own("hands", np.uint64, ("D", "B", "P"), "count-coded hands (nines_sim.game.cards)"),
-    _own("ncards", np.int64, ("B", "P"), "cards in each hand", public=True),
+    _own("ncards", np.int64, ("B", "P"), "cards in each hand", public=True, held="hands"),
     _own("totals", np.int64, ("B", "P"), "the match's penalty totals", public=True),
     _own("drew_on", np.int64, ("B", "P"), "the suits each seat drew on this hand, a bit each", public=True),
-    _own("under", np.uint64, ("D", "B"), "count-coded discard pile below the top card"),
+    _own("under", np.uint64, ("D", "B"), "count-coded discard pile below the top card", held="pile"),
     _own("stock", np.int8, ("B", "S"), "faces of the stock, in order"),
     _own("played", np.uint64, ("B",), "faces played this hand", public=True),
 )
@@ -157,6 +169,12 @@ COLUMN_OF: dict[str, Field] = {f.name: f for f in STATE if f.array in ("st", "ke
 PUBLIC: tuple[str, ...] = tuple(f.name for f in STATE if f.public)
 #: The names a position holds (:mod:`nines_sim.engine.positions`).
 POSITION: tuple[str, ...] = tuple(f.name for f in STATE if f.position)
+#: The attributes of a :class:`~nines_sim.engine.position.Position` (but its rules), in :data:`STATE`'s order, each
+#: with the fields it holds (``"stock"``: ``("stock_pos", "stock_end", "stock")``).
+POSITION_HELD: dict[str, tuple[str, ...]] = {
+    h: tuple(f.name for f in STATE if f.position and f.held == h) for h in dict.fromkeys(f.held for f in STATE)
+    if h
+}  # fmt: skip
 
 #: Every per-slot array: name, dtype, shape (in ``B`` slots, ``P`` seats, ``D`` decks, ``S`` cards, and the
 #: column counts), meaning; ``st`` and ``keys`` hold the columns of :data:`STATE`.

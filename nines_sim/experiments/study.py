@@ -44,6 +44,10 @@ class TuneInterrupted(RuntimeError):
     """Ctrl-C stopped a trial; the finished trials are in the study's storage."""
 
 
+#: First match index of a tuner's validation (either tuner's): trials play indices far beneath it, so that the
+#: validation's matches are fresh.
+VALIDATION_START = 1 << 40
+
 STORAGE_FORMS = "sqlite:///PATH, or journal:PATH (or a PATH ending in .log) for an Optuna journal file"
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from nines_sim.experiments.compare_rules.work import COMPARISON_COLUMNS
-from nines_sim.experiments.compare_rules.work import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
+from nines_sim.experiments.compare_rules.tables import COMPARISON_COLUMNS
+from nines_sim.experiments.compare_rules.tables import DISTRIBUTION_COLUMNS as COMPARISON_DISTRIBUTION_COLUMNS
 from nines_sim.experiments.tournament.plan import (
     DISTRIBUTION_COLUMNS,
     HANDS_COLUMNS,

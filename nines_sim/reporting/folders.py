@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nines_sim.experiments.compare_rules.work import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
+from nines_sim.experiments.compare_rules.tables import COMPARISON_COLUMNS as WRITTEN_COMPARISON_COLUMNS
 from nines_sim.reporting.labels import ELLIPSIS, label_map, same_strategy_same_spec, short_labels
 from nines_sim.results.stats import wilson_array
 

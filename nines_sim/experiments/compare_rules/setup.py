@@ -15,7 +15,6 @@ from typing import Any
 
 from nines_sim import __version__
 from nines_sim.game.rules import parse_overrides
-from nines_sim.reporting.luck import LUCK_OF_A_WHOLE_RUN, LUCK_STOPPED
 from nines_sim.runs.output import run_fields
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
@@ -35,7 +34,7 @@ class ComparisonSetup:
 
     Attributes
     ----------
-    rule_sets : list of nines_sim.experiments.compare_rules.work.RuleSet
+    rule_sets : list of nines_sim.experiments.compare_rules.rule_sets.RuleSet
         The rule sets, the first the reference.
     sweep : dict or None
         The sweep's option and values, for the manifest.
@@ -101,7 +100,7 @@ def comparison_setup(
     nines_sim.game.rules.RulesError
         For rule sets that cannot be read, fewer than two, or a sweep that cannot be read.
     """
-    from nines_sim.experiments.compare_rules.work import rule_sets_from
+    from nines_sim.experiments.compare_rules.rule_sets import rule_sets_from
     from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, entry_names
     from nines_sim.strategy.registry import canonical_spec, make_lineup
 
@@ -152,7 +151,7 @@ class ComparisonRun:
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
         a partial run the matches kept."""
-        from nines_sim.experiments.compare_rules.work import terminal_table
+        from nines_sim.experiments.compare_rules.tables import terminal_table
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
@@ -208,8 +207,9 @@ def play_comparison(
     Exception
         As :func:`play_tournament`.
     """
-    from nines_sim.experiments.compare_rules.work import comparison_frame
-    from nines_sim.experiments.design.setup import check_design, design_words, play_design
+    from nines_sim.experiments.compare_rules.tables import comparison_frame
+    from nines_sim.experiments.design.setup import check_design
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design, take_luck
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
@@ -219,47 +219,41 @@ def play_comparison(
 
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
-    def design_part(client: Any, n_workers: int) -> Any:  # on the comparison's processes or cluster
-        return play_design(sets, design, skilled, weak, seed, n_workers, batch_size, quiet, client)
-
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches,
                                 out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
-                                quiet=quiet, held=held, after=design_part if design else None)  # fmt: skip
+                                quiet=quiet, held=held, after=design_after(lambda: sets, design, skilled, weak, seed,
+                                                                           batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
         run = ComparisonRun(played.folder, setup, outcome, comparison_frame(sets, setup.labels, outcome),
                             played.workers, played.compile_seconds)  # fmt: skip
-        if design:
-            run.design = played.after
-            run.design_stopped = run.design is None
-        words = design_words(design, skilled, weak)
-        luck_words = (["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])) if luck else []
-        if luck and outcome.partial:
-            run.luck_absent = LUCK_OF_A_WHOLE_RUN
-        elif luck:
-            from nines_sim.luck.compare import rules_luck
+        keep_design(run, played, design)
+        words = extra_words(design, skilled, weak, luck, luck_fit)
+        kept_words = extra_words(design, skilled, weak, False, luck_fit)  # a part of the matches: no --luck
 
-            try:
-                run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
-            except KeyboardInterrupt:
-                run.luck_absent = LUCK_STOPPED
+        def rules_luck() -> Any:
+            from nines_sim.luck.compare import rules_luck as measure
+
+            return measure(sets, list(names), seed, matches, played.workers, luck_fit)
+
+        take_luck(run, luck, outcome.partial, rules_luck)
         with writing():
-            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words, luck_words)
+            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
 
 
 def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[Range], ranges_given: bool,
-                      batch_size: int, charts: bool, words: list[str], luck_words: list[str]) -> None:  # fmt: skip
+                      batch_size: int, charts: bool, words: list[str], kept_words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
-    (``wanted``, ``ranges_given``, ``words``: as for a tournament; ``luck_words``, ``--luck`` and its fit, are in
-    the command but not the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
-    from nines_sim.experiments.compare_rules.work import distribution_frame
+    (``wanted``, ``ranges_given``, ``words``: as for a tournament; ``kept_words``, the same without ``--luck``, for
+    the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
+    from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
-    kept_command = setup.command(matches, seed, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, seed, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, outcome.matches_played, kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)
@@ -272,7 +266,7 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
         extra["luck"] = run.luck.manifest()
     elif run.luck_absent is not None:
         extra["luck"] = {"computed": False, "why": run.luck_absent}
-    command = setup.command(matches, seed, wanted if ranges_given else None, [*words, *luck_words])
+    command = setup.command(matches, seed, wanted if ranges_given else None, words)
     fields = comparison_manifest(command, setup.rule_sets, setup.sweep, list(setup.lineup), ranges_total(wanted),
                                  seed, outcome, run.workers, batch_size, run.compile_seconds)  # fmt: skip
     write_manifest(run_dir, fields | extra, files=["comparison.csv", "score_distribution.csv", *design_files])
@@ -335,7 +329,7 @@ def comparison_manifest(
     compile_seconds: float = 0.0,
 ) -> dict:
     """What reproduces a rule comparison, and how it went (``compile_seconds``: see :func:`speed_fields`)."""
-    from nines_sim.experiments.compare_rules.work import deals_coupled
+    from nines_sim.experiments.compare_rules.rule_sets import deals_coupled
 
     return {
         "command": command,

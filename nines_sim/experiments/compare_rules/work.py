@@ -11,24 +11,24 @@ Work is cut into chunks of match indices; a chunk plays every rule set at once
 (one engine each, in lockstep), so a run stopped by Ctrl-C keeps, of each
 chunk, the block of matches that every rule set finished: the same matches for
 all rule sets, still paired.
+
+The rule sets are read in :mod:`~nines_sim.experiments.compare_rules.rule_sets`; the tables of the merged
+outcome are built in :mod:`~nines_sim.experiments.compare_rules.tables`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, resolve_rule_set
-from nines_sim.game.text_lists import EmptyItem, items_of
+from nines_sim import _moved
+from nines_sim.experiments.compare_rules.rule_sets import RuleSet
 from nines_sim.results.records import MatchResults
-from nines_sim.results.rounding import decimal_text
-from nines_sim.results.stats import MIN_MATCHES_TO_RANK, describe_test, holm, paired_test, too_small_to_rank, wilson
-from nines_sim.results.tally import SHARE_UNIT, SeatStats, Tally
+from nines_sim.results.tally import SHARE_UNIT, Tally
 from nines_sim.runs import driver
 from nines_sim.runs.backends import choose
 from nines_sim.runs.chunks import Keeps, Shape
@@ -36,100 +36,9 @@ from nines_sim.runs.ranges import KeptBlocks, Range, cut
 from nines_sim.runs.ranges import total as ranges_total
 from nines_sim.strategy.registry import make_lineup
 
-if TYPE_CHECKING:
-    import pandas as pd
 
-COMPARISON_COLUMNS = [
-    "rule_set", "sweep_value", "position", "strategy", "matches", "win_rate", "win_rate_low", "win_rate_high",
-    "mean_total", "mean_hands_per_match", "mean_turns_per_hand", "delta_win_rate", "delta_low", "delta_high",
-    "test", "delta_p_value", "delta_p_holm", "significant",
-]  # fmt: skip
-DISTRIBUTION_COLUMNS = ["rule_set", "strategy", "kind", "points", "count"]
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """A labelled rule set of a comparison (``value``: the swept value, if any)."""
-
-    label: str
-    rules: Rules
-    value: object = None
-
-
-def rule_sets_from(
-    specs: list[str], sweep: str | None, players: int | None, overrides: dict | None = None
-) -> tuple[list[RuleSet], dict | None]:
-    """Rule sets from ``--rules`` specs and an optional ``--sweep option=v1,v2,...``.
-
-    Parameters
-    ----------
-    specs : list of str
-        Rule sets written ``preset[+preset][:key=value,...]`` (see :func:`nines_sim.game.rules.parse_rule_set`);
-        a ``@FILE`` is labelled with the rule set it holds.
-    sweep : str or None
-        ``option=v1,v2,...``: one rule set per value, on top of the one spec (default classic).
-    players : int or None
-        The lineup's table size, given to every rule set.
-    overrides : dict, optional
-        Options applied to every rule set (``--rule key=value``, parsed).
-
-    Raises
-    ------
-    nines_sim.game.rules.RulesError
-        For fewer than two rule sets, an unknown preset or option, a value of the
-        wrong type or out of range, a sweep of an option that does not exist or
-        that ``overrides`` sets, or an option set both in a spec and in ``overrides``.
-    """
-
-    def build(spec: str, **over: object) -> Rules:
-        base = parse_rule_set(spec, overrides, players)
-        return base.replace(**over) if over else base
-
-    if sweep is None:
-        if len(specs) < 2:
-            raise RulesError("compare at least two rule sets: --rules A --rules B (or --sweep option=v1,v2)")
-        if len(set(specs)) != len(specs):
-            raise RulesError("a rule set is given twice; each --rules must differ")
-        built = [build(s) for s in specs]  # an error in a @FILE names the file
-        labels = [resolve_rule_set(s) for s in specs]  # what a @FILE plays, as the CSVs and the command say it
-        if len(set(labels)) != len(labels):
-            raise RulesError("a rule set is given twice (a @FILE holds another's); each --rules must differ")
-        return [RuleSet(label, r) for label, r in zip(labels, built)], None
-    if len(specs) > 1:
-        raise RulesError("--sweep varies one base rule set: give at most one --rules with it")
-    if "=" not in sweep:
-        raise RulesError(f"a sweep is written option=v1,v2,..., not {sweep!r}")
-    option, _, values_text = sweep.partition("=")
-    option = option.strip()
-    if option in (overrides or {}):
-        raise RulesError(f"{option} is both swept and set by --rule; give it once")
-    base_spec = specs[0] if specs else "classic"
-    if option == "hand_sizes":
-        raise RulesError("hand_sizes cannot be swept (its values hold commas); compare --rules sets instead")
-    if option == "players":
-        raise RulesError("players cannot be swept: the lineup fixes the table size (compare lineups with tournaments)")
-    try:
-        texts = items_of(values_text, f"--sweep {sweep!r}")
-    except EmptyItem as exc:
-        raise RulesError(str(exc)) from None
-    values = [parse_value(option, v) for v in texts]
-    if len(values) < 2:
-        raise RulesError("a sweep needs at least two values: option=v1,v2")
-    if len(set(values)) != len(values):
-        raise RulesError(f"a value is swept twice in {sweep!r}")
-    sets = [RuleSet(f"{option}={t}", build(base_spec, **{option: v}), v) for t, v in zip(texts, values)]
-    return sets, {"option": option, "values": values, "base": resolve_rule_set(base_spec)}
-
-
-def deals_coupled(a: Rules, b: Rules) -> bool:
-    """Whether two rule sets deal identical hands for the same seed and match.
-
-    Same deck and table, and the same hand size at this table and at every
-    smaller one a tie-break hand may be dealt for.
-    """
-    if (a.decks, a.players) != (b.decks, b.players):
-        return False
-    return all(a.hand_size(p) == b.hand_size(p) for p in range(2, a.players + 1))
+def __getattr__(name: str) -> Any:
+    return _moved.moved_name(__name__, name)  # the rule sets and the tables, deprecated here
 
 
 @dataclass
@@ -395,102 +304,3 @@ def run_comparison(
     """
     experiment = ComparisonWork(rule_sets, lineup, n_matches, seed, batch_size, ranges)
     return driver.run(experiment, choose(workers, client), on_progress, chunk_size)
-
-
-def comparison_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
-    """``comparison.csv``: the rows of :func:`comparison_rows`, the shifts' p-values Holm-adjusted together."""
-    import pandas as pd
-
-    df = pd.DataFrame(comparison_rows(rule_sets, labels, out))
-    tested = df["delta_p_value"].notna()
-    df["delta_p_holm"] = math.nan
-    if tested.any():
-        df.loc[tested, "delta_p_holm"] = holm(df.loc[tested, "delta_p_value"].tolist())
-    df["significant"] = tested & (df["delta_p_holm"] < 0.05)
-    if too_small_to_rank(out.matches_played, out.partial):
-        df["significant"] = None  # written empty: a stopped run too small to claim anything (stats.MIN_MATCHES_TO_RANK)
-    return df[COMPARISON_COLUMNS]
-
-
-def comparison_rows(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> list[dict]:
-    """Per rule set and seat, the win rate and its paired shift against the first (before the Holm adjustment).
-
-    The shift is tested with the exact McNemar test (whole wins) or the exact sign test (shared wins) on
-    the matches in which the seat did better under one rule set than under the other, and its interval
-    is the Agresti-Min paired interval (see :mod:`nines_sim.results.stats`); ``test`` names the test.
-    """
-    rows = []
-    base = out.tallies[0]
-    for r, (rs, t) in enumerate(zip(rule_sets, out.tallies)):
-        n = t.matches
-        for p in range(t.players):
-            st = SeatStats.of(t, p)
-            lo, hi = wilson(st.wins, n)
-            d = dlo = dhi = pval = math.nan
-            test = ""
-            if n > 0 and base.matches == n:
-                d, dlo, dhi, test = 0.0, 0.0, 0.0, "reference"
-                if r:
-                    sum_d = (t.wins60[p] - base.wins60[p]) / SHARE_UNIT
-                    sum_d2 = (t.share_xprod[p, p] + base.share_xprod[p, p] - 2 * out.cross[r][p]) / SHARE_UNIT**2
-                    whole = t.wins_outright[p] == t.wins_any[p] and base.wins_outright[p] == base.wins_any[p]
-                    res = paired_test(int(out.gain[r][p]), int(out.loss[r][p]), n, sum_d, sum_d2, bool(whole))
-                    d, dlo, dhi, test, pval = sum_d / n, res.low, res.high, res.test, res.p_value
-            rows.append({
-                "rule_set": rs.label, "sweep_value": rs.value, "position": p, "strategy": labels[p], "matches": n,
-                "win_rate": st.win_rate, "win_rate_low": lo, "win_rate_high": hi,
-                "mean_total": st.total_sum / n if n else math.nan,
-                "mean_hands_per_match": t.hands / n if n else math.nan,
-                "mean_turns_per_hand": t.turns / t.hands if t.hands else math.nan,
-                "delta_win_rate": d, "delta_low": dlo, "delta_high": dhi, "test": test, "delta_p_value": pval,
-            })  # fmt: skip
-    return rows
-
-
-def distribution_frame(rule_sets: list[RuleSet], labels: list[str], out: CompareOutcome) -> pd.DataFrame:
-    """``score_distribution.csv``: final-total and hand-penalty histograms per rule set and strategy name."""
-    import pandas as pd
-
-    rows = []
-    for rs, t in zip(rule_sets, out.tallies):
-        by_name: dict[str, SeatStats] = {}
-        for p in range(t.players):
-            st = SeatStats.of(t, p)
-            by_name[labels[p]] = by_name[labels[p]] + st if labels[p] in by_name else st
-        for name, st in by_name.items():
-            for kind, hist in (("final_total", st.total_hist), ("hand_penalty", st.penalty_hist)):
-                for pts in np.flatnonzero(hist).tolist():
-                    rows.append((rs.label, name, kind, pts, int(hist[pts])))
-    return pd.DataFrame(rows, columns=DISTRIBUTION_COLUMNS)
-
-
-def terminal_table(df: pd.DataFrame, given: list[str] | None = None) -> str:
-    """The comparison a user reads in the terminal; columns widen to the longest rule set and seat label.
-
-    Strategies are shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter
-    file of the specs ``given``, in seat order, names its seat).
-    """
-    from nines_sim.reporting.labels import label_map
-
-    seats = df.drop_duplicates("position").sort_values("position")
-    shown = label_map([str(s) for s in seats["strategy"]], given)
-    rows = []
-    for r in df.itertuples():
-        ci = f"{decimal_text(r.win_rate, 4)} [{decimal_text(r.win_rate_low, 4)}, {decimal_text(r.win_rate_high, 4)}]"
-        if isinstance(r.delta_p_value, float) and not math.isnan(r.delta_p_value):
-            mark = " *" if r.significant else ""
-            shift = [decimal_text(v, 2, signed=True, scale=100) for v in (r.delta_win_rate, r.delta_low, r.delta_high)]
-            delta = f"{shift[0]} pp [{shift[1]}, {shift[2]}]{mark}"
-        else:
-            delta = "(reference)"
-        rows.append((str(r.rule_set), f"{r.position}:{shown.get(str(r.strategy), r.strategy)}", ci, delta))
-    head = ("rule set", "seat:strategy", "win rate [95% CI]", "change vs first [95% CI]")
-    widths = [max(w, *(len(row[i]) for row in rows)) for i, w in enumerate((28, 20, 26, 28))]
-    lines = [" ".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip() for row in [head, *rows]]
-    if df["significant"].isna().any():
-        lines.append(f"stopped with too few matches to test the shifts (fewer than {MIN_MATCHES_TO_RANK} per rule set)")
-    else:
-        tests = sorted({t for t in df["test"] if t and t != "reference"})
-        named = ", ".join(describe_test(t) for t in tests) or "paired test"
-        lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
-    return "\n".join(lines)

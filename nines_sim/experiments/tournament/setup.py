@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim.game.rules import resolve_rule_set
-from nines_sim.reporting.luck import LUCK_OF_A_WHOLE_RUN, LUCK_STOPPED
 from nines_sim.results.rounding import speed_text
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
@@ -296,7 +295,8 @@ def play_tournament(
     NothingKept
         If Ctrl-C stopped the run before any match was kept (nothing is written).
     """
-    from nines_sim.experiments.design.setup import check_design, design_words, play_design, tournament_sets
+    from nines_sim.experiments.design.setup import check_design, tournament_sets
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design, take_luck
 
     plan, seed = setup.plan, setup.seed
     check_design(skilled, weak)
@@ -311,35 +311,29 @@ def play_tournament(
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
                         meanwhile=_load_writers, client=client)  # fmt: skip
 
-    def design_part(client: Any, n_workers: int) -> Any:  # on the tournament's processes or cluster
-        return play_design(tournament_sets(setup.rules, plan), design, skilled, weak, seed, n_workers, batch_size,
-                           quiet, client)  # fmt: skip
-
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
                                 matches=matches, out=out, force=force, workers=workers, ranges=ranges,
                                 scheduler=scheduler, quiet=quiet, held=held,
-                                after=design_part if design else None)  # fmt: skip
+                                after=design_after(lambda: tournament_sets(setup.rules, plan), design, skilled,
+                                                   weak, seed, batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
         run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
-        if design:
-            run.design = played.after
-            run.design_stopped = run.design is None
+        keep_design(run, played, design)
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
-        if luck and outcome.partial:
-            run.luck_absent = LUCK_OF_A_WHOLE_RUN
-        elif luck:
+
+        def luck_of_the_table() -> Any:
             from nines_sim.luck.tournament import table_luck
 
             game = plan.games[0]
-            try:
-                run.luck = table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
-            except KeyboardInterrupt:
-                run.luck_absent = LUCK_STOPPED
+            return table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
+
+        take_luck(run, luck, outcome.partial, luck_of_the_table)
         with writing():
-            words = design_words(design, skilled, weak) + (["--save-matches"] if save_matches else [])
-            luck_words = (["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != 4000 else [])) if luck else []
-            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, luck_words)
+            saved = ["--save-matches"] if save_matches else []
+            words = extra_words(design, skilled, weak, luck, luck_fit) + saved
+            kept_words = extra_words(design, skilled, weak, False, luck_fit) + saved  # a part of the matches: no --luck
+            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
 
 
@@ -354,11 +348,11 @@ def _load_writers() -> None:
 
 
 def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ranges_given: bool, batch_size: int,
-                      charts: bool, words: list[str], luck_words: list[str]) -> None:  # fmt: skip
+                      charts: bool, words: list[str], kept_words: list[str]) -> None:  # fmt: skip
     """Write a played tournament's CSVs, ratings, design measures, manifest, charts and report into its folder
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
-    names; ``words``: the command's design options; ``luck_words``, ``--luck`` and its fit, are in the command
-    but not the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
+    names; ``words``: the command's design options; ``kept_words``, the same without ``--luck``, for the
+    ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
@@ -366,7 +360,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
-    kept_command = setup.command(matches, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, matches_per_game(outcome), kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)
@@ -388,7 +382,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
         extra["luck"] = run.luck.manifest()
     elif run.luck_absent is not None:
         extra["luck"] = {"computed": False, "why": run.luck_absent}
-    command = setup.command(matches, wanted if ranges_given else None, [*words, *luck_words])
+    command = setup.command(matches, wanted if ranges_given else None, words)
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip
     write_manifest(run_dir, fields, files=tables)

@@ -16,11 +16,10 @@ and the command that reproduces the run, calls them and prints :meth:`StudyOutco
                              validate=10_000, workers=2, command="(from Python)")
     print(*outcome.summary(), sep="\\n")
 
-Errors: a target that cannot be used (:func:`check_target`: the storage, another setup under the study's
-name, an ``out`` that holds other files) raises :class:`~nines_sim.experiments.study.TuneError`; a folder that
-cannot
-be written, :class:`~nines_sim.runs.runfolder.RunSetupError`; Ctrl-C,
-:class:`~nines_sim.experiments.tune.work.TuneInterrupted`
+Errors: a target that cannot be used (:func:`~nines_sim.experiments.study_folder.check_target`: the storage,
+another setup under the study's name, an ``out`` that holds other files) raises
+:class:`~nines_sim.experiments.study.TuneError`; a folder that cannot be written,
+:class:`~nines_sim.runs.runfolder.RunSetupError`; Ctrl-C, :class:`~nines_sim.experiments.tune.work.TuneInterrupted`
 whose message says what is kept and how to resume.
 """
 
@@ -28,81 +27,23 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 from collections.abc import Callable
-from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim import _moved
 from nines_sim.experiments.study import (
-    TuneError,
     TuneInterrupted,
     open_study,
-    storage_file,
-    storage_lock,
     trials_with_bar,
 )
-from nines_sim.runs.errors import RunSetupError
+from nines_sim.experiments.study_folder import play_study
 from nines_sim.runs.runfolder import compute_backend, run_folder, writing
 
 
-def check_target(url: str, explicit: bool, name: str, setup: Any, run_dir: Path, force: bool) -> None:
-    """Refuse, before anything is written, a storage that is not SQLite or a journal or cannot be opened, a
-    study of that name with another setup, and a run folder that holds something other than this study's files
-    (read under the storage's lock: another process of the same study may be writing it).
-
-    Parameters
-    ----------
-    url : str
-        The study's storage (``sqlite:///PATH`` or ``journal:PATH``).
-    explicit : bool
-        Whether the caller named the storage (then its folder must exist).
-    name : str
-        The study's name.
-    setup : nines_sim.experiments.tune.work.Setup or None
-        The tuning table; a stored study of ``name`` must have the same (None: not checked here, as for a rules
-        search, whose study checks its setup as it opens).
-    run_dir : pathlib.Path
-        The run folder.
-    force : bool
-        Whether files of another run in ``run_dir`` may be overwritten.
-
-    Raises
-    ------
-    nines_sim.experiments.study.TuneError
-        The target cannot be used; the message (one line) says why (a path that cannot be written:
-        :func:`nines_sim.runs.out_path.check_output_path`).
-    """
-    from nines_sim.runs.out_path import OutputPathError, check_output_path
-
-    _, db = storage_file(url)
-    try:
-        check_output_path(run_dir, "--out", folder=True)
-        if explicit:  # the default storage is in the run folder, which leaves room for its name
-            check_output_path(db, "--storage", folder=False, beside=".tune-lock")
-    except OutputPathError as exc:
-        raise TuneError(str(exc)) from None
-    if db.exists() and not db.is_file():
-        raise TuneError(f"cannot open the storage {url}: {db} is not a file")
-    if explicit and not db.exists() and not db.parent.is_dir():
-        raise TuneError(f"cannot open the storage {url}: the folder {db.parent} does not exist")
-    if db.is_file() and setup is not None:
-        open_study(url, name, setup, create=False)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise TuneError(f"{run_dir} exists and is not a folder; choose another --out")
-    if not run_dir.is_dir() or force:
-        return
-    with storage_lock(url) if db.parent.is_dir() else nullcontext():
-        # hidden files and lock files are another process's work in progress, not a run's results
-        held = [f for f in run_dir.iterdir() if not f.name.startswith(".") and not f.name.endswith(".tune-lock")]
-        ours = not held or (run_dir / "study.db").is_file()
-        try:
-            ours = ours or json.loads((run_dir / "manifest.json").read_text()).get("study") == name
-        except (OSError, ValueError):
-            pass
-    if not ours:
-        raise TuneError(f"{run_dir} already holds files; choose another --out or add --force to overwrite")
+def __getattr__(name: str) -> Any:
+    return _moved.moved_name(__name__, name)  # the target's check and the folder's opening, deprecated here
 
 
 @dataclass
@@ -163,38 +104,6 @@ class StudyOutcome:
             f"{shlex.quote(strategy + '@' + str(self.run_dir / 'best.json'))}"
         )
         return lines
-
-
-def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any], held: ExitStack) -> Any:
-    """The run folder made ready and held (shared by the processes of one study, :func:`one_writer`), then the
-    study opened with ``open_()`` (created if new), for a tuning run or a rules search.
-
-    ``held`` keeps the folder's lock until it closes: until the run has written its results.
-
-    Raises
-    ------
-    nines_sim.runs.runfolder.RunSetupError
-        The folder cannot be written, another run that writes alone is writing into it
-        (:class:`~nines_sim.runs.folder_lock.FolderInUse`), or the study cannot be opened (the message says why).
-    """
-    from nines_sim.runs.folder_lock import one_writer
-    from nines_sim.runs.output import OutputExists, prepare_dir
-
-    made = not run_dir.exists()
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        held.enter_context(one_writer(run_dir, shared=True))
-        with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
-            prepare_dir(run_dir, force=True)
-        return open_()
-    except (TuneError, OutputExists, OSError, RunSetupError) as exc:
-        if made and run_dir.is_dir() and not any(run_dir.iterdir()):
-            run_dir.rmdir()  # a usage error writes nothing: not even the empty folder this call made
-        if isinstance(exc, OSError):
-            raise RunSetupError(f"cannot write to {run_dir} ({exc.strerror or exc}); choose another --out") from None
-        if isinstance(exc, RunSetupError):
-            raise
-        raise RunSetupError(str(exc)) from None
 
 
 def _trials(st: Any, setup: Any, url: str, n_trials: int, runner: Any, quiet: bool) -> int:
@@ -268,23 +177,21 @@ def run_tune_study(
     from nines_sim.experiments.tune.report import write_tune_folder
     from nines_sim.experiments.tune.work import Runner, validate_best
 
-    # held: the folder's lock (shared with the study's other processes) until the results are written
-    with ExitStack() as held, compute_backend(scheduler, workers) as client:  # client None: local processes
-        st = open_in_folder(run_dir, url, lambda: open_study(url, name, setup, create=True), held)
-        runner = Runner(workers=workers, batch_size=batch_size, client=client)
-        t0 = time.perf_counter()
-        ran = _trials(st, setup, url, n_trials, runner, quiet)
-        wall = time.perf_counter() - t0
-        try:
-            checked = validate_best(st, setup, validate, runner) if validate else None
-        except TuneInterrupted:
-            raise TuneInterrupted(
-                f"Interrupted during validation; the trials are kept in {url}; run the same command to resume."
-            ) from None
-        # processes sharing the study may share the folder: one writes at a time, each file replaced whole
-        with writing(), storage_lock(url):
-            m = write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
-    return StudyOutcome(run_dir, st, checked, m, ran, wall)
+    runner: list[Runner] = []  # on the study's backend, made when its client is
+
+    def trials(st: Any, client: Any) -> int:
+        runner.append(Runner(workers=workers, batch_size=batch_size, client=client))
+        return _trials(st, setup, url, n_trials, runner[0], quiet)
+
+    def check(st: Any, client: Any) -> Any:
+        return validate_best(st, setup, validate, runner[0]) if validate else None
+
+    def write(st: Any, checked: Any, wall: float, ran: int) -> dict:
+        return write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
+
+    played = play_study(run_dir, url, lambda: open_study(url, name, setup, create=True), scheduler, workers, trials,
+                        check, write)  # fmt: skip
+    return StudyOutcome(run_dir, played.study, played.checked, played.written, played.ran, played.wall)
 
 
 def run_versus(

@@ -14,7 +14,7 @@ rotations because an engine's cost is mostly per step, whatever its batch: one
 engine per rotation is the least a balanced trial can start.
 
 At the end the best parameters and the baseline (the strategy as named,
-usually its defaults) play fresh matches from :data:`VALIDATION_START` on,
+usually its defaults) play fresh matches from :data:`~nines_sim.experiments.study.VALIDATION_START` on,
 a range no trial touches, paired match by match.
 
 Several processes on one machine share a study through its storage (SQLite,
@@ -52,11 +52,9 @@ from nines_sim.strategy import params as P
 if TYPE_CHECKING:
     import pandas as pd
 
-from nines_sim.experiments.study import TuneInterrupted, run_trials, trials_frame
+from nines_sim.experiments.study import VALIDATION_START, TuneInterrupted, run_trials, trials_frame
 from nines_sim.experiments.tune.setup import Setup, make_setup, rotations  # noqa: F401 - make_setup: the documented library path
 
-#: First match index of validation; trials play indices below ``matches / players``, far beneath it.
-VALIDATION_START = 1 << 40
 TRIAL_COLUMNS_END = ["win_rate", "win_rate_low", "win_rate_high", "matches", "seconds", "note"]
 VALIDATION_COLUMNS = ["row", "spec", "matches", "win_rate", "low", "high", "p_value"]
 
@@ -332,8 +330,8 @@ def paired_gain(a: np.ndarray, b: np.ndarray) -> tuple[float, tuple[float, float
 
 
 def validate(setup: Setup, best_spec: str, n_matches: int, runner: Runner) -> Validation:
-    """Play ``n_matches`` fresh matches (from :data:`VALIDATION_START`, every rotation) with the best and
-    the baseline specs on the same deals, and compare them match by match.
+    """Play ``n_matches`` fresh matches (from :data:`~nines_sim.experiments.study.VALIDATION_START`, every
+    rotation) with the best and the baseline specs on the same deals, and compare them match by match.
 
     Raises
     ------

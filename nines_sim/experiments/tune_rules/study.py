@@ -3,7 +3,7 @@
 ``nines tune-rules`` is a thin layer over it: it reads the options, builds the
 :class:`~nines_sim.experiments.tune_rules.work.RulesSetup` and the command that reproduces the run, checks the target
 with
-:func:`nines_sim.experiments.tune.study.check_target`, calls :func:`run_rules_study` and prints
+:func:`nines_sim.experiments.study_folder.check_target`, calls :func:`run_rules_study` and prints
 :meth:`RulesOutcome.summary`.
 
 Errors: a folder or study that cannot be used raises :class:`~nines_sim.runs.runfolder.RunSetupError`; a search
@@ -15,22 +15,19 @@ from __future__ import annotations
 
 import math
 import shutil
-import time
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nines_sim.experiments.study import (
     TuneError,
-    TuneInterrupted,
     finished,
     storage_file,
     storage_lock,
     trials_with_bar,
 )
-from nines_sim.experiments.tune.study import open_in_folder
+from nines_sim.experiments.study_folder import play_study
 from nines_sim.experiments.tune_rules.work import (
     RulesSetup,
     front,
@@ -39,7 +36,6 @@ from nines_sim.experiments.tune_rules.work import (
     validate_front,
     worse_than_base,
 )
-from nines_sim.runs.runfolder import compute_backend, writing
 
 
 @dataclass
@@ -146,34 +142,32 @@ def run_rules_study(
     """
     from nines_sim.experiments.tune_rules.report import write_folder
 
+    chosen: list[Any] = []  # the trials validated and written: the front's best on the first objective first
+
+    def trials(st: Any, client: Any) -> int:
+        try:
+            return _trials(st, setup, url, n_trials, workers, batch_size, client, quiet)
+        except TuneError:  # every rule set proposed was impossible: nothing of this run is kept
+            _discard(url, name, run_dir, made_dir, made_storage)
+            raise
+
+    def check(st: Any, client: Any) -> Any:
+        chosen[:] = front(st, setup)
+        if len(setup.objectives) > 1:  # the front members best on the first objective are validated
+            sign = 1 if setup.objectives[0].direction == "minimize" else -1
+            chosen.sort(key=lambda t: (sign * t.values[0], t.number))
+        if not (validate and chosen):
+            return None
+        return validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
+
+    def write(st: Any, checked: Any, wall: float, ran: int) -> dict | None:
+        return write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
+
     made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
-    # held: the folder's lock (shared with the study's other processes) until the results are written
-    with ExitStack() as held:
-        with compute_backend(scheduler, workers) as client:  # None: local processes
-            st = open_in_folder(run_dir, url, lambda: open_rules_study(url, name, setup), held)
-            t0 = time.perf_counter()
-            try:
-                ran = _trials(st, setup, url, n_trials, workers, batch_size, client, quiet)
-            except TuneError:  # every rule set proposed was impossible: nothing of this run is kept
-                _discard(url, name, run_dir, made_dir, made_storage)
-                raise
-            wall = time.perf_counter() - t0
-            chosen = front(st, setup)
-            if len(setup.objectives) > 1:  # the front members best on the first objective are validated
-                sign = 1 if setup.objectives[0].direction == "minimize" else -1
-                chosen = sorted(chosen, key=lambda t: (sign * t.values[0], t.number))
-            checked = None
-            if validate and chosen:
-                try:
-                    checked = validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
-                except TuneInterrupted:
-                    raise TuneInterrupted(
-                        f"Interrupted during validation; the trials are kept in {url}; run the same command to resume."
-                    ) from None
-        # processes sharing the study may share the folder: one writes at a time, each file replaced whole
-        with writing(), storage_lock(url):
-            best = write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
-    return RulesOutcome(run_dir, setup, best, checked, len(finished(st)), ran, wall)
+    played = play_study(run_dir, url, lambda: open_rules_study(url, name, setup), scheduler, workers, trials, check,
+                        write)  # fmt: skip
+    return RulesOutcome(run_dir, setup, played.written, played.checked, len(finished(played.study)), played.ran,
+                        played.wall)  # fmt: skip
 
 
 def _trials(st: Any, setup: RulesSetup, url: str, n_trials: int, workers: int, batch_size: int, client: Any,

@@ -11,7 +11,7 @@ sampler, and the answer is the Pareto front.  Constraints (``hands<=8``) go to t
 The study lives in the same storage as ``nines tune``'s (SQLite or an Optuna journal file; the storage
 helpers of :mod:`nines_sim.experiments.tune.work`): Ctrl-C marks the running trial failed and the same command resumes.
 At the end the best rule set (or each rule set of the front) and the base rule set play fresh matches
-from :data:`nines_sim.experiments.tune.work.VALIDATION_START`, paired, with intervals.
+from :data:`nines_sim.experiments.study.VALIDATION_START`, paired, with intervals.
 """
 
 from __future__ import annotations
@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nines_sim.experiments.design.work import DesignSet, DesignSetup, design_frame, lineups_needed, run_design
-from nines_sim.experiments.study import TuneError, TuneInterrupted, open_storage, storage_lock, trials_frame
+from nines_sim.experiments.study import (
+    VALIDATION_START,
+    TuneError,
+    TuneInterrupted,
+    open_storage,
+    storage_lock,
+    trials_frame,
+)
 from nines_sim.experiments.tune_rules.space import (  # noqa: F401 - parse_goals, parse_space: the documented library path
     ALIASES,
     SEARCHABLE,
@@ -324,7 +331,6 @@ def validate_front(setup: RulesSetup, chosen: list[Any], n: int, workers: int, b
     TuneInterrupted
         On Ctrl-C.
     """
-    from nines_sim.experiments.tune.work import VALIDATION_START
 
     sets = [DesignSet("base", setup.base)]
     for t in chosen:
