@@ -72,7 +72,8 @@ def compare_section(frame, manifest: dict) -> list[str]:  # noqa: ANN001 - a pan
         "each rule set's matches under its own value; the corrections have mean zero whatever the value, so the "
         f"adjusted shift estimates the same thing. Values: {values} (match indices {fit.get('start', '?')} to "
         f"{fit.get('end', '?')}, which no run plays), linear in per-card and per-seat features. The variance "
-        "ratio is what the luck taken out narrows the paired shift beyond the pairing.",
+        "ratio is the plain paired shift's variance over the adjusted one's: how much taking the luck out "
+        "narrows the shift beyond what the pairing does (above 1: narrower).",
         "",
         "| rule set | seat | strategy | shift (se) | adjusted shift | 95% CI | variance ratio [95%] | corrections' z |",
         "|---|---|---|---|---|---|---|---|",
