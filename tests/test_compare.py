@@ -226,3 +226,13 @@ def test_the_work_module_holds_the_work_on_the_driver_and_the_tables_their_own_m
             tables.terminal_table
         )
     assert "moved to nines_sim.experiments.compare_rules.tables.terminal_table" in str(caught[0].message)
+
+
+def test_one_match_is_said_in_the_singular(tmp_path):
+    """Before: '1 matches x 2 rule sets' (and '1 matches in' from a tournament)."""
+    compare = runner.invoke(app, ["compare-rules", "random", "random", "--rules", "classic", "--rules", "hard-nines",
+                                  "-n", "1", "-q", "--no-charts", "--out", str(tmp_path / "c")])  # fmt: skip
+    tournament = runner.invoke(app, ["tournament", "random", "random", "-n", "1", "-q", "--no-charts",
+                                     "--out", str(tmp_path / "t")])  # fmt: skip
+    assert compare.exit_code == 0 and tournament.exit_code == 0, (compare.output, tournament.output)
+    assert "1 match x 2 rule sets" in compare.output and "1 match in" in tournament.output

@@ -184,7 +184,9 @@ def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_worker
     fit = json.loads((one / "manifest.json").read_text())["luck"]["fit_matches"]
     assert fit["start"] >= 10**10  # reserved: beyond any run's matches
     assert "Unbiasedness check" in (one / "report.md").read_text()
-    assert "Luck taken out" in said and "--luck" in json.loads((one / "manifest.json").read_text())["command"]
+    assert "## Luck taken out" in (one / "report.md").read_text()
+    assert "Luck taken out" not in said  # --quiet: no table on screen (before, the luck's was printed)
+    assert "--luck" in json.loads((one / "manifest.json").read_text())["command"]
 
 
 def test_tournament_luck_refuses_another_format_in_one_line():
@@ -237,3 +239,28 @@ def test_a_fit_from_the_hands_alone_is_the_fit_from_the_parts_bit_for_bit():
     b = fit_value(None, hands.shares, hands.hand_blocks, hands.hand_penalties, hand_match=hands.hand_match,
                   hand_weights=hands.hand_weights)  # fmt: skip
     assert a.weights.tobytes() == b.weights.tobytes() and a.points.tobytes() == b.points.tobytes()
+
+
+def test_tournament_luck_stopped_says_why_there_is_no_luck_table(tmp_path, monkeypatch):
+    """Ctrl-C before every match was played: the screen, report.md and the manifest say why there is no luck.csv
+    (before: nothing said), and the kept_command has no --luck (with its --ranges it was refused)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+    from tests.interrupt import ctrl_c_in_process
+
+    out = tmp_path / "run"
+    args = ["tournament", "expert", "dump-faces", "-n", "3000", "--chunk-size", "500", "--workers", "1",
+            "--no-charts", "--luck", "--out", str(out)]  # fmt: skip
+    with monkeypatch.context() as patched:
+        ctrl_c_in_process(patched, lambda played, kept: kept > 0)
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130, result.output
+    assert "Luck not taken out: the run was stopped (Ctrl-C) before every match was played" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["luck"]["computed"] is False and "--luck" not in manifest["kept_command"]
+    assert "Not measured: the run was stopped (Ctrl-C)" in (out / "report.md").read_text()
+    again = CliRunner().invoke(app, manifest["kept_command"].split()[1:] + ["--out", str(tmp_path / "kept"), "-q"])
+    assert again.exit_code == 0, again.output

@@ -80,6 +80,9 @@ def test_review_luck_writes_the_table_with_net_luck_per_hand(tmp_path):
     skill = hands[hands["seat"] == 0].set_index("hand")["skill"]
     np.testing.assert_allclose(-skill.reindex(lost.index), lost, atol=1e-6)
     assert "luck and skill of seat 0 (dump-faces)" in result.output
+    # no luck of '-0' points (a user's probe): no random seat, so every luck_choice is a zero, written 0
+    cells = [c for line in (out / "luck_skill.csv").read_text().splitlines() for c in line.split(",")]
+    assert "0" in cells and "-0" not in cells
 
 
 def test_review_luck_refuses_a_saved_match_in_one_line(tmp_path):

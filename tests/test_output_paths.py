@@ -78,6 +78,7 @@ def test_play_checks_save_before_the_table_opens(save, says, tmp_path, monkeypat
 
 
 def test_play_resume_refuses_save_which_it_would_ignore(tmp_path):
+    (tmp_path / "m.json").write_text("{}")  # a file there: one that is not is said first (test_refusals)
     line = one_error_line(runner.invoke(app, ["play", "--resume", str(tmp_path / "m.json"), "--save", "x.json"]))
     assert "give no --save with it" in line
 

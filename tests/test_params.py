@@ -100,6 +100,9 @@ def test_split_spec(spec, parts):
         ("expert:w_follow", "in 'expert:w_follow', parameters are written expert:key=value,key=value"),
         ("expert:w_follow=1,w_follow=2", "parameter 'w_follow' is given twice"),
         ("expert@/no/such/file.json", "no such parameter file: /no/such/file.json"),
+        # before: 'parameters are written lookahead:key=value,key=value', of a spec that wrote them so
+        ("expert:w_follow=2@x.json", "'@x.json' comes after the values: a parameter file is written expert@file"),
+        ("lookahead:policy=learned@m.npz", "policy=learned plays the model shipped for the rules and table"),
     ],
 )
 def test_bad_values_are_refused_with_the_reason(spec, message):

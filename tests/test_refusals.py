@@ -21,6 +21,7 @@ TABLES = {
     "play": "play random".split(),
     "tune": "tune expert --opponents random".split(),
     "tune-rules": "tune-rules --maximize skill --space nine_penalty=0..50".split(),
+    "train": ["train"],
 }
 
 
@@ -125,3 +126,37 @@ def test_an_unknown_option_suggests_only_options_close_to_it(args, suggested):
         assert "Possible options" not in line, line
     else:
         assert f"(Possible options: {suggested}" in line, line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "review {f} --luck",
+        "review {f} --seed 3",
+        "replay {f} --seed 3",
+        "analyze {f} --rules hard-nines",
+        "play --resume {f} --seat 1",
+        "play random --resume {f}",
+    ],
+)
+def test_a_missing_saved_match_is_said_before_the_options_that_do_not_apply(args, tmp_path, monkeypatch):
+    """Before: a path to no file, given with an option, was told to drop the option ('give no --luck with it')."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, args.format(f=tmp_path / "nosuch.json").split()))
+    assert line == f"Error: no saved match at {tmp_path / 'nosuch.json'}", line
+
+
+@pytest.mark.parametrize("command", ["tournament random random", "compare-rules random random --rules classic "
+                                     "--rules hard-nines"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ("--luck-fit 50", "--luck-fit 50 sets the fit of --luck: give --luck with it, or leave it out"),
+        ("--luck -n 1", "--luck needs --matches 2 or more: its intervals and variance ratios come from the spread"),
+    ],
+)
+def test_luck_options_that_cannot_work_are_refused(command, args, says, tmp_path, monkeypatch):
+    """Before: --luck-fit without --luck was ignored, and --luck on 1 match printed nan intervals."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, [*command.split(), *args.split()]))
+    assert says in line, line

@@ -18,14 +18,14 @@ SETTINGS = TrainSettings(rounds=3, matches=6, samples=4, eval_matches=20, keep=2
 
 
 def _stop_in_round_2(folder):  # noqa: ANN001, ANN202
-    """Ctrl-C's event: true at the second time it is asked after round 1 was recorded, which is during round
-    2's self-play (the first is at round 1's end)."""
+    """Ctrl-C's event: true at the third time it is asked after round 1 was recorded, which is during round
+    2's self-play (the first two are at round 1's end and round 2's start)."""
     asked = []
 
     def stop() -> bool:
         if (folder / PROGRESS).is_file():
             asked.append(1)
-        return len(asked) >= 2
+        return len(asked) >= 3
 
     return stop
 

@@ -101,7 +101,9 @@ def analyze(
     saved_file = names[0] if len(names) == 1 and saved_match_path(names[0]) else None
     if saved_file is not None:
         applies = {"strategies", "seed", "hand", "turn", "samples", "policy", "outcome", "infer", "match_stream"}
-        refuse_options(ctx, applies, "a saved match is analysed as it was played, at --hand and --turn")
+        refuse_options(
+            ctx, applies, "a saved match is analysed as it was played, at --hand and --turn", saved=saved_file
+        )
     elif (match is None) == (cards is None):
         raise usage_error("give either --match (with --hand, --turn) or --cards (with --top, --sizes)")
     if match_stream and match is None and saved_file is None:

@@ -79,7 +79,7 @@ def check_blank(**given: str | None) -> None:
             raise usage_error(f"{option} is empty; give a value, or leave {option} out for its default")
 
 
-def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> None:
+def refuse_options(ctx: typer.Context | None, applies: set[str], what: str, saved: str | Path | None = None) -> None:
     """A usage error (one line, exit 2) naming every option given on the command line that does not apply here.
 
     For a command whose input fixes what the options would set (a saved match is replayed, reviewed or resumed
@@ -93,6 +93,9 @@ def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> N
         The parameters (their Python names) that apply.
     what : str
         The start of the message, e.g. ``a saved match is replayed as it was played``.
+    saved : str or pathlib.Path, optional
+        The saved match the command was given: a path to no file is said first, as it would be without those
+        options, rather than options that do not apply to a file that is not there.
     """
     if ctx is None:  # the command called from Python: no command line
         return
@@ -101,8 +104,40 @@ def refuse_options(ctx: typer.Context | None, applies: set[str], what: str) -> N
         for p in ctx.command.params
         if p.name not in applies and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") == "COMMANDLINE"
     ]
+    if given and saved is not None and not Path(saved).is_file():  # load says why, in its words
+        from nines_sim.play import SavedMatchError, load
+
+        try:
+            load(saved)
+        except SavedMatchError as exc:
+            raise usage_error(str(exc)) from None
     if given:
         raise usage_error(f"{what}: give no {', '.join(given)} with it")
+
+
+def luck_fit_checked(luck: bool, luck_fit: int | None, matches: int, fmt: str, ranges: str | None,
+                     names: list[str]) -> int:  # fmt: skip
+    """The fit of ``--luck`` (``--luck-fit``, default :data:`~nines_sim.experiments.extras.LUCK_FIT`), or a usage
+    error (one line, exit 2): ``--luck-fit`` without ``--luck``, ``--luck`` on fewer than 2 matches (its intervals
+    come from their spread: they would be nan), or where it does not apply
+    (:func:`nines_sim.luck.tournament.check_luck`: a table only, whole runs)."""
+    if luck_fit is not None and not luck:
+        raise usage_error(f"--luck-fit {luck_fit} sets the fit of --luck: give --luck with it, or leave it out")
+    if luck and matches < 2:
+        raise usage_error(
+            f"--luck needs --matches 2 or more: its intervals and variance ratios come from the spread across "
+            f"matches (--matches {matches})"
+        )
+    if luck:
+        from nines_sim.luck.tournament import LuckError, check_luck
+
+        try:
+            check_luck(fmt, ranges, names)
+        except LuckError as exc:
+            raise usage_error(str(exc)) from None
+    from nines_sim.experiments.extras import LUCK_FIT
+
+    return LUCK_FIT if luck_fit is None else luck_fit
 
 
 def check_design(skilled: str, weak: str) -> None:

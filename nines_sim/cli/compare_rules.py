@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import check_design, check_seats, players_wanted, run_errors
+from nines_sim.cli.common import check_design, check_seats, luck_fit_checked, players_wanted, run_errors
 from nines_sim.cli.options import (
     RULE_SET_SYNTAX,
     BatchOpt,
@@ -80,9 +80,14 @@ def compare_rules(
         ),
     ] = False,
     luck_fit: Annotated[
-        int,
-        typer.Option("--luck-fit", min=2, max=1_000_000, help="Reserved matches each rule set's value is fitted on."),
-    ] = 4000,
+        int | None,
+        typer.Option(
+            "--luck-fit",
+            min=2,
+            max=1_000_000,
+            help="Reserved matches each rule set's value is fitted on (with --luck; default 4,000).",
+        ),
+    ] = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
@@ -108,21 +113,15 @@ def compare_rules(
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     check_design(skilled, weak)
-    if luck:
-        from nines_sim.luck.tournament import LuckError, check_luck
-
-        try:
-            check_luck("table", ranges, names)
-        except LuckError as exc:
-            raise usage_error(str(exc)) from None
+    fit = luck_fit_checked(luck, luck_fit, matches, "table", ranges, names)
     with run_errors():
         run = play_comparison(setup, matches=matches, seed=seed, out=out, force=force, charts=not no_charts,
                               workers=workers, batch_size=batch_size, chunk_size=chunk_size, ranges=ranges,
                               scheduler=scheduler, quiet=quiet, design=design, skilled=skilled,
-                              weak=weak, luck=luck, luck_fit=luck_fit)  # fmt: skip
+                              weak=weak, luck=luck, luck_fit=fit)  # fmt: skip
     if run.design_stopped:
         typer.echo(DESIGN_STOPPED, err=True)
     for line in run.summary(table=not quiet):
         typer.echo(line)
-    if run.outcome.partial or run.design_stopped:
+    if run.outcome.partial or run.design_stopped or run.luck_absent is not None:  # (each said above)
         raise typer.Exit(code=130)

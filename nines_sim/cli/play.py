@@ -66,7 +66,9 @@ def play(
 
     if resume is not None:
         # (its moves are saved into the file it goes on with: no --save either)
-        refuse_options(ctx, {"resume", "samples", "tutor"}, "--resume goes on with the saved match as it is")
+        refuse_options(
+            ctx, {"resume", "samples", "tutor"}, "--resume goes on with the saved match as it is", saved=resume
+        )
         try:
             saved = load(resume)
             check = load(resume)

@@ -43,7 +43,7 @@ def replay(
     Or give a match saved by 'nines play' (a .json file).
     """
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
-        refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played")
+        refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played", saved=strategies[0])
         return replay_saved(strategies[0])
     from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP
     from nines_sim.play.replay import header

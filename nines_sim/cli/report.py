@@ -16,7 +16,9 @@ from nines_sim.cli.common import charts_and_report
 def report(
     run_dir: Annotated[
         Path,
-        typer.Argument(help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules' or 'review'."),
+        typer.Argument(
+            help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules', 'review' or 'train'."
+        ),
     ],
 ) -> None:
     """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""

@@ -74,7 +74,7 @@ def review(
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):
         applies = {"target", "samples", "policy", "out", "force", "no_charts", "ranges"}  # (ranges: said below)
-        refuse_options(ctx, applies, "a saved match is reviewed as it was played")
+        refuse_options(ctx, applies, "a saved match is reviewed as it was played", saved=target)
         try:
             saved = load(target)
         except SavedMatchError as exc:
@@ -107,7 +107,7 @@ def review(
     from nines_sim.experiments.review.setup import run_review
     from nines_sim.experiments.review.work import ReviewSetup
 
-    setup = ReviewSetup(samples=samples, policy=policy)
+    setup = ReviewSetup(samples=samples, policy=policy, luck=luck and run is not None)
     try:
         with run_errors(), compile_notices() if run is None else nullcontext():
             if run is None:

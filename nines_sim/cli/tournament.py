@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import check_design, check_seats, interrupted, players_wanted, run_errors
+from nines_sim.cli.common import (
+    check_design,
+    check_seats,
+    interrupted,
+    luck_fit_checked,
+    players_wanted,
+    run_errors,
+)
 from nines_sim.cli.options import (
     BatchOpt,
     ChunkOpt,
@@ -89,8 +96,14 @@ def tournament(
         ),
     ] = False,
     luck_fit: Annotated[
-        int, typer.Option("--luck-fit", min=2, max=1_000_000, help="Reserved matches the luck's value is fitted on.")
-    ] = 4000,
+        int | None,
+        typer.Option(
+            "--luck-fit",
+            min=2,
+            max=1_000_000,
+            help="Reserved matches the luck's value is fitted on (with --luck; default 4,000).",
+        ),
+    ] = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
@@ -120,23 +133,18 @@ def tournament(
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None
     check_design(skilled, weak)
-    if luck:
-        from nines_sim.luck.tournament import LuckError, check_luck
-
-        try:
-            check_luck(fmt.value, ranges, names)
-        except LuckError as exc:
-            raise usage_error(str(exc)) from None
+    fit = luck_fit_checked(luck, luck_fit, matches, fmt.value, ranges, names)
     with run_errors():
         run = play_tournament(setup, matches=matches, out=out, force=force, charts=not no_charts,
                               save_matches=save_matches, workers=workers, batch_size=batch_size,
                               chunk_size=chunk_size, ranges=ranges, scheduler=scheduler, quiet=quiet, design=design,
-                              skilled=skilled, weak=weak, luck=luck, luck_fit=luck_fit)  # fmt: skip
+                              skilled=skilled, weak=weak, luck=luck,
+                              luck_fit=fit)  # fmt: skip
     if run.design_stopped:
         typer.echo(DESIGN_STOPPED, err=True)
     for line in run.summary(table=not quiet):
         typer.echo(line)
-    if run.outcome.partial or run.design_stopped:
+    if run.outcome.partial or run.design_stopped or run.luck_absent is not None:  # (each said above)
         raise typer.Exit(code=130)
     if run.ratings_stopped:
         raise interrupted("the ratings were not computed; every match played is written (run again to rate them).")

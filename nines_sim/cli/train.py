@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from nines_sim.cli.app import usage_error
+from nines_sim.cli.app import echo_error, usage_error
+from nines_sim.cli.common import players_wanted
 from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SeedOpt
+
+#: What the first Ctrl-C prints at once: the run stops at its next step.
+STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
 
 
 def train(
     rules: RulesOpt = "classic",
-    players: PlayersOpt = 2,
+    players: PlayersOpt = None,
     rule: RuleOpt = None,
     seed: SeedOpt = 0,
     rounds: Annotated[int, typer.Option("--rounds", min=1, max=100, help="Rounds of play, labelling and fit.")] = 4,
@@ -59,40 +64,63 @@ def train(
     again continues after them (--force starts over).
     """
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state
+    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state, rounds_kept
     from nines_sim.learn.train import train as run_train
-    from nines_sim.runs.output import OutputExists, default_run_dir, prepare_dir
+    from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
+    from nines_sim.runs.pool import Interrupt
 
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
-        rule_set = parse_rule_set(rules, parse_overrides(rule or []), players)
+        # --players, else a --rule players=N (the two must agree), else heads-up
+        rule_set = parse_rule_set(rules, parse_overrides(rule or []), players_wanted(players, rule)[0] or 2)
     except RulesError as exc:
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
-    resuming = (folder / PROGRESS).is_file() and not force
-    try:
-        if force:  # start over: a stopped run's progress and data are not continued
-            (folder / PROGRESS).unlink(missing_ok=True)
-            shutil.rmtree(folder / "data", ignore_errors=True)
-        prepare_dir(folder, force or resuming)
-    except (OutputExists, OSError) as exc:
-        raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, eval_matches=eval_matches)  # fmt: skip
-    extra = "".join(f" --rule {r}" for r in rule or [])
-    command = (
-        f"nines train --rules {rules} --players {rule_set.players}{extra} --seed {seed} --rounds {rounds} "
-        f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
-        f"--eval-matches {eval_matches} --out {folder}"
-    )
-    try:
-        finished = len(resume_state(folder, seed, rule_set, settings)["rows"])
-    except ResumeError as exc:
-        raise usage_error(str(exc)) from None
-    after = f", continuing after round {finished}" if finished else ""
-    typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
-    done = run_train(rule_set, folder, seed, settings, command, report=typer.echo)
-    typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
-    if not done:
+    extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
+
+    def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
+        return (
+            f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
+            f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
+            f"--hidden {hidden} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
+        )
+
+    # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished
+    with Interrupt(notice=STOP_NOTICE) as ctrl_c:
+        resuming = (folder / PROGRESS).is_file() and not force
+        try:
+            if force:  # start over: a stopped run's progress and data are not continued
+                (folder / PROGRESS).unlink(missing_ok=True)
+                shutil.rmtree(folder / "data", ignore_errors=True)
+            created = prepare_dir(folder, force or resuming)
+        except (OutputExists, OSError) as exc:
+            raise usage_error(str(exc)) from None
+        try:
+            finished = len(resume_state(folder, seed, rule_set, settings)["rows"])
+        except ResumeError as exc:
+            discard_dir(folder, created)
+            raise usage_error(str(exc)) from None
+        after = f", continuing after round {finished}" if finished else ""
+        typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
+        done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
+                         should_stop=lambda: ctrl_c.flag, kept_command=command_of)  # fmt: skip
+    if done:
+        typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
+        if ctrl_c.flag:  # heard too late to stop anything: the run is whole
+            echo_error(f"interrupted (Ctrl-C) after the last round: the run is whole, written in {folder}")
+            raise typer.Exit(code=130)
+        return
+    kept = len(resume_state(folder, seed, rule_set, settings)["rows"])
+    if not kept:
+        discard_dir(folder, created)
+        echo_error("interrupted (Ctrl-C) before round 1 finished: nothing was kept, no results were written")
         raise typer.Exit(code=130)
+    typer.echo(
+        f"Stopped (Ctrl-C): kept {rounds_kept(kept)} of {rounds} in {folder} (report PARTIAL); the same command "
+        f"continues after round {kept}, and the kept_command in manifest.json trains exactly these",
+        err=True,
+    )
+    raise typer.Exit(code=130)

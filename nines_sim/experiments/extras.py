@@ -55,3 +55,21 @@ def extra_words(design: int, skilled: str, weak: str, luck: bool, luck_fit: int)
     if luck:
         words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != LUCK_FIT else [])
     return words
+
+
+def take_luck(run: Any, luck: bool, partial: bool, measure: Callable[[], Any]) -> None:
+    """The luck taken out of a run asked for it (``luck``): ``run.luck = measure()``, or why there is none,
+    ``run.luck_absent`` (said on screen, in ``report.md`` and the manifest; :mod:`nines_sim.reporting.luck`'s
+    words): the run was stopped before every match was played (``partial``: ``--luck`` adjusts a whole run), or
+    Ctrl-C stopped the measure itself."""
+    from nines_sim.reporting.luck import LUCK_OF_A_WHOLE_RUN, LUCK_STOPPED
+
+    if not luck:
+        return
+    if partial:
+        run.luck_absent = LUCK_OF_A_WHOLE_RUN
+        return
+    try:
+        run.luck = measure()
+    except KeyboardInterrupt:
+        run.luck_absent = LUCK_STOPPED

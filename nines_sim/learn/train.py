@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +82,7 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
 def strength(rules: Rules, spec: str, against: str, n: int, seed: int) -> tuple[float, float, float]:
     """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
     split evenly): (rate, low, high), a Wilson 95% interval."""
-    from nines_sim.runs.simulate import simulate
+    from nines_sim.runs.simulate import DEFAULT_BATCH, simulate_range
 
     P = rules.players
     per = max(1, n // P)
@@ -88,7 +90,10 @@ def strength(rules: Rules, spec: str, against: str, n: int, seed: int) -> tuple[
     for seat in range(P):
         lineup = [against] * P
         lineup[seat] = spec
-        r = simulate(rules, lineup, per, seed=seed, start=seat * per)
+        # simulate's unit, played here without its Ctrl-C handler: a measure (seconds) ends its round, which a
+        # Ctrl-C then keeps (simulate would stop it and keep nothing)
+        r = simulate_range(rules, lineup, seed, seat * per, per, DEFAULT_BATCH)
+        assert r is not None  # nothing stops it
         wins += float(r.win_share[:, seat].sum())
     total = per * P
     low, high = wilson(wins, total)
@@ -96,7 +101,8 @@ def strength(rules: Rules, spec: str, against: str, n: int, seed: int) -> tuple[
 
 
 def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: str,
-          report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False) -> bool:  # fmt: skip
+          report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False,
+          kept_command: Callable[[int], str] | None = None) -> bool:  # fmt: skip
     """Train a model into the run folder ``out`` (see the module docstring).
 
     Parameters
@@ -113,12 +119,21 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     report : callable
         Called with a line of progress after each round.
     should_stop : callable
-        Asked after every step; True stops after the rounds finished (Ctrl-C).
+        Asked before each round and after every step of its self-play; True stops after the rounds finished
+        (Ctrl-C).  Once a round's matches are played, its fit and measure (seconds) finish and the round is kept
+        before the stop.  (A KeyboardInterrupt while a round plays, fits or measures stops it too, unkept.)  A
+        Ctrl-C while a round is recorded or the folder written is heard after it: the folder is never left
+        half-written.
+    kept_command : callable, optional
+        ``kept_command(k)``: the command that trains exactly the first ``k`` rounds (the manifest's
+        ``kept_command`` of a stopped run).
 
     Returns
     -------
     bool
-        False when stopped early (the folder keeps the finished rounds and says PARTIAL).
+        False when stopped early: the folder keeps the finished rounds (report PARTIAL, ``progress.json`` for the
+        same command to continue after them); with no round finished, nothing is written and the folder holds
+        nothing of the run.
     """
     (out / "models").mkdir(parents=True, exist_ok=True)
     (out / "data").mkdir(exist_ok=True)
@@ -133,6 +148,9 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     cpu0 = time.process_time() - state["cpu_seconds"]
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
+        if should_stop():  # before the round (or between two): nothing of it is played
+            finished = False
+            break
         collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
                               s.label_share)  # fmt: skip
         try:
@@ -146,30 +164,52 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
             row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd)
-        except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept
+        except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept; this one leaves nothing
+            (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
             finished = False
             break
-        row = {"round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1),
-               "decisions_labelled": collector.labelled, **row}  # fmt: skip
-        rows.append(row)
-        report(
-            f"round {rnd}/{s.rounds}: {collector.labelled:,} decisions labelled; against expert "
-            f"{row['vs_expert']:.3f} [{row['vs_expert_low']:.3f}, {row['vs_expert_high']:.3f}]"
-            + ("" if prev_path is None else f", against round {rnd - 1} {row['vs_previous']:.3f}")
-            + f"; {row['cpu_seconds']:.0f} CPU s"
-        )
-        if row["vs_expert"] > best[0]:
-            best = (row["vs_expert"], rnd)
-        prev_path = path
-        _checkpoint(out, collector.data, rows, best, seed, rules, s)
-        if should_stop():
+        with _held_ctrl_c() as late:  # recorded whole: a Ctrl-C meanwhile stops after this round
+            row = {"round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1),
+                   "decisions_labelled": collector.labelled, **row}  # fmt: skip
+            rows.append(row)
+            if row["vs_expert"] > best[0]:
+                best = (row["vs_expert"], rnd)
+            prev_path = path
+            _checkpoint(out, collector.data, rows, best, seed, rules, s)
+            report(
+                f"round {rnd}/{s.rounds}: {collector.labelled:,} decisions labelled; against expert "
+                f"{row['vs_expert']:.3f} [{row['vs_expert_low']:.3f}, {row['vs_expert_high']:.3f}]"
+                + ("" if rnd == 1 else f", against round {rnd - 1} {row['vs_previous']:.3f}")
+                + f"; {row['cpu_seconds']:.0f} CPU s"
+            )
+        if late.flag or should_stop():
             finished = rnd == s.rounds
             break
-    if finished:  # the labelled data serve only a resumed run
-        shutil.rmtree(out / "data", ignore_errors=True)
-        (out / PROGRESS).unlink(missing_ok=True)
-    _write(out, rows, best, command, seed, rules, s, finished)
+    with _held_ctrl_c():  # the folder is written whole, or (no round finished) left as it was found
+        if not rows:  # stopped before round 1 finished: nothing to keep, nothing written
+            shutil.rmtree(out / "data", ignore_errors=True)
+            if (out / "models").is_dir() and not any((out / "models").iterdir()):
+                (out / "models").rmdir()
+            return False
+        kept = None if finished or kept_command is None else kept_command(len(rows))
+        _write(out, rows, best, command, seed, rules, s, finished, kept)
+        if finished:  # the labelled data serve only a resumed run
+            shutil.rmtree(out / "data", ignore_errors=True)
+            (out / PROGRESS).unlink(missing_ok=True)
     return finished
+
+
+@contextmanager
+def _held_ctrl_c() -> Iterator[Any]:
+    """A block that a Ctrl-C does not cut short (a round recorded, the folder written): one that comes meanwhile
+    sets the yielded object's ``flag``, and is passed on after the block to the handler the caller had set
+    (``nines train``'s stop flag); where Ctrl-C raised KeyboardInterrupt, the flag alone tells it."""
+    from nines_sim.runs.pool import Interrupt
+
+    with Interrupt() as held:
+        yield held
+    if held.flag and callable(held.previous) and held.previous is not signal.default_int_handler:
+        held.previous(signal.SIGINT, None)
 
 
 class ResumeError(ValueError):
@@ -256,36 +296,65 @@ def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int
 
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
-           s: TrainSettings, finished: bool) -> None:  # fmt: skip
-    """The run folder's files: the chosen model, the curve and its chart, the report and the manifest."""
+           s: TrainSettings, finished: bool, kept_command: str | None = None) -> None:  # fmt: skip
+    """The run folder's files: the chosen model, the curve, the manifest, then the chart and report drawn from them
+    (:func:`write_report`)."""
     from nines_sim.runs.output import write_manifest
 
-    curve = pd.DataFrame(rows)
-    curve.to_csv(out / "learning_curve.csv", index=False)
+    pd.DataFrame(rows).to_csv(out / "learning_curve.csv", index=False)
     if rows:
         chosen = out / "models" / f"round-{best[1]}.npz"
         (out / "model.npz").write_bytes(chosen.read_bytes())
-        _chart(curve, out / "learning_curve.png", rules)
-    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
-    lines = [f"# Training{status}", "", f"`{command}`", "",
-             f"Rules {rules.preset}, {rules.players} players; seed {seed}.", ""]  # fmt: skip
-    if rows:
-        lines += [f"`model.npz` is round {best[1]}'s model, the strongest against `expert`.", "",
-                  _markdown(curve), ""]  # fmt: skip
-    (out / "report.md").write_text("\n".join(lines))
     data = {
         "command": command, "version": __version__, "seed": seed, "preset": rules.preset,
         "rules": rules.options() | {"hand_sizes": list(rules.hand_sizes)}, "players": rules.players,
-        "settings": s.__dict__, "partial": not finished, "rounds_finished": len(rows),
+        "settings": s.__dict__, "partial": not finished, "kept_command": kept_command, "rounds_finished": len(rows),
         "chosen_round": best[1] if rows else None,
         "cpu_seconds": rows[-1]["cpu_seconds"] if rows else 0.0, "python": platform.python_version(),
         "numpy": np.__version__, "platform": sys.platform,
     }  # fmt: skip
     write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
                    if rows else ["learning_curve.csv"])  # fmt: skip
+    write_report(out)
 
 
-def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
+def rounds_kept(k: int) -> str:
+    """``round 1`` or ``rounds 1-K``: the rounds a stopped run kept."""
+    return "round 1" if k == 1 else f"rounds 1-{k}"
+
+
+def write_report(out: Path, charts: bool = True) -> None:
+    """Write ``report.md`` of a training run folder and, unless not ``charts``, ``learning_curve.png``, from its
+    ``learning_curve.csv`` and ``manifest.json`` alone (``nines report`` redraws them).
+
+    Raises
+    ------
+    FileNotFoundError, KeyError, ValueError
+        If the folder lacks one of them, or a field or column.
+    """
+    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    text = (out / "learning_curve.csv").read_text(encoding="utf-8")
+    curve = pd.read_csv(out / "learning_curve.csv") if text.strip() else pd.DataFrame()
+    finished, command, kept_command = not m["partial"], m["command"], m.get("kept_command")
+    if charts and len(curve):
+        _chart(curve, out / "learning_curve.png", m["preset"], int(m["players"]))
+    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
+    lines = [f"# Training{status}", "", f"`{command}`", "",
+             f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}.", ""]  # fmt: skip
+    if not finished:
+        k = len(curve)
+        lines += [f"{rounds_kept(k).capitalize()} of {m['settings']['rounds']} finished. The command above, run "
+                  f"again, continues after round {k} in this folder and ends as a run never stopped.", ""]  # fmt: skip
+        if kept_command is not None:
+            lines += ["This one trains exactly the rounds kept, to the same numbers:", "", "```bash", kept_command,
+                      "```", ""]  # fmt: skip
+    if len(curve):
+        lines += [f"`model.npz` is round {m['chosen_round']}'s model, the strongest against `expert`.", "",
+                  _markdown(curve), ""]  # fmt: skip
+    (out / "report.md").write_text("\n".join(lines))
+
+
+def _chart(curve: pd.DataFrame, path: Path, preset: str, players: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -297,10 +366,10 @@ def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
                 curve["vs_expert_high"] - curve["vs_expert"]], marker="o", label="against expert")  # fmt: skip
     if curve["vs_previous"].notna().any():
         ax.plot(x, curve["vs_previous"], marker="s", linestyle="--", label="against the previous round")
-    ax.axhline(1 / rules.players, color="grey", linewidth=0.8)
+    ax.axhline(1 / players, color="grey", linewidth=0.8)
     ax.set_xlabel("training CPU minutes")
     ax.set_ylabel("win rate (95% interval)")
-    ax.set_title(f"learned, {rules.preset}, {rules.players} players")
+    ax.set_title(f"learned, {preset}, {players} players")
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -308,7 +377,9 @@ def _chart(curve: pd.DataFrame, path: Path, rules: Rules) -> None:
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    """A data frame as a Markdown table (numbers to 4 decimals)."""
-    cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    """A data frame as a Markdown table (numbers to 4 decimals; a number there is none of, such as round 1's
+    strength against the round before it, an empty cell, not 'nan')."""
+    cells = [["" if isinstance(v, float) and v != v else f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
+             for row in df.itertuples(index=False)]  # fmt: skip
     head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
     return head + "".join("\n| " + " | ".join(r) + " |" for r in cells)

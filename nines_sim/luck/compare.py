@@ -86,12 +86,14 @@ class RulesLuck:
         """What the console says: each shift plain and adjusted, the ratio, the check."""
         out = [f"Luck taken out (AIVAT; each rule set's value fitted on {self.fit_matches:,} reserved matches; "
                f"fits and traced runs in {self.seconds:.1f} s): the paired shift from {rule_labels[0]}"]  # fmt: skip
+        from nines_sim.reporting.luck import ratio_text
+
         for s in self.shifts:
             e = s.estimate
-            lo, hi = e.variance_ratio_ci
+            ratio = ratio_text(e.variance_ratio, *e.variance_ratio_ci)
             out.append(f"  {rule_labels[s.rule_set]:<14} {labels[s.seat]:<16} {e.win_rate:+.4f} (se {s.shift_se:.4f}) "
                        f"-> {e.adjusted:+.4f} [{e.adjusted_ci[0]:+.4f}, {e.adjusted_ci[1]:+.4f}]  variance ratio "
-                       f"{e.variance_ratio:.2f} [{lo:.2f}, {hi:.2f}]  corrections' z {e.luck_z:+.2f}")  # fmt: skip
+                       f"{ratio}  corrections' z {e.luck_z:+.2f}")  # fmt: skip
         return out
 
 

@@ -151,14 +151,17 @@ def write_luck(run_dir: Any, luck: TableLuck, labels: list[str], summary: Any) -
 
 def luck_lines(luck: TableLuck, labels: list[str]) -> list[str]:
     """What the console says of the luck: each seat's adjusted rate, its interval, the ratio and the check."""
+    from nines_sim.reporting.luck import ratio_text
+
     n = luck.seats[0].n if luck.seats else 0
     lines = [f"Luck taken out (AIVAT; value {luck.value.name}; deal, draws and known random choices corrected; "
              f"fit and {n:,} matches traced in {luck.seconds:.1f} s):"]  # fmt: skip
     for label, a in zip(labels, luck.seats, strict=True):
-        lo, hi = a.variance_ratio_ci
+        finite = bool(np.isfinite(a.equivalent_matches))  # not where the plain rate has no spread (0/0)
+        narrow = f" (as narrow as {a.equivalent_matches:,.0f} plain matches)" if finite else ""
         lines.append(
             f"  {label:<16} {a.win_rate:.4f} -> {a.adjusted:.4f} [{a.adjusted_ci[0]:.4f}, {a.adjusted_ci[1]:.4f}]"
-            f"  variance ratio {a.variance_ratio:.2f} [{lo:.2f}, {hi:.2f}] (as narrow as {a.equivalent_matches:,.0f}"
-            f" plain matches)  corrections' z {a.luck_z:+.2f}"
+            f"  variance ratio {ratio_text(a.variance_ratio, *a.variance_ratio_ci)}{narrow}"
+            f"  corrections' z {a.luck_z:+.2f}"
         )
     return lines

@@ -25,14 +25,15 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     ----------
     run_dir : pathlib.Path or str
         A folder written by ``nines tournament``, ``nines compare-rules``, ``nines tune`` (with or without
-        ``--versus``), ``nines tune-rules`` or ``nines review``.
+        ``--versus``), ``nines tune-rules``, ``nines review`` or ``nines train``.
     charts : bool
         Draw the PNG charts first, so that the report embeds them.
 
     Returns
     -------
     str
-        The run kind: ``"tournament"``, ``"comparison"``, ``"tune"``, ``"versus"``, ``"tune-rules"`` or ``"review"``.
+        The run kind: ``"tournament"``, ``"comparison"``, ``"tune"``, ``"versus"``, ``"tune-rules"``, ``"review"``
+        or ``"train"``.
 
     Raises
     ------
@@ -44,7 +45,11 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
     from nines_sim.reporting.folders import run_kind
 
     kind = run_kind(run_dir)
-    if kind == "review":
+    if kind == "train":
+        from nines_sim.learn.train import write_report as write_training
+
+        write_training(Path(run_dir), charts)
+    elif kind == "review":
         from nines_sim.experiments.review.report import redraw_folder as redraw_review
 
         redraw_review(Path(run_dir), charts)
@@ -73,6 +78,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             drawing.save_all_comparison(run_dir)
         write_comparison_report(run_dir)
         _add_design(run_dir, charts)
+        from nines_sim.reporting import luck
+
+        luck.add_to_report(run_dir)
     else:
         from nines_sim.experiments.tournament.report import write_report
 
@@ -84,10 +92,9 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
             save_chart(run_dir)  # a league's or round robin's ratings.png
         write_report(run_dir)
         _add_design(run_dir, charts)
-        if (Path(run_dir) / "luck.csv").is_file():
-            from nines_sim.reporting import luck
+        from nines_sim.reporting import luck
 
-            luck.add_to_report(run_dir)
+        luck.add_to_report(run_dir)
     return kind
 
 

@@ -43,6 +43,7 @@ READ_FILES = {
     "tune": ("trials.csv", "best.json", "validation.csv", "importances.csv"),
     "versus": ("validation.csv",),
     "review": ("review.csv",),
+    "train": ("learning_curve.csv",),
 }
 
 
@@ -217,7 +218,7 @@ def check_run_folder(run_dir: Path) -> str:
     str
         ``"comparison"`` for a ``nines compare-rules`` folder, ``"tournament"`` for a ``nines tournament`` one,
         ``"tune"`` for a ``nines tune`` one, ``"versus"`` for a ``nines tune --versus`` one, ``"review"`` for a
-        ``nines review`` one.
+        ``nines review`` one, ``"train"`` for a ``nines train`` one.
 
     Raises
     ------
@@ -262,6 +263,8 @@ def check_run_folder(run_dir: Path) -> str:
 
         _read(run_dir / "validation.csv", VALIDATION_COLUMNS)
         kind = "versus"
+    elif (run_dir / "learning_curve.csv").is_file():  # nines train: its files are checked by their digests
+        kind = "train"
     elif (run_dir / "trials.csv").is_file():
         for name in ("trials.csv", "best.json"):
             if not (run_dir / name).is_file():
@@ -271,5 +274,6 @@ def check_run_folder(run_dir: Path) -> str:
         check_unlisted(run_dir, manifest, READ_FILES[kind])
         return kind
     raise RunFolderError(
-        f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv, trials.csv or review.csv)"
+        f"{run_dir} is not a run folder (it needs summary.csv, comparison.csv, trials.csv, review.csv or "
+        "learning_curve.csv)"
     )

@@ -40,7 +40,7 @@ def as_bool(col: pd.Series) -> pd.Series:
 def run_kind(run_dir: Path | str) -> str:
     """``"comparison"`` (``comparison.csv``), ``"review"`` (``review.csv`` of ``nines review``), ``"tune"``
     (``trials.csv`` of ``nines tune``), ``"versus"`` (``nines tune --versus``: ``validation.csv`` without
-    ``trials.csv``) or ``"tournament"``."""
+    ``trials.csv``), ``"train"`` (``learning_curve.csv`` of ``nines train``) or ``"tournament"``."""
     if is_comparison_folder(run_dir):
         return "comparison"
     if (Path(run_dir) / "review.csv").is_file():  # nines review (nines_sim.experiments.review.report)
@@ -49,6 +49,8 @@ def run_kind(run_dir: Path | str) -> str:
         return "tune-rules"
     if (Path(run_dir) / "validation.csv").is_file() and not (Path(run_dir) / "trials.csv").is_file():
         return "versus"
+    if (Path(run_dir) / "learning_curve.csv").is_file():  # nines train (nines_sim.learn.train)
+        return "train"
     return "tune" if (Path(run_dir) / "trials.csv").is_file() else "tournament"
 
 

@@ -138,6 +138,12 @@ def replace_whole(path: Path, write: Callable[[Path], object]) -> Path:
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    """Write ``df`` to ``path`` as a run folder's CSVs are written (:data:`FLOAT_FORMAT`, ``\\n`` line ends); a
+    negative zero as ``0`` (``-0`` shows a sign where there is none: a luck of ``-0`` points)."""
+    floats = [c for c in df.columns if df[c].dtype.kind == "f"]
+    if floats:
+        df = df.copy()
+        df[floats] = df[floats] + 0.0  # -0.0 + 0.0 is 0.0; every other value stays as it was
     df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
     return path
 

@@ -324,6 +324,13 @@ def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
     except StrategyNotFound:
         head = base.rpartition(":")[0]
         names = {n for n, _, _ in available()}
+        if head and head in names and path is not None and "=" in base:  # 'lookahead:policy=learned@m.npz'
+            learned = ("; policy=learned plays the model shipped for the rules and table (a model file is played "
+                       "as learned@FILE)") if "=learned" in base else ""  # fmt: skip
+            raise StrategyNotFound(
+                f"in {spec!r}, '@{path}' comes after the values: a parameter file is written "
+                f"{head}@file.json, and values to change in it {head}@file.json:key=value{learned}"
+            ) from None
         if head and head in names:  # 'expert:w_follow' is a value, not module:Class
             raise StrategyNotFound(f"in {spec!r}, parameters are written {head}:key=value,key=value") from None
         before_at = base.partition("@")[0]

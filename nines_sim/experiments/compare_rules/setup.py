@@ -146,6 +146,7 @@ class ComparisonRun:
     design: Any = None
     design_stopped: bool = False
     luck: Any = None  # nines_sim.luck.compare.RulesLuck of luck=True
+    luck_absent: str | None = None  # why luck=True wrote no luck.csv (nines_sim.reporting.luck's words)
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines compare-rules`` prints on stdout: the comparison (``table``), the closing line, and for
@@ -154,12 +155,15 @@ class ComparisonRun:
 
         out = self.outcome
         lines = [terminal_table(self.table, self.setup.specs_given)] if table else []
-        if self.luck is not None:
+        if self.luck is not None and table:
             lines += self.luck.lines(self.setup.specs_given, [r.label for r in self.setup.rule_sets])
+        if self.luck_absent is not None:
+            lines.append(f"Luck not taken out: {self.luck_absent}; no luck.csv")
         status = "PARTIAL (interrupted): " if out.partial else ""
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
+        n = out.matches_played
         lines.append(
-            f"{status}{out.matches_played:,} matches x {len(self.setup.rule_sets)} rule sets in {play:.1f} s"
+            f"{status}{n:,} match{'' if n == 1 else 'es'} x {len(self.setup.rule_sets)} rule sets in {play:.1f} s"
             f"{compiling}; results in {self.folder}"
         )
         return lines + kept_lines(out)
@@ -205,7 +209,7 @@ def play_comparison(
     """
     from nines_sim.experiments.compare_rules.tables import comparison_frame
     from nines_sim.experiments.design.setup import check_design
-    from nines_sim.experiments.extras import design_after, extra_words, keep_design
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design, take_luck
 
     sets, names = setup.rule_sets, setup.lineup
     check_design(skilled, weak)
@@ -225,26 +229,31 @@ def play_comparison(
                             played.workers, played.compile_seconds)  # fmt: skip
         keep_design(run, played, design)
         words = extra_words(design, skilled, weak, luck, luck_fit)
-        if luck and not outcome.partial:
-            from nines_sim.luck.compare import rules_luck
+        kept_words = extra_words(design, skilled, weak, False, luck_fit)  # a part of the matches: no --luck
 
-            run.luck = rules_luck(sets, list(names), seed, matches, played.workers, luck_fit)
+        def rules_luck() -> Any:
+            from nines_sim.luck.compare import rules_luck as measure
+
+            return measure(sets, list(names), seed, matches, played.workers, luck_fit)
+
+        take_luck(run, luck, outcome.partial, rules_luck)
         with writing():
-            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words)
+            _write_comparison(run, matches, seed, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
 
 
 def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[Range], ranges_given: bool,
-                      batch_size: int, charts: bool, words: list[str]) -> None:  # fmt: skip
+                      batch_size: int, charts: bool, words: list[str], kept_words: list[str]) -> None:  # fmt: skip
     """Write a played comparison's CSVs, design measures, manifest, charts and report into its folder
-    (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
+    (``wanted``, ``ranges_given``, ``words``: as for a tournament; ``kept_words``, the same without ``--luck``, for
+    the ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
-    kept_command = setup.command(matches, seed, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, seed, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, outcome.matches_played, kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)
@@ -255,6 +264,8 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
         frame = run.luck.frame(setup.specs_given, [r.label for r in setup.rule_sets])
         design_files.append(write_csv(frame, run_dir / "luck.csv").name)
         extra["luck"] = run.luck.manifest()
+    elif run.luck_absent is not None:
+        extra["luck"] = {"computed": False, "why": run.luck_absent}
     command = setup.command(matches, seed, wanted if ranges_given else None, words)
     fields = comparison_manifest(command, setup.rule_sets, setup.sweep, list(setup.lineup), ranges_total(wanted),
                                  seed, outcome, run.workers, batch_size, run.compile_seconds)  # fmt: skip

@@ -349,10 +349,11 @@ def review_of_folder(run_dir: Path) -> Review:
 
     m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in m["rules"].items()}
+    luck = (run_dir / "luck_skill.csv").is_file()  # a review with --luck wrote it
     return Review(
         read_decisions(run_dir / "review.csv"), m["player"], list(m["lineup"]), make_rules(m["preset"], **options),
         int(m["seed"]), int(m["matches_played"]), ReviewSetup(int(m["samples"]), m["policy"], m["outcome"],
-        float(m["infer"])), float(m["wall_seconds"]), float(m["judge_seconds"]), m["note"], bool(m["partial"]),
+        float(m["infer"]), luck), float(m["wall_seconds"]), float(m["judge_seconds"]), m["note"], bool(m["partial"]),
         [tuple(r) for r in m["ranges"]], [tuple(r) for r in m["kept_ranges"]], m["source"],
     )  # fmt: skip
 

@@ -79,12 +79,14 @@ def classify(lost: np.ndarray, se: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ReviewSetup:
-    """How decisions are judged: the search's samples, rollout policy, outcome and draw inference."""
+    """How decisions are judged: the search's samples, rollout policy, outcome and draw inference; and whether
+    each hand's luck and skill are measured too (``luck``, a strategy review's ``luck_skill.csv``)."""
 
     samples: int = 256
     policy: str = "expert"
     outcome: str = "hand"
     infer: float = 1.0
+    luck: bool = False
 
 
 class Reviewed(Strategy):
@@ -469,6 +471,8 @@ def review_command(review: Review, ranges: list[Range] | None = None) -> str:
     setup = ["--samples", str(review.setup.samples)]
     if review.setup.policy != ReviewSetup().policy:
         setup += ["--policy", review.setup.policy]
+    if review.setup.luck:
+        setup += ["--luck"]
     if review.source is not None:
         return shlex.join(["nines", "review", review.source, *setup])
     wanted = ranges if ranges is not None else review.ranges

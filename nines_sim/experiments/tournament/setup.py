@@ -175,7 +175,7 @@ class TournamentRun:
     design: Any = None
     design_stopped: bool = False
     luck: Any = None
-    luck_stopped: bool = False
+    luck_absent: str | None = None  # why luck=True wrote no luck.csv (nines_sim.reporting.luck's words)
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
@@ -195,15 +195,18 @@ class TournamentRun:
                 lines.append(terminal_ratings(self.ratings, plan, given))
         if note := hidden_card_note(list(plan.strategies)):
             lines.append(note)
-        if self.luck is not None:
+        if self.luck is not None and table:
             from nines_sim.luck.tournament import luck_lines
 
             lines += luck_lines(self.luck, plan.labels)
+        if self.luck_absent is not None:
+            lines.append(f"Luck not taken out: {self.luck_absent}; no luck.csv")
         play, compiling = play_seconds(out.wall_seconds, self.compile_seconds)
         rate = out.total_matches / play if play else 0
         status = "PARTIAL (interrupted): " if out.partial else ""
+        played = f"{out.total_matches:,} match{'' if out.total_matches == 1 else 'es'}"
         lines.append(
-            f"{status}{out.total_matches:,} matches in {play:.1f} s ({speed_text(rate)} matches/s, "
+            f"{status}{played} in {play:.1f} s ({speed_text(rate)} matches/s, "
             f"{self.workers} worker(s)){compiling}; results in {self.folder}"
         )
         return lines + kept_lines(out)
@@ -293,7 +296,7 @@ def play_tournament(
         If Ctrl-C stopped the run before any match was kept (nothing is written).
     """
     from nines_sim.experiments.design.setup import check_design, tournament_sets
-    from nines_sim.experiments.extras import design_after, extra_words, keep_design
+    from nines_sim.experiments.extras import design_after, extra_words, keep_design, take_luck
 
     plan, seed = setup.plan, setup.seed
     check_design(skilled, weak)
@@ -318,17 +321,19 @@ def play_tournament(
         run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
         keep_design(run, played, design)
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
-        if luck and not outcome.partial:
+
+        def luck_of_the_table() -> Any:
             from nines_sim.luck.tournament import table_luck
 
             game = plan.games[0]
-            try:
-                run.luck = table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
-            except KeyboardInterrupt:
-                run.luck_stopped = True
+            return table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
+
+        take_luck(run, luck, outcome.partial, luck_of_the_table)
         with writing():
-            words = extra_words(design, skilled, weak, luck, luck_fit)
-            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words)
+            saved = ["--save-matches"] if save_matches else []
+            words = extra_words(design, skilled, weak, luck, luck_fit) + saved
+            kept_words = extra_words(design, skilled, weak, False, luck_fit) + saved  # a part of the matches: no --luck
+            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
 
 
@@ -343,10 +348,11 @@ def _load_writers() -> None:
 
 
 def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ranges_given: bool, batch_size: int,
-                      charts: bool, words: list[str]) -> None:  # fmt: skip
+                      charts: bool, words: list[str], kept_words: list[str]) -> None:  # fmt: skip
     """Write a played tournament's CSVs, ratings, design measures, manifest, charts and report into its folder
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
-    names; ``words``: the command's design options)."""
+    names; ``words``: the command's design options; ``kept_words``, the same without ``--luck``, for the
+    ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
@@ -354,7 +360,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
-    kept_command = setup.command(matches, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, matches_per_game(outcome), kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)
@@ -374,8 +380,8 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
 
         tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
         extra["luck"] = run.luck.manifest()
-    elif run.luck_stopped:
-        extra["luck"] = {"computed": False, "why": "stopped (Ctrl-C) while measuring the luck"}
+    elif run.luck_absent is not None:
+        extra["luck"] = {"computed": False, "why": run.luck_absent}
     command = setup.command(matches, wanted if ranges_given else None, words)
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip

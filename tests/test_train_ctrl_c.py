@@ -1,0 +1,135 @@
+"""``nines train`` stopped by Ctrl-C at each point of its run (issue 40, a user's probe): while starting, during a
+round's self-play, between two rounds, just after the last round and while the folder is written.  Each stop
+exits 130 with a line that says what was kept, leaves the folder whole (a PARTIAL report and a manifest with its
+``kept_command``, or nothing at all when no round finished), and the same command then finishes the folder as a
+run never stopped.  The Ctrl-C is a SIGINT raised in this process by the step it interrupts (an event, no clock)."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nines_sim.cli import app
+from nines_sim.game.rules import make_rules
+from nines_sim.learn import train as training
+from nines_sim.learn.model import load
+
+ARGS = ["train", "--rounds", "2", "-n", "4", "--samples", "2", "--eval-matches", "10", "--seed", "3"]
+
+
+def _run(folder):  # noqa: ANN001, ANN202
+    return CliRunner().invoke(app, [*ARGS, "--out", str(folder)])
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):  # noqa: ANN001, ANN201
+    folder = tmp_path_factory.mktemp("whole") / "run"
+    res = _run(folder)
+    assert res.exit_code == 0, res.output
+    return folder
+
+
+def _ctrl_c_in(monkeypatch, name: str, when) -> None:  # noqa: ANN001
+    """Raise SIGINT the first time ``learn.train.<name>`` is called with arguments ``when`` accepts."""
+    original = getattr(training, name)
+    fired = []
+
+    def hooked(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        if not fired and when(*args, **kwargs):
+            fired.append(1)
+            signal.raise_signal(signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(training, name, hooked)
+
+
+def _same_as_whole(folder, whole) -> None:  # noqa: ANN001
+    curves = [pd.read_csv(f / "learning_curve.csv").drop(columns="cpu_seconds") for f in (folder, whole)]
+    pd.testing.assert_frame_equal(*curves)
+    assert load(folder / "model.npz").digest == load(whole / "model.npz").digest
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["partial"] is False and manifest["kept_command"] is None
+    assert not (folder / training.PROGRESS).exists() and not (folder / "data").exists()
+    assert "PARTIAL" not in (folder / "report.md").read_text()
+    assert "nan" not in (folder / "report.md").read_text()  # round 1 has no round before it: an empty cell
+
+
+POINTS = {
+    # name: (function, when it is hooked, rounds kept)
+    "while starting": ("resume_state", lambda *a, **k: True, 0),
+    "during round 2's self-play": ("play_collection", lambda rules, collector, seed, start, *a: start > 0, 1),
+    "between the rounds": ("_checkpoint", lambda out, data, rows, *a: len(rows) == 1, 1),
+}
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(point, whole, tmp_path, monkeypatch):  # noqa: ANN001
+    name, when, kept = POINTS[point]
+    folder = tmp_path / "run"
+    with monkeypatch.context() as patched:
+        _ctrl_c_in(patched, name, when)
+        res = _run(folder)
+    assert res.exit_code == 130, res.output
+    line = res.output.strip().splitlines()[-1]
+    if kept == 0:
+        assert "before round 1 finished: nothing was kept" in line
+        assert not folder.exists()  # this run made it, and nothing of the run is in it
+    else:
+        assert "kept round 1 of 2" in line and "the same command continues after round 1" in line
+        manifest = json.loads((folder / "manifest.json").read_text())
+        assert manifest["partial"] is True and manifest["rounds_finished"] == kept
+        assert manifest["kept_command"] == manifest["command"].replace("--rounds 2", "--rounds 1")
+        report = (folder / "report.md").read_text()
+        assert "PARTIAL" in report and manifest["kept_command"] in report
+        assert pd.read_csv(folder / "learning_curve.csv")["round"].tolist() == [1]
+        assert not (folder / "models" / "round-2.npz").exists()
+    res = _run(folder)  # the same command again
+    assert res.exit_code == 0, res.output
+    _same_as_whole(folder, whole)
+
+
+@pytest.mark.parametrize(
+    "name, when",
+    [("_checkpoint", lambda out, data, rows, *a: len(rows) == 2), ("_chart", lambda *a: True)],
+    ids=["just after the last round", "while the folder is written"],
+)
+def test_a_stop_after_the_last_round_leaves_the_run_whole(name, when, whole, tmp_path, monkeypatch):  # noqa: ANN001
+    folder = tmp_path / "run"
+    with monkeypatch.context() as patched:
+        _ctrl_c_in(patched, name, when)
+        res = _run(folder)
+    assert res.exit_code == 130, res.output
+    assert "after the last round: the run is whole" in res.output.strip().splitlines()[-1]
+    _same_as_whole(folder, whole)
+
+
+def test_in_python_a_keyboard_interrupt_while_a_round_is_recorded_stops_after_it(tmp_path, monkeypatch):
+    """Called from Python (Ctrl-C raises KeyboardInterrupt): a Ctrl-C while round 1 is recorded is held until it
+    is saved, then stops the run with round 1 kept."""
+    _ctrl_c_in(monkeypatch, "_checkpoint", lambda out, data, rows, *a: len(rows) == 1)
+    settings = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10)
+    folder = tmp_path / "run"
+    kept = lambda k: f"nines train --rounds {k} (test)"  # noqa: E731
+    assert not training.train(make_rules("classic", players=2), folder, 3, settings, "nines train (test)",
+                              report=lambda line: None, kept_command=kept)  # fmt: skip
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["partial"] is True and manifest["kept_command"] == kept(1)
+    assert json.loads((folder / training.PROGRESS).read_text())["rows"][0]["round"] == 1
+
+
+def test_nines_report_redraws_a_training_folder_as_it_was_written(whole, tmp_path):
+    """Before: 'not a run folder (it needs summary.csv, comparison.csv, trials.csv or review.csv)'."""
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(whole, folder)
+    (folder / "report.md").unlink()
+    (folder / "learning_curve.png").unlink()
+    res = CliRunner().invoke(app, ["report", str(folder)])
+    assert res.exit_code == 0, res.output
+    assert (folder / "report.md").read_bytes() == (whole / "report.md").read_bytes()
+    assert (folder / "learning_curve.png").is_file()
