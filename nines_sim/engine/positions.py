@@ -135,6 +135,7 @@ class PositionSlots:
             self.work = (*self.work, self._ev, self._nev, np.zeros(3, dtype=np.int64))
             self.events = [[] for _ in range(B)]
         self.slots = slot_state(batch, to, moves, consume, stop)
+        self._cap = rules.turn_cap
         # to the hand's end each slot records one hand and one match: room for all, no second call
         n_rec = max(B, 1) if to == "hand" else RECORDS
         self.hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
@@ -232,6 +233,15 @@ class PositionSlots:
         st[idx, K.S_ANSWER] = answers
         st[idx, K.S_HAVE_ANS] = 1
         st[idx, K.S_WAITING] = 0
+
+    def stop_after(self, turns: int) -> None:
+        """Stop each slot's hand ``turns`` turns after the one in progress, unscored (``to="hand"`` only; a stop
+        at or past the rules' turn cap is none): :attr:`scored` then tells the hands that ended from those that
+        stopped, and :attr:`slots` holds the stopped positions (:func:`play_out_leaves`)."""
+        if self.share is not None:
+            raise PositionError("a play-out stops at a turn only to the hand's end (to='hand')")
+        stop = self.st[:, K.S_TURN] + 1 + turns
+        self.st[:, K.S_STOP] = np.where(stop < self._cap, stop, 0)
 
     def release(self) -> None:
         """Let the lineup's compiled seats take the decisions the slots wait on, and every one after."""
