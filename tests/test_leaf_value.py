@@ -144,3 +144,30 @@ def test_settings_that_clash_are_setting_errors_and_usage_errors_on_the_command_
                                  "--out", str(tmp_path / "r")], prog_name="nines")  # fmt: skip
     assert r.exit_code == 2, r.output
     assert len(r.output.strip().splitlines()) == 1 and "a value ships for policy=expert or" in r.output
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_ismcts_with_a_stop_past_the_turn_cap_chooses_as_today(seed):
+    from nines_sim.search.ismcts import ismcts
+    from nines_sim.search.sampler import sample_positions
+
+    obs, policy = _decision(seed)
+
+    def worlds(sub, k, rows, salt):
+        return sample_positions(sub, k, salt)
+
+    far = Leaf(shipped_value(RULES, "learned"), RULES.turn_cap)
+    assert np.array_equal(ismcts(obs, worlds, 24, policy, 25.0), ismcts(obs, worlds, 24, policy, 25.0, leaf=far))
+
+
+@pytest.mark.parametrize(
+    "spec", ["lookahead:samples=8,policy=learned,leaf=learned,depth=2", "ismcts:iterations=8,leaf=learned,depth=2"]
+)
+def test_leaf_values_give_the_same_numbers_for_any_workers_and_batch_size(spec):
+    from nines_sim.runs.simulate import simulate
+
+    one = simulate(RULES, [make_lineup([spec])[0], "expert"], 6, seed=4, workers=1, batch_size=3)
+    two = simulate(RULES, [make_lineup([spec])[0], "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
+    for other in (two,):
+        assert np.array_equal(one.totals, other.totals)
+        assert np.array_equal(one.hand_records.penalty, other.hand_records.penalty)
