@@ -171,3 +171,15 @@ def test_leaf_values_give_the_same_numbers_for_any_workers_and_batch_size(spec):
     for other in (two,):
         assert np.array_equal(one.totals, other.totals)
         assert np.array_equal(one.hand_records.penalty, other.hand_records.penalty)
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 4), ("hard-nines", 5)])
+@pytest.mark.parametrize("spec", ["lookahead:samples=4,policy=learned,leaf=learned,depth=3",
+                                  "ismcts:iterations=8,leaf=learned,depth=3"])  # fmt: skip
+def test_leaf_values_play_legally_at_larger_tables(preset, players, spec):
+    from tests.test_properties import run_checked
+
+    rules = make_rules(preset, players=players)
+    names = [make_lineup([spec])[0], "random", "hold-nines", "dump-faces", "expert"][:players]
+    _, res = run_checked(rules, 2, seed=3, names=names)
+    assert len(res.match) == 2 and np.allclose(res.win_share.sum(axis=1), 1.0)
