@@ -183,3 +183,17 @@ def test_leaf_values_play_legally_at_larger_tables(preset, players, spec):
     names = [make_lineup([spec])[0], "random", "hold-nines", "dump-faces", "expert"][:players]
     _, res = run_checked(rules, 2, seed=3, names=names)
     assert len(res.match) == 2 and np.allclose(res.win_share.sum(axis=1), 1.0)
+
+
+def test_a_value_fitted_for_another_learned_model_warns_with_the_command_to_fit_it_again(tmp_path, monkeypatch):
+    import dataclasses
+
+    from nines_sim.learn import value as value_module
+
+    mine = shipped_value(RULES, "learned")
+    assert mine.meta["model_digest"]  # the shipped value names the model whose rollouts it predicts
+    stale = dataclasses.replace(mine, meta={**mine.meta, "model_digest": "0" * 16})
+    stale.save(tmp_path / "classic-2-learned.npz")
+    monkeypatch.setattr(value_module, "SHIPPED", tmp_path)
+    with pytest.warns(value_module.StaleValueWarning, match="fit it again: python -m nines_sim.learn.value_fit"):
+        shipped_value(RULES, "learned")

@@ -19,6 +19,7 @@ are in ``nines_sim/learn/values`` (:func:`shipped_value`).
 from __future__ import annotations
 
 import json
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,7 +230,22 @@ def shipped_value(rules: Rules, policy: str) -> LeafValue:
     value = load_value(path)
     if rules_dict(value.rules) != rules_dict(rules):
         raise ValueFileError(f"leaf=learned: the shipped value {path.name} was fitted for other rules than these")
+    fitted = value.meta.get("model_digest")
+    if fitted is not None:
+        from nines_sim.learn.model import shipped
+
+        if shipped(rules)[0].digest != fitted:
+            warnings.warn(
+                f"leaf=learned: {path.name} was fitted for another learned model than the one shipped now; fit it "
+                f"again: {value.meta.get('command')}",
+                StaleValueWarning,
+                stacklevel=2,
+            )
     return value
+
+
+class StaleValueWarning(UserWarning):
+    """A shipped value fitted for the rollouts of another ``learned`` model than the one shipped now."""
 
 
 seal_module(globals())

@@ -98,6 +98,10 @@ def fit_value(rules: Rules, policy_name: str, seed: int, deals: int, command: st
     w = np.ascontiguousarray(Ridge(alpha=RIDGE, fit_intercept=False).fit(x, y).coef_, dtype=np.float64)
     meta = {"policy": policy_name, "command": command, "seed": seed, "deals": deals, "rows": int(y.size),
             "r2_held_out": round(r2, 4)}  # fmt: skip
+    if policy_name == "learned":  # the value predicts this model's play: a new shipped model makes it stale
+        from nines_sim.learn.model import shipped
+
+        meta["model_digest"] = shipped(rules)[0].digest
     return LeafValue(w, rules, meta)
 
 
