@@ -148,8 +148,10 @@ class Lookahead(SampledSearch):
         more: dict[str, Any] = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
         if getattr(self, "refine", 0):
             more["refine"] = self._refiner(outcome)
-        return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more,
-                      leaf=self._leaf(obs))  # fmt: skip
+        leaf = self._leaf(obs)
+        if leaf is not None:
+            more["leaf"] = leaf
+        return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
 
     def _refiner(self, outcome: str) -> Callable[..., np.ndarray]:
         """The second look at close decisions (:func:`nines_sim.search.refine.refine`) at these settings."""
