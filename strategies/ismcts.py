@@ -10,7 +10,9 @@ from nines_sim.search.ismcts import ismcts
 from nines_sim.search.pimc import rollout_policy_names
 from nines_sim.search.player import (
     COUNTS_SETTING,
+    DEPTH_SETTING,
     DRAWS_SETTING,
+    LEAF_SETTING,
     PLAY_MODEL_SETTING,
     PLAY_TEMP_SETTING,
     SampledSearch,
@@ -29,6 +31,8 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         rollout_policy_names(),
         "the strategy that plays the rollouts past the tree",
     ),  # fmt: skip
+    LEAF_SETTING,
+    DEPTH_SETTING,
     ("c", "float", 25.0, 0.0, 100.0, "exploration constant of the upper confidence bound, in penalty points"),
     (
         "infer",
@@ -69,7 +73,7 @@ class ISMCTS(SampledSearch):
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         self.decisions += obs.n
-        return ismcts(obs, self._worlds, self.iterations, self._policy, self.c, card, pair)
+        return ismcts(obs, self._worlds, self.iterations, self._policy, self.c, card, pair, leaf=self._leaf(obs))
 
     def play(self, obs: Observation) -> np.ndarray:
         if self._memory is not None:

@@ -10,7 +10,9 @@ import numpy as np
 from nines_sim.search.pimc import NINE_SUIT, rollout_policy_names, search
 from nines_sim.search.player import (  # noqa: F401 - also read from here
     COUNTS_SETTING,
+    DEPTH_SETTING,
     DRAWS_SETTING,
+    LEAF_SETTING,
     OVERSAMPLE,
     PLAY_MODEL_SETTING,
     PLAY_TEMP_SETTING,
@@ -36,6 +38,8 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
         "score a rollout by the hand's penalties or the match; near-end: the match once a total is within "
         "30 points of the target, else the hand",
     ),
+    LEAF_SETTING,
+    DEPTH_SETTING,
     ("rounds", "int", 1, 1, 6, "successive halving: rounds of `samples` rollouts, the better half going on"),
     (
         "nines",
@@ -144,6 +148,9 @@ class Lookahead(SampledSearch):
         more: dict[str, Any] = {"nine_suits": joint} if joint and obs.kind == DecisionKind.PLAY else {}
         if getattr(self, "refine", 0):
             more["refine"] = self._refiner(outcome)
+        leaf = self._leaf(obs)
+        if leaf is not None:
+            more["leaf"] = leaf
         return search(obs, self._worlds, self.samples, self._policy, outcome, card, self.rounds, pair, **more)
 
     def _refiner(self, outcome: str) -> Callable[..., np.ndarray]:

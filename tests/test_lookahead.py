@@ -146,7 +146,7 @@ def test_clairvoyant_keeps_the_suit_a_one_card_opponent_cannot_follow():
         (dict(samples=2.5), "samples takes an integer"),
         (dict(policy="lookahead"), "policy must be one of"),
         (dict(outcome="win"), r"outcome must be one of hand\|match"),
-        (dict(depth=3), "has no parameter 'depth'"),
+        (dict(width=3), "has no parameter 'width'"),
     ],
 )
 def test_bad_settings_are_refused_in_one_line(values, words):

@@ -87,6 +87,9 @@ class PositionSlots:
     trace : bool
         Play the trace form of the loop and keep each slot's events in :attr:`events`
         (:mod:`nines_sim.engine.events`; the tests compare them with the reference's).
+    stop : numpy.ndarray, optional
+        int64, (B,): per slot, the turn of the hand (T8's counter) before which its hand stops, unplayed from
+        there (0: none; ``to="hand"`` only, :func:`slot_state`).
 
     Raises
     ------
@@ -104,6 +107,7 @@ class PositionSlots:
         log: bool = False,
         release: bool = True,
         trace: bool = False,
+        stop: np.ndarray | None = None,
     ) -> None:
         from nines_sim.engine.batch import seat_params
         from nines_sim.engine.seats import seat_ids
@@ -130,7 +134,8 @@ class PositionSlots:
             self._nev = np.zeros(B, dtype=np.int64)
             self.work = (*self.work, self._ev, self._nev, np.zeros(3, dtype=np.int64))
             self.events = [[] for _ in range(B)]
-        self.slots = slot_state(batch, to, moves, consume)
+        self.slots = slot_state(batch, to, moves, consume, stop)
+        self._cap = rules.turn_cap
         # to the hand's end each slot records one hand and one match: room for all, no second call
         n_rec = max(B, 1) if to == "hand" else RECORDS
         self.hrec = np.zeros((n_rec, K.NH), dtype=np.int64)
@@ -229,6 +234,15 @@ class PositionSlots:
         st[idx, K.S_HAVE_ANS] = 1
         st[idx, K.S_WAITING] = 0
 
+    def stop_after(self, turns: int) -> None:
+        """Stop each slot's hand ``turns`` turns after the one in progress, unscored (``to="hand"`` only; a stop
+        at or past the rules' turn cap is none): :attr:`scored` then tells the hands that ended from those that
+        stopped, and :attr:`slots` holds the stopped positions (:func:`play_out_leaves`)."""
+        if self.share is not None:
+            raise PositionError("a play-out stops at a turn only to the hand's end (to='hand')")
+        stop = self.st[:, K.S_TURN] + 1 + turns
+        self.st[:, K.S_STOP] = np.where(stop < self._cap, stop, 0)
+
     def release(self) -> None:
         """Let the lineup's compiled seats take the decisions the slots wait on, and every one after."""
         wait = self.st[:, K.S_WAITING] == 1
@@ -257,7 +271,56 @@ def play_out_kernel(
     return slots.penalties, slots.share
 
 
-def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool = False) -> K.SlotState:
+def play_out_leaves(
+    batch: PositionBatch,
+    lineup: Sequence[Strategy],
+    stop: np.ndarray,
+    moves: Moves | None = None,
+    consume: bool = False,
+) -> tuple[np.ndarray, np.ndarray, K.SlotState]:
+    """Play positions to the hand's end or, per position, until a turn of the hand: a search's rollouts cut
+    short, their leaves left for a value to score (``lookahead:leaf=learned``).
+
+    Parameters
+    ----------
+    batch : PositionBatch
+    lineup : sequence of Strategy
+        Compiled seats only (built-ins, compiled user strategies such as ``learned``).
+    stop : numpy.ndarray
+        int64, (B,): the turn of the hand (T8's counter, ``turn`` of a position) before which each position's
+        hand stops; 0, or at or past the rules' turn cap: it plays to its end (as :func:`play_out` to the hand).
+    moves : Moves, optional
+        The first move of each position, as :func:`play_out`'s; the first move is always played.
+    consume : bool
+        The kernel may play in the batch's own arrays (they are changed), sparing a copy.
+
+    Returns
+    -------
+    penalties : numpy.ndarray
+        int64, (B, P): the hand's points (S1, C2) where it ended; 0 where it stopped (unscored: a caller values
+        those rows itself).
+    stopped : numpy.ndarray
+        bool, (B,): the positions whose hand was stopped before its end.
+    leaves : nines_sim.engine.slots.SlotState
+        The slots' state as they finished: where stopped, the position before turn ``stop`` (every power of
+        the turn before applied), the seat to move in ``S_SEAT``.
+
+    Raises
+    ------
+    PositionError
+        For a lineup with a seat played from Python.
+    """
+    if compiled_ids(lineup) is None:
+        raise PositionError("a play-out stopped at a turn plays compiled seats only (no Python strategy)")
+    stop = np.where(stop < batch.rules.turn_cap, np.asarray(stop, dtype=np.int64), 0)
+    slots = PositionSlots(batch, "hand", lineup, moves, consume, stop=stop)
+    slots.run()
+    return slots.penalties, ~slots.scored, slots.slots
+
+
+def slot_state(
+    batch: PositionBatch, to: str, moves: Moves | None, consume: bool = False, stop: np.ndarray | None = None
+) -> K.SlotState:
     """The kernel's per-slot arrays (:data:`nines_sim.engine.slots.FIELDS`) holding the positions of ``batch``, one slot
     each (match index = slot): what :class:`PositionSlots` plays and :func:`play_out_engine` loads.
 
@@ -266,6 +329,11 @@ def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool
     its decision's phase.
 
     ``consume=True`` lets the kernel play in the batch's own arrays (those in C order are changed), sparing a copy.
+
+    ``stop``: int64, (B,), per slot the turn of the hand before which the loop leaves the hand unplayed and
+    unscored (``S_OUTCOME`` ``CAPPED``, no hand record: a search values these leaves itself,
+    :func:`play_out_leaves`); 0 or none: the hand plays to its end.  Only with ``to="hand"``: a slot would
+    stop every later hand at that turn too.
 
     Returns
     -------
@@ -282,6 +350,9 @@ def slot_state(batch: PositionBatch, to: str, moves: Moves | None, consume: bool
         st[:, K.S_HANDS] = 0
         st[:, K.S_IN_TB] = 0
     st[:, K.S_PHASE] = K.PH_TURN
+    if stop is not None and to != "hand":
+        raise PositionError("a play-out stops at a turn only to the hand's end (to='hand')")
+    st[:, K.S_STOP] = 0 if stop is None else stop  # a batch played before may hold a stop of its own
     assert slots.stock.shape[1] == N_FACES * D
     if moves is not None:
         _enter(slots, moves, batch.rules.players)

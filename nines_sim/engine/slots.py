@@ -129,6 +129,12 @@ STATE: tuple[Field, ...] = (
     _st("wait_seat", "S_WAIT_SEAT", "the seat it waits on", position=False),
     _st("have_ans", "S_HAVE_ANS", "Python answered", position=False),
     _st("answer", "S_ANSWER", "Python's answer", position=False),
+    _st(
+        "stop_turn",
+        "S_STOP",
+        "a play-out stops the hand before this turn (0: never; nines_sim.engine.positions)",
+        position=False,
+    ),
     _st("draw_log", "S_DRAW_LOG", "the draw log (nines_sim.engine.draw_log)", True, width=DRAW_LOG_COLUMNS),
     # the slot's keys: columns of ``keys``
     _key("mkey", "K_CMK", "card match key (never shown to a strategy)"),

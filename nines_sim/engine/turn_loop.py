@@ -218,6 +218,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
     S_POS,
     S_RESH,
     S_SEAT,
+    S_STOP,
     S_STREAK,
     S_TB_HANDS,
     S_TOP,
@@ -382,6 +383,9 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                 if trace and evn[b] > evcap:
                     code = BUFFER_FULL
                     break
+                if ph == PH_TURN and 0 < st[b, S_STOP] <= turn:  # a play-out's leaf: left unscored for its caller
+                    st[b, S_OUTCOME] = CAPPED
+                    ph = PH_NEW  # no match is started in a play-out: the slot idles as it stands
                 if ph == PH_TURN:
                     if trace and trace_turn(ev, evn, stop, st, b, turn):
                         code = BUFFER_FULL

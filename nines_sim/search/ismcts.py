@@ -47,7 +47,7 @@ import numpy as np
 
 from nines_sim.engine.position import PositionBatch
 from nines_sim.game.codes import K_DECLARE, K_PLAY, K_PLAY_DRAWN
-from nines_sim.search.pimc import candidates, engine_moves
+from nines_sim.search.pimc import Leaf, candidates, engine_moves
 from nines_sim.strategy.base import DecisionKind, Observation, Strategy
 
 #: Iterations of one game played through the engine together (part of the result: fixed, never the batch's).
@@ -136,6 +136,7 @@ def ismcts(
     c: float,
     card: np.ndarray | None = None,
     pair: np.ndarray | None = None,
+    leaf: Leaf | None = None,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by SO-ISMCTS.
 
@@ -156,6 +157,10 @@ def ismcts(
         int64, (n,): the drawn card, for ``play_drawn``.
     pair : numpy.ndarray, optional
         bool, (n,): for ``declare``, the 9s were two played together (V4).
+    leaf : Leaf, optional
+        Stop each rollout ``leaf.depth`` turns after the turn that leaves the tree, and score a hand still running
+        there by ``leaf.value`` for every seat (from each seat's own observation); none: rollouts play to the
+        hand's end.
 
     Returns
     -------
@@ -227,9 +232,15 @@ def ismcts(
                 slots.answer(waiting, answers)
             # out of the tree: the policy plays the rest of the hand, compiled
             slots.release()
+            if leaf is not None:
+                slots.stop_after(leaf.depth)
             slots.run()
             pen = slots.penalties.astype(np.float64)
             value = (pen.sum(axis=1, keepdims=True) - pen) / np.maximum(n_in - 1, 1)[:, None] - pen  # (B, P)
+            if leaf is not None:
+                cut = np.flatnonzero(~slots.scored)
+                for p in range(pen.shape[1]):
+                    value[cut, p] = leaf.value.of(slots.slots, cut, np.full(cut.size, p, dtype=np.int64))
             vals = value.tolist()
             for b in range(gg.size):
                 reward = trees[int(gg[b])].reward

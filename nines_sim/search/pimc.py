@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,23 @@ class Estimate:
     se: np.ndarray
     #: float64, (n, C, K): each sample's outcome (nan where there is no candidate).
     values: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """Rollouts cut short: ``depth`` turns after the candidate's, a hand still running is scored by ``value``.
+
+    Attributes
+    ----------
+    value : object
+        ``value.of(state, rows, seat) -> float64 (len(rows),)``: the hand's value for ``seat`` (one per row) at
+        rows ``rows`` of a slot state, from that seat's observation (:class:`nines_sim.learn.value.LeafValue`).
+    depth : int
+        Turns played after the candidate's before the stop (0: the value scores the position the move leaves).
+    """
+
+    value: Any
+    depth: int
 
 
 def candidates(obs: Observation, card: np.ndarray | None = None, nine_suits: bool | str = False) -> np.ndarray:
@@ -119,6 +137,7 @@ def evaluate(
     outcome: str = "hand",
     card: np.ndarray | None = None,
     pair: np.ndarray | None = None,
+    leaf: Leaf | None = None,
 ) -> Estimate:
     """Play every sampled world out after every candidate move.
 
@@ -139,12 +158,15 @@ def evaluate(
         int64, (n,): the drawn card, for ``play_drawn``.
     pair : numpy.ndarray, optional
         bool, (n,): for ``declare``, the 9s were two played together (V4): the next seat is skipped.
+    leaf : Leaf, optional
+        Stop each rollout ``leaf.depth`` turns after the candidate's and score a hand still running there with
+        ``leaf.value`` (``outcome="hand"`` only); none: every rollout plays to the hand's end.
 
     Returns
     -------
     Estimate
     """
-    values = sample_values(obs, worlds, moves, policy, outcome, card, pair)
+    values = sample_values(obs, worlds, moves, policy, outcome, card, pair, leaf=leaf)
     n, C, K = values.shape
     ok = moves >= 0
     mean = np.full((n, C), -np.inf)
@@ -163,6 +185,7 @@ def sample_values(
     card: np.ndarray | None = None,
     pair: np.ndarray | None = None,
     lineup: Sequence[Strategy] | None = None,
+    leaf: Leaf | None = None,
 ) -> np.ndarray:
     """The outcome of every sampled world played out after every candidate move (parameters as :func:`evaluate`;
     ``lineup``, one strategy per seat, plays the rollouts instead of ``policy`` at every seat).
@@ -186,13 +209,27 @@ def sample_values(
 
     first = engine_moves(obs.kind, mv, drawn, None if pair is None else np.repeat(pair[gg], K))
     n_in = batch.column("n_in").copy()
-    pen, share = play_out(batch, lineup or [policy] * P, to=outcome, consume=True, moves=first)
+    seats = lineup or [policy] * P
+    if leaf is not None:
+        if outcome != "hand":
+            raise ValueError("a leaf value scores hands: outcome='hand' only")
+        from nines_sim.engine.positions import play_out_leaves
+
+        # the candidate's turn, then ``depth`` more: a turn's powers are all applied before the stop
+        stop = batch.column("turn") + 1 + leaf.depth
+        pen, stopped, leaves = play_out_leaves(batch, seats, stop, moves=first, consume=True)
+        share = None
+    else:
+        pen, share = play_out(batch, seats, to=outcome, consume=True, moves=first)
     r = np.arange(rows.shape[0])
     if outcome == "match":
         assert share is not None  # a play-out to the match's end gives the win shares
         value = share[r, own]
     else:
-        value = (pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]
+        value = ((pen.sum(axis=1) - pen[r, own]) / np.maximum(n_in - 1, 1) - pen[r, own]).astype(np.float64)
+        if leaf is not None:
+            cut = np.flatnonzero(stopped)
+            value[cut] = leaf.value.of(leaves, cut, own[cut])
     out = np.full((n, C, K), np.nan)
     out[gg, cc] = value.reshape(-1, K)
     return out
@@ -247,6 +284,7 @@ def search(
     pair: np.ndarray | None = None,
     nine_suits: bool | str = False,
     refine: Callable[..., np.ndarray] | None = None,
+    leaf: Leaf | None = None,
 ) -> np.ndarray:
     """Choose a move for each game of a decision by determinized search.
 
@@ -272,6 +310,8 @@ def search(
         ``refine(sub, moves, score, chosen, rows, card, pair) -> chosen``: a second look at the games ``rows``
         of ``obs`` (their observation ``sub``), given each candidate's score (-inf: out) and the choice made
         on it (:func:`nines_sim.search.refine.refine`).
+    leaf : Leaf, optional
+        Rollouts cut short and scored by a value (:func:`evaluate`); the second look plays them out.
 
     Returns
     -------
@@ -298,7 +338,7 @@ def search(
         alive = mv >= 0
         for r in range(rounds):
             worlds = worlds_of(sub, samples, sel, r)
-            est = evaluate(sub, worlds, np.where(alive, mv, -1), policy, outcome, drawn, pr)
+            est = evaluate(sub, worlds, np.where(alive, mv, -1), policy, outcome, drawn, pr, leaf)
             mean = _nine_suits_clearly_better(est) if nine_suits == "clear" else est.mean
             alive &= mean > -np.inf
             total += np.where(alive, mean, 0.0)

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nines_sim.search.pimc import rollout_policy
+from nines_sim.search.pimc import Leaf, rollout_policy
 from nines_sim.search.play_inference import RESAMPLE_SALT, PlayMemory, play_weights, resample
 from nines_sim.search.policies import DRAW_MODELS, POLICY_NAMES
 from nines_sim.strategy.base import PAIR_OF_NINES, Observation, Strategy
 from nines_sim.strategy.params import Param, ParamError
-from nines_sim.strategy.registry import make_lineup
+from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
 if TYPE_CHECKING:
     from nines_sim.engine.position import PositionBatch
@@ -38,6 +38,12 @@ def settings_params(settings: tuple) -> tuple[Param, ...]:
 
 class SettingError(ValueError):
     """A setting that a search strategy does not have, or a value out of range (one line)."""
+
+
+class SettingsClash(SettingError, StrategyNotFound):
+    """Settings that do not go together (``leaf=learned`` with a policy no value ships for): a kind of
+    :class:`~nines_sim.strategy.registry.StrategyNotFound` too, so that the command line says it as it says a
+    setting out of range, in one line."""
 
 
 #: The ``draws`` setting of the search players that sample (:data:`nines_sim.search.policies.DRAW_MODELS`).
@@ -77,6 +83,22 @@ PLAY_MODEL_SETTING = (
     (*POLICY_NAMES, "learned"),
     "heads-up: how the opponent is taken to play; learned: each play weighed by its probability under the model",
 )
+#: The ``leaf`` setting: rollouts played to the hand's end, or cut short and scored by the learned value of the
+#: position for the searching seat (:mod:`nines_sim.learn.value`), fitted for the rollout policy.
+LEAF_SETTING = (
+    "leaf",
+    "choice",
+    "rollout",
+    None,
+    ("rollout", "learned"),
+    "rollout: every rollout plays to the hand's end; learned: it stops `depth` turns on and the learned value "
+    "of the position, from the seat's own view, scores it (policy expert or learned; outcome hand)",
+)
+#: The ``depth`` setting: turns a rollout plays past the move searched before ``leaf=learned`` scores it.
+DEPTH_SETTING = ("depth", "int", 8, 0, 500, "leaf=learned: turns played after the move before the value scores")
+#: The rollout policies a leaf value ships for (``nines_sim/learn/values``).
+LEAF_POLICIES = ("expert", "learned")
+
 #: ``play_model=learned``: the temperature of the softmax of the model's scores (points).
 PLAY_TEMP_SETTING = ("play_temp", "float", 2.0, 0.1, 100.0, "play_model=learned: the softmax temperature in points")
 
@@ -102,6 +124,26 @@ class SampledSearch(Strategy):
         #: The opponent's plays this hand, for ``infer_plays`` (:mod:`nines_sim.search.play_inference`).
         self._memory = PlayMemory() if getattr(self, "infer_plays", 0.0) > 0 else None
         self._model = make_lineup([self.play_model])[0] if self._memory is not None else None
+        if getattr(self, "leaf", "rollout") == "learned":
+            if self.policy not in LEAF_POLICIES:
+                ships = " or policy=".join(LEAF_POLICIES)
+                raise SettingsClash(f"{self.name} leaf=learned: a value ships for policy={ships}, not {self.policy}")
+            if getattr(self, "outcome", "hand") != "hand":
+                raise SettingsClash(
+                    f"{self.name} leaf=learned scores hands: it needs outcome=hand, not outcome={self.outcome}"
+                )
+        #: The leaf value by rules (``leaf=learned``), read at the first decision under them.
+        self._leaves: dict[Any, Leaf] = {}
+
+    def _leaf(self, obs: Observation) -> Leaf | None:
+        """``leaf=learned``: the shipped value for these rules and the rollout policy, cut at ``depth``."""
+        if getattr(self, "leaf", "rollout") != "learned":
+            return None
+        if obs.rules not in self._leaves:
+            from nines_sim.learn.value import shipped_value
+
+            self._leaves[obs.rules] = Leaf(shipped_value(obs.rules, self.policy), self.depth)
+        return self._leaves[obs.rules]
 
     def _decide(self, obs: Observation, card: np.ndarray | None = None, pair: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
