@@ -55,3 +55,15 @@ def extra_words(design: int, skilled: str, weak: str, luck: bool, luck_fit: int)
     if luck:
         words += ["--luck"] + (["--luck-fit", str(luck_fit)] if luck_fit != LUCK_FIT else [])
     return words
+
+
+def kept_words(words: list[str]) -> list[str]:
+    """The words of :func:`extra_words` for a partial run's ``kept_command``: without ``--luck`` (and
+    ``--luck-fit``), which adjusts a whole run only (never with ``--ranges``) and was not measured on a partial one."""
+    out, skip = [], 0
+    for w in words:
+        if skip or w in ("--luck", "--luck-fit"):
+            skip = 1 if w == "--luck-fit" else 0
+            continue
+        out.append(w)
+    return out

@@ -240,11 +240,12 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
     from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
+    from nines_sim.experiments.extras import kept_words
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
-    kept_command = setup.command(matches, seed, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, seed, outcome.kept, kept_words(words)) if outcome.partial else None
     extra = kept_fields(outcome, outcome.matches_played, kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)

@@ -348,13 +348,14 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
     names; ``words``: the command's design options)."""
     from nines_sim.experiments.design.setup import write_design
+    from nines_sim.experiments.extras import kept_words
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
-    kept_command = setup.command(matches, outcome.kept, words) if outcome.partial else None
+    kept_command = setup.command(matches, outcome.kept, kept_words(words)) if outcome.partial else None
     extra = kept_fields(outcome, matches_per_game(outcome), kept_command)
     extra["specs_given"] = setup.specs_given
     clear_outputs(run_dir)
