@@ -207,6 +207,7 @@ def test_the_kept_command_of_a_luck_run_stopped_while_playing_is_one_the_command
     assert rc == 130, out + err[-2000:]
     m = json.loads((d / "manifest.json").read_text())
     assert m["partial"] and "--luck" in m["command"] and "--luck" not in m["kept_command"]
+    assert m["luck"]["computed"] is False and "whole run" in m["luck"]["why"]
     again = shlex.split(m["kept_command"])[1:]
     r = invoke(*again, "--out", str(tmp_path / "again"), "--no-charts", "-q")
     assert r.exit_code == 0, r.output

@@ -57,6 +57,10 @@ def extra_words(design: int, skilled: str, weak: str, luck: bool, luck_fit: int)
     return words
 
 
+#: The manifest's ``luck.why`` of a ``--luck`` run stopped while playing: the luck is measured on whole runs only.
+PARTIAL_LUCK = "stopped (Ctrl-C) before every match was played: the luck is taken out of a whole run only"
+
+
 def kept_words(words: list[str]) -> list[str]:
     """The words of :func:`extra_words` for a partial run's ``kept_command``: without ``--luck`` (and
     ``--luck-fit``), which adjusts a whole run only (never with ``--ranges``) and was not measured on a partial one."""

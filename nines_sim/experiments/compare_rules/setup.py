@@ -240,7 +240,7 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
     (``wanted``, ``ranges_given``, ``words``: as for a tournament)."""
     from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
-    from nines_sim.experiments.extras import kept_words
+    from nines_sim.experiments.extras import PARTIAL_LUCK, kept_words
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
@@ -256,6 +256,8 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
         frame = run.luck.frame(setup.specs_given, [r.label for r in setup.rule_sets])
         design_files.append(write_csv(frame, run_dir / "luck.csv").name)
         extra["luck"] = run.luck.manifest()
+    elif outcome.partial and "--luck" in words:
+        extra["luck"] = {"computed": False, "why": PARTIAL_LUCK}
     command = setup.command(matches, seed, wanted if ranges_given else None, words)
     fields = comparison_manifest(command, setup.rule_sets, setup.sweep, list(setup.lineup), ranges_total(wanted),
                                  seed, outcome, run.workers, batch_size, run.compile_seconds)  # fmt: skip

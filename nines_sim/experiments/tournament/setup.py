@@ -348,7 +348,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
     names; ``words``: the command's design options)."""
     from nines_sim.experiments.design.setup import write_design
-    from nines_sim.experiments.extras import kept_words
+    from nines_sim.experiments.extras import PARTIAL_LUCK, kept_words
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
     from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
@@ -377,6 +377,8 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
         extra["luck"] = run.luck.manifest()
     elif run.luck_stopped:
         extra["luck"] = {"computed": False, "why": "stopped (Ctrl-C) while measuring the luck"}
+    elif outcome.partial and "--luck" in words:
+        extra["luck"] = {"computed": False, "why": PARTIAL_LUCK}
     command = setup.command(matches, wanted if ranges_given else None, words)
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip
