@@ -48,6 +48,17 @@ def test_same_seed_same_decisions_for_every_worker_count_and_batch_size(values):
         assert np.array_equal(one.hand_records.penalty, other.hand_records.penalty)
 
 
+def test_a_batch_under_two_decks_gives_each_match_its_own_decisions():
+    # V4: the pair of 9s is the last candidate column, after the padding of a game with fewer legal faces than
+    # another in the batch; the search once took that padding (-1) for the pair and returned it
+    rules = make_rules("double-nines", players=3)
+    lineup = [ISMCTS(iterations=64), "expert", "random"]
+    together = simulate(rules, lineup, 3, seed=0, workers=1, batch_size=3)
+    alone = simulate(rules, lineup, 3, seed=0, workers=1, batch_size=1)
+    assert np.array_equal(together.totals, alone.totals)
+    assert np.array_equal(together.hand_records.penalty, alone.hand_records.penalty)
+
+
 @pytest.mark.parametrize("preset", ["classic", "double-nines+skip-reverse"])
 def test_ismcts_makes_only_legal_moves_and_keeps_every_card_in_one_place(preset):
     from tests.test_properties import run_checked

@@ -56,6 +56,33 @@ def test_a_ctrl_c_during_validation_keeps_the_trials_and_says_how_to_resume(tmp_
     assert written == [] and (run_dir / "study.log").exists()
 
 
+def test_a_second_study_into_a_folder_whose_storage_holds_another_is_refused_and_leaves_it_as_it_was(tmp_path):
+    # two studies started at once on an empty folder both pass check_target: the first made keeps the folder,
+    # the other's results would replace its files (best.json, report.md) under the same name
+    from nines_sim.experiments.study import open_storage
+    from nines_sim.runs.errors import RunSetupError
+
+    run_dir, url = tmp_path / "run", f"journal:{tmp_path / 'run' / 'study.log'}"
+    write = []
+    play_study(run_dir, url, _open(url), None, 1, lambda st, c: 1, lambda st, c: None, lambda *a: write.append(1))
+
+    def other():
+        import optuna
+
+        return optuna.create_study(study_name="other", storage=open_storage(url), load_if_exists=True)
+
+    with pytest.raises(RunSetupError, match="holds the run of the study 's'.*choose another --out"):
+        play_study(run_dir, url, other, None, 1, lambda st, c: 1, lambda st, c: None, lambda *a: write.append(2))
+    assert write == [1]
+    import optuna
+
+    names = [s.study_name for s in optuna.study.get_all_study_summaries(open_storage(url), include_best_trial=False)]
+    assert names == ["s"]
+    # the first study goes on in its folder (resumed)
+    play_study(run_dir, url, _open(url), None, 1, lambda st, c: 0, lambda st, c: None, lambda *a: write.append(3))
+    assert write == [1, 3]
+
+
 def test_neither_tuner_imports_the_other():
     """Each experiment has one home: what both tuners share lives in the shared study modules, not in one of them."""
     for me, other in (("tune_rules", "tune"), ("tune", "tune_rules")):

@@ -194,6 +194,26 @@ def test_ctrl_c_keeps_what_finished_and_marks_the_report_partial(tmp_path):
     assert f"--ranges {','.join(f'{a}:{b}' for a, b in ranges)}" in m["kept_command"]
 
 
+def test_the_kept_command_of_a_luck_run_stopped_while_playing_is_one_the_command_takes(tmp_path):
+    # --luck adjusts a whole run and refuses --ranges: a partial run's kept_command that kept --luck was refused
+    import shlex
+
+    from tests.interrupt import ctrl_c_once_kept
+
+    d = tmp_path / "cc"
+    args = ["tournament", "expert", "random", "-n", "3000000", "--workers", "2", "--chunk-size", "2000",
+            "--batch-size", "500", "--luck", "--out", str(d), "--no-charts"]  # fmt: skip
+    rc, out, err = ctrl_c_once_kept(args)
+    assert rc == 130, out + err[-2000:]
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["partial"] and "--luck" in m["command"] and "--luck" not in m["kept_command"]
+    assert m["luck"]["computed"] is False and "whole run" in m["luck"]["why"]
+    again = shlex.split(m["kept_command"])[1:]
+    r = invoke(*again, "--out", str(tmp_path / "again"), "--no-charts", "-q")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "again" / "summary.csv").read_bytes() == (d / "summary.csv").read_bytes()
+
+
 def test_baseline_outside_field_format_is_a_usage_error(tmp_path):
     r = invoke("tournament", "--baseline", "dump-faces", "--out", str(tmp_path / "b"))
     assert r.exit_code == 2 and "--baseline applies to --format field only" in r.output

@@ -102,7 +102,9 @@ def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any], held: Exit
         held.enter_context(one_writer(run_dir, shared=True))
         with storage_lock(url):  # processes sharing the study and the folder: one probe at a time
             prepare_dir(run_dir, force=True)
-        return open_()
+        st = open_()
+        _one_study_in_folder(run_dir, url, st)
+        return st
     except (TuneError, OutputExists, OSError, RunSetupError) as exc:
         if made and run_dir.is_dir() and not any(run_dir.iterdir()):
             run_dir.rmdir()  # a usage error writes nothing: not even the empty folder this call made
@@ -111,6 +113,35 @@ def open_in_folder(run_dir: Path, url: str, open_: Callable[[], Any], held: Exit
         if isinstance(exc, RunSetupError):
             raise
         raise RunSetupError(str(exc)) from None
+
+
+def _one_study_in_folder(run_dir: Path, url: str, st: Any) -> None:
+    """Refuse a study whose storage is in ``run_dir`` and already holds another study: the folder's files are that
+    study's (two studies started at once on an empty folder both pass :func:`check_target`; the first made keeps
+    the folder).  The refused study is removed from the storage again if it holds no trial (this call made it).
+
+    Raises
+    ------
+    nines_sim.runs.runfolder.RunSetupError
+        The folder holds another study's run.
+    """
+    import optuna
+
+    from nines_sim.experiments.study import open_storage
+
+    if storage_file(url)[1].resolve().parent != run_dir.resolve():
+        return  # a storage outside the folder may hold the studies of other folders
+    with storage_lock(url):
+        storage = open_storage(url)
+        studies = optuna.study.get_all_study_summaries(storage, include_best_trial=False)
+        first = min(studies, key=lambda s: s._study_id).study_name
+        if first == st.study_name:
+            return
+        if not st.trials:
+            optuna.delete_study(study_name=st.study_name, storage=storage)
+    raise RunSetupError(
+        f"{run_dir} holds the run of the study {first!r} (a run folder holds one study); choose another --out"
+    )
 
 
 @dataclass

@@ -187,7 +187,9 @@ def ismcts(
         n = sel.size
         worlds = worlds_of(sub, iterations, sel, 0)
         trees = [Tree(_mix(int(dkey[g]) ^ _mix(int(turn[g]) * 8 + int(obs.kind)))) for g in sel]
-        root_codes = [list(range(int(n_cand[g]))) for g in sel]
+        # a root move's code is its column: in a batch the pair of 9s (V4) comes after the padding of a game
+        # with fewer legal faces than another, so a game's candidates need not be its first n_cand columns
+        root_codes = [np.flatnonzero(moves[g] >= 0).tolist() for g in sel]
         own = sub.seat
         for w0 in range(0, iterations, WAVE):
             ks = np.arange(w0, min(iterations, w0 + WAVE))
@@ -200,7 +202,7 @@ def ismcts(
             for b in range(gg.size):
                 g, k = int(gg[b]), int(kk[b])
                 i, node, _ = trees[g].select(0, root_codes[g], c, k * 64)
-                col[b] = i
+                col[b] = root_codes[g][i]
                 paths.append([(node, int(own[g]))])
             first = engine_moves(obs.kind, mv[gg, col], None if card is None else card[sel][gg],
                                  None if pair is None else pair[sel][gg])  # fmt: skip
@@ -256,5 +258,6 @@ def ismcts(
             best = np.flatnonzero(vis == vis.max())
             ties.append(best[mean[best] == mean[best].max()])
         r = sub.random_below(np.array([b.size for b in ties]), salt=9)
-        out[sel] = mv[np.arange(n), [b[i] for b, i in zip(ties, r.tolist(), strict=True)]]
+        picked = [root_codes[j][b[i]] for j, (b, i) in enumerate(zip(ties, r.tolist(), strict=True))]
+        out[sel] = mv[np.arange(n), picked]
     return out
