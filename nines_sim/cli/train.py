@@ -41,6 +41,12 @@ def train(
             help="Hidden units of the card model, a multiple of 4 (0: linear).",
         ),
     ] = 0,
+    pairs: Annotated[
+        int,
+        typer.Option(
+            "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
+        ),
+    ] = 0,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
@@ -79,12 +85,12 @@ def train(
     except (OutputExists, OSError) as exc:
         raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             hidden=hidden, eval_matches=eval_matches)  # fmt: skip
+                             hidden=hidden, pairs=pairs, eval_matches=eval_matches)  # fmt: skip
     extra = "".join(f" --rule {r}" for r in rule or [])
     command = (
         f"nines train --rules {rules} --players {rule_set.players}{extra} --seed {seed} --rounds {rounds} "
         f"--matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} --hidden {hidden} "
-        f"--eval-matches {eval_matches} --out {folder}"
+        f"--pairs {pairs} --eval-matches {eval_matches} --out {folder}"
     )
     try:
         finished = len(resume_state(folder, seed, rule_set, settings)["rows"])
