@@ -7,6 +7,7 @@ built-in, and the weights key numba's on-disk cache (one compiled entry per mode
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -117,7 +118,11 @@ def pair_sum_function(pairs: np.ndarray) -> Any:
         code = f"def pair_sum(pw, x):\n    s0 = s1 = s2 = s3 = 0.0\n{body}    return (s0 + s1) + (s2 + s3)\n"
         namespace: dict[str, Any] = {}
         exec(code, namespace)  # noqa: S102 - the code is digits and names written here
-        _PAIR_SUMS[key] = njit(inline="always", error_model="numpy")(namespace["pair_sum"])
+        compiled = njit(inline="always", error_model="numpy")(namespace["pair_sum"])
+        # numba's disk cache keys the decision by its closure, this function among it, pickled with a random
+        # id: one from the pairs instead lets a later process load the compiled decision, not compile it again
+        compiled._set_uuid(f"nines-learned-pairs-{hashlib.sha256(key).hexdigest()[:32]}")
+        _PAIR_SUMS[key] = compiled
     return _PAIR_SUMS[key]
 
 
