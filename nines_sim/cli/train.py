@@ -46,7 +46,7 @@ def train(
         typer.Option(
             "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
         ),
-    ] = 0,
+    ] = 40,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
