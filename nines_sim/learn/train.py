@@ -58,7 +58,7 @@ class TrainSettings:
     keep: int = 2
     hidden: int = 0
     #: Products of two features the card model adds to its linear score (chosen each round; 0: none).
-    pairs: int = 0
+    pairs: int = 40
     eval_matches: int = 2000
     batch_size: int = 256
     #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
