@@ -41,14 +41,17 @@ def _drawn_weights() -> np.ndarray:
     return dw
 
 
-def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0, drawn: bool = True) -> str:  # noqa: ANN001
-    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units added, and the drawn
-    card decided by :func:`_drawn_weights` (else by ``expert``'s rule)."""
+def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0, drawn: bool = True,
+                pairs: int = 0) -> str:  # noqa: ANN001  # fmt: skip
+    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units and ``pairs`` seeded
+    random products of two features added, and the drawn card decided by :func:`_drawn_weights` (else by
+    ``expert``'s rule)."""
     path = tmp_path / name
     rng = np.random.default_rng(8)
     layer = (rng.normal(size=(hidden, NFC)), rng.normal(size=hidden), rng.normal(size=hidden))
     dw = _drawn_weights() if drawn else np.zeros(0)
-    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw).save(path)
+    products = (rng.integers(0, NFC, size=(pairs, 2)), rng.normal(size=pairs))
+    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw, *products).save(path)
     return str(path)
 
 
@@ -80,13 +83,14 @@ class PythonLearned(Strategy):
         return drawn_plays(self.model, obs, card)
 
 
-@pytest.mark.parametrize(("hidden", "drawn"), [(0, True), (8, True), (0, False)])
-def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn):
+@pytest.mark.parametrize(("hidden", "drawn", "pairs"), [(0, True, 0), (8, True, 0), (0, False, 0), (0, True, 12),
+                                                        (4, True, 5)])  # fmt: skip
+def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn, pairs):
     """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
     same moves, the drawn card's included: every match ends with the same totals (a Python seat plays on the
     broker's path)."""
     rules = make_rules("classic", players=3)
-    path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn)
+    path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn, pairs=pairs)
     compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
     python = simulate(rules, [PythonLearned(load(path)), "expert", "random"], 150, seed=11)
     np.testing.assert_array_equal(compiled.totals, python.totals)
@@ -95,9 +99,14 @@ def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, d
     other = simulate(rules, ["dump-faces", "expert", "random"], 150, seed=11)
     assert not np.array_equal(compiled.totals, other.totals)
     if drawn:  # and the drawn card's weights decide: expert's rule for it plays other matches
-        rule = _model_file(tmp_path, rules, "rule.npz", hidden=hidden, drawn=False)
+        rule = _model_file(tmp_path, rules, "rule.npz", hidden=hidden, drawn=False, pairs=pairs)
         assert not np.array_equal(
             compiled.totals, simulate(rules, [f"learned@{rule}", "expert", "random"], 150, seed=11).totals
+        )
+    if pairs:  # and the products decide: the model without them plays other matches
+        plain = _model_file(tmp_path, rules, "plain.npz", hidden=hidden, drawn=drawn)
+        assert not np.array_equal(
+            compiled.totals, simulate(rules, [f"learned@{plain}", "expert", "random"], 150, seed=11).totals
         )
 
 
@@ -108,7 +117,7 @@ def test_learned_plays_legally_under_every_preset_at_2_to_6_seats(tmp_path, pres
     model's weights, T4)."""
     for players in range(2, 7):
         rules = make_rules(preset, players=players)
-        path = _model_file(tmp_path, rules, f"{preset}-{players}.npz")
+        path = _model_file(tmp_path, rules, f"{preset}-{players}.npz", pairs=6)
         lineup = [f"learned@{path}"] * (players - 1) + ["random"]
         res = simulate(rules, lineup, 12, seed=players)
         assert res.win_share.sum() == pytest.approx(12)
@@ -163,10 +172,19 @@ def test_a_bad_model_file_is_one_line(tmp_path):
     np.savez(tmp_path / "other.npz", **arrays, meta=np.array('{"format": "something else"}'))
     meta = np.load(good)["meta"]
     np.savez(tmp_path / "drawn.npz", **{**arrays, "drawn_weights": np.zeros(3)}, meta=meta)
+    paired = _model_file(tmp_path, rules, "paired.npz", pairs=3)
+    pa = {k: v for k, v in np.load(paired).items() if k != "meta"}
+    pmeta = np.load(paired)["meta"]
+    np.savez(tmp_path / "index.npz", **{**pa, "pair_index": np.array([[0, 1], [2, NFC], [3, 4]])}, meta=pmeta)
+    np.savez(tmp_path / "unpaired.npz", **pa, meta=meta)  # pairs under the format that has none
+    np.savez(tmp_path / "pw.npz", **{**pa, "pair_weights": np.array([1.0, np.nan, 2.0])}, meta=pmeta)
     cases = (("junk.npz", "not an .npz archive"), ("cut.npz", "damaged or cut short"),
              ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"),
              ("part.npz", "not a model file: it has no 'hidden_weights'"),
-             ("drawn.npz", r"drawn_weights must be finite numbers of shape \(34,\)"))  # fmt: skip
+             ("drawn.npz", r"drawn_weights must be finite numbers of shape \(34,\)"),
+             ("index.npz", r"pair_index must be integer feature indices \(0-33\) of shape \(3, 2\)"),
+             ("unpaired.npz", "pair_weights and the format 'nines-learned/1' disagree"),
+             ("pw.npz", r"pair_weights must be finite numbers of shape \(3,\)"))  # fmt: skip
     for name, words in cases:
         with pytest.raises(StrategyNotFound, match=words) as err:
             make_lineup([f"learned@{tmp_path / name}"])
@@ -207,17 +225,19 @@ def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_pat
     np.testing.assert_array_equal(one.win_share, two.win_share)
 
 
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path):
+@pytest.mark.parametrize(("hidden", "pairs"), [(4, 0), (0, 6)])
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs):
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40, hidden=4)
+    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40, hidden=hidden, pairs=pairs)
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
-    assert a.digest == b.digest and a.hidden_bias.shape == (4,) and a.drawn_weights.shape == (NFC,)
+    assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
+    assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)
     curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
     pd.testing.assert_frame_equal(*curves)
     n = 400
@@ -287,3 +307,42 @@ def test_a_model_file_without_drawn_card_weights_plays_expert_rule_for_it(tmp_pa
     a = simulate(rules, [f"learned@{tmp_path / 'old.npz'}", "expert"], 60, seed=3)
     b = simulate(rules, [f"learned@{rule}", "expert"], 60, seed=3)
     np.testing.assert_array_equal(a.totals, b.totals)
+
+
+def test_the_pair_selection_finds_a_planted_product():
+    """Values that are a product of two features plus noise, centred within decisions: the first pair chosen is
+    that product, and the fit with it explains the values far better than the linear fit."""
+    from nines_sim.learn.collect import RIDGE, fit_card_model, fit_ranker
+
+    rng = np.random.default_rng(40)
+    m = 6000
+    x = rng.random((m, NFC))
+    x[:, 0] = 1.0  # the bias feature
+    g = np.repeat(np.arange(m // 3), 3)
+    y = 2.0 * x[:, 5] * x[:, 17] + 0.5 * x[:, 2] + rng.normal(scale=0.05, size=m)
+    y -= np.bincount(g, y)[g] / 3
+    assert [tuple(p) for p in fit_card_model(x, y, g, 0, 1, pairs=3)[4]][0] == (5, 17)
+    wc, hw, hb, ow, pi, pw = fit_card_model(x, y, g, 0, 1, pairs=1)
+    assert pi.tolist() == [[5, 17]] and pw[0] == pytest.approx(2.0, rel=0.25)  # the ridge shrinks it a little
+    assert wc[2] == pytest.approx(0.5, abs=0.1) and hw.shape == (0, NFC)
+    fitted = x @ wc + (x[:, pi[:, 0]] * x[:, pi[:, 1]]) @ pw
+    linear = x @ fit_ranker(x, y, g, RIDGE)
+    resid = [np.var(y - (f - np.bincount(g, f)[g] / 3)) for f in (fitted, linear)]
+    assert resid[0] < 0.2 * resid[1]
+
+
+def test_the_pair_products_pickle_alike_in_every_process():
+    """numba's disk cache keys a model's compiled decision by its closure, pickled: the compiled pair sum in it
+    pickles to the same bytes in two processes, so that the second loads the decision the first compiled."""
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, numpy as np\n"
+        "from numba.core.serialize import dumps\n"
+        "from nines_sim.learn.decide import pair_sum_function\n"
+        "print(hashlib.sha256(dumps(pair_sum_function(np.array([[1, 2], [3, 3]])))).hexdigest())\n"
+    )
+    out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+           for _ in range(2)]  # fmt: skip
+    assert out[0] == out[1] and len(out[0].strip()) == 64

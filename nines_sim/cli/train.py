@@ -46,6 +46,12 @@ def train(
             help="Hidden units of the card model, a multiple of 4 (0: linear).",
         ),
     ] = 0,
+    pairs: Annotated[
+        int,
+        typer.Option(
+            "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
+        ),
+    ] = 40,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
@@ -78,14 +84,14 @@ def train(
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             hidden=hidden, eval_matches=eval_matches)  # fmt: skip
+                             hidden=hidden, pairs=pairs, eval_matches=eval_matches)  # fmt: skip
     extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
 
     def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (
             f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
             f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
-            f"--hidden {hidden} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
+            f"--hidden {hidden} --pairs {pairs} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
         )
 
     # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished

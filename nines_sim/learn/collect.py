@@ -246,10 +246,7 @@ def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.
     """
     if not x.shape[0]:
         return np.zeros(x.shape[1])
-    _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
-    means = np.zeros((cnt.size, x.shape[1]))
-    np.add.at(means, inv, x)
-    xc = x - (means / cnt[:, None])[inv]
+    xc = _centred(x, g)
     a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
     return np.linalg.solve(a, xc.T @ y)
 
@@ -273,15 +270,72 @@ def fit_drawn(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
     return np.linalg.solve(x.T @ x + ridge * x.shape[0] * np.eye(x.shape[1]), x.T @ y)
 
 
-def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int) -> tuple[np.ndarray, ...]:
-    """The card model's weights: ``(card_weights, hidden_weights, hidden_bias, out_weights)``.
+#: Rows at most of the pair selection's fit (whole decisions, every k-th): its cost is rows x pairs squared.
+PAIR_ROWS = 60_000
 
-    ``hidden`` = 0: the linear ranker of :func:`fit_ranker`.  Else a multilayer perceptron with one hidden layer
-    of ``hidden`` rectified units (scikit-learn's ``MLPRegressor``, Adam, seeded by ``seed``) fitted to the
-    candidates' values centred within their decision, its output bias put on the ``bias`` feature.
+
+def pair_products(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The products of the feature pairs ``pairs`` (int64 (K, 2)) of rows ``x`` (float64 (m, F)): (m, K)."""
+    return x[:, pairs[:, 0]] * x[:, pairs[:, 1]]
+
+
+def _centred(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``x`` minus the mean of its decision's rows (``g``), row by row."""
+    _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
+    means = np.zeros((cnt.size, x.shape[1]))
+    np.add.at(means, inv, x)
+    return x - (means / cnt[:, None])[inv]
+
+
+def select_pairs(x: np.ndarray, y: np.ndarray, g: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` products of two features (a square among them) that best add to a linear card score, chosen by
+    orthogonal matching pursuit (scikit-learn's ``orthogonal_mp_gram``, deterministic) on the values and the
+    features and products, all centred within their decision and scaled to unit variance; from every n-th
+    decision so that at most :data:`PAIR_ROWS` rows are used.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 (k', 2), k' <= k: the pairs' feature indices, in the order chosen; none with the constant
+        ``bias`` (its products are the features themselves).
     """
+    from sklearn.linear_model import orthogonal_mp_gram
+
+    iu = np.triu_indices(x.shape[1])
+    keep = (iu[0] != 0) & (iu[1] != 0)
+    every = np.stack([iu[0][keep], iu[1][keep]], axis=1).astype(np.int64)
+    step = max(1, -(-x.shape[0] // PAIR_ROWS))
+    rows = g % step == 0
+    if k <= 0 or not rows.any():
+        return np.zeros((0, 2), dtype=np.int64)
+    xs, gs = x[rows], g[rows]
+    design = _centred(np.concatenate([xs, pair_products(xs, every)], axis=1), gs)
+    scale = design.std(axis=0)
+    scale[scale == 0] = 1.0  # a column equal within every decision tells nothing apart: never chosen
+    design /= scale
+    yc = _centred(y[rows, None], gs)[:, 0]
+    nf = x.shape[1]
+    coef = orthogonal_mp_gram(design.T @ design, design.T @ yc, n_nonzero_coefs=min(nf + k, design.shape[1]))
+    chosen = [c - nf for c in np.flatnonzero(coef) if c >= nf]
+    chosen.sort(key=lambda c: -abs(coef[nf + c]))
+    return every[chosen[:k]]
+
+
+def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int,
+                   pairs: int = 0) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """The card model's weights: ``(card_weights, hidden_weights, hidden_bias, out_weights, pair_index,
+    pair_weights)``.
+
+    ``hidden`` = 0: the linear ranker of :func:`fit_ranker`, on the features and, with ``pairs`` > 0, that many
+    products of two features chosen by :func:`select_pairs`.  Else a multilayer perceptron with one hidden
+    layer of ``hidden`` rectified units (scikit-learn's ``MLPRegressor``, Adam, seeded by ``seed``) fitted to
+    the candidates' values centred within their decision, its output bias put on the ``bias`` feature.
+    """
+    no_pairs = np.zeros((0, 2), dtype=np.int64), np.zeros(0)
     if hidden == 0:
-        return fit_ranker(x, y, g, RIDGE), np.zeros((0, NFC)), np.zeros(0), np.zeros(0)
+        chosen = select_pairs(x, y, g, pairs)
+        w = fit_ranker(np.concatenate([x, pair_products(x, chosen)], axis=1), y, g, RIDGE)
+        return w[:NFC], np.zeros((0, NFC)), np.zeros(0), np.zeros(0), chosen, w[NFC:]
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -294,7 +348,8 @@ def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, see
         net.fit(x, y)
     linear = np.zeros(NFC)
     linear[0] = float(net.intercepts_[1][0])  # feature 0 is the constant 1
-    return linear, np.ascontiguousarray(net.coefs_[0].T), net.intercepts_[0].copy(), net.coefs_[1][:, 0].copy()
+    return (linear, np.ascontiguousarray(net.coefs_[0].T), net.intercepts_[0].copy(), net.coefs_[1][:, 0].copy(),
+            *no_pairs)  # fmt: skip
 
 
 def rollout_strategy(model: Any) -> Strategy:

@@ -7,6 +7,7 @@ built-in, and the weights key numba's on-disk cache (one compiled entry per mode
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,9 @@ def make_decide(model: Any) -> Any:
     natural, a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays two 9s together
     (V4).
     """
-    wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in model.arrays().values())
+    wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in list(model.arrays().values())[:6])
+    pw = np.ascontiguousarray(model.pair_weights, dtype=np.float64)
+    pair_sum = pair_sum_function(model.pair_index)
     hw_t = np.ascontiguousarray(hw.T)
     no_hw_t, no_units = np.zeros((NFC, 0)), np.zeros(0)
 
@@ -82,7 +85,7 @@ def make_decide(model: Any) -> Any:
                 s_after = nine_suit
             fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
                                P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
-            sc = mlp_score(wc, hw_t, hb, ow, fc)
+            sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc)
             if sc > best:
                 best, best_f = sc, f
         return best_f
@@ -91,6 +94,36 @@ def make_decide(model: Any) -> Any:
 
 
 _DECIDERS: dict[str, Any] = {}
+_PAIR_SUMS: dict[bytes, Any] = {}
+#: Independent sums of the pair products (:func:`pair_sum_function`).
+PAIR_LANES = 4
+
+
+def pair_sum_function(pairs: np.ndarray) -> Any:
+    """A compiled ``pair_sum(pw, x) -> float``: ``sum_k pw[k] * (x[i_k] * x[j_k])`` over the features ``x``
+    (a tuple) for the pairs ``(i_k, j_k)`` of ``pairs`` (int64 (K, 2)), pair ``k`` summed into lane ``k % 4``
+    from 0, the lanes added as ``(l0 + l1) + (l2 + l3)`` (as :func:`model_scores`).
+
+    The indices are written into its code: each is an item of the tuple known when compiling, where an index
+    read from an array at run time costs numba a switch over the tuple's items at every read; the four lanes
+    are independent sums, where one would wait for each addition in turn (together, a ``learned`` table with
+    40 pairs plays at 0.33 of ``expert``'s speed instead of 0.21 with an indexed, single sum).
+    """
+    key = np.ascontiguousarray(pairs, dtype=np.int64).tobytes()
+    if key not in _PAIR_SUMS:
+        from numba import njit
+
+        body = "".join(f"    s{k % PAIR_LANES} += pw[{k}] * (x[{i}] * x[{j}])\n"
+                       for k, (i, j) in enumerate(pairs.tolist()))  # fmt: skip
+        code = f"def pair_sum(pw, x):\n    s0 = s1 = s2 = s3 = 0.0\n{body}    return (s0 + s1) + (s2 + s3)\n"
+        namespace: dict[str, Any] = {}
+        exec(code, namespace)  # noqa: S102 - the code is digits and names written here
+        compiled = njit(inline="always", error_model="numpy")(namespace["pair_sum"])
+        # numba's disk cache keys the decision by its closure, this function among it, pickled with a random
+        # id: one from the pairs instead lets a later process load the compiled decision, not compile it again
+        compiled._set_uuid(f"nines-learned-pairs-{hashlib.sha256(key).hexdigest()[:32]}")
+        _PAIR_SUMS[key] = compiled
+    return _PAIR_SUMS[key]
 
 
 def decide_for(model: Any) -> Any:
@@ -186,4 +219,7 @@ def model_scores(model: Any, x: np.ndarray) -> np.ndarray:
         for i in range(x.shape[1]):
             a = a + model.hidden_weights[j, i] * x[:, i]
         out = np.where(a > 0.0, out + model.out_weights[j] * a, out)
-    return out
+    lanes = [np.zeros(x.shape[0]) for _ in range(PAIR_LANES)]
+    for k, (i, j) in enumerate(model.pair_index):
+        lanes[k % PAIR_LANES] = lanes[k % PAIR_LANES] + model.pair_weights[k] * (x[:, i] * x[:, j])
+    return out + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))

@@ -14,7 +14,9 @@ Hand words are int64 count-coded sets of faces (word 1 holds second copies with 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from nines_sim.engine.bits import (
     FACE_NAT_PEN,
@@ -136,10 +138,25 @@ def suit_features(s, h0, h1, played, sizes, drew_on, P, seat, dirbit):
     )
 
 
+@intrinsic
+def spill(typingctx, tup):  # noqa: ANN001, ANN201, ARG001 - a numba intrinsic's form
+    """A pointer to the items of a homogeneous tuple stored in the compiled function's frame: ``spill(x)[i]`` is
+    one load, where numba reads ``x[i]`` at a run-time ``i`` through a switch over every item (a jump the CPU
+    mispredicts, at each read).  Valid while the calling function runs."""
+    if not isinstance(tup, types.UniTuple):
+        return None
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+        ptr = cgutils.alloca_once_value(builder, args[0])
+        return builder.bitcast(ptr, context.get_value_type(types.CPointer(tup.dtype)))
+
+    return types.CPointer(tup.dtype)(tup), codegen
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def score(w, x):
-    """A linear model's score ``w . x`` of a move's features ``x`` (a tuple), summed in feature order (the
-    training path, :func:`nines_sim.learn.collect.linear_scores`, sums in the same order)."""
+    """A linear model's score ``w . x`` of a move's features ``x`` (a tuple, or its :func:`spill`), summed in
+    feature order (the training path, :func:`nines_sim.learn.collect.linear_scores`, sums in the same order)."""
     sc = 0.0
     for i in range(w.shape[0]):
         sc += w[i] * x[i]
@@ -156,11 +173,12 @@ def mlp_score(w, hw_t, hb, ow, x):
     runs over the features in order, as the training path's :func:`nines_sim.learn.decide.model_scores` sums,
     so both give the same floats.
     """
-    sc = score(w, x)
+    p = spill(x)
+    sc = score(w, p)
     for b in range(0, hb.shape[0], UNITS_AT_ONCE):
         a0, a1, a2, a3 = hb[b], hb[b + 1], hb[b + 2], hb[b + 3]
         for i in range(hw_t.shape[0]):
-            xi = x[i]
+            xi = p[i]
             a0 += hw_t[i, b] * xi
             a1 += hw_t[i, b + 1] * xi
             a2 += hw_t[i, b + 2] * xi
@@ -188,7 +206,7 @@ def best_suit(ws, h0, h1, played, sizes, drew_on, P, seat, dirbit):
     return best_s
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def card_features(f, s_after, h0, h1, top, active, played, sizes, totals, drew_on, P, seat, dirbit, nine_pen,
                   stock):  # fmt: skip
     """The features of playing face ``f`` (:data:`CARD_FEATURES`): a tuple of NFC floats.

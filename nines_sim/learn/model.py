@@ -1,9 +1,11 @@
 """A learned model as arrays in a small ``.npz`` file: its weights, the rules and table size it was trained for,
 and the command that trained it.
 
-A model scores each candidate card with ``card_weights @ features`` and each suit to declare with
-``suit_weights @ features`` (:mod:`nines_sim.learn.features`); the highest score is played.  The file holds
-``card_weights`` float64 (NFC,), ``suit_weights`` float64 (NFS,) and ``meta``, a JSON text: the format, the
+A model scores each candidate card with ``card_weights @ features`` (plus products of chosen pairs of
+features, and a hidden layer, when it has them) and each suit to declare with ``suit_weights @ features``
+(:mod:`nines_sim.learn.features`); the highest score is played.  The file holds ``card_weights`` float64
+(NFC,), ``suit_weights`` float64 (NFS,), the optional arrays of :class:`Model` and ``meta``, a JSON text: the
+format, the
 feature names (a model of other features is refused), the rules (every option of
 :class:`~nines_sim.game.rules.Rules`, the table size among them), the command that trained it, and what training
 measured.  Every defect is a :class:`ModelError` with a one-line message.
@@ -26,6 +28,9 @@ from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, UNI
 from nines_sim.strategy.registry import StrategyNotFound
 
 FORMAT = "nines-learned/1"
+#: The format of a model with pair products (``pair_index``): a version that reads only :data:`FORMAT` would
+#: play it without them, so it refuses it instead.
+FORMAT_PAIRS = "nines-learned/2"
 #: Rule options that do not change how a hand is played, and so not what a model learned.
 _IGNORED = ("preset", "turn_cap")
 #: The shipped models, in the package.
@@ -39,8 +44,8 @@ class ModelError(StrategyNotFound):
 
 @dataclass(frozen=True)
 class Model:
-    """A model of one seat's decisions: a card's score is linear in its features plus a hidden layer of
-    rectified units (none: a linear model), a suit's score linear.
+    """A model of one seat's decisions: a card's score is linear in its features plus products of chosen pairs
+    of them plus a hidden layer of rectified units (none of either: a linear model), a suit's score linear.
 
     Attributes
     ----------
@@ -58,6 +63,10 @@ class Model:
         float64 (NFC,) or (0,): the drawn card (T4) is played when these weights' dot product with its features
         as a card to play is above 0 (the learned advantage of playing it over keeping it); (0,): ``expert``'s
         rule (a drawn natural played, a drawn 9 kept unless 2 cards or fewer are left).
+    pair_index, pair_weights : numpy.ndarray
+        int64 (K, 2) and float64 (K,): the card score adds ``pair_weights[k]`` times the product of the
+        features ``pair_index[k]`` (K = 0: none; the products a linear score cannot express, such as a card's
+        penalty times the stock's size).
     """
 
     card_weights: np.ndarray
@@ -68,6 +77,8 @@ class Model:
     hidden_bias: np.ndarray = field(default_factory=lambda: np.zeros(0))
     out_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     drawn_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    pair_index: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    pair_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def digest(self) -> str:
@@ -76,14 +87,16 @@ class Model:
         return h.hexdigest()[:16]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The weights by their names in the file (an empty ``drawn_weights`` adds no bytes to the digest)."""
+        """The weights by their names in the file (empty ``drawn_weights`` or pairs add no bytes to the digest)."""
         return {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
                 "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
-                "out_weights": self.out_weights, "drawn_weights": self.drawn_weights}  # fmt: skip
+                "out_weights": self.out_weights, "drawn_weights": self.drawn_weights,
+                "pair_index": self.pair_index, "pair_weights": self.pair_weights}  # fmt: skip
 
     def save(self, path: str | Path) -> None:
         """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
-        meta = {**self.meta, "format": FORMAT, "card_features": list(CARD_FEATURES),
+        fmt = FORMAT_PAIRS if self.pair_weights.size else FORMAT
+        meta = {**self.meta, "format": fmt, "card_features": list(CARD_FEATURES),
                 "suit_features": list(SUIT_FEATURES), "rules": rules_dict(self.rules)}  # fmt: skip
         with open(path, "wb") as fh:
             np.savez(fh, **self.arrays(), meta=np.array(json.dumps(meta, sort_keys=True)))
@@ -144,17 +157,24 @@ def load(path: str | Path) -> Model:
         meta = json.loads(str(arrays["meta"]))
     except (json.JSONDecodeError, TypeError) as exc:
         raise ModelError(f"{name}: its metadata is not JSON ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelError(f"{name} is not a model of this version (format {FORMAT!r} expected)")
+    if not isinstance(meta, dict) or meta.get("format") not in (FORMAT, FORMAT_PAIRS):
+        raise ModelError(f"{name} is not a model of this version (format {FORMAT!r} or {FORMAT_PAIRS!r} expected)")
     if meta.get("card_features") != list(CARD_FEATURES) or meta.get("suit_features") != list(SUIT_FEATURES):
         raise ModelError(f"{name} was trained on other features than this version computes: train it again")
     cw, sw = arrays["card_weights"], arrays["suit_weights"]
     hw, hb, ow = arrays["hidden_weights"], arrays["hidden_bias"], arrays["out_weights"]
     dw = arrays.get("drawn_weights", np.zeros(0))  # a file of before the drawn card was learned: expert's rule
+    pi = arrays.get("pair_index", np.zeros((0, 2), dtype=np.int64))
+    pw = arrays.get("pair_weights", np.zeros(0))
+    if (pw.size > 0) != (meta["format"] == FORMAT_PAIRS):
+        raise ModelError(f"{name}: pair_weights and the format {meta['format']!r} disagree")
+    K = pw.shape[0] if pw.ndim == 1 else -1
+    if pi.shape != (K, 2) or pi.dtype.kind not in "iu" or pi.size and not ((pi >= 0) & (pi < NFC)).all():
+        raise ModelError(f"{name}: pair_index must be integer feature indices (0-{NFC - 1}) of shape ({K}, 2)")
     H = hb.shape[0] if hb.ndim == 1 and hb.shape[0] % UNITS_AT_ONCE == 0 else -1
     shapes = (("card_weights", cw, (NFC,)), ("suit_weights", sw, (NFS,)), ("hidden_weights", hw, (H, NFC)),
               ("hidden_bias", hb, (H,)), ("out_weights", ow, (H,)),
-              ("drawn_weights", dw, (NFC,) if dw.size else (0,)))  # fmt: skip
+              ("drawn_weights", dw, (NFC,) if dw.size else (0,)), ("pair_weights", pw, (K,)))  # fmt: skip
     for label, w, shape in shapes:
         if w.shape != shape or w.dtype.kind != "f" or not np.isfinite(w).all():
             raise ModelError(
@@ -165,8 +185,9 @@ def load(path: str | Path) -> Model:
     except (KeyError, TypeError, RulesError) as exc:
         raise ModelError(f"{name}: its rules are not readable ({type(exc).__name__}: {exc})") from None
     rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
-    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow, dw)]
-    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4], f64[5])
+    f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow, dw, pw)]
+    pairs = np.ascontiguousarray(pi, dtype=np.int64)
+    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4], f64[5], pairs, f64[6])
 
 
 def shipped_name(rules: Rules) -> str:

@@ -59,6 +59,8 @@ class TrainSettings:
     label_share: float = 1.0
     keep: int = 2
     hidden: int = 0
+    #: Products of two features the card model adds to its linear score (chosen each round; 0: none).
+    pairs: int = 40
     eval_matches: int = 2000
     batch_size: int = 256
     #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
@@ -279,9 +281,9 @@ def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd:
         offsets = np.cumsum([0] + [d.groups for d in history])
         data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                        np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
-    card = fit_card_model(*data["card"], s.hidden, seed + rnd)
+    card = fit_card_model(*data["card"], s.hidden, seed + rnd, s.pairs)
     drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
-    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, card[1], card[2], card[3], drawn)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, *card[1:4], drawn, *card[4:])
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:
