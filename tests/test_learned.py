@@ -346,3 +346,19 @@ def test_the_pair_products_pickle_alike_in_every_process():
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
            for _ in range(2)]  # fmt: skip
     assert out[0] == out[1] and len(out[0].strip()) == 64
+
+
+def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_others():
+    """Two models' compiled decisions are each loaded from the disk cache after both were compiled (or loaded).
+
+    Before, the cache's stamp took in the model's weights, so saving one model's entry dropped every other's
+    from the index: every new model (each round of ``nines train``, the shipped models in turn) evicted the
+    last one, and a rerun compiled again (about 10 s each)."""
+    from nines_sim.learn.decide import decide_for
+    from nines_sim.learn.model import SHIPPED
+    from nines_sim.strategy.per_game_compiled import _callback
+
+    decisions = [decide_for(load(SHIPPED / f"{name}.npz")) for name in ("classic-2", "hard-nines-2")]
+    for fn in decisions:
+        _callback(fn)  # compiled and saved, or loaded
+    assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]

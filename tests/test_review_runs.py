@@ -41,13 +41,13 @@ def test_ctrl_c_keeps_the_finished_matches_marks_the_report_partial_and_its_comm
 ):
     ctrl_c_in_process(monkeypatch, lambda played, kept: kept > 0)
     d = tmp_path / "cc"
-    r = runner.invoke(app, ["review", "suit-majority", "--matches", "400", "--seed", "2", *SAMPLES, "--workers", "1",
+    r = runner.invoke(app, ["review", "suit-majority", "--matches", "100", "--seed", "2", *SAMPLES, "--workers", "1",
                             "--no-charts", "--out", str(d)])  # fmt: skip
     assert r.exit_code == 130, r.output
     assert "PARTIAL" in r.output and "Traceback" not in r.output
     m = manifest(d)
     k = m["matches_played"]
-    assert m["partial"] and 0 < k < 400 and m["kept_ranges"] == [[0, k]] and m["ranges"] == [[0, 400]]
+    assert m["partial"] and 0 < k < 100 and m["kept_ranges"] == [[0, k]] and m["ranges"] == [[0, 100]]
     assert m["kept_command"] is not None and f"--ranges 0:{k}" not in m["command"]
     report = (d / "report.md").read_text()
     assert "PARTIAL" in report and m["kept_command"] in report and m["kept_command"] in r.output

@@ -67,7 +67,10 @@ def code_files(fn: Any) -> tuple[set[str], bytes]:
                     if n in glob:
                         visit(glob[n], inner)
                 for cell in getattr(py, "__closure__", None) or ():
-                    visit(cell.cell_contents, inner)
+                    # a closure's values (a learned model's weights) key numba's own index entry, one per model;
+                    # in the stamp they made each model's save drop every other model's entry from the index
+                    if callable(cell.cell_contents) or isinstance(cell.cell_contents, types.ModuleType):
+                        visit(cell.cell_contents, inner)
             return
         module = getattr(v, "__module__", None)
         if callable(v) and isinstance(module, str):  # an intrinsic, an overload, a class: its module's file
