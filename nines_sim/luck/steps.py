@@ -34,6 +34,7 @@ from nines_sim.luck.kernel import (
     apply_play,
     blocks,
     card_blocks,
+    copy_into,
     count,
     is_heuristic,
     mean_into,
@@ -352,14 +353,15 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             n_stock = s
         elif kind == EV_END:
             if keep:
-                hand_blocks[nh] = acc
+                for k in range(3):
+                    copy_into(acc[k], hand_blocks[nh, k])
                 hand_match[nh] = m + start
                 for p in range(P):
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W)
             if keep:
-                hand_w[nh - 1] = W  # the match weights the hand's blocks were weighted by
+                copy_into(W, hand_w[nh - 1])  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
             if not end_match(rows, i, m, P, totals, shares, totals_out):
                 err[0], err[1] = E_TOTALS, m + start
