@@ -120,9 +120,9 @@ def apply_play(H, hr, hs, seat, mv):
     if mv != -2:
         move_card(H, hr, hs, seat, mv, -1.0)
         return mv, -1
-    first, second = -1, -1
+    first, second = np.int64(-1), np.int64(-1)  # not literals: numba would compile move_card for -1 too
     for k in range(2):
-        f = -1
+        f = np.int64(-1)
         for g in range(N_FACES):
             if RANK[g] == NINE_RANK and H[seat, g] > 1:
                 f = g
