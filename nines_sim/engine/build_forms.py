@@ -19,19 +19,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
-#: (skip-reverse reaches it), each with and without ``expert`` inlined, and the trace form (replays, ``nines
-#: play``, ``nines analyze``, reviews).
+#: (skip-reverse reaches it), each with and without ``expert`` inlined, the trace form (replays, ``nines
+#: play``, ``nines analyze``, reviews) and the compiled luck walk on it (``--luck``, :mod:`nines_sim.luck.steps`).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
     "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
     "general": ("skip-reverse", ("random",) * 4, False),
     "trace": ("classic", ("random", "random"), True),
+    "luck": ("classic", ("random", "dump-faces"), True),
 }
 #: Forms built one after the other in one process: a group's forms share their phases' compiled code (the
 #: classic shape's phases are compiled for its constants, the general ones for any rules), so its second form
 #: loads them from the cache.  The default tournament's form comes first.
-GROUPS: tuple[tuple[str, ...], ...] = (("classic-expert", "classic"), ("general-expert", "general", "trace"))
+GROUPS: tuple[tuple[str, ...], ...] = (("classic-expert", "classic"), ("general-expert", "general", "trace", "luck"))
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,13 @@ def build(form: str) -> list[str]:
     preset, lineup, traced = FORMS[form]
     with event.install_recorder("numba:compile") as rec:
         rules = make_rules(preset, players=len(lineup))
-        played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
-        Tally.from_results(played)
+        if form == "luck":  # the walk, on the trace form (built before it in its group)
+            from nines_sim.luck.compiled import trace_luck
+
+            trace_luck(rules, make_lineup(list(lineup)), list(lineup), 0, 0, 1)
+        else:
+            played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
+            Tally.from_results(played)
     names = []
     for _, ev in rec.buffer:
         fn = getattr(ev.data["dispatcher"], "py_func", None)

@@ -64,12 +64,22 @@ def mean_into(acc_k, a, b, scale, P):
             acc_k[p, j] += a[p, j] - b[p, j] / scale
 
 
+@njit(cache=True)
+def copy_into(src, dst):
+    """``dst[:] = src`` for two 2-d arrays of one shape, element by element: numba's array assignment also
+    compiles its shape check's error message (string formatting, several seconds of a cold compile in every
+    function that inlines it), and these shapes are the walk's own."""
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            dst[i, j] = src[i, j]
+
+
 @njit(cache=True, forceinline=True)  # in the walk's inner loops, as written there before
 def add_choice(cb, is_chosen, w, P, mean, chosen):
     """One of a policy's choices, its card blocks ``cb`` (P, NJ) of probability ``w``: into ``mean``, and into
     ``chosen`` when it is the choice made."""
     if is_chosen:
-        chosen[:] = cb
+        copy_into(cb, chosen)
     for p in range(P):
         for q in range(NJ):
             mean[p, q] += w * cb[p, q]
@@ -110,9 +120,9 @@ def apply_play(H, hr, hs, seat, mv):
     if mv != -2:
         move_card(H, hr, hs, seat, mv, -1.0)
         return mv, -1
-    first, second = -1, -1
+    first, second = np.int64(-1), np.int64(-1)  # not literals: numba would compile move_card for -1 too
     for k in range(2):
-        f = -1
+        f = np.int64(-1)
         for g in range(N_FACES):
             if RANK[g] == NINE_RANK and H[seat, g] > 1:
                 f = g

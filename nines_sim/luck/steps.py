@@ -34,6 +34,7 @@ from nines_sim.luck.kernel import (
     apply_play,
     blocks,
     card_blocks,
+    copy_into,
     count,
     is_heuristic,
     mean_into,
@@ -43,6 +44,9 @@ from nines_sim.luck.kernel import (
     weights,
 )
 from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM, SID_SUIT_MAJORITY
+
+# The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
+# compile count, blocks and move_card once more for each constant.
 
 # error codes of the compiled walk
 E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT = range(7)
@@ -76,7 +80,7 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
     blocks(hr, hs, starter, SUIT[starter], P, blk)
     card_blocks(blk, first, first, P, cb)
     mean[:] = 0.0
-    nd = 0
+    nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
     for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
         mover = next_dealt(d if rows[i, 1] == 0 else dealer, H, P)
         for p in range(P):
@@ -89,7 +93,7 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
         for p in range(P):
             for j in range(NJ):
                 mean[p, j] += chosen[p, j]
-        nd += 1
+        nd += 1.0
     mean_into(acc[0], cb, mean, nd, P)
     deck = float(D)
     for f in range(N_FACES):
@@ -99,7 +103,7 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
         stock[f] = s
         pile[f] = 0.0
     stock[starter] -= 1.0
-    count(stock.reshape(1, N_FACES), 1, sr, ss)
+    count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
@@ -110,7 +114,7 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
 def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``."""
-    blocks(sr, ss, top, active, 1, blk)
+    blocks(sr, ss, top, active, np.int64(1), blk)
     rank, nat = RANK[face], RANK[face] != NINE_RANK
     for j in range(NB):
         smean[j] = -blk[0, j] / n_stock
@@ -130,7 +134,7 @@ def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk
             acc[1, p, 2 * NB + 1] += lg
     acc[1, seat, 2 * NB] += lg
     move_card(H, hr, hs, seat, face, 1.0)
-    move_card(stock.reshape(1, N_FACES), sr, ss, 0, face, -1.0)
+    move_card(stock.reshape(1, N_FACES), sr, ss, np.int64(0), face, -1.0)
 
 
 @njit(cache=True, forceinline=True)
@@ -211,7 +215,7 @@ def declare(hr, hs, seat, suit, mover, first, top, sids, P, acc, blk, cb, mean, 
             blocks(hr, hs, top, s, P, blk)
             card_blocks(blk, mover, first, P, cb)
             add_choice(cb, s == suit, 1.0, P, mean, chosen)
-    mean_into(acc[2], chosen, mean, k, P)
+    mean_into(acc[2], chosen, mean, float(k), P)  # a float, as the other calls' scale: one compile of it
     return E_NONE
 
 
@@ -271,7 +275,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
     sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
     count(H, P, hr, hs)
-    count(stock.reshape(1, N_FACES), 1, sr, ss)
+    count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
@@ -348,18 +352,19 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             if s != rows[i, 1]:
                 err[0], err[1], err[2], err[3] = E_RESHUFFLE, m + start, rows[i, 1], int(s)
                 return
-            count(stock.reshape(1, N_FACES), 1, sr, ss)
+            count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
             n_stock = s
         elif kind == EV_END:
             if keep:
-                hand_blocks[nh] = acc
+                for k in range(3):
+                    copy_into(acc[k], hand_blocks[nh, k])
                 hand_match[nh] = m + start
                 for p in range(P):
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W)
             if keep:
-                hand_w[nh - 1] = W  # the match weights the hand's blocks were weighted by
+                copy_into(W, hand_w[nh - 1])  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
             if not end_match(rows, i, m, P, totals, shares, totals_out):
                 err[0], err[1] = E_TOTALS, m + start
