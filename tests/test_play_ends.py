@@ -154,7 +154,7 @@ def test_r_on_the_last_screen_reviews_the_saved_match(tmp_path, monkeypatch):
     from nines_sim.cli import app as cli
 
     class PersonPressedR:  # the app, played by the script to the end, then r on its last screen
-        def __init__(self, saved, path, samples):  # noqa: ANN001
+        def __init__(self, saved, path, samples, tutor=None):  # noqa: ANN001
             self.saved, self.path, self.return_code, self.review_asked = saved, path, 0, True
             self.failure = None  # as PlayApp: a strategy's failure, which the command says (none here)
 
