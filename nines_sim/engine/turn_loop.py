@@ -343,9 +343,8 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
         Returns
         -------
         int
-            ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again;
-            ``ILLEGAL`` when a compiled user strategy answered outside the rules (the slot's
-            ``S_WAIT_KIND``, ``S_WAIT_SEAT`` and ``S_ANSWER`` say what, ``S_MATCH`` where).
+            ``DONE``; ``BUFFER_FULL`` when the record buffers must be drained before calling again; ``ILLEGAL``
+            when a compiled user strategy answered outside the rules (``S_WAIT_*``, ``S_ANSWER``, ``S_MATCH``).
         """
         if classic:
             D, nno, until, skiprev, pair_any = 1, False, False, False, False
