@@ -351,10 +351,11 @@ def test_the_pair_products_pickle_alike_in_every_process():
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_the_seats_features_read_once_a_decision_are_each_candidates(players):
     """The features a decision reads once for all its candidates (:func:`seat_context`: the other seats' sizes,
-    totals and draws, the hand's points) agree with the features' definitions, worked out here in plain Python
-    per candidate, at 2-6 seats, a seat out of a tie-break hand (size 0) among them."""
+    totals and draws, the hand's points; the suits' features too) agree with the features' definitions,
+    worked out here in plain Python per candidate, at 2-6 seats, a seat out of a tie-break hand (size 0)
+    among them."""
     from nines_sim.engine.bits import FACE_NAT_PEN
-    from nines_sim.learn.features import card_features, card_features_in, seat_context
+    from nines_sim.learn.features import card_features, card_features_in, seat_context, suit_features
 
     c = {n: i for i, n in enumerate(CARD_FEATURES)}
     rng = np.random.default_rng(players)
@@ -387,3 +388,6 @@ def test_the_seats_features_read_once_a_decision_are_each_candidates(players):
         assert x[c["hand_points_after"]] == (points + 20 * nines) / 50.0
         assert x[c["nines_after"]] == nines and x[c["cards_after"]] == len(left) / 10.0
         assert x[c["nine"]] == float(nine)
+        y = suit_features(s_after, h0, 0, 0, sizes, drew_on, players, seat, dirbit)
+        assert y[SUIT_FEATURES.index("next_drew_on")] == float((drew_on[nxt] >> s_after) & 1)
+        assert y[SUIT_FEATURES.index("near_out_drew_on")] == near_drew

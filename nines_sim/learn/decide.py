@@ -33,6 +33,7 @@ from nines_sim.learn.features import (
     card_features_in,
     mlp_score,
     nine_suit_after,
+    nine_suit_after_in,
     seat_context,
 )
 
@@ -91,7 +92,7 @@ def make_decide(model: Any) -> Any:
                 s_after = face_suit(f)
             else:
                 if nine_suit < 0:
-                    nine_suit = nine_suit_after(f, ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
+                    nine_suit = nine_suit_after_in(f, ws, h0, h1, g[G_PLAYED], ctx[:4])
                 s_after = nine_suit
             fc = card_features_in(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], ctx, g[G_NINE_PENALTY],
                                   g[G_STOCK])  # fmt: skip

@@ -83,20 +83,22 @@ def _dearest(x):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _others(sizes, drew_on, P, seat, dirbit, s):
-    """(next seat's size, whether the next seat drew on suit ``s``, smallest other size, near-out seats that
-    drew on ``s``); sizes of 0 (a seat out of a tie-break hand) are left out."""
+def others_context(sizes, drew_on, P, seat, dirbit):
+    """What the other seats show every candidate move of one decision: (next seat's size, the suits the next
+    seat drew on, the smallest other size, for each suit in 8 bits at ``8 * suit`` the near-out seats that
+    drew on it); sizes of 0 (a seat out of a tie-break hand) are left out."""
     nxt = (seat + 1 - 2 * dirbit + P) % P
     smallest = 99
-    near_drew = 0.0
+    near_drew = 0
     for p in range(P):
         sz = sizes[p]
         if p == seat or sz <= 0:
             continue
         smallest = min(smallest, sz)
-        if sz <= NEAR_OUT and (drew_on[p] >> s) & 1:
-            near_drew += 1.0
-    return sizes[nxt], (drew_on[nxt] >> s) & 1, smallest, near_drew
+        if sz <= NEAR_OUT:
+            d = drew_on[p]
+            near_drew += (d & 1) | ((d >> 1) & 1) << 8 | ((d >> 2) & 1) << 16 | ((d >> 3) & 1) << 24
+    return sizes[nxt], drew_on[nxt], smallest, near_drew
 
 
 @njit(cache=True, error_model="numpy")
@@ -117,10 +119,18 @@ def suit_features(s, h0, h1, played, sizes, drew_on, P, seat, dirbit):
     P, seat, dirbit : int
         Players, the deciding seat, 1 after a reverse (V3).
     """
+    return suit_features_in(s, h0, h1, played, others_context(sizes, drew_on, P, seat, dirbit))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def suit_features_in(s, h0, h1, played, others):
+    """:func:`suit_features` with the decision's :func:`others_context` ``others`` given (the same floats)."""
+    nsz, next_drew, smallest, near_drew_all = others
+    ndrew = (next_drew >> s) & 1
+    near_drew = float((near_drew_all >> (8 * s)) & 0xFF)
     m = SUIT_MASKS[s] & I_NATURALS
     held = _count(h0, h1, m)
     n_own = popcount(h0) + popcount(h1)
-    nsz, ndrew, smallest, near_drew = _others(sizes, drew_on, P, seat, dirbit, s)
     dearest = _dearest((h0 | h1) & m)
     near = 1.0 if smallest <= NEAR_OUT else 0.0
     return (
@@ -198,9 +208,15 @@ def mlp_score(w, hw_t, hb, ow, x):
 def best_suit(ws, h0, h1, played, sizes, drew_on, P, seat, dirbit):
     """The suit a model with suit weights ``ws`` (float64 (NFS,)) declares: the highest score, the lowest suit
     among equals (the other arguments as :func:`suit_features`)."""
+    return best_suit_in(ws, h0, h1, played, others_context(sizes, drew_on, P, seat, dirbit))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def best_suit_in(ws, h0, h1, played, others):
+    """:func:`best_suit` with the decision's :func:`others_context` ``others`` given."""
     best, best_s = -np.inf, 0
     for s in range(4):
-        sc = score(ws, suit_features(s, h0, h1, played, sizes, drew_on, P, seat, dirbit))
+        sc = score(ws, suit_features_in(s, h0, h1, played, others))
         if sc > best:
             best, best_s = sc, s
     return best_s
@@ -215,32 +231,20 @@ def seat_context(h0, h1, sizes, totals, drew_on, P, seat, dirbit):
     Returns
     -------
     tuple of int
-        (next seat's size, the suits the next seat drew on, the smallest other size, for each suit in 8 bits
-        at ``8 * suit`` the near-out seats that drew on it, own total, highest and lowest other total, the
+        (:func:`others_context`'s four, then own total, highest and lowest other total, the
         hand's natural penalty points, its cards, its 9s); sizes of 0 (a seat out of a tie-break hand) are
         left out of the sizes, as in :func:`suit_features`.
     """
-    nxt = (seat + 1 - 2 * dirbit + P) % P
-    smallest = 99
-    near_drew = 0
     max_other, min_other = 0, 1 << 30
     for p in range(P):
-        if p == seat:
-            continue
-        max_other = max(max_other, totals[p])
-        min_other = min(min_other, totals[p])
-        sz = sizes[p]
-        if sz <= 0:
-            continue
-        smallest = min(smallest, sz)
-        if sz <= NEAR_OUT:
-            d = drew_on[p]
-            near_drew += (d & 1) | ((d >> 1) & 1) << 8 | ((d >> 2) & 1) << 16 | ((d >> 3) & 1) << 24
+        if p != seat:
+            max_other = max(max_other, totals[p])
+            min_other = min(min_other, totals[p])
     pts = 0
     for k in range(PEN_BIT_MASK.shape[0]):
         pts += _count(h0, h1, I_NATURALS & PEN_BIT_MASK[k]) << k
-    return (sizes[nxt], drew_on[nxt], smallest, near_drew, totals[seat], max_other, min_other, pts,
-            popcount(h0) + popcount(h1), _count(h0, h1, I_NINES))  # fmt: skip
+    return others_context(sizes, drew_on, P, seat, dirbit) + (
+        totals[seat], max_other, min_other, pts, popcount(h0) + popcount(h1), _count(h0, h1, I_NINES))  # fmt: skip
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -339,12 +343,18 @@ def card_features_in(f, s_after, h0, h1, top, active, played, ctx, nine_pen, sto
 def nine_suit_after(f, ws, h0, h1, played, sizes, drew_on, P, seat, dirbit):
     """The suit active after playing ``f``: its own suit, or for a 9 the suit the model declares next with the
     9 gone (:func:`best_suit`)."""
+    return nine_suit_after_in(f, ws, h0, h1, played, others_context(sizes, drew_on, P, seat, dirbit))
+
+
+@njit(cache=True, error_model="numpy")
+def nine_suit_after_in(f, ws, h0, h1, played, others):
+    """:func:`nine_suit_after` with the decision's :func:`others_context` ``others`` given."""
     bit = np.int64(1) << f
     if (bit & I_NINES) == 0:
         return face_suit(f)
     if h1 & bit:
-        return best_suit(ws, h0, h1 & ~bit, played, sizes, drew_on, P, seat, dirbit)
-    return best_suit(ws, h0 & ~bit, h1, played, sizes, drew_on, P, seat, dirbit)
+        return best_suit_in(ws, h0, h1 & ~bit, played, others)
+    return best_suit_in(ws, h0 & ~bit, h1, played, others)
 
 
 @njit(cache=True, error_model="numpy")
