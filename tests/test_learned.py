@@ -362,3 +362,48 @@ def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_o
     for fn in decisions:
         _callback(fn)  # compiled and saved, or loaded
     assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_seats_features_read_once_a_decision_are_each_candidates(players):
+    """The features a decision reads once for all its candidates (:func:`seat_context`: the other seats' sizes,
+    totals and draws, the hand's points; the suits' features too) agree with the features' definitions,
+    worked out here in plain Python per candidate, at 2-6 seats, a seat out of a tie-break hand (size 0)
+    among them."""
+    from nines_sim.engine.bits import FACE_NAT_PEN
+    from nines_sim.learn.features import card_features, card_features_in, seat_context, suit_features
+
+    c = {n: i for i, n in enumerate(CARD_FEATURES)}
+    rng = np.random.default_rng(players)
+    for _ in range(200):
+        faces = rng.choice(52, size=int(rng.integers(1, 12)), replace=False)
+        h0 = int(sum(1 << int(f) for f in faces))
+        sizes = rng.integers(0, 6, size=players).astype(np.int64)
+        totals = rng.integers(0, 100, size=players).astype(np.int64)
+        drew_on = rng.integers(0, 16, size=players).astype(np.int64)
+        seat, dirbit, f, s_after = int(rng.integers(players)), int(rng.integers(2)), int(faces[0]), int(rng.integers(4))
+        args = (h0, 0, sizes, totals, drew_on, players, seat, dirbit)
+        x = card_features_in(f, s_after, h0, 0, 5, 1, 0, seat_context(*args), 20, 30)
+        assert x == card_features(f, s_after, h0, 0, 5, 1, 0, sizes, totals, drew_on, players, seat, dirbit, 20, 30)
+        nxt = (seat + (-1 if dirbit else 1)) % players
+        others = [p for p in range(players) if p != seat]
+        live = [int(sizes[p]) for p in others if sizes[p] > 0]
+        near_drew = sum(1 for p in others if 0 < sizes[p] <= 2 and (drew_on[p] >> s_after) & 1)
+        nine = f % 13 == 8
+        left = [int(g) for g in faces[1:]]
+        points = sum(FACE_NAT_PEN[g] for g in left if g % 13 != 8)
+        nines = sum(1 for g in left if g % 13 == 8)
+        assert x[c["next_one_card"]] == float(sizes[nxt] == 1)
+        assert x[c["next_two_cards"]] == float(sizes[nxt] == 2)
+        assert x[c["other_one_card"]] == float(min(live, default=99) == 1)
+        assert x[c["next_drew_on_suit"]] == float((drew_on[nxt] >> s_after) & 1)
+        assert x[c["near_out_drew_on_suit"]] == near_drew
+        assert x[c["own_total"]] == totals[seat] / 100.0
+        assert x[c["max_other_total"]] == max(totals[p] for p in others) / 100.0
+        assert x[c["own_minus_best_total"]] == (totals[seat] - min(totals[p] for p in others)) / 100.0
+        assert x[c["hand_points_after"]] == (points + 20 * nines) / 50.0
+        assert x[c["nines_after"]] == nines and x[c["cards_after"]] == len(left) / 10.0
+        assert x[c["nine"]] == float(nine)
+        y = suit_features(s_after, h0, 0, 0, sizes, drew_on, players, seat, dirbit)
+        assert y[SUIT_FEATURES.index("next_drew_on")] == float((drew_on[nxt] >> s_after) & 1)
+        assert y[SUIT_FEATURES.index("near_out_drew_on")] == near_drew

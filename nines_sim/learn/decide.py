@@ -26,7 +26,16 @@ from nines_sim.engine.loop_constants import (
     G_TOP,
 )
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN
-from nines_sim.learn.features import NFC, best_suit, card_features, mlp_score, nine_suit_after
+from nines_sim.learn.features import (
+    NFC,
+    best_suit,
+    card_features,
+    card_features_in,
+    mlp_score,
+    nine_suit_after,
+    nine_suit_after_in,
+    seat_context,
+)
 
 #: A drawn 9 is kept unless the seat then holds this many cards or fewer (``expert``'s ``shed_nine_at``): the
 #: rule for the drawn card (T4) of a model without ``drawn_weights``.
@@ -73,6 +82,8 @@ def make_decide(model: Any) -> Any:
         if (x & (x - 1)) == 0:  # one legal card: nothing to score
             return lowest_face(x)
         best, best_f = -np.inf, -1
+        # the seats' sizes, totals and draws, and the hand's points, once for all the candidates
+        ctx = seat_context(h0, h1, hand_sizes, totals, drew_on, P, seat, dirbit)
         nine_suit = -1  # the suit after any one 9: the same whichever 9 leaves the hand (9s are not naturals)
         while x != 0:
             f = lowest_face(x)
@@ -81,10 +92,10 @@ def make_decide(model: Any) -> Any:
                 s_after = face_suit(f)
             else:
                 if nine_suit < 0:
-                    nine_suit = nine_suit_after(f, ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
+                    nine_suit = nine_suit_after_in(f, ws, h0, h1, g[G_PLAYED], ctx[:4])
                 s_after = nine_suit
-            fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
-                               P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
+            fc = card_features_in(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], ctx, g[G_NINE_PENALTY],
+                                  g[G_STOCK])  # fmt: skip
             sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc)
             if sc > best:
                 best, best_f = sc, f
