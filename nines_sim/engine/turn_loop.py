@@ -230,6 +230,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
     alloc_slots,
 )
 from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event rows, also read from here
+    NIL,
     log_deal,
     log_event,
     log_move,
@@ -409,7 +410,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         break
                     if ph == PH_TURN:  # the dealer declared (D6)
                         if trace:
-                            log_event(ev, evn, b, EV_DECLARE, st[b, S_DEALER], active, 0)
+                            log_event(ev, evn, b, np.int64(EV_DECLARE), st[b, S_DEALER], active, NIL)
                         continue
                 if ph == PH_APPLY:
                     ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)
