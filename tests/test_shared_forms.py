@@ -16,6 +16,7 @@ from pathlib import Path
 from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.registry import make_lineup
+from tests.signatures import signatures_asked
 
 #: Phases that every form of the classic shape runs, whatever the seats (the expert forms add expert's decision).
 SHARED = {"turn_phase", "heuristic_phase", "apply_phase", "powers_phase", "end_hand_phase", "next_match_phase",
@@ -115,59 +116,18 @@ def test_nines_warm_up_builds_every_form_and_says_so():
     assert usage.returncode == 2 and len(usage.stderr.strip().splitlines()) == 1
 
 
-def _signatures_asked(loop) -> dict[str, list[str]]:  # noqa: ANN001 - a numba dispatcher
-    """Type ``loop`` again for each of its signatures, and every function of its stages' modules it reaches (numba's
-    pipeline up to its type inference, which asks each callee for the signature of each call; machine code loaded
-    from the cache is not typed again); the signatures each of those functions was asked for."""
-    import numba
-    from numba.core import compiler
-    from numba.core.typed_passes import NopythonTypeInference
-
-    from nines_sim.engine import deal, decisions, scoring, slot_locals, trace_log, turn_phases
-
-    class TypeOnly(compiler.CompilerBase):
-        def define_pipelines(self):  # noqa: ANN202 - numba's protocol
-            pm = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pm.passes = pm.passes[: [p for p, _ in pm.passes].index(NopythonTypeInference) + 1]
-            pm.finalize()
-            return [pm]
-
-    def type_again(fn, sig) -> None:  # noqa: ANN001
-        c = fn._compiler
-        flags = c._customize_flags(compiler.Flags())
-        c.targetdescr.options.parse_as_flags(flags, c.targetoptions)
-        try:
-            compiler.compile_extra(c.targetdescr.typing_context, c.targetdescr.target_context, fn.py_func, sig, None,
-                                   flags, c.locals, pipeline_class=TypeOnly)  # fmt: skip
-        except AttributeError as exc:  # the pipeline cut short leaves no compile result ('cr'): none is needed
-            if str(exc) != "cr":
-                raise
-
-    fns = {
-        name: fn
-        for module in (deal, decisions, scoring, slot_locals, trace_log, turn_phases)
-        for name, fn in vars(module).items()
-        if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
-    }
-    fns[loop.__name__] = loop
-    typed: set[tuple[str, tuple]] = set()
-    while todo := [(n, sig) for n, fn in fns.items() for sig in fn.signatures if (n, sig) not in typed]:
-        for name, sig in todo:
-            type_again(fns[name], sig)
-            typed.add((name, sig))
-    return {name: [str(sig) for sig in fn.signatures] for name, fn in fns.items() if fn.signatures}
-
-
 def test_the_trace_form_asks_its_loggers_and_the_pair_s_helpers_for_one_signature_each():
     """The trace form (replays, play, analyze, the luck walk) asks each event logger, and the general forms the V4
     pair's helpers, for one signature (issue 42): event kinds passed as global ints and unused columns as a literal
     0 made numba compile ``log_event`` once per constant it was passed (nine times), ``log_seats`` three times,
     ``traced_draw`` and ``draw_card_trace`` twice; a pair's 9 that began as the literal -1 compiled
     ``remove_from_hand`` and ``add_under`` once more.  Counted from numba's typing, not timed."""
-    from nines_sim.engine import turn_loop
+    from nines_sim.engine import deal, decisions, scoring, slot_locals, trace_log, turn_loop, turn_phases
 
     played = CompiledEngine(make_rules("double-nines", players=3), make_lineup(["random"] * 3), 0, 0, 1, trace=True)
     played.run()  # the trace form, compiled or loaded from the cache
-    asked = _signatures_asked(turn_loop.play_slots_trace)
+    loop = turn_loop.play_slots_trace
+    asked = signatures_asked([(loop, sig) for sig in loop.signatures],
+                             [deal, decisions, scoring, slot_locals, trace_log, turn_phases])  # fmt: skip
     assert {"log_event", "log_seats", "traced_draw", "draw_card_trace", "remove_from_hand", "add_under"} <= set(asked)
     assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
