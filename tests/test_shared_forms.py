@@ -18,8 +18,9 @@ from nines_sim.game.rules import make_rules
 from nines_sim.strategy.registry import make_lineup
 from tests.signatures import signatures_asked
 
-#: Phases that every form of the classic shape runs, whatever the seats (the expert forms add expert's decision).
-SHARED = {"turn_phase", "heuristic_phase", "apply_phase", "powers_phase", "end_hand_phase", "next_match_phase",
+#: Phases that every form of the classic shape runs, whatever the seats (the expert forms add expert's decision, and
+#: their turn phase keeps the draw log for a Python seat).
+SHARED = {"heuristic_phase", "apply_phase", "powers_phase", "end_hand_phase", "next_match_phase",
           "load_slot", "store_slot", "start_hand", "draw_card", "pair_legal", "builtin_decide"}  # fmt: skip
 
 _INDEX = re.compile(r"(?P<module>[\w]+)\.(?P<function>\w+)-\d+\.py\d+\.nbi$")
@@ -83,7 +84,7 @@ def _copy_cache_without(cache: Path, own: set[str]) -> None:
 
 
 def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its_own_code(tmp_path):
-    own = {"play_slots_classic_expert", "decide_phase_expert"}  # the default tournament's form's own code
+    own = {"play_slots_classic_expert", "decide_phase_expert", "turn_phase"}  # the default tournament's form's own
     _build(None, "classic")  # the first form and the second in this checkout's cache (loaded if built already) ...
     _build(None, "classic-expert")
     _copy_cache_without(tmp_path, own)  # ... and a cache as the first alone leaves it
@@ -93,10 +94,10 @@ def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its
 
     second, asked = _build(tmp_path, "classic-expert")
     after_second = _indexes(tmp_path)
-    assert "play_slots_classic_expert" in second and "decide_phase_expert" in second
+    assert {"play_slots_classic_expert", "decide_phase_expert", "turn_phase"} <= set(second)
     assert not SHARED & set(second)  # loaded, not compiled again
     written = {f for f, data in after_second.items() if after_first.get(f) != data}
-    assert written == own  # its own loop and decision phase only
+    assert written == own  # its own loop, decision phase and turn phase only
     assert all(after_second[f] == after_first[f] for f in SHARED)
     # the loop asks each phase for one signature: a count that began as the literal 0 (the matches started) made
     # numba also compile next_match_phase for the constant 0, which no call uses
@@ -131,3 +132,19 @@ def test_the_trace_form_asks_its_loggers_and_the_pair_s_helpers_for_one_signatur
                              [deal, decisions, scoring, slot_locals, trace_log, turn_phases])  # fmt: skip
     assert {"log_event", "log_seats", "traced_draw", "draw_card_trace", "remove_from_hand", "add_under"} <= set(asked)
     assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
+
+
+def test_a_python_seat_under_classic_rules_plays_the_default_tournament_s_form():
+    """A table with a Python seat (the search, reviews, training) under rules of the classic shape plays the classic
+    form with ``expert``, which keeps the draw log its seat reads: the form a first default tournament compiled
+    (issue 42).  It played the general form, compiled anew by a first ``lookahead`` table (9 s of its 15)."""
+    from nines_sim.engine import turn_loop as K
+    from tests.det_strategies import Lowest
+
+    for preset, form in (("classic", K.play_slots_classic_expert), ("skip-reverse", K.play_slots_expert)):
+        engine = CompiledEngine(make_rules(preset, players=2), [Lowest(), make_lineup(["random"])[0]], 0, 0, 4)
+        assert engine._play is form, preset
+        engine = CompiledEngine(make_rules(preset, players=2), make_lineup(["expert", "random"]), 0, 0, 4)
+        assert engine._play is form, preset
+    no_log = CompiledEngine(make_rules("classic", players=2), make_lineup(["random", "dump-faces"]), 0, 0, 4)
+    assert no_log._play is K.play_slots_classic
