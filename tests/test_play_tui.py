@@ -317,3 +317,48 @@ def test_the_board_numbers_hands_and_turns_as_replay_does(tmp_path):
         assert numbers is not None and numbers.groups() == (str(req.hand + 1), str(req.turn + 1)), board
         hand = replay.output.split(f"== hand {numbers[1]}: ")[1].split("== ")[0]
         assert f"turn {numbers[2]}: seat 1 (you) plays {card_name(choose(req))}" in hand, (board, hand)
+
+
+def test_the_screen_says_while_the_engine_compiles_then_what_it_said_before(tmp_path, monkeypatch):
+    """A first game after installing waits for the engine's trace form to compile (issue 42: ten seconds of an empty
+    board): while numba compiles in the match's thread the screen says so, and afterwards what it said before.  The
+    compile is numba's own event, held open until the screen was read (no timing)."""
+    import threading
+
+    from numba import njit
+    from numba.core import event
+
+    from nines_sim.play import tui
+    from nines_sim.play.driver import Outcome
+
+    def play_slots_trace(x):  # a dispatcher named as the form a first game compiles
+        return x
+
+    begun, release = threading.Event(), threading.Event()
+
+    def compiling_match(saved, ask, on_decision, samples, tutor=None):  # noqa: ANN001, ANN202 - run_match's place
+        data = {"dispatcher": njit(play_slots_trace), "args": None, "return_type": None}
+        with event.trigger_event("numba:compile", data=data):
+            begun.set()  # the app has heard the start by now: its thread waits for the app to take the notice
+            release.wait()
+        return Outcome([], False)
+
+    monkeypatch.setattr(tui, "run_match", compiling_match)
+
+    async def go() -> tuple[str, str]:
+        app = PlayApp(new_match(), tmp_path / "c.json", hint_samples=16)
+        async with app.run_test(size=SIZE) as pilot:
+            try:
+                while not begun.is_set():
+                    await pilot.pause()
+                during = str(app.query_one("#message").render())
+            finally:
+                release.set()
+            await app.done.wait()
+            after = str(app.query_one("#message").render())
+            await pilot.press("q")
+        return during, after
+
+    during, after = asyncio.run(go())
+    assert "Compiling the engine (play_slots_trace)" in during and "first game only" in during, during
+    assert after == ""

@@ -13,8 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Phases that every form of the classic shape runs, whatever the seats (the expert forms add expert's decision).
-SHARED = {"turn_phase", "heuristic_phase", "apply_phase", "powers_phase", "end_hand_phase", "next_match_phase",
+from nines_sim.engine.batch import CompiledEngine
+from nines_sim.game.rules import make_rules
+from nines_sim.strategy.registry import make_lineup
+from tests.signatures import signatures_asked
+
+#: Phases that every form of the classic shape runs, whatever the seats (the expert forms add expert's decision, and
+#: their turn phase keeps the draw log for a Python seat).
+SHARED = {"heuristic_phase", "apply_phase", "powers_phase", "end_hand_phase", "next_match_phase",
           "load_slot", "store_slot", "start_hand", "draw_card", "pair_legal", "builtin_decide"}  # fmt: skip
 
 _INDEX = re.compile(r"(?P<module>[\w]+)\.(?P<function>\w+)-\d+\.py\d+\.nbi$")
@@ -78,7 +84,7 @@ def _copy_cache_without(cache: Path, own: set[str]) -> None:
 
 
 def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its_own_code(tmp_path):
-    own = {"play_slots_classic_expert", "decide_phase_expert"}  # the default tournament's form's own code
+    own = {"play_slots_classic_expert", "decide_phase_expert", "turn_phase"}  # the default tournament's form's own
     _build(None, "classic")  # the first form and the second in this checkout's cache (loaded if built already) ...
     _build(None, "classic-expert")
     _copy_cache_without(tmp_path, own)  # ... and a cache as the first alone leaves it
@@ -88,10 +94,10 @@ def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its
 
     second, asked = _build(tmp_path, "classic-expert")
     after_second = _indexes(tmp_path)
-    assert "play_slots_classic_expert" in second and "decide_phase_expert" in second
+    assert {"play_slots_classic_expert", "decide_phase_expert", "turn_phase"} <= set(second)
     assert not SHARED & set(second)  # loaded, not compiled again
     written = {f for f, data in after_second.items() if after_first.get(f) != data}
-    assert written == own  # its own loop and decision phase only
+    assert written == own  # its own loop, decision phase and turn phase only
     assert all(after_second[f] == after_first[f] for f in SHARED)
     # the loop asks each phase for one signature: a count that began as the literal 0 (the matches started) made
     # numba also compile next_match_phase for the constant 0, which no call uses
@@ -102,10 +108,43 @@ def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its
 def test_nines_warm_up_builds_every_form_and_says_so():
     out = subprocess.run([sys.executable, "-m", "nines_sim", "warm-up", "--workers", "2"], capture_output=True,
                          text=True, check=True)  # fmt: skip
-    assert re.search(r"^6 forms of the compiled engine ready in [\d.]+ s \(\d compiled, \d already built\)",
+    assert re.search(r"^7 forms of the compiled engine ready in [\d.]+ s \(\d compiled, \d already built\)",
                      out.stdout, re.M), out.stdout  # fmt: skip
-    for form in ("classic-expert", "classic", "general-expert", "general", "trace", "luck"):
+    for form in ("classic-expert", "classic", "search", "general-expert", "general", "trace", "luck"):
         assert re.search(rf"^{form}: (compiled in \d+ s of processor time|already built)$", out.stderr, re.M), form
     usage = subprocess.run([sys.executable, "-m", "nines_sim", "warm-up", "--workers", "0"], capture_output=True,
                            text=True)  # fmt: skip
     assert usage.returncode == 2 and len(usage.stderr.strip().splitlines()) == 1
+
+
+def test_the_trace_form_asks_its_loggers_and_the_pair_s_helpers_for_one_signature_each():
+    """The trace form (replays, play, analyze, the luck walk) asks each event logger, and the general forms the V4
+    pair's helpers, for one signature (issue 42): event kinds passed as global ints and unused columns as a literal
+    0 made numba compile ``log_event`` once per constant it was passed (nine times), ``log_seats`` three times,
+    ``traced_draw`` and ``draw_card_trace`` twice; a pair's 9 that began as the literal -1 compiled
+    ``remove_from_hand`` and ``add_under`` once more.  Counted from numba's typing, not timed."""
+    from nines_sim.engine import deal, decisions, scoring, slot_locals, trace_log, turn_loop, turn_phases
+
+    played = CompiledEngine(make_rules("double-nines", players=3), make_lineup(["random"] * 3), 0, 0, 1, trace=True)
+    played.run()  # the trace form, compiled or loaded from the cache
+    loop = turn_loop.play_slots_trace
+    asked = signatures_asked([(loop, sig) for sig in loop.signatures],
+                             [deal, decisions, scoring, slot_locals, trace_log, turn_phases])  # fmt: skip
+    assert {"log_event", "log_seats", "traced_draw", "draw_card_trace", "remove_from_hand", "add_under"} <= set(asked)
+    assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
+
+
+def test_a_python_seat_under_classic_rules_plays_the_default_tournament_s_form():
+    """A table with a Python seat (the search, reviews, training) under rules of the classic shape plays the classic
+    form with ``expert``, which keeps the draw log its seat reads: the form a first default tournament compiled
+    (issue 42).  It played the general form, compiled anew by a first ``lookahead`` table (9 s of its 15)."""
+    from nines_sim.engine import turn_loop as K
+    from tests.det_strategies import Lowest
+
+    for preset, form in (("classic", K.play_slots_classic_expert), ("skip-reverse", K.play_slots_expert)):
+        engine = CompiledEngine(make_rules(preset, players=2), [Lowest(), make_lineup(["random"])[0]], 0, 0, 4)
+        assert engine._play is form, preset
+        engine = CompiledEngine(make_rules(preset, players=2), make_lineup(["expert", "random"]), 0, 0, 4)
+        assert engine._play is form, preset
+    no_log = CompiledEngine(make_rules("classic", players=2), make_lineup(["random", "dump-faces"]), 0, 0, 4)
+    assert no_log._play is K.play_slots_classic

@@ -21,9 +21,10 @@ def warm_up(
     """Build every form of the compiled engine now, side by side, so that no later command waits for one.
 
     Each command otherwise compiles the forms it meets the first time (tens of seconds each, one after the
-    other): the classic and general rule shapes, each with and without expert, the trace form of replays,
-    play, analyze and reviews, and the luck walk of --luck. Forms already built are loaded from the cache in
-    about a second. Run it once after installing or upgrading (or leave it running in another terminal).
+    other): the classic and general rule shapes, each with and without expert, the search's sampler
+    (lookahead, review, analyze, train), the trace form of replays, play and analyze, and the luck walk of
+    --luck. Forms already built are loaded from the cache in about a second. Run it once after installing or
+    upgrading (or leave it running in another terminal).
     """
     from tqdm import tqdm
 

@@ -19,11 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
-#: (skip-reverse reaches it), each with and without ``expert`` inlined, the trace form (replays, ``nines
-#: play``, ``nines analyze``, reviews) and the compiled luck walk on it (``--luck``, :mod:`nines_sim.luck.steps`).
+#: (skip-reverse reaches it), each with and without ``expert`` inlined, the search's sampler of hidden hands
+#: (``lookahead``, ``nines review``, ``nines analyze``, training: a ``lookahead`` seat, on the classic ``expert``
+#: form), the trace form (replays, ``nines play``, ``nines analyze``) and the compiled luck walk on it (``--luck``,
+#: :mod:`nines_sim.luck.steps`).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
+    "search": ("classic", ("lookahead", "expert"), False),
     "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
     "general": ("skip-reverse", ("random",) * 4, False),
     "trace": ("classic", ("random", "random"), True),
@@ -32,7 +35,10 @@ FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 #: Forms built one after the other in one process: a group's forms share their phases' compiled code (the
 #: classic shape's phases are compiled for its constants, the general ones for any rules), so its second form
 #: loads them from the cache.  The default tournament's form comes first.
-GROUPS: tuple[tuple[str, ...], ...] = (("classic-expert", "classic"), ("general-expert", "general", "trace", "luck"))
+GROUPS: tuple[tuple[str, ...], ...] = (
+    ("classic-expert", "classic", "search"),
+    ("general-expert", "general", "trace", "luck"),
+)
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ def _end_hand_phase(trace: bool):  # noqa: ANN202 - returns the function to comp
         for p in range(P):
             pen[p] = penalty(hands, D, b, p, rp[R_NINE_PEN])
         if trace:
-            log_seats(work[8], work[9], b, EV_END, out, pen, P)
+            log_seats(work[8], work[9], b, np.int64(EV_END), out, pen, P)
         if st[b, S_IN_TB] == 0:
             record_hand(st, totals, hrec, hpen, hcount, pen, b, out, turn, P)
             finished, mask, n_in = settle_regular(st, totals, mshare, mcount, rp, next_tab, b, P, mask, n_in)
@@ -203,11 +203,11 @@ def _end_hand_phase(trace: bool):  # noqa: ANN202 - returns the function to comp
         for p in range(P):
             mtot[m, p] = totals[b, p]
         if trace:
-            wmask = 0
+            wmask = np.int64(0)  # int64 from the start, as the kind: one signature of log_seats (trace_log.NIL)
             for p in range(P):
                 if mshare[m, p] > 0:
                     wmask |= 1 << p
-            log_seats(work[8], work[9], b, EV_MATCH_END, wmask, totals[b], P)
+            log_seats(work[8], work[9], b, np.int64(EV_MATCH_END), wmask, totals[b], P)
         mcount[0] = m + 1
         st[b, S_MATCH] = -1
         return PH_NEW, mask, n_in, GO

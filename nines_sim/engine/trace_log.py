@@ -17,6 +17,13 @@ from nines_sim.engine.loop_constants import EV_DEAL, EV_PAIR, EV_PLAY, EV_RESHUF
 from nines_sim.engine.slots import S_DEALER, S_END, S_HAND_SEQ, S_MATCH, S_RESH, S_TOP
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR
 
+#: The zero the trace form's loggers are passed for an unused column, as an int64 scalar; callers pass the event
+#: kinds as ``np.int64(EV_*)`` too.  numba types a global int or a literal 0 as a constant and compiles a callee
+#: once for each constant it is passed (``log_event`` nine times, ``log_seats``, ``traced_draw`` and
+#: ``draw_card_trace`` two or three times each: 2 s of the trace form's compile); an int64 scalar is typed
+#: int64, one signature for every call.  LLVM inlines the loggers and folds the constants in either way.
+NIL = np.int64(0)
+
 
 @shared_inline
 def log_event(ev, evn, b, kind, x, y, z):
@@ -37,9 +44,9 @@ def traced_draw(ev, evn, kind, st, keys, hands, ncards, under, stock, D, b, s, s
     r0 = st[b, S_RESH]
     f = draw(st, keys, hands, ncards, under, stock, D, b, s, sv, sfull, sbuf, scw)
     if st[b, S_RESH] != r0:
-        log_event(ev, evn, b, EV_RESHUFFLE, st[b, S_END], 0, 0)
+        log_event(ev, evn, b, np.int64(EV_RESHUFFLE), st[b, S_END], NIL, NIL)
     if f >= 0:
-        log_event(ev, evn, b, kind, s, f, 0)
+        log_event(ev, evn, b, kind, s, f, NIL)
     return f
 
 
@@ -78,7 +85,7 @@ def trace_turn(ev, evn, stop, st, b, turn):
     if stop[2] != 0 and st[b, S_HAND_SEQ] == stop[0] and turn == stop[1]:
         stop[2] = 0  # a position to look at (nines analyze)
         return True
-    log_event(ev, evn, b, EV_TURN, turn, 0, 0)
+    log_event(ev, evn, b, np.int64(EV_TURN), turn, NIL, NIL)
     return False
 
 
@@ -86,9 +93,9 @@ def trace_turn(ev, evn, stop, st, b, turn):
 def log_move(ev, evn, b, seat, mv, active):
     """The trace form's move: ``(EV_PAIR, seat, suit)`` or ``(EV_PLAY, seat, face, suit declared or -1)``."""
     if mv == PAIR:
-        log_event(ev, evn, b, EV_PAIR, seat, active, 0)
+        log_event(ev, evn, b, np.int64(EV_PAIR), seat, active, NIL)
     else:
-        log_event(ev, evn, b, EV_PLAY, seat, mv, active if (I_NINES >> mv) & 1 else -1)
+        log_event(ev, evn, b, np.int64(EV_PLAY), seat, mv, active if (I_NINES >> mv) & 1 else -1)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

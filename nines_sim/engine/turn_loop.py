@@ -230,6 +230,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
     alloc_slots,
 )
 from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event rows, also read from here
+    NIL,
     log_deal,
     log_event,
     log_move,
@@ -301,9 +302,12 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
     The loop picks its form's phases (``decide_phase_expert`` or ``decide_phase``, the ``*_trace`` forms or not)
     from globals, not closure variables: numba keys a closure's cache by its variables' pickled values, and a
     compiled function's differ from process to process (each process would compile the form again)."""
-    # the forms that keep the draw log (slots_kernel); a constant, so that the classic forms pass the phases
-    # the same literal False, and share them
-    log_form = trace or (expert and not classic)
+    # the forms that keep the draw log where the rules vector asks (slots_kernel): the trace form and those with
+    # expert.  The classic one with expert keeps it so that a table with a Python seat under classic rules (the
+    # search, reviews, training) plays the default tournament's form, already compiled, rather than the general
+    # one (9 s of a first lookahead's compile); the forms without expert pass the phases a literal False (no
+    # code of the log in their draw turns: W1's speed)
+    log_form = trace or expert
 
     def play_slots(
         st, keys, hands, ncards, totals, drew_on, under, stock, played, rp, legal_tab, next_tab, seat_sid, seat_xp,
@@ -409,7 +413,7 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         break
                     if ph == PH_TURN:  # the dealer declared (D6)
                         if trace:
-                            log_event(ev, evn, b, EV_DECLARE, st[b, S_DEALER], active, 0)
+                            log_event(ev, evn, b, np.int64(EV_DECLARE), st[b, S_DEALER], active, NIL)
                         continue
                 if ph == PH_APPLY:
                     ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)
@@ -485,11 +489,11 @@ play_slots_trace = _compile_slots(False, True, trace=True)
 def slots_kernel(rp: np.ndarray, expert: bool = False):  # noqa: ANN201 - a numba dispatcher
     """The compiled turn loop for these rules: :func:`play_slots_classic` where :func:`classic_shape`
     holds, else :func:`play_slots`; with ``expert`` (a table with an ``expert`` seat) their forms with its
-    code inlined.  All play the same moves (tests compare them byte for byte)."""
-    if rp[R_LOG] or (expert and not classic_shape(rp)):  # a Python seat reads the draw log: only this form keeps it
-        return play_slots_expert
-    if expert:
-        return play_slots_classic_expert
+    code inlined.  All play the same moves (tests compare them byte for byte).  A table whose Python seats read
+    the draw log (``rp[R_LOG]``) plays a form with ``expert``, which keeps it: under classic rules the form the
+    default tournament plays."""
+    if expert or rp[R_LOG]:
+        return play_slots_classic_expert if classic_shape(rp) else play_slots_expert
     return play_slots_classic if classic_shape(rp) else play_slots
 
 

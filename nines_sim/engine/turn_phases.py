@@ -29,7 +29,7 @@ from nines_sim.engine.loop_constants import (
     PH_TURN,
 )
 from nines_sim.engine.slots import S_OUTCOME
-from nines_sim.engine.trace_log import log_event, traced_draw
+from nines_sim.engine.trace_log import NIL, log_event, traced_draw
 from nines_sim.game.codes import BLOCKED, CAPPED, NINE_RANK, RANK_ACE, RANK_JACK, RANK_QUEEN, RUNNING
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR
 
@@ -70,11 +70,11 @@ def _turn_phase(trace: bool):  # noqa: ANN202 - returns the function to compile
         if legal != 0:
             return PH_PLAY, legal, False, mv, card
         drew_on[b, seat] |= 1 << active
-        f = draw_one(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work)
+        f = draw_one(st, keys, hands, ncards, under, stock, D, b, seat, np.int64(EV_DRAW), work)
         drawn = 1 if f >= 0 else 0
         if until:  # V2: draw until a legal card comes, and play it
             while f >= 0 and ((tab >> f) & 1) == 0:
-                f = draw_one(st, keys, hands, ncards, under, stock, D, b, seat, EV_DRAW, work)
+                f = draw_one(st, keys, hands, ncards, under, stock, D, b, seat, np.int64(EV_DRAW), work)
                 drawn += 1 if f >= 0 else 0
         if keep_log:  # it held none of the legal faces (T2); what it drew here was not legal, or played (or kept)
             one = nno and ncards[b, seat] - drawn == 1  # V5: a last 9 is no legal card
@@ -86,7 +86,7 @@ def _turn_phase(trace: bool):  # noqa: ANN202 - returns the function to compile
         else:
             ph, passed, mv = PH_APPLY, f < 0, np.int64(-1)
         if trace and passed:
-            log_event(work[8], work[9], b, EV_PASS, seat, 0, 0)
+            log_event(work[8], work[9], b, np.int64(EV_PASS), seat, NIL, NIL)
         return ph, legal, passed, mv, card
 
     return turn_phase
@@ -98,13 +98,13 @@ turn_phase, turn_phase_trace = traced_forms(_turn_phase)
 @shared_inline
 def play_pair(hands, ncards, under, played, b, seat, top, D):
     """Two 9s as one move (V4): the highest 9 held, second copies first; the first ends on top.  Returns the top."""
-    f0 = -1
-    f1 = -1
+    f0 = np.int64(-1)  # not the literal -1: numba would also compile remove_from_hand and add_under for it
+    f1 = np.int64(-1)
     for j in range(2):
         pick = np.int64(hands[D - 1, b, seat]) & I_NINES
         if pick == 0:
             pick = np.int64(hands[0, b, seat]) & I_NINES
-        f = -1
+        f = np.int64(-1)
         for nine in range(4):
             fc = 13 * nine + NINE_RANK
             if (pick >> fc) & 1:
@@ -184,17 +184,17 @@ def _powers_phase(trace: bool):  # noqa: ANN202 - returns the function to compil
         if out == RUNNING:
             if skip:
                 if trace:
-                    log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
+                    log_event(work[8], work[9], b, np.int64(EV_SKIP), nxt, NIL, NIL)
                 nxt = next_tab[row + nxt]
             elif ace:
                 # the form without the trace ignores the kind: the turn's draw's, so that numba compiles draw_card
                 # for one constant, not for each
-                kind = EV_PENALTY_DRAW if trace else EV_DRAW
+                kind = np.int64(EV_PENALTY_DRAW if trace else EV_DRAW)
                 for _ in range(2):
                     if draw_one(st, keys, hands, ncards, under, stock, D, b, nxt, kind, work) >= 0:
                         log_drew(st, b, nxt)
                 if trace:
-                    log_event(work[8], work[9], b, EV_SKIP, nxt, 0, 0)
+                    log_event(work[8], work[9], b, np.int64(EV_SKIP), nxt, NIL, NIL)
                 nxt = next_tab[row + nxt]
             return PH_TURN, nxt, turn, streak, dirbit, row
         st[b, S_OUTCOME] = out

@@ -169,6 +169,15 @@ def candidate_rows(legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.nonzero(bits)
 
 
+def suit_weights_seen(model_suit_weights: np.ndarray) -> np.ndarray:
+    """The suit weights as the compiled features read them: float64 (NFS,), contiguous and read-only, as the
+    compiled decision holds its weights (a constant of its closure).  A writable array would make numba compile
+    the suit choice once more for it (``nine_suit_after``, ``best_suit_in``), in every process that trains."""
+    ws = np.ascontiguousarray(model_suit_weights, dtype=np.float64).view()
+    ws.flags.writeable = False
+    return ws
+
+
 def candidate_features(model_suit_weights: np.ndarray, obs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features of every legal card of a batch of play decisions: ``(game, face, features)``, the features
     float64 (m, NFC) (:func:`nines_sim.learn.features.batch_card_features`)."""
@@ -177,7 +186,7 @@ def candidate_features(model_suit_weights: np.ndarray, obs: Any) -> tuple[np.nda
     a = observation_arrays(obs)
     game, face = candidate_rows(obs.legal)
     x = batch_card_features(
-        np.ascontiguousarray(model_suit_weights, dtype=np.float64), face.astype(np.int64), a["h0"][game],
+        suit_weights_seen(model_suit_weights), face.astype(np.int64), a["h0"][game],
         a["h1"][game], a["top"][game], a["active"][game], a["played"][game], a["sizes"][game], a["totals"][game],
         a["drew_on"][game], a["seat"][game], a["dirbit"][game], obs.nine_penalty, a["stock"][game],
     )  # fmt: skip
@@ -190,7 +199,7 @@ def drawn_features(model_suit_weights: np.ndarray, obs: Any, card: np.ndarray) -
 
     a = observation_arrays(obs)
     return batch_card_features(
-        np.ascontiguousarray(model_suit_weights, dtype=np.float64), card.astype(np.int64), a["h0"], a["h1"],
+        suit_weights_seen(model_suit_weights), card.astype(np.int64), a["h0"], a["h1"],
         a["top"], a["active"], a["played"], a["sizes"], a["totals"], a["drew_on"], a["seat"], a["dirbit"],
         obs.nine_penalty, a["stock"],
     )  # fmt: skip

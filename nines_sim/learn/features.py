@@ -88,8 +88,10 @@ def others_context(sizes, drew_on, P, seat, dirbit):
     seat drew on, the smallest other size, for each suit in 8 bits at ``8 * suit`` the near-out seats that
     drew on it); sizes of 0 (a seat out of a tie-break hand) are left out."""
     nxt = (seat + 1 - 2 * dirbit + P) % P
-    smallest = 99
-    near_drew = 0
+    # int64 from the start, not the literals 99 and 0: numba would also compile nine_suit_after_in for a tuple of
+    # those constants, which no call uses
+    smallest = np.int64(99)
+    near_drew = np.int64(0)
     for p in range(P):
         sz = sizes[p]
         if p == seat or sz <= 0:

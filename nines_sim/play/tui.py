@@ -99,6 +99,7 @@ class PlayApp(App):
         #: What stopped the match thread, if an error did (shown on screen; ``nines play`` then says it).
         self.failure: Exception | None = None
         self.message = ""
+        self._said_before = ""  # the message that a notice of the engine compiling covers
         #: Set while the app waits for the person's decision (tests await it), cleared by each answer.
         self.waiting = asyncio.Event()
         #: Set while the end of a hand, or the match's last screen, waits for a key (tests await it).
@@ -156,6 +157,9 @@ class PlayApp(App):
     # ----------------------------------------------------------- the match
     def _drive(self) -> None:
         """The worker thread: play the match, asking the person through the app."""
+        from nines_sim.runs.pool import listen_for_compiles
+
+        stop_listening = listen_for_compiles(self._compiling_from_thread)
         try:
             out = run_match(self.saved, self._ask_from_thread, lambda s: save(s, self.path), self.hint_samples,
                             tutor=self.tutor)  # fmt: skip
@@ -163,8 +167,24 @@ class PlayApp(App):
             if not self._quitting:
                 self.call_from_thread(self._failed, exc)
             return
+        finally:
+            stop_listening()
         if not self._quitting:
             self.call_from_thread(self._finished, out)
+
+    def _compiling_from_thread(self, form: str, started: bool) -> None:
+        if not self._quitting:
+            self.call_from_thread(self._compiling, form, started)
+
+    def _compiling(self, form: str, started: bool) -> None:
+        """While the engine compiles (the first game after installing or upgrading waits about ten seconds for the
+        trace form, a first ``?`` as long for the search's sampler), the screen says so; then what it said."""
+        if started:
+            self._said_before = self.message
+            self.message = f"Compiling the engine ({form}): the first game only, then it is cached ..."
+        else:
+            self.message = self._said_before
+        self._show()
 
     def _ask_from_thread(self, req: Request) -> int:
         if self._quitting:
