@@ -4,6 +4,7 @@ clearly better than ``random``, and refuses a bad or mismatched model file in on
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import zipfile
 
@@ -83,12 +84,18 @@ class PythonLearned(Strategy):
         return drawn_plays(self.model, obs, card)
 
 
-@pytest.mark.parametrize(("hidden", "drawn", "pairs"), [(0, True, 0), (8, True, 0), (0, False, 0), (0, True, 12),
-                                                        (4, True, 5)])  # fmt: skip
+#: One model with a hidden layer of two blocks of units (:data:`~nines_sim.learn.features.UNITS_AT_ONCE`) and
+#: pairs in every lane of the pair sum, three times round (:data:`~nines_sim.learn.decide.PAIR_LANES`), here and
+#: under every preset: each model compiles its own decision (about 4 s of processor time).
+RICH_HIDDEN, RICH_PAIRS = 8, 12
+
+
+@pytest.mark.parametrize(("hidden", "drawn", "pairs"), [(0, True, 0), (0, False, 0), (RICH_HIDDEN, True, RICH_PAIRS)])
 def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn, pairs):
     """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
     same moves, the drawn card's included: every match ends with the same totals (a Python seat plays on the
-    broker's path)."""
+    broker's path).  The cases: a linear model; one without drawn-card weights (``expert``'s rule for the drawn
+    card); one with a hidden layer and pairs.  The first two are the models the other tests here compile."""
     rules = make_rules("classic", players=3)
     path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn, pairs=pairs)
     compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
@@ -98,16 +105,18 @@ def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, d
     # and the model is not a no-op: another model plays other matches
     other = simulate(rules, ["dump-faces", "expert", "random"], 150, seed=11)
     assert not np.array_equal(compiled.totals, other.totals)
-    if drawn:  # and the drawn card's weights decide: expert's rule for it plays other matches
-        rule = _model_file(tmp_path, rules, "rule.npz", hidden=hidden, drawn=False, pairs=pairs)
-        assert not np.array_equal(
-            compiled.totals, simulate(rules, [f"learned@{rule}", "expert", "random"], 150, seed=11).totals
-        )
-    if pairs:  # and the products decide: the model without them plays other matches
-        plain = _model_file(tmp_path, rules, "plain.npz", hidden=hidden, drawn=drawn)
-        assert not np.array_equal(
-            compiled.totals, simulate(rules, [f"learned@{plain}", "expert", "random"], 150, seed=11).totals
-        )
+    # and each part of the model decides: the model without it plays other matches (played in Python, which
+    # decides as the compiled decision, just shown: no other model to compile)
+    model = load(path)
+    none = np.zeros(0)
+    parts = {"drawn": {"drawn_weights": none},
+             "hidden layer": {"hidden_weights": np.zeros((0, NFC)), "hidden_bias": none, "out_weights": none},
+             "pairs": {"pair_index": np.zeros((0, 2), dtype=np.int64), "pair_weights": none}}  # fmt: skip
+    for part, without in parts.items():
+        if {"drawn": drawn, "hidden layer": hidden, "pairs": pairs}[part]:
+            less = dataclasses.replace(model, **without)
+            played = simulate(rules, [PythonLearned(less), "expert", "random"], 150, seed=11)
+            assert not np.array_equal(python.totals, played.totals), f"the model plays the same without its {part}"
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -117,7 +126,7 @@ def test_learned_plays_legally_under_every_preset_at_2_to_6_seats(tmp_path, pres
     model's weights, T4)."""
     for players in range(2, 7):
         rules = make_rules(preset, players=players)
-        path = _model_file(tmp_path, rules, f"{preset}-{players}.npz", pairs=6)
+        path = _model_file(tmp_path, rules, f"{preset}-{players}.npz", hidden=RICH_HIDDEN, pairs=RICH_PAIRS)
         lineup = [f"learned@{path}"] * (players - 1) + ["random"]
         res = simulate(rules, lineup, 12, seed=players)
         assert res.win_share.sum() == pytest.approx(12)
@@ -225,14 +234,21 @@ def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_pat
     np.testing.assert_array_equal(one.win_share, two.win_share)
 
 
-@pytest.mark.parametrize(("hidden", "pairs"), [(4, 0), (0, 6)])
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs):
+#: The short training runs here: each round's model compiles its own decision (about 5 s of processor time).
+TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
+
+
+@pytest.mark.parametrize(("hidden", "pairs", "rounds"), [(4, 0, 2), (0, 40, 1)])
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds):
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
-    four standard errors of the measured rate."""
+    four standard errors of the measured rate.  The hidden layer's fit over two rounds (the second's rollouts
+    played by the first's model); the linear fit with pairs (the default) over one, whose model the stopped run
+    below trains again (its decision then loaded, not compiled): ``tests/test_train_resume.py`` checks that
+    fit's later rounds alike."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(rounds=2, matches=12, samples=4, eval_matches=40, hidden=hidden, pairs=pairs)
+    s = TrainSettings(rounds=rounds, hidden=hidden, pairs=pairs, **TRAIN)
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
@@ -287,8 +303,8 @@ def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
         asked.append(1)
         return (tmp_path / "run" / "models" / "round-1.npz").is_file()
 
-    s = TrainSettings(rounds=3, matches=8, samples=4, eval_matches=20)
-    assert not train(rules, tmp_path / "run", 5, s, "nines train (test)", report=lambda line: None, should_stop=stop)
+    s = TrainSettings(rounds=3, **TRAIN)
+    assert not train(rules, tmp_path / "run", 3, s, "nines train (test)", report=lambda line: None, should_stop=stop)
     assert pd.read_csv(tmp_path / "run" / "learning_curve.csv")["round"].tolist() == [1]
     assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
     assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
@@ -348,17 +364,22 @@ def test_the_pair_products_pickle_alike_in_every_process():
     assert out[0] == out[1] and len(out[0].strip()) == 64
 
 
-def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_others():
+def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_others(tmp_path):
     """Two models' compiled decisions are each loaded from the disk cache after both were compiled (or loaded).
 
     Before, the cache's stamp took in the model's weights, so saving one model's entry dropped every other's
     from the index: every new model (each round of ``nines train``, the shipped models in turn) evicted the
-    last one, and a rerun compiled again (about 10 s each)."""
+    last one, and a rerun compiled again (about 10 s each).  The two models are ones the tests above compile
+    (loaded here), or compiled here when this test runs alone."""
     from nines_sim.learn.decide import decide_for
-    from nines_sim.learn.model import SHIPPED
     from nines_sim.strategy.per_game_compiled import _callback
 
-    decisions = [decide_for(load(SHIPPED / f"{name}.npz")) for name in ("classic-2", "hard-nines-2")]
+    rules = make_rules("classic", players=2)
+    paths = [
+        _model_file(tmp_path, rules, "a.npz"),
+        _model_file(tmp_path, rules, "b.npz", RICH_HIDDEN, True, RICH_PAIRS),
+    ]
+    decisions = [decide_for(load(path)) for path in paths]
     for fn in decisions:
         _callback(fn)  # compiled and saved, or loaded
     assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]

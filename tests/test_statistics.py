@@ -149,9 +149,10 @@ def test_holm_is_statsmodels_step_down():
     assert stats.holm([]) == []
 
 
-def test_the_tests_and_intervals_are_scipys_and_statsmodels_to_the_last_bit():
+def test_the_tests_and_intervals_are_scipys_and_statsmodels_to_the_last_bit(fast_holm):
     """stats computes from scipy.special (a tenth of scipy.stats' import time): every value must be the very
-    float binomtest, proportion_confint and multipletests give, or a written CSV would change."""
+    float binomtest, proportion_confint and multipletests give, or a written CSV would change.  (``fast_holm``:
+    multipletests' own gc.collect() at each of its 29 calls here was most of this test's time in a worker.)"""
     from statsmodels.stats.multitest import multipletests
     from statsmodels.stats.proportion import proportion_confint
 
