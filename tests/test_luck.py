@@ -226,10 +226,11 @@ def test_review_net_luck_sums_to_zero_across_seats_in_every_hand(players):
     assert report.adjusted.sum() == pytest.approx(1.0, abs=1e-12)
 
 
-def test_a_fit_from_the_hands_alone_is_the_fit_from_the_parts_bit_for_bit():
+def test_a_fit_from_the_hands_alone_is_the_fit_from_the_parts():
     """The reserved matches walked for their hands only (``keep_parts=False``, what ``--luck`` fits on) give the
-    value fitted on their parts, to the bit: the parts built again from each hand's match weights and blocks are
-    the walk's sums, in its order (over several chunks and two workers)."""
+    value fitted on their parts, to rounding: each match's luck summed from its hands' match weights and blocks
+    (over several chunks and two workers) is the parts' sum in another order; the first stage, from the hands in
+    both, to the bit."""
     rules = make_rules("skip-reverse").replace(players=3)
     specs = ["random", "expert", "dump-faces"]
     full = measure_luck(rules, specs, 6, 50, 1100, workers=2)
@@ -238,7 +239,8 @@ def test_a_fit_from_the_hands_alone_is_the_fit_from_the_parts_bit_for_bit():
     a = fit_value(full.parts, full.shares, full.hand_blocks, full.hand_penalties)
     b = fit_value(None, hands.shares, hands.hand_blocks, hands.hand_penalties, hand_match=hands.hand_match,
                   hand_weights=hands.hand_weights)  # fmt: skip
-    assert a.weights.tobytes() == b.weights.tobytes() and a.points.tobytes() == b.points.tobytes()
+    np.testing.assert_allclose(b.weights, a.weights, rtol=0, atol=1e-12)
+    assert a.points.tobytes() == b.points.tobytes() and np.abs(a.weights).max() > 0.1
 
 
 def test_tournament_luck_stopped_says_why_there_is_no_luck_table(tmp_path, monkeypatch):
