@@ -103,3 +103,34 @@ def test_the_walk_s_helpers_are_compiled_once_each():
         f for f, s in asked.items() if s
     }
     assert all(len(sigs) <= 1 for sigs in asked.values()), asked
+
+
+@pytest.mark.parametrize(
+    ("preset", "specs"),
+    [
+        ("classic", ["expert", "dump-faces"]),
+        ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
+        ("double-nines", ["random", "random", "dump-faces", "hold-nines", "suit-majority"]),  # two decks, V4's pair
+    ],
+)
+def test_corrections_walked_hand_by_hand_are_the_value_s_corrections_of_the_parts(preset, specs, monkeypatch):
+    """A value's run walks each hand's corrections as the hand ends (no parts kept): a fitted value through its two
+    stages' factors (43 products a hand), a noise value through its whole weights (330), both equal to the value's
+    corrections of the walked parts (:meth:`LinearValue.corrections`) to 1e-12, over drains mid-match."""
+    from nines_sim.luck.value import LinearValue, fit_value, noise_value
+
+    rules = make_rules(preset).replace(players=len(specs))
+    lineup = make_lineup(specs)
+    monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)
+    fit_parts, fit_shares, _, fit_blocks, fit_penalties, *_ = compiled.trace_luck(rules, lineup, specs, 5, 1000, 120)
+    fitted = fit_value(fit_parts, fit_shares, fit_blocks, fit_penalties)
+    vw, vm, vh, rank1 = compiled.value_factors(fitted)
+    assert rank1.all()  # every kind and seat factored, each to the bit
+    assert np.array_equal(vm[:, :, :, None] * vh[:, :, None, :], vw.reshape(vm.shape + vh.shape[-1:]))
+    parts, shares, *_ = compiled.trace_luck(rules, lineup, specs, 4, 0, 60)
+    for value in (fitted, noise_value(len(specs), 2), LinearValue(fitted.weights, "no stages")):
+        walked, walked_shares, *_ = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value)
+        expected = value.corrections(parts)
+        np.testing.assert_allclose(walked, expected, rtol=0, atol=1e-12)
+        assert np.abs(expected).max() > 0.01 and np.array_equal(walked_shares, shares)
+    assert not compiled.value_factors(noise_value(len(specs), 2))[3].any()  # no stages: the whole weights

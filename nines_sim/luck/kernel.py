@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ
 from nines_sim.luck.walk import HEURISTICS, NATURAL_PENALTY
 
 RANK = FACE_RANK.astype(np.int64)
@@ -103,14 +104,49 @@ def card_blocks(blk, mover, first, P, out):
 
 
 @njit(cache=True)
-def next_dealt(seat, H, P):
-    """The first seat after ``seat`` (itself last) dealt a hand; -1 if none is."""
+def next_dealt(seat, held, P):
+    """The first seat after ``seat`` (itself last) dealt a hand (``held``, (P,): each seat's faces held); -1 if
+    none is."""
     for k in range(1, P + 1):
         q = (seat + k) % P
-        for f in range(N_FACES):
-            if H[q, f] > 0:
-                return q
+        if held[q] != 0:
+            return q
     return -1
+
+
+@njit(cache=True)
+def held_faces(H, P, held):
+    """Each seat's faces held (int64 sets of faces, bit ``face``) from its hand's copies ``H`` into ``held``."""
+    for p in range(P):
+        x = np.int64(0)
+        for f in range(N_FACES):
+            if H[p, f] > 0:
+                x |= np.int64(1) << f
+        held[p] = x
+
+
+@njit(cache=True)
+def deal_hands(rows, i, P, D, H, held, hr, hs):
+    """Each seat's hand from deal row ``i``'s words (D words a seat, bit ``face``): its copies into ``H``, its
+    faces into ``held``, its cards by rank and naturals by suit into ``hr`` and ``hs`` (:func:`count`'s numbers,
+    by a population count of each word)."""
+    for p in range(P):
+        held[p] = 0
+        for f in range(N_FACES):
+            H[p, f] = 0.0
+        for r in range(N_RANKS):
+            hr[p, r] = 0.0
+        for s in range(4):
+            hs[p, s] = 0.0
+        for d in range(D):
+            w = rows[i, 6 + 2 * p + d]
+            held[p] |= w
+            for f in range(N_FACES):
+                H[p, f] += float((w >> f) & 1)
+            for r in range(N_RANKS):
+                hr[p, r] += float(popcount(w & RANK_MASKS[r]))
+            for s in range(4):
+                hs[p, s] += float(popcount(w & SUIT_MASKS[s] & I_NATURALS))
 
 
 @njit(cache=True)
@@ -168,6 +204,44 @@ def weights(totals, progress, target, P, W):
         y = (totals[p] - lo) / target
         W[p, 0], W[p, 1], W[p, 2], W[p, 3], W[p, 4] = 1.0, x, y, x * x, y * y
         W[p, 5], W[p, 6], W[p, 7], W[p, 8], W[p, 9] = x * y, x**3, y**3, x * x * y, x * y * y
+
+
+@njit(cache=True)
+def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, out):
+    """A hand's corrections under a value into ``out`` (3, P): ``out[k, p] += sum_c W[p, c] * (vw[k, p, c * NJ:
+    (c + 1) * NJ] . acc[k, p])``, the value's change over the hand's events of kind ``k`` (their card blocks'
+    differences ``acc``, weighted by the match weights ``W`` (P, NC) of the hand).  ``u`` (NJ,): scratch.
+
+    Where ``rank1[k, p]``, the weights are the outer product of ``vm[k, p]`` (NC,) and ``vh[k, p]`` (NJ,) (a
+    fitted value's two stages, :func:`nines_sim.luck.compiled.value_factors`): the hand's luck in points times the
+    match weights' coefficients, 43 products instead of 330.  Else the hand's weights first (``u``: one
+    independent sum per card column, no chain of dependent adds), then one dot product with the blocks.  Either is
+    the parts' products (:func:`nines_sim.luck.steps.end_hand`) in another order.
+    """
+    for k in range(3):
+        for p in range(P):
+            a = acc[k, p]
+            if rank1[k, p]:
+                d = 0.0
+                for j in range(NJ):
+                    d += vh[k, p, j] * a[j]
+                m = 0.0
+                for c in range(NC):
+                    m += W[p, c] * vm[k, p, c]
+                out[k, p] += m * d
+                continue
+            w = vw[k, p]
+            for j in range(NJ):
+                u[j] = W[p, 0] * w[j]
+            for c in range(1, NC):
+                wc = W[p, c]
+                base = c * NJ
+                for j in range(NJ):
+                    u[j] += wc * w[base + j]
+            s = 0.0
+            for j in range(NJ):
+                s += u[j] * a[j]
+            out[k, p] += s
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in
