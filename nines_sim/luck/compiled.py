@@ -145,9 +145,9 @@ class RowWalker:
     reuse : bool
         Walk into this thread's reused arrays (:func:`scratch`): the results are good until the next walker
         with ``reuse`` on this thread (a caller that takes what it needs of them at once).
-    value : LinearValue, optional
-        Walk each match's corrections under it (:func:`value_factors`), each hand's added as the hand ends,
-        instead of its parts.
+    value : LinearValue or tuple, optional
+        Walk each match's corrections under it, each hand's added as the hand ends, instead of its parts; or its
+        :func:`value_factors` (taken once for a run's many chunks).
     keep_parts : bool
         Without a value: keep each match's parts (False: none, only the hands when ``keep_hands``).
 
@@ -163,7 +163,7 @@ class RowWalker:
 
     def __init__(self, rules: Rules, seat_ids: Sequence[int], start: int, n: int, slots: int = 1,
                  choices: bool = True, keep_hands: bool = True, reuse: bool = False,
-                 value: LinearValue | None = None, keep_parts: bool = True):  # fmt: skip
+                 value: LinearValue | tuple | None = None, keep_parts: bool = True):  # fmt: skip
         P = rules.players
         self.P, self.D, self.start, self.n, self.keep_hands = P, rules.decks, start, n, keep_hands
         self.sids = np.array([int(s) if choices else -1 for s in seat_ids], dtype=np.int64)
@@ -176,7 +176,7 @@ class RowWalker:
         # the walk sets each match's parts or corrections, shares and totals (from 0.0 at its first deal)
         rows = n if keep_parts and value is None else 0
         self.parts = scratch("parts", (rows, 3, P, N_FEATURES)) if reuse else np.zeros((rows, 3, P, N_FEATURES))
-        self.value = value_factors(value if value is not None else constant_value(P))
+        self.value = value if isinstance(value, tuple) else value_factors(value or constant_value(P))
         self.corrections = np.zeros((0 if value is None else n, 3, P))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
@@ -249,8 +249,8 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
 
 
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
-               choices: bool = True, keep_hands: bool = True, reuse: bool = False, value: LinearValue | None = None,
-               keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
+               choices: bool = True, keep_hands: bool = True, reuse: bool = False,
+               value: LinearValue | tuple | None = None, keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
     """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come
     (``reuse``, ``value``, ``keep_parts``: :class:`RowWalker`'s).
 

@@ -91,7 +91,11 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
     -------
     Luck
     """
-    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), value, choices, keep_parts)
+    from nines_sim.luck.compiled import value_factors
+
+    # a value as the walk reads it, once (:func:`~nines_sim.luck.compiled.value_factors`), not in every chunk
+    walked = None if value is None else value_factors(value)
+    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), walked, choices, keep_parts)
             for s in range(start, start + n, CHUNK)]  # fmt: skip
     if workers <= 1 or len(jobs) == 1:
         done = [_chunk(*j) for j in jobs]
