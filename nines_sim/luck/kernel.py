@@ -75,15 +75,23 @@ def copy_into(src, dst):
             dst[i, j] = src[i, j]
 
 
-@njit(cache=True, forceinline=True)  # in the walk's inner loops, as written there before
-def add_choice(cb, is_chosen, w, P, mean, chosen):
-    """One of a policy's choices, its card blocks ``cb`` (P, NJ) of probability ``w``: into ``mean``, and into
-    ``chosen`` when it is the choice made."""
-    if is_chosen:
-        copy_into(cb, chosen)
+@njit(cache=True)
+def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
+    """One play's columns of the card blocks, times ``x``, into ``out`` (P, NJ): each seat's naturals of the active
+    suit and of the top's rank (``blk[:, 0]`` and ``blk[:, 1]``, their sums ``sa`` and ``st``: its own and the
+    others' columns), the seat's change ``dr`` of rank ``r`` (and the others' sum of it), the mover's (the
+    seat's) legal count ``legal``."""
     for p in range(P):
-        for q in range(NJ):
-            mean[p, q] += w * cb[p, q]
+        out[p, COL_ACTIVE] += x * blk[p, 0]
+        out[p, NB + COL_ACTIVE] += x * (sa - blk[p, 0])
+        out[p, COL_TOP] += x * blk[p, 1]
+        out[p, NB + COL_TOP] += x * (st - blk[p, 1])
+        if p == seat:
+            out[p, r] += x * dr
+            out[p, 2 * NB] += x * legal
+        else:
+            out[p, NB + r] += x * dr
+            out[p, 2 * NB + 1] += x * legal
 
 
 @njit(cache=True)

@@ -31,7 +31,6 @@ from nines_sim.luck.kernel import (
     PEN,
     RANK,
     SUIT,
-    add_choice,
     apply_play,
     blocks,
     card_blocks,
@@ -44,6 +43,7 @@ from nines_sim.luck.kernel import (
     mean_into,
     move_card,
     next_dealt,
+    play_columns,
     undo_play,
     weights,
 )
@@ -199,13 +199,32 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
     if idx < 0:
         return False
     if k > 1:
+        # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
+        # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
+        # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
+        # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
         mean[:] = 0.0
+        chosen[:] = 0.0
         for j in range(k):
-            t, under = apply_play(H, hr, hs, seat, moves[j])
-            blocks(hr, hs, t, SUIT[t], P, blk)
-            undo_play(H, hr, hs, seat, t, under)
-            card_blocks(blk, seat, first, P, cb)
-            add_choice(cb, j == idx, probs[j] / tot, P, mean, chosen)
+            w, f = probs[j] / tot, moves[j]
+            if f == -2:  # the pair: two 9s, the first on top (apply_play's)
+                t, under = apply_play(H, hr, hs, seat, f)
+                undo_play(H, hr, hs, seat, t, under)
+                r, c, nat = NINE_RANK, 2.0, False
+            else:
+                t, r, c, nat = f, RANK[f], 1.0, RANK[f] != NINE_RANK
+            a, tr = SUIT[t], RANK[t]
+            sa, st = 0.0, 0.0
+            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
+                mine = p == seat
+                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
+                blk[p, 1] = (hr[p, tr] - (c if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+                sa += blk[p, 0]
+                st += blk[p, 1]
+            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (c if r == NINE_RANK else 0.0))
+            play_columns(mean, w, P, seat, r, -c, lg, sa, st, blk)
+            if j == idx:
+                play_columns(chosen, 1.0, P, seat, r, -c, lg, sa, st, blk)
         mean_into(acc[2], chosen, mean, 1.0, P)
     return True
 
