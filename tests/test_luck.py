@@ -137,14 +137,23 @@ def test_luck_is_identical_for_any_workers():
     assert one.shares.tobytes() == two.shares.tobytes()
 
 
-def test_features_are_linear_in_the_hands():
-    """The card blocks at a fixed top and active suit are linear in the hands: the mean over cards of the blocks is
-    the blocks of the mean hand (what makes the draw's and the deal's expectations exact)."""
+def test_features_are_linear_in_the_hands_of_given_sizes():
+    """The card blocks at a fixed top and active suit are linear in the hands of given sizes: the mean over hands
+    of the blocks is the blocks of the mean hand (what makes the draw's and the deal's expectations exact: the
+    sizes after an event, which scale the blocks by the hand's phase, are known before it)."""
     gen = np.random.default_rng(2)
-    hands = gen.integers(0, 2, size=(6, 3, N_FACES)).astype(float)
+    sizes = (5, 3, 7)
+    hands = np.zeros((6, 3, N_FACES))
+    for h in hands:
+        for p, n in enumerate(sizes):
+            h[p, gen.choice(N_FACES, size=n, replace=False)] = 1.0
     m = card_matrix(2, face(5, 1))
     blocks = [card_blocks(h @ m, 1, 0) for h in hands]
     np.testing.assert_allclose(np.mean(blocks, axis=0), card_blocks(hands.mean(axis=0) @ m, 1, 0), atol=1e-12)
+    mixed = hands.copy()
+    mixed[0, 0] = 0.0  # a hand of another size: not on the same line
+    assert not np.allclose(np.mean([card_blocks(h @ m, 1, 0) for h in mixed], axis=0),
+                           card_blocks(mixed.mean(axis=0) @ m, 1, 0), atol=1e-12)  # fmt: skip
     assert m.shape == (N_FACES, NB)
     assert (m[:, :13].sum(axis=1) == 1).all() and m[FACE_RANK == NINE_RANK, 13:].sum() == 0
 

@@ -23,8 +23,14 @@ from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RA
 #: Columns of the card matrix :func:`card_matrix`: 13 ranks, the active suit's naturals, the top rank's naturals.
 NB = N_RANKS + 2
 COL_ACTIVE, COL_TOP = N_RANKS, N_RANKS + 1
-#: The card block of one seat: own (NB), the others' sum (NB), the mover's legal count (mover, not mover), first.
-NJ = 2 * NB + 3
+#: The card block of one seat before the hand's phase: own (NB), the others' sum (NB), the mover's legal count
+#: (mover, not mover), first.
+NJ0 = 2 * NB + 3
+#: The hand's phase: each card block column scaled by each of these functions of the seat's hand size and the
+#: smallest other hand (:func:`phase`).
+NQ = 4
+#: The card block of one seat: the NJ0 columns times each phase function (phase-major).
+NJ = NQ * NJ0
 #: Match weights per seat: the monomials of degree 0 to 3 in the match's progress and the seat's lead.
 NC = 10
 #: Features per seat.
@@ -81,6 +87,31 @@ def match_weights(totals: np.ndarray, progress: float, target: int) -> np.ndarra
     return np.stack([np.ones(P), x, y, x * x, y * y, x * y, x**3, y**3, x * x * y, x * y * y], axis=1)
 
 
+def phase(sizes: np.ndarray) -> np.ndarray:
+    """Each seat's phase functions of the hand sizes: 1, its own size's and the smallest other size's
+    reciprocals (one more than each), and their product.
+
+    A card's weight on the hand's result depends on how soon the hand ends (the smallest other hand) and how
+    many cards its holder has left to shed.  The sizes after any event are known before it (a draw adds one
+    card to the drawer's hand, a play takes one or two, a deal gives each seat the rules' size), so a card block
+    scaled by them stays linear in the hands where the expectations need it.
+
+    Parameters
+    ----------
+    sizes : numpy.ndarray
+        float64, shape (P,): cards in each seat's hand.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (P, NQ).
+    """
+    P = sizes.shape[0]
+    others = np.array([np.min(np.delete(sizes, p)) for p in range(P)])
+    a, b = 1.0 / (1.0 + sizes), 1.0 / (1.0 + others)
+    return np.stack([np.ones(P), a, b, a * b], axis=1)
+
+
 def card_blocks(blocks: np.ndarray, mover: int, first: int) -> np.ndarray:
     """Each seat's card block from the seats' ``hands @ card_matrix`` rows.
 
@@ -99,7 +130,7 @@ def card_blocks(blocks: np.ndarray, mover: int, first: int) -> np.ndarray:
         float64, shape (P, NJ).
     """
     P = blocks.shape[0]
-    out = np.empty((P, NJ))
+    out = np.empty((P, NJ0))
     out[:, :NB] = blocks
     out[:, NB : 2 * NB] = blocks.sum(axis=0) - blocks
     legal = blocks[mover, COL_ACTIVE] + blocks[mover, COL_TOP] + blocks[mover, NINE_RANK]
@@ -107,7 +138,8 @@ def card_blocks(blocks: np.ndarray, mover: int, first: int) -> np.ndarray:
     out[:, 2 * NB] = np.where(is_mover, legal, 0.0)
     out[:, 2 * NB + 1] = np.where(is_mover, 0.0, legal)
     out[:, 2 * NB + 2] = np.arange(P) == first
-    return out
+    phi = phase(blocks[:, :N_RANKS].sum(axis=1))  # a hand's size is the sum of its rank counts
+    return (phi[:, :, None] * out[:, None, :]).reshape(P, NJ)
 
 
 def features(hands: np.ndarray, active: int, top: int, mover: int, first: int, weights: np.ndarray) -> np.ndarray:

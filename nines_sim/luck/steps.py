@@ -25,7 +25,7 @@ from nines_sim.engine.loop_constants import (
     EV_TURN,
 )
 from nines_sim.game.cards import N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
     PEN,
     RANK,
@@ -40,6 +40,8 @@ from nines_sim.luck.kernel import (
     mean_into,
     move_card,
     next_dealt,
+    phase,
+    phased,
     undo_play,
     weights,
 )
@@ -111,7 +113,7 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
 
 
 @njit(cache=True, forceinline=True)
-def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean):
+def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean, base):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``."""
     blocks(sr, ss, top, active, np.int64(1), blk)
@@ -123,16 +125,30 @@ def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk
         smean[COL_ACTIVE] += 1.0
     if nat and RANK[top] != NINE_RANK and rank == RANK[top]:
         smean[COL_TOP] += 1.0
+    for p in range(P):
+        for j in range(NJ0):
+            base[p, j] = 0.0
     for j in range(NB):
-        acc[1, seat, j] += smean[j]
+        base[seat, j] += smean[j]
         for p in range(P):
             if p != seat:
-                acc[1, p, NB + j] += smean[j]
+                base[p, NB + j] += smean[j]
     lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
     for p in range(P):
         if p != seat:
-            acc[1, p, 2 * NB + 1] += lg
-    acc[1, seat, 2 * NB] += lg
+            base[p, 2 * NB + 1] += lg
+    base[seat, 2 * NB] += lg
+    ph = blk[:, NB:]
+    for p in range(P):  # the hands' sizes after the draw (the drawer's one more): known before the card
+        z = 0.0
+        for r in range(N_RANKS):
+            z += hr[p, r]
+        ph[p, NQ] = z + (1.0 if p == seat else 0.0)
+    phase(ph, P)
+    phased(base, ph, P)
+    for p in range(P):
+        for j in range(NJ):
+            acc[1, p, j] += base[p, j]
     move_card(H, hr, hs, seat, face, 1.0)
     move_card(stock.reshape(1, N_FACES), sr, ss, np.int64(0), face, -1.0)
 
@@ -279,7 +295,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
-    blk = np.zeros((P, NB))
+    blk = np.zeros((P, NB + NQ + 1))  # the blocks, then the phase's scratch (kernel.card_blocks)
     cb = np.zeros((P, NJ))
     mean = np.zeros((P, NJ))
     chosen = np.zeros((P, NJ))
@@ -287,6 +303,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     moves = np.zeros(N_FACES + 1, dtype=np.int64)
     probs = np.zeros(N_FACES + 1)
     smean = np.zeros(NB)
+    dbase = np.zeros((P, NJ))  # a draw's blocks
     m, top, active, first, regular = ist[0], ist[1], ist[2], ist[3], ist[4]
     tiebreak, after_draw = ist[5] != 0, ist[6] != 0
     keep = hand_blocks.shape[0] > 0
@@ -313,7 +330,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             if stock[face] <= 0:
                 err[0], err[1], err[2] = E_STOCK, m + start, face
                 return
-            draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean)
+            draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean, dbase)
             n_stock -= 1.0
             after_draw = kind == EV_DRAW
         elif kind == EV_PLAY or kind == EV_PAIR:
