@@ -3,13 +3,15 @@
 A state's features, for each seat ``p``, are the outer product of a few *match weights* (constant within a hand's
 chance events: 1, the match's progress, the seat's lead) with a *card block*: the seat's cards in hand by rank,
 its naturals of the active suit and of the top card's rank, the same summed over the other seats, the legal
-count of the seat to move (for that seat and for the others), and whether the seat moved first in the hand.
-The match weights are :func:`match_weights`.
+count of the seat to move (for that seat and for the others), and whether the seat moved first in the hand,
+each column also scaled by the hand's *phase* (functions of the seat's hand size and the smallest other hand:
+:func:`phase`).  The match weights are :func:`match_weights`.
 
 Every feature is linear in the hands (a ``(P, 52)`` array of copies held) once the top card, the active suit,
-the seat to move and the totals are fixed.  So at a draw, which changes only the drawer's hand, the mean of the
-features over the cards of the stock is the features of the mean hand (exact), and a deal's mean is exact by
-enumerating the starter (the hands are then uniform over the rest of the deck).
+the seat to move, the hands' sizes and the totals are fixed.  The sizes after any event are known before it, so
+at a draw, which changes only the drawer's hand, the mean of the features over the cards of the stock is the
+features of the mean hand (exact), and a deal's mean is exact by enumerating the starter (the hands are then
+uniform over the rest of the deck).
 """
 
 from __future__ import annotations
