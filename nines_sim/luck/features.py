@@ -30,7 +30,7 @@ COL_ACTIVE, COL_TOP = N_RANKS, N_RANKS + 1
 NJ0 = 2 * NB + 3
 #: The hand's phase: each card block column scaled by each of these functions of the seat's hand size and the
 #: smallest other hand (:func:`phase`).
-NQ = 4
+NQ = 3
 #: The card block of one seat: the NJ0 columns times each phase function (phase-major).
 NJ = NQ * NJ0
 #: Match weights per seat: the monomials of degree 0 to 3 in the match's progress and the seat's lead.
@@ -90,8 +90,8 @@ def match_weights(totals: np.ndarray, progress: float, target: int) -> np.ndarra
 
 
 def phase(sizes: np.ndarray) -> np.ndarray:
-    """Each seat's phase functions of the hand sizes: 1, its own size's and the smallest other size's
-    reciprocals (one more than each), and their product.
+    """Each seat's phase functions of the hand sizes: 1, and the reciprocals of one more than its own size and
+    than the smallest other size.
 
     A card's weight on the hand's result depends on how soon the hand ends (the smallest other hand) and how
     many cards its holder has left to shed.  The sizes after any event are known before it (a draw adds one
@@ -111,7 +111,7 @@ def phase(sizes: np.ndarray) -> np.ndarray:
     P = sizes.shape[0]
     others = np.array([np.min(np.delete(sizes, p)) for p in range(P)])
     a, b = 1.0 / (1.0 + sizes), 1.0 / (1.0 + others)
-    return np.stack([np.ones(P), a, b, a * b], axis=1)
+    return np.stack([np.ones(P), a, b], axis=1)
 
 
 def card_blocks(blocks: np.ndarray, mover: int, first: int) -> np.ndarray:

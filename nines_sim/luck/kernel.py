@@ -95,7 +95,7 @@ def phase(ph, P):
             if q != p and ph[q, NQ] < lo:
                 lo = ph[q, NQ]
         a, b = 1.0 / (1.0 + ph[p, NQ]), 1.0 / (1.0 + lo)
-        ph[p, 0], ph[p, 1], ph[p, 2], ph[p, 3] = 1.0, a, b, a * b
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, a, b
 
 
 @njit(cache=True)
