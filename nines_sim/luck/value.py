@@ -133,12 +133,12 @@ def match_parts(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.
     the walk adds them (:func:`nines_sim.luck.steps.end_hand`), so the very bits of the walk's parts.
     """
     out = np.zeros((n, NC, NJ))
-    products = hand_weights[:, p, :, None] * hand_blocks[:, k, p, None, :]
     first = np.searchsorted(hand_match, hand_match)  # each hand's match's first hand (the hands in match order)
     turn = np.arange(hand_match.shape[0]) - first
     for r in range(int(turn.max(initial=-1)) + 1):  # every match's r-th hand at once: one hand per match a step
-        sel = turn == r
-        out[hand_match[sel]] += products[sel]
+        sel = np.flatnonzero(turn == r)
+        # the products of this step's hands only: all the hands' at once were (hands, NC, NJ), 250 MB heads-up
+        out[hand_match[sel]] += hand_weights[sel, p, :, None] * hand_blocks[sel, k, p, None, :]
     return out
 
 
