@@ -13,7 +13,7 @@ from numba import njit
 from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.walk import HEURISTICS, NATURAL_PENALTY
 
 RANK = FACE_RANK.astype(np.int64)
@@ -95,8 +95,45 @@ def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
 
 
 @njit(cache=True)
+def phase(ph, P):
+    """:func:`nines_sim.luck.features.phase` of the hand sizes in ``ph[:, NQ]`` into ``ph[:, :NQ]`` (``ph``:
+    float64, shape (P, NQ + 1), a scratch the caller keeps: no array made per event)."""
+    for p in range(P):
+        lo = 1e300
+        for q in range(P):
+            if q != p and ph[q, NQ] < lo:
+                lo = ph[q, NQ]
+        a, b = 1.0 / (1.0 + ph[p, NQ]), 1.0 / (1.0 + lo)
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, a, b
+
+
+@njit(cache=True)
+def sizes_phase(hr, P, seat, dz, ph):
+    """:func:`phase` of the hand sizes from the seats' rank counts ``hr``, ``seat``'s changed by ``dz`` (the sizes
+    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch)."""
+    for p in range(P):
+        z = 0.0
+        for r in range(N_RANKS):
+            z += hr[p, r]
+        ph[p, NQ] = z + (dz if p == seat else 0.0)
+    phase(ph, P)
+
+
+@njit(cache=True)
+def phased(out, ph, P):
+    """Each seat's base block ``out[p, :NJ0]`` scaled by its phase functions ``ph[p, :NQ]`` into the columns
+    after it (phase-major; the first function is 1, the base itself)."""
+    for p in range(P):
+        for q in range(1, NQ):
+            w = ph[p, q]
+            for j in range(NJ0):
+                out[p, q * NJ0 + j] = w * out[p, j]
+
+
+@njit(cache=True)
 def card_blocks(blk, mover, first, P, out):
-    """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk`` (P, NB) into ``out`` (P, NJ)."""
+    """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk[:, :NB]`` into ``out`` (P, NJ); ``blk``'s
+    columns after NB (NQ + 1 of them) are the phase's scratch (:func:`phase`)."""
     for j in range(NB):
         s = 0.0
         for p in range(P):
@@ -109,6 +146,13 @@ def card_blocks(blk, mover, first, P, out):
         out[p, 2 * NB] = legal if p == mover else 0.0
         out[p, 2 * NB + 1] = 0.0 if p == mover else legal
         out[p, 2 * NB + 2] = 1.0 if p == first else 0.0
+        z = 0.0
+        for r in range(N_RANKS):  # a hand's size is the sum of its rank counts
+            z += blk[p, r]
+        blk[p, NB + NQ] = z
+    ph = blk[:, NB:]
+    phase(ph, P)
+    phased(out, ph, P)
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ from nines_sim.engine.loop_constants import (
     EV_TURN,
 )
 from nines_sim.game.cards import N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
     PEN,
     RANK,
@@ -43,7 +43,9 @@ from nines_sim.luck.kernel import (
     mean_into,
     move_card,
     next_dealt,
+    phased,
     play_columns,
+    sizes_phase,
     undo_play,
     weights,
 )
@@ -120,9 +122,10 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
 
 
 @njit(cache=True, forceinline=True)
-def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, smean):
+def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
-    minus the stock's mean row into the draw's part, ``acc[1]``."""
+    minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
+    after the draw (``blk[:, NB:]``: the phase's scratch)."""
     rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
     for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
         smean[r] = -sr[0, r] / n_stock
@@ -133,16 +136,23 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
         smean[COL_ACTIVE] += 1.0
     if nat and top_rank != NINE_RANK and rank == top_rank:
         smean[COL_TOP] += 1.0
-    for j in range(NB):
-        acc[1, seat, j] += smean[j]
-        for p in range(P):
-            if p != seat:
-                acc[1, p, NB + j] += smean[j]
     lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
-    for p in range(P):
-        if p != seat:
-            acc[1, p, 2 * NB + 1] += lg
-    acc[1, seat, 2 * NB] += lg
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
+    # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
+    # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
+    for q in range(NQ):
+        o = q * NJ0
+        for p in range(P):
+            w = ph[p, q]
+            if p == seat:
+                for j in range(NB):
+                    acc[1, p, o + j] += w * smean[j]
+                acc[1, p, o + 2 * NB] += w * lg
+            else:
+                for j in range(NB):
+                    acc[1, p, o + NB + j] += w * smean[j]
+                acc[1, p, o + 2 * NB + 1] += w * lg
     move_card(H, hr, hs, seat, face, 1.0)
     held[seat] |= np.int64(1) << face
     stock[face] -= 1.0
@@ -198,40 +208,57 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
             idx = j
     if idx < 0:
         return False
-    if k > 1:
+    if k > 1 and pair:
+        # The pair leaves the hand a card shorter than a card does, so its phase differs from the other choices':
+        # every column's chosen minus mean, each choice's whole card blocks (rare: a random seat holding two 9s).
+        mean[:] = 0.0
+        for j in range(k):
+            t, under = apply_play(H, hr, hs, seat, moves[j])
+            blocks(hr, hs, t, SUIT[t], P, blk)
+            undo_play(H, hr, hs, seat, t, under)
+            card_blocks(blk, seat, first, P, cb)
+            w = probs[j] / tot
+            for p in range(P):
+                for q in range(NJ):
+                    mean[p, q] += w * cb[p, q]
+            if j == idx:
+                copy_into(cb, chosen)
+        mean_into(acc[2], chosen, mean, 1.0, P)
+    elif k > 1:
         # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
         # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
         # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
         # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
+        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.
         mean[:] = 0.0
         chosen[:] = 0.0
         for j in range(k):
             w, f = probs[j] / tot, moves[j]
-            if f == -2:  # the pair: two 9s, the first on top (apply_play's)
-                t, under = apply_play(H, hr, hs, seat, f)
-                undo_play(H, hr, hs, seat, t, under)
-                r, c, nat = NINE_RANK, 2.0, False
-            else:
-                t, r, c, nat = f, RANK[f], 1.0, RANK[f] != NINE_RANK
+            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
             a, tr = SUIT[t], RANK[t]
             sa, st = 0.0, 0.0
             for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
                 mine = p == seat
                 blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
-                blk[p, 1] = (hr[p, tr] - (c if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
                 sa += blk[p, 0]
                 st += blk[p, 1]
-            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (c if r == NINE_RANK else 0.0))
-            play_columns(mean, w, P, seat, r, -c, lg, sa, st, blk)
+            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+            play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
             if j == idx:
-                play_columns(chosen, 1.0, P, seat, r, -c, lg, sa, st, blk)
+                play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
+        ph = blk[:, NB:]
+        sizes_phase(hr, P, seat, -1.0, ph)
+        phased(mean, ph, P)
+        phased(chosen, ph, P)
         mean_into(acc[2], chosen, mean, 1.0, P)
     return True
 
 
 @njit(cache=True, forceinline=True)
-def declare(hr, hs, seat, suit, mover, top, sids, P, acc):
-    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)."""
+def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
+    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)
+    (``blk[:, NB:]``: the phase's scratch)."""
     sid = sids[seat]
     if not is_heuristic(sid):
         return E_NONE
@@ -255,6 +282,8 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc):
         if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
             m_legal += hs[mover, s] + top_col + hr[mover, NINE_RANK]
     legal = (hs[mover, suit] + top_col + hr[mover, NINE_RANK]) - m_legal / scale
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, seat, 0.0, ph)  # a suit changes no hand's size: one phase for every suit
     for p in range(P):
         m_own, m_others = 0.0, 0.0
         for s in range(4):
@@ -267,9 +296,13 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc):
         total = 0.0
         for q in range(P):
             total += hs[q, suit]
-        acc[2, p, COL_ACTIVE] += hs[p, suit] - m_own / scale
-        acc[2, p, NB + COL_ACTIVE] += (total - hs[p, suit]) - m_others / scale
-        acc[2, p, 2 * NB if p == mover else 2 * NB + 1] += legal
+        own, others = hs[p, suit] - m_own / scale, (total - hs[p, suit]) - m_others / scale
+        col = 2 * NB if p == mover else 2 * NB + 1
+        for q in range(NQ):  # each phase copy (the first phase function is 1: the block itself, to the bit)
+            o, w = q * NJ0, ph[p, q]
+            acc[2, p, o + COL_ACTIVE] += w * own
+            acc[2, p, o + NB + COL_ACTIVE] += w * others
+            acc[2, p, o + col] += w * legal
     return E_NONE
 
 
@@ -342,7 +375,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
-    blk = np.zeros((P, NB))
+    blk = np.zeros((P, NB + NQ + 1))  # the blocks, then the phase's scratch (kernel.card_blocks)
     cb = np.zeros((P, NJ))
     mean = np.zeros((P, NJ))
     chosen = np.zeros((P, NJ))
@@ -381,7 +414,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             if stock[face] <= 0:
                 err[0], err[1], err[2] = E_STOCK, m + start, face
                 return
-            draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, smean)
+            draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean)
             n_stock -= 1.0
             after_draw = kind == EV_DRAW
         elif kind == EV_PLAY or kind == EV_PAIR:
@@ -403,13 +436,13 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 pile[under] += 1.0
             top, active = t, SUIT[t]
             if suit >= 0:
-                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc)
+                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk)
                 if code != E_NONE:
                     err[0], err[1], err[2], err[3] = code, m + start, seat, suit
                     return
                 active = suit
         elif kind == EV_DECLARE:
-            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc)
+            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk)
             if code != E_NONE:
                 err[0], err[1], err[2], err[3] = code, m + start, rows[i, 1], rows[i, 2]
                 return

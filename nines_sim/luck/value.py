@@ -81,7 +81,7 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
 
     Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
     choice), the ridge fit of the seat's hand penalty minus the others' mean on the hand's card block differences
-    of that kind (every hand of the reserved matches: many samples, 33 weights each).  Stage 2, what a point is
+    of that kind (every hand of the reserved matches: many samples, NJ = 99 weights each).  Stage 2, what a point is
     worth by where the match stands: per seat, the least-squares fit of the win share on the match's stage-1 luck
     weighted by each match weight (ten numbers): the control-variate regression that minimises the adjusted
     variance.  The value's weights are their product, so ``V_kind,p = sum_c weight_c(match) * stage2_c *
@@ -133,7 +133,8 @@ def match_luck(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.n
 
     Each hand's luck in points (its card blocks times ``points``) times its match weights, summed over each match's
     hands: the parts' products summed in another order (equal to them to rounding, about 1e-16 relative), without
-    the (hands, NC, NJ) array of every hand's products (120 MB at 4,000 heads-up matches, most of a fit's time).
+    the (hands, NC, NJ) array of every hand's products (hundreds of MB at 4,000 heads-up matches, most of a fit's
+    time).
     """
     hand = hand_weights[:, p, :] * (hand_blocks[:, k, p, :] @ points)[:, None]
     return np.stack([np.bincount(hand_match, weights=hand[:, c], minlength=n) for c in range(NC)], axis=1)
