@@ -10,6 +10,7 @@ from nines_sim.engine.seats import seat_ids
 from nines_sim.game.rules import make_rules
 from nines_sim.luck import compiled
 from nines_sim.luck.compiled import TracingEngine, walk_rows
+from nines_sim.luck.features import NJ0
 from nines_sim.luck.walk import LuckError, Walker
 from nines_sim.strategy.registry import make_lineup
 
@@ -115,7 +116,7 @@ def test_the_walk_s_helpers_are_compiled_once_each():
 )
 def test_corrections_walked_hand_by_hand_are_the_value_s_corrections_of_the_parts(preset, specs, monkeypatch):
     """A value's run walks each hand's corrections as the hand ends (no parts kept): a fitted value through its two
-    stages' factors (43 products a hand), a noise value through its whole weights (330), both equal to the value's
+    stages' factors (109 products a hand), a noise value through its whole weights (990), both equal to the value's
     corrections of the walked parts (:meth:`LinearValue.corrections`) to 1e-12, over drains mid-match."""
     from nines_sim.luck.value import LinearValue, fit_value, noise_value
 
@@ -134,3 +135,21 @@ def test_corrections_walked_hand_by_hand_are_the_value_s_corrections_of_the_part
         np.testing.assert_allclose(walked, expected, rtol=0, atol=1e-12)
         assert np.abs(expected).max() > 0.01 and np.array_equal(walked_shares, shares)
     assert not compiled.value_factors(noise_value(len(specs), 2))[3].any()  # no stages: the whole weights
+
+
+def test_V4_a_choice_set_with_the_pair_gives_the_python_walk_s_choice_part_in_every_phase_copy():
+    """V4's pair leaves the hand two cards shorter, a card one: the choices' phases differ, so the compiled walk
+    builds each choice's whole card blocks there (every other play shares one phase).  Seeded double-nines matches
+    of two random seats, pairs among their choices, give the Python walk's choice part, phase copies included, to
+    1e-12."""
+    rules = make_rules("double-nines").replace(players=2)
+    specs = ["random", "random"]
+    lineup = make_lineup(specs)
+    parts, *_ = compiled.trace_luck(rules, lineup, specs, 11, 0, 30)
+    traced = CompiledEngine(rules, lineup, 11, 0, 30, batch_size=16, trace=True, specs=specs)
+    traced.run()
+    walker = Walker(rules, seat_ids(lineup))
+    walked = np.stack([walker.walk(traced.trace[m]).parts for m in range(30)])
+    assert sum(e[0] == "pair" for m in range(30) for e in traced.trace[m]) > 0  # the pair chosen, so offered
+    np.testing.assert_allclose(parts[:, 2], walked[:, 2], rtol=0, atol=1e-12)
+    assert np.abs(parts[:, 2, :, NJ0:]).max() > 0.01  # the phase copies corrected
