@@ -96,8 +96,8 @@ def value_factors(value: LinearValue) -> tuple[np.ndarray, np.ndarray, np.ndarra
         ``(vw, vm, vh, rank1)``: float64 (3, P, N_FEATURES), the weights per kind of event; float64 (3, P, NC) and
         (3, P, NJ), for each kind and seat whose weights are, to the bit, the outer product of match weights'
         coefficients and a card block's value (a fitted value: :attr:`~nines_sim.luck.value.LinearValue.points`
-        times its second stage), those two; int64 (3, P), 1 where so (the walk then takes 43 products a hand, not
-        330).
+        times its second stage), those two; int64 (3, P), 1 where so (the walk then takes NC + NJ = 109 products a
+        hand, not NC x NJ = 990).
     """
     w = value.weights
     P = w.shape[-2]

@@ -266,7 +266,7 @@ def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, out):
 
     Where ``rank1[k, p]``, the weights are the outer product of ``vm[k, p]`` (NC,) and ``vh[k, p]`` (NJ,) (a
     fitted value's two stages, :func:`nines_sim.luck.compiled.value_factors`): the hand's luck in points times the
-    match weights' coefficients, 43 products instead of 330.  Else the hand's weights first (``u``: one
+    match weights' coefficients, NC + NJ = 109 products instead of 990.  Else the hand's weights first (``u``: one
     independent sum per card column, no chain of dependent adds), then one dot product with the blocks.  Either is
     the parts' products (:func:`nines_sim.luck.steps.end_hand`) in another order.
     """
