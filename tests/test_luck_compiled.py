@@ -10,6 +10,7 @@ from nines_sim.engine.seats import seat_ids
 from nines_sim.game.rules import make_rules
 from nines_sim.luck import compiled
 from nines_sim.luck.compiled import TracingEngine, walk_rows
+from nines_sim.luck.features import NJ0
 from nines_sim.luck.walk import LuckError, Walker
 from nines_sim.strategy.registry import make_lineup
 
@@ -103,3 +104,52 @@ def test_the_walk_s_helpers_are_compiled_once_each():
         f for f, s in asked.items() if s
     }
     assert all(len(sigs) <= 1 for sigs in asked.values()), asked
+
+
+@pytest.mark.parametrize(
+    ("preset", "specs"),
+    [
+        ("classic", ["expert", "dump-faces"]),
+        ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
+        ("double-nines", ["random", "random", "dump-faces", "hold-nines", "suit-majority"]),  # two decks, V4's pair
+    ],
+)
+def test_corrections_walked_hand_by_hand_are_the_value_s_corrections_of_the_parts(preset, specs, monkeypatch):
+    """A value's run walks each hand's corrections as the hand ends (no parts kept): a fitted value through its two
+    stages' factors (109 products a hand), a noise value through its whole weights (990), both equal to the value's
+    corrections of the walked parts (:meth:`LinearValue.corrections`) to 1e-12, over drains mid-match."""
+    from nines_sim.luck.value import LinearValue, fit_value, noise_value
+
+    rules = make_rules(preset).replace(players=len(specs))
+    lineup = make_lineup(specs)
+    monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)
+    fit_parts, fit_shares, _, fit_blocks, fit_penalties, *_ = compiled.trace_luck(rules, lineup, specs, 5, 1000, 120)
+    fitted = fit_value(fit_parts, fit_shares, fit_blocks, fit_penalties)
+    vw, vm, vh, rank1 = compiled.value_factors(fitted)
+    assert rank1.all()  # every kind and seat factored, each to the bit
+    assert np.array_equal(vm[:, :, :, None] * vh[:, :, None, :], vw.reshape(vm.shape + vh.shape[-1:]))
+    parts, shares, *_ = compiled.trace_luck(rules, lineup, specs, 4, 0, 60)
+    for value in (fitted, noise_value(len(specs), 2), LinearValue(fitted.weights, "no stages")):
+        walked, walked_shares, *_ = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value)
+        expected = value.corrections(parts)
+        np.testing.assert_allclose(walked, expected, rtol=0, atol=1e-12)
+        assert np.abs(expected).max() > 0.01 and np.array_equal(walked_shares, shares)
+    assert not compiled.value_factors(noise_value(len(specs), 2))[3].any()  # no stages: the whole weights
+
+
+def test_V4_a_choice_set_with_the_pair_gives_the_python_walk_s_choice_part_in_every_phase_copy():
+    """V4's pair leaves the hand two cards shorter, a card one: the choices' phases differ, so the compiled walk
+    builds each choice's whole card blocks there (every other play shares one phase).  Seeded double-nines matches
+    of two random seats, pairs among their choices, give the Python walk's choice part, phase copies included, to
+    1e-12."""
+    rules = make_rules("double-nines").replace(players=2)
+    specs = ["random", "random"]
+    lineup = make_lineup(specs)
+    parts, *_ = compiled.trace_luck(rules, lineup, specs, 11, 0, 30)
+    traced = CompiledEngine(rules, lineup, 11, 0, 30, batch_size=16, trace=True, specs=specs)
+    traced.run()
+    walker = Walker(rules, seat_ids(lineup))
+    walked = np.stack([walker.walk(traced.trace[m]).parts for m in range(30)])
+    assert sum(e[0] == "pair" for m in range(30) for e in traced.trace[m]) > 0  # the pair chosen, so offered
+    np.testing.assert_allclose(parts[:, 2], walked[:, 2], rtol=0, atol=1e-12)
+    assert np.abs(parts[:, 2, :, NJ0:]).max() > 0.01  # the phase copies corrected

@@ -25,6 +25,7 @@ from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import N_FEATURES, NC, NJ
 from nines_sim.luck.steps import E_NONE, ERRORS, walk
+from nines_sim.luck.value import LinearValue, constant_value
 from nines_sim.luck.walk import LuckError, Walker
 
 #: Event rows of a one-slot engine's buffer (compiled seats), 9.4 MB at 6 seats.
@@ -81,10 +82,47 @@ class TracingEngine(CompiledEngine):
 
 @lru_cache(maxsize=16)
 def _tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """The legal faces of every (top, active suit) as bools, and a deal's mean card block: per rule set, once per
-    process (a few milliseconds each, for each chunk of matches)."""
-    legal = np.array([[(int(t) >> f) & 1 for f in range(N_FACES)] for t in legal_table(rules)], np.bool_)
-    return legal, Walker(rules, [-1] * rules.players).deal_mean
+    """The legal faces of every (top, active suit) as int64 sets of faces, and a deal's mean card block: per rule
+    set, once per process (a few milliseconds each, for each chunk of matches)."""
+    return legal_table(rules).astype(np.int64), Walker(rules, [-1] * rules.players).deal_mean
+
+
+def value_factors(value: LinearValue) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A value's weights as the walk reads them (:func:`nines_sim.luck.kernel.hand_corrections`).
+
+    Returns
+    -------
+    tuple
+        ``(vw, vm, vh, rank1)``: float64 (3, P, N_FEATURES), the weights per kind of event; float64 (3, P, NC) and
+        (3, P, NJ), for each kind and seat whose weights are, to the bit, the outer product of match weights'
+        coefficients and a card block's value (a fitted value: :attr:`~nines_sim.luck.value.LinearValue.points`
+        times its second stage), those two; int64 (3, P), 1 where so (the walk then takes NC + NJ = 109 products a
+        hand, not NC x NJ = 990).
+    """
+    w = value.weights
+    P = w.shape[-2]
+    vw = np.array(np.broadcast_to(w, (3, P, N_FEATURES)), dtype=np.float64)  # a fresh, writeable copy: one signature
+    vm, vh, rank1 = np.zeros((3, P, NC)), np.zeros((3, P, NJ)), np.zeros((3, P), dtype=np.int64)
+    if value.points is not None and value.points.shape == (3, P, NJ):
+        for k in range(3):
+            for p in range(P):
+                m = _factor(vw[k, p].reshape(NC, NJ), value.points[k, p])
+                if m is not None:
+                    vm[k, p], vh[k, p], rank1[k, p] = m, value.points[k, p], 1
+    return vw, vm, vh, rank1
+
+
+def _factor(full: np.ndarray, h: np.ndarray) -> np.ndarray | None:
+    """The ``m`` (NC,) with ``outer(m, h) == full`` to the bit, or None: each row's coefficient as its quotient by
+    one of ``h``'s entries (the largest first) that gives the whole row back."""
+    order = [j for j in np.argsort(-np.abs(h), kind="stable").tolist() if h[j] != 0.0]
+    m = np.zeros(full.shape[0])
+    for c in range(full.shape[0]):
+        found = [q for q in (full[c, j] / h[j] for j in order) if np.array_equal(q * h, full[c])]
+        if not found:
+            return None
+        m[c] = found[0]
+    return m
 
 
 class RowWalker:
@@ -107,15 +145,25 @@ class RowWalker:
     reuse : bool
         Walk into this thread's reused arrays (:func:`scratch`): the results are good until the next walker
         with ``reuse`` on this thread (a caller that takes what it needs of them at once).
+    value : LinearValue or tuple, optional
+        Walk each match's corrections under it, each hand's added as the hand ends, instead of its parts; or its
+        :func:`value_factors` (taken once for a run's many chunks).
+    keep_parts : bool
+        Without a value: keep each match's parts (False: none, only the hands when ``keep_hands``).
 
     Attributes
     ----------
     parts, shares, totals : numpy.ndarray
-        float64 (n, 3, P, N_FEATURES), float64 (n, P), int64 (n, P): :class:`~nines_sim.luck.walk.MatchLuck`'s.
+        float64 (n, 3, P, N_FEATURES), float64 (n, P), int64 (n, P): :class:`~nines_sim.luck.walk.MatchLuck`'s
+        (``parts`` with no rows when not kept).
+    corrections : numpy.ndarray
+        float64 (n, 3, P): :meth:`~nines_sim.luck.value.LinearValue.corrections` of the parts, to rounding (each
+        hand's corrections summed, not the parts' weights); no rows without a value.
     """
 
     def __init__(self, rules: Rules, seat_ids: Sequence[int], start: int, n: int, slots: int = 1,
-                 choices: bool = True, keep_hands: bool = True, reuse: bool = False):  # fmt: skip
+                 choices: bool = True, keep_hands: bool = True, reuse: bool = False,
+                 value: LinearValue | tuple | None = None, keep_parts: bool = True):  # fmt: skip
         P = rules.players
         self.P, self.D, self.start, self.n, self.keep_hands = P, rules.decks, start, n, keep_hands
         self.sids = np.array([int(s) if choices else -1 for s in seat_ids], dtype=np.int64)
@@ -125,8 +173,11 @@ class RowWalker:
         self.H, self.stock = np.zeros((slots, P, N_FACES)), np.zeros((slots, N_FACES))
         self.pile, self.acc = np.zeros((slots, N_FACES)), np.zeros((slots, 3, P, NJ))
         self.run_totals, self.ist = np.zeros((slots, P), dtype=np.int64), np.zeros((slots, 7), dtype=np.int64)
-        # the walk sets each match's parts, shares and totals (the parts from 0.0 at its first deal)
-        self.parts = scratch("parts", (n, 3, P, N_FEATURES)) if reuse else np.zeros((n, 3, P, N_FEATURES))
+        # the walk sets each match's parts or corrections, shares and totals (from 0.0 at its first deal)
+        rows = n if keep_parts and value is None else 0
+        self.parts = scratch("parts", (rows, 3, P, N_FEATURES)) if reuse else np.zeros((rows, 3, P, N_FEATURES))
+        self.value = value if isinstance(value, tuple) else value_factors(value or constant_value(P))
+        self.corrections = np.zeros((0 if value is None else n, 3, P))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
         self._hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -146,7 +197,8 @@ class RowWalker:
         weights = np.empty((h, P, NC))
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
-              self.ist[b], self.parts, self.shares, self.totals, blocks, pen, match, weights, self.err)  # fmt: skip
+              self.ist[b], self.parts, self.value, self.corrections, self.shares, self.totals, blocks, pen, match,
+              weights, self.err)  # fmt: skip
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")
@@ -157,6 +209,7 @@ class RowWalker:
         """``(parts, shares, totals, hand_blocks, hand_penalties, hand_match, hand_weights)``, the hands in match
         order (none unless kept): each hand's match (its index less ``start``) and its match weights (float64, shape
         (hands, P, NC)), from which the parts are the sums over each match's hands of the weights times the blocks.
+        With a value, :attr:`corrections` in place of the parts; without one and its parts not kept, None.
 
         Raises
         ------
@@ -170,10 +223,11 @@ class RowWalker:
         hands = self._hands or [none]
         blocks, pen, match, weights = (x[0] if len(hands) == 1 else np.concatenate(x) for x in zip(*hands, strict=True))
         match = match - self.start
+        first = self.corrections if self.corrections.shape[0] else self.parts if self.parts.shape[0] else None
         if (match[1:] >= match[:-1]).all():  # one slot walks its matches in order: no copy to sort them
-            return self.parts, self.shares, self.totals, blocks, pen, match, weights
+            return first, self.shares, self.totals, blocks, pen, match, weights
         order = np.argsort(match, kind="stable")
-        return self.parts, self.shares, self.totals, blocks[order], pen[order], match[order], weights[order]
+        return first, self.shares, self.totals, blocks[order], pen[order], match[order], weights[order]
 
 
 def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: int, n: int, choices: bool = True):  # noqa: ANN201
@@ -195,9 +249,10 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
 
 
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
-               choices: bool = True, keep_hands: bool = True, reuse: bool = False):  # noqa: ANN201  # fmt: skip
+               choices: bool = True, keep_hands: bool = True, reuse: bool = False,
+               value: LinearValue | tuple | None = None, keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
     """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come
-    (``reuse``: into this thread's reused arrays, :class:`RowWalker`).
+    (``reuse``, ``value``, ``keep_parts``: :class:`RowWalker`'s).
 
     Returns
     -------
@@ -207,6 +262,8 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
     from nines_sim.engine.seats import seat_ids
 
     engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
-    engine.walker = RowWalker(rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse)
+    engine.walker = RowWalker(
+        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
+    )
     engine.run()
     return engine.walker.results()

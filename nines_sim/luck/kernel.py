@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.walk import HEURISTICS, NATURAL_PENALTY
 
 RANK = FACE_RANK.astype(np.int64)
@@ -74,20 +75,65 @@ def copy_into(src, dst):
             dst[i, j] = src[i, j]
 
 
-@njit(cache=True, forceinline=True)  # in the walk's inner loops, as written there before
-def add_choice(cb, is_chosen, w, P, mean, chosen):
-    """One of a policy's choices, its card blocks ``cb`` (P, NJ) of probability ``w``: into ``mean``, and into
-    ``chosen`` when it is the choice made."""
-    if is_chosen:
-        copy_into(cb, chosen)
+@njit(cache=True)
+def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
+    """One play's columns of the card blocks, times ``x``, into ``out`` (P, NJ): each seat's naturals of the active
+    suit and of the top's rank (``blk[:, 0]`` and ``blk[:, 1]``, their sums ``sa`` and ``st``: its own and the
+    others' columns), the seat's change ``dr`` of rank ``r`` (and the others' sum of it), the mover's (the
+    seat's) legal count ``legal``."""
     for p in range(P):
-        for q in range(NJ):
-            mean[p, q] += w * cb[p, q]
+        out[p, COL_ACTIVE] += x * blk[p, 0]
+        out[p, NB + COL_ACTIVE] += x * (sa - blk[p, 0])
+        out[p, COL_TOP] += x * blk[p, 1]
+        out[p, NB + COL_TOP] += x * (st - blk[p, 1])
+        if p == seat:
+            out[p, r] += x * dr
+            out[p, 2 * NB] += x * legal
+        else:
+            out[p, NB + r] += x * dr
+            out[p, 2 * NB + 1] += x * legal
+
+
+@njit(cache=True)
+def phase(ph, P):
+    """:func:`nines_sim.luck.features.phase` of the hand sizes in ``ph[:, NQ]`` into ``ph[:, :NQ]`` (``ph``:
+    float64, shape (P, NQ + 1), a scratch the caller keeps: no array made per event)."""
+    for p in range(P):
+        lo = 1e300
+        for q in range(P):
+            if q != p and ph[q, NQ] < lo:
+                lo = ph[q, NQ]
+        a, b = 1.0 / (1.0 + ph[p, NQ]), 1.0 / (1.0 + lo)
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, a, b
+
+
+@njit(cache=True)
+def sizes_phase(hr, P, seat, dz, ph):
+    """:func:`phase` of the hand sizes from the seats' rank counts ``hr``, ``seat``'s changed by ``dz`` (the sizes
+    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch)."""
+    for p in range(P):
+        z = 0.0
+        for r in range(N_RANKS):
+            z += hr[p, r]
+        ph[p, NQ] = z + (dz if p == seat else 0.0)
+    phase(ph, P)
+
+
+@njit(cache=True)
+def phased(out, ph, P):
+    """Each seat's base block ``out[p, :NJ0]`` scaled by its phase functions ``ph[p, :NQ]`` into the columns
+    after it (phase-major; the first function is 1, the base itself)."""
+    for p in range(P):
+        for q in range(1, NQ):
+            w = ph[p, q]
+            for j in range(NJ0):
+                out[p, q * NJ0 + j] = w * out[p, j]
 
 
 @njit(cache=True)
 def card_blocks(blk, mover, first, P, out):
-    """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk`` (P, NB) into ``out`` (P, NJ)."""
+    """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk[:, :NB]`` into ``out`` (P, NJ); ``blk``'s
+    columns after NB (NQ + 1 of them) are the phase's scratch (:func:`phase`)."""
     for j in range(NB):
         s = 0.0
         for p in range(P):
@@ -100,17 +146,59 @@ def card_blocks(blk, mover, first, P, out):
         out[p, 2 * NB] = legal if p == mover else 0.0
         out[p, 2 * NB + 1] = 0.0 if p == mover else legal
         out[p, 2 * NB + 2] = 1.0 if p == first else 0.0
+        z = 0.0
+        for r in range(N_RANKS):  # a hand's size is the sum of its rank counts
+            z += blk[p, r]
+        blk[p, NB + NQ] = z
+    ph = blk[:, NB:]
+    phase(ph, P)
+    phased(out, ph, P)
 
 
 @njit(cache=True)
-def next_dealt(seat, H, P):
-    """The first seat after ``seat`` (itself last) dealt a hand; -1 if none is."""
+def next_dealt(seat, held, P):
+    """The first seat after ``seat`` (itself last) dealt a hand (``held``, (P,): each seat's faces held); -1 if
+    none is."""
     for k in range(1, P + 1):
         q = (seat + k) % P
-        for f in range(N_FACES):
-            if H[q, f] > 0:
-                return q
+        if held[q] != 0:
+            return q
     return -1
+
+
+@njit(cache=True)
+def held_faces(H, P, held):
+    """Each seat's faces held (int64 sets of faces, bit ``face``) from its hand's copies ``H`` into ``held``."""
+    for p in range(P):
+        x = np.int64(0)
+        for f in range(N_FACES):
+            if H[p, f] > 0:
+                x |= np.int64(1) << f
+        held[p] = x
+
+
+@njit(cache=True)
+def deal_hands(rows, i, P, D, H, held, hr, hs):
+    """Each seat's hand from deal row ``i``'s words (D words a seat, bit ``face``): its copies into ``H``, its
+    faces into ``held``, its cards by rank and naturals by suit into ``hr`` and ``hs`` (:func:`count`'s numbers,
+    by a population count of each word)."""
+    for p in range(P):
+        held[p] = 0
+        for f in range(N_FACES):
+            H[p, f] = 0.0
+        for r in range(N_RANKS):
+            hr[p, r] = 0.0
+        for s in range(4):
+            hs[p, s] = 0.0
+        for d in range(D):
+            w = rows[i, 6 + 2 * p + d]
+            held[p] |= w
+            for f in range(N_FACES):
+                H[p, f] += float((w >> f) & 1)
+            for r in range(N_RANKS):
+                hr[p, r] += float(popcount(w & RANK_MASKS[r]))
+            for s in range(4):
+                hs[p, s] += float(popcount(w & SUIT_MASKS[s] & I_NATURALS))
 
 
 @njit(cache=True)
@@ -168,6 +256,44 @@ def weights(totals, progress, target, P, W):
         y = (totals[p] - lo) / target
         W[p, 0], W[p, 1], W[p, 2], W[p, 3], W[p, 4] = 1.0, x, y, x * x, y * y
         W[p, 5], W[p, 6], W[p, 7], W[p, 8], W[p, 9] = x * y, x**3, y**3, x * x * y, x * y * y
+
+
+@njit(cache=True)
+def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, out):
+    """A hand's corrections under a value into ``out`` (3, P): ``out[k, p] += sum_c W[p, c] * (vw[k, p, c * NJ:
+    (c + 1) * NJ] . acc[k, p])``, the value's change over the hand's events of kind ``k`` (their card blocks'
+    differences ``acc``, weighted by the match weights ``W`` (P, NC) of the hand).  ``u`` (NJ,): scratch.
+
+    Where ``rank1[k, p]``, the weights are the outer product of ``vm[k, p]`` (NC,) and ``vh[k, p]`` (NJ,) (a
+    fitted value's two stages, :func:`nines_sim.luck.compiled.value_factors`): the hand's luck in points times the
+    match weights' coefficients, NC + NJ = 109 products instead of 990.  Else the hand's weights first (``u``: one
+    independent sum per card column, no chain of dependent adds), then one dot product with the blocks.  Either is
+    the parts' products (:func:`nines_sim.luck.steps.end_hand`) in another order.
+    """
+    for k in range(3):
+        for p in range(P):
+            a = acc[k, p]
+            if rank1[k, p]:
+                d = 0.0
+                for j in range(NJ):
+                    d += vh[k, p, j] * a[j]
+                m = 0.0
+                for c in range(NC):
+                    m += W[p, c] * vm[k, p, c]
+                out[k, p] += m * d
+                continue
+            w = vw[k, p]
+            for j in range(NJ):
+                u[j] = W[p, 0] * w[j]
+            for c in range(1, NC):
+                wc = W[p, c]
+                base = c * NJ
+                for j in range(NJ):
+                    u[j] += wc * w[base + j]
+            s = 0.0
+            for j in range(NJ):
+                s += u[j] * a[j]
+            out[k, p] += s
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

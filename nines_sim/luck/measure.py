@@ -56,13 +56,13 @@ def _chunk(rules, specs, seed, start, n, value, choices, keep_parts):  # noqa: A
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
-    fit = value is None
-    # a value's run takes the parts' corrections at once, a fit without them their hands: reused arrays for both
-    reuse = not (fit and keep_parts)
-    parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, fit, reuse)
-    if fit:
-        return parts if keep_parts else None, None, shares, totals, *hands
-    return None, value.corrections(parts), shares, totals, None, None, None, None
+    if value is None:  # a fit: the hands, and the parts if kept (in a fresh array: they outlive the chunk)
+        parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, True, not keep_parts,
+                                                   keep_parts=keep_parts)  # fmt: skip
+        return parts, None, shares, totals, *hands
+    # a value's run: each match's corrections walked at once (no parts)
+    corrections, shares, totals, *_ = trace_luck(rules, lineup, specs, seed, start, n, choices, False, True, value)
+    return None, corrections, shares, totals, None, None, None, None
 
 
 def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, value=None, workers: int = 1,
@@ -77,7 +77,8 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
     seed, start, n : int
         The run's seed and the match range.
     value : nines_sim.luck.value.LinearValue, optional
-        With a value: the corrections (the parts are dropped, to keep memory small); without: the parts.
+        With a value: the corrections (walked hand by hand, no parts kept: to rounding, the value's corrections of
+        the parts); without: the parts.
     workers : int
         Worker processes (the numbers are identical for any value).
     choices : bool
@@ -90,7 +91,11 @@ def measure_luck(rules, specs: Sequence[str], seed: int, start: int, n: int, val
     -------
     Luck
     """
-    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), value, choices, keep_parts)
+    from nines_sim.luck.compiled import value_factors
+
+    # a value as the walk reads it, once (:func:`~nines_sim.luck.compiled.value_factors`), not in every chunk
+    walked = None if value is None else value_factors(value)
+    jobs = [(rules, tuple(specs), seed, s, min(CHUNK, start + n - s), walked, choices, keep_parts)
             for s in range(start, start + n, CHUNK)]  # fmt: skip
     if workers <= 1 or len(jobs) == 1:
         done = [_chunk(*j) for j in jobs]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nines_sim.engine.bits import lowest_face
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.loop_constants import (
     EV_DEAL,
@@ -25,21 +26,26 @@ from nines_sim.engine.loop_constants import (
     EV_TURN,
 )
 from nines_sim.game.cards import N_FACES, N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
     PEN,
     RANK,
     SUIT,
-    add_choice,
     apply_play,
     blocks,
     card_blocks,
     copy_into,
     count,
+    deal_hands,
+    hand_corrections,
+    held_faces,
     is_heuristic,
     mean_into,
     move_card,
     next_dealt,
+    phased,
+    play_columns,
+    sizes_phase,
     undo_play,
     weights,
 )
@@ -62,31 +68,24 @@ ERRORS = {
 
 
 @njit(cache=True, forceinline=True)
-def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen):
+def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen):
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
     ``acc[0]``.  Returns the first seat to play (-1: a hand dealt to no seat) and the stock's size."""
     dealer, starter = rows[i, 2], rows[i, 3]
-    H[:] = 0.0
-    for p in range(P):
-        for d in range(D):
-            w = np.uint64(rows[i, 6 + 2 * p + d])
-            for f in range(N_FACES):
-                if (w >> np.uint64(f)) & np.uint64(1):
-                    H[p, f] += 1.0
-    first = next_dealt(dealer, H, P)
+    deal_hands(rows, i, P, D, H, held, hr, hs)
+    first = next_dealt(dealer, held, P)
     if first < 0:
         return first, 0.0
-    count(H, P, hr, hs)
     blocks(hr, hs, starter, SUIT[starter], P, blk)
     card_blocks(blk, first, first, P, cb)
     mean[:] = 0.0
     nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
     for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
-        mover = next_dealt(d if rows[i, 1] == 0 else dealer, H, P)
+        mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
         for p in range(P):
             size = 0.0
-            for f in range(N_FACES):
-                size += H[p, f]
+            for r in range(N_RANKS):
+                size += hr[p, r]
             for j in range(NB):
                 blk[p, j] = size * deal_mean[j]
         card_blocks(blk, mover, mover, P, chosen)
@@ -103,43 +102,68 @@ def deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb,
         stock[f] = s
         pile[f] = 0.0
     stock[starter] -= 1.0
-    count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
-    n_stock = 0.0
-    for f in range(N_FACES):
-        n_stock += stock[f]
+    # the stock's counts: the deck's less the hands' and the starter (whole numbers: count()'s, exactly)
+    n_stock = N_FACES * deck - 1.0
+    for r in range(N_RANKS):
+        c = 4.0 * deck
+        for p in range(P):
+            c -= hr[p, r]
+        sr[0, r] = c
+        n_stock -= 4.0 * deck - c
+    for su in range(4):
+        c = (N_RANKS - 1.0) * deck
+        for p in range(P):
+            c -= hs[p, su]
+        ss[0, su] = c
+    sr[0, RANK[starter]] -= 1.0
+    if RANK[starter] != NINE_RANK:
+        ss[0, SUIT[starter]] -= 1.0
     return first, n_stock
 
 
 @njit(cache=True, forceinline=True)
-def draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean):
+def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
-    minus the stock's mean row into the draw's part, ``acc[1]``."""
-    blocks(sr, ss, top, active, np.int64(1), blk)
-    rank, nat = RANK[face], RANK[face] != NINE_RANK
-    for j in range(NB):
-        smean[j] = -blk[0, j] / n_stock
+    minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
+    after the draw (``blk[:, NB:]``: the phase's scratch)."""
+    rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
+    for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
+        smean[r] = -sr[0, r] / n_stock
+    smean[COL_ACTIVE] = -ss[0, active] / n_stock
+    smean[COL_TOP] = -(sr[0, top_rank] if top_rank != NINE_RANK else 0.0) / n_stock
     smean[rank] += 1.0
     if nat and SUIT[face] == active:
         smean[COL_ACTIVE] += 1.0
-    if nat and RANK[top] != NINE_RANK and rank == RANK[top]:
+    if nat and top_rank != NINE_RANK and rank == top_rank:
         smean[COL_TOP] += 1.0
-    for j in range(NB):
-        acc[1, seat, j] += smean[j]
-        for p in range(P):
-            if p != seat:
-                acc[1, p, NB + j] += smean[j]
     lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
-    for p in range(P):
-        if p != seat:
-            acc[1, p, 2 * NB + 1] += lg
-    acc[1, seat, 2 * NB] += lg
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
+    # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
+    # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
+    for q in range(NQ):
+        o = q * NJ0
+        for p in range(P):
+            w = ph[p, q]
+            if p == seat:
+                for j in range(NB):
+                    acc[1, p, o + j] += w * smean[j]
+                acc[1, p, o + 2 * NB] += w * lg
+            else:
+                for j in range(NB):
+                    acc[1, p, o + NB + j] += w * smean[j]
+                acc[1, p, o + 2 * NB + 1] += w * lg
     move_card(H, hr, hs, seat, face, 1.0)
-    move_card(stock.reshape(1, N_FACES), sr, ss, np.int64(0), face, -1.0)
+    held[seat] |= np.int64(1) << face
+    stock[face] -= 1.0
+    sr[0, rank] -= 1.0
+    if nat:
+        ss[0, SUIT[face]] -= 1.0
 
 
 @njit(cache=True, forceinline=True)
-def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine, H, hr, hs, acc,
-                blk, cb, mean, chosen, moves, probs):  # fmt: skip
+def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, hs,
+                acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice of its heuristic policy ``sid``
     (Walker._play_choices): the chosen play's card blocks minus their mean over the policy's choices into the
     choice part, ``acc[2]``.  Returns False if ``mv`` is not one of the choices."""
@@ -149,8 +173,11 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
     nines = hr[seat, NINE_RANK]
     any_nat, max_pen, n_legal = False, -1, 0
     row = top * 4 + active
-    for f in range(N_FACES):  # the legal faces held, in face order, into ``moves`` (filtered below)
-        if H[seat, f] > 0 and legal[row, f] and not (no_nine_out and size == 1.0 and RANK[f] == NINE_RANK):
+    x = held[seat] & legal[row]
+    while x != 0:  # the legal faces held, in face order, into ``moves`` (filtered below)
+        f = lowest_face(x)
+        x &= x - 1
+        if not (no_nine_out and size == 1.0 and RANK[f] == NINE_RANK):
             moves[n_legal] = f
             n_legal += 1
             if RANK[f] != NINE_RANK:
@@ -181,21 +208,57 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
             idx = j
     if idx < 0:
         return False
-    if k > 1:
+    if k > 1 and pair:
+        # The pair leaves the hand a card shorter than a card does, so its phase differs from the other choices':
+        # every column's chosen minus mean, each choice's whole card blocks (rare: a random seat holding two 9s).
         mean[:] = 0.0
         for j in range(k):
             t, under = apply_play(H, hr, hs, seat, moves[j])
             blocks(hr, hs, t, SUIT[t], P, blk)
             undo_play(H, hr, hs, seat, t, under)
             card_blocks(blk, seat, first, P, cb)
-            add_choice(cb, j == idx, probs[j] / tot, P, mean, chosen)
+            w = probs[j] / tot
+            for p in range(P):
+                for q in range(NJ):
+                    mean[p, q] += w * cb[p, q]
+            if j == idx:
+                copy_into(cb, chosen)
+        mean_into(acc[2], chosen, mean, 1.0, P)
+    elif k > 1:
+        # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
+        # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
+        # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
+        # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
+        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.
+        mean[:] = 0.0
+        chosen[:] = 0.0
+        for j in range(k):
+            w, f = probs[j] / tot, moves[j]
+            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
+            a, tr = SUIT[t], RANK[t]
+            sa, st = 0.0, 0.0
+            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
+                mine = p == seat
+                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
+                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+                sa += blk[p, 0]
+                st += blk[p, 1]
+            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+            play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
+            if j == idx:
+                play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
+        ph = blk[:, NB:]
+        sizes_phase(hr, P, seat, -1.0, ph)
+        phased(mean, ph, P)
+        phased(chosen, ph, P)
         mean_into(acc[2], chosen, mean, 1.0, P)
     return True
 
 
 @njit(cache=True, forceinline=True)
-def declare(hr, hs, seat, suit, mover, first, top, sids, P, acc, blk, cb, mean, chosen):
-    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)."""
+def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
+    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)
+    (``blk[:, NB:]``: the phase's scratch)."""
     sid = sids[seat]
     if not is_heuristic(sid):
         return E_NONE
@@ -209,26 +272,55 @@ def declare(hr, hs, seat, suit, mover, first, top, sids, P, acc, blk, cb, mean, 
         return E_DECLARE
     if k == 1:
         return E_NONE
-    mean[:] = 0.0
+    # A suit changes only each seat's naturals of the active suit (its own and in the others' sum) and the mover's
+    # legal count: every other column is the same whole number for each suit, so its chosen minus mean is exactly
+    # 0 and is left out; these are the sums card_blocks() and mean_into() make, in their order: the same bits.
+    scale = float(k)
+    top_col = hr[mover, RANK[top]] if RANK[top] != NINE_RANK else 0.0
+    m_legal = 0.0
     for s in range(4):
         if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
-            blocks(hr, hs, top, s, P, blk)
-            card_blocks(blk, mover, first, P, cb)
-            add_choice(cb, s == suit, 1.0, P, mean, chosen)
-    mean_into(acc[2], chosen, mean, float(k), P)  # a float, as the other calls' scale: one compile of it
+            m_legal += hs[mover, s] + top_col + hr[mover, NINE_RANK]
+    legal = (hs[mover, suit] + top_col + hr[mover, NINE_RANK]) - m_legal / scale
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, seat, 0.0, ph)  # a suit changes no hand's size: one phase for every suit
+    for p in range(P):
+        m_own, m_others = 0.0, 0.0
+        for s in range(4):
+            if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+                total = 0.0
+                for q in range(P):
+                    total += hs[q, s]
+                m_own += hs[p, s]
+                m_others += total - hs[p, s]
+        total = 0.0
+        for q in range(P):
+            total += hs[q, suit]
+        own, others = hs[p, suit] - m_own / scale, (total - hs[p, suit]) - m_others / scale
+        col = 2 * NB if p == mover else 2 * NB + 1
+        for q in range(NQ):  # each phase copy (the first phase function is 1: the block itself, to the bit)
+            o, w = q * NJ0, ph[p, q]
+            acc[2, p, o + COL_ACTIVE] += w * own
+            acc[2, p, o + NB + COL_ACTIVE] += w * others
+            acc[2, p, o + col] += w * legal
     return E_NONE
 
 
 @njit(cache=True, forceinline=True)
-def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W):
-    """A hand's end (S1-S3): its parts, weighted by the match's standing before it, into match ``m``'s; its
-    penalties into the totals unless a tie-break's.  Returns the regular hands played and whether in tie-break."""
+def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u):
+    """A hand's end (S1-S3): its parts, weighted by the match's standing before it, into match ``m``'s (when
+    ``parts`` has rows), and its corrections under ``value`` (``(vw, vm, vh, rank1)``,
+    :func:`~nines_sim.luck.kernel.hand_corrections`) into ``corr[m]`` (when ``corr`` has rows); its penalties into
+    the totals unless a tie-break's.  Returns the regular hands played and whether in tie-break."""
     mx = 0
     for p in range(P):
         mx = max(mx, totals[p])
     progress = regular / fixed if fixed else mx / target
     weights(totals, progress, target, P, W)
-    for k in range(3):
+    if corr.shape[0] > 0:
+        vw, vm, vh, rank1 = value
+        hand_corrections(acc, W, vw, vm, vh, rank1, P, u, corr[m])
+    for k in range(3 if parts.shape[0] > 0 else 0):
         for p in range(P):
             out = parts[m, k, p]  # one add per feature and hand: any order gives the same sums
             a = acc[k, p]
@@ -267,23 +359,28 @@ def end_match(rows, i, m, P, totals, shares, totals_out):
 
 @njit(cache=True)
 def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_rule, nine_on_nine, start, H,
-         stock, pile, acc, totals, ist, parts, shares, totals_out, hand_blocks, hand_pen, hand_match, hand_w,
-         err):  # fmt: skip
+         stock, pile, acc, totals, ist, parts, value, corr, shares, totals_out, hand_blocks, hand_pen, hand_match,
+         hand_w, err):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
-    index - ``start``, each hand's into ``hand_*`` (when they have rows: its card blocks, penalties, match and match
-    weights).  ``err``: (code, match, a, b, -, ends)."""
+    index - ``start``: the parts when ``parts`` has rows, the corrections under ``value`` (``(vw, vm, vh, rank1)``,
+    :func:`~nines_sim.luck.kernel.hand_corrections`) when ``corr`` (n, 3, P) has rows, each hand's into ``hand_*``
+    when they have rows (its card blocks, penalties, match and match weights).  ``err``: (code, match, a, b, -,
+    ends)."""
     hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
     sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
+    held = np.zeros(P, dtype=np.int64)  # each seat's faces held
     count(H, P, hr, hs)
+    held_faces(H, P, held)
     count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
-    blk = np.zeros((P, NB))
+    blk = np.zeros((P, NB + NQ + 1))  # the blocks, then the phase's scratch (kernel.card_blocks)
     cb = np.zeros((P, NJ))
     mean = np.zeros((P, NJ))
     chosen = np.zeros((P, NJ))
     W = np.zeros((P, NC))
+    u = np.zeros(NJ)
     moves = np.zeros(N_FACES + 1, dtype=np.int64)
     probs = np.zeros(N_FACES + 1)
     smean = np.zeros(NB)
@@ -298,11 +395,15 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
         elif kind == EV_DEAL:
             if rows[i, 1] == 0:  # a match's first hand
                 m = rows[i, 4] - start
-                parts[m] = 0.0
+                if parts.shape[0] > 0:
+                    parts[m] = 0.0
+                if corr.shape[0] > 0:
+                    corr[m] = 0.0
                 totals[:] = 0
                 regular, tiebreak = 0, False
             acc[:] = 0.0
-            first, n_stock = deal(rows, i, P, D, deal_mean, H, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen)
+            first, n_stock = deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean,
+                                  chosen)  # fmt: skip
             if first < 0:
                 err[0], err[1] = E_NO_SEAT, m + start
                 return
@@ -313,7 +414,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             if stock[face] <= 0:
                 err[0], err[1], err[2] = E_STOCK, m + start, face
                 return
-            draw(seat, face, top, active, n_stock, P, H, hr, hs, stock, sr, ss, acc, blk, smean)
+            draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean)
             n_stock -= 1.0
             after_draw = kind == EV_DRAW
         elif kind == EV_PLAY or kind == EV_PAIR:
@@ -323,22 +424,25 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             sid = sids[seat]
             if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
                 if not play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine,
-                                   H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
+                                   H, held, hr, hs, acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
                     err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
                     return
             t, under = apply_play(H, hr, hs, seat, mv)
+            for g in (t, under):  # a face no longer held leaves the seat's set
+                if g >= 0 and H[seat, g] == 0.0:
+                    held[seat] &= ~(np.int64(1) << g)
             pile[top] += 1.0
             if under >= 0:
                 pile[under] += 1.0
             top, active = t, SUIT[t]
             if suit >= 0:
-                code = declare(hr, hs, seat, suit, seat, first, top, sids, P, acc, blk, cb, mean, chosen)
+                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk)
                 if code != E_NONE:
                     err[0], err[1], err[2], err[3] = code, m + start, seat, suit
                     return
                 active = suit
         elif kind == EV_DECLARE:
-            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, first, top, sids, P, acc, blk, cb, mean, chosen)
+            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk)
             if code != E_NONE:
                 err[0], err[1], err[2], err[3] = code, m + start, rows[i, 1], rows[i, 2]
                 return
@@ -362,7 +466,8 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 for p in range(P):
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
-            regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, W)
+            regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts,
+                                         value, corr, W, u)  # fmt: skip
             if keep:
                 copy_into(W, hand_w[nh - 1])  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:

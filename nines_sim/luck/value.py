@@ -81,7 +81,7 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
 
     Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
     choice), the ridge fit of the seat's hand penalty minus the others' mean on the hand's card block differences
-    of that kind (every hand of the reserved matches: many samples, 33 weights each).  Stage 2, what a point is
+    of that kind (every hand of the reserved matches: many samples, NJ = 99 weights each).  Stage 2, what a point is
     worth by where the match stands: per seat, the least-squares fit of the win share on the match's stage-1 luck
     weighted by each match weight (ten numbers): the control-variate regression that minimises the adjusted
     variance.  The value's weights are their product, so ``V_kind,p = sum_c weight_c(match) * stage2_c *
@@ -90,8 +90,9 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
     Parameters
     ----------
     parts : numpy.ndarray or None
-        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences; or None, to build them
-        again from ``hand_match`` and ``hand_weights`` (the same sums, in the walk's order: the same bits).
+        float64, shape (n, 3, P, N_FEATURES): the reserved matches' feature differences; or None, to take the
+        matches' luck from their hands, ``hand_match`` and ``hand_weights`` (:func:`match_luck`: the same sums in
+        another order, the weights equal to rounding).
     shares : numpy.ndarray
         float64, shape (n, P): their win shares.
     hand_blocks : numpy.ndarray
@@ -125,21 +126,18 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
         return _fit(parts, shares, hand_blocks, hand_penalties, alpha, hand_match, hand_weights)
 
 
-def match_parts(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.ndarray,
-                hand_weights: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Seat ``p``'s parts of kind ``k`` of ``n`` matches from their hands: float64, shape (n, NC, NJ).
+def match_luck(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.ndarray, hand_weights: np.ndarray,
+               points: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Seat ``p``'s luck of kind ``k`` in ``n`` matches under a first stage ``points`` (NJ,), per match weight:
+    float64, shape (n, NC), the parts of kind ``k`` (:attr:`~nines_sim.luck.walk.MatchLuck.parts`) times ``points``.
 
-    Each match's sum over its hands of the match weights times the card blocks, added hand after hand from 0 as
-    the walk adds them (:func:`nines_sim.luck.steps.end_hand`), so the very bits of the walk's parts.
+    Each hand's luck in points (its card blocks times ``points``) times its match weights, summed over each match's
+    hands: the parts' products summed in another order (equal to them to rounding, about 1e-16 relative), without
+    the (hands, NC, NJ) array of every hand's products (hundreds of MB at 4,000 heads-up matches, most of a fit's
+    time).
     """
-    out = np.zeros((n, NC, NJ))
-    products = hand_weights[:, p, :, None] * hand_blocks[:, k, p, None, :]
-    first = np.searchsorted(hand_match, hand_match)  # each hand's match's first hand (the hands in match order)
-    turn = np.arange(hand_match.shape[0]) - first
-    for r in range(int(turn.max(initial=-1)) + 1):  # every match's r-th hand at once: one hand per match a step
-        sel = turn == r
-        out[hand_match[sel]] += products[sel]
-    return out
+    hand = hand_weights[:, p, :] * (hand_blocks[:, k, p, :] @ points)[:, None]
+    return np.stack([np.bincount(hand_match, weights=hand[:, c], minlength=n) for c in range(NC)], axis=1)
 
 
 def _fit(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
@@ -150,13 +148,13 @@ def _fit(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, 
     if parts is not None:
         luck = parts.reshape(n, kinds, P, NC, NJ)
 
-        def part(k: int, p: int) -> np.ndarray:
-            return luck[:, k, p]
+        def part(k: int, p: int, points: np.ndarray) -> np.ndarray:
+            return luck[:, k, p] @ points
     else:
         assert hand_match is not None and hand_weights is not None
 
-        def part(k: int, p: int) -> np.ndarray:
-            return match_parts(k, p, n, hand_blocks, hand_match, hand_weights)
+        def part(k: int, p: int, points: np.ndarray) -> np.ndarray:
+            return match_luck(k, p, n, hand_blocks, hand_match, hand_weights, points)
 
     pen = hand_penalties.astype(np.float64)
     weights = np.empty((kinds, P, N_FEATURES))
@@ -165,8 +163,8 @@ def _fit(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, 
         y = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
         hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], y).coef_ for k in range(kinds)]
         points[:, p] = hand
-        match_luck = sum(part(k, p) @ hand[k] for k in range(kinds))
-        match = LinearRegression().fit(match_luck, shares[:, p]).coef_
+        luck_p = sum(part(k, p, hand[k]) for k in range(kinds))
+        match = LinearRegression().fit(luck_p, shares[:, p]).coef_
         for k in range(kinds):
             weights[k, p] = np.outer(match, hand[k]).ravel()
     return LinearValue(weights, f"fitted on {n:,} reserved matches", points)

@@ -32,7 +32,18 @@ import numpy as np
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, N_FEATURES, NB, NJ, card_blocks, card_matrix, match_weights
+from nines_sim.luck.features import (
+    COL_ACTIVE,
+    COL_TOP,
+    N_FEATURES,
+    NB,
+    NJ,
+    NJ0,
+    card_blocks,
+    card_matrix,
+    match_weights,
+    phase,
+)
 from nines_sim.strategies.dump_faces import DumpFaces
 from nines_sim.strategies.hold_nines import HoldNines
 from nines_sim.strategies.random_play import RandomPlay
@@ -236,14 +247,17 @@ class Walker:
             raise LuckError(f"drew face {face}, which the stock does not hold")
         M = self.M[self.top * 4 + self.active]
         delta = M[face] - (self.stock @ M) / self.stock.sum()
-        acc = self.acc[1]
-        acc[seat, :NB] += delta
-        acc[:, NB : 2 * NB] += delta
-        acc[seat, NB : 2 * NB] -= delta
+        base = np.zeros((self.P, NJ0))
+        base[seat, :NB] += delta
+        base[:, NB : 2 * NB] += delta
+        base[seat, NB : 2 * NB] -= delta
         legal = delta[COL_ACTIVE] + delta[COL_TOP] + delta[NINE_RANK]
-        acc[:, 2 * NB + 1] += legal
-        acc[seat, 2 * NB + 1] -= legal
-        acc[seat, 2 * NB] += legal
+        base[:, 2 * NB + 1] += legal
+        base[seat, 2 * NB + 1] -= legal
+        base[seat, 2 * NB] += legal
+        sizes = self.H.sum(axis=1)
+        sizes[seat] += 1  # the drawer's hand after the draw: the phase is known before the card
+        self.acc[1] += (phase(sizes)[:, :, None] * base[:, None, :]).reshape(self.P, NJ)
         self.H[seat, face] += 1
         self.stock[face] -= 1
 
