@@ -364,6 +364,19 @@ def test_the_pair_products_pickle_alike_in_every_process():
     assert out[0] == out[1] and len(out[0].strip()) == 64
 
 
+def _two_models_decisions(tmp_path):
+    """The compiled decisions' functions of two models: a small one, and one with hidden units, drawn weights
+    and pairs."""
+    from nines_sim.learn.decide import decide_for
+
+    rules = make_rules("classic", players=2)
+    paths = [
+        _model_file(tmp_path, rules, "a.npz"),
+        _model_file(tmp_path, rules, "b.npz", RICH_HIDDEN, True, RICH_PAIRS),
+    ]
+    return [decide_for(load(path)) for path in paths]
+
+
 def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_others(tmp_path):
     """Two models' compiled decisions are each loaded from the disk cache after both were compiled (or loaded).
 
@@ -371,17 +384,28 @@ def test_each_model_s_compiled_decision_stays_in_numba_s_disk_cache_beside_the_o
     from the index: every new model (each round of ``nines train``, the shipped models in turn) evicted the
     last one, and a rerun compiled again (about 10 s each).  The two models are ones the tests above compile
     (loaded here), or compiled here when this test runs alone."""
-    from nines_sim.learn.decide import decide_for
     from nines_sim.strategy.per_game_compiled import _callback
 
-    rules = make_rules("classic", players=2)
-    paths = [
-        _model_file(tmp_path, rules, "a.npz"),
-        _model_file(tmp_path, rules, "b.npz", RICH_HIDDEN, True, RICH_PAIRS),
-    ]
-    decisions = [decide_for(load(path)) for path in paths]
+    decisions = _two_models_decisions(tmp_path)
     for fn in decisions:
         _callback(fn)  # compiled and saved, or loaded
+    assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]
+
+
+def test_a_model_s_decision_asked_from_python_is_loaded_from_numba_s_disk_cache(tmp_path):
+    """The decision as called from Python (``nines analyze``, ``nines review``, the strict plug-in checker) is
+    cached on disk beside the turn loop's, in entries of its own: a later process loads it (counted by the
+    dispatcher's cache hits) where it compiled it again (5-10 s of processor time per model and process).
+    A fresh dispatcher of the same function stands for the later process."""
+    from nines_sim.strategy.per_game_compiled import _callback, _python_form
+
+    decisions = _two_models_decisions(tmp_path)
+    for fn in decisions:
+        _python_form(fn)  # compiled and saved, or loaded
+        _callback(fn)  # the turn loop's form beside it: neither entry evicts or shadows the other
+    again = [_python_form(fn) for fn in decisions]
+    assert [sum(d.stats.cache_hits.values()) for d in again] == [1, 1]
+    assert [sum(d.stats.cache_misses.values()) for d in again] == [0, 0]
     assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]
 
 

@@ -122,12 +122,16 @@ def _names(code: types.CodeType) -> tuple[str, ...]:
 
 class DigestCache(FunctionCache):
     """numba's cache of a function, stale when any file its code takes in changes (:func:`code_digest`), not
-    only its own."""
+    only its own.
 
-    def __init__(self, py_func: Any) -> None:
+    ``form`` names a second compiled form of the same function (its files' names end with it): numba files
+    every form of a function under one name, where two forms' entries could not be told apart.
+    """
+
+    def __init__(self, py_func: Any, form: str = "") -> None:
         super().__init__(py_func)
         stamp = (self._impl.locator.get_source_stamp(), code_digest(py_func))
-        self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
+        self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base + form, stamp)
 
 
 def seal_module(namespace: dict) -> None:

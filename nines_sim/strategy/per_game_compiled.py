@@ -90,9 +90,23 @@ _CFUNCS: dict[Any, Any] = {}
 def jitted_decide(fn: Any, name: str) -> Any:
     """``fn`` (a ``decide``) compiled for calls from Python, once per process; ``name``: the strategy's, for errors."""
     if fn not in _JITTED:
-        # not cached: numba would file it under the same name as the C callback below, which is cached
-        _JITTED[fn] = _compiling(name, fn, lambda: njit(K.DECIDE_SIG)(fn))
+        _JITTED[fn] = _compiling(name, fn, lambda: _python_form(fn))
     return _JITTED[fn]
+
+
+def _python_form(fn: Any) -> Any:
+    """``fn`` compiled for calls from Python, for ``DECIDE_SIG`` only, cached on disk where it has a source file.
+
+    Its entry is filed apart from the C callback's (:func:`_callback`), which numba would file under the same
+    name: a later process (``nines analyze``, ``nines review``, a test) loads it instead of compiling it again
+    (5-10 s of processor time for a ``learned`` model).
+    """
+    compiled = njit(fn)
+    if _cacheable(fn):
+        compiled._cache = _DecideCache(fn, form="-py")  # what Dispatcher.enable_caching does, with that cache
+    compiled.compile(K.DECIDE_SIG)
+    compiled.disable_compile()  # as when compiled for the signature given: other argument types are refused
+    return compiled
 
 
 def _compiling(name: str, fn: Any, build: Callable[[], Any]) -> Any:
