@@ -123,3 +123,11 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_p
     assert "\n" not in line and "Traceback" not in line
     assert "cannot reach a Dask scheduler" in line and "'dask scheduler --host PRIVATE_ADDRESS'" in line
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("address", [" ", "garbage"])
+def test_a_blank_or_malformed_scheduler_address_is_one_line_and_writes_nothing(address, tmp_path):  # noqa: ANN001
+    folder = tmp_path / "run"
+    res = runner.invoke(app, [*ARGS, "--scheduler", address, "--out", str(folder)])
+    assert res.exit_code == 2 and "\n" not in res.output.strip() and "tcp://HOST" in res.output, res.output
+    assert not folder.exists()

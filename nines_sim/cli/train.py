@@ -69,6 +69,8 @@ def train(
     (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
     again continues after them (--force starts over).
     """
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
     from nines_sim.learn.train import (
         PROGRESS,
@@ -85,8 +87,6 @@ def train(
 
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
-    if scheduler is not None and not scheduler.strip():
-        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     try:
         # --players, else a --rule players=N (the two must agree), else heads-up
         rule_set = parse_rule_set(rules, parse_overrides(rule or []), players_wanted(players, rule)[0] or 2)
