@@ -10,11 +10,8 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import echo_error, usage_error
-from nines_sim.cli.common import players_wanted
-from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SeedOpt
-
-#: What the first Ctrl-C prints at once: the run stops at its next step.
-STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
+from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
+from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
 
 
 def train(
@@ -55,6 +52,8 @@ def train(
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
 ) -> None:
@@ -64,13 +63,24 @@ def train(
     Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
     (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
     model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
-    it against expert and against the previous round.
+    it against expert and against the previous round. The self-play and the measurements play on --workers
+    processes, or on a Dask cluster with --scheduler; the models and the curve are the same for any of them.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
     (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
     again continues after them (--force starts over).
     """
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state, rounds_kept
+    from nines_sim.learn.train import (
+        PROGRESS,
+        STOP_NOTICE,
+        ResumeError,
+        TrainSettings,
+        on_backend,
+        resume_state,
+        rounds_kept,
+    )
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
     from nines_sim.runs.pool import Interrupt
@@ -94,8 +104,10 @@ def train(
             f"--hidden {hidden} --pairs {pairs} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
         )
 
+    n_workers = workers or cpu_count_default()
+    # the cluster first: one that cannot be used is a usage error before anything is written
     # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished
-    with Interrupt(notice=STOP_NOTICE) as ctrl_c:
+    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE) as ctrl_c:
         resuming = (folder / PROGRESS).is_file() and not force
         try:
             if force:  # start over: a stopped run's progress and data are not continued
@@ -112,7 +124,8 @@ def train(
         after = f", continuing after round {finished}" if finished else ""
         typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
         done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
-                         should_stop=lambda: ctrl_c.flag, kept_command=command_of)  # fmt: skip
+                         should_stop=lambda: ctrl_c.flag, kept_command=command_of,
+                         backend=on_backend(n_workers, client))  # fmt: skip
     if done:
         typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
         if ctrl_c.flag:  # heard too late to stop anything: the run is whole

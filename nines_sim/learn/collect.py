@@ -60,6 +60,9 @@ class Samples:
     drawn_x, drawn_y, drawn_g : list of numpy.ndarray
         float64 (m, NFC), float64 (m,), int64 (m,): a drawn card's features as a card to play, the mean value of
         playing it minus that of keeping it (T4), and its decision.
+    hand_key : list of numpy.ndarray
+        uint64 (groups,): each decision's hand (the public decision key of its match and hand,
+        ``Observation.public("dkey")``), what :meth:`canonical` orders by; empty once loaded from a file.
     """
 
     card_x: list = field(default_factory=list)
@@ -72,10 +75,13 @@ class Samples:
     drawn_y: list = field(default_factory=list)
     drawn_g: list = field(default_factory=list)
     groups: int = 0
+    hand_key: list = field(default_factory=list)
 
-    def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray) -> None:
-        """Candidates ``x`` (n, C, F) with values ``q`` (n, C) where ``ok`` (n, C)."""
+    def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray, hand_key: np.ndarray) -> None:
+        """Candidates ``x`` (n, C, F) with values ``q`` (n, C) where ``ok`` (n, C), of decisions in the hands
+        ``hand_key`` (n,)."""
         n = q.shape[0]
+        self.hand_key.append(np.asarray(hand_key, dtype=np.uint64))
         centred = q - np.where(ok, q, 0.0).sum(axis=1, keepdims=True) / ok.sum(axis=1, keepdims=True)
         g = np.broadcast_to(self.groups + np.arange(n)[:, None], ok.shape)
         getattr(self, f"{which}_x").append(x[ok])
@@ -83,9 +89,11 @@ class Samples:
         getattr(self, f"{which}_g").append(g[ok])
         self.groups += n
 
-    def add_drawn(self, x: np.ndarray, advantage: np.ndarray) -> None:
-        """Drawn cards' features ``x`` (n, NFC) and the value of playing each over keeping it (n,)."""
+    def add_drawn(self, x: np.ndarray, advantage: np.ndarray, hand_key: np.ndarray) -> None:
+        """Drawn cards' features ``x`` (n, NFC) and the value of playing each over keeping it (n,), of decisions
+        in the hands ``hand_key`` (n,)."""
         n = advantage.shape[0]
+        self.hand_key.append(np.asarray(hand_key, dtype=np.uint64))
         self.drawn_x.append(x)
         self.drawn_y.append(advantage)
         self.drawn_g.append(self.groups + np.arange(n))
@@ -104,6 +112,46 @@ class Samples:
         """The labelled candidates :meth:`save` wrote."""
         with np.load(path) as f:
             return cls(*([f[f"{w}_{k}"]] for w in KINDS for k in "xyg"), groups=int(f["groups"]))
+
+    @classmethod
+    def merged(cls, parts: list[Samples]) -> Samples:
+        """The candidates of ``parts`` (collected on disjoint matches) as one, in :meth:`canonical` order: the
+        same arrays however the matches were split among them."""
+        out = cls(groups=sum(p.groups for p in parts), hand_key=[k for p in parts for k in p.hand_key])
+        offsets = np.cumsum([0] + [p.groups for p in parts])
+        for which in KINDS:
+            for k in "xyg":
+                blocks = [p.arrays(which)["xyg".index(k)] for p in parts]
+                if k == "g":
+                    blocks = [b + o for b, o in zip(blocks, offsets, strict=False)]
+                getattr(out, f"{which}_{k}").append(np.concatenate(blocks))
+        return out.canonical()
+
+    def canonical(self) -> Samples:
+        """The same candidates ordered by their decision's hand key, each hand's decisions in the order they were
+        met (a hand is played in order), decisions numbered in that order: the arrays of a set of matches do not
+        depend on which other matches shared the engine's batch, on the batch size or on how the matches were
+        cut into units of work (``nines train --workers``, ``--scheduler``).
+
+        Raises
+        ------
+        ValueError
+            If a decision has no hand key (data loaded from a file, which is stored canonical).
+        """
+        keys = np.concatenate(self.hand_key) if self.hand_key else np.zeros(0, dtype=np.uint64)
+        if keys.shape[0] != self.groups:
+            raise ValueError(f"{self.groups} decisions but {keys.shape[0]} hand keys: the order is not known")
+        order = np.argsort(keys, kind="stable")
+        rank = np.empty(self.groups, dtype=np.int64)
+        rank[order] = np.arange(self.groups)
+        out = Samples(groups=self.groups, hand_key=[keys[order]])
+        for which in KINDS:
+            x, y, g = self.arrays(which)
+            g = rank[g]
+            rows = np.argsort(g, kind="stable")  # a decision's candidates stay in their order
+            for k, a in zip("xyg", (x, y, g), strict=True):
+                getattr(out, f"{which}_{k}").append(a[rows])
+        return out
 
     def arrays(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(x, y, group) of ``"card"``, ``"suit"`` or ``"drawn"`` candidates, concatenated."""
@@ -190,7 +238,7 @@ class Collector(Strategy):
         if rows.size:
             sub = obs.subset(rows)
             q = self._values(sub, moves[rows])
-            self.data.add("card", feats[rows], q, moves[rows] >= 0)
+            self.data.add("card", feats[rows], q, moves[rows] >= 0, sub.public("dkey"))
         return choice
 
     def declare(self, obs: Observation) -> np.ndarray:
@@ -205,7 +253,7 @@ class Collector(Strategy):
         if rows.size:
             moves = np.tile(np.arange(4, dtype=np.int64), (rows.size, 1))
             q = self._values(obs.subset(rows), moves)
-            self.data.add("suit", x[rows], q, np.ones((rows.size, 4), dtype=bool))
+            self.data.add("suit", x[rows], q, np.ones((rows.size, 4), dtype=bool), obs.public("dkey")[rows])
         return choice
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
@@ -219,7 +267,9 @@ class Collector(Strategy):
         if rows.size:
             sub = obs.subset(rows)
             q = self._values(sub, np.tile(np.arange(2, dtype=np.int64), (rows.size, 1)), card[rows])
-            self.data.add_drawn(drawn_features(self._suit_weights(), sub, card[rows]), q[:, 1] - q[:, 0])
+            self.data.add_drawn(
+                drawn_features(self._suit_weights(), sub, card[rows]), q[:, 1] - q[:, 0], sub.public("dkey")
+            )
         return choice
 
 
