@@ -100,6 +100,10 @@ def fit_joint(ranked: tuple[np.ndarray, np.ndarray] | None, xr: np.ndarray, yr: 
               nf: int, ridge: float) -> np.ndarray:  # fmt: skip
     """Ridge least squares over rollout-labelled rows and returns together: the move's weights (F + K,).
 
+    Each source is weighted by the inverse of its own fit's residual variance (a return, one play of the rest of
+    the hand, is far noisier than a mean of rollouts), so that many noisy returns do not drown fewer, better
+    labels; a source alone is an ordinary ridge fit.
+
     Parameters
     ----------
     ranked : tuple or None
@@ -116,19 +120,31 @@ def fit_joint(ranked: tuple[np.ndarray, np.ndarray] | None, xr: np.ndarray, yr: 
     """
     width = nf + pairs.shape[0]
     n = width + nf
-    a, b, rows = np.zeros((n, n)), np.zeros(n), 0
+    blocks = []  # (gram, moments, sum of squared targets, rows) of each source, over the n columns
     if ranked is not None and ranked[0].shape[0]:
         d, y = ranked
-        a[:width, :width] += d.T @ d
-        b[:width] += d.T @ y
-        rows += d.shape[0]
-    for lo in range(0, xr.shape[0], CHUNK):
-        d = returns_design(xr[lo : lo + CHUNK], pairs, nf)
-        a += d.T @ d
-        b += d.T @ yr[lo : lo + CHUNK]
-        rows += d.shape[0]
-    if not rows:
+        a, b = np.zeros((n, n)), np.zeros(n)
+        a[:width, :width], b[:width] = d.T @ d, d.T @ y
+        blocks.append((a, b, float(y @ y), d.shape[0]))
+    if xr.shape[0]:
+        a, b = np.zeros((n, n)), np.zeros(n)
+        for lo in range(0, xr.shape[0], CHUNK):
+            d = returns_design(xr[lo : lo + CHUNK], pairs, nf)
+            a += d.T @ d
+            b += d.T @ yr[lo : lo + CHUNK]
+        blocks.append((a, b, float(yr @ yr), xr.shape[0]))
+    if not blocks:
         return np.zeros(width)
+    weights = [1.0]
+    if len(blocks) == 2:  # each source by the inverse of its own residual variance, the rollouts' as the unit
+        var = []
+        for a, b, yy, m in blocks:
+            w = np.linalg.solve(a + ridge * m * np.eye(n), b)
+            var.append(max(yy - 2 * w @ b + w @ a @ w, 1e-12) / m)
+        weights = [1.0, var[0] / var[1]]
+    a = sum(c * blk[0] for c, blk in zip(weights, blocks, strict=False))
+    b = sum(c * blk[1] for c, blk in zip(weights, blocks, strict=False))
+    rows = sum(c * blk[3] for c, blk in zip(weights, blocks, strict=False))
     return np.linalg.solve(a + ridge * rows * np.eye(n), b)[:width]
 
 
