@@ -296,7 +296,7 @@ def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.
     """
     if not x.shape[0]:
         return np.zeros(x.shape[1])
-    xc = _centred(x, g)
+    xc = centred_within(x, g)
     a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
     return np.linalg.solve(a, xc.T @ y)
 
@@ -329,7 +329,7 @@ def pair_products(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return x[:, pairs[:, 0]] * x[:, pairs[:, 1]]
 
 
-def _centred(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+def centred_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``x`` minus the mean of its decision's rows (``g``), row by row."""
     _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
     means = np.zeros((cnt.size, x.shape[1]))
@@ -355,8 +355,8 @@ def select_pairs(x: np.ndarray, y: np.ndarray, g: np.ndarray, k: int) -> np.ndar
     if k <= 0 or not rows.any():
         return np.zeros((0, 2), dtype=np.int64)
     xs, gs = x[rows], g[rows]
-    design = _centred(np.concatenate([xs, pair_products(xs, every)], axis=1), gs)
-    return every[pursue(design, _centred(y[rows, None], gs)[:, 0], x.shape[1], k)]
+    design = centred_within(np.concatenate([xs, pair_products(xs, every)], axis=1), gs)
+    return every[pursue(design, centred_within(y[rows, None], gs)[:, 0], x.shape[1], k)]
 
 
 def all_pairs(nf: int) -> np.ndarray:

@@ -176,16 +176,16 @@ def fit_with_returns(data: dict, pairs: int) -> tuple[np.ndarray, np.ndarray, np
     twins.  The pairs are chosen on the rollout labels where there are any (as a run of rollout labels alone
     chooses them), else on the returns.
     """
-    from nines_sim.learn.collect import RIDGE, _centred, pair_products, select_pairs
+    from nines_sim.learn.collect import RIDGE, centred_within, pair_products, select_pairs
     from nines_sim.learn.features import NFC, NFS
 
     x, y, g = data["card"]
     xr, yr, gr = data["card_ret"]
     chosen = select_pairs(x, y, g, pairs) if x.shape[0] else select_return_pairs(xr, yr, gr, pairs, NFC)
     full = np.concatenate([x, pair_products(x, chosen)], axis=1)
-    w = fit_joint((_centred(full, g), y) if x.shape[0] else None, xr, yr, chosen, NFC, RIDGE)
+    w = fit_joint((centred_within(full, g), y) if x.shape[0] else None, xr, yr, chosen, NFC, RIDGE)
     sx, sy, sg = data["suit"]
-    ws = fit_joint((_centred(sx, sg), sy) if sx.shape[0] else None, data["suit_ret"][0], data["suit_ret"][1],
+    ws = fit_joint((centred_within(sx, sg), sy) if sx.shape[0] else None, data["suit_ret"][0], data["suit_ret"][1],
                    np.zeros((0, 2), dtype=np.int64), NFS, RIDGE)  # fmt: skip
     dx, dy, _ = data["drawn"]
     xd, yd, _ = data["drawn_ret"]
