@@ -159,8 +159,8 @@ class Collector(Strategy):
         Share of decisions with two or more candidates that are labelled.
     targets : str
         One of :data:`TARGETS`: ``"rollouts"`` labels candidates by rollouts; ``"returns"`` plays without
-        rollouts and logs every decision's move (:attr:`log`) for its hand's outcome, exploring the suit to
-        declare too; ``"mixed"`` does both.
+        rollouts and logs each explored decision's move (:attr:`log`) for its hand's outcome, exploring the suit
+        to declare too; ``"mixed"`` does both.
     """
 
     name = "collector"
@@ -223,8 +223,8 @@ class Collector(Strategy):
         explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
         pick = (uniform(obs.random(_PICK_SALT)) * count).astype(np.int64)
         choice = np.where(explore & (count > 0), moves[np.arange(n), np.minimum(pick, C - 1)], choice)
-        if self.log is not None:
-            many = np.flatnonzero(count > 1)
+        if self.log is not None:  # a move explored: one the position did not choose, so its return is unbiased
+            many = np.flatnonzero((count > 1) & explore)
             made = feats[many, np.argmax(moves[many] == choice[many, None], axis=1)]
             self.log.add("card", obs, many, made, feats[many].sum(axis=1) / count[many, None])
         rows = self._to_label(obs, count > 1) if self.rollouts else np.zeros(0, dtype=np.int64)
@@ -245,7 +245,7 @@ class Collector(Strategy):
         if self.log is not None:  # returns see one suit a decision: the others only by exploring them
             explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
             choice = np.where(explore, (uniform(obs.random(_PICK_SALT)) * 4).astype(np.int64), choice)
-            live = np.flatnonzero(own > 0)
+            live = np.flatnonzero((own > 0) & explore)
             self.log.add("suit", obs, live, x[live, choice[live]], x[live].mean(axis=1))
         rows = self._to_label(obs, own > 0) if self.rollouts else np.zeros(0, dtype=np.int64)  # own 0: hand over
         if rows.size:
@@ -262,9 +262,9 @@ class Collector(Strategy):
         explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
         choice = np.where(explore, uniform(obs.random(_PICK_SALT)) < 0.5, choice)
         if self.log is not None:  # the candidates: keep it (no features) or play it
-            every = np.arange(obs.n)
-            x = drawn_features(self._suit_weights(), obs, card)
-            self.log.add("drawn", obs, every, x * choice[:, None], x / 2.0)
+            tried = np.flatnonzero(explore)
+            x = drawn_features(self._suit_weights(), obs.subset(tried), card[tried])
+            self.log.add("drawn", obs, tried, x * choice[tried, None], x / 2.0)
         rows = self._to_label(obs, np.ones(obs.n, dtype=bool)) if self.rollouts else np.zeros(0, dtype=np.int64)
         if rows.size:
             sub = obs.subset(rows)
