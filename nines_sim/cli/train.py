@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,14 @@ import typer
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
 from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
+
+
+class Targets(StrEnum):
+    """What labels the decisions (:data:`nines_sim.learn.collect.TARGETS`)."""
+
+    rollouts = "rollouts"
+    returns = "returns"
+    mixed = "mixed"
 
 
 def train(
@@ -49,6 +58,14 @@ def train(
             "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
         ),
     ] = 40,
+    targets: Annotated[
+        Targets,
+        typer.Option(
+            "--targets",
+            help="What labels a decision: rollouts of every candidate, the realised returns of the moves made "
+            "(the hand's outcome; many more, cheaper labels: give more --matches), or both (mixed).",
+        ),
+    ] = Targets.rollouts,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
@@ -85,6 +102,8 @@ def train(
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
     from nines_sim.runs.pool import Interrupt
 
+    if hidden and targets != Targets.rollouts:
+        raise usage_error(f"--hidden fits rollout labels only: use --targets rollouts, not {targets.value}")
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
@@ -94,14 +113,16 @@ def train(
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             hidden=hidden, pairs=pairs, eval_matches=eval_matches)  # fmt: skip
+                             hidden=hidden, pairs=pairs, eval_matches=eval_matches, targets=targets.value)  # fmt: skip
     extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
+    labels = "" if targets == Targets.rollouts else f" --targets {targets.value}"  # the default: as before
 
     def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (
             f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
             f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
-            f"--hidden {hidden} --pairs {pairs} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
+            f"--hidden {hidden} --pairs {pairs}{labels} --eval-matches {eval_matches} "
+            f"--out {shlex.quote(str(folder))}"
         )
 
     n_workers = workers or cpu_count_default()

@@ -32,7 +32,9 @@ from nines_sim import __version__
 from nines_sim.game.rules import Rules
 from nines_sim.learn.collect import (
     KINDS,
+    RETURN_KINDS,
     RIDGE,
+    TARGETS,
     Collector,
     Samples,
     fit_card_model,
@@ -41,6 +43,7 @@ from nines_sim.learn.collect import (
     rollout_strategy,
 )
 from nines_sim.learn.model import Model, load, rules_dict
+from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
 from nines_sim.results.stats import wilson
 
 if TYPE_CHECKING:
@@ -69,11 +72,19 @@ class TrainSettings:
     batch_size: int = 256
     #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
     drawn: bool = True
+    #: What labels the decisions (:data:`~nines_sim.learn.collect.TARGETS`): rollouts of every candidate, the
+    #: realised returns of the moves made (:mod:`nines_sim.learn.returns`), or both.
+    targets: str = "rollouts"
+
+    def __post_init__(self) -> None:
+        if self.targets not in TARGETS:
+            raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {self.targets!r}")
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
                     should_stop: Callable[[], bool]) -> bool:  # fmt: skip
-    """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped."""
+    """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped.
+    A collector that logs returns has them labelled from the matches' hands at the end."""
     from nines_sim.engine.batch import make_engine
 
     engine = make_engine(rules, [collector] * rules.players, seed, start, n, batch_size)
@@ -82,6 +93,8 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
         engine.advance()
         if should_stop():
             return False
+    if collector.log is not None:
+        collector.labelled += collector.log.label(collector.data, engine.results().hand_records, seed, rules.players)
     return True
 
 
@@ -190,9 +203,13 @@ def collect_unit(rules: Rules, model: ModelFile | None, s: TrainSettings, seed: 
         The labelled decisions and their number.
     """
     path = None if model is None else model.local()
-    collector = Collector(None if path is None else load(path), rollout_strategy(path), s.samples,
-                          s.epsilon if path is not None else 0.0, s.label_share)  # fmt: skip
-    if not play_collection(rules, collector, seed, start, n, s.batch_size, should_stop):
+    # round 1's moves are expert's; rollouts label every candidate, returns only those explored
+    explore = s.epsilon if path is not None or s.targets != "rollouts" else 0.0
+    collector = Collector(None if path is None else load(path), rollout_strategy(path), s.samples, explore,
+                          s.label_share, s.targets)  # fmt: skip
+    # each unit labels its returns from its own engine's hand records (the hand keys are global by match index)
+    batch = s.batch_size if collector.rollouts else max(s.batch_size, RETURNS_BATCH)
+    if not play_collection(rules, collector, seed, start, n, batch, should_stop):
         return None
     return collector.data, collector.labelled
 
@@ -488,11 +505,15 @@ def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, i
 def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
     """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
     data = {}
-    for which in KINDS:
+    for which in KINDS + RETURN_KINDS:
         parts = [d.arrays(which) for d in history]
         offsets = np.cumsum([0] + [d.groups for d in history])
         data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                        np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
+    if s.targets != "rollouts":
+        cw, pairs, pw, ws, dw = fit_with_returns(data, s.pairs)
+        return Model(cw, ws, rules, meta, drawn_weights=dw if s.drawn else np.zeros(0), pair_index=pairs,
+                     pair_weights=pw)  # fmt: skip
     card = fit_card_model(*data["card"], s.hidden, seed + rnd, s.pairs)
     drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
     return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, *card[1:4], drawn, *card[4:])
