@@ -26,12 +26,25 @@ runner = CliRunner()
 ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches", "10", "--keep", "2", "--seed", "3"]
 
 
-@pytest.fixture(scope="module")
-def one_worker(tmp_path_factory):  # noqa: ANN001, ANN201
+#: The returns run's: its labels cost no rollouts, so more matches, for each unit's share of explored moves.
+RETURNS = [*ARGS[:4], "40", *ARGS[5:], "--targets", "returns"]
+
+
+def _on_one_worker(tmp_path_factory, args: list[str]):  # noqa: ANN001, ANN202
     folder = tmp_path_factory.mktemp("one") / "run"
-    res = runner.invoke(app, [*ARGS, "--workers", "1", "--out", str(folder)])
+    res = runner.invoke(app, [*args, "--workers", "1", "--out", str(folder)])
     assert res.exit_code == 0, res.output
     return folder
+
+
+@pytest.fixture(scope="module")
+def one_worker(tmp_path_factory):  # noqa: ANN001, ANN201
+    return _on_one_worker(tmp_path_factory, ARGS)
+
+
+@pytest.fixture(scope="module")
+def one_worker_returns(tmp_path_factory):  # noqa: ANN001, ANN201
+    return _on_one_worker(tmp_path_factory, RETURNS)
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +74,22 @@ def _but_where(meta: dict) -> dict:
     return {**meta, "cpu_seconds": 0, "command": meta["command"].rsplit(" --out ", 1)[0]}
 
 
-@pytest.mark.parametrize("where", ["two worker processes", "a Dask cluster"])
-def test_a_run_on_workers_or_a_cluster_trains_the_models_of_one_worker(where, one_worker, tmp_path, request):  # noqa: ANN001
+@pytest.mark.parametrize(
+    ("where", "targets"),
+    [("two worker processes", "rollouts"), ("a Dask cluster", "rollouts"), ("two worker processes", "returns")],
+)
+def test_a_run_on_workers_or_a_cluster_trains_the_models_of_one_worker(where, targets, tmp_path, request):  # noqa: ANN001
+    """With returns as targets each unit labels its explored moves from its own engine's hands, and the merged
+    rows (renumbered decisions) are those of one engine: the same model bytes."""
     how = ["--workers", "2"] if where.startswith("two") else ["--scheduler", request.getfixturevalue("scheduler")]
+    returns = targets == "returns"
     folder = tmp_path / "run"
-    res = runner.invoke(app, [*ARGS, *how, "--out", str(folder)])
+    res = runner.invoke(app, [*(RETURNS if returns else ARGS), *how, "--out", str(folder)])
     assert res.exit_code == 0, res.output
-    _same_run(folder, one_worker)
+    whole = request.getfixturevalue("one_worker_returns" if returns else "one_worker")
+    _same_run(folder, whole)
+    if returns:  # fitted on returns (no rollout labels): a model of zeros would be the same on any workers
+        assert all(load(whole / f"models/round-{k}.npz").card_weights.any() for k in (1, 2, 3))
 
 
 def test_a_ctrl_c_on_the_cluster_keeps_the_rounds_that_finished(one_worker, scheduler, tmp_path, monkeypatch):  # noqa: ANN001
