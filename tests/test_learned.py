@@ -224,6 +224,21 @@ def test_the_command_line_says_a_mismatch_in_one_line(tmp_path):
     assert res.output.strip().count("\n") == 0 and "trained for 2 players, not 3" in res.output
 
 
+@pytest.mark.parametrize(("args", "says"), [
+    (["--targets", "rollout"], "Invalid value for '--targets': 'rollout' is not one of 'rollouts', 'returns', 'mixed'"),
+    (["--targets", "returns", "--hidden", "4"], "--hidden fits rollout labels only: use --targets rollouts"),
+])  # fmt: skip
+def test_a_bad_targets_value_is_a_one_line_usage_error(args, says, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+    from tests.test_output_paths import one_error_line
+
+    monkeypatch.chdir(tmp_path)
+    assert says in one_error_line(CliRunner().invoke(app, ["train", *args]))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_path):
     rules = make_rules("classic", players=3)
     path = _model_file(tmp_path, rules)
@@ -238,17 +253,21 @@ def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_pat
 TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
 
 
-@pytest.mark.parametrize(("hidden", "pairs", "rounds"), [(4, 0, 2), (0, 40, 1)])
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds):
+@pytest.mark.parametrize(
+    ("hidden", "pairs", "rounds", "targets", "matches"),
+    [(4, 0, 2, "rollouts", 12), (0, 40, 1, "rollouts", 12), (0, 6, 2, "returns", 200)],
+)
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches):
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate.  The hidden layer's fit over two rounds (the second's rollouts
     played by the first's model); the linear fit with pairs (the default) over one, whose model the stopped run
     below trains again (its decision then loaded, not compiled): ``tests/test_train_resume.py`` checks that
-    fit's later rounds alike."""
+    fit's later rounds alike.  With returns as targets (one noisy label a decision, no rollouts) a round plays
+    more matches."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(rounds=rounds, hidden=hidden, pairs=pairs, **TRAIN)
+    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets)
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")

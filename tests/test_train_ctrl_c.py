@@ -18,7 +18,8 @@ from nines_sim.game.rules import make_rules
 from nines_sim.learn import train as training
 from nines_sim.learn.model import load
 
-ARGS = ["train", "--rounds", "2", "-n", "4", "--samples", "2", "--eval-matches", "10", "--seed", "3"]
+#: One worker: the SIGINT is raised in this process, by the step it interrupts.
+ARGS = ["train", "--rounds", "2", "-n", "4", "--samples", "2", "--eval-matches", "10", "--seed", "3", "--workers", "1"]
 
 
 def _run(folder):  # noqa: ANN001, ANN202

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import shlex
 import shutil
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from nines_sim.cli.app import echo_error, usage_error
-from nines_sim.cli.common import players_wanted
-from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SeedOpt
+from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
+from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
 
-#: What the first Ctrl-C prints at once: the run stops at its next step.
-STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
+
+class Targets(StrEnum):
+    """What labels the decisions (:data:`nines_sim.learn.collect.TARGETS`)."""
+
+    rollouts = "rollouts"
+    returns = "returns"
+    mixed = "mixed"
 
 
 def train(
@@ -52,9 +58,19 @@ def train(
             "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
         ),
     ] = 40,
+    targets: Annotated[
+        Targets,
+        typer.Option(
+            "--targets",
+            help="What labels a decision: rollouts of every candidate, the realised returns of the moves made "
+            "(the hand's outcome; many more, cheaper labels: give more --matches), or both (mixed).",
+        ),
+    ] = Targets.rollouts,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
 ) -> None:
@@ -64,17 +80,30 @@ def train(
     Round 1 labels self-play positions with rollouts by expert; each later round plays the latest model
     (with --epsilon exploration) and labels its positions with rollouts by that model. Each round refits the
     model (a card scorer with --hidden units, a linear suit scorer) on the last --keep rounds and measures
-    it against expert and against the previous round.
+    it against expert and against the previous round. The self-play and the measurements play on --workers
+    processes, or on a Dask cluster with --scheduler; the models and the curve are the same for any of them.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
     (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
     again continues after them (--force starts over).
     """
+    if scheduler is not None and not scheduler.strip():
+        raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.train import PROGRESS, ResumeError, TrainSettings, resume_state, rounds_kept
+    from nines_sim.learn.train import (
+        PROGRESS,
+        STOP_NOTICE,
+        ResumeError,
+        TrainSettings,
+        on_backend,
+        resume_state,
+        rounds_kept,
+    )
     from nines_sim.learn.train import train as run_train
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
     from nines_sim.runs.pool import Interrupt
 
+    if hidden and targets != Targets.rollouts:
+        raise usage_error(f"--hidden fits rollout labels only: use --targets rollouts, not {targets.value}")
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
@@ -84,18 +113,22 @@ def train(
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             hidden=hidden, pairs=pairs, eval_matches=eval_matches)  # fmt: skip
+                             hidden=hidden, pairs=pairs, eval_matches=eval_matches, targets=targets.value)  # fmt: skip
     extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
+    labels = "" if targets == Targets.rollouts else f" --targets {targets.value}"  # the default: as before
 
     def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (
             f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
             f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
-            f"--hidden {hidden} --pairs {pairs} --eval-matches {eval_matches} --out {shlex.quote(str(folder))}"
+            f"--hidden {hidden} --pairs {pairs}{labels} --eval-matches {eval_matches} "
+            f"--out {shlex.quote(str(folder))}"
         )
 
+    n_workers = workers or cpu_count_default()
+    # the cluster first: one that cannot be used is a usage error before anything is written
     # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished
-    with Interrupt(notice=STOP_NOTICE) as ctrl_c:
+    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE) as ctrl_c:
         resuming = (folder / PROGRESS).is_file() and not force
         try:
             if force:  # start over: a stopped run's progress and data are not continued
@@ -112,7 +145,8 @@ def train(
         after = f", continuing after round {finished}" if finished else ""
         typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
         done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
-                         should_stop=lambda: ctrl_c.flag, kept_command=command_of)  # fmt: skip
+                         should_stop=lambda: ctrl_c.flag, kept_command=command_of,
+                         backend=on_backend(n_workers, client))  # fmt: skip
     if done:
         typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
         if ctrl_c.flag:  # heard too late to stop anything: the run is whole

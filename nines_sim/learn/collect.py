@@ -36,6 +36,12 @@ RIDGE = 1e-3
 MLP_EPOCHS = 100
 #: The decisions labelled: the card to play, the suit to declare, the drawn card to play or keep.
 KINDS = ("card", "suit", "drawn")
+#: The same decisions labelled by their returns (:mod:`nines_sim.learn.returns`): x = [move's features,
+#: candidates' mean], one row a decision.
+RETURN_KINDS = tuple(f"{k}_ret" for k in KINDS)
+#: What a training run labels with (``nines train --targets``): rollouts of every candidate, the realised
+#: returns of the moves made, or both.
+TARGETS = ("rollouts", "returns", "mixed")
 #: Salts of the decision's random stream (0..63) that exploration and labelling draw on.
 _EXPLORE_SALT, _LABEL_SALT, _PICK_SALT = 40, 41, 42
 
@@ -60,6 +66,14 @@ class Samples:
     drawn_x, drawn_y, drawn_g : list of numpy.ndarray
         float64 (m, NFC), float64 (m,), int64 (m,): a drawn card's features as a card to play, the mean value of
         playing it minus that of keeping it (T4), and its decision.
+    card_ret_x, suit_ret_x, drawn_ret_x, ... : list of numpy.ndarray
+        The same decisions labelled by returns (:data:`RETURN_KINDS`, :mod:`nines_sim.learn.returns`): float32
+        (m, 2F) the move's features and the candidates' mean (a drawn card's candidates: keeping it, all zeros,
+        and playing it), float64 (m,) the hand's outcome for the seat, int64 (m,) the decision.
+    hand_key : list of numpy.ndarray
+        uint64 (groups,): each decision's hand (the public decision key of its match and hand,
+        ``Observation.public("dkey")``), rollout-labelled and returns alike, what :meth:`canonical` orders by;
+        empty once loaded from a file.
     """
 
     card_x: list = field(default_factory=list)
@@ -71,11 +85,23 @@ class Samples:
     drawn_x: list = field(default_factory=list)
     drawn_y: list = field(default_factory=list)
     drawn_g: list = field(default_factory=list)
+    card_ret_x: list = field(default_factory=list)
+    card_ret_y: list = field(default_factory=list)
+    card_ret_g: list = field(default_factory=list)
+    suit_ret_x: list = field(default_factory=list)
+    suit_ret_y: list = field(default_factory=list)
+    suit_ret_g: list = field(default_factory=list)
+    drawn_ret_x: list = field(default_factory=list)
+    drawn_ret_y: list = field(default_factory=list)
+    drawn_ret_g: list = field(default_factory=list)
     groups: int = 0
+    hand_key: list = field(default_factory=list)
 
-    def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray) -> None:
-        """Candidates ``x`` (n, C, F) with values ``q`` (n, C) where ``ok`` (n, C)."""
+    def add(self, which: str, x: np.ndarray, q: np.ndarray, ok: np.ndarray, hand_key: np.ndarray) -> None:
+        """Candidates ``x`` (n, C, F) with values ``q`` (n, C) where ``ok`` (n, C), of decisions in the hands
+        ``hand_key`` (n,)."""
         n = q.shape[0]
+        self.hand_key.append(np.asarray(hand_key, dtype=np.uint64))
         centred = q - np.where(ok, q, 0.0).sum(axis=1, keepdims=True) / ok.sum(axis=1, keepdims=True)
         g = np.broadcast_to(self.groups + np.arange(n)[:, None], ok.shape)
         getattr(self, f"{which}_x").append(x[ok])
@@ -83,17 +109,29 @@ class Samples:
         getattr(self, f"{which}_g").append(g[ok])
         self.groups += n
 
-    def add_drawn(self, x: np.ndarray, advantage: np.ndarray) -> None:
-        """Drawn cards' features ``x`` (n, NFC) and the value of playing each over keeping it (n,)."""
+    def add_drawn(self, x: np.ndarray, advantage: np.ndarray, hand_key: np.ndarray) -> None:
+        """Drawn cards' features ``x`` (n, NFC) and the value of playing each over keeping it (n,), of decisions
+        in the hands ``hand_key`` (n,)."""
         n = advantage.shape[0]
+        self.hand_key.append(np.asarray(hand_key, dtype=np.uint64))
         self.drawn_x.append(x)
         self.drawn_y.append(advantage)
         self.drawn_g.append(self.groups + np.arange(n))
         self.groups += n
 
+    def add_returns(self, kind: str, x: np.ndarray, y: np.ndarray, hand_key: np.ndarray) -> None:
+        """Decisions of ``kind`` labelled by returns: ``x`` float32 (n, 2F), ``y`` float64 (n,), of decisions in
+        the hands ``hand_key`` (n,)."""
+        n = y.shape[0]
+        self.hand_key.append(np.asarray(hand_key, dtype=np.uint64))
+        getattr(self, f"{kind}_ret_x").append(x)
+        getattr(self, f"{kind}_ret_y").append(y)
+        getattr(self, f"{kind}_ret_g").append(self.groups + np.arange(n))
+        self.groups += n
+
     def save(self, path: Path) -> None:
         """Write the labelled candidates to ``path`` (``.npz``, uncompressed: the floats exactly)."""
-        arrays = {f"{w}_{k}": np.asarray(self.arrays(w)[i]) for w in KINDS for i, k in enumerate("xyg")}
+        arrays = {f"{w}_{k}": np.asarray(self.arrays(w)[i]) for w in KINDS + RETURN_KINDS for i, k in enumerate("xyg")}
         tmp = path.with_suffix(".part")
         with tmp.open("wb") as fh:
             np.savez(fh, groups=np.int64(self.groups), **arrays)
@@ -103,14 +141,61 @@ class Samples:
     def load(cls, path: Path) -> Samples:
         """The labelled candidates :meth:`save` wrote."""
         with np.load(path) as f:
-            return cls(*([f[f"{w}_{k}"]] for w in KINDS for k in "xyg"), groups=int(f["groups"]))
+            return cls(*([f[f"{w}_{k}"]] for w in KINDS + RETURN_KINDS for k in "xyg"), groups=int(f["groups"]))
+
+    @classmethod
+    def merged(cls, parts: list[Samples]) -> Samples:
+        """The candidates of ``parts`` (collected on disjoint matches) as one, in :meth:`canonical` order: the
+        same arrays however the matches were split among them."""
+        out = cls(groups=sum(p.groups for p in parts), hand_key=[k for p in parts for k in p.hand_key])
+        offsets = np.cumsum([0] + [p.groups for p in parts])
+        for which in KINDS + RETURN_KINDS:
+            for k in "xyg":
+                blocks = [p.arrays(which)["xyg".index(k)] for p in parts]
+                if k == "g":
+                    blocks = [b + o for b, o in zip(blocks, offsets, strict=False)]
+                getattr(out, f"{which}_{k}").append(np.concatenate(blocks))
+        return out.canonical()
+
+    def canonical(self) -> Samples:
+        """The same candidates ordered by their decision's hand key, each hand's decisions in the order they were
+        met (a hand is played in order), decisions numbered in that order: the arrays of a set of matches do not
+        depend on which other matches shared the engine's batch, on the batch size or on how the matches were
+        cut into units of work (``nines train --workers``, ``--scheduler``).  The decisions labelled by returns
+        are numbered after the rollout-labelled ones, kind by kind (:data:`RETURN_KINDS`), each kind's by hand
+        key and turn, as one collection labels them (:meth:`~nines_sim.learn.returns.ReturnLog.label`).
+
+        Raises
+        ------
+        ValueError
+            If a decision has no hand key (data loaded from a file, which is stored canonical).
+        """
+        keys = np.concatenate(self.hand_key) if self.hand_key else np.zeros(0, dtype=np.uint64)
+        if keys.shape[0] != self.groups:
+            raise ValueError(f"{self.groups} decisions but {keys.shape[0]} hand keys: the order is not known")
+        block = np.zeros(self.groups, dtype=np.int64)  # 0: rollout labels, then each kind of returns
+        for i, which in enumerate(RETURN_KINDS, start=1):
+            block[self.arrays(which)[2]] = i
+        order = np.lexsort((keys, block))  # stable: a hand's decisions of one block stay in the order met
+        rank = np.empty(self.groups, dtype=np.int64)
+        rank[order] = np.arange(self.groups)
+        out = Samples(groups=self.groups, hand_key=[keys[order]])
+        for which in KINDS + RETURN_KINDS:
+            x, y, g = self.arrays(which)
+            g = rank[g]
+            rows = np.argsort(g, kind="stable")  # a decision's candidates stay in their order
+            for k, a in zip("xyg", (x, y, g), strict=True):
+                getattr(out, f"{which}_{k}").append(a[rows])
+        return out
 
     def arrays(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(x, y, group) of ``"card"``, ``"suit"`` or ``"drawn"`` candidates, concatenated."""
-        nf = NFS if which == "suit" else NFC
+        """(x, y, group) of ``"card"``, ``"suit"`` or ``"drawn"`` candidates (or of their ``_ret`` returns),
+        concatenated."""
+        ret = which.endswith("_ret")
+        nf = (NFS if which.startswith("suit") else NFC) * (2 if ret else 1)
         xs, ys, gs = (getattr(self, f"{which}_{k}") for k in "xyg")
-        if not xs:
-            return np.zeros((0, nf)), np.zeros(0), np.zeros(0, dtype=np.int64)
+        if not xs:  # of the dtype the rows have, so that a unit without any does not change a merge's dtype
+            return np.zeros((0, nf), dtype=np.float32 if ret else np.float64), np.zeros(0), np.zeros(0, dtype=np.int64)
         return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
@@ -129,15 +214,24 @@ class Collector(Strategy):
         Share of card plays made uniformly at random among the legal cards.
     label_share : float
         Share of decisions with two or more candidates that are labelled.
+    targets : str
+        One of :data:`TARGETS`: ``"rollouts"`` labels candidates by rollouts; ``"returns"`` plays without
+        rollouts and logs each explored decision's move (:attr:`log`) for its hand's outcome, exploring the suit
+        to declare too; ``"mixed"`` does both.
     """
 
     name = "collector"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
 
     def __init__(self, model: Model | None, rollout: Strategy, samples: int, epsilon: float,
-                 label_share: float) -> None:  # fmt: skip
+                 label_share: float, targets: str = "rollouts") -> None:  # fmt: skip
         super().__init__()
+        from nines_sim.learn.returns import ReturnLog
         from nines_sim.strategies.expert import Expert
+
+        self.rollouts = targets != "returns"
+        #: The decisions awaiting their hands' outcomes (None: no returns are labelled).
+        self.log = ReturnLog() if targets != "rollouts" else None
 
         self.model = model
         self._expert = Expert()
@@ -186,11 +280,15 @@ class Collector(Strategy):
         explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
         pick = (uniform(obs.random(_PICK_SALT)) * count).astype(np.int64)
         choice = np.where(explore & (count > 0), moves[np.arange(n), np.minimum(pick, C - 1)], choice)
-        rows = self._to_label(obs, count > 1)
+        if self.log is not None:  # a move explored: one the position did not choose, so its return is unbiased
+            many = np.flatnonzero((count > 1) & explore)
+            made = feats[many, np.argmax(moves[many] == choice[many, None], axis=1)]
+            self.log.add("card", obs, many, made, feats[many].sum(axis=1) / count[many, None])
+        rows = self._to_label(obs, count > 1) if self.rollouts else np.zeros(0, dtype=np.int64)
         if rows.size:
             sub = obs.subset(rows)
             q = self._values(sub, moves[rows])
-            self.data.add("card", feats[rows], q, moves[rows] >= 0)
+            self.data.add("card", feats[rows], q, moves[rows] >= 0, sub.public("dkey"))
         return choice
 
     def declare(self, obs: Observation) -> np.ndarray:
@@ -201,11 +299,16 @@ class Collector(Strategy):
         else:
             choice = np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
         own = obs.hand_sizes[np.arange(obs.n), obs.seat]
-        rows = self._to_label(obs, own > 0)  # a 9 that was the last card: the hand is over
+        if self.log is not None:  # returns see one suit a decision: the others only by exploring them
+            explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
+            choice = np.where(explore, (uniform(obs.random(_PICK_SALT)) * 4).astype(np.int64), choice)
+            live = np.flatnonzero((own > 0) & explore)
+            self.log.add("suit", obs, live, x[live, choice[live]], x[live].mean(axis=1))
+        rows = self._to_label(obs, own > 0) if self.rollouts else np.zeros(0, dtype=np.int64)  # own 0: hand over
         if rows.size:
             moves = np.tile(np.arange(4, dtype=np.int64), (rows.size, 1))
             q = self._values(obs.subset(rows), moves)
-            self.data.add("suit", x[rows], q, np.ones((rows.size, 4), dtype=bool))
+            self.data.add("suit", x[rows], q, np.ones((rows.size, 4), dtype=bool), obs.public("dkey")[rows])
         return choice
 
     def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
@@ -215,11 +318,17 @@ class Collector(Strategy):
             choice = drawn_plays(self.model, obs, card)
         explore = uniform(obs.random(_EXPLORE_SALT)) < self.epsilon
         choice = np.where(explore, uniform(obs.random(_PICK_SALT)) < 0.5, choice)
-        rows = self._to_label(obs, np.ones(obs.n, dtype=bool))
+        if self.log is not None:  # the candidates: keep it (no features) or play it
+            tried = np.flatnonzero(explore)
+            x = drawn_features(self._suit_weights(), obs.subset(tried), card[tried])
+            self.log.add("drawn", obs, tried, x * choice[tried, None], x / 2.0)
+        rows = self._to_label(obs, np.ones(obs.n, dtype=bool)) if self.rollouts else np.zeros(0, dtype=np.int64)
         if rows.size:
             sub = obs.subset(rows)
             q = self._values(sub, np.tile(np.arange(2, dtype=np.int64), (rows.size, 1)), card[rows])
-            self.data.add_drawn(drawn_features(self._suit_weights(), sub, card[rows]), q[:, 1] - q[:, 0])
+            self.data.add_drawn(
+                drawn_features(self._suit_weights(), sub, card[rows]), q[:, 1] - q[:, 0], sub.public("dkey")
+            )
         return choice
 
 
@@ -246,7 +355,7 @@ def fit_ranker(x: np.ndarray, y: np.ndarray, g: np.ndarray, ridge: float) -> np.
     """
     if not x.shape[0]:
         return np.zeros(x.shape[1])
-    xc = _centred(x, g)
+    xc = centred_within(x, g)
     a = xc.T @ xc + ridge * x.shape[0] * np.eye(x.shape[1])
     return np.linalg.solve(a, xc.T @ y)
 
@@ -279,7 +388,7 @@ def pair_products(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return x[:, pairs[:, 0]] * x[:, pairs[:, 1]]
 
 
-def _centred(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+def centred_within(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``x`` minus the mean of its decision's rows (``g``), row by row."""
     _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
     means = np.zeros((cnt.size, x.shape[1]))
@@ -299,26 +408,38 @@ def select_pairs(x: np.ndarray, y: np.ndarray, g: np.ndarray, k: int) -> np.ndar
         int64 (k', 2), k' <= k: the pairs' feature indices, in the order chosen; none with the constant
         ``bias`` (its products are the features themselves).
     """
-    from sklearn.linear_model import orthogonal_mp_gram
-
-    iu = np.triu_indices(x.shape[1])
-    keep = (iu[0] != 0) & (iu[1] != 0)
-    every = np.stack([iu[0][keep], iu[1][keep]], axis=1).astype(np.int64)
+    every = all_pairs(x.shape[1])
     step = max(1, -(-x.shape[0] // PAIR_ROWS))
     rows = g % step == 0
     if k <= 0 or not rows.any():
         return np.zeros((0, 2), dtype=np.int64)
     xs, gs = x[rows], g[rows]
-    design = _centred(np.concatenate([xs, pair_products(xs, every)], axis=1), gs)
+    design = centred_within(np.concatenate([xs, pair_products(xs, every)], axis=1), gs)
+    return every[pursue(design, centred_within(y[rows, None], gs)[:, 0], x.shape[1], k)]
+
+
+def all_pairs(nf: int) -> np.ndarray:
+    """Every product of two of ``nf`` features (a square among them), none with the constant ``bias``: int64
+    (K, 2)."""
+    iu = np.triu_indices(nf)
+    keep = (iu[0] != 0) & (iu[1] != 0)
+    return np.stack([iu[0][keep], iu[1][keep]], axis=1).astype(np.int64)
+
+
+def pursue(design: np.ndarray, y: np.ndarray, lead: int, k: int) -> list[int]:
+    """The indices (among the columns after the first ``lead``) of the ``k`` candidate columns of ``design``
+    (float64 (m, lead + K), centred) that orthogonal matching pursuit picks beside the ``lead`` ones to fit
+    ``y`` (centred), the columns scaled to unit variance; the largest coefficient first.  ``design`` is
+    scaled in place."""
+    from sklearn.linear_model import orthogonal_mp_gram
+
     scale = design.std(axis=0)
     scale[scale == 0] = 1.0  # a column equal within every decision tells nothing apart: never chosen
     design /= scale
-    yc = _centred(y[rows, None], gs)[:, 0]
-    nf = x.shape[1]
-    coef = orthogonal_mp_gram(design.T @ design, design.T @ yc, n_nonzero_coefs=min(nf + k, design.shape[1]))
-    chosen = [c - nf for c in np.flatnonzero(coef) if c >= nf]
-    chosen.sort(key=lambda c: -abs(coef[nf + c]))
-    return every[chosen[:k]]
+    coef = orthogonal_mp_gram(design.T @ design, design.T @ y, n_nonzero_coefs=min(lead + k, design.shape[1]))
+    chosen = [c - lead for c in np.flatnonzero(coef) if c >= lead]
+    chosen.sort(key=lambda c: -abs(coef[lead + c]))
+    return chosen[:k]
 
 
 def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, seed: int,

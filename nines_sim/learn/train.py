@@ -13,6 +13,7 @@ its chart, ``report.md`` and ``manifest.json`` with the command that trains it a
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
 import signal
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,9 @@ from nines_sim import __version__
 from nines_sim.game.rules import Rules
 from nines_sim.learn.collect import (
     KINDS,
+    RETURN_KINDS,
     RIDGE,
+    TARGETS,
     Collector,
     Samples,
     fit_card_model,
@@ -40,7 +43,11 @@ from nines_sim.learn.collect import (
     rollout_strategy,
 )
 from nines_sim.learn.model import Model, load, rules_dict
+from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
 from nines_sim.results.stats import wilson
+
+if TYPE_CHECKING:
+    from nines_sim.runs.backends import Backend
 
 #: The evaluation's seeds are this far from the training seed (fresh deals, never trained on).
 EVAL_SEED_OFFSET = 1_000_003
@@ -65,11 +72,19 @@ class TrainSettings:
     batch_size: int = 256
     #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
     drawn: bool = True
+    #: What labels the decisions (:data:`~nines_sim.learn.collect.TARGETS`): rollouts of every candidate, the
+    #: realised returns of the moves made (:mod:`nines_sim.learn.returns`), or both.
+    targets: str = "rollouts"
+
+    def __post_init__(self) -> None:
+        if self.targets not in TARGETS:
+            raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {self.targets!r}")
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
                     should_stop: Callable[[], bool]) -> bool:  # fmt: skip
-    """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped."""
+    """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped.
+    A collector that logs returns has them labelled from the matches' hands at the end."""
     from nines_sim.engine.batch import make_engine
 
     engine = make_engine(rules, [collector] * rules.players, seed, start, n, batch_size)
@@ -78,33 +93,243 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
         engine.advance()
         if should_stop():
             return False
+    if collector.log is not None:
+        collector.labelled += collector.log.label(collector.data, engine.results().hand_records, seed, rules.players)
     return True
 
 
-def strength(rules: Rules, spec: str, against: str, n: int, seed: int) -> tuple[float, float, float]:
+def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
+             backend: Backend | None = None) -> tuple[float, float, float]:  # fmt: skip
     """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
-    split evenly): (rate, low, high), a Wilson 95% interval."""
-    from nines_sim.runs.simulate import DEFAULT_BATCH, simulate_range
-
+    split evenly): (rate, low, high), a Wilson 95% interval.  With a ``backend`` (:func:`on_backend`) each seat's
+    matches are a unit of work there; the numbers are the same."""
     P = rules.players
     per = max(1, n // P)
-    wins = 0.0
+    mine, theirs = ModelFile.portable(spec), ModelFile.portable(against)
+    units = []
     for seat in range(P):
-        lineup = [against] * P
-        lineup[seat] = spec
-        # simulate's unit, played here without its Ctrl-C handler: a measure (seconds) ends its round, which a
-        # Ctrl-C then keeps (simulate would stop it and keep nothing)
-        r = simulate_range(rules, lineup, seed, seat * per, per, DEFAULT_BATCH)
-        assert r is not None  # nothing stops it
-        wins += float(r.win_share[:, seat].sum())
+        lineup = [theirs] * P
+        lineup[seat] = mine
+        units.append((seat, (rules, tuple(lineup), seed, seat * per, per, seat)))
+    if not _in_process(backend):
+        # one match here first compiles each model's decision once, into this process (forked workers inherit
+        # it, and the next round's rollouts are played by this model) and numba's disk cache (where workers on
+        # this machine load it), not once in every worker at the same time
+        seat_wins(rules, units[0][1][1], seed, 0, 1, 0)
+    wins = sum(_run_units(seat_wins, rules, units, backend, finish=True))
     total = per * P
     low, high = wilson(wins, total)
     return wins / total, low, high
 
 
+# -- the heavy parts of a round as units of work: in this process, or on a backend of the run driver (local
+# worker processes, a Dask cluster), with the same numbers
+
+
+#: What the first Ctrl-C prints at once: the run stops at its next step.
+STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file as a unit of work carries it to a worker: the strategy that plays it, its path and its bytes.
+
+    A worker that sees the file at ``path`` with these bytes plays it there; one on another machine (a Dask
+    worker) writes the bytes into its temporary folder and plays that copy.
+    """
+
+    name: str
+    path: str
+    data: bytes
+
+    @classmethod
+    def portable(cls, spec: str) -> str | ModelFile:
+        """``spec`` as a unit carries it: ``NAME@FILE.npz`` of a file here as a :class:`ModelFile`, else as it is."""
+        name, sep, where = spec.partition("@")
+        if sep and where.endswith(".npz") and Path(where).is_file():
+            return cls(name, str(Path(where).resolve()), Path(where).read_bytes())
+        return spec
+
+    def spec(self) -> str:
+        """The spec that plays the model on this machine (``NAME@FILE``)."""
+        return f"{self.name}@{self.local()}"
+
+    def local(self) -> str:
+        """The path of the model's bytes on this machine (the file's own, else a copy made in the temporary
+        folder, named by the bytes' digest)."""
+        import hashlib
+        import tempfile
+
+        here = Path(self.path)
+        try:
+            if here.read_bytes() == self.data:
+                return self.path
+        except OSError:
+            pass
+        copy = Path(tempfile.gettempdir()) / "nines-train-models" / f"{hashlib.sha256(self.data).hexdigest()[:32]}.npz"
+        if not (copy.is_file() and copy.read_bytes() == self.data):
+            copy.parent.mkdir(exist_ok=True)
+            part = copy.with_suffix(f".{os.getpid()}.part")
+            part.write_bytes(self.data)
+            part.replace(copy)  # another process's copy of the same bytes may land first: the same file
+        return str(copy)
+
+
+def _here(x: str | ModelFile) -> str:
+    return x.spec() if isinstance(x, ModelFile) else x
+
+
+def seat_wins(rules: Rules, lineup: tuple[str | ModelFile, ...], seed: int, start: int, n: int, seat: int, *,
+              on_matches: Any = None, should_stop: Any = None) -> float:  # fmt: skip
+    """A unit of :func:`strength`: the win shares of ``seat`` over matches ``start .. start+n-1`` of ``lineup``.
+
+    It is not stopped by a Ctrl-C (a measure takes seconds; the round it ends is then kept)."""
+    from nines_sim.runs.simulate import DEFAULT_BATCH, simulate_range
+
+    r = simulate_range(rules, [_here(x) for x in lineup], seed, start, n, DEFAULT_BATCH)
+    assert r is not None  # nothing stops it
+    return float(r.win_share[:, seat].sum())
+
+
+def collect_unit(rules: Rules, model: ModelFile | None, s: TrainSettings, seed: int, start: int, n: int, *,
+                 on_matches: Any = None, should_stop: Callable[[], bool] = lambda: False
+                 ) -> tuple[Samples, int] | None:  # fmt: skip
+    """A unit of a round's self-play: matches ``start .. start+n-1`` played and labelled by a :class:`Collector`
+    of ``model`` (None: ``expert``, the first round); None when stopped.
+
+    Returns
+    -------
+    (Samples, int) or None
+        The labelled decisions and their number.
+    """
+    path = None if model is None else model.local()
+    # round 1's moves are expert's; rollouts label every candidate, returns only those explored
+    explore = s.epsilon if path is not None or s.targets != "rollouts" else 0.0
+    collector = Collector(None if path is None else load(path), rollout_strategy(path), s.samples, explore,
+                          s.label_share, s.targets)  # fmt: skip
+    # each unit labels its returns from its own engine's hand records (the hand keys are global by match index)
+    batch = s.batch_size if collector.rollouts else max(s.batch_size, RETURNS_BATCH)
+    if not play_collection(rules, collector, seed, start, n, batch, should_stop):
+        return None
+    return collector.data, collector.labelled
+
+
+@dataclass
+class Collected:
+    """A round's self-play (:func:`collect_round`).
+
+    Attributes
+    ----------
+    data : Samples or None
+        The labelled decisions in canonical order (:meth:`Samples.merged`); None when a stop cut the play short.
+    labelled : int
+        Decisions labelled.
+    """
+
+    data: Samples | None
+    labelled: int = 0
+
+
+def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int, rnd: int, backend: Backend | None,
+                  should_stop: Callable[[], bool]) -> Collected:  # fmt: skip
+    """Round ``rnd``'s self-play, matches ``(rnd-1) * s.matches ..``, by the latest ``model`` (None: ``expert``):
+    in this process (``backend`` None), or cut into one block of matches per worker of ``backend``.  The
+    labelled decisions do not depend on the cut (:meth:`Samples.merged`)."""
+    start = (rnd - 1) * s.matches
+    ref = None if model is None else ModelFile.portable(f"learned@{model}")
+    assert not isinstance(ref, str)
+    if _in_process(backend):
+        got = collect_unit(rules, ref, s, seed, start, s.matches, should_stop=should_stop)
+        return Collected(None) if got is None else Collected(Samples.merged([got[0]]), got[1])
+    assert backend is not None
+    # one block per worker: each engine's step is a call into Python for the games waiting on a decision, and
+    # blocks of fewer matches take about as many steps with fewer games each (heads-up, 300 matches a round, on 2
+    # workers, one run each: four blocks took 1.28 times the CPU of one engine, two blocks 1.10)
+    size = max(1, -(-s.matches // max(1, backend.workers)))
+    units = [(b, (rules, ref, s, seed, start + b, min(size, s.matches - b))) for b in range(0, s.matches, size)]
+    got = _run_units(collect_unit, rules, units, backend)
+    if any(g is None for g in got):
+        return Collected(None)
+    return Collected(Samples.merged([g[0] for g in got]), sum(g[1] for g in got))
+
+
+def on_backend(workers: int, client: Any = None) -> Backend | None:
+    """Where a training run's units of work run: None (this process) for one local worker, else the run driver's
+    backend (:func:`nines_sim.runs.backends.choose`: ``workers`` local processes, or the Dask cluster of
+    ``client``)."""
+    from nines_sim.runs.backends import choose
+
+    return None if client is None and workers <= 1 else choose(workers, client)
+
+
+def _in_process(backend: Backend | None) -> bool:
+    return backend is None or (backend.live_progress and backend.workers <= 1)
+
+
+#: CPU seconds units spent in other processes (worker processes, Dask workers) since a run last took them, and
+#: whether a Ctrl-C came while units ran there.
+_elsewhere = {"cpu": 0.0, "ctrl_c": False}
+
+
+def _timed(fn: Callable, *args: Any, on_matches: Any = None, should_stop: Callable[[], bool] = lambda: False
+           ) -> tuple[Any, float, int]:  # fmt: skip
+    """``fn``'s result on a unit, the CPU seconds of its thread and the process it ran in."""
+    cpu = time.thread_time()
+    value = fn(*args, on_matches=on_matches, should_stop=should_stop)
+    return value, time.thread_time() - cpu, os.getpid()
+
+
+def cpu_elsewhere() -> float:
+    """The CPU seconds units spent in other processes since the last call (a run's cost counts its workers')."""
+    taken, _elsewhere["cpu"] = _elsewhere["cpu"], 0.0
+    return taken
+
+
+def _ctrl_c_heard() -> bool:
+    """Whether a Ctrl-C came while units ran on a backend, since the last call."""
+    heard, _elsewhere["ctrl_c"] = _elsewhere["ctrl_c"], False
+    return bool(heard)
+
+
+def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backend: Backend | None,
+               finish: bool = False) -> list:  # fmt: skip
+    """The results of ``fn`` on every unit, in the units' order: in this process, or on ``backend``.
+
+    There a Ctrl-C stops the units that heed it (their result None; with ``finish``, a unit that did not run there
+    runs here after it: a measure ends its round) and is passed on to the caller's stop flag (``nines train``'s
+    :class:`~nines_sim.runs.pool.Interrupt`, else :func:`_ctrl_c_heard`): the run stops after this round.
+    """
+    if _in_process(backend):
+        return [fn(*args) for _, args in units]
+    from nines_sim.runs.backends import Job
+    from nines_sim.runs.pool import Interrupt
+
+    assert backend is not None
+    results: dict[Any, Any] = {}
+
+    def take(tag: Any, got: Any) -> int:
+        if got is not None:
+            value, cpu, pid = got
+            _elsewhere["cpu"] += cpu if pid != os.getpid() else 0.0
+            results[tag] = value
+        return 0
+
+    caller = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
+    if backend.run(Job(_timed, [(tag, (fn, *args)) for tag, args in units], take, warm=[rules],
+                       notice=STOP_NOTICE)):  # fmt: skip
+        _elsewhere["ctrl_c"] = True
+        if isinstance(caller, Interrupt):  # the backend heard it in its place, and said so
+            caller.flag = True
+    if finish:
+        for tag, args in units:
+            if results.get(tag) is None:
+                results[tag] = fn(*args)
+    return [results.get(tag) for tag, _ in units]
+
+
 def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: str,
           report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False,
-          kept_command: Callable[[int], str] | None = None) -> bool:  # fmt: skip
+          kept_command: Callable[[int], str] | None = None, backend: Backend | None = None) -> bool:  # fmt: skip
     """Train a model into the run folder ``out`` (see the module docstring).
 
     Parameters
@@ -129,6 +354,10 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     kept_command : callable, optional
         ``kept_command(k)``: the command that trains exactly the first ``k`` rounds (the manifest's
         ``kept_command`` of a stopped run).
+    backend : nines_sim.runs.backends.Backend, optional
+        Where each round's self-play and measurement play (:func:`on_backend`: worker processes or a Dask cluster);
+        None: this process.  The models and the curve are the same (CPU seconds apart).  There a Ctrl-C stops the
+        self-play (``should_stop`` is asked between the steps here only).
 
     Returns
     -------
@@ -145,27 +374,27 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     best: tuple[float, int] = tuple(state["best"])  # type: ignore[assignment]
     done = len(rows)
     prev_path: Path | None = out / "models" / f"round-{done}.npz" if done else None
-    model: Model | None = load(prev_path) if prev_path is not None else None
     history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
     cpu0 = time.process_time() - state["cpu_seconds"]
+    cpu_elsewhere(), _ctrl_c_heard()  # nothing of an earlier run in this process
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
         if should_stop():  # before the round (or between two): nothing of it is played
             finished = False
             break
-        collector = Collector(model, rollout_strategy(prev_path), s.samples, s.epsilon if model is not None else 0.0,
-                              s.label_share)  # fmt: skip
         try:
-            if not play_collection(rules, collector, seed, (rnd - 1) * s.matches, s.matches, s.batch_size,
-                                   should_stop):  # fmt: skip
+            collector = collect_round(rules, prev_path, s, seed, rnd, backend, should_stop)
+            if collector.data is None:
                 finished = False
                 break
             history = [*history, collector.data][-s.keep :]
+            cpu0 -= cpu_elsewhere()
             meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
             model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
-            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend)
+            cpu0 -= cpu_elsewhere()
         except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept; this one leaves nothing
             (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
             finished = False
@@ -184,7 +413,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                 + ("" if rnd == 1 else f", against round {rnd - 1} {row['vs_previous']:.3f}")
                 + f"; {row['cpu_seconds']:.0f} CPU s"
             )
-        if late.flag or should_stop():
+        if late.flag or should_stop() or _ctrl_c_heard():
             finished = rnd == s.rounds
             break
     with _held_ctrl_c():  # the folder is written whole, or (no round finished) left as it was found
@@ -276,23 +505,28 @@ def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, i
 def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:
     """A round's model, fitted on the labelled decisions of ``history`` (the last ``keep`` rounds)."""
     data = {}
-    for which in KINDS:
+    for which in KINDS + RETURN_KINDS:
         parts = [d.arrays(which) for d in history]
         offsets = np.cumsum([0] + [d.groups for d in history])
         data[which] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                        np.concatenate([p[2] + o for p, o in zip(parts, offsets, strict=False)]))  # fmt: skip
+    if s.targets != "rollouts":
+        cw, pairs, pw, ws, dw = fit_with_returns(data, s.pairs)
+        return Model(cw, ws, rules, meta, drawn_weights=dw if s.drawn else np.zeros(0), pair_index=pairs,
+                     pair_weights=pw)  # fmt: skip
     card = fit_card_model(*data["card"], s.hidden, seed + rnd, s.pairs)
     drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
     return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, *card[1:4], drawn, *card[4:])
 
 
-def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int) -> dict:
+def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int,
+             backend: Backend | None = None) -> dict:  # fmt: skip
     """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns)."""
     spec = f"learned@{path}"
-    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd)
+    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend)
     prev = (np.nan, np.nan, np.nan)
     if prev_path is not None:
-        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd)
+        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd, backend)
     return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
             "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
 
