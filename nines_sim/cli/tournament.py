@@ -90,9 +90,9 @@ def tournament(
         typer.Option(
             "--luck",
             help="Also take the luck out (AIVAT; --format table): a value fitted on reserved matches, every match "
-            "traced again and adjusted; luck.csv, columns added to summary.csv, a report section. About 3.5 times "
-            "a plain run's CPU time at 10,000-20,000 matches (the fit's and the run's matches traced again and "
-            "walked in compiled code; the fit keeps its reserved hands' card blocks).",
+            "traced again and adjusted; luck.csv, columns added to summary.csv, a report section. About 2.6-3 times "
+            "a plain run's CPU time at 10,000-20,000 matches (the fit's matches walked twice and the run's traced "
+            "again, in compiled code).",
         ),
     ] = False,
     luck_fit: Annotated[

@@ -266,4 +266,5 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
         rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
     )
     engine.run()
-    return engine.walker.results()
+    walker, engine.walker = engine.walker, None  # the engine lives in a reference cycle: not it, but its hands, go now
+    return walker.results()

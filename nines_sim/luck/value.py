@@ -5,8 +5,9 @@ luck-adjusted estimate (the corrections' mean is zero whatever ``V`` is); good o
 fits them to minimise the adjusted estimate's variance: the corrections are linear in the weights, so the weights
 that minimise the variance of ``share - weights . luck`` are a least-squares fit of the shares on the matches'
 summed feature differences (a control-variate regression), done with scikit-learn in two stages (a hand's cards
-in points, then a point in win share by where the match stands: few weights per stage, so that a few thousand
-matches fit them), on matches reserved for it, never on those it adjusts.
+in points, a ridge fit solved from its sums of squares and products, :class:`Moments`; then a point in win share
+by where the match stands, scikit-learn's least squares: few weights per stage, so that a few thousand matches fit
+them), on matches reserved for it, never on those it adjusts.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
 
     Stage 1, the value of a hand's cards in points, one per kind of event: per seat and kind (deal, draw,
     choice), the ridge fit of the seat's hand penalty minus the others' mean on the hand's card block differences
-    of that kind (every hand of the reserved matches: many samples, NJ = 99 weights each).  Stage 2, what a point is
+    of that kind (every hand of the reserved matches: many samples, NJ = 99 weights each), solved from the hands'
+    :class:`Moments` (scikit-learn's ``Ridge`` to rounding).  Stage 2, what a point is
     worth by where the match stands: per seat, the least-squares fit of the win share on the match's stage-1 luck
     weighted by each match weight (ten numbers): the control-variate regression that minimises the adjusted
     variance.  The value's weights are their product, so ``V_kind,p = sum_c weight_c(match) * stage2_c *
@@ -100,7 +102,7 @@ def fit_value(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndar
     hand_penalties : numpy.ndarray
         int64, shape (hands, P): every hand's penalties.
     alpha : float
-        Ridge penalty of stage 1 (scikit-learn's ``Ridge``).
+        Ridge penalty of stage 1 (:meth:`Moments.ridge`).
     hand_match, hand_weights : numpy.ndarray, optional
         int64 (hands,) and float64 (hands, P, NC): each hand's match (0 .. n - 1, in order) and match weights
         (:class:`~nines_sim.luck.measure.Luck`), when ``parts`` is None.
@@ -140,31 +142,98 @@ def match_luck(k: int, p: int, n: int, hand_blocks: np.ndarray, hand_match: np.n
     return np.stack([np.bincount(hand_match, weights=hand[:, c], minlength=n) for c in range(NC)], axis=1)
 
 
+@dataclass(frozen=True)
+class Moments:
+    """Stage 1's sufficient statistics: per kind and seat, the count, means and centred sums of squares and
+    products of the hands' card blocks with the target (the hand penalty less the others' mean) as a last column.
+
+    Gathered chunk by chunk (:meth:`of`, :meth:`merge`: Chan's pairwise update, each chunk centred on its own
+    means, so no precision is lost to large means), in place of every hand's blocks.
+
+    Attributes
+    ----------
+    n : int
+        Hands.
+    mean : numpy.ndarray
+        float64, shape (3, P, NJ + 1): the blocks' means, then the target's.
+    cross : numpy.ndarray
+        float64, shape (3, P, NJ + 1, NJ + 1): the centred sums of squares and products.
+    """
+
+    n: int
+    mean: np.ndarray
+    cross: np.ndarray
+
+    @classmethod
+    def of(cls, hand_blocks: np.ndarray, hand_penalties: np.ndarray) -> Moments:
+        """The moments of hands: ``hand_blocks`` float64 (hands, 3, P, NJ), ``hand_penalties`` int64 (hands, P)."""
+        h, kinds, P = hand_blocks.shape[:3]
+        pen = hand_penalties.astype(np.float64)
+        y = pen - (pen.sum(axis=1, keepdims=True) - pen) / max(P - 1, 1)
+        mean, cross = np.zeros((kinds, P, NJ + 1)), np.zeros((kinds, P, NJ + 1, NJ + 1))
+        if not h:
+            return cls(0, mean, cross)
+        z = np.empty((h, NJ + 1))  # one kind and seat's blocks and target at a time: no copy of every hand's
+        for k, p in np.ndindex(kinds, P):
+            z[:, :NJ], z[:, NJ] = hand_blocks[:, k, p], y[:, p]
+            mean[k, p] = z.mean(axis=0)
+            z -= mean[k, p]
+            cross[k, p] = z.T @ z
+        return cls(h, mean, cross)
+
+    def merge(self, other: Moments) -> Moments:
+        """The moments of both sets of hands."""
+        n = self.n + other.n
+        if not self.n or not other.n:
+            return other if not self.n else self
+        d = other.mean - self.mean
+        mean = self.mean + d * (other.n / n)
+        cross = self.cross + other.cross + d[..., :, None] * d[..., None, :] * (self.n * other.n / n)
+        return Moments(n, mean, cross)
+
+    def ridge(self, alpha: float) -> np.ndarray:
+        """Stage 1's weights, float64 (3, P, NJ): per kind and seat, the ridge fit of the target on the blocks.
+
+        The fit scikit-learn's ``Ridge(alpha, solver="cholesky")`` (with its intercept) makes, from these sums
+        instead of the hands: the normal equations of the centred blocks and target, ``alpha`` added to the
+        diagonal (the intercept not penalised), solved by Cholesky (``scipy.linalg.solve``, ``assume_a="pos"``).
+        Equal to ``Ridge``'s to rounding (the sums taken in another order), not to the bit.
+        """
+        from scipy.linalg import solve
+
+        f = self.cross.shape[-1] - 1
+        out = np.empty(self.cross.shape[:2] + (f,))
+        for k, p in np.ndindex(*out.shape[:2]):
+            a = self.cross[k, p, :f, :f] + alpha * np.eye(f)
+            out[k, p] = solve(a, self.cross[k, p, :f, f], assume_a="pos")
+        return out
+
+
+def stage_two(points: np.ndarray, luck: np.ndarray, shares: np.ndarray, n: int) -> LinearValue:
+    """The value from stage 1's ``points`` (3, P, NJ) and each match's stage-1 luck ``luck`` (matches, P, NC):
+    per seat, the least-squares fit of the win share ``shares`` (matches, P) on the luck, the weights the outer
+    product of the two stages."""
+    from sklearn.linear_model import LinearRegression
+
+    kinds, P = points.shape[:2]
+    weights = np.empty((kinds, P, N_FEATURES))
+    for p in range(P):
+        match = LinearRegression().fit(luck[:, p], shares[:, p]).coef_
+        for k in range(kinds):
+            weights[k, p] = np.outer(match, points[k, p]).ravel()
+    return LinearValue(weights, f"fitted on {n:,} reserved matches", points)
+
+
 def _fit(parts: np.ndarray | None, shares: np.ndarray, hand_blocks: np.ndarray, hand_penalties: np.ndarray,
          alpha: float, hand_match: np.ndarray | None, hand_weights: np.ndarray | None) -> LinearValue:  # fmt: skip
-    from sklearn.linear_model import LinearRegression, Ridge
-
     n, kinds, P = shares.shape[0], hand_blocks.shape[1], shares.shape[1]
-    if parts is not None:
-        luck = parts.reshape(n, kinds, P, NC, NJ)
-
-        def part(k: int, p: int, points: np.ndarray) -> np.ndarray:
-            return luck[:, k, p] @ points
-    else:
-        assert hand_match is not None and hand_weights is not None
-
-        def part(k: int, p: int, points: np.ndarray) -> np.ndarray:
-            return match_luck(k, p, n, hand_blocks, hand_match, hand_weights, points)
-
-    pen = hand_penalties.astype(np.float64)
-    weights = np.empty((kinds, P, N_FEATURES))
-    points = np.empty((kinds, P, NJ))
+    points = Moments.of(hand_blocks, hand_penalties).ridge(alpha)
+    luck = np.empty((n, P, NC))
     for p in range(P):
-        y = pen[:, p] - (pen.sum(axis=1) - pen[:, p]) / max(P - 1, 1)
-        hand = [Ridge(alpha=alpha, solver="cholesky").fit(hand_blocks[:, k, p, :], y).coef_ for k in range(kinds)]
-        points[:, p] = hand
-        luck_p = sum(part(k, p, hand[k]) for k in range(kinds))
-        match = LinearRegression().fit(luck_p, shares[:, p]).coef_
-        for k in range(kinds):
-            weights[k, p] = np.outer(match, hand[k]).ravel()
-    return LinearValue(weights, f"fitted on {n:,} reserved matches", points)
+        if parts is not None:
+            luck[:, p] = sum(parts.reshape(n, kinds, P, NC, NJ)[:, k, p] @ points[k, p] for k in range(kinds))
+        else:
+            assert hand_match is not None and hand_weights is not None
+            luck[:, p] = sum(match_luck(k, p, n, hand_blocks, hand_match, hand_weights, points[k, p])
+                             for k in range(kinds))  # fmt: skip
+    return stage_two(points, luck, shares, n)
