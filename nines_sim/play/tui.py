@@ -177,8 +177,7 @@ class PlayApp(App):
             self.call_from_thread(self._compiling, form, started)
 
     def _compiling(self, form: str, started: bool) -> None:
-        """While the engine compiles (the first game after installing or upgrading waits about ten seconds for the
-        trace form, a first ``?`` as long for the search's sampler), the screen says so; then what it said."""
+        """While the engine compiles (a first game or ``?`` after installing), the screen says so; then what it said."""
         if started:
             self._said_before = self.message
             self.message = f"Compiling the engine ({form}): the first game only, then it is cached ..."
