@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from nines_sim.cli import app
 from nines_sim.game.rules import make_rules
+from nines_sim.learn import report as training_report
 from nines_sim.learn import train as training
 from nines_sim.learn.model import load
 
@@ -35,8 +36,10 @@ def whole(tmp_path_factory):  # noqa: ANN001, ANN201
 
 
 def _ctrl_c_in(monkeypatch, name: str, when) -> None:  # noqa: ANN001
-    """Raise SIGINT the first time ``learn.train.<name>`` is called with arguments ``when`` accepts."""
-    original = getattr(training, name)
+    """Raise SIGINT the first time ``learn.train.<name>`` (``learn.report.<name>`` for the chart) is called with
+    arguments ``when`` accepts."""
+    module = training_report if name == "_chart" else training
+    original = getattr(module, name)
     fired = []
 
     def hooked(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
@@ -45,7 +48,7 @@ def _ctrl_c_in(monkeypatch, name: str, when) -> None:  # noqa: ANN001
             signal.raise_signal(signal.SIGINT)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(training, name, hooked)
+    monkeypatch.setattr(module, name, hooked)
 
 
 def _same_as_whole(folder, whole) -> None:  # noqa: ANN001

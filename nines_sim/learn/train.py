@@ -43,7 +43,9 @@ from nines_sim.learn.collect import (
     rollout_strategy,
 )
 from nines_sim.learn.model import Model, load, rules_dict
+from nines_sim.learn.report import write_report
 from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
+from nines_sim.learn.work import ModelFile, in_process, local_spec
 from nines_sim.results.stats import wilson
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
         lineup = [theirs] * P
         lineup[seat] = mine
         units.append((seat, (rules, tuple(lineup), seed, seat * per, per, seat)))
-    if not _in_process(backend):
+    if not in_process(backend):
         # one match here first compiles each model's decision once, into this process (forked workers inherit
         # it, and the next round's rollouts are played by this model) and numba's disk cache (where workers on
         # this machine load it), not once in every worker at the same time
@@ -130,55 +132,6 @@ def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
 STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
 
 
-@dataclass(frozen=True)
-class ModelFile:
-    """A model file as a unit of work carries it to a worker: the strategy that plays it, its path and its bytes.
-
-    A worker that sees the file at ``path`` with these bytes plays it there; one on another machine (a Dask
-    worker) writes the bytes into its temporary folder and plays that copy.
-    """
-
-    name: str
-    path: str
-    data: bytes
-
-    @classmethod
-    def portable(cls, spec: str) -> str | ModelFile:
-        """``spec`` as a unit carries it: ``NAME@FILE.npz`` of a file here as a :class:`ModelFile`, else as it is."""
-        name, sep, where = spec.partition("@")
-        if sep and where.endswith(".npz") and Path(where).is_file():
-            return cls(name, str(Path(where).resolve()), Path(where).read_bytes())
-        return spec
-
-    def spec(self) -> str:
-        """The spec that plays the model on this machine (``NAME@FILE``)."""
-        return f"{self.name}@{self.local()}"
-
-    def local(self) -> str:
-        """The path of the model's bytes on this machine (the file's own, else a copy made in the temporary
-        folder, named by the bytes' digest)."""
-        import hashlib
-        import tempfile
-
-        here = Path(self.path)
-        try:
-            if here.read_bytes() == self.data:
-                return self.path
-        except OSError:
-            pass
-        copy = Path(tempfile.gettempdir()) / "nines-train-models" / f"{hashlib.sha256(self.data).hexdigest()[:32]}.npz"
-        if not (copy.is_file() and copy.read_bytes() == self.data):
-            copy.parent.mkdir(exist_ok=True)
-            part = copy.with_suffix(f".{os.getpid()}.part")
-            part.write_bytes(self.data)
-            part.replace(copy)  # another process's copy of the same bytes may land first: the same file
-        return str(copy)
-
-
-def _here(x: str | ModelFile) -> str:
-    return x.spec() if isinstance(x, ModelFile) else x
-
-
 def seat_wins(rules: Rules, lineup: tuple[str | ModelFile, ...], seed: int, start: int, n: int, seat: int, *,
               on_matches: Any = None, should_stop: Any = None) -> float:  # fmt: skip
     """A unit of :func:`strength`: the win shares of ``seat`` over matches ``start .. start+n-1`` of ``lineup``.
@@ -186,7 +139,7 @@ def seat_wins(rules: Rules, lineup: tuple[str | ModelFile, ...], seed: int, star
     It is not stopped by a Ctrl-C (a measure takes seconds; the round it ends is then kept)."""
     from nines_sim.runs.simulate import DEFAULT_BATCH, simulate_range
 
-    r = simulate_range(rules, [_here(x) for x in lineup], seed, start, n, DEFAULT_BATCH)
+    r = simulate_range(rules, [local_spec(x) for x in lineup], seed, start, n, DEFAULT_BATCH)
     assert r is not None  # nothing stops it
     return float(r.win_share[:, seat].sum())
 
@@ -238,7 +191,7 @@ def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int,
     start = (rnd - 1) * s.matches
     ref = None if model is None else ModelFile.portable(f"learned@{model}")
     assert not isinstance(ref, str)
-    if _in_process(backend):
+    if in_process(backend):
         got = collect_unit(rules, ref, s, seed, start, s.matches, should_stop=should_stop)
         return Collected(None) if got is None else Collected(Samples.merged([got[0]]), got[1])
     assert backend is not None
@@ -251,19 +204,6 @@ def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int,
     if any(g is None for g in got):
         return Collected(None)
     return Collected(Samples.merged([g[0] for g in got]), sum(g[1] for g in got))
-
-
-def on_backend(workers: int, client: Any = None) -> Backend | None:
-    """Where a training run's units of work run: None (this process) for one local worker, else the run driver's
-    backend (:func:`nines_sim.runs.backends.choose`: ``workers`` local processes, or the Dask cluster of
-    ``client``)."""
-    from nines_sim.runs.backends import choose
-
-    return None if client is None and workers <= 1 else choose(workers, client)
-
-
-def _in_process(backend: Backend | None) -> bool:
-    return backend is None or (backend.live_progress and backend.workers <= 1)
 
 
 #: CPU seconds units spent in other processes (worker processes, Dask workers) since a run last took them, and
@@ -299,7 +239,7 @@ def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backe
     runs here after it: a measure ends its round) and is passed on to the caller's stop flag (``nines train``'s
     :class:`~nines_sim.runs.pool.Interrupt`, else :func:`_ctrl_c_heard`): the run stops after this round.
     """
-    if _in_process(backend):
+    if in_process(backend):
         return [fn(*args) for _, args in units]
     from nines_sim.runs.backends import Job
     from nines_sim.runs.pool import Interrupt
@@ -552,70 +492,3 @@ def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, s
     write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
                    if rows else ["learning_curve.csv"])  # fmt: skip
     write_report(out)
-
-
-def rounds_kept(k: int) -> str:
-    """``round 1`` or ``rounds 1-K``: the rounds a stopped run kept."""
-    return "round 1" if k == 1 else f"rounds 1-{k}"
-
-
-def write_report(out: Path, charts: bool = True) -> None:
-    """Write ``report.md`` of a training run folder and, unless not ``charts``, ``learning_curve.png``, from its
-    ``learning_curve.csv`` and ``manifest.json`` alone (``nines report`` redraws them).
-
-    Raises
-    ------
-    FileNotFoundError, KeyError, ValueError
-        If the folder lacks one of them, or a field or column.
-    """
-    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    text = (out / "learning_curve.csv").read_text(encoding="utf-8")
-    curve = pd.read_csv(out / "learning_curve.csv") if text.strip() else pd.DataFrame()
-    finished, command, kept_command = not m["partial"], m["command"], m.get("kept_command")
-    if charts and len(curve):
-        _chart(curve, out / "learning_curve.png", m["preset"], int(m["players"]))
-    status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
-    lines = [f"# Training{status}", "", f"`{command}`", "",
-             f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}.", ""]  # fmt: skip
-    if not finished:
-        k = len(curve)
-        lines += [f"{rounds_kept(k).capitalize()} of {m['settings']['rounds']} finished. The command above, run "
-                  f"again, continues after round {k} in this folder and ends as a run never stopped.", ""]  # fmt: skip
-        if kept_command is not None:
-            lines += ["This one trains exactly the rounds kept, to the same numbers:", "", "```bash", kept_command,
-                      "```", ""]  # fmt: skip
-    if len(curve):
-        lines += [f"`model.npz` is round {m['chosen_round']}'s model, the strongest against `expert`.", "",
-                  _markdown(curve), ""]  # fmt: skip
-    (out / "report.md").write_text("\n".join(lines))
-
-
-def _chart(curve: pd.DataFrame, path: Path, preset: str, players: int) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    x = curve["cpu_seconds"] / 60
-    ax.errorbar(x, curve["vs_expert"], yerr=[curve["vs_expert"] - curve["vs_expert_low"],
-                curve["vs_expert_high"] - curve["vs_expert"]], marker="o", label="against expert")  # fmt: skip
-    if curve["vs_previous"].notna().any():
-        ax.plot(x, curve["vs_previous"], marker="s", linestyle="--", label="against the previous round")
-    ax.axhline(1 / players, color="grey", linewidth=0.8)
-    ax.set_xlabel("training CPU minutes")
-    ax.set_ylabel("win rate (95% interval)")
-    ax.set_title(f"learned, {preset}, {players} players")
-    ax.legend(loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _markdown(df: pd.DataFrame) -> str:
-    """A data frame as a Markdown table (numbers to 4 decimals; a number there is none of, such as round 1's
-    strength against the round before it, an empty cell, not 'nan')."""
-    cells = [["" if isinstance(v, float) and v != v else f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
-             for row in df.itertuples(index=False)]  # fmt: skip
-    head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns)
-    return head + "".join("\n| " + " | ".join(r) + " |" for r in cells)

@@ -46,7 +46,7 @@ def redraw(run_dir: Path | str, charts: bool = True) -> str:
 
     kind = run_kind(run_dir)
     if kind == "train":
-        from nines_sim.learn.train import write_report as write_training
+        from nines_sim.learn.report import write_report as write_training
 
         write_training(Path(run_dir), charts)
     elif kind == "review":
