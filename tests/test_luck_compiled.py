@@ -73,37 +73,53 @@ def test_a_walk_into_reused_arrays_gives_a_fresh_walks_numbers():
     assert np.abs(fresh[0]).sum() > 0
 
 
+_SIGNATURES_ASKED = """
+import json
+
+import numba
+from numba.core import compiler, typed_passes
+from numba.core.registry import cpu_target
+
+from nines_sim.game.rules import make_rules
+from nines_sim.luck import compiled, kernel, steps
+from nines_sim.strategy.registry import make_lineup
+
+specs = ["random", "dump-faces", "suit-majority"]
+compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
+helpers = {
+    name: fn
+    for module in (kernel, steps)
+    for name, fn in vars(module).items()
+    if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
+}
+typed = set()
+while todo := [(n, sig) for n, fn in helpers.items() for sig in fn.signatures if (n, sig) not in typed]:
+    for name, sig in todo:  # a function loaded from the cache asks its callees nothing: type it here
+        interp = compiler.run_frontend(helpers[name].py_func)
+        typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interp, sig, None)
+        typed.add((name, sig))
+print(json.dumps({name: [str(sig) for sig in fn.signatures] for name, fn in helpers.items()}))
+"""
+
+
 def test_the_walk_s_helpers_are_compiled_once_each():
     """Each helper of the compiled walk is compiled for one signature (issue 42): a count that began as the literal
     0 and the stock's one row passed as the literal 1 (its seat as 0) made numba compile helpers once more for each
     constant, and each array assignment compiled its error message's formatting.  The walk and every function it
     reaches are typed again (numba's type inference, which asks each callee for the signature of each call; the
-    machine code loaded from the cache) and the signatures each helper was asked for are counted, not timed."""
-    import numba
-    from numba.core import compiler, typed_passes
-    from numba.core.registry import cpu_target
+    machine code loaded from the cache) and the signatures each helper was asked for are counted, not timed: in a
+    process of its own, since tests that call a helper directly (with other argument types) ask it for more."""
+    import json
+    import subprocess
+    import sys
 
-    from nines_sim.luck import kernel, steps
-
-    specs = ["random", "dump-faces", "suit-majority"]
-    compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
-    helpers = {
-        name: fn
-        for module in (kernel, steps)
-        for name, fn in vars(module).items()
-        if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
-    }
-    typed: set[tuple[str, tuple]] = set()
-    while todo := [(n, sig) for n, fn in helpers.items() for sig in fn.signatures if (n, sig) not in typed]:
-        for name, sig in todo:  # a function loaded from the cache asks its callees nothing: type it here
-            interp = compiler.run_frontend(helpers[name].py_func)
-            typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interp, sig, None)
-            typed.add((name, sig))
-    asked = {name: [str(sig) for sig in fn.signatures] for name, fn in helpers.items()}
+    done = subprocess.run([sys.executable, "-c", _SIGNATURES_ASKED], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    asked = json.loads(done.stdout.strip().splitlines()[-1])
     assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice"} <= {
         f for f, s in asked.items() if s
     }
-    assert all(len(sigs) <= 1 for sigs in asked.values()), asked
+    assert all(len(sigs) <= 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
 
 
 @pytest.mark.parametrize(
