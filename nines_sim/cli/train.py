@@ -12,7 +12,7 @@ import typer
 
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
-from nines_sim.cli.options import OutOpt, PlayersOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
+from nines_sim.cli.options import OutOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
 
 
 class Targets(StrEnum):
@@ -25,7 +25,9 @@ class Targets(StrEnum):
 
 def train(
     rules: RulesOpt = "classic",
-    players: PlayersOpt = None,
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", help="Players at the table (2-6).  [default: 2, heads-up]")
+    ] = None,
     rule: RuleOpt = None,
     seed: SeedOpt = 0,
     rounds: Annotated[int, typer.Option("--rounds", min=1, max=100, help="Rounds of play, labelling and fit.")] = 4,
