@@ -204,3 +204,36 @@ def test_a_match_of_one_hand_is_counted_as_one_hand():
     r = runner.invoke(app, ["analyze", "random", "random", "--rules", "classic:fixed_hands=1", "--match", "0"]
                       + ["--hand", "2", "--turn", "1"])  # fmt: skip
     assert r.exit_code == 2 and r.output.strip().endswith("ends before hand 2: it has 1 hand"), r.output
+
+
+def test_a_run_folder_given_to_replay_or_analyze_says_to_give_its_lineup_and_seed_with_its_command(tmp_path):
+    """A run folder where replay and analyze take the run's lineup and --seed was read as a strategy file ("a
+    folder, not a .py file", which did not say what to give): one line, exit 2, with the run's own command read
+    from its manifest, which replays its matches."""
+    run = tmp_path / "run"
+    made = runner.invoke(app, ["tournament", "random", "dump-faces", "-n", "4", "--seed", "5", "--rule", "target=50",
+                               "--out", str(run), "--no-charts", "--workers", "1", "--quiet"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    said = {}
+    for command, after in (("replay", ""), ("analyze", " --hand H --turn T")):
+        r = runner.invoke(app, [command, str(run)])
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        said[command] = r.output.strip()
+        assert (
+            f"{run} is a run folder: 'nines {command}' takes the lineup and --seed of a run, not its folder" in r.output
+        )
+        wanted = f"nines {command} random dump-faces --seed 5 --match K --rules classic --rule target=50{after}"
+        assert said[command].endswith(f"from its manifest.json: {wanted}"), said[command]
+    given = said["replay"].rpartition("manifest.json: nines ")[2].replace(" K ", " 1 ").split()
+    replayed = runner.invoke(app, given)  # the command it gives replays the run's match
+    assert replayed.exit_code == 0, replayed.output
+    assert replayed.output.startswith(
+        "Match 1 of seed 5: seat 0 random, seat 1 dump-faces; rules classic with target=50"
+    )
+    for args in (["replay", "random", str(tmp_path)], ["analyze", str(tmp_path), "--match", "0"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        assert f"{tmp_path} is a folder: 'nines {args[0]}' takes the lineup and --seed of a run" in r.output
+    r = runner.invoke(app, ["review", str(run)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert r.output.strip().endswith(f"not a run folder; a review's folder is redrawn with: nines report {run}")

@@ -290,6 +290,55 @@ def cpu_count_default() -> int:
     return cpu_count()
 
 
+def refuse_run_folder(args: list[str] | None, command: str, after: str = "") -> None:
+    """A usage error (one line, exit 2) for a lineup argument that is a folder, such as a run folder given where
+    ``replay`` and ``analyze`` take the run's lineup and ``--seed`` (read as a strategy file, it was refused as
+    "a folder, not a .py file", which did not say what to give).
+
+    Where the folder is a table run's (its ``manifest.json``: one table, its lineup, seed and rules), the message
+    gives the command for that run, with ``K`` for the match and ``after`` appended (``--hand H --turn T``).
+
+    Parameters
+    ----------
+    args : list of str or None
+        The command's lineup arguments, as typed.
+    command : str
+        The subcommand (``replay``, ``analyze``).
+    after : str, optional
+        Words the command needs after ``--match K``.
+    """
+    folder = next((a for a in args or [] if Path(a).is_dir()), None)
+    if folder is None:
+        return
+    takes = f"'nines {command}' takes the lineup and --seed of a run, not its folder"
+    for_run = _table_run_command(Path(folder), command, after)
+    if for_run is not None:
+        raise usage_error(f"{folder} is a run folder: {takes}; this run's, from its manifest.json: {for_run}")
+    raise usage_error(
+        f"{folder} is a folder: {takes} (a run's manifest.json names them): "
+        f"nines {command} STRATEGY ... --seed S --match K{after and ' '}{after}"
+    )
+
+
+def _table_run_command(folder: Path, command: str, after: str) -> str | None:
+    """The ``nines COMMAND`` line for match K of the table run in ``folder`` (None: not one table's run)."""
+    import json
+
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        games = manifest["games"]
+        if manifest.get("format") != "table" or len(games) != 1:
+            return None  # round-robin games, compared rule sets, reviews, training: no single lineup
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["rules"].items()}
+        rules = Rules(**fields, preset=manifest["preset"])
+        lineup, seed = [str(s) for s in games[0]["lineup"]], int(manifest["seed"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    from nines_sim.engine.broker import replay_command
+
+    return replay_command(rules, lineup, seed, "K", command) + (f" {after}" if after else "")
+
+
 def saved_match_path(arg: str) -> bool:
     """Whether a lineup argument names a saved match (``nines play``'s .json file), not a strategy spec."""
     return arg.lower().endswith(".json") and "@" not in arg
