@@ -215,12 +215,17 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     command after installing or editing, tens of seconds each) and how long it took, for commands without
     a run's progress bar (which says it itself): a first ``replay`` or ``analyze`` would otherwise sit silent.
 
-    Nothing is said when ``quiet``; by default (None), only to a terminal, as a progress bar: what a command
-    prints into a file or a pipe does not depend on what the cache held.  Written through tqdm, so that a
-    trials' bar is not broken."""
+    Nothing is said when ``quiet``.  By default (None), to a terminal as a progress bar would (each form as it
+    starts and ends); into a file or a pipe, one plain line as the first form starts (``Compiling ...
+    (first run only, then cached) ...``), so that a log or a pipe's reader waiting on a first run sees why;
+    stdout is left as it is (what a command prints there does not depend on what the cache held).  A stream
+    that is neither (an in-memory one, as Python code calling the app reads) hears nothing.  Written through
+    tqdm, so that a trials' bar is not broken."""
+    plain = False
     if quiet is None:
         quiet = not sys.stderr.isatty()
-    if quiet:
+        plain = quiet and _os_stream(sys.stderr)
+    if quiet and not plain:
         yield
         return
     import time
@@ -232,6 +237,12 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     def say(form: str, start: bool) -> None:
         from tqdm import tqdm
 
+        if plain:  # one line in all: a file or a pipe gets no per-form timings
+            if start and not started:
+                started[form] = 0.0
+                said = f"Compiling {form} and the code this command needs with it (first run only, then cached) ..."
+                tqdm.write(said, file=sys.stderr)
+            return
         if start:
             started[form] = time.perf_counter()
             tqdm.write(f"compiling {form} (first run only, then cached) ...", file=sys.stderr)
@@ -244,6 +255,15 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
         yield
     finally:
         stop()
+
+
+def _os_stream(stream: Any) -> bool:
+    """Whether ``stream`` writes to a file descriptor of the system (a file, a pipe, a terminal)."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return False
+    return True
 
 
 @contextmanager
