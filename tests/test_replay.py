@@ -237,3 +237,38 @@ def test_a_run_folder_given_to_replay_or_analyze_says_to_give_its_lineup_and_see
     r = runner.invoke(app, ["review", str(run)])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
     assert r.output.strip().endswith(f"not a run folder; a review's folder is redrawn with: nines report {run}")
+
+
+#: In a fresh process: a replayed position of built-ins, then the signatures each form of the loop was asked for.
+FORMS_ASKED = """
+from nines_sim.engine import turn_loop as K
+from nines_sim.game.rules import make_rules
+from nines_sim.search.analyze import position_from_replay
+
+position_from_replay(make_rules("classic", players=5), {lineup!r}, 0, 3, 0, 6)
+print(len(K.play_slots_trace.overloads), len(K.play_slots_classic_expert.overloads))
+"""
+
+
+def test_a_position_of_built_ins_is_reached_on_the_default_tournament_s_form_as_the_trace_form_reaches_it(
+    monkeypatch,
+):
+    """``nines analyze --match`` reached its position on the trace form, which a first analysis after the
+    default tournament compiled for it alone (8-11 s of processor time of 21-29 s): under rules of the classic
+    shape a lineup of built-ins now plays as Python seats on the classic ``expert`` form that tournament
+    compiled, stopped as the seat to move is asked for its play.  The same positions (every field), where
+    the trace form is still played for a turn with no play to ask (a draw) or past the match's end; counted
+    from the forms asked for, not by time."""
+    import subprocess
+    import sys
+
+    from nines_sim.search import analyze as analysis
+
+    default = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
+    out = subprocess.run([sys.executable, "-c", FORMS_ASKED.format(lineup=default)], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    assert out.stdout.split() == ["0", "1"], out.stdout + out.stderr  # the README's analysis: no trace form
+    rules = make_rules("classic", players=3)
+    reached = {(h, t): position_from_replay(rules, LINEUP, 7, 11, h, t) for h in range(2) for t in range(12)}
+    monkeypatch.setattr(analysis, "_position_at_a_play", lambda *args: None)  # the trace form's, every one
+    assert all(position_from_replay(rules, LINEUP, 7, 11, h, t) == pos for (h, t), pos in reached.items())
