@@ -21,8 +21,9 @@ from dataclasses import dataclass
 #: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
 #: (skip-reverse reaches it), each with and without ``expert`` inlined, the search's sampler of hidden hands
 #: (``lookahead``, ``nines review``, ``nines analyze``, training: a ``lookahead`` seat, on the classic ``expert``
-#: form), the trace form (replays, ``nines play``, ``nines analyze``) and the compiled luck walk on it (``--luck``,
-#: :mod:`nines_sim.luck.steps`).
+#: form), the trace form (replays, ``nines play``, ``nines analyze`` of a match with a plug-in or under rules of the
+#: general shape; built-ins under classic-shaped rules are analysed on the classic ``expert`` form) and the compiled
+#: luck walk on it (``--luck``, :mod:`nines_sim.luck.steps`).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
