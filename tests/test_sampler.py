@@ -331,3 +331,14 @@ def test_a_table_with_one_hidden_seat_deals_on_a_form_without_step_3_and_the_sam
     assert "_deal_hands" in asked and not STEP_3 & set(asked), sorted(asked)
     full_form = sample_deal.deal_samples
     assert STEP_3 <= set(signatures_asked([(full_form, sig) for sig in full_form.signatures], [sample_deal, swaps]))
+
+
+def test_nines_warm_up_builds_both_forms_of_the_sampler():
+    """``nines warm-up``'s search form plays a 3-seat ``lookahead`` table and a heads-up one, so that both forms of
+    the sampler are built (the heads-up table's has no step 3): counted from the signatures each was asked for."""
+    from nines_sim.engine.build_forms import FORMS, build
+    from nines_sim.search import sample_deal
+
+    assert len(FORMS["search"][1]) == 3
+    build("search")
+    assert len(sample_deal.deal_samples.overloads) == 1 and len(sample_deal.deal_samples_one_hidden.overloads) == 1
