@@ -66,6 +66,14 @@ class Learned(CompiledStrategy):
             raise ValueError("learned needs the rules to choose its model")
         return decide_for(self.model_for(rules))
 
+    def play(self, obs: Any) -> np.ndarray:
+        """The card of highest score for a batch of play decisions asked from Python (``nines analyze``'s "what
+        each strategy plays", a review, a Python table): the scores of :meth:`scores`, whose floats are the
+        compiled decision's, and among equals the lowest face, as it chooses.  A first analysis compiled the
+        model's whole decision (declares and the drawn card too) for its one play, 5-7 s of processor time;
+        the batch features it compiles instead are ``nines train``'s, shared with it."""
+        return np.argmax(self.scores(obs), axis=1)
+
     def scores(self, obs: Any) -> np.ndarray:
         """Each legal card's score for a batch of play decisions, computed in Python over the batch (the
         training path): float64 (n, 52), -inf where a face is not legal."""

@@ -204,3 +204,71 @@ def test_a_match_of_one_hand_is_counted_as_one_hand():
     r = runner.invoke(app, ["analyze", "random", "random", "--rules", "classic:fixed_hands=1", "--match", "0"]
                       + ["--hand", "2", "--turn", "1"])  # fmt: skip
     assert r.exit_code == 2 and r.output.strip().endswith("ends before hand 2: it has 1 hand"), r.output
+
+
+def test_a_run_folder_given_to_replay_or_analyze_says_to_give_its_lineup_and_seed_with_its_command(tmp_path):
+    """A run folder where replay and analyze take the run's lineup and --seed was read as a strategy file ("a
+    folder, not a .py file", which did not say what to give): one line, exit 2, with the run's own command read
+    from its manifest, which replays its matches."""
+    run = tmp_path / "run"
+    made = runner.invoke(app, ["tournament", "random", "dump-faces", "-n", "4", "--seed", "5", "--rule", "target=50",
+                               "--out", str(run), "--no-charts", "--workers", "1", "--quiet"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    said = {}
+    for command, after in (("replay", ""), ("analyze", " --hand H --turn T")):
+        r = runner.invoke(app, [command, str(run)])
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        said[command] = r.output.strip()
+        assert (
+            f"{run} is a run folder: 'nines {command}' takes the lineup and --seed of a run, not its folder" in r.output
+        )
+        wanted = f"nines {command} random dump-faces --seed 5 --match K --rules classic --rule target=50{after}"
+        assert said[command].endswith(f"from its manifest.json: {wanted}"), said[command]
+    given = said["replay"].rpartition("manifest.json: nines ")[2].replace(" K ", " 1 ").split()
+    replayed = runner.invoke(app, given)  # the command it gives replays the run's match
+    assert replayed.exit_code == 0, replayed.output
+    assert replayed.output.startswith(
+        "Match 1 of seed 5: seat 0 random, seat 1 dump-faces; rules classic with target=50"
+    )
+    for args in (["replay", "random", str(tmp_path)], ["analyze", str(tmp_path), "--match", "0"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        assert f"{tmp_path} is a folder: 'nines {args[0]}' takes the lineup and --seed of a run" in r.output
+    r = runner.invoke(app, ["review", str(run)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert r.output.strip().endswith(f"not a run folder; a review's folder is redrawn with: nines report {run}")
+
+
+#: In a fresh process: a replayed position of built-ins, then the signatures each form of the loop was asked for.
+FORMS_ASKED = """
+from nines_sim.engine import turn_loop as K
+from nines_sim.game.rules import make_rules
+from nines_sim.search.analyze import position_from_replay
+
+position_from_replay(make_rules("classic", players=5), {lineup!r}, 0, 3, 0, 6)
+print(len(K.play_slots_trace.overloads), len(K.play_slots_classic_expert.overloads))
+"""
+
+
+def test_a_position_of_built_ins_is_reached_on_the_default_tournament_s_form_as_the_trace_form_reaches_it(
+    monkeypatch,
+):
+    """``nines analyze --match`` reached its position on the trace form, which a first analysis after the
+    default tournament compiled for it alone (8-11 s of processor time of 21-29 s): under rules of the classic
+    shape a lineup of built-ins now plays as Python seats on the classic ``expert`` form that tournament
+    compiled, stopped as the seat to move is asked for its play.  The same positions (every field), where
+    the trace form is still played for a turn with no play to ask (a draw) or past the match's end; counted
+    from the forms asked for, not by time."""
+    import subprocess
+    import sys
+
+    from nines_sim.search import analyze as analysis
+
+    default = ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]
+    out = subprocess.run([sys.executable, "-c", FORMS_ASKED.format(lineup=default)], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    assert out.stdout.split() == ["0", "1"], out.stdout + out.stderr  # the README's analysis: no trace form
+    rules = make_rules("classic", players=3)
+    reached = {(h, t): position_from_replay(rules, LINEUP, 7, 11, h, t) for h in range(2) for t in range(12)}
+    monkeypatch.setattr(analysis, "_position_at_a_play", lambda *args: None)  # the trace form's, every one
+    assert all(position_from_replay(rules, LINEUP, 7, 11, h, t) == pos for (h, t), pos in reached.items())

@@ -302,3 +302,43 @@ def test_the_sampler_s_helpers_are_compiled_once_each():
     }
     assert {"_split_unseen", "_swap_step", "_deal_hands", "count_ages"} <= {f for f, sigs in asked.items() if sigs}
     assert all(len(sigs) <= 1 for sigs in asked.values()), asked
+
+
+#: Step 3 of the deal and the count bounds' helpers (:func:`nines_sim.search.sample_deal._swap_step` reaches them).
+STEP_3 = {"_swap_step", "_swap_weights", "repair", "rotate", "count_ages", "within_bounds"}
+
+
+def test_a_table_with_one_hidden_seat_deals_on_a_form_without_step_3_and_the_same_samples(monkeypatch):
+    """Heads-up with no count bounds step 3 never runs (one hidden seat), yet a first heads-up ``lookahead`` table or
+    ``nines train`` compiled it and the bounds' code with it (about 4 s of processor time of the sampler's 9-12):
+    such a table deals on a form without them (issue 42), whose samples are the full form's, byte for byte.
+    Counted from the signatures numba's typing asks, not timed."""
+    from nines_sim.search import sample_deal, sampler, swaps
+    from tests.signatures import signatures_asked
+
+    rules = make_rules("classic", players=2)
+    lineup = make_lineup(["expert", "expert"])
+    eng = PositionSeats(PositionBatch.from_positions([_position_at(rules, lineup, 4, m, 6).position(0)
+                                                     for m in range(5)]), lineup)  # fmt: skip
+    obs = eng.observe(np.arange(eng.B), eng.seat.copy(), DecisionKind.PLAY)
+    light = sample_positions(obs, 16, infer=1.0).arrays
+    monkeypatch.setattr(sampler, "deal_samples_one_hidden", sample_deal.deal_samples)
+    full = sample_positions(obs, 16, infer=1.0).arrays
+    for name in ("hands", "stock"):
+        assert all(np.array_equal(a, b) for a, b in zip(light[name], full[name], strict=True)), name
+    form = sample_deal.deal_samples_one_hidden
+    asked = signatures_asked([(form, sig) for sig in form.signatures], [sample_deal, swaps])
+    assert "_deal_hands" in asked and not STEP_3 & set(asked), sorted(asked)
+    full_form = sample_deal.deal_samples
+    assert STEP_3 <= set(signatures_asked([(full_form, sig) for sig in full_form.signatures], [sample_deal, swaps]))
+
+
+def test_nines_warm_up_builds_both_forms_of_the_sampler():
+    """``nines warm-up``'s search form plays a 3-seat ``lookahead`` table and a heads-up one, so that both forms of
+    the sampler are built (the heads-up table's has no step 3): counted from the signatures each was asked for."""
+    from nines_sim.engine.build_forms import FORMS, build
+    from nines_sim.search import sample_deal
+
+    assert len(FORMS["search"][1]) == 3
+    build("search")
+    assert len(sample_deal.deal_samples.overloads) == 1 and len(sample_deal.deal_samples_one_hidden.overloads) == 1

@@ -9,6 +9,7 @@ has imported everything already) and reads ``sys.modules`` there; how long anyth
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -384,3 +385,40 @@ def test_commands_without_a_progress_bar_say_when_code_compiles_and_how_long(cap
     with compile_notices(quiet=True):
         assert njit(seven_and)(2) == 9
     assert capsys.readouterr().err == ""
+
+
+#: Two new functions compiled (cached on disk) in ``compile_notices``: what stdout and stderr get.
+INTO_A_FILE = """
+from numba import njit
+from nines_sim.cli.common import compile_notices
+
+@njit(cache=True)
+def nine_and(x):
+    return x + 9
+
+@njit(cache=True)
+def ten_and(x):
+    return x + 10
+
+with compile_notices():
+    print(nine_and(1), ten_and(1))
+"""
+
+
+def test_into_a_file_or_a_pipe_a_first_compile_is_said_in_one_plain_line_on_stderr(tmp_path):
+    """A new user's ``nines analyze ... > out.txt 2> err.txt`` sat silent through its first compile: with stderr
+    a file or a pipe (not a terminal), the first compile is said there in one plain line (no timings, no bar),
+    stdout as it was; once the code is cached, nothing."""
+    script = tmp_path / "two.py"
+    script.write_text(INTO_A_FILE)
+    err = tmp_path / "err.txt"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    said = []
+    for _ in range(2):
+        with open(err, "w") as into:
+            out = subprocess.run([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=into, text=True,
+                                 env=env, check=True)  # fmt: skip
+        assert out.stdout == "10 11\n"
+        said.append(err.read_text())
+    first = "Compiling nine_and and the code this command needs with it (first run only, then cached) ...\n"
+    assert said == [first, ""]  # one line for both functions; loaded from the cache the second time

@@ -14,6 +14,7 @@ from nines_sim.cli.common import (
     interrupted,
     players_wanted,
     refuse_options,
+    refuse_run_folder,
     saved_match_path,
 )
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
@@ -97,6 +98,7 @@ def analyze(
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if outcome not in ("hand", "match"):
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
+    refuse_run_folder(strategies, "analyze", "--hand H --turn T")
     names = list(strategies or [])
     saved_file = names[0] if len(names) == 1 and saved_match_path(names[0]) else None
     if saved_file is not None:

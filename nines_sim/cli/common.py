@@ -215,12 +215,17 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     command after installing or editing, tens of seconds each) and how long it took, for commands without
     a run's progress bar (which says it itself): a first ``replay`` or ``analyze`` would otherwise sit silent.
 
-    Nothing is said when ``quiet``; by default (None), only to a terminal, as a progress bar: what a command
-    prints into a file or a pipe does not depend on what the cache held.  Written through tqdm, so that a
-    trials' bar is not broken."""
+    Nothing is said when ``quiet``.  By default (None), to a terminal as a progress bar would (each form as it
+    starts and ends); into a file or a pipe, one plain line as the first form starts (``Compiling ...
+    (first run only, then cached) ...``), so that a log or a pipe's reader waiting on a first run sees why;
+    stdout is left as it is (what a command prints there does not depend on what the cache held).  A stream
+    that is neither (an in-memory one, as Python code calling the app reads) hears nothing.  Written through
+    tqdm, so that a trials' bar is not broken."""
+    plain = False
     if quiet is None:
         quiet = not sys.stderr.isatty()
-    if quiet:
+        plain = quiet and _os_stream(sys.stderr)
+    if quiet and not plain:
         yield
         return
     import time
@@ -232,6 +237,12 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
     def say(form: str, start: bool) -> None:
         from tqdm import tqdm
 
+        if plain:  # one line in all: a file or a pipe gets no per-form timings
+            if start and not started:
+                started[form] = 0.0
+                said = f"Compiling {form} and the code this command needs with it (first run only, then cached) ..."
+                tqdm.write(said, file=sys.stderr)
+            return
         if start:
             started[form] = time.perf_counter()
             tqdm.write(f"compiling {form} (first run only, then cached) ...", file=sys.stderr)
@@ -244,6 +255,15 @@ def compile_notices(quiet: bool | None = None) -> Iterator[None]:
         yield
     finally:
         stop()
+
+
+def _os_stream(stream: Any) -> bool:
+    """Whether ``stream`` writes to a file descriptor of the system (a file, a pipe, a terminal)."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return False
+    return True
 
 
 @contextmanager
@@ -288,6 +308,55 @@ def cpu_count_default() -> int:
     from nines_sim.runs.simulate import cpu_count
 
     return cpu_count()
+
+
+def refuse_run_folder(args: list[str] | None, command: str, after: str = "") -> None:
+    """A usage error (one line, exit 2) for a lineup argument that is a folder, such as a run folder given where
+    ``replay`` and ``analyze`` take the run's lineup and ``--seed`` (read as a strategy file, it was refused as
+    "a folder, not a .py file", which did not say what to give).
+
+    Where the folder is a table run's (its ``manifest.json``: one table, its lineup, seed and rules), the message
+    gives the command for that run, with ``K`` for the match and ``after`` appended (``--hand H --turn T``).
+
+    Parameters
+    ----------
+    args : list of str or None
+        The command's lineup arguments, as typed.
+    command : str
+        The subcommand (``replay``, ``analyze``).
+    after : str, optional
+        Words the command needs after ``--match K``.
+    """
+    folder = next((a for a in args or [] if Path(a).is_dir()), None)
+    if folder is None:
+        return
+    takes = f"'nines {command}' takes the lineup and --seed of a run, not its folder"
+    for_run = _table_run_command(Path(folder), command, after)
+    if for_run is not None:
+        raise usage_error(f"{folder} is a run folder: {takes}; this run's, from its manifest.json: {for_run}")
+    raise usage_error(
+        f"{folder} is a folder: {takes} (a run's manifest.json names them): "
+        f"nines {command} STRATEGY ... --seed S --match K{after and ' '}{after}"
+    )
+
+
+def _table_run_command(folder: Path, command: str, after: str) -> str | None:
+    """The ``nines COMMAND`` line for match K of the table run in ``folder`` (None: not one table's run)."""
+    import json
+
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        games = manifest["games"]
+        if manifest.get("format") != "table" or len(games) != 1:
+            return None  # round-robin games, compared rule sets, reviews, training: no single lineup
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["rules"].items()}
+        rules = Rules(**fields, preset=manifest["preset"])
+        lineup, seed = [str(s) for s in games[0]["lineup"]], int(manifest["seed"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    from nines_sim.engine.broker import replay_command
+
+    return replay_command(rules, lineup, seed, "K", command) + (f" {after}" if after else "")
 
 
 def saved_match_path(arg: str) -> bool:

@@ -15,6 +15,7 @@ from nines_sim.cli.common import (
     interrupted,
     players_wanted,
     refuse_options,
+    refuse_run_folder,
     saved_match_path,
 )
 from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
@@ -42,6 +43,7 @@ def replay(
     the turns of each hand from 1, as 'nines analyze --hand --turn' counts them.
     Or give a match saved by 'nines play' (a .json file).
     """
+    refuse_run_folder(strategies, "replay")
     if strategies and len(strategies) == 1 and saved_match_path(strategies[0]):
         refuse_options(ctx, {"strategies"}, "a saved match is replayed as it was played", saved=strategies[0])
         return replay_saved(strategies[0])

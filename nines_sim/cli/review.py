@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -70,6 +71,11 @@ def review(
     from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
+    if Path(target).is_dir():  # read as a strategy file it was refused as "a folder, not a .py file"
+        raise usage_error(
+            f"{target} is a folder: 'nines review' takes a strategy to review or a match saved by 'nines play' "
+            f"(.json), not a run folder; a review's folder is redrawn with: nines report {target}"
+        )
     if policy not in POLICY_NAMES:
         raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
     if saved_match_path(target):

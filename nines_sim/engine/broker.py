@@ -67,9 +67,10 @@ def rule_overrides(rules: Rules) -> list[str]:
     return out
 
 
-def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int) -> str:
-    """The ``nines replay`` command line that shows match ``match`` of a run."""
-    parts = ["nines", "replay", *lineup, "--seed", str(seed), "--match", str(match), "--rules", rules.preset]
+def replay_command(rules: Rules, lineup: Sequence[str], seed: int, match: int | str, command: str = "replay") -> str:
+    """The ``nines replay`` command line that shows match ``match`` of a run (or another ``command`` that takes
+    the run's lineup, seed and match, such as ``analyze``; ``match`` a placeholder such as ``K``)."""
+    parts = ["nines", command, *lineup, "--seed", str(seed), "--match", str(match), "--rules", rules.preset]
     for over in rule_overrides(rules):
         parts += ["--rule", over]
     return shlex.join(parts)

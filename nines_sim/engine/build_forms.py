@@ -21,12 +21,14 @@ from dataclasses import dataclass
 #: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
 #: (skip-reverse reaches it), each with and without ``expert`` inlined, the search's sampler of hidden hands
 #: (``lookahead``, ``nines review``, ``nines analyze``, training: a ``lookahead`` seat, on the classic ``expert``
-#: form), the trace form (replays, ``nines play``, ``nines analyze``) and the compiled luck walk on it (``--luck``,
+#: form; a 3-seat table, then a heads-up one, whose sampler has a form of its own), the trace form (replays,
+#: ``nines play``, ``nines analyze`` of a match with a plug-in or under rules of the general shape; built-ins under
+#: classic-shaped rules are analysed on the classic ``expert`` form) and the compiled luck walk on it (``--luck``,
 #: :mod:`nines_sim.luck.steps`).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
-    "search": ("classic", ("lookahead", "expert"), False),
+    "search": ("classic", ("lookahead", "expert", "expert"), False),
     "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
     "general": ("skip-reverse", ("random",) * 4, False),
     "trace": ("classic", ("random", "random"), True),
@@ -87,6 +89,8 @@ def build(form: str) -> list[str]:
         else:
             played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
             Tally.from_results(played)
+            if form == "search":  # a heads-up table's sampler too, the form for one hidden seat (sample_deal.py)
+                CompiledEngine(make_rules(preset, players=2), make_lineup(list(lineup[:2])), 0, 0, 1).run()
     names = []
     for _, ev in rec.buffer:
         fn = getattr(ev.data["dispatcher"], "py_func", None)

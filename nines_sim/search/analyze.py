@@ -9,6 +9,7 @@ sees and every move is played out with a rollout policy.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import warnings
 from collections.abc import Sequence
@@ -58,6 +59,9 @@ def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: 
     players = make_lineup(list(lineup))
     # a strategy failing on the way is named with the replay that shows its position, as a run names it
     hint = replay_hint(rules, players, seed, list(lineup))
+    reached = _position_at_a_play(rules, players, seed, match, hand, turn, hint)
+    if reached is not None:
+        return reached
     eng = CompiledEngine(rules, players, seed, match, 1, batch_size=1, trace=True, hint=hint)
     eng.stop_at(hand, turn)
     while eng.B and not eng.paused:
@@ -68,6 +72,57 @@ def position_from_replay(rules: Rules, lineup: Sequence[str], seed: int, match: 
             raise PositionError(f"hand {hand} of match {match} ends before turn {turn}")
         raise PositionError(f"match {match} of seed {seed} ends before hand {hand}, turn {turn}")
     return positions_from_engine(eng).position(0)
+
+
+def _position_at_a_play(
+    rules: Rules, players: list[Strategy], seed: int, match: int, hand: int, turn: int, hint: Hint
+) -> Position | None:
+    """The position of :func:`position_from_replay` reached on the turn loop's form that a first default
+    tournament compiled, not the trace form (8-11 s of processor time to compile on its own, the most of a first
+    ``nines analyze``); None where that does not apply, and the trace form is played instead.
+
+    It applies under rules of the classic shape with a lineup of built-ins, each seated as its Python class
+    (which plays as its compiled twin does, byte for byte: ``tests/test_compiled.py``): a Python seat's table
+    plays the classic ``expert`` form, which keeps the draw log, and stops at every decision, where the
+    position is taken as the seat to move is asked for its play at ``turn`` of ``hand`` (what a position holds
+    is as at the turn's start: the turn has only found the legal cards).  A turn whose seat has no legal card
+    asks no play there (it draws): None, as for a match that ends first, whose words the trace form gives.
+    """
+    from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.engine.loop_constants import classic_shape, rules_params
+    from nines_sim.engine.seats import seat_ids
+    from nines_sim.engine.slots import S_HAND_SEQ, S_TURN, S_WAIT_KIND
+    from nines_sim.game.codes import K_PLAY, SID_PYTHON, SID_USER
+
+    sids = seat_ids(players)
+    if not classic_shape(rules_params(rules)) or ((sids == SID_PYTHON) | (sids == SID_USER)).any():
+        return None
+    made: dict[int, Strategy] = {}
+    for s in players:  # each built-in as its Python class (a seat shared stays shared)
+        if id(s) not in made:
+            twin = copy.copy(s)
+            twin.__class__ = type(f"AskedInPython{type(s).__name__}", (type(s),), {})
+            made[id(s)] = twin
+    wanted = (hand + 1, turn)  # hand_seq counts the hands dealt from 1
+
+    class StopAtThePlay(CompiledEngine):
+        reached: Position | None = None
+        passed = False
+
+        def _answer(self, waiting: np.ndarray) -> None:
+            st = self.st[0]
+            at = (int(st[S_HAND_SEQ]), int(st[S_TURN]))
+            if at == wanted and st[S_WAIT_KIND] == K_PLAY:
+                self.reached = positions_from_engine(self).position(0)
+                return  # left waiting: nothing more is played
+            self.passed = at > wanted
+            if not self.passed:
+                super()._answer(waiting)
+
+    eng = StopAtThePlay(rules, [made[id(s)] for s in players], seed, match, 1, batch_size=1, hint=hint)
+    while eng.B and eng.reached is None and not eng.passed:
+        eng.advance()
+    return eng.reached
 
 
 def position_from_cards(

@@ -316,129 +316,144 @@ def _shuffle_stock(ids, take, nb, stock_r, key, purpose, ctr):
         stock_r[i - take] = ids[i] % N_FACES
 
 
-@njit(cache=True, error_model="numpy")
-def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps,
-                 age, slack, tries, retry, tally):  # noqa: PLR0913  # fmt: skip
-    """Deal ``K`` samples of each of ``n`` games.
+def _deal_form(step_3: bool):  # noqa: ANN202 - returns a numba dispatcher
+    """Compile :func:`deal_samples` with step 3 and the count bounds, or (not ``step_3``) without them: the form of
+    tables with one hidden seat and no count bounds, where step 3 never runs (heads-up ``lookahead``, ``nines
+    train``'s labels), whose first compile took the swaps and the bounds' code with it (about 4 s of processor
+    time of the sampler's 9-12) though no call reaches them.  The same samples: the calls made are the same."""
 
-    Parameters
-    ----------
-    base : numpy.ndarray
-        uint64, (n,): the decision's random word per game.
-    purpose : numpy.uint64
-        The stream purpose (:func:`purpose_word`).
-    K : int
-        Samples per game.
-    unseen : numpy.ndarray
-        int64, (n, 52): unseen copies of each face.
-    must_hand : numpy.ndarray
-        bool, (n, 52): unseen copies of the face are in some hand, not the stock.
-    weight : numpy.ndarray
-        float64, (n, P, 52): relative weight of a face in a seat's hand (1: nothing known).
-    sizes : numpy.ndarray
-        int64, (n, P): cards to deal to each seat (0 for the own seat).
-    stock_size : numpy.ndarray
-        int64, (n,).
-    hands : numpy.ndarray
-        uint64, (D, n K, P), zeros: filled with the dealt hands, count-coded.
-    stock : numpy.ndarray
-        int8, (n K, 52 D), zeros: filled with the stock, next card first.
-    swap_purpose : numpy.uint64
-        The stream purpose of step 3's swaps (:func:`purpose_word`).
-    sweeps : int
-        Swaps per sample in step 3: ``sweeps`` times the cards dealt to the other
-        hands (at most :data:`WORDS`); 0 skips step 3.
-    age : numpy.ndarray
-        int64, (n, P, 52): a face's count bound in a seat's hand, by the cards the seat drew since its draw turns
-        showed it lacked the face (0, 1, 2; -1: no bound): the seat holds at most ``j + slack`` cards of ages 0
-        to ``j`` (:func:`nines_sim.search.sampler.count_bounds`).
-    slack : int
-        The cards a draw turn itself may have brought in of the faces it showed lacked (1, or 0 under V2).
-    tries : int
-        0: the bounds are not read.  Else a sample over a bound is drawn again, up to ``tries`` times, from the
-        streams ``retry[0]`` (cards) and ``retry[1]`` (swaps) with counters ``(try << 26) + k * WORDS + i``;
-        the last draw is brought within the bounds by trades and bounded swaps (``retry[2]``, :func:`~.swaps.repair`).
-    retry : numpy.ndarray
-        uint64, (3,): the purposes of the draws after the first (:func:`purpose_word`).
-    tally : numpy.ndarray
-        int64, (n, 3), zeros: per game, the draws made again, the samples repaired, and the samples a repair
-        left over a bound (not a state any deal reaches: a hand-built position).
+    def deal_samples(base, purpose, K, unseen, must_hand, weight, sizes, stock_size, hands, stock, swap_purpose, sweeps,
+                     age, slack, tries, retry, tally):  # noqa: PLR0913  # fmt: skip
+        """Deal ``K`` samples of each of ``n`` games.
 
-    Returns
-    -------
-    numpy.ndarray
-        bool, (n,): whether a game's cards that must be in a hand did not fit
-        the public sizes (that constraint was then dropped for the game).
-    """
-    n = base.shape[0]
-    P = sizes.shape[1]
-    D = hands.shape[0]
-    S = N_FACES * D
-    a_ids = np.empty(S, dtype=np.int64)
-    b_ids = np.empty(S, dtype=np.int64)
-    ids = np.empty(S, dtype=np.int64)
-    pool = np.empty(S, dtype=np.int64)
-    tmp = np.empty(S, dtype=np.int64)
-    q = np.empty(N_FACES, dtype=np.float64)
-    dropped = np.zeros(n, dtype=np.bool_)
-    holder = np.empty(S, dtype=np.int64)
-    face = np.empty(S, dtype=np.int64)
-    wt = np.empty((P + 1, N_FACES), dtype=np.float64)
-    cnt = np.zeros((P + 1, 3), dtype=np.int64)
-    for g in range(n):
-        H = np.int64(0)  # not the literal 0: numba would also compile every callee taking H for the constant 0
-        for s in range(P):
-            H += sizes[g, s]
-        na, nb, drop = _split_unseen(unseen[g], must_hand[g], H, stock_size[g], a_ids, b_ids)
-        dropped[g] = drop
-        uniform, two, qa, qb, nh = _stock_weights(sizes[g], weight[g], H, b_ids, nb, q)
-        last, hidden = _holders(sizes[g], holder)
-        swaps = hidden > 1 and sweeps > 0
-        if swaps or tries > 0:
-            _swap_weights(weight[g], must_hand[g], drop, H, S, holder, wt)
-        key = base[g]
-        age_g = age[g]
-        for k in range(K):
-            r = g * K + k
-            attempt = 0
-            while True:
-                # a draw again (attempt > 0) takes its own streams: the first is the sample without the bounds
-                cp = purpose if attempt == 0 else retry[0]
-                sp = swap_purpose if attempt == 0 else retry[1]
-                c0 = k * WORDS + (attempt << 26)
-                ctr = c0
-                for i in range(nb):
-                    ids[i] = b_ids[i]
-                for i in range(na):
-                    pool[i] = a_ids[i]
-                # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
-                take = H - na
-                if two:
-                    ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, cp, ctr, tmp)
-                else:
-                    ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, cp, ctr)
-                # 2. the hands, seat after seat; the last seat dealt to takes what is left
-                ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, cp, ctr)
-                # 3. several hidden seats with evidence: swaps towards each seat's own weights; the last resort
-                # of the count bounds: trades into the bounds, then swaps that keep them
-                fix = tries > 0 and attempt == tries
-                if (swaps and not uniform) or fix:
-                    ok = _swap_step(pool, ids, H, take, nb, face, holder, wt, key, sp, c0,
-                                    min(max(sweeps, 1) * H, WORDS), age_g, slack, cnt, fix, retry[2])  # fmt: skip
-                    if fix:
-                        tally[g, 1] += 1
-                        tally[g, 2] += 0 if ok else 1
-                if tries == 0 or fix:
-                    break
-                count_ages(pool, H, holder, age_g, cnt)
-                if within_bounds(cnt, slack):
-                    break
-                attempt += 1
-                tally[g, 0] += 1
-            _write_hands(pool, sizes[g], hands, r)
-            # 4. the stock: the rest, shuffled
-            _shuffle_stock(ids, take, nb, stock[r], key, cp, ctr)
-    return dropped
+        Parameters
+        ----------
+        base : numpy.ndarray
+            uint64, (n,): the decision's random word per game.
+        purpose : numpy.uint64
+            The stream purpose (:func:`purpose_word`).
+        K : int
+            Samples per game.
+        unseen : numpy.ndarray
+            int64, (n, 52): unseen copies of each face.
+        must_hand : numpy.ndarray
+            bool, (n, 52): unseen copies of the face are in some hand, not the stock.
+        weight : numpy.ndarray
+            float64, (n, P, 52): relative weight of a face in a seat's hand (1: nothing known).
+        sizes : numpy.ndarray
+            int64, (n, P): cards to deal to each seat (0 for the own seat).
+        stock_size : numpy.ndarray
+            int64, (n,).
+        hands : numpy.ndarray
+            uint64, (D, n K, P), zeros: filled with the dealt hands, count-coded.
+        stock : numpy.ndarray
+            int8, (n K, 52 D), zeros: filled with the stock, next card first.
+        swap_purpose : numpy.uint64
+            The stream purpose of step 3's swaps (:func:`purpose_word`).
+        sweeps : int
+            Swaps per sample in step 3: ``sweeps`` times the cards dealt to the other
+            hands (at most :data:`WORDS`); 0 skips step 3.
+        age : numpy.ndarray
+            int64, (n, P, 52): a face's count bound in a seat's hand, by the cards the seat drew since its draw turns
+            showed it lacked the face (0, 1, 2; -1: no bound): the seat holds at most ``j + slack`` cards of ages 0
+            to ``j`` (:func:`nines_sim.search.sampler.count_bounds`).
+        slack : int
+            The cards a draw turn itself may have brought in of the faces it showed lacked (1, or 0 under V2).
+        tries : int
+            0: the bounds are not read.  Else a sample over a bound is drawn again, up to ``tries`` times, from the
+            streams ``retry[0]`` (cards) and ``retry[1]`` (swaps) with counters ``(try << 26) + k * WORDS + i``;
+            the last draw is brought within the bounds by trades and bounded swaps (``retry[2]``,
+            :func:`~.swaps.repair`).
+        retry : numpy.ndarray
+            uint64, (3,): the purposes of the draws after the first (:func:`purpose_word`).
+        tally : numpy.ndarray
+            int64, (n, 3), zeros: per game, the draws made again, the samples repaired, and the samples a repair
+            left over a bound (not a state any deal reaches: a hand-built position).
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, (n,): whether a game's cards that must be in a hand did not fit
+            the public sizes (that constraint was then dropped for the game).
+        """
+        n = base.shape[0]
+        P = sizes.shape[1]
+        D = hands.shape[0]
+        S = N_FACES * D
+        a_ids = np.empty(S, dtype=np.int64)
+        b_ids = np.empty(S, dtype=np.int64)
+        ids = np.empty(S, dtype=np.int64)
+        pool = np.empty(S, dtype=np.int64)
+        tmp = np.empty(S, dtype=np.int64)
+        q = np.empty(N_FACES, dtype=np.float64)
+        dropped = np.zeros(n, dtype=np.bool_)
+        holder = np.empty(S, dtype=np.int64)
+        face = np.empty(S, dtype=np.int64)
+        wt = np.empty((P + 1, N_FACES), dtype=np.float64)
+        cnt = np.zeros((P + 1, 3), dtype=np.int64)
+        for g in range(n):
+            H = np.int64(0)  # not the literal 0: numba would also compile every callee taking H for the constant 0
+            for s in range(P):
+                H += sizes[g, s]
+            na, nb, drop = _split_unseen(unseen[g], must_hand[g], H, stock_size[g], a_ids, b_ids)
+            dropped[g] = drop
+            uniform, two, qa, qb, nh = _stock_weights(sizes[g], weight[g], H, b_ids, nb, q)
+            last, hidden = _holders(sizes[g], holder)
+            swaps = hidden > 1 and sweeps > 0
+            if step_3 and (swaps or tries > 0):
+                _swap_weights(weight[g], must_hand[g], drop, H, S, holder, wt)
+            key = base[g]
+            age_g = age[g]
+            for k in range(K):
+                r = g * K + k
+                attempt = 0
+                while True:
+                    # a draw again (attempt > 0) takes its own streams: the first is the sample without the bounds
+                    cp = purpose if attempt == 0 else retry[0]
+                    sp = swap_purpose if attempt == 0 else retry[1]
+                    c0 = k * WORDS + (attempt << 26)
+                    ctr = c0
+                    for i in range(nb):
+                        ids[i] = b_ids[i]
+                    for i in range(na):
+                        pool[i] = a_ids[i]
+                    # 1. the stock's complement: the cards of the may-be-in-stock kind that sit in hands
+                    take = H - na
+                    if two:
+                        ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, cp, ctr, tmp)
+                    else:
+                        ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, cp, ctr)
+                    # 2. the hands, seat after seat; the last seat dealt to takes what is left
+                    ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, cp, ctr)
+                    # 3. several hidden seats with evidence: swaps towards each seat's own weights; the last resort
+                    # of the count bounds: trades into the bounds, then swaps that keep them
+                    fix = tries > 0 and attempt == tries
+                    if step_3 and ((swaps and not uniform) or fix):
+                        ok = _swap_step(pool, ids, H, take, nb, face, holder, wt, key, sp, c0,
+                                        min(max(sweeps, 1) * H, WORDS), age_g, slack, cnt, fix, retry[2])  # fmt: skip
+                        if fix:
+                            tally[g, 1] += 1
+                            tally[g, 2] += 0 if ok else 1
+                    if not step_3 or tries == 0 or fix:
+                        break
+                    count_ages(pool, H, holder, age_g, cnt)
+                    if within_bounds(cnt, slack):
+                        break
+                    attempt += 1
+                    tally[g, 0] += 1
+                _write_hands(pool, sizes[g], hands, r)
+                # 4. the stock: the rest, shuffled
+                _shuffle_stock(ids, take, nb, stock[r], key, cp, ctr)
+        return dropped
+
+    if not step_3:
+        deal_samples.__name__ = deal_samples.__qualname__ = "deal_samples_one_hidden"
+    return njit(cache=True, error_model="numpy")(deal_samples)
+
+
+deal_samples = _deal_form(True)
+#: :func:`deal_samples` for games with one hidden seat each and ``tries`` 0 (:func:`_deal_form`).
+deal_samples_one_hidden = _deal_form(False)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

@@ -38,7 +38,7 @@ from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
 from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.search.policies import DRAW_MODELS
-from nines_sim.search.sample_deal import deal_samples, purpose_word
+from nines_sim.search.sample_deal import deal_samples, deal_samples_one_hidden, purpose_word
 from nines_sim.strategy.base import Observation
 
 ONE = np.uint64(1)
@@ -297,10 +297,12 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
     weights = log_weights(obs, infer, draws == "log+declare") if draws != "suits" else hand_weights(obs, infer)
     age, slack = count_bounds(obs) if counts else (np.full((n, P, N_FACES), -1, dtype=np.int64), 1)
     retry = np.array([purpose_word(SAMPLE_RETRY), purpose_word(SAMPLE_RETRY_SWAPS), purpose_word(SAMPLE_REPAIR)])
-    deal_samples(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
-                 weights, sizes, obs.stock_size.astype(np.int64), hands, stock,
-                 purpose_word(SAMPLE_SWAPS), SWEEPS, age, slack, RETRIES if counts else 0, retry,
-                 np.zeros((n, 3), dtype=np.int64) if tally is None else tally)  # fmt: skip
+    # one hidden seat a game and no bounds (heads-up): step 3 never runs, and its form leaves that code out
+    deal = deal_samples_one_hidden if not counts and ((sizes > 0).sum(axis=1) <= 1).all() else deal_samples
+    deal(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
+         weights, sizes, obs.stock_size.astype(np.int64), hands, stock,
+         purpose_word(SAMPLE_SWAPS), SWEEPS, age, slack, RETRIES if counts else 0, retry,
+         np.zeros((n, 3), dtype=np.int64) if tally is None else tally)  # fmt: skip
     seat = obs.seat[g]
     for d in range(D):
         hands[d][np.arange(R), seat] = obs.hand[d][g]

@@ -281,7 +281,7 @@ def _command(rules: Rules, specs: list[str], seed: int, setup: ReviewSetup, obs:
     samples on the match's own stream with the review's settings, so it prints the review's values.
     """
     if kind == DecisionKind.PLAY:
-        base = replay_command(rules, specs, seed, match).replace("nines replay", "nines analyze", 1)
+        base = replay_command(rules, specs, seed, match, "analyze")
         return f"{base} --hand {hand} --turn {turn} --match-stream {_setup_options(setup)}"
     return replay_command(rules, specs, seed, match)
 
