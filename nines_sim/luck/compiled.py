@@ -30,6 +30,8 @@ from nines_sim.luck.walk import LuckError, Walker
 
 #: Event rows of a one-slot engine's buffer (compiled seats), 9.4 MB at 6 seats.
 ONE_SLOT_ROWS = 1 << 16
+#: Most slots of a traced table with a Python seat (each holds a buffer of event rows, 0.6 MB at 6 seats).
+TRACE_BATCH = 256
 #: This thread's reused arrays, by name and shape (:func:`scratch`): per thread, as a Dask worker's threads may
 #: trace chunks at once.
 _SCRATCH = threading.local()
@@ -248,6 +250,40 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
     return walker.results()
 
 
+def walking_engine(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
+                   batch_size: int = TRACE_BATCH, choices: bool = True, keep_hands: bool = True,
+                   reuse: bool = False, value: LinearValue | tuple | None = None, keep_parts: bool = True,
+                   **engine_options) -> TracingEngine:  # noqa: ANN003 - CompiledEngine's  # fmt: skip
+    """The trace form's engine for matches ``start .. start + n - 1`` of ``seed``, its rows walked as they come by a
+    :class:`RowWalker` (``choices`` .. ``keep_parts``: its arguments); :func:`walked` takes the walk's results.
+
+    ``batch_size`` is capped at :data:`TRACE_BATCH` (a Python seat's table: each slot holds a buffer of event
+    rows); ``engine_options`` go to :class:`~nines_sim.engine.batch.CompiledEngine` (``harvested``, ``hint``).
+    """
+    from nines_sim.engine.seats import seat_ids
+
+    batch = max(1, min(n, batch_size, TRACE_BATCH))
+    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=batch, specs=list(specs), **engine_options)
+    engine.walker = RowWalker(
+        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
+    )
+    return engine
+
+
+def walked(engine: TracingEngine):  # noqa: ANN201
+    """:meth:`RowWalker.results` of an engine of :func:`walking_engine` that played its whole range; the engine lets
+    go of its walker (it lives in a reference cycle: not it, but the walk's arrays, go now).
+
+    Raises
+    ------
+    LuckError
+        As :meth:`RowWalker.results`.
+    """
+    walker, engine.walker = engine.walker, None
+    assert walker is not None
+    return walker.results()
+
+
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
                choices: bool = True, keep_hands: bool = True, reuse: bool = False,
                value: LinearValue | tuple | None = None, keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
@@ -259,12 +295,7 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
     tuple
         :meth:`RowWalker.results`.
     """
-    from nines_sim.engine.seats import seat_ids
-
-    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
-    engine.walker = RowWalker(
-        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
-    )
+    engine = walking_engine(rules, lineup, specs, seed, start, n, TRACE_BATCH, choices, keep_hands, reuse, value,
+                            keep_parts)  # fmt: skip
     engine.run()
-    walker, engine.walker = engine.walker, None  # the engine lives in a reference cycle: not it, but its hands, go now
-    return walker.results()
+    return walked(engine)
