@@ -52,7 +52,8 @@ class TableLuck:
         return {
             "value": self.value.name,
             "model": "linear in per-card and per-seat features (nines_sim.luck.features), fitted in two stages "
-            "(scikit-learn): a hand's cards in points, then a point in win share by the match's standing",
+            "(SciPy, scikit-learn's Ridge and LinearRegression): a hand's cards in points, then a point in win share "
+            "by the match's standing",
             "fit_matches": {"start": self.fit_start, "end": self.fit_start + self.fit_matches},
             "corrected": list(PARTS),
             "seconds": round(self.seconds, 1),
