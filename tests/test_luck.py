@@ -245,6 +245,24 @@ def test_tournament_luck_plays_each_match_once_and_keeps_every_plain_table(tmp_p
     )
 
 
+def test_tournament_luck_on_two_workers_loads_no_plain_form(tmp_path, monkeypatch):
+    """With worker processes, a ``--luck`` run's parent makes no plain engine: its chunks play the trace form and the
+    walk, which its fit loaded before the workers forked (before, the pool's warm-up played a match of the plain form
+    first: half a second from the cache, a compile of tens of seconds from an empty one)."""
+    from nines_sim.engine.batch import CompiledEngine
+
+    made = []
+    init = CompiledEngine.__init__
+
+    def counted(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self.trace is not None)
+
+    monkeypatch.setattr(CompiledEngine, "__init__", counted)
+    _tournament(tmp_path, "two", "--workers", "2", "--chunk-size", "300", "--luck", "--luck-fit", "300")
+    assert made and all(made)  # here: the fit's first chunk, traced; the run's chunks in the workers
+
+
 def test_tournament_luck_refuses_another_format_in_one_line():
     from typer.testing import CliRunner
 

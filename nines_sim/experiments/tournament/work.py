@@ -166,7 +166,8 @@ class TournamentWork:
         self.matches = ranges_total(self.ranges)
         self.play, collector = unit_driver(plan, luck)
         self.collect = collector(plan, self.ranges)
-        self.warm = [(g.rules, g.lineup) for g in plan.games]
+        # a --luck run's chunks play the trace form and the walk, which its fit loaded here: no plain form to load
+        self.warm = [(g.rules, g.lineup) for g in plan.games] if luck is None else None
 
     def shape(self) -> chunks.Shape:
         return plan_shape(self.plan)
