@@ -216,6 +216,53 @@ def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_worker
     assert "--luck" in json.loads((one / "manifest.json").read_text())["command"]
 
 
+def test_tournament_luck_plays_each_match_once_and_keeps_every_plain_table(tmp_path, monkeypatch):
+    """``--luck`` plays the run's matches once, in the trace form, each match's luck walked as it is played (before,
+    every match was played plain, then traced again for its luck); every table the plain run writes, matches.csv.gz
+    too, is the plain run's byte for byte."""
+    import gzip
+
+    from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.luck.measure import FIT_START
+
+    played = []
+    init = CompiledEngine.__init__
+
+    def counted(self, rules, lineup, seed, start, n_matches, *args, **kwargs):
+        init(self, rules, lineup, seed, start, n_matches, *args, **kwargs)
+        if start < FIT_START:  # the run's matches, not the reserved ones the value is fitted on
+            played.append((self.trace is not None, n_matches))
+
+    plain, _ = _tournament(tmp_path, "plain", "--workers", "1", "--save-matches")
+    monkeypatch.setattr(CompiledEngine, "__init__", counted)
+    luck, _ = _tournament(tmp_path, "luck", "--workers", "1", "--save-matches", "--luck", "--luck-fit", "300")
+    assert played and all(traced for traced, _ in played)  # no plain engine
+    assert sum(n for _, n in played) == 600  # each match once
+    for name in ("hands.csv", "pairwise.csv", "score_distribution.csv", "seat_go_out.csv"):
+        assert (luck / name).read_bytes() == (plain / name).read_bytes()
+    assert gzip.decompress((luck / "matches.csv.gz").read_bytes()) == gzip.decompress(
+        (plain / "matches.csv.gz").read_bytes()
+    )
+
+
+def test_tournament_luck_on_two_workers_loads_no_plain_form(tmp_path, monkeypatch):
+    """With worker processes, a ``--luck`` run's parent makes no plain engine: its chunks play the trace form and the
+    walk, which its fit loaded before the workers forked (before, the pool's warm-up played a match of the plain form
+    first: half a second from the cache, a compile of tens of seconds from an empty one)."""
+    from nines_sim.engine.batch import CompiledEngine
+
+    made = []
+    init = CompiledEngine.__init__
+
+    def counted(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self.trace is not None)
+
+    monkeypatch.setattr(CompiledEngine, "__init__", counted)
+    _tournament(tmp_path, "two", "--workers", "2", "--chunk-size", "300", "--luck", "--luck-fit", "300")
+    assert made and all(made)  # here: the fit's first chunk, traced; the run's chunks in the workers
+
+
 def test_tournament_luck_refuses_another_format_in_one_line():
     from typer.testing import CliRunner
 

@@ -9,7 +9,7 @@ from nines_sim.engine import turn_loop as K
 from nines_sim.game.rules import Rules
 
 
-def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules, Sequence]] = ()) -> bool:
+def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules, Sequence]] | None = ()) -> bool:
     """Load the compiled kernel into this process before it forks worker processes, so they inherit it.
 
     Each process otherwise loads the kernel's machine code from the cache on its first match (about half a
@@ -26,7 +26,8 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
         the form of the kernel each needs (:func:`kernel.slots_kernel`) is loaded, the form with
         ``expert`` inlined where the lineup seats one, and only those (loading a form no table plays costs
         half a second, and where it is not yet in the cache compiling it takes tens of seconds).  Default: the
-        classic form only.
+        classic form only.  None: none (work that loads its own code before its workers fork, as a ``--luck``
+        run, whose fit loads the trace form and the luck walk its chunks play).
 
     Returns
     -------
@@ -38,7 +39,7 @@ def warm_up(start_method: str | None = None, rules: Iterable[Rules | tuple[Rules
     from nines_sim.engine.batch import CompiledEngine  # batch re-exports warm_up: imported here, not above
 
     method = start_method or multiprocessing.get_start_method(allow_none=False)
-    if method != "fork":
+    if method != "fork" or rules is None:
         return False
     from nines_sim.results.tally import Tally
     from nines_sim.strategy.compiled_builtins import given

@@ -30,6 +30,10 @@ from nines_sim.luck.walk import LuckError, Walker
 
 #: Event rows of a one-slot engine's buffer (compiled seats), 9.4 MB at 6 seats.
 ONE_SLOT_ROWS = 1 << 16
+#: Most slots of a traced table with a Python seat (each holds a buffer of event rows, 0.6 MB at 6 seats).
+TRACE_BATCH = 256
+#: Hands a walker that keeps them makes room for at first (then twice as many each time it runs out).
+HAND_ROWS = 4096
 #: This thread's reused arrays, by name and shape (:func:`scratch`): per thread, as a Dask worker's threads may
 #: trace chunks at once.
 _SCRATCH = threading.local()
@@ -180,7 +184,9 @@ class RowWalker:
         self.corrections = np.zeros((0 if value is None else n, 3, P))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
-        self._hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # each hand's blocks, penalties, match and match weights, in the order walked: the first _nh rows
+        self.reuse, self._nh = reuse, 0
+        self._hands = self._hand_arrays(0)
 
     def feed(self, slot: int, rows: np.ndarray) -> None:
         """Walk slot ``slot``'s next rows (int64, shape (rows, EV_WIDTH)).
@@ -192,9 +198,13 @@ class RowWalker:
         """
         P, b = self.P, slot
         h = int(np.count_nonzero(rows[:, 0] == EV_END)) if self.keep_hands else 0
-        # every row is written: one per hand's end
-        blocks, pen, match = np.empty((h, 3, P, NJ)), np.empty((h, P), dtype=np.int64), np.empty(h, dtype=np.int64)
-        weights = np.empty((h, P, NC))
+        nh = self._nh + h
+        if nh > self._hands[0].shape[0]:  # more room, the hands so far kept (every row is written: one a hand's end)
+            grown = self._hand_arrays(max(nh, 2 * self._hands[0].shape[0], HAND_ROWS))
+            for new, old in zip(grown, self._hands, strict=True):
+                new[: self._nh] = old[: self._nh]
+            self._hands = grown
+        blocks, pen, match, weights = (a[self._nh : nh] for a in self._hands)
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
               self.ist[b], self.parts, self.value, self.corrections, self.shares, self.totals, blocks, pen, match,
@@ -202,8 +212,15 @@ class RowWalker:
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")
-        if h:
-            self._hands.append((blocks, pen, match, weights))
+        self._nh = nh
+
+    def _hand_arrays(self, rows: int) -> tuple[np.ndarray, ...]:
+        """Room for ``rows`` hands' blocks, penalties, matches and match weights: this thread's reused arrays with
+        ``reuse`` (a fit's 500 reserved matches fill hundreds of megabytes of them, whose fresh pages cost the system
+        as much as the walk), else new ones."""
+        P, make = self.P, (scratch if self.reuse else lambda _, shape, dtype: np.empty(shape, dtype))
+        return (make("hand_blocks", (rows, 3, P, NJ), np.float64), make("hand_pen", (rows, P), np.int64),
+                make("hand_match", (rows,), np.int64), make("hand_w", (rows, P, NC), np.float64))  # fmt: skip
 
     def results(self) -> tuple[np.ndarray, ...]:
         """``(parts, shares, totals, hand_blocks, hand_penalties, hand_match, hand_weights)``, the hands in match
@@ -218,10 +235,7 @@ class RowWalker:
         """
         if self.err[5] != self.n:
             raise LuckError(f"the events hold {int(self.err[5])} matches' ends, not {self.n}")
-        P = self.P
-        none = (np.zeros((0, 3, P, NJ)), np.zeros((0, P), dtype=np.int64), np.zeros(0, np.int64), np.zeros((0, P, NC)))
-        hands = self._hands or [none]
-        blocks, pen, match, weights = (x[0] if len(hands) == 1 else np.concatenate(x) for x in zip(*hands, strict=True))
+        blocks, pen, match, weights = (a[: self._nh] for a in self._hands)
         match = match - self.start
         first = self.corrections if self.corrections.shape[0] else self.parts if self.parts.shape[0] else None
         if (match[1:] >= match[:-1]).all():  # one slot walks its matches in order: no copy to sort them
@@ -248,6 +262,40 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
     return walker.results()
 
 
+def walking_engine(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
+                   batch_size: int = TRACE_BATCH, choices: bool = True, keep_hands: bool = True,
+                   reuse: bool = False, value: LinearValue | tuple | None = None, keep_parts: bool = True,
+                   **engine_options) -> TracingEngine:  # noqa: ANN003 - CompiledEngine's  # fmt: skip
+    """The trace form's engine for matches ``start .. start + n - 1`` of ``seed``, its rows walked as they come by a
+    :class:`RowWalker` (``choices`` .. ``keep_parts``: its arguments); :func:`walked` takes the walk's results.
+
+    ``batch_size`` is capped at :data:`TRACE_BATCH` (a Python seat's table: each slot holds a buffer of event
+    rows); ``engine_options`` go to :class:`~nines_sim.engine.batch.CompiledEngine` (``harvested``, ``hint``).
+    """
+    from nines_sim.engine.seats import seat_ids
+
+    batch = max(1, min(n, batch_size, TRACE_BATCH))
+    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=batch, specs=list(specs), **engine_options)
+    engine.walker = RowWalker(
+        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
+    )
+    return engine
+
+
+def walked(engine: TracingEngine):  # noqa: ANN201
+    """:meth:`RowWalker.results` of an engine of :func:`walking_engine` that played its whole range; the engine lets
+    go of its walker (it lives in a reference cycle: not it, but the walk's arrays, go now).
+
+    Raises
+    ------
+    LuckError
+        As :meth:`RowWalker.results`.
+    """
+    walker, engine.walker = engine.walker, None
+    assert walker is not None
+    return walker.results()
+
+
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
                choices: bool = True, keep_hands: bool = True, reuse: bool = False,
                value: LinearValue | tuple | None = None, keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
@@ -259,12 +307,7 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
     tuple
         :meth:`RowWalker.results`.
     """
-    from nines_sim.engine.seats import seat_ids
-
-    engine = TracingEngine(rules, lineup, seed, start, n, batch_size=min(n, 256), specs=list(specs))
-    engine.walker = RowWalker(
-        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
-    )
+    engine = walking_engine(rules, lineup, specs, seed, start, n, TRACE_BATCH, choices, keep_hands, reuse, value,
+                            keep_parts)  # fmt: skip
     engine.run()
-    walker, engine.walker = engine.walker, None  # the engine lives in a reference cycle: not it, but its hands, go now
-    return walker.results()
+    return walked(engine)

@@ -51,13 +51,14 @@ class Luck:
     hand_weights: np.ndarray | None = None
 
 
-def _chunk(rules, specs, seed, start, n, value, choices, keep_parts):  # noqa: ANN001, ANN202 - a worker's entry
+def _chunk(rules, specs, seed, start, n, value, choices, keep_parts, reuse=False):  # noqa: ANN001, ANN202 - a worker's entry
+    """A chunk's luck (``reuse``: its hands in this thread's reused arrays, for a caller that reduces them at once)."""
     from nines_sim.luck.compiled import trace_luck
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
     if value is None:  # a fit: the hands, and the parts if kept (in a fresh array: they outlive the chunk)
-        parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, True, not keep_parts,
+        parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, True, reuse,
                                                    keep_parts=keep_parts)  # fmt: skip
         return parts, None, shares, totals, *hands
     # a value's run: each match's corrections walked at once (no parts)
@@ -126,7 +127,7 @@ def _fit_chunk(rules, specs, seed, start, n, points, choices):  # noqa: ANN001, 
     shares; with them, each match's stage-1 luck (n, P, NC).  Its hands' blocks are dropped here."""
     from nines_sim.luck.value import Moments, match_luck
 
-    _, _, shares, _, blocks, pen, match, weights = _chunk(rules, specs, seed, start, n, None, choices, False)
+    _, _, shares, _, blocks, pen, match, weights = _chunk(rules, specs, seed, start, n, None, choices, False, True)
     if points is None:
         return Moments.of(blocks, pen), shares
     kinds, P = points.shape[:2]

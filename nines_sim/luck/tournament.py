@@ -3,14 +3,13 @@ and the tables that say it (``luck.csv``, the columns added to ``summary.csv``).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from nines_sim.luck.estimate import Adjusted, adjusted_rates, variance_ratio
-from nines_sim.luck.measure import FIT_START, fit_reserved, measure_luck
+from nines_sim.luck.measure import FIT_START, fit_reserved
 from nines_sim.luck.value import LinearValue
 from nines_sim.luck.walk import PARTS
 
@@ -38,7 +37,7 @@ class TableLuck:
     fit_start, fit_matches : int
         The reserved match indices the value was fitted on: ``fit_start .. fit_start + fit_matches - 1``.
     seconds : float
-        Wall time of the fit and the adjusted run's tracing.
+        Wall time of the fit and of the run that walked its matches.
     """
 
     seats: list[Adjusted]
@@ -53,7 +52,8 @@ class TableLuck:
         return {
             "value": self.value.name,
             "model": "linear in per-card and per-seat features (nines_sim.luck.features), fitted in two stages "
-            "(scikit-learn): a hand's cards in points, then a point in win share by the match's standing",
+            "(SciPy, scikit-learn's Ridge and LinearRegression): a hand's cards in points, then a point in win share "
+            "by the match's standing",
             "fit_matches": {"start": self.fit_start, "end": self.fit_start + self.fit_matches},
             "corrected": list(PARTS),
             "seconds": round(self.seconds, 1),
@@ -80,35 +80,38 @@ def check_luck(fmt: str, ranges: str | None, specs: list[str] | None = None) -> 
         raise LuckError("--luck adjusts a whole run: not with --ranges")
 
 
-def table_luck(rules: Any, specs: list[str], seed: int, matches: int, workers: int,
-               fit_matches: int = FIT_MATCHES) -> TableLuck:  # fmt: skip
-    """Fit a value on the reserved matches, then trace matches ``0 .. matches - 1`` and adjust them.
+def fit_table(rules: Any, specs: list[str], seed: int, workers: int, fit_matches: int = FIT_MATCHES) -> LinearValue:
+    """A table's value, fitted on ``fit_matches`` reserved matches of ``seed`` (from
+    :data:`~nines_sim.luck.measure.FIT_START`, which no run plays) on ``workers`` processes (the weights are the
+    same for any number): what a ``--luck`` run walks its matches under as it plays them."""
+    return fit_reserved(rules, specs, seed, fit_matches, workers)
+
+
+def table_luck(value: LinearValue, shares: np.ndarray, corrections: np.ndarray, fit_matches: int,
+               seconds: float) -> TableLuck:  # fmt: skip
+    """A table's luck-adjusted estimates from its run's matches walked under ``value``.
 
     Parameters
     ----------
-    rules : nines_sim.game.rules.Rules
-    specs : list of str
-        The table's lineup, seat by seat.
-    seed, matches : int
-        The run's seed and matches.
-    workers : int
-        Worker processes (the numbers are identical for any value).
+    value : LinearValue
+        From :func:`fit_table`.
+    shares, corrections : numpy.ndarray
+        float64, shapes (n, P) and (n, 3, P): matches ``0 .. n - 1``'s win shares and corrections (the outcome's
+        ``luck`` of :func:`nines_sim.experiments.tournament.work.run_plan` with the value).
     fit_matches : int
-        Reserved matches to fit on, from :data:`~nines_sim.luck.measure.FIT_START` (never played by a run).
+        The reserved matches ``value`` was fitted on.
+    seconds : float
+        Wall time of the fit and the run.
 
     Returns
     -------
     TableLuck
     """
-    start = time.perf_counter()
-    value = fit_reserved(rules, specs, seed, fit_matches, workers)
-    run = measure_luck(rules, specs, seed, 0, matches, value=value, workers=workers)
-    assert run.corrections is not None
-    seats = adjusted_rates(run.shares, run.corrections)
-    P = run.shares.shape[1]
-    ratios = np.array([[variance_ratio(run.shares[:, p], run.shares[:, p] - run.corrections[:, k, p])[0]
+    seats = adjusted_rates(shares, corrections)
+    P = shares.shape[1]
+    ratios = np.array([[variance_ratio(shares[:, p], shares[:, p] - corrections[:, k, p])[0]
                         for p in range(P)] for k in range(len(PARTS))])  # fmt: skip
-    return TableLuck(seats, ratios, value, FIT_START, fit_matches, time.perf_counter() - start)
+    return TableLuck(seats, ratios, value, FIT_START, fit_matches, seconds)
 
 
 def luck_frame(luck: TableLuck, labels: list[str]) -> Any:

@@ -45,9 +45,9 @@ class Job:
         ``take(tag, result)``, called in this process as each unit finishes.
     on_progress : callable, optional
         ``on_progress(played, kept)`` with counts of matches (for a progress bar).
-    warm : iterable of Rules or (Rules, lineup)
+    warm : iterable of Rules or (Rules, lineup), or None
         The rules the units play, so that forked workers inherit the compiled forms they need
-        (:func:`nines_sim.engine.batch.warm_up`).
+        (:func:`nines_sim.engine.batch.warm_up`; None: none to load).
     notice : str
         Printed to stderr on the first Ctrl-C.
     meanwhile : callable, optional
@@ -59,7 +59,7 @@ class Job:
     units: Iterable[tuple[Any, tuple]]
     take: Take
     on_progress: Progress | None = None
-    warm: Iterable[Rules | tuple[Rules, Sequence]] = ()
+    warm: Iterable[Rules | tuple[Rules, Sequence]] | None = ()
     notice: str = STOP_NOTICE
     meanwhile: Callable[[], None] | None = None
 

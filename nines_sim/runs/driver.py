@@ -38,13 +38,14 @@ class Experiment(Protocol[Outcome]):
         (see :mod:`nines_sim.runs.pool`).
     matches : int
         Matches the run plays (per game or rule set): what the chunk size is cut from.
-    warm : list of Rules or (Rules, lineup)
-        The rules the units play, so that forked workers inherit the compiled forms they need.
+    warm : list of Rules or (Rules, lineup), or None
+        The rules the units play, so that forked workers inherit the compiled forms they need (None: the run
+        loads its own before they fork, :func:`nines_sim.engine.batch.warm_up`).
     """
 
     play: Callable[..., Any]
     matches: int
-    warm: Sequence[Rules | tuple[Rules, Sequence]]
+    warm: Sequence[Rules | tuple[Rules, Sequence]] | None
 
     def shape(self) -> Shape:
         """What the chunk size depends on besides the matches and workers (:mod:`nines_sim.runs.chunks`)."""

@@ -239,7 +239,7 @@ def run_units(
     workers: int,
     take: Callable[[Any, Any], None],
     on_progress: Progress | None = None,
-    rules: Iterable[Rules | tuple[Rules, Sequence]] = (),
+    rules: Iterable[Rules | tuple[Rules, Sequence]] | None = (),
     notice: str = STOP_NOTICE,
     meanwhile: Callable[[], None] | None = None,
 ) -> bool:
@@ -262,7 +262,7 @@ def run_units(
         ``on_progress(played, kept)`` with counts of matches (for a progress bar).
     rules : iterable of Rules or of (Rules, lineup), optional
         The rules the units play, each optionally with its lineup, so that forked workers inherit the
-        compiled kernel's forms they need, and only those (:func:`nines_sim.engine.batch.warm_up`).
+        compiled kernel's forms they need, and only those (:func:`nines_sim.engine.batch.warm_up`; None: none).
     notice : str
         Printed to stderr on the first Ctrl-C (default :data:`STOP_NOTICE`; a caller that keeps
         nothing of a stopped run, as ``nines bench``, says so instead).
@@ -339,7 +339,7 @@ def _run_here(
 
 def _run_pool(
     fn: Callable, units: Iterable[tuple[Any, tuple]], workers: int, take: Callable[[Any, Any], None],
-    on_progress: Progress | None, rules: Iterable[Rules | tuple[Rules, Sequence]], notice: str,
+    on_progress: Progress | None, rules: Iterable[Rules | tuple[Rules, Sequence]] | None, notice: str,
     meanwhile: Callable[[], None] | None, ctx: Any,
 ) -> bool:  # fmt: skip
     """The units on a pool of ``workers`` processes; ``meanwhile`` (given for a lone unit only, whose worker

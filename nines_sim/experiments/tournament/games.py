@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from nines_sim.experiments.tournament.plan import Plan
 from nines_sim.game.rules import Rules
@@ -43,7 +45,8 @@ def play_range(
     should_stop: Callable[[], bool] | None = None,
     every: int = 25,
     observe: Callable[[MatchResults], None] | None = None,
-) -> tuple[Tally, list[pd.DataFrame]]:
+    luck: tuple | None = None,
+) -> tuple[Tally, list[pd.DataFrame]] | tuple[Tally, list[pd.DataFrame], LuckBlock | None]:
     """Play matches ``start .. start+n-1`` of one game, tallying finished matches as it goes.
 
     The engine's batch stays full across the whole range.  ``should_stop`` is
@@ -60,22 +63,23 @@ def play_range(
         how many more are now tallied (kept).
     observe : callable, optional
         ``observe(results)`` with each block of matches as it is tallied.
+    luck : tuple, optional
+        A value as the luck walk reads it (:func:`nines_sim.luck.compiled.value_factors`): play the matches in
+        the trace form and walk each match's luck under it as it is played (the same matches, the same tally:
+        ``--luck`` plays a run once, not a plain pass and a traced one).
 
     Returns
     -------
     (Tally, list of pandas.DataFrame)
         The tally of matches ``start .. start + tally.matches - 1``, and their
-        rows when ``keep``.
+        rows when ``keep``; with ``luck``, a third item: their :class:`LuckBlock` (None unless every match of
+        the range was played).
     """
-    from nines_sim.engine.batch import make_engine
-
     tally = Tally(rules.players)
     rows: list[pd.DataFrame] = []
     if should_stop and should_stop():
-        return tally, rows
-    engine = make_engine(
-        rules, make_lineup(list(lineup)), seed, start, n, min(batch_size, n), specs=lineup, harvested=True
-    )
+        return (tally, rows) if luck is None else (tally, rows, None)
+    engine = _engine(rules, lineup, seed, start, n, batch_size, luck)
     waiting: list[MatchResults] = []
     reported = 0
 
@@ -111,7 +115,52 @@ def play_range(
         if steps % min(every, engine.check_every) == 0:
             take()
     take()
-    return tally, rows
+    if luck is None:
+        return tally, rows
+    return tally, rows, LuckBlock.of(engine, start) if tally.matches == n else None
+
+
+@dataclass(frozen=True)
+class LuckBlock:
+    """The luck of matches ``start .. start + n - 1``, walked as they were played (:func:`play_range`'s ``luck``).
+
+    Attributes
+    ----------
+    start : int
+    shares : numpy.ndarray
+        float64, shape (n, P): each match's win shares.
+    corrections : numpy.ndarray
+        float64, shape (n, 3, P): each match's corrections per part (deal, draws, choices) and seat.
+    """
+
+    start: int
+    shares: np.ndarray
+    corrections: np.ndarray
+
+    @classmethod
+    def of(cls, engine: Any, start: int) -> LuckBlock:
+        """The walk's results of a :func:`~nines_sim.luck.compiled.walking_engine` that played its whole range."""
+        from nines_sim.luck.compiled import walked
+
+        corrections, shares, *_ = walked(engine)
+        return cls(start, shares, corrections)
+
+
+def _engine(rules: Rules, lineup: tuple[str, ...], seed: int, start: int, n: int, batch_size: int,
+            luck: tuple | None) -> Any:  # fmt: skip
+    """A harvested engine for :func:`play_range`: the plain one, or with ``luck`` the trace form walking each
+    match's luck as it is played (its errors with the replay command, as the plain engine's)."""
+    from nines_sim.engine.batch import make_engine
+
+    players = make_lineup(list(lineup))
+    if luck is None:
+        return make_engine(rules, players, seed, start, n, min(batch_size, n), specs=lineup, harvested=True)
+    from nines_sim.engine.broker import replay_hint
+    from nines_sim.luck.compiled import walking_engine
+
+    hint = replay_hint(rules, players, seed, list(lineup))
+    return walking_engine(rules, players, lineup, seed, start, n, batch_size, keep_hands=False, value=luck,
+                          keep_parts=False, harvested=True, hint=hint)  # fmt: skip
 
 
 def play_games(
@@ -124,18 +173,22 @@ def play_games(
     on_matches: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     observers: list[Callable[[MatchResults], None]] | None = None,
-) -> list[tuple[Tally, list[pd.DataFrame]]] | None:
+    luck: tuple | None = None,
+) -> list[tuple[Tally, list[pd.DataFrame]]] | list[tuple[Tally, list[pd.DataFrame], LuckBlock | None]] | None:
     """One chunk of a tournament: matches ``start .. start+n-1`` of every game, one game after the other.
 
     With one game, a stopped chunk keeps its finished block of matches (see
     :func:`play_range`).  With several, a chunk is kept whole or not at all
     (None), so that every game of a stopped run holds the same match indices.
-    ``observers``, one per game, hear of each block of that game's matches as it is tallied.
+    ``observers``, one per game, hear of each block of that game's matches as it is tallied.  ``luck``, a table's
+    ``--luck`` run (one game): :func:`play_range`'s, each match's luck walked as it is played (for
+    :class:`LuckCollector`).
     """
     watch = observers or [None] * len(games)
     if len(games) == 1:
         rules, lineup = games[0]
-        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop, observe=watch[0])]
+        return [play_range(rules, lineup, seed, start, n, batch_size, keep, on_matches, should_stop, observe=watch[0],
+                           luck=luck)]  # fmt: skip
 
     def played_only(played: int, kept: int) -> None:
         if on_matches:
@@ -168,6 +221,8 @@ class RunOutcome:
     match_rows: list[pd.DataFrame] = field(default_factory=list)
     ranges: list[Range] = field(default_factory=list)
     kept: list[Range] = field(default_factory=list)
+    #: A ``--luck`` run's luck of every match, in match order (:class:`LuckCollector`; None if it was stopped).
+    luck: LuckBlock | None = None
 
     @property
     def total_matches(self) -> int:
@@ -201,3 +256,27 @@ class Collector:
     def outcome(self, partial: bool) -> RunOutcome:
         return RunOutcome(self.tallies, self.played, partial, time.perf_counter() - self.t0, self.rows,
                           self.ranges, self.kept.ranges())  # fmt: skip
+
+
+class LuckCollector(Collector):
+    """A table's ``--luck`` chunks (:func:`play_games` with ``luck``) merged: the tallies as :class:`Collector`'s,
+    and each chunk's :class:`LuckBlock` gathered in match order into the outcome's ``luck`` (when no chunk was
+    stopped)."""
+
+    def __init__(self, plan: Plan, ranges: list[Range]) -> None:
+        super().__init__(plan, ranges)
+        self.blocks: list[LuckBlock | None] = []
+
+    def take(self, tag: tuple[int, int], result: list[tuple] | None) -> int:
+        if result is not None:
+            self.blocks.append(result[0][2])
+            result = [r[:2] for r in result]
+        return super().take(tag, result)
+
+    def outcome(self, partial: bool) -> RunOutcome:
+        out = super().outcome(partial)
+        if not partial and self.blocks and all(b is not None for b in self.blocks):
+            blocks = sorted((b for b in self.blocks if b is not None), key=lambda b: b.start)
+            out.luck = LuckBlock(blocks[0].start, np.concatenate([b.shares for b in blocks]),
+                                 np.concatenate([b.corrections for b in blocks]))  # fmt: skip
+        return out

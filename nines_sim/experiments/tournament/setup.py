@@ -267,8 +267,9 @@ def play_tournament(
         The strategies of the design measures (skill: ``skilled`` against ``weak``).
     luck : bool
         Also take the luck out (:mod:`nines_sim.luck`, a table only): a value fitted on ``luck_fit`` reserved
-        matches, every match traced again and adjusted: ``luck.csv``, columns added to ``summary.csv``, a report
-        section.  Without it the folder is byte for byte what it was.
+        matches before the run, which plays every match in the trace form and walks its luck as it plays it (the
+        same tallies, one pass): ``luck.csv``, columns added to ``summary.csv``, a report section.  Without it
+        the folder is byte for byte what it was.
     luck_fit : int
         Reserved matches the luck's value is fitted on.
 
@@ -305,11 +306,14 @@ def play_tournament(
 
         check_luck(plan.format, ranges, list(plan.strategies))
 
+    fitted: dict[str, Any] = {}  # --luck: the table's value and the fit's seconds
+
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         from nines_sim.experiments.tournament.work import run_plan
 
+        walked = _fit_luck(plan, seed, n_workers, luck_fit, fitted) if luck else None
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
-                        meanwhile=_load_writers, client=client)  # fmt: skip
+                        meanwhile=_load_writers, client=client, luck=walked)  # fmt: skip
 
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
@@ -325,8 +329,9 @@ def play_tournament(
         def luck_of_the_table() -> Any:
             from nines_sim.luck.tournament import table_luck
 
-            game = plan.games[0]
-            return table_luck(game.rules, list(game.lineup), seed, matches, played.workers, luck_fit)
+            assert outcome.luck is not None  # a whole run's
+            seconds = fitted["seconds"] + outcome.wall_seconds
+            return table_luck(fitted["value"], outcome.luck.shares, outcome.luck.corrections, luck_fit, seconds)
 
         take_luck(run, luck, outcome.partial, luck_of_the_table)
         with writing():
@@ -335,6 +340,21 @@ def play_tournament(
             kept_words = extra_words(design, skilled, weak, False, luck_fit) + saved  # a part of the matches: no --luck
             _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
+
+
+def _fit_luck(plan: Any, seed: int, workers: int, fit_matches: int, fitted: dict[str, Any]) -> tuple:
+    """A ``--luck`` table's value fitted on its reserved matches, before its run (which walks each match's luck
+    under it as it plays it): into ``fitted`` (``value``, ``seconds``), and as the walk reads it."""
+    import time
+
+    from nines_sim.luck.compiled import value_factors
+    from nines_sim.luck.tournament import fit_table
+
+    start = time.perf_counter()
+    game = plan.games[0]
+    fitted["value"] = fit_table(game.rules, list(game.lineup), seed, workers, fit_matches)
+    fitted["seconds"] = time.perf_counter() - start
+    return value_factors(fitted["value"])
 
 
 def _load_writers() -> None:

@@ -18,6 +18,7 @@ Formats
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -123,9 +124,15 @@ def plan_units(
         yield (s, n), (games, seed, s, n, batch_size, save_matches)
 
 
-def unit_driver(plan: Plan) -> tuple[Callable, type[Collector]]:
+def unit_driver(plan: Plan, luck: tuple | None = None) -> tuple[Callable, type[Collector]]:
     """The function that plays a chunk of a plan and the collector that merges the chunks: a rated format
-    (:data:`RATED_FORMATS`) also counts finishing orders (:mod:`nines_sim.experiments.tournament.league`)."""
+    (:data:`RATED_FORMATS`) also counts finishing orders (:mod:`nines_sim.experiments.tournament.league`); a
+    table's ``--luck`` run (``luck``: its value as the luck walk reads it, pickled with the function for every
+    chunk) also walks each match's luck as it is played."""
+    if luck is not None:
+        from nines_sim.experiments.tournament.games import LuckCollector
+
+        return partial(play_games, luck=luck), LuckCollector
     if plan.format in RATED_FORMATS:
         from nines_sim.experiments.tournament.league import RatedCollector, play_rated_games
 
@@ -140,7 +147,8 @@ class TournamentWork:
     One game's chunks each keep their finished block when stopped, so they are large (one per worker, or a
     few where every seat plays compiled); several games are cut into small chunks, each played by every game
     and kept whole or not at all (:mod:`nines_sim.runs.chunks`).  Its outcome is a :class:`RunOutcome` (a rated
-    format's: :class:`nines_sim.experiments.tournament.league.RatedOutcome`).
+    format's: :class:`nines_sim.experiments.tournament.league.RatedOutcome`).  With ``luck`` (a table's value as
+    the luck walk reads it), each match's luck is walked as it is played, into the outcome's ``luck``.
     """
 
     def __init__(
@@ -151,13 +159,15 @@ class TournamentWork:
         batch_size: int = 32768,
         save_matches: bool = False,
         ranges: list[Range] | None = None,
+        luck: tuple | None = None,
     ) -> None:
         self.plan, self.seed, self.batch_size, self.save_matches = plan, seed, batch_size, save_matches
         self.ranges = ranges or [(0, n_matches)]
         self.matches = ranges_total(self.ranges)
-        self.play, collector = unit_driver(plan)
+        self.play, collector = unit_driver(plan, luck)
         self.collect = collector(plan, self.ranges)
-        self.warm = [(g.rules, g.lineup) for g in plan.games]
+        # a --luck run's chunks play the trace form and the walk, which its fit loaded here: no plain form to load
+        self.warm = [(g.rules, g.lineup) for g in plan.games] if luck is None else None
 
     def shape(self) -> chunks.Shape:
         return plan_shape(self.plan)
@@ -186,6 +196,7 @@ def run_plan(
     notice: str = STOP_NOTICE,
     meanwhile: Callable[[], None] | None = None,
     client: Any = None,
+    luck: tuple | None = None,
 ) -> RunOutcome:
     """Play every game of a plan on ``workers`` local processes or a Dask cluster: :class:`TournamentWork` on
     the backend of :func:`nines_sim.runs.backends.choose` through :func:`nines_sim.runs.driver.run`.
@@ -205,12 +216,15 @@ def run_plan(
     client : distributed.Client, optional
         Play on this Dask cluster (:func:`nines_sim.runs.cluster.connect`) instead of local processes; the
         same numbers.
+    luck : tuple, optional
+        A table's value as the luck walk reads it (:func:`nines_sim.luck.compiled.value_factors`): play each match
+        in the trace form and walk its luck as it is played (:func:`~.games.play_games` with it); the same tallies.
 
     Returns
     -------
     RunOutcome
         ``partial`` is True when Ctrl-C stopped the run; ``kept`` says which
-        matches the tallies hold.
+        matches the tallies hold; with ``luck``, its ``luck`` the luck of every match (unless partial).
     """
-    experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges)
+    experiment = TournamentWork(plan, n_matches, seed, batch_size, save_matches, ranges, luck)
     return driver.run(experiment, choose(workers, client), on_progress, chunk, notice, meanwhile)
