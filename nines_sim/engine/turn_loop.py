@@ -96,6 +96,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     BUFFER_FULL,
     DECIDE_SIG,
     DONE,
+    EV_CHOICE,
     EV_DEAL,
     EV_DECLARE,
     EV_DRAW,
@@ -110,6 +111,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     EV_SKIP,
     EV_TURN,
     EV_WIDTH,
+    FW_WIDTH,
     G_ACTIVE,
     G_CARD,
     G_DEALER,
@@ -231,6 +233,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
 )
 from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event rows, also read from here
     NIL,
+    log_choice,
     log_deal,
     log_event,
     log_move,
@@ -275,7 +278,7 @@ def scratch(rules: Rules) -> tuple:
     return (
         np.empty(S, dtype=np.uint64), np.empty(1 << PACK_BITS, dtype=np.uint64), np.empty(S, dtype=np.uint64),
         np.empty(32, dtype=np.uint64), np.zeros(rules.players, dtype=np.int64),
-        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(64, dtype=np.float64),
+        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(FW_WIDTH, dtype=np.float64),
     )  # fmt: skip
 
 
@@ -405,12 +408,17 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         turn, D, pair_any, st,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
+                    asked = ph
                     ph, mv, active, code = decide_of_form(
                         st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
                         ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
                     )  # fmt: skip
                     if code != GO:
                         break
+                    if trace and asked != PH_PLAY_DRAWN:
+                        who = st[b, S_DEALER] if asked == PH_DEALER_DECL else seat
+                        if seat_sid[who] == SID_HEAVY:  # the sets its random picks were from, for the luck walk
+                            log_choice(ev, evn, b, who, asked == PH_PLAY, fw)
                     if ph == PH_TURN:  # the dealer declared (D6)
                         if trace:
                             log_event(ev, evn, b, np.int64(EV_DECLARE), st[b, S_DEALER], active, NIL)
