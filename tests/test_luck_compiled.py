@@ -25,6 +25,7 @@ from nines_sim.strategy.registry import make_lineup
         ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
         ("fixed-hands-5", ["hold-nines", "random", "dump-faces"]),  # S3's fixed hands
         ("classic", ["tests/replay_plugins.py:Chatty", "random", "dump-faces"]),  # a Python seat: many slots
+        ("hard-nines", ["expert", "expert", "expert"]),  # expert's tie-breaks alone
     ],
 )
 def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
@@ -37,6 +38,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands
     parts, shares, totals, blocks, penalties, *_ = compiled.trace_luck(rules, lineup, specs, 3, start, n)
     traced = CompiledEngine(rules, lineup, 3, start, n, batch_size=16, trace=True, specs=specs)
+    traced.trace_choices = True  # expert's choice sets, which its tie-breaks' corrections need
     traced.run()
     walker = Walker(rules, seat_ids(lineup))
     walked = [walker.walk(traced.trace[m]) for m in range(start, start + n)]
@@ -45,7 +47,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     assert np.array_equal(shares, np.stack([w.shares for w in walked]))
     assert np.array_equal(totals, np.stack([w.totals for w in walked]))
     assert np.array_equal(penalties, np.concatenate([w.hand_penalties for w in walked]))
-    assert np.abs(parts[:, 2]).sum() > 0  # the heuristics' random choices were corrected
+    assert np.abs(parts[:, 2]).sum() > 0  # the heuristics' random choices (expert's tie-breaks) were corrected
 
 
 def test_compiled_walk_refuses_a_move_outside_the_policy():

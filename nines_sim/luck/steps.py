@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import lowest_face
+from nines_sim.engine.bits import lowest_face, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.loop_constants import (
+    EV_CHOICE,
     EV_DEAL,
     EV_DECLARE,
     EV_DRAW,
@@ -49,13 +50,13 @@ from nines_sim.luck.kernel import (
     undo_play,
     weights,
 )
-from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM, SID_SUIT_MAJORITY
+from nines_sim.luck.walk import SID_DUMP_FACES, SID_EXPERT, SID_HOLD_NINES, SID_RANDOM, SID_SUIT_MAJORITY
 
 # The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
 # compile count, blocks and move_card once more for each constant.
 
 # error codes of the compiled walk
-E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT = range(7)
+E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT, E_NO_PLAY_SETS, E_NO_DECLARE_SETS = range(9)
 #: Each error's words, as the Python walk's (``a``, ``b``: the numbers the walk stopped on).
 ERRORS = {
     E_RESHUFFLE: "a reshuffle of {a} cards, but the discard pile held {b}",
@@ -64,7 +65,14 @@ ERRORS = {
     E_PLAY: "seat {a} played {b}, not one of its policy's choices",
     E_DECLARE: "seat {a} declared suit {b}, not one of its policy's choices",
     E_NO_SEAT: "a hand dealt to no seat",
+    E_NO_PLAY_SETS: "seat {a} (expert) moved with no play choice logged before it",
+    E_NO_DECLARE_SETS: "seat {a} (expert) moved with no declare choice logged before it",
 }
+#: The walk's state kept in ``ist`` between a slot's rows (:func:`walk`): the match, top, active suit, first seat,
+#: regular hands, tie-break, after a draw; then ``expert``'s logged sets until its move (``choice`` rows): the seat
+#: + 1 of a pending play (0: none), its tied naturals, its 9s, the suits a 9 replaces; a pending declaration's
+#: seat + 1 and its tied suits.
+IST_WIDTH = 13
 
 
 @njit(cache=True, forceinline=True)
@@ -162,11 +170,11 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
 
 
 @njit(cache=True, forceinline=True)
-def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, hs,
-                acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
-    """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice of its heuristic policy ``sid``
-    (Walker._play_choices): the chosen play's card blocks minus their mean over the policy's choices into the
-    choice part, ``acc[2]``.  Returns False if ``mv`` is not one of the choices."""
+def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, moves,
+                    probs):  # fmt: skip
+    """The plays ``seat``'s heuristic policy ``sid`` chooses among (Walker._play_choices) into ``moves`` (faces; -2:
+    the pair) and their weights into ``probs`` (each physical card one choice).  Returns how many and whether the
+    pair is one."""
     size = 0.0  # the hand's cards and 9s from its rank counts (whole numbers: the same sums as over the faces)
     for r in range(N_RANKS):
         size += hr[seat, r]
@@ -200,6 +208,46 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
         moves[k] = -2
         probs[k] = 1.0
         k += 1
+    return k, pair
+
+
+@njit(cache=True, forceinline=True)
+def expert_moves(tied, nines, nine_suits, moves, probs):
+    """The plays ``expert`` chooses among, from the sets its trace logged (Walker._expert_choices), into ``moves``
+    and their weights into ``probs``: each tied natural ``len(9s)`` unless its suit is one a 9 replaces, each 9 the
+    number of tied naturals a 9 replaces (with no tied natural, each 9 one).  Returns how many."""
+    n9 = popcount(nines)
+    to_nine = 0
+    x = tied
+    while x != 0:
+        f = lowest_face(x)
+        x &= x - 1
+        to_nine += (nine_suits >> SUIT[f]) & 1
+    k = 0
+    x = tied
+    while x != 0:
+        f = lowest_face(x)
+        x &= x - 1
+        if not (nine_suits >> SUIT[f]) & 1:
+            moves[k] = f
+            probs[k] = float(n9) if n9 > 0 else 1.0
+            k += 1
+    if to_nine > 0 or tied == 0:
+        x = nines
+        while x != 0:
+            moves[k] = lowest_face(x)
+            probs[k] = float(to_nine) if tied != 0 else 1.0
+            x &= x - 1
+            k += 1
+    return k
+
+
+@njit(cache=True, forceinline=True)
+def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
+    """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
+    of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
+    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose).
+    Returns False if ``mv`` is not one of the choices."""
     idx = -1
     tot = 0.0
     for j in range(k):
@@ -256,20 +304,28 @@ def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_r
 
 
 @njit(cache=True, forceinline=True)
-def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
-    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)
-    (``blk[:, NB:]``: the phase's scratch)."""
+def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
+    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare): ``expert``
+    among the suits of ``tied``, the set its trace logged (0: none logged) (``blk[:, NB:]``: the phase's
+    scratch)."""
     sid = sids[seat]
-    if not is_heuristic(sid):
+    if sid == SID_EXPERT:
+        if tied == 0:
+            return E_NO_DECLARE_SETS
+        suits = tied
+    elif is_heuristic(sid):
+        most = 0.0
+        for s in range(4):
+            most = max(most, hs[seat, s])
+        suits = 0
+        for s in range(4):  # suit-majority: the suits it holds the most naturals of; the others: any
+            if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+                suits |= 1 << s
+    else:
         return E_NONE
-    most = 0.0
-    for s in range(4):
-        most = max(most, hs[seat, s])
-    k = 0
-    for s in range(4):  # suit-majority: the suits it holds the most naturals of; the others: any
-        k += sid != SID_SUIT_MAJORITY or hs[seat, s] == most
-    if sid == SID_SUIT_MAJORITY and hs[seat, suit] != most:
+    if not (suits >> suit) & 1:
         return E_DECLARE
+    k = popcount(suits)
     if k == 1:
         return E_NONE
     # A suit changes only each seat's naturals of the active suit (its own and in the others' sum) and the mover's
@@ -279,7 +335,7 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
     top_col = hr[mover, RANK[top]] if RANK[top] != NINE_RANK else 0.0
     m_legal = 0.0
     for s in range(4):
-        if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+        if (suits >> s) & 1:
             m_legal += hs[mover, s] + top_col + hr[mover, NINE_RANK]
     legal = (hs[mover, suit] + top_col + hr[mover, NINE_RANK]) - m_legal / scale
     ph = blk[:, NB:]
@@ -287,7 +343,7 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
     for p in range(P):
         m_own, m_others = 0.0, 0.0
         for s in range(4):
-            if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+            if (suits >> s) & 1:
                 total = 0.0
                 for q in range(P):
                     total += hs[q, s]
@@ -386,12 +442,18 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     smean = np.zeros(NB)
     m, top, active, first, regular = ist[0], ist[1], ist[2], ist[3], ist[4]
     tiebreak, after_draw = ist[5] != 0, ist[6] != 0
+    play_seat, tied, nines, nine_suits, decl_seat, decl_tied = ist[7], ist[8], ist[9], ist[10], ist[11], ist[12]
     keep = hand_blocks.shape[0] > 0
     nh = 0
     for i in range(rows.shape[0]):
         kind = rows[i, 0]
         if kind == EV_TURN:
             after_draw = False
+        elif kind == EV_CHOICE:  # expert's sets, until its move (seat + 1: 0 is none)
+            if sids[rows[i, 1]] == SID_EXPERT and rows[i, 2] == 1:
+                play_seat, tied, nines, nine_suits = rows[i, 1] + 1, rows[i, 3], rows[i, 4], rows[i, 5]
+            elif sids[rows[i, 1]] == SID_EXPERT:
+                decl_seat, decl_tied = rows[i, 1] + 1, rows[i, 3]
         elif kind == EV_DEAL:
             if rows[i, 1] == 0:  # a match's first hand
                 m = rows[i, 4] - start
@@ -422,11 +484,21 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             mv = rows[i, 2] if kind == EV_PLAY else -2
             suit = rows[i, 3] if kind == EV_PLAY else rows[i, 2]
             sid = sids[seat]
+            k = 0
+            pair = False
             if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
-                if not play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine,
-                                   H, held, hr, hs, acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
-                    err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
+                k, pair = heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H,
+                                          held, hr, moves, probs)  # fmt: skip
+            elif not after_draw and sid == SID_EXPERT:
+                if play_seat != seat + 1:
+                    err[0], err[1], err[2] = E_NO_PLAY_SETS, m + start, seat
                     return
+                k = expert_moves(tied, nines, nine_suits, moves, probs)
+                play_seat = 0
+            if k > 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
+                                         probs):  # fmt: skip
+                err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
+                return
             t, under = apply_play(H, hr, hs, seat, mv)
             for g in (t, under):  # a face no longer held leaves the seat's set
                 if g >= 0 and H[seat, g] == 0.0:
@@ -436,13 +508,17 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 pile[under] += 1.0
             top, active = t, SUIT[t]
             if suit >= 0:
-                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk)
+                pend = decl_tied if decl_seat == seat + 1 else 0
+                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk, pend)
+                decl_seat = 0
                 if code != E_NONE:
                     err[0], err[1], err[2], err[3] = code, m + start, seat, suit
                     return
                 active = suit
         elif kind == EV_DECLARE:
-            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk)
+            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk,
+                           decl_tied if decl_seat == rows[i, 1] + 1 else 0)  # fmt: skip
+            decl_seat = 0
             if code != E_NONE:
                 err[0], err[1], err[2], err[3] = code, m + start, rows[i, 1], rows[i, 2]
                 return
@@ -477,6 +553,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             err[5] += 1  # matches ended
     ist[0], ist[1], ist[2], ist[3], ist[4] = m, top, active, first, regular
     ist[5], ist[6] = tiebreak, after_draw
+    ist[7], ist[8], ist[9], ist[10], ist[11], ist[12] = play_seat, tied, nines, nine_suits, decl_seat, decl_tied
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in
