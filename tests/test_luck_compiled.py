@@ -171,3 +171,29 @@ def test_V4_a_choice_set_with_the_pair_gives_the_python_walk_s_choice_part_in_ev
     assert sum(e[0] == "pair" for m in range(30) for e in traced.trace[m]) > 0  # the pair chosen, so offered
     np.testing.assert_allclose(parts[:, 2], walked[:, 2], rtol=0, atol=1e-12)
     assert np.abs(parts[:, 2, :, NJ0:]).max() > 0.01  # the phase copies corrected
+
+
+def test_expert_s_choice_rows_are_read_by_the_luck_walk_alone():
+    """The trace form logs ``expert``'s choice sets in rows of their own, before its move: decoded only when asked
+    (a replay's events are those of before), each naming the expert's seat, a play's tied naturals among its
+    hand's faces, and followed by that seat's move before the next turn."""
+    from nines_sim.engine.events import decode
+    from nines_sim.game.cards import FACE_RANK, NINE_RANK
+
+    rules = make_rules("classic").replace(players=2)
+    specs = ["dump-faces", "expert"]
+    raw = TracingEngine(rules, make_lineup(specs), 4, 0, 5, specs=specs)
+    raw.run()
+    plain = [e for _, e in decode(raw.rows(), 2, 1)]
+    events = [e for _, e in decode(raw.rows(), 2, 1, choices=True)]
+    assert [e for e in events if e[0] != "choice"] == plain
+    choices = [i for i, e in enumerate(events) if e[0] == "choice"]
+    assert len(choices) > 20 and all(events[i][1] == 1 for i in choices)
+    for i in choices:
+        seat, play, tied, nines, _ = events[i][1:]
+        nxt = next(e for e in events[i + 1 :] if e[0] != "choice")
+        assert nxt[0] in ("play", "declare") and nxt[1] == seat
+        if play:
+            assert all(FACE_RANK[f] != NINE_RANK for f in range(52) if (tied >> f) & 1)
+            assert all(FACE_RANK[f] == NINE_RANK for f in range(52) if (nines >> f) & 1)
+            assert tied or nines
