@@ -197,3 +197,24 @@ def test_expert_s_choice_rows_are_read_by_the_luck_walk_alone():
             assert all(FACE_RANK[f] != NINE_RANK for f in range(52) if (tied >> f) & 1)
             assert all(FACE_RANK[f] == NINE_RANK for f in range(52) if (nines >> f) & 1)
             assert tied or nines
+
+
+def test_compiled_walk_refuses_an_expert_move_outside_or_without_its_logged_sets():
+    """``expert``'s move with no choice row before it, or outside the set its row gives, stops the compiled walk
+    with a LuckError naming the match (a bug, never a number)."""
+    from nines_sim.engine.loop_constants import EV_CHOICE
+
+    rules = make_rules("classic").replace(players=2)
+    specs = ["expert", "dump-faces"]
+    raw = TracingEngine(rules, make_lineup(specs), 0, 0, 5, specs=specs)
+    raw.run()
+    rows, ids = raw.rows(), seat_ids(make_lineup(specs))
+    walk_rows(rules, ids, rows, 0, 5)  # as played: walked
+    with pytest.raises(LuckError, match=r"seat 0 \(expert\) moved with no play choice logged before it \(match 0\)"):
+        walk_rows(rules, ids, rows[rows[:, 0] != EV_CHOICE], 0, 5)
+    moved = rows.copy()
+    first = np.flatnonzero((rows[:, 0] == EV_CHOICE) & (rows[:, 2] == 1))[0]
+    moved[first, 3] = 0  # no tied natural: the 9s only, which the play that follows is not
+    moved[first, 4] = 0
+    with pytest.raises(LuckError, match="not one of its policy's choices"):
+        walk_rows(rules, ids, moved, 0, 5)

@@ -484,7 +484,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             mv = rows[i, 2] if kind == EV_PLAY else -2
             suit = rows[i, 3] if kind == EV_PLAY else rows[i, 2]
             sid = sids[seat]
-            k = 0
+            k = -1  # the policy's choices, when it has some (-1: none asked)
             pair = False
             if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
                 k, pair = heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H,
@@ -495,8 +495,8 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     return
                 k = expert_moves(tied, nines, nine_suits, moves, probs)
                 play_seat = 0
-            if k > 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
-                                         probs):  # fmt: skip
+            if k >= 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
+                                          probs):  # fmt: skip
                 err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
                 return
             t, under = apply_play(H, hr, hs, seat, mv)

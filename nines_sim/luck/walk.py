@@ -314,7 +314,7 @@ class Walker:
         faces = [f for f in range(N_FACES) if (tied >> f) & 1]
         nine_faces = [f for f in range(N_FACES) if (nines >> f) & 1]
         if not faces:
-            return nine_faces, np.full(len(nine_faces), 1.0 / len(nine_faces))
+            return nine_faces, np.full(len(nine_faces), 1.0 / max(len(nine_faces), 1))  # none: no move is a choice
         kept = [f for f in faces if not (nine_suits >> int(FACE_SUIT[f])) & 1]
         to_nine = (len(faces) - len(kept)) / len(faces)
         moves = kept + (nine_faces if to_nine else [])
