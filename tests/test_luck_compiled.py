@@ -83,14 +83,14 @@ from numba.core import compiler, typed_passes
 from numba.core.registry import cpu_target
 
 from nines_sim.game.rules import make_rules
-from nines_sim.luck import compiled, kernel, steps
+from nines_sim.luck import compiled, kernel, play_choices, steps
 from nines_sim.strategy.registry import make_lineup
 
 specs = ["random", "dump-faces", "suit-majority"]
 compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
 helpers = {
     name: fn
-    for module in (kernel, steps)
+    for module in (kernel, steps, play_choices)
     for name, fn in vars(module).items()
     if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
 }
@@ -118,7 +118,7 @@ def test_the_walk_s_helpers_are_compiled_once_each():
     done = subprocess.run([sys.executable, "-c", _SIGNATURES_ASKED], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     asked = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice"} <= {
+    assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice", "expert_moves"} <= {
         f for f, s in asked.items() if s
     }
     assert all(len(sigs) <= 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
