@@ -123,6 +123,7 @@ def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, size
     floating-point operations as ``Expert`` so that both give the same moves.
     """
     if kind == K_PLAY_DRAWN:
+        fw[FW_CHOICES + FW_TIED] = -1.0  # no random pick (the trace form logs no sets)
         return 1 if (face_rank(card) != NINE_RANK or sizes[seat] - 1 <= xr[X_SHED_NINE_AT]) else 0
     held = fw[0:4]
     threat = fw[4:8]

@@ -32,10 +32,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from nines_sim.engine import turn_loop as K
+from nines_sim.engine.loop_constants import EV_CHOICE, EV_DECLARE
 from nines_sim.game.cards import hand_faces
 
 _SIMPLE = {
-    K.EV_DECLARE: ("declare", 2),
+    EV_DECLARE: ("declare", 2),
     K.EV_PAIR: ("pair", 2),
     K.EV_DRAW: ("draw", 2),
     K.EV_PENALTY_DRAW: ("penalty_draw", 2),
@@ -79,7 +80,7 @@ def decode(rows: np.ndarray, players: int, decks: int, choices: bool = False) ->
             yield match, ("deal", r[1], r[2], hands, r[3])
         elif kind == K.EV_END:
             yield match, ("end", r[1], tuple(r[6 : 6 + players]))
-        elif kind == K.EV_CHOICE:
+        elif kind == EV_CHOICE:
             if choices:
                 yield match, ("choice", *r[1:6])
         elif kind == K.EV_MATCH_END:

@@ -33,8 +33,8 @@ MAX_SEATS = 6
 #: trace form writes into an ``EV_CHOICE`` row for the luck walk.  Whole numbers below 2**52: exact as floats.
 FW_CHOICES = 64
 #: Offsets from ``FW_CHOICES``: the tied best naturals (a set of faces; for a declaration, the tied best suits, a
-#: set of suits), the legal 9s a 9 is picked from (0: no 9 can be chosen), the suits of the tied naturals whose
-#: choice plays a 9 instead (a set of suits).
+#: set of suits; -1 after a decision with no random pick, a drawn card's), the legal 9s a 9 is picked from (0: no 9
+#: can be chosen), the suits of the tied naturals whose choice plays a 9 instead (a set of suits).
 FW_TIED, FW_NINES, FW_NINE_SUITS = 0, 1, 2
 FW_WIDTH = FW_CHOICES + 3
 

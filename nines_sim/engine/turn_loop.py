@@ -96,9 +96,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     BUFFER_FULL,
     DECIDE_SIG,
     DONE,
-    EV_CHOICE,
     EV_DEAL,
-    EV_DECLARE,
     EV_DRAW,
     EV_END,
     EV_MARGIN,
@@ -233,9 +231,8 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
 )
 from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event rows, also read from here
     NIL,
-    log_choice,
     log_deal,
-    log_event,
+    log_decision,
     log_move,
     log_seats,
     trace_turn,
@@ -408,20 +405,15 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                         turn, D, pair_any, st,
                     )  # fmt: skip
                 if ph == PH_PLAY or ph == PH_PLAY_DRAWN or ph == PH_DECLARE or ph == PH_DEALER_DECL:
-                    asked = ph
                     ph, mv, active, code = decide_of_form(
                         st, hands, ncards, totals, drew_on, played, rp, legal_tab, seat_sid, seat_xp, fs, g, hb, fw, b,
                         ph, seat, top, active, legal, card, mv, dkey, turn, dirbit, mask, D, pair_any,
                     )  # fmt: skip
                     if code != GO:
                         break
-                    if trace and asked != PH_PLAY_DRAWN:
-                        who = st[b, S_DEALER] if asked == PH_DEALER_DECL else seat
-                        if seat_sid[who] == SID_HEAVY:  # the sets its random picks were from, for the luck walk
-                            log_choice(ev, evn, b, who, asked == PH_PLAY, fw)
+                    if trace:  # expert's random pick's sets (the luck walk's); the dealer's suit (D6)
+                        log_decision(ev, evn, b, st, seat_sid, SID_HEAVY, seat, ph, active, fw)
                     if ph == PH_TURN:  # the dealer declared (D6)
-                        if trace:
-                            log_event(ev, evn, b, np.int64(EV_DECLARE), st[b, S_DEALER], active, NIL)
                         continue
                 if ph == PH_APPLY:
                     ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)
