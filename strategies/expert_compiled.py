@@ -26,6 +26,7 @@ from nines_sim.engine.bits import (
     shared_inline,
 )
 from nines_sim.engine.code_cache import seal_module
+from nines_sim.engine.loop_constants import FW_CHOICES, FW_NINE_SUITS, FW_NINES, FW_TIED
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN, NINE_RANK
 from nines_sim.strategies.expert import Expert
 
@@ -65,12 +66,14 @@ def _suit_counts_nat(h0, h1, fw, o):
 
 @shared_inline
 def _pick_best_suit(fw, o, x):
-    """A uniformly chosen suit among those with the highest ``fw[o : o + 4]``."""
+    """A uniformly chosen suit among those with the highest ``fw[o : o + 4]`` (the tied suits also into
+    ``fw[FW_CHOICES + FW_TIED]``: the set the luck walk corrects the choice over)."""
     mx = max(max(fw[o], fw[o + 1]), max(fw[o + 2], fw[o + 3]))
     tied = 0
     for s in range(4):
         if fw[o + s] == mx:
             tied |= 1 << s
+    fw[FW_CHOICES + FW_TIED] = tied
     return pick_card(tied, 0, x)
 
 
@@ -114,11 +117,13 @@ def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, size
 
     ``h0``, ``h1``: the seat's hand words; ``pl``: faces played this hand; ``sizes``, ``drew``:
     int64 (P,), the seats' hand sizes and the suits each drew on; ``fw``: float64 scratch of 64 (held per
-    suit, threat per suit, suit scores, then a score per face); ``xr``: float64 (NXP,), the seat's
-    parameters (the ``X_*`` columns), used in the same order of floating-point operations as ``Expert``
-    so that both give the same moves.
+    suit, threat per suit, suit scores, then a score per face), then (from ``FW_CHOICES``) the sets a play or
+    declaration picks uniformly from (:mod:`nines_sim.engine.loop_constants`: the trace form logs them for the
+    luck walk); ``xr``: float64 (NXP,), the seat's parameters (the ``X_*`` columns), used in the same order of
+    floating-point operations as ``Expert`` so that both give the same moves.
     """
     if kind == K_PLAY_DRAWN:
+        fw[FW_CHOICES + FW_TIED] = -1.0  # no random pick (the trace form logs no sets)
         return 1 if (face_rank(card) != NINE_RANK or sizes[seat] - 1 <= xr[X_SHED_NINE_AT]) else 0
     held = fw[0:4]
     threat = fw[4:8]
@@ -169,19 +174,29 @@ def _expert_decide(kind, seat, legal, card, dkey, turn, dirbit, h0, h1, pl, size
     nines = legal & I_NINES
     has_natural = natural != 0
     best_suit = face_suit(choice) if has_natural else 0
-    natural_blocks = threat[best_suit] > 0
     danger = (threat[0] + threat[1] + threat[2] + threat[3]) > 0
     can_block = max(max(threat[0], threat[1]), max(threat[2], threat[3])) > 0 and sizes[nxt] <= xr[X_SWITCH_AGAINST]
     # 9s held (both decks), not only the legal ones: spare 9s go like any card
     nines_held = popcount(h0 & I_NINES) + popcount(h1 & I_NINES)
-    use_nine = nines != 0 and (
+    # A 9 replaces the natural chosen: always, or (to block) only when the natural's suit blocks no one.  The suits
+    # whose natural a 9 replaces, as a set: the luck walk's distribution of the move (the tie-break, then a 9).
+    always = (
         (not has_natural)
-        or (danger and can_block and not natural_blocks)
         or sizes[seat] <= xr[X_SHED_NINE_AT]
         or nines_held > xr[X_SPARE_NINES]
         or (near_end and xr[X_NINE_AT_END] > 0)
     )
-    if use_nine:
+    nine_suits = 0
+    if nines != 0 and always:
+        nine_suits = 15
+    elif nines != 0 and danger and can_block:
+        for s in range(4):
+            if threat[s] <= 0:  # a natural of this suit blocks no one (natural_blocks)
+                nine_suits |= 1 << s
+    fw[FW_CHOICES + FW_TIED] = top
+    fw[FW_CHOICES + FW_NINES] = nines if nine_suits != 0 else 0
+    fw[FW_CHOICES + FW_NINE_SUITS] = nine_suits
+    if (nine_suits >> best_suit) & 1:
         return pick_card(nines, 0, decision_stream(dkey, turn, kind, 2))
     return choice
 

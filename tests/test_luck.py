@@ -9,10 +9,10 @@ from nines_sim.engine.batch import CompiledEngine
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK, face
 from nines_sim.game.rules import make_rules
 from nines_sim.luck.estimate import adjusted_rates
-from nines_sim.luck.features import N_FEATURES, NB, NJ, NJ0, card_blocks, card_matrix
+from nines_sim.luck.features import COL_ACTIVE, N_FEATURES, NB, NJ, NJ0, card_blocks, card_matrix
 from nines_sim.luck.measure import measure_luck
 from nines_sim.luck.value import LinearValue, constant_value, fit_value, noise_value
-from nines_sim.luck.walk import PARTS, Walker
+from nines_sim.luck.walk import PARTS, LuckError, Walker
 from nines_sim.strategy.registry import make_lineup
 
 #: A tolerance in standard errors for the zero-mean checks: each fails by chance about once in 2,000 runs.
@@ -134,15 +134,79 @@ def test_corrections_have_zero_mean_per_seat(preset, specs):
         assert a.adjusted_ci[0] - 0.1 < a.win_rate < a.adjusted_ci[1] + 0.1
 
 
-def test_random_choices_are_corrected_and_expert_is_not():
-    """``random``'s uniform choices give choice corrections; a table of ``expert`` seats none (its tie-breaks are
-    left in the luck)."""
+def test_random_and_expert_choices_are_corrected():
+    """``random``'s uniform choices give choice corrections, and so do ``expert``'s tie-breaks (a table of
+    ``expert`` seats alone: before, none, its ties left in the luck)."""
     rules = make_rules("classic").replace(players=2)
     rnd = measure_luck(rules, ["random", "random"], 0, 0, 20)
     exp = measure_luck(rules, ["expert", "expert"], 0, 0, 20)
     assert np.abs(rnd.parts[:, 2]).sum() > 0
-    assert not exp.parts[:, 2].any()
+    assert np.abs(exp.parts[:, 2]).sum() > 0
     assert np.abs(exp.parts[:, 0]).sum() > 0 and np.abs(exp.parts[:, 1]).sum() > 0
+
+
+def test_T1_expert_s_tie_break_gives_the_luck_computed_by_hand():
+    """Heads-up, ``expert`` (seat 0) holds KH KS 2H 2S 4C 5C 6C on the KD starter: KH and KS score the same (the
+    same penalty, as many of each suit left, no threat), so it plays either, uniformly (both seen over 200
+    decision streams).  The other hand holds three hearts and one spade: under a value of one point per natural of
+    the active suit in the others' hands, KH is worth 3 to seat 0, KS 1, their mean 2, so the tie-break's luck is
+    +1 when it plays KH, -1 for KS; seat 1's own naturals of the active suit the same; nothing else is corrected."""
+    from nines_sim.game.cards import parse_card
+    from nines_sim.strategies.expert import Expert
+    from tests.position_seats import first_decisions, stacked
+    from tests.test_strategies import Recorder
+
+    mine, theirs = "KH KS 2H 2S 4C 5C 6C", "3H 4H 5H 7S 8C 10C JC"
+    rules = make_rules("classic").replace(players=2)
+    rec = Recorder(make_lineup(["expert"])[0])
+    plays, _ = first_decisions(stacked(rules, [rec, *make_lineup(["random"])], {0: mine, 1: theirs}, top="KD",
+                                       copies=200))  # fmt: skip
+    kh, ks = parse_card("KH"), parse_card("KS")
+    assert set(plays.tolist()) == {kh, ks}
+    weights = np.zeros((2, N_FEATURES))
+    weights[0, NB + COL_ACTIVE] = 1.0  # the others' naturals of the active suit (match weight 1, phase 1)
+    weights[1, COL_ACTIVE] = 1.0  # its own
+    value = LinearValue(weights, "the active suit's naturals")
+    hands = tuple(tuple(parse_card(c) for c in h.split()) for h in (mine, theirs))
+    for played, luck in ((kh, 1.0), (ks, -1.0)):
+        events = [("deal", 0, 1, hands, parse_card("KD")), ("turn", 0), ("choice", 0, 1, (1 << kh) | (1 << ks), 0, 0),
+                  ("play", 0, played, -1), ("end", 0, (0, 5)), ("match_end", (0, 5), (1, 0))]  # fmt: skip
+        walked = Walker(rules, [Expert.kernel_id, 5]).walk(events)
+        correction = value.corrections(walked.parts[None])[0]
+        assert correction[2] == pytest.approx([luck, luck], abs=1e-12)
+        assert correction[1] == pytest.approx([0.0, 0.0])  # no draw
+
+
+def test_expert_s_play_is_a_tie_break_then_a_nine_for_the_suits_a_nine_replaces():
+    """``expert``'s logged sets as a distribution: two tied naturals, a 9 replacing the one whose suit blocks no
+    one, two legal 9s: the other natural 1/2, each 9 1/4; with no tied natural, the 9s uniformly."""
+    from nines_sim.game.cards import parse_card
+    from nines_sim.luck.walk import SID_EXPERT
+
+    w = Walker(make_rules("classic").replace(players=2), [SID_EXPERT, 5])
+    kh, ks, nine_c, nine_d = (parse_card(c) for c in ("KH", "KS", "9C", "9D"))
+    nines = (1 << nine_c) | (1 << nine_d)
+    w.pending = {"play": (0, (1 << kh) | (1 << ks), nines, 1 << 3)}  # spades (suit 3): a 9 instead
+    moves, probs = w._expert_choices(0)
+    assert dict(zip(moves, probs.tolist(), strict=True)) == {kh: 0.5, nine_c: 0.25, nine_d: 0.25}
+    w.pending = {"play": (0, 0, nines, 15)}
+    moves, probs = w._expert_choices(0)
+    assert dict(zip(moves, probs.tolist(), strict=True)) == {nine_c: 0.5, nine_d: 0.5}
+    with pytest.raises(LuckError, match="no play choice logged"):
+        w._expert_choices(0)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_expert_s_tie_break_corrections_have_zero_mean_per_seat(players):
+    """A table of ``expert`` seats alone, whose only random decisions are its tie-breaks: under a noise value, each
+    seat's choice corrections have mean zero within Z_TOL standard errors, and are not all zero."""
+    rules = make_rules("classic").replace(players=players)
+    n = 400
+    c = measure_luck(rules, ["expert"] * players, 13, 0, n, value=noise_value(players, 4)).corrections[:, 2]
+    se = c.std(axis=0, ddof=1) / np.sqrt(n)
+    assert (se > 0).all()
+    for p in range(players):
+        assert abs(c[:, p].mean()) < Z_TOL * se[p], (p, c[:, p].mean(), se[p])
 
 
 def test_luck_is_identical_for_any_workers():

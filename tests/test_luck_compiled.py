@@ -25,6 +25,7 @@ from nines_sim.strategy.registry import make_lineup
         ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
         ("fixed-hands-5", ["hold-nines", "random", "dump-faces"]),  # S3's fixed hands
         ("classic", ["tests/replay_plugins.py:Chatty", "random", "dump-faces"]),  # a Python seat: many slots
+        ("hard-nines", ["expert", "expert", "expert"]),  # expert's tie-breaks alone
     ],
 )
 def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
@@ -37,6 +38,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands
     parts, shares, totals, blocks, penalties, *_ = compiled.trace_luck(rules, lineup, specs, 3, start, n)
     traced = CompiledEngine(rules, lineup, 3, start, n, batch_size=16, trace=True, specs=specs)
+    traced.trace_choices = True  # expert's choice sets, which its tie-breaks' corrections need
     traced.run()
     walker = Walker(rules, seat_ids(lineup))
     walked = [walker.walk(traced.trace[m]) for m in range(start, start + n)]
@@ -45,7 +47,7 @@ def test_compiled_walk_equals_the_python_walk(preset, specs, monkeypatch):
     assert np.array_equal(shares, np.stack([w.shares for w in walked]))
     assert np.array_equal(totals, np.stack([w.totals for w in walked]))
     assert np.array_equal(penalties, np.concatenate([w.hand_penalties for w in walked]))
-    assert np.abs(parts[:, 2]).sum() > 0  # the heuristics' random choices were corrected
+    assert np.abs(parts[:, 2]).sum() > 0  # the heuristics' random choices (expert's tie-breaks) were corrected
 
 
 def test_compiled_walk_refuses_a_move_outside_the_policy():
@@ -81,14 +83,14 @@ from numba.core import compiler, typed_passes
 from numba.core.registry import cpu_target
 
 from nines_sim.game.rules import make_rules
-from nines_sim.luck import compiled, kernel, steps
+from nines_sim.luck import compiled, kernel, play_choices, steps
 from nines_sim.strategy.registry import make_lineup
 
 specs = ["random", "dump-faces", "suit-majority"]
 compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
 helpers = {
     name: fn
-    for module in (kernel, steps)
+    for module in (kernel, steps, play_choices)
     for name, fn in vars(module).items()
     if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
 }
@@ -116,7 +118,7 @@ def test_the_walk_s_helpers_are_compiled_once_each():
     done = subprocess.run([sys.executable, "-c", _SIGNATURES_ASKED], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     asked = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice"} <= {
+    assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice", "expert_moves"} <= {
         f for f, s in asked.items() if s
     }
     assert all(len(sigs) <= 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
@@ -169,3 +171,50 @@ def test_V4_a_choice_set_with_the_pair_gives_the_python_walk_s_choice_part_in_ev
     assert sum(e[0] == "pair" for m in range(30) for e in traced.trace[m]) > 0  # the pair chosen, so offered
     np.testing.assert_allclose(parts[:, 2], walked[:, 2], rtol=0, atol=1e-12)
     assert np.abs(parts[:, 2, :, NJ0:]).max() > 0.01  # the phase copies corrected
+
+
+def test_expert_s_choice_rows_are_read_by_the_luck_walk_alone():
+    """The trace form logs ``expert``'s choice sets in rows of their own, before its move: decoded only when asked
+    (a replay's events are those of before), each naming the expert's seat, a play's tied naturals among its
+    hand's faces, and followed by that seat's move before the next turn."""
+    from nines_sim.engine.events import decode
+    from nines_sim.game.cards import FACE_RANK, NINE_RANK
+
+    rules = make_rules("classic").replace(players=2)
+    specs = ["dump-faces", "expert"]
+    raw = TracingEngine(rules, make_lineup(specs), 4, 0, 5, specs=specs)
+    raw.run()
+    plain = [e for _, e in decode(raw.rows(), 2, 1)]
+    events = [e for _, e in decode(raw.rows(), 2, 1, choices=True)]
+    assert [e for e in events if e[0] != "choice"] == plain
+    choices = [i for i, e in enumerate(events) if e[0] == "choice"]
+    assert len(choices) > 20 and all(events[i][1] == 1 for i in choices)
+    for i in choices:
+        seat, play, tied, nines, _ = events[i][1:]
+        nxt = next(e for e in events[i + 1 :] if e[0] != "choice")
+        assert nxt[0] in ("play", "declare") and nxt[1] == seat
+        if play:
+            assert all(FACE_RANK[f] != NINE_RANK for f in range(52) if (tied >> f) & 1)
+            assert all(FACE_RANK[f] == NINE_RANK for f in range(52) if (nines >> f) & 1)
+            assert tied or nines
+
+
+def test_compiled_walk_refuses_an_expert_move_outside_or_without_its_logged_sets():
+    """``expert``'s move with no choice row before it, or outside the set its row gives, stops the compiled walk
+    with a LuckError naming the match (a bug, never a number)."""
+    from nines_sim.engine.loop_constants import EV_CHOICE
+
+    rules = make_rules("classic").replace(players=2)
+    specs = ["expert", "dump-faces"]
+    raw = TracingEngine(rules, make_lineup(specs), 0, 0, 5, specs=specs)
+    raw.run()
+    rows, ids = raw.rows(), seat_ids(make_lineup(specs))
+    walk_rows(rules, ids, rows, 0, 5)  # as played: walked
+    with pytest.raises(LuckError, match=r"seat 0 \(expert\) moved with no play choice logged before it \(match 0\)"):
+        walk_rows(rules, ids, rows[rows[:, 0] != EV_CHOICE], 0, 5)
+    moved = rows.copy()
+    first = np.flatnonzero((rows[:, 0] == EV_CHOICE) & (rows[:, 2] == 1))[0]
+    moved[first, 3] = 0  # no tied natural: the 9s only, which the play that follows is not
+    moved[first, 4] = 0
+    with pytest.raises(LuckError, match="not one of its policy's choices"):
+        walk_rows(rules, ids, moved, 0, 5)

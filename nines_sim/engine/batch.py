@@ -147,6 +147,8 @@ class CompiledEngine:
         self.P, self.D, self.S = rules.players, rules.decks, N_FACES * rules.decks
         self.start, self.n_matches = start, n_matches
         self.trace: dict[int, list[tuple]] | None = {} if trace else None
+        #: Keep the heavy built-in's ``choice`` events in :attr:`trace` (:func:`~nines_sim.engine.events.decode`).
+        self.trace_choices = False
         self.lineup = list(lineup)
         self.specs = list(specs) if specs is not None else None
         self.legal_tab = legal_table(rules)
@@ -359,7 +361,7 @@ class CompiledEngine:
         assert self.trace is not None
         for b in np.flatnonzero(self._nevents).tolist():
             rows = self._events[b, : self._nevents[b]]
-            for m, event in decode(rows, self.P, self.D):
+            for m, event in decode(rows, self.P, self.D, self.trace_choices):
                 if m < 0:  # rows that continue the match the slot was playing at the last drain
                     m = self._slot_match[b]
                 self._slot_match[b] = m

@@ -77,7 +77,7 @@ def builtin_decide(
     :data:`light_declare`) and asks here for the heavy built-in's decisions (:data:`heavy_decide`, ``expert``'s,
     called out of line: the forms with its code inlined decide for it in :func:`decide_phase`) and every dealer's
     declaration (D6).  ``xp``: float64 (MAX_SEATS, n), each seat's parameters of the heavy built-in; ``fw``:
-    float64 scratch of 64; ``D``: decks.
+    float64 scratch of ``FW_WIDTH`` (:mod:`~nines_sim.engine.loop_constants`); ``D``: decks.
     """
     h0 = np.int64(hands[0, b, seat])
     h1 = np.int64(hands[1, b, seat]) if D == 2 else np.int64(0)

@@ -17,6 +17,12 @@ and ``nines play`` shows:
 ``("reshuffle", cards)``                 the discard pile shuffled into a new stock (T5)
 ``("end", outcome, penalties)``          the hand over: the seat that went out, ``BLOCKED`` or ``CAPPED``
 ``("match_end", totals, shares)``        the match over (S2-S4): final totals and win shares
+``("choice", seat, play, tied, nines, nine_suits)`` (with ``choices`` only) the sets the heavy built-in's
+                                         decision (``expert``'s) picked uniformly from, before its move: a play
+                                         (``play`` 1) picks among the tied best naturals ``tied`` (a set of faces,
+                                         bit ``face``), then plays a 9 of ``nines`` instead if the natural's suit is
+                                         in ``nine_suits`` (bit ``suit``); a declaration (0), among the suits of
+                                         ``tied`` (the luck walk's)
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from nines_sim.engine import turn_loop as K
+from nines_sim.engine.loop_constants import EV_CHOICE, EV_DECLARE
 from nines_sim.game.cards import hand_faces
 
 _SIMPLE = {
-    K.EV_DECLARE: ("declare", 2),
+    EV_DECLARE: ("declare", 2),
     K.EV_PAIR: ("pair", 2),
     K.EV_DRAW: ("draw", 2),
     K.EV_PENALTY_DRAW: ("penalty_draw", 2),
@@ -40,7 +47,7 @@ _SIMPLE = {
 }
 
 
-def decode(rows: np.ndarray, players: int, decks: int) -> Iterator[tuple[int, tuple]]:
+def decode(rows: np.ndarray, players: int, decks: int, choices: bool = False) -> Iterator[tuple[int, tuple]]:
     """The events of one slot's rows, each with the match it belongs to.
 
     Parameters
@@ -49,6 +56,8 @@ def decode(rows: np.ndarray, players: int, decks: int) -> Iterator[tuple[int, tu
         int64, shape (n, ``kernel.EV_WIDTH``): one slot's event rows in the order written.
     players, decks : int
         The table's seats and the rules' decks.
+    choices : bool
+        Yield the ``choice`` events too (the luck walk reads them; a replay shows no such event).
 
     Yields
     ------
@@ -71,6 +80,9 @@ def decode(rows: np.ndarray, players: int, decks: int) -> Iterator[tuple[int, tu
             yield match, ("deal", r[1], r[2], hands, r[3])
         elif kind == K.EV_END:
             yield match, ("end", r[1], tuple(r[6 : 6 + players]))
+        elif kind == EV_CHOICE:
+            if choices:
+                yield match, ("choice", *r[1:6])
         elif kind == K.EV_MATCH_END:
             k = bin(r[1]).count("1")
             shares = tuple(1.0 / k if (r[1] >> p) & 1 else 0.0 for p in range(players))

@@ -28,6 +28,15 @@ PH_NEW, PH_DEALER_DECL, PH_TURN, PH_PLAY, PH_PLAY_DRAWN, PH_APPLY, PH_DECLARE, P
 DONE, BUFFER_FULL, ILLEGAL = 0, 1, 2
 #: Seats a table can have: the length of the tuple of user decision functions.
 MAX_SEATS = 6
+#: The decisions' float64 scratch row ``fw``: the heavy built-in's figures (``expert``: per suit, then per face,
+#: 64), then from ``FW_CHOICES`` the sets its last decision picked uniformly from (:data:`FW_TIED` ..), which the
+#: trace form writes into an ``EV_CHOICE`` row for the luck walk.  Whole numbers below 2**52: exact as floats.
+FW_CHOICES = 64
+#: Offsets from ``FW_CHOICES``: the tied best naturals (a set of faces; for a declaration, the tied best suits, a
+#: set of suits; -1 after a decision with no random pick, a drawn card's), the legal 9s a 9 is picked from (0: no 9
+#: can be chosen), the suits of the tied naturals whose choice plays a 9 instead (a set of suits).
+FW_TIED, FW_NINES, FW_NINE_SUITS = 0, 1, 2
+FW_WIDTH = FW_CHOICES + 3
 
 # What a compiled user strategy sees of one game: ``g``, an int64 vector with these fields.
 (G_SEAT, G_LEGAL, G_PAIR_LEGAL, G_TOP, G_ACTIVE, G_STOCK, G_DEALER, G_DIRECTION, G_PLAYED, G_CARD, G_PLAYERS,
@@ -41,7 +50,7 @@ H_MATCH, H_HAND, H_DEALER, H_OUTCOME, H_TURNS, H_DRAWN, H_RESH, H_NINE, NH = ran
 M_MATCH, M_HANDS, M_TB, M_FIRST, NM = range(5)
 # events of the trace form of the loop (:func:`_compile_slots` with ``trace``): one int64 row each, its kind first
 (EV_TURN, EV_DEAL, EV_DECLARE, EV_PLAY, EV_PAIR, EV_DRAW, EV_PENALTY_DRAW, EV_PASS, EV_SKIP, EV_RESHUFFLE, EV_END,
- EV_MATCH_END) = range(12)  # fmt: skip
+ EV_MATCH_END, EV_CHOICE) = range(13)  # fmt: skip
 #: Columns of an event row: the kind, then at most 5 numbers and two words per seat (a deal's hands).
 EV_WIDTH = 6 + 2 * MAX_SEATS
 #: Rows a slot's event buffer keeps free before a pass of its loop: more than one turn, a hand's end and a deal

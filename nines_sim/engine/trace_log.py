@@ -13,7 +13,21 @@ from numba import njit
 from nines_sim.engine.bits import I_NINES, shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.deal import draw
-from nines_sim.engine.loop_constants import EV_DEAL, EV_PAIR, EV_PLAY, EV_RESHUFFLE, EV_TURN
+from nines_sim.engine.loop_constants import (
+    EV_CHOICE,
+    EV_DEAL,
+    EV_DECLARE,
+    EV_PAIR,
+    EV_PLAY,
+    EV_RESHUFFLE,
+    EV_TURN,
+    FW_CHOICES,
+    FW_NINE_SUITS,
+    FW_NINES,
+    FW_TIED,
+    PH_APPLY,
+    PH_TURN,
+)
 from nines_sim.engine.slots import S_DEALER, S_END, S_HAND_SEQ, S_MATCH, S_RESH, S_TOP
 from nines_sim.game.codes import PAIR_OF_NINES as PAIR
 
@@ -87,6 +101,28 @@ def trace_turn(ev, evn, stop, st, b, turn):
         return True
     log_event(ev, evn, b, np.int64(EV_TURN), turn, NIL, NIL)
     return False
+
+
+@shared_inline
+def log_decision(ev, evn, b, st, seat_sid, heavy, seat, ph, active, fw):
+    """After a compiled decision (its next phase ``ph``): if the heavy built-in (kernel id ``heavy``) made it with a
+    random pick, ``(EV_CHOICE, seat, 1 for a play or 0 for a declaration, tied, nines, nine suits)``, the sets it
+    picked uniformly from (``fw[FW_CHOICES:]``, :mod:`~nines_sim.engine.loop_constants`; a tied set of -1: a drawn
+    card, no pick), before the move's own row, for the luck walk; then, after the dealer's declaration (D6, ``ph``
+    ``PH_TURN``), ``(EV_DECLARE, dealer, suit)``."""
+    who = st[b, S_DEALER] if ph == PH_TURN else seat
+    if seat_sid[who] == heavy and fw[FW_CHOICES + FW_TIED] >= 0:
+        play = ph == PH_APPLY
+        n = evn[b]
+        ev[b, n, 0] = EV_CHOICE
+        ev[b, n, 1] = who
+        ev[b, n, 2] = 1 if play else 0
+        ev[b, n, 3] = np.int64(fw[FW_CHOICES + FW_TIED])
+        ev[b, n, 4] = np.int64(fw[FW_CHOICES + FW_NINES]) if play else 0
+        ev[b, n, 5] = np.int64(fw[FW_CHOICES + FW_NINE_SUITS]) if play else 0
+        evn[b] = n + 1
+    if ph == PH_TURN:
+        log_event(ev, evn, b, np.int64(EV_DECLARE), who, active, NIL)
 
 
 @shared_inline

@@ -97,7 +97,6 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     DECIDE_SIG,
     DONE,
     EV_DEAL,
-    EV_DECLARE,
     EV_DRAW,
     EV_END,
     EV_MARGIN,
@@ -110,6 +109,7 @@ from nines_sim.engine.loop_constants import (  # noqa: F401 - the loop's numbers
     EV_SKIP,
     EV_TURN,
     EV_WIDTH,
+    FW_WIDTH,
     G_ACTIVE,
     G_CARD,
     G_DEALER,
@@ -232,7 +232,7 @@ from nines_sim.engine.slots import (  # noqa: F401 - the slots' columns, also re
 from nines_sim.engine.trace_log import (  # noqa: F401 - the trace form's event rows, also read from here
     NIL,
     log_deal,
-    log_event,
+    log_decision,
     log_move,
     log_seats,
     trace_turn,
@@ -275,7 +275,7 @@ def scratch(rules: Rules) -> tuple:
     return (
         np.empty(S, dtype=np.uint64), np.empty(1 << PACK_BITS, dtype=np.uint64), np.empty(S, dtype=np.uint64),
         np.empty(32, dtype=np.uint64), np.zeros(rules.players, dtype=np.int64),
-        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(64, dtype=np.float64),
+        np.zeros(NG, dtype=np.int64), np.zeros(2, dtype=np.uint64), np.zeros(FW_WIDTH, dtype=np.float64),
     )  # fmt: skip
 
 
@@ -411,9 +411,9 @@ def _compile_slots(classic: bool, expert: bool, trace: bool = False):  # noqa: A
                     )  # fmt: skip
                     if code != GO:
                         break
+                    if trace:  # expert's random pick's sets (the luck walk's); the dealer's suit (D6)
+                        log_decision(ev, evn, b, st, seat_sid, SID_HEAVY, seat, ph, active, fw)
                     if ph == PH_TURN:  # the dealer declared (D6)
-                        if trace:
-                            log_event(ev, evn, b, np.int64(EV_DECLARE), st[b, S_DEALER], active, NIL)
                         continue
                 if ph == PH_APPLY:
                     ph, top, active = apply_phase(hands, ncards, under, played, b, seat, mv, top, active, D, pair_any)

@@ -10,9 +10,10 @@ same thing as the result, with less variance when ``V`` is good.
 Modules, in the order the data flows: :mod:`~nines_sim.luck.features` (the features a value is linear in),
 :mod:`~nines_sim.luck.walk` (one match's events to its summed feature differences; :mod:`~nines_sim.luck.compiled`
 the same walk in compiled code over the trace form's raw rows, a step per event kind in
-:mod:`~nines_sim.luck.steps`, their helpers in :mod:`~nines_sim.luck.kernel`), :mod:`~nines_sim.luck.value` (the
-value function: its weights, fitted on reserved matches), :mod:`~nines_sim.luck.measure` (matches traced and
-walked in chunks) and :mod:`~nines_sim.luck.estimate` (adjusted estimates, the variance ratio, the check); for the
-commands, :mod:`~nines_sim.luck.tournament`, :mod:`~nines_sim.luck.compare` (rule comparisons) and
-:mod:`~nines_sim.luck.review` (a match's luck hand by hand, in win share and in points, beside the review's skill).
+:mod:`~nines_sim.luck.steps`, the plays chosen at random in :mod:`~nines_sim.luck.play_choices`, their helpers in
+:mod:`~nines_sim.luck.kernel`), :mod:`~nines_sim.luck.value` (the value function: its weights, fitted on reserved
+matches), :mod:`~nines_sim.luck.measure` (matches traced and walked in chunks) and :mod:`~nines_sim.luck.estimate`
+(adjusted estimates, the variance ratio, the check); for the commands, :mod:`~nines_sim.luck.tournament`,
+:mod:`~nines_sim.luck.compare` (rule comparisons) and :mod:`~nines_sim.luck.review` (a match's luck hand by hand, in
+win share and in points, beside the review's skill).
 """

@@ -24,7 +24,7 @@ from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import N_FEATURES, NC, NJ
-from nines_sim.luck.steps import E_NONE, ERRORS, walk
+from nines_sim.luck.steps import E_NONE, ERRORS, IST_WIDTH, walk
 from nines_sim.luck.value import LinearValue, constant_value
 from nines_sim.luck.walk import LuckError, Walker
 
@@ -176,7 +176,7 @@ class RowWalker:
                           bool(rules.pair_of_nines), bool(rules.nine_on_nine))  # fmt: skip
         self.H, self.stock = np.zeros((slots, P, N_FACES)), np.zeros((slots, N_FACES))
         self.pile, self.acc = np.zeros((slots, N_FACES)), np.zeros((slots, 3, P, NJ))
-        self.run_totals, self.ist = np.zeros((slots, P), dtype=np.int64), np.zeros((slots, 7), dtype=np.int64)
+        self.run_totals, self.ist = np.zeros((slots, P), dtype=np.int64), np.zeros((slots, IST_WIDTH), dtype=np.int64)
         # the walk sets each match's parts or corrections, shares and totals (from 0.0 at its first deal)
         rows = n if keep_parts and value is None else 0
         self.parts = scratch("parts", (rows, 3, P, N_FEATURES)) if reuse else np.zeros((rows, 3, P, N_FEATURES))

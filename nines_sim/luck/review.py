@@ -75,7 +75,7 @@ def match_luck(rules, lineup: Sequence[str], seed: int, match: int, value: Linea
     from nines_sim.play.replay import replay
     from nines_sim.strategy.registry import make_lineup
 
-    events, _ = replay(rules, list(lineup), seed, match)
+    events, _ = replay(rules, list(lineup), seed, match, choices=True)  # expert's sets: its tie-breaks corrected
     walker = Walker(rules, seat_ids(make_lineup(list(lineup))))
     walker.per_hand = []
     walked = walker.walk(events)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nines_sim.engine.bits import lowest_face
+from nines_sim.engine.bits import popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.engine.loop_constants import (
+    EV_CHOICE,
     EV_DEAL,
     EV_DECLARE,
     EV_DRAW,
@@ -28,7 +29,6 @@ from nines_sim.engine.loop_constants import (
 from nines_sim.game.cards import N_FACES, N_RANKS, NINE_RANK
 from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
-    PEN,
     RANK,
     SUIT,
     apply_play,
@@ -43,19 +43,17 @@ from nines_sim.luck.kernel import (
     mean_into,
     move_card,
     next_dealt,
-    phased,
-    play_columns,
     sizes_phase,
-    undo_play,
     weights,
 )
-from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM, SID_SUIT_MAJORITY
+from nines_sim.luck.play_choices import expert_moves, heuristic_moves, play_choice
+from nines_sim.luck.walk import SID_EXPERT, SID_SUIT_MAJORITY
 
 # The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
 # compile count, blocks and move_card once more for each constant.
 
 # error codes of the compiled walk
-E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT = range(7)
+E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT, E_NO_PLAY_SETS, E_NO_DECLARE_SETS = range(9)
 #: Each error's words, as the Python walk's (``a``, ``b``: the numbers the walk stopped on).
 ERRORS = {
     E_RESHUFFLE: "a reshuffle of {a} cards, but the discard pile held {b}",
@@ -64,7 +62,14 @@ ERRORS = {
     E_PLAY: "seat {a} played {b}, not one of its policy's choices",
     E_DECLARE: "seat {a} declared suit {b}, not one of its policy's choices",
     E_NO_SEAT: "a hand dealt to no seat",
+    E_NO_PLAY_SETS: "seat {a} (expert) moved with no play choice logged before it",
+    E_NO_DECLARE_SETS: "seat {a} (expert) moved with no declare choice logged before it",
 }
+#: The walk's state kept in ``ist`` between a slot's rows (:func:`walk`): the match, top, active suit, first seat,
+#: regular hands, tie-break, after a draw; then ``expert``'s logged sets until its move (``choice`` rows): the seat
+#: + 1 of a pending play (0: none), its tied naturals, its 9s, the suits a 9 replaces; a pending declaration's
+#: seat + 1 and its tied suits.
+IST_WIDTH = 13
 
 
 @njit(cache=True, forceinline=True)
@@ -162,114 +167,28 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
 
 
 @njit(cache=True, forceinline=True)
-def play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, hs,
-                acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
-    """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice of its heuristic policy ``sid``
-    (Walker._play_choices): the chosen play's card blocks minus their mean over the policy's choices into the
-    choice part, ``acc[2]``.  Returns False if ``mv`` is not one of the choices."""
-    size = 0.0  # the hand's cards and 9s from its rank counts (whole numbers: the same sums as over the faces)
-    for r in range(N_RANKS):
-        size += hr[seat, r]
-    nines = hr[seat, NINE_RANK]
-    any_nat, max_pen, n_legal = False, -1, 0
-    row = top * 4 + active
-    x = held[seat] & legal[row]
-    while x != 0:  # the legal faces held, in face order, into ``moves`` (filtered below)
-        f = lowest_face(x)
-        x &= x - 1
-        if not (no_nine_out and size == 1.0 and RANK[f] == NINE_RANK):
-            moves[n_legal] = f
-            n_legal += 1
-            if RANK[f] != NINE_RANK:
-                any_nat = True
-                max_pen = max(max_pen, PEN[f])
-    k = 0
-    for i in range(n_legal):
-        f = moves[i]
-        nat = RANK[f] != NINE_RANK
-        if sid == SID_HOLD_NINES and any_nat and not nat:
-            continue
-        if sid == SID_DUMP_FACES and any_nat and not (nat and PEN[f] == max_pen):
-            continue
-        moves[k] = f  # k <= i: a face not yet read is never overwritten
-        probs[k] = H[seat, f]
-        k += 1
-    pair = (sid == SID_RANDOM and pair_rule and nines >= 2 and (RANK[top] != NINE_RANK or nine_on_nine)
-            and not (no_nine_out and size == 2.0))  # fmt: skip
-    if pair:
-        moves[k] = -2
-        probs[k] = 1.0
-        k += 1
-    idx = -1
-    tot = 0.0
-    for j in range(k):
-        tot += probs[j]
-        if moves[j] == mv:
-            idx = j
-    if idx < 0:
-        return False
-    if k > 1 and pair:
-        # The pair leaves the hand a card shorter than a card does, so its phase differs from the other choices':
-        # every column's chosen minus mean, each choice's whole card blocks (rare: a random seat holding two 9s).
-        mean[:] = 0.0
-        for j in range(k):
-            t, under = apply_play(H, hr, hs, seat, moves[j])
-            blocks(hr, hs, t, SUIT[t], P, blk)
-            undo_play(H, hr, hs, seat, t, under)
-            card_blocks(blk, seat, first, P, cb)
-            w = probs[j] / tot
-            for p in range(P):
-                for q in range(NJ):
-                    mean[p, q] += w * cb[p, q]
-            if j == idx:
-                copy_into(cb, chosen)
-        mean_into(acc[2], chosen, mean, 1.0, P)
-    elif k > 1:
-        # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
-        # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
-        # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
-        # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
-        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.
-        mean[:] = 0.0
-        chosen[:] = 0.0
-        for j in range(k):
-            w, f = probs[j] / tot, moves[j]
-            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
-            a, tr = SUIT[t], RANK[t]
-            sa, st = 0.0, 0.0
-            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
-                mine = p == seat
-                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
-                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
-                sa += blk[p, 0]
-                st += blk[p, 1]
-            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
-            play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
-            if j == idx:
-                play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
-        ph = blk[:, NB:]
-        sizes_phase(hr, P, seat, -1.0, ph)
-        phased(mean, ph, P)
-        phased(chosen, ph, P)
-        mean_into(acc[2], chosen, mean, 1.0, P)
-    return True
-
-
-@njit(cache=True, forceinline=True)
-def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
-    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare)
-    (``blk[:, NB:]``: the phase's scratch)."""
+def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
+    """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare): ``expert``
+    among the suits of ``tied``, the set its trace logged (0: none logged) (``blk[:, NB:]``: the phase's
+    scratch)."""
     sid = sids[seat]
-    if not is_heuristic(sid):
+    if sid == SID_EXPERT:
+        if tied == 0:
+            return E_NO_DECLARE_SETS
+        suits = tied
+    elif is_heuristic(sid):
+        most = 0.0
+        for s in range(4):
+            most = max(most, hs[seat, s])
+        suits = 0
+        for s in range(4):  # suit-majority: the suits it holds the most naturals of; the others: any
+            if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+                suits |= 1 << s
+    else:
         return E_NONE
-    most = 0.0
-    for s in range(4):
-        most = max(most, hs[seat, s])
-    k = 0
-    for s in range(4):  # suit-majority: the suits it holds the most naturals of; the others: any
-        k += sid != SID_SUIT_MAJORITY or hs[seat, s] == most
-    if sid == SID_SUIT_MAJORITY and hs[seat, suit] != most:
+    if not (suits >> suit) & 1:
         return E_DECLARE
+    k = popcount(suits)
     if k == 1:
         return E_NONE
     # A suit changes only each seat's naturals of the active suit (its own and in the others' sum) and the mover's
@@ -279,7 +198,7 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
     top_col = hr[mover, RANK[top]] if RANK[top] != NINE_RANK else 0.0
     m_legal = 0.0
     for s in range(4):
-        if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+        if (suits >> s) & 1:
             m_legal += hs[mover, s] + top_col + hr[mover, NINE_RANK]
     legal = (hs[mover, suit] + top_col + hr[mover, NINE_RANK]) - m_legal / scale
     ph = blk[:, NB:]
@@ -287,7 +206,7 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk):
     for p in range(P):
         m_own, m_others = 0.0, 0.0
         for s in range(4):
-            if sid != SID_SUIT_MAJORITY or hs[seat, s] == most:
+            if (suits >> s) & 1:
                 total = 0.0
                 for q in range(P):
                     total += hs[q, s]
@@ -386,12 +305,18 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
     smean = np.zeros(NB)
     m, top, active, first, regular = ist[0], ist[1], ist[2], ist[3], ist[4]
     tiebreak, after_draw = ist[5] != 0, ist[6] != 0
+    play_seat, tied, nines, nine_suits, decl_seat, decl_tied = ist[7], ist[8], ist[9], ist[10], ist[11], ist[12]
     keep = hand_blocks.shape[0] > 0
     nh = 0
     for i in range(rows.shape[0]):
         kind = rows[i, 0]
         if kind == EV_TURN:
             after_draw = False
+        elif kind == EV_CHOICE:  # expert's sets, until its move (seat + 1: 0 is none)
+            if sids[rows[i, 1]] == SID_EXPERT and rows[i, 2] == 1:
+                play_seat, tied, nines, nine_suits = rows[i, 1] + 1, rows[i, 3], rows[i, 4], rows[i, 5]
+            elif sids[rows[i, 1]] == SID_EXPERT:
+                decl_seat, decl_tied = rows[i, 1] + 1, rows[i, 3]
         elif kind == EV_DEAL:
             if rows[i, 1] == 0:  # a match's first hand
                 m = rows[i, 4] - start
@@ -422,11 +347,21 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             mv = rows[i, 2] if kind == EV_PLAY else -2
             suit = rows[i, 3] if kind == EV_PLAY else rows[i, 2]
             sid = sids[seat]
+            k = -1  # the policy's choices, when it has some (-1: none asked)
+            pair = False
             if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
-                if not play_choice(seat, mv, sid, top, active, first, P, legal, no_nine_out, pair_rule, nine_on_nine,
-                                   H, held, hr, hs, acc, blk, cb, mean, chosen, moves, probs):  # fmt: skip
-                    err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
+                k, pair = heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H,
+                                          held, hr, moves, probs)  # fmt: skip
+            elif not after_draw and sid == SID_EXPERT:
+                if play_seat != seat + 1:
+                    err[0], err[1], err[2] = E_NO_PLAY_SETS, m + start, seat
                     return
+                k = expert_moves(tied, nines, nine_suits, moves, probs)
+                play_seat = 0
+            if k >= 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
+                                          probs):  # fmt: skip
+                err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
+                return
             t, under = apply_play(H, hr, hs, seat, mv)
             for g in (t, under):  # a face no longer held leaves the seat's set
                 if g >= 0 and H[seat, g] == 0.0:
@@ -436,13 +371,17 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 pile[under] += 1.0
             top, active = t, SUIT[t]
             if suit >= 0:
-                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk)
+                pend = decl_tied if decl_seat == seat + 1 else 0
+                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk, pend)
+                decl_seat = 0
                 if code != E_NONE:
                     err[0], err[1], err[2], err[3] = code, m + start, seat, suit
                     return
                 active = suit
         elif kind == EV_DECLARE:
-            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk)
+            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk,
+                           decl_tied if decl_seat == rows[i, 1] + 1 else 0)  # fmt: skip
+            decl_seat = 0
             if code != E_NONE:
                 err[0], err[1], err[2], err[3] = code, m + start, rows[i, 1], rows[i, 2]
                 return
@@ -477,6 +416,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             err[5] += 1  # matches ended
     ist[0], ist[1], ist[2], ist[3], ist[4] = m, top, active, first, regular
     ist[5], ist[6] = tiebreak, after_draw
+    ist[7], ist[8], ist[9], ist[10], ist[11], ist[12] = play_seat, tied, nines, nine_suits, decl_seat, decl_tied
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

@@ -14,9 +14,11 @@ The events are those of the trace form (:mod:`nines_sim.engine.events`).  The pa
   card uniformly, each physical card one choice, V4's pair one more; a suit uniformly), ``hold-nines`` (a legal
   natural uniformly, else a 9), ``dump-faces`` (uniformly among the legal naturals of the highest penalty), both
   declaring uniformly, ``suit-majority`` (a legal card uniformly; a suit uniformly among those it holds the most
-  naturals of).  ``expert`` and Python strategies are not corrected (their random tie-breaks are left in the
-  luck: a correction left out keeps the estimate unbiased).  A drawn card the heuristics always play (T4) is no
-  choice.
+  naturals of), ``expert`` (uniformly among its tied best naturals, a 9 instead for some of their suits, then
+  uniformly among its legal 9s; uniformly among its tied best suits: the sets its trace's ``choice`` events
+  give, :func:`~nines_sim.engine.events.decode`).  Python strategies are not corrected (a correction left out
+  keeps the estimate unbiased).  A drawn card the heuristics always play (T4), and whether ``expert`` plays it
+  (no random choice), is none.
 
 A value ``V = weights . features`` then has the match's correction ``weights . (deal + draw + choice)``.
 """
@@ -45,6 +47,7 @@ from nines_sim.luck.features import (
     phase,
 )
 from nines_sim.strategies.dump_faces import DumpFaces
+from nines_sim.strategies.expert import Expert
 from nines_sim.strategies.hold_nines import HoldNines
 from nines_sim.strategies.random_play import RandomPlay
 from nines_sim.strategies.suit_majority import SuitMajority
@@ -55,6 +58,8 @@ PARTS = ("deal", "draw", "choice")
 SID_RANDOM, SID_HOLD_NINES = RandomPlay.kernel_id, HoldNines.kernel_id
 SID_DUMP_FACES, SID_SUIT_MAJORITY = DumpFaces.kernel_id, SuitMajority.kernel_id
 HEURISTICS = (SID_RANDOM, SID_HOLD_NINES, SID_DUMP_FACES, SID_SUIT_MAJORITY)
+#: Kernel id of ``expert``, whose tie-breaks are corrected over the sets its trace logs (``choice`` events).
+SID_EXPERT = Expert.kernel_id
 NINE_FACES = np.flatnonzero(FACE_RANK == NINE_RANK)
 NATURAL = FACE_RANK != NINE_RANK
 #: Penalty of each natural face (C2): 9s are never compared (dump-faces plays a 9 only with no natural legal).
@@ -150,10 +155,14 @@ class Walker:
         self.totals = np.zeros(P, dtype=np.int64)
         self.regular, self.tiebreak = 0, False
         self.hand_blocks, self.hand_penalties = [], []
+        self.pending: dict[str, tuple] = {}  # expert's logged choice sets, by "play" and "declare", until its move
         shares = None
         for ev in events:
             kind = ev[0]
-            if kind == "turn":
+            if kind == "choice":
+                if self.sids[ev[1]] == SID_EXPERT:
+                    self.pending["play" if ev[2] else "declare"] = tuple(ev[1:2]) + tuple(ev[3:6])
+            elif kind == "turn":
                 self.after_draw = False
             elif kind == "draw" or kind == "penalty_draw":
                 self._draw(ev[1], ev[2])
@@ -297,9 +306,32 @@ class Walker:
             played.append(f)
         return H, played[0], played[1]
 
+    def _expert_choices(self, seat: int) -> tuple[list[int], np.ndarray]:
+        """The moves ``expert``'s play chooses among, and their probabilities, from its logged sets: uniformly one of
+        the tied naturals, played unless its suit is one a 9 replaces; then, for those, uniformly one of the 9s
+        (each face one choice: ``pick_card`` over a set of faces)."""
+        who, tied, nines, nine_suits = self._pending(seat, "play")
+        faces = [f for f in range(N_FACES) if (tied >> f) & 1]
+        nine_faces = [f for f in range(N_FACES) if (nines >> f) & 1]
+        if not faces:
+            return nine_faces, np.full(len(nine_faces), 1.0 / max(len(nine_faces), 1))  # none: no move is a choice
+        kept = [f for f in faces if not (nine_suits >> int(FACE_SUIT[f])) & 1]
+        to_nine = (len(faces) - len(kept)) / len(faces)
+        moves = kept + (nine_faces if to_nine else [])
+        probs = [1.0 / len(faces)] * len(kept) + ([to_nine / len(nine_faces)] * len(nine_faces) if to_nine else [])
+        return moves, np.array(probs)
+
+    def _pending(self, seat: int, what: str) -> tuple:
+        sets = self.pending.pop(what, None)
+        if sets is None or sets[0] != seat:
+            raise LuckError(f"seat {seat} (expert) moved with no {what} choice logged before it")
+        return sets
+
     def _play(self, seat: int, face: int, suit: int) -> None:
         if not self.after_draw and self.sids[seat] in HEURISTICS:
             self._choose(seat, face)
+        elif not self.after_draw and self.sids[seat] == SID_EXPERT:
+            self._choose(seat, face, self._expert_choices(seat))
         H, top, _ = self._after_play(seat, face)
         self.pile[self.top] += 1
         self.H, self.top, self.active = H, top, int(FACE_SUIT[top])
@@ -317,8 +349,8 @@ class Walker:
         self._declare(seat, suit, seat)
         self.active = suit
 
-    def _choose(self, seat: int, mv: int) -> None:
-        moves, probs = self._play_choices(seat)
+    def _choose(self, seat: int, mv: int, choices: tuple[list[int], np.ndarray] | None = None) -> None:
+        moves, probs = choices or self._play_choices(seat)
         if mv not in moves:
             raise LuckError(f"seat {seat} played {mv}, not one of its policy's choices {moves}")
         if len(moves) == 1:
@@ -332,10 +364,13 @@ class Walker:
     def _declare(self, seat: int, suit: int, mover: int) -> None:
         """A declared suit (T3, D6): corrected when ``seat``'s policy declares at random."""
         sid = self.sids[seat]
-        if sid not in HEURISTICS:
+        if sid not in HEURISTICS and sid != SID_EXPERT:
             return
         suits = list(range(4))
-        if sid == SID_SUIT_MAJORITY:
+        if sid == SID_EXPERT:
+            tied = self._pending(seat, "declare")[1]
+            suits = [s for s in range(4) if (tied >> s) & 1]
+        elif sid == SID_SUIT_MAJORITY:
             counts = [float(self.H[seat][(FACE_SUIT == s) & NATURAL].sum()) for s in range(4)]
             suits = [s for s in range(4) if counts[s] == max(counts)]
         if suit not in suits:

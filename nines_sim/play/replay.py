@@ -82,8 +82,10 @@ class _Watched(Strategy):
         return self.inner.play_drawn(obs, card)
 
 
-def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int) -> tuple[list[tuple], MatchResults]:
-    """Play match ``match`` of ``seed`` alone, recording every event.
+def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int,
+           choices: bool = False) -> tuple[list[tuple], MatchResults]:  # fmt: skip
+    """Play match ``match`` of ``seed`` alone, recording every event (with ``choices``, ``expert``'s ``choice``
+    events too: the luck walk's, :func:`~nines_sim.engine.events.decode`).
 
     Returns
     -------
@@ -112,6 +114,7 @@ def replay(rules: Rules, lineup: Sequence[str | Strategy], seed: int, match: int
     players = [s if plays_builtin(s) else seen.setdefault(id(s), _Watched(s, last)) for s in make_lineup(list(lineup))]
     e = CompiledEngine(rules, players, seed, match, 1, batch_size=1, trace=True, specs=specs)
     assert e.trace is not None
+    e.trace_choices = choices
     try:
         res = e.run()
     except (StrategyError, IllegalMoveError) as exc:

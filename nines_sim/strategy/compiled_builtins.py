@@ -57,7 +57,8 @@ class CompiledBuiltins:
     heavy_decide, heavy_decide_inline : numba dispatcher
         The heavy decision, compiled to be called and to be inlined: ``(kind, seat, legal, card, dkey, turn,
         dirbit, h0, h1, played, sizes, drew_on, players, fw, xp) -> int`` (a face, ``PAIR_OF_NINES``, 0/1 for a
-        drawn card, or a suit); ``fw`` float64 scratch of 64, ``xp`` float64 the seat's parameter row.
+        drawn card, or a suit); ``fw`` float64 scratch of ``FW_WIDTH`` (:mod:`~nines_sim.engine.loop_constants`),
+        ``xp`` float64 the seat's parameter row.
 
     Raises
     ------

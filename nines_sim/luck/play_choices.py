@@ -1,0 +1,168 @@
+"""The compiled luck walk's plays chosen at random (:mod:`nines_sim.luck.steps` calls them): the plays a policy
+chooses among, the heuristics' (:func:`heuristic_moves`) and ``expert``'s from the sets its trace logs
+(:func:`expert_moves`), and a play's correction over them (:func:`play_choice`).
+
+Each is the compiled form of the Python walk's method of the same job (:class:`nines_sim.luck.walk.Walker`).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from nines_sim.engine.bits import lowest_face, popcount
+from nines_sim.engine.code_cache import seal_module
+from nines_sim.game.cards import N_RANKS, NINE_RANK
+from nines_sim.luck.features import NB, NJ
+from nines_sim.luck.kernel import (
+    PEN,
+    RANK,
+    SUIT,
+    apply_play,
+    blocks,
+    card_blocks,
+    copy_into,
+    mean_into,
+    phased,
+    play_columns,
+    sizes_phase,
+    undo_play,
+)
+from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM
+
+
+@njit(cache=True, forceinline=True)
+def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, moves,
+                    probs):  # fmt: skip
+    """The plays ``seat``'s heuristic policy ``sid`` chooses among (Walker._play_choices) into ``moves`` (faces; -2:
+    the pair) and their weights into ``probs`` (each physical card one choice).  Returns how many and whether the
+    pair is one."""
+    size = 0.0  # the hand's cards and 9s from its rank counts (whole numbers: the same sums as over the faces)
+    for r in range(N_RANKS):
+        size += hr[seat, r]
+    nines = hr[seat, NINE_RANK]
+    any_nat, max_pen, n_legal = False, -1, 0
+    row = top * 4 + active
+    x = held[seat] & legal[row]
+    while x != 0:  # the legal faces held, in face order, into ``moves`` (filtered below)
+        f = lowest_face(x)
+        x &= x - 1
+        if not (no_nine_out and size == 1.0 and RANK[f] == NINE_RANK):
+            moves[n_legal] = f
+            n_legal += 1
+            if RANK[f] != NINE_RANK:
+                any_nat = True
+                max_pen = max(max_pen, PEN[f])
+    k = 0
+    for i in range(n_legal):
+        f = moves[i]
+        nat = RANK[f] != NINE_RANK
+        if sid == SID_HOLD_NINES and any_nat and not nat:
+            continue
+        if sid == SID_DUMP_FACES and any_nat and not (nat and PEN[f] == max_pen):
+            continue
+        moves[k] = f  # k <= i: a face not yet read is never overwritten
+        probs[k] = H[seat, f]
+        k += 1
+    pair = (sid == SID_RANDOM and pair_rule and nines >= 2 and (RANK[top] != NINE_RANK or nine_on_nine)
+            and not (no_nine_out and size == 2.0))  # fmt: skip
+    if pair:
+        moves[k] = -2
+        probs[k] = 1.0
+        k += 1
+    return k, pair
+
+
+@njit(cache=True, forceinline=True)
+def expert_moves(tied, nines, nine_suits, moves, probs):
+    """The plays ``expert`` chooses among, from the sets its trace logged (Walker._expert_choices), into ``moves``
+    and their weights into ``probs``: each tied natural ``len(9s)`` unless its suit is one a 9 replaces, each 9 the
+    number of tied naturals a 9 replaces (with no tied natural, each 9 one).  Returns how many."""
+    n9 = popcount(nines)
+    to_nine = 0
+    x = tied
+    while x != 0:
+        f = lowest_face(x)
+        x &= x - 1
+        to_nine += (nine_suits >> SUIT[f]) & 1
+    k = 0
+    x = tied
+    while x != 0:
+        f = lowest_face(x)
+        x &= x - 1
+        if not (nine_suits >> SUIT[f]) & 1:
+            moves[k] = f
+            probs[k] = float(n9) if n9 > 0 else 1.0
+            k += 1
+    if to_nine > 0 or tied == 0:
+        x = nines
+        while x != 0:
+            moves[k] = lowest_face(x)
+            probs[k] = float(to_nine) if tied != 0 else 1.0
+            x &= x - 1
+            k += 1
+    return k
+
+
+@njit(cache=True, forceinline=True)
+def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
+    """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
+    of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
+    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose).
+    Returns False if ``mv`` is not one of the choices."""
+    idx = -1
+    tot = 0.0
+    for j in range(k):
+        tot += probs[j]
+        if moves[j] == mv:
+            idx = j
+    if idx < 0:
+        return False
+    if k > 1 and pair:
+        # The pair leaves the hand a card shorter than a card does, so its phase differs from the other choices':
+        # every column's chosen minus mean, each choice's whole card blocks (rare: a random seat holding two 9s).
+        mean[:] = 0.0
+        for j in range(k):
+            t, under = apply_play(H, hr, hs, seat, moves[j])
+            blocks(hr, hs, t, SUIT[t], P, blk)
+            undo_play(H, hr, hs, seat, t, under)
+            card_blocks(blk, seat, first, P, cb)
+            w = probs[j] / tot
+            for p in range(P):
+                for q in range(NJ):
+                    mean[p, q] += w * cb[p, q]
+            if j == idx:
+                copy_into(cb, chosen)
+        mean_into(acc[2], chosen, mean, 1.0, P)
+    elif k > 1:
+        # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
+        # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
+        # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
+        # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
+        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.
+        mean[:] = 0.0
+        chosen[:] = 0.0
+        for j in range(k):
+            w, f = probs[j] / tot, moves[j]
+            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
+            a, tr = SUIT[t], RANK[t]
+            sa, st = 0.0, 0.0
+            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
+                mine = p == seat
+                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
+                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+                sa += blk[p, 0]
+                st += blk[p, 1]
+            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+            play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
+            if j == idx:
+                play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
+        ph = blk[:, NB:]
+        sizes_phase(hr, P, seat, -1.0, ph)
+        phased(mean, ph, P)
+        phased(chosen, ph, P)
+        mean_into(acc[2], chosen, mean, 1.0, P)
+    return True
+
+
+# numba's cache checks only this file's timestamp: key it by every file the code takes in
+seal_module(globals())
