@@ -283,6 +283,19 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden,
     assert rate - 4 * se > 0.5
 
 
+def test_the_paired_strength_is_the_difference_of_the_two_strengths_on_the_same_deals():
+    """The paired comparison plays the very matches :func:`strength` plays (each side in the same seats of the same
+    deals), so its difference is theirs to the last bit; its interval, over matches where they differ, holds it."""
+    from nines_sim.learn.train import paired_strength, strength
+
+    rules = make_rules("classic", players=2)
+    diff, low, high, differ = paired_strength(rules, "learned", "random", "expert", 400, 5)
+    mine, theirs = strength(rules, "learned", "expert", 400, 5), strength(rules, "random", "expert", 400, 5)
+    assert diff == pytest.approx(mine[0] - theirs[0], abs=1e-12) and low < diff < high
+    assert 0 < differ <= 400 and diff - low > 0  # the two played differently, so the interval has a width
+    assert paired_strength(rules, "expert", "expert", "random", 40, 5) == (0.0, 0.0, 0.0, 0)
+
+
 def test_learned_plays_the_shipped_model_for_the_table_or_the_nearest_with_a_warning(recwarn):
     """``learned`` alone plays the model shipped for the rules and table size; where none ships it plays the
     nearest (the same preset at the nearest size, else classic) and says so in one warning."""
