@@ -22,7 +22,7 @@ distributed = pytest.importorskip("distributed")
 from nines_sim.runs import backends, cluster  # noqa: E402
 
 runner = CliRunner()
-#: test_train_resume.py's run (seed 3, keep 2): its models' compiled decisions are then in numba's disk cache.
+#: tests/shared_training.py's run (seed 3, keep 2): its models' compiled decisions are then in numba's disk cache.
 ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches", "10", "--keep", "2", "--seed", "3"]
 
 
