@@ -11,4 +11,6 @@ case "$1" in
   1) pair $M,depth=12,samples=176 $L 500 410 d12 ;;  # screen: about the decisions per second of $L (speed0.log, speed2.log)
   2) pair $M,depth=12,samples=176 $L 2000 420 c12 ;;  # the screen's best, confirmed on fresh deals
   3) pair $M,depth=12,samples=176 expert 500 92 z92 ;;  # the first 500 deals of ../../draw-log/f92 (clairvoyant's share)
+  4) pair $L,leaf=learned,depth=12,samples=320 $L 500 411 e12 ;;  # expert's rollouts cut: about the decisions per second of $L (speed5.log)
+  5) pair $L,leaf=learned,depth=12,samples=320 $L 2000 421 f12 ;;  # run 4's player confirmed on fresh deals
 esac
