@@ -289,7 +289,8 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden,
 def test_the_paired_strength_is_the_difference_of_the_two_strengths_on_the_same_deals():
     """The paired comparison plays the very matches :func:`strength` plays (each side in the same seats of the same
     deals), so its difference is theirs to the last bit; its interval, over matches where they differ, holds it."""
-    from nines_sim.learn.train import paired_strength, strength
+    from nines_sim.learn.strength import paired_strength
+    from nines_sim.learn.train import strength
 
     rules = make_rules("classic", players=2)
     diff, low, high, differ = paired_strength(rules, "learned", "random", "expert", 400, 5)
