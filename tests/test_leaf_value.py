@@ -197,3 +197,18 @@ def test_a_value_fitted_for_another_learned_model_warns_with_the_command_to_fit_
     monkeypatch.setattr(value_module, "SHIPPED", tmp_path)
     with pytest.warns(value_module.StaleValueWarning, match="fit it again: python -m nines_sim.learn.value_fit"):
         shipped_value(RULES, "learned")
+
+
+def test_the_value_of_rows_of_a_state_is_the_value_of_those_rows_taken_out(leaves):
+    from nines_sim.learn.value import value_features
+
+    batch, _ = leaves
+    value = shipped_value(RULES, "learned")
+    s = batch.state
+    rows = np.random.default_rng(3).permutation(batch.n)[: batch.n // 2]  # out of order, each once
+    seat = (rows % 2).astype(np.int64)
+    taken = value_features(s.hands[:, rows], s.ncards[rows], s.drew_on[rows], s.played[rows], s.st[rows], seat,
+                           RULES.nine_penalty)  # fmt: skip
+    assert np.array_equal(value.of(s, rows, seat), taken @ value.weights)
+    # the control: another seat's view of the same rows is another value
+    assert not np.array_equal(value.of(s, rows, 1 - seat), taken @ value.weights)

@@ -93,3 +93,15 @@ def test_play_inference_with_the_model_gives_the_same_numbers_for_any_workers_an
     two = simulate(rules, [make_lineup([spec])[0], "expert"], 6, seed=4, workers=2, batch_size=2, chunk_size=3)
     assert np.array_equal(one.totals, two.totals)
     assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
+
+
+def test_a_learned_seat_keeps_its_compiled_decision_by_rules_and_pickles_without_it():
+    import pickle
+
+    rules = make_rules("classic", players=2)
+    seat = make_lineup(["learned"])[0]
+    decide = seat.decide_function(rules)
+    assert seat.decide_function(rules) is decide  # kept: a search asks at every batch of rollouts
+    copy = pickle.loads(pickle.dumps(seat))
+    assert copy._deciders == {}  # the compiled closure stays in this process
+    assert copy.decide_function(rules) is decide  # and the copy finds the same one by the model's digest

@@ -19,7 +19,8 @@ from nines_sim.learn import report as training_report
 from nines_sim.learn import train as training
 from nines_sim.learn.model import load
 
-#: One worker: the SIGINT is raised in this process, by the step it interrupts.
+#: One worker: the SIGINT is raised in this process, by the step it interrupts.  The first two rounds of
+#: tests/shared_training.py's run: their models' compiled decisions are then in numba's disk cache.
 ARGS = ["train", "--rounds", "2", "-n", "4", "--samples", "2", "--eval-matches", "10", "--seed", "3", "--workers", "1"]
 
 

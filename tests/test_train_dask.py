@@ -22,12 +22,14 @@ distributed = pytest.importorskip("distributed")
 from nines_sim.runs import backends, cluster  # noqa: E402
 
 runner = CliRunner()
-#: test_train_resume.py's run (seed 3, keep 2): its models' compiled decisions are then in numba's disk cache.
+#: tests/shared_training.py's run (seed 3, keep 2): its models' compiled decisions are then in numba's disk cache.
 ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches", "10", "--keep", "2", "--seed", "3"]
 
 
-#: The returns run's: its labels cost no rollouts, so more matches, for each unit's share of explored moves.
-RETURNS = [*ARGS[:4], "40", *ARGS[5:], "--targets", "returns"]
+#: The returns run's: one round (a model's compile, about 5 s of processor time, is most of a round's cost; the
+#: rollouts runs show a round's model reaching the workers), of more matches than the rollouts runs (its labels
+#: cost no rollouts), for each unit's share of explored moves.
+RETURNS = [ARGS[0], "--rounds", "1", "-n", "12", *ARGS[5:], "--targets", "returns"]
 
 
 def _on_one_worker(tmp_path_factory, args: list[str]):  # noqa: ANN001, ANN202
@@ -57,7 +59,8 @@ def scheduler():  # noqa: ANN201
 def _same_run(folder, whole) -> None:  # noqa: ANN001
     """The same models round by round (their weights and all but their CPU seconds) and the same curve, to the
     last bit of every number but the CPU seconds."""
-    for name in ["model.npz", *(f"models/round-{k}.npz" for k in (1, 2, 3))]:
+    rounds = json.loads((whole / "manifest.json").read_text())["rounds_finished"]
+    for name in ["model.npz", *(f"models/round-{k}.npz" for k in range(1, rounds + 1))]:
         mine, theirs = load(folder / name), load(whole / name)
         assert mine.digest == theirs.digest, name
         assert _but_where(mine.meta) == _but_where(theirs.meta), name
@@ -89,7 +92,7 @@ def test_a_run_on_workers_or_a_cluster_trains_the_models_of_one_worker(where, ta
     whole = request.getfixturevalue("one_worker_returns" if returns else "one_worker")
     _same_run(folder, whole)
     if returns:  # fitted on returns (no rollout labels): a model of zeros would be the same on any workers
-        assert all(load(whole / f"models/round-{k}.npz").card_weights.any() for k in (1, 2, 3))
+        assert load(whole / "models/round-1.npz").card_weights.any()
 
 
 def test_a_ctrl_c_on_the_cluster_keeps_the_rounds_that_finished(one_worker, scheduler, tmp_path, monkeypatch):  # noqa: ANN001

@@ -12,13 +12,12 @@ from typer.testing import CliRunner
 from nines_sim.cli import app
 from nines_sim.game.rules import make_rules
 from nines_sim.learn.model import load
-from nines_sim.learn.train import PROGRESS, TrainSettings, train
+from nines_sim.learn.train import PROGRESS, train
+from tests.shared_training import SEED, SETTINGS
 
-#: test_train_ctrl_c.py's run (seed 3) with a third round: the first two rounds' models are that file's, whose
-#: compiled decisions (a numba compile of about 10 s per model) are then loaded from numba's disk cache; the third
-#: round is the first whose fit's window (keep 2) leaves a round out after the rerun.
-SEED = 3
-SETTINGS = TrainSettings(rounds=3, matches=4, samples=2, eval_matches=10, keep=2)
+# The shared run (test_train_ctrl_c.py's with a third round): its models' compiled decisions are in numba's disk
+# cache once tests/conftest.py has trained it; the third round is the first whose fit's window (keep 2) leaves a
+# round out after the rerun.
 
 
 def _stop_in_round_2(folder):  # noqa: ANN001, ANN202

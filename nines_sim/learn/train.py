@@ -45,7 +45,8 @@ from nines_sim.learn.model import Model, load, rules_dict
 from nines_sim.learn.report import write_report
 from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
 from nines_sim.learn.stops import ctrl_c_cuts, held_ctrl_c
-from nines_sim.learn.work import ModelFile, in_process, local_spec
+from nines_sim.learn.strength import seat_wins
+from nines_sim.learn.work import ModelFile, in_process
 from nines_sim.results.stats import wilson
 
 if TYPE_CHECKING:
@@ -130,51 +131,6 @@ def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
 
 #: What the first Ctrl-C prints at once: the run stops at its next step.
 STOP_NOTICE = "Stopping (Ctrl-C): the rounds that finished are kept; the same command continues after them."
-
-
-def seat_wins(rules: Rules, lineup: tuple[str | ModelFile, ...], seed: int, start: int, n: int, seat: int, *,
-              on_matches: Any = None, should_stop: Any = None) -> float:  # fmt: skip
-    """A unit of :func:`strength`: the win shares of ``seat`` over matches ``start .. start+n-1`` of ``lineup``.
-
-    It is not stopped by a Ctrl-C (a measure takes seconds; the round it ends is then kept)."""
-    return float(seat_shares(rules, lineup, seed, start, n, seat).sum())
-
-
-def seat_shares(rules: Rules, lineup: tuple[str | ModelFile, ...], seed: int, start: int, n: int,
-                seat: int) -> np.ndarray:  # fmt: skip
-    """The win share of ``seat`` in each of matches ``start .. start+n-1`` of ``lineup``: float64 (n,)."""
-    from nines_sim.runs.simulate import DEFAULT_BATCH, simulate_range
-
-    r = simulate_range(rules, [local_spec(x) for x in lineup], seed, start, n, DEFAULT_BATCH)
-    assert r is not None  # nothing stops it
-    return np.asarray(r.win_share[:, seat], dtype=np.float64)
-
-
-def paired_strength(rules: Rules, spec: str, base: str, against: str, n: int, seed: int
-                    ) -> tuple[float, float, float, int]:  # fmt: skip
-    """``spec``'s :func:`strength` minus ``base``'s on the same deals (the same matches of ``seed``, each in the same
-    seat), compared match by match: far narrower than the two intervals apart.
-
-    Returns
-    -------
-    (float, float, float, int)
-        The difference of the win rates, its 95% t interval over the matches (scipy.stats), and the matches in
-        which the two took different win shares.
-    """
-    from nines_sim.experiments.tune.work import paired_gain
-
-    P = rules.players
-    per = max(1, n // P)
-    shares = []
-    for who in (spec, base):
-        parts = []
-        for seat in range(P):
-            lineup = [against] * P
-            lineup[seat] = who
-            parts.append(seat_shares(rules, tuple(lineup), seed, seat * per, per, seat))
-        shares.append(np.concatenate(parts))
-    diff, (low, high), _ = paired_gain(shares[0], shares[1])
-    return diff, low, high, int(np.count_nonzero(shares[0] != shares[1]))
 
 
 def collect_unit(rules: Rules, model: ModelFile | None, s: TrainSettings, seed: int, start: int, n: int, *,
