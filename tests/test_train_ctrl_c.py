@@ -36,9 +36,9 @@ def whole(tmp_path_factory):  # noqa: ANN001, ANN201
     return folder
 
 
-def _ctrl_c_in(monkeypatch, name: str, when) -> None:  # noqa: ANN001
-    """Raise SIGINT the first time ``learn.train.<name>`` (``learn.report.<name>`` for the chart) is called with
-    arguments ``when`` accepts."""
+def _ctrl_c_in(monkeypatch, name: str, when, times: int = 1) -> None:  # noqa: ANN001
+    """Raise SIGINT (``times`` in a row) the first time ``learn.train.<name>`` (``learn.report.<name>`` for the
+    chart) is called with arguments ``when`` accepts."""
     module = training_report if name == "_chart" else training
     original = getattr(module, name)
     fired = []
@@ -46,7 +46,8 @@ def _ctrl_c_in(monkeypatch, name: str, when) -> None:  # noqa: ANN001
     def hooked(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         if not fired and when(*args, **kwargs):
             fired.append(1)
-            signal.raise_signal(signal.SIGINT)
+            for _ in range(times):
+                signal.raise_signal(signal.SIGINT)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(module, name, hooked)
@@ -64,19 +65,23 @@ def _same_as_whole(folder, whole) -> None:  # noqa: ANN001
 
 
 POINTS = {
-    # name: (function, when it is hooked, rounds kept)
+    # name: (function, when it is hooked, rounds kept[, SIGINTs in a row])
     "while starting": ("resume_state", lambda *a, **k: True, 0),
     "during round 2's self-play": ("play_collection", lambda rules, collector, seed, start, *a: start > 0, 1),
     "between the rounds": ("_checkpoint", lambda out, data, rows, *a: len(rows) == 1, 1),
+    # before: the fit finished (minutes for a large round on a busy machine) and round 2 was kept
+    "during round 2's fit": ("_fit", lambda history, rules, s, seed, rnd, meta: rnd == 2, 1),
+    # a second Ctrl-C stops at once; before: it was heard as the first, and round 2's measure went on
+    "twice during round 2's measure": ("_measure", lambda rules, path, prev, n, seed, rnd, *a: rnd == 2, 1, 2),
 }
 
 
 @pytest.mark.parametrize("point", POINTS)
 def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(point, whole, tmp_path, monkeypatch):  # noqa: ANN001
-    name, when, kept = POINTS[point]
+    name, when, kept, *times = POINTS[point]
     folder = tmp_path / "run"
     with monkeypatch.context() as patched:
-        _ctrl_c_in(patched, name, when)
+        _ctrl_c_in(patched, name, when, *times)
         res = _run(folder)
     assert res.exit_code == 130, res.output
     line = res.output.strip().splitlines()[-1]
@@ -93,6 +98,66 @@ def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(poi
         assert pd.read_csv(folder / "learning_curve.csv")["round"].tolist() == [1]
         assert not (folder / "models" / "round-2.npz").exists()
     res = _run(folder)  # the same command again
+    assert res.exit_code == 0, res.output
+    _same_as_whole(folder, whole)
+
+
+def _ctrl_c_as_round_2_blocks_return(monkeypatch, which: str) -> None:  # noqa: ANN001
+    """Raise SIGINT in this process, the workers' parent, as round 2's self-play blocks come back from the
+    workers: ``"first"`` once the first block's rows are taken (the other may still play), ``"all"`` once every
+    block is back, before their rows are merged (the case of a Ctrl-C after the workers ended)."""
+    from nines_sim.runs import backends
+
+    real_job, real_units = backends.Job, training._run_units
+
+    def round_2(units) -> bool:  # noqa: ANN001
+        args = units[0][1]  # (collect_unit, rules, model, settings, seed, start, n) under _timed
+        return args[0] is training.collect_unit and args[5] > 0
+
+    def job(fn, units, take, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        fired = []
+
+        def taken(tag, got):  # noqa: ANN001, ANN202
+            kept = take(tag, got)
+            if not fired:
+                fired.append(1)
+                signal.raise_signal(signal.SIGINT)
+            return kept
+
+        return real_job(fn, units, taken if which == "first" and round_2(units) else take, **kwargs)
+
+    def run_units(fn, rules, units, backend, finish=False):  # noqa: ANN001, ANN202
+        got = real_units(fn, rules, units, backend, finish)
+        if which == "all" and fn is training.collect_unit and units[0][1][4] > 0:
+            signal.raise_signal(signal.SIGINT)
+        return got
+
+    monkeypatch.setattr(backends, "Job", job)
+    monkeypatch.setattr(training, "_run_units", run_units)
+
+
+@pytest.mark.parametrize("which", ["first", "all"], ids=["as the first block returns", "once all blocks returned"])
+def test_a_stop_in_round_2s_self_play_on_2_workers_fits_nothing_more(which, whole, tmp_path, monkeypatch):  # noqa: ANN001
+    """Issue 40: a Ctrl-C in a round's self-play on workers stopped the workers, and the parent then merged and
+    fitted the round's rows (minutes at 3 rounds of 15,000 matches) before it wrote anything, deaf to a second
+    Ctrl-C.  Now the round is dropped at once: round 1 is kept, round 2 never fitted."""
+    fits = []
+    fit = training._fit
+    folder = tmp_path / "run"
+    args = [*ARGS[:-1], "2", "--out", str(folder)]
+    with monkeypatch.context() as patched:
+        _ctrl_c_as_round_2_blocks_return(patched, which)
+        patched.setattr(training, "_fit", lambda *a: fits.append(a[4]) or fit(*a))
+        res = CliRunner().invoke(app, args)
+    assert res.exit_code == 130, res.output
+    assert "kept round 1 of 2" in res.output.strip().splitlines()[-1]
+    assert fits == [1]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["partial"] is True and manifest["rounds_finished"] == 1
+    assert manifest["kept_command"] == manifest["command"].replace("--rounds 2", "--rounds 1")
+    assert "PARTIAL" in (folder / "report.md").read_text()
+    assert not (folder / "models" / "round-2.npz").exists()
+    res = CliRunner().invoke(app, args)  # the same command again, on the same workers
     assert res.exit_code == 0, res.output
     _same_as_whole(folder, whole)
 

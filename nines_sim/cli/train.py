@@ -123,8 +123,9 @@ def train(
 
     n_workers = workers or cpu_count_default()
     # the cluster first: one that cannot be used is a usage error before anything is written
-    # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished
-    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE) as ctrl_c:
+    # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished; a second one
+    # stops the round at once
+    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE, again=True) as ctrl_c:
         resuming = (folder / PROGRESS).is_file() and not force
         try:
             if force:  # start over: a stopped run's progress and data are not continued
@@ -140,9 +141,12 @@ def train(
             raise usage_error(str(exc)) from None
         after = f", continuing after round {finished}" if finished else ""
         typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
-        done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
-                         should_stop=lambda: ctrl_c.flag, kept_command=command_of,
-                         backend=on_backend(n_workers, client))  # fmt: skip
+        try:
+            done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
+                             should_stop=lambda: ctrl_c.flag, kept_command=command_of,
+                             backend=on_backend(n_workers, client))  # fmt: skip
+        except KeyboardInterrupt:  # a second Ctrl-C between two steps the run cuts: what finished is kept
+            done = False
     if done:
         typer.echo(f"model: {folder / 'model.npz'}; curve: {folder / 'learning_curve.csv'}")
         if ctrl_c.flag:  # heard too late to stop anything: the run is whole

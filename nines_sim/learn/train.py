@@ -19,8 +19,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,7 @@ from nines_sim.learn.collect import (
 from nines_sim.learn.model import Model, load, rules_dict
 from nines_sim.learn.report import write_report
 from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
+from nines_sim.learn.stops import ctrl_c_cuts, held_ctrl_c
 from nines_sim.learn.strength import seat_wins
 from nines_sim.learn.work import ModelFile, in_process
 from nines_sim.results.stats import wilson
@@ -190,7 +190,9 @@ def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int,
     size = max(1, -(-s.matches // max(1, backend.workers)))
     units = [(b, (rules, ref, s, seed, start + b, min(size, s.matches - b))) for b in range(0, s.matches, size)]
     got = _run_units(collect_unit, rules, units, backend)
-    if any(g is None for g in got):
+    # a stop heard as the last blocks came back leaves the round unfinished: its rows are not merged (seconds of
+    # sorting on millions of rows) to be dropped
+    if any(g is None for g in got) or should_stop():
         return Collected(None)
     return Collected(Samples.merged([g[0] for g in got]), sum(g[1] for g in got))
 
@@ -275,11 +277,12 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     report : callable
         Called with a line of progress after each round.
     should_stop : callable
-        Asked before each round and after every step of its self-play; True stops after the rounds finished
-        (Ctrl-C).  Once a round's matches are played, its fit and measure (seconds) finish and the round is kept
-        before the stop.  (A KeyboardInterrupt while a round plays, fits or measures stops it too, unkept.)  A
-        Ctrl-C while a round is recorded or the folder written is heard after it: the folder is never left
-        half-written.
+        Asked before each round, after every step of its self-play and before its fit; True stops after the
+        rounds finished (Ctrl-C).  A Ctrl-C while a round's model is fitted cuts the fit short (it is computing
+        only, and can take minutes): that round is not kept.  Once fitted, its measure (seconds) finishes and the
+        round is kept before the stop.  (A KeyboardInterrupt while a round plays, fits or measures stops it too,
+        unkept: ``nines train`` raises it on a second Ctrl-C.)  A Ctrl-C while a round is recorded or the folder
+        written is heard after it: the folder is never left half-written.
     kept_command : callable, optional
         ``kept_command(k)``: the command that trains exactly the first ``k`` rounds (the manifest's
         ``kept_command`` of a stopped run).
@@ -319,7 +322,8 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             history = [*history, collector.data][-s.keep :]
             cpu0 -= cpu_elsewhere()
             meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
-            model = _fit(history, rules, s, seed, rnd, meta)
+            with ctrl_c_cuts(should_stop):  # a fit of millions of rows takes minutes on a busy machine
+                model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
             row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend)
@@ -328,7 +332,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
             finished = False
             break
-        with _held_ctrl_c() as late:  # recorded whole: a Ctrl-C meanwhile stops after this round
+        with held_ctrl_c() as late:  # recorded whole: a Ctrl-C meanwhile stops after this round
             row = {"round": rnd, "cpu_seconds": round(time.process_time() - cpu0, 1),
                    "decisions_labelled": collector.labelled, **row}  # fmt: skip
             rows.append(row)
@@ -345,7 +349,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
         if late.flag or should_stop() or _ctrl_c_heard():
             finished = rnd == s.rounds
             break
-    with _held_ctrl_c():  # the folder is written whole, or (no round finished) left as it was found
+    with held_ctrl_c():  # the folder is written whole, or (no round finished) left as it was found
         if not rows:  # stopped before round 1 finished: nothing to keep, nothing written
             shutil.rmtree(out / "data", ignore_errors=True)
             if (out / "models").is_dir() and not any((out / "models").iterdir()):
@@ -357,19 +361,6 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             shutil.rmtree(out / "data", ignore_errors=True)
             (out / PROGRESS).unlink(missing_ok=True)
     return finished
-
-
-@contextmanager
-def _held_ctrl_c() -> Iterator[Any]:
-    """A block that a Ctrl-C does not cut short (a round recorded, the folder written): one that comes meanwhile
-    sets the yielded object's ``flag``, and is passed on after the block to the handler the caller had set
-    (``nines train``'s stop flag); where Ctrl-C raised KeyboardInterrupt, the flag alone tells it."""
-    from nines_sim.runs.pool import Interrupt
-
-    with Interrupt() as held:
-        yield held
-    if held.flag and callable(held.previous) and held.previous is not signal.default_int_handler:
-        held.previous(signal.SIGINT, None)
 
 
 class ResumeError(ValueError):

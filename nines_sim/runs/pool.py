@@ -130,12 +130,16 @@ class Interrupt:
         Also set on Ctrl-C (to reach worker processes).
     notice : str, optional
         Printed to stderr on the first Ctrl-C, so the user knows the run heard it.
+    again : bool
+        A second Ctrl-C raises KeyboardInterrupt (the usual convention: the user insists on stopping at once),
+        where the first only set the flag.
     """
 
-    def __init__(self, event: Any = None, notice: str | None = None) -> None:
+    def __init__(self, event: Any = None, notice: str | None = None, again: bool = False) -> None:
         self.flag = False
         self.event = event
         self.notice = notice
+        self.again = again
         self.previous: Any = None
 
     def __enter__(self) -> Interrupt:
@@ -146,6 +150,8 @@ class Interrupt:
         return self
 
     def _handle(self, *_: object) -> None:
+        if self.flag and self.again:
+            raise KeyboardInterrupt
         if not self.flag and self.notice:
             sys.stderr.write(f"\n{self.notice}\n")
             sys.stderr.flush()
