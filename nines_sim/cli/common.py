@@ -310,6 +310,15 @@ def cpu_count_default() -> int:
     return cpu_count()
 
 
+def is_folder(arg: str) -> bool:
+    """Whether a typed argument names a folder; False for a name the system refuses (too long, a NUL), which the
+    command then reports in its own one line, as for any other name it cannot open."""
+    try:
+        return Path(arg).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def refuse_run_folder(args: list[str] | None, command: str, after: str = "") -> None:
     """A usage error (one line, exit 2) for a lineup argument that is a folder, such as a run folder given where
     ``replay`` and ``analyze`` take the run's lineup and ``--seed`` (read as a strategy file, it was refused as
@@ -327,7 +336,7 @@ def refuse_run_folder(args: list[str] | None, command: str, after: str = "") -> 
     after : str, optional
         Words the command needs after ``--match K``.
     """
-    folder = next((a for a in args or [] if Path(a).is_dir()), None)
+    folder = next((a for a in args or [] if is_folder(a)), None)
     if folder is None:
         return
     takes = f"'nines {command}' takes the lineup and --seed of a run, not its folder"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +11,7 @@ from nines_sim.cli.common import (
     build_rules,
     compile_notices,
     cpu_count_default,
+    is_folder,
     players_wanted,
     refuse_options,
     run_errors,
@@ -71,7 +71,7 @@ def review(
     from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
-    if Path(target).is_dir():  # read as a strategy file it was refused as "a folder, not a .py file"
+    if is_folder(target):  # read as a strategy file it was refused as "a folder, not a .py file"
         raise usage_error(
             f"{target} is a folder: 'nines review' takes a strategy to review or a match saved by 'nines play' "
             f"(.json), not a run folder; a review's folder is redrawn with: nines report {target}"
