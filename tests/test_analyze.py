@@ -118,17 +118,19 @@ def test_the_analysis_key_follows_what_the_seat_to_move_sees_and_the_seed():
     assert len({analysis_key(a, 0), analysis_key(b, 0), analysis_key(a, 1)}) == 3
 
 
-def test_learned_s_play_is_asked_without_compiling_its_model_s_decision():
+def test_learned_s_play_is_asked_without_compiling_its_model_s_decision(monkeypatch):
     """What ``learned`` plays at an analysed position comes from its scores over the batch (the training path's
     features, whose floats are the compiled decision's: ``tests/test_learned.py`` plays both to the same
     matches): a first ``nines analyze`` compiled the model's whole decision from Python for that one play
     (declares and the drawn card too, 5-7 s of processor time), now only the batch features ``nines train``
-    compiles too.  Counted from the decisions compiled for calls from Python, not by time."""
+    compiles too.  Counted from the decisions asked for calls from Python during this analysis (an empty table of
+    them, so that another test in this process that compiled the decision does not count), not by time."""
     from nines_sim.learn.decide import decide_for
     from nines_sim.search.analyze import analyze, position_from_cards
     from nines_sim.strategy import per_game_compiled
     from strategies.learned import Learned
 
+    monkeypatch.setattr(per_game_compiled, "_JITTED", {})
     pos = position_from_cards(make_rules("classic", players=4), "KC 9H 3D", "5D", [7, 3, 5])
     res = analyze(pos, samples=4, strategies=["learned"])
     assert [res.choices[label] in ("3D", "9H") for label in res.choices if label.startswith("learned")] == [True]
