@@ -126,8 +126,8 @@ def _ctrl_c_as_round_2_blocks_return(monkeypatch, which: str) -> None:  # noqa: 
 
         return real_job(fn, units, taken if which == "first" and round_2(units) else take, **kwargs)
 
-    def run_units(fn, rules, units, backend, finish=False):  # noqa: ANN001, ANN202
-        got = real_units(fn, rules, units, backend, finish)
+    def run_units(fn, rules, units, backend, finish=False, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        got = real_units(fn, rules, units, backend, finish, **kwargs)
         if which == "all" and fn is training.collect_unit and units[0][1][4] > 0:
             signal.raise_signal(signal.SIGINT)
         return got

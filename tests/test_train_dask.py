@@ -156,3 +156,39 @@ def test_a_blank_or_malformed_scheduler_address_is_one_line_and_writes_nothing(a
     res = runner.invoke(app, [*ARGS, "--scheduler", address, "--out", str(folder)])
     assert res.exit_code == 2 and "\n" not in res.output.strip() and "tcp://HOST" in res.output, res.output
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["in this process", "two worker processes"])
+def test_each_round_s_self_play_moves_its_bar_by_every_match(tmp_path, workers):
+    """A round printed nothing until it ended (a new user saw 25 s of a blank screen): ``train``'s ``round_bar``
+    is told of each match of the round's self-play as it finishes, here or from the workers, and is closed after
+    the round; the run itself is the one without a bar (the same model bytes)."""
+    from nines_sim.game.rules import make_rules
+    from nines_sim.learn.work import on_backend
+
+    class Bar:
+        def __init__(self, rnd: int) -> None:
+            self.rnd, self.played, self.kept, self.closed = rnd, 0, 0, False
+            bars.append(self)
+
+        def __enter__(self) -> Bar:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.closed = True
+
+        def __call__(self, played: int, kept: int) -> None:
+            assert not self.closed
+            self.played += played
+            self.kept += kept
+
+    bars: list[Bar] = []
+    rules = make_rules("classic", players=2)
+    s = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10, keep=2)
+    quiet = {"report": lambda line: None, "backend": on_backend(workers)}
+    assert training.train(rules, tmp_path / "bar", 3, s, "nines train (test)", round_bar=Bar, **quiet)
+    assert [(b.rnd, b.played, b.kept, b.closed) for b in bars] == [(1, 4, 0, True), (2, 4, 0, True)]
+    assert training.train(rules, tmp_path / "plain", 3, s, "nines train (test)", **quiet)
+    for rnd in (1, 2):
+        with_bar, plain = (load(tmp_path / f / "models" / f"round-{rnd}.npz") for f in ("bar", "plain"))
+        assert with_bar.digest == plain.digest

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -144,7 +145,7 @@ def train(
         try:
             done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
                              should_stop=lambda: ctrl_c.flag, kept_command=command_of,
-                             backend=on_backend(n_workers, client))  # fmt: skip
+                             backend=on_backend(n_workers, client), round_bar=bar_of(settings))  # fmt: skip
         except KeyboardInterrupt:  # a second Ctrl-C between two steps the run cuts: what finished is kept
             done = False
     if done:
@@ -164,3 +165,16 @@ def train(
         err=True,
     )
     raise typer.Exit(code=130)
+
+
+def bar_of(settings: Any) -> Any:
+    """Round by round, a bar of the self-play's matches on stderr (a round is most of a minute at the larger
+    settings, and printed nothing until it ended); none where stderr is not a terminal (a file, a test)."""
+    from nines_sim.runs.progress import RunProgress
+
+    def bar(rnd: int) -> RunProgress:
+        progress = RunProgress(total=settings.matches, disable=not sys.stderr.isatty())
+        progress.bar.set_description(f"round {rnd} self-play", refresh=False)
+        return progress
+
+    return bar

@@ -20,6 +20,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,15 +86,20 @@ class TrainSettings:
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
-                    should_stop: Callable[[], bool]) -> bool:  # fmt: skip
+                    should_stop: Callable[[], bool], on_matches: Any = None) -> bool:  # fmt: skip
     """Self-play matches ``start .. start+n-1`` of ``seed`` with ``collector`` at every seat; False if stopped.
-    A collector that logs returns has them labelled from the matches' hands at the end."""
+    A collector that logs returns has them labelled from the matches' hands at the end.  ``on_matches(played,
+    kept)``, if given: the matches finished since the last call (a progress bar's; none is kept before the end)."""
     from nines_sim.engine.batch import make_engine
 
     engine = make_engine(rules, [collector] * rules.players, seed, start, n, batch_size)
     engine.start_run()
+    reported = 0
     while engine.B:
         engine.advance()
+        if on_matches is not None and engine.matches_done > reported:
+            on_matches(engine.matches_done - reported, 0)
+            reported = engine.matches_done
         if should_stop():
             return False
     if collector.log is not None:
@@ -151,7 +157,7 @@ def collect_unit(rules: Rules, model: ModelFile | None, s: TrainSettings, seed: 
                           s.label_share, s.targets)  # fmt: skip
     # each unit labels its returns from its own engine's hand records (the hand keys are global by match index)
     batch = s.batch_size if collector.rollouts else max(s.batch_size, RETURNS_BATCH)
-    if not play_collection(rules, collector, seed, start, n, batch, should_stop):
+    if not play_collection(rules, collector, seed, start, n, batch, should_stop, on_matches):
         return None
     return collector.data, collector.labelled
 
@@ -173,7 +179,7 @@ class Collected:
 
 
 def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int, rnd: int, backend: Backend | None,
-                  should_stop: Callable[[], bool]) -> Collected:  # fmt: skip
+                  should_stop: Callable[[], bool], on_matches: Any = None) -> Collected:  # fmt: skip
     """Round ``rnd``'s self-play, matches ``(rnd-1) * s.matches ..``, by the latest ``model`` (None: ``expert``):
     in this process (``backend`` None), or cut into one block of matches per worker of ``backend``.  The
     labelled decisions do not depend on the cut (:meth:`Samples.merged`)."""
@@ -181,7 +187,7 @@ def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int,
     ref = None if model is None else ModelFile.portable(f"learned@{model}")
     assert not isinstance(ref, str)
     if in_process(backend):
-        got = collect_unit(rules, ref, s, seed, start, s.matches, should_stop=should_stop)
+        got = collect_unit(rules, ref, s, seed, start, s.matches, on_matches=on_matches, should_stop=should_stop)
         return Collected(None) if got is None else Collected(Samples.merged([got[0]]), got[1])
     assert backend is not None
     # one block per worker: each engine's step is a call into Python for the games waiting on a decision, and
@@ -189,7 +195,7 @@ def collect_round(rules: Rules, model: Path | None, s: TrainSettings, seed: int,
     # workers, one run each: four blocks took 1.28 times the CPU of one engine, two blocks 1.10)
     size = max(1, -(-s.matches // max(1, backend.workers)))
     units = [(b, (rules, ref, s, seed, start + b, min(size, s.matches - b))) for b in range(0, s.matches, size)]
-    got = _run_units(collect_unit, rules, units, backend)
+    got = _run_units(collect_unit, rules, units, backend, on_progress=on_matches)
     # a stop heard as the last blocks came back leaves the round unfinished: its rows are not merged (seconds of
     # sorting on millions of rows) to be dropped
     if any(g is None for g in got) or should_stop():
@@ -223,7 +229,7 @@ def _ctrl_c_heard() -> bool:
 
 
 def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backend: Backend | None,
-               finish: bool = False) -> list:  # fmt: skip
+               finish: bool = False, on_progress: Any = None) -> list:  # fmt: skip
     """The results of ``fn`` on every unit, in the units' order: in this process, or on ``backend``.
 
     There a Ctrl-C stops the units that heed it (their result None; with ``finish``, a unit that did not run there
@@ -246,8 +252,8 @@ def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backe
         return 0
 
     caller = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
-    if backend.run(Job(_timed, [(tag, (fn, *args)) for tag, args in units], take, warm=[rules],
-                       notice=STOP_NOTICE)):  # fmt: skip
+    if backend.run(Job(_timed, [(tag, (fn, *args)) for tag, args in units], take, on_progress=on_progress,
+                       warm=[rules], notice=STOP_NOTICE)):  # fmt: skip
         _elsewhere["ctrl_c"] = True
         if isinstance(caller, Interrupt):  # the backend heard it in its place, and said so
             caller.flag = True
@@ -260,7 +266,8 @@ def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backe
 
 def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: str,
           report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False,
-          kept_command: Callable[[int], str] | None = None, backend: Backend | None = None) -> bool:  # fmt: skip
+          kept_command: Callable[[int], str] | None = None, backend: Backend | None = None,
+          round_bar: Callable[[int], Any] | None = None) -> bool:  # fmt: skip
     """Train a model into the run folder ``out`` (see the module docstring).
 
     Parameters
@@ -290,6 +297,9 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
         Where each round's self-play and measurement play (:func:`on_backend`: worker processes or a Dask cluster);
         None: this process.  The models and the curve are the same (CPU seconds apart).  There a Ctrl-C stops the
         self-play (``should_stop`` is asked between the steps here only).
+    round_bar : callable, optional
+        ``round_bar(rnd)``: a progress bar for round ``rnd``'s self-play, a context manager called as
+        ``bar(played, kept)`` as its matches finish, such as :class:`nines_sim.runs.progress.RunProgress`.
 
     Returns
     -------
@@ -315,7 +325,9 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             finished = False
             break
         try:
-            collector = collect_round(rules, prev_path, s, seed, rnd, backend, should_stop)
+            # a round's self-play is most of its time: the bar shows it moving
+            with round_bar(rnd) if round_bar is not None else nullcontext() as bar:
+                collector = collect_round(rules, prev_path, s, seed, rnd, backend, should_stop, bar)
             if collector.data is None:
                 finished = False
                 break
