@@ -54,15 +54,15 @@ class LuckForms:
     def ready(self, compiling: Callable[[str, bool], None] | None = None) -> None:
         """Wait until the forms are built.
 
+        A building process that failed is not an error here: the run compiles what it lacks itself, as without
+        this (and says why if that fails too).
+
         Parameters
         ----------
         compiling : callable, optional
             ``compiling(name, started)``, as a run's progress bar hears a compile
             (:meth:`nines_sim.runs.progress.RunProgress.compiling`): each form's compiled function not yet built
             as the wait starts, and again as it is built.
-
-        A building process that failed is not an error here: the run compiles what it lacks itself, as without
-        this (and says why if that fails too).
         """
         build, self._build = self._build, None
         if build is None:
