@@ -2,7 +2,8 @@
 chooses among, the heuristics' (:func:`heuristic_moves`) and ``expert``'s from the sets its trace logs
 (:func:`expert_moves`), and a play's correction over them (:func:`play_choice`).
 
-Each is the compiled form of the Python walk's method of the same job (:class:`nines_sim.luck.walk.Walker`).
+Each is the compiled form of the Python walk's method of the same job (:class:`nines_sim.luck.walk.Walker`),
+inlined by numba into the walk as its steps are (:mod:`nines_sim.luck.steps`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from nines_sim.luck.kernel import (
 from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, moves,
                     probs):  # fmt: skip
     """The plays ``seat``'s heuristic policy ``sid`` chooses among (Walker._play_choices) into ``moves`` (faces; -2:
@@ -72,7 +73,7 @@ def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, ni
     return k, pair
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def expert_moves(tied, nines, nine_suits, moves, probs):
     """The plays ``expert`` chooses among, from the sets its trace logged (Walker._expert_choices), into ``moves``
     and their weights into ``probs``: each tied natural ``len(9s)`` unless its suit is one a 9 replaces, each 9 the
@@ -103,7 +104,7 @@ def expert_moves(tied, nines, nine_suits, moves, probs):
     return k
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen

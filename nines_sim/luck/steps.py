@@ -51,6 +51,10 @@ from nines_sim.luck.walk import SID_EXPERT, SID_SUIT_MAJORITY
 
 # The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
 # compile count, blocks and move_card once more for each constant.
+# The steps (and play_choices.py's) are inlined by numba (inline="always"), one level deep: their helpers
+# (kernel.py) are compiled and cached on their own.  Compiled on its own and inlined by LLVM (forceinline), each
+# step's machine code was made only to be copied into the walk and optimized again there: half the walk's first
+# compile (issue 42; docs/explanation/benchmark-log.md), for the same speed.
 
 # error codes of the compiled walk
 E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT, E_NO_PLAY_SETS, E_NO_DECLARE_SETS = range(9)
@@ -72,7 +76,7 @@ ERRORS = {
 IST_WIDTH = 13
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen):
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
     ``acc[0]``.  Returns the first seat to play (-1: a hand dealt to no seat) and the stock's size."""
@@ -126,7 +130,7 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
     return first, n_stock
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
@@ -166,7 +170,7 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
         ss[0, SUIT[face]] -= 1.0
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
     """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare): ``expert``
     among the suits of ``tied``, the set its trace logged (0: none logged) (``blk[:, NB:]``: the phase's
@@ -225,7 +229,7 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
     return E_NONE
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u):
     """A hand's end (S1-S3): its parts, weighted by the match's standing before it, into match ``m``'s (when
     ``parts`` has rows), and its corrections under ``value`` (``(vw, vm, vh, rank1)``,
@@ -260,7 +264,7 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
     return regular, tiebreak
 
 
-@njit(cache=True, forceinline=True)
+@njit(inline="always")
 def end_match(rows, i, m, P, totals, shares, totals_out):
     """A match's end (S2, S4): its win shares and totals; False if the totals walked disagree with row ``i``'s."""
     for p in range(P):
