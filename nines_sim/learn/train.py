@@ -57,6 +57,11 @@ if TYPE_CHECKING:
 EVAL_SEED_OFFSET = 1_000_003
 #: The file of a run folder that records the rounds finished, for a rerun to continue after them.
 PROGRESS = "progress.json"
+#: A measure of at most this many matches plays the run's last model as a Python seat rather than compiling its
+#: decision (each model's weights are constants of its compiled decision: 3-5 s of processor time).  Heads-up
+#: classic, 2,000 matches took 0.93 s of processor time in Python against 0.46 s compiled (00:15 UTC, 7 Dec
+#: 2026): the compile pays for itself after about 16,000 matches.
+PYTHON_MEASURE = 10_000
 
 
 @dataclass(frozen=True)
@@ -107,20 +112,22 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
     return True
 
 
-def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
-             backend: Backend | None = None) -> tuple[float, float, float]:  # fmt: skip
+def strength(rules: Rules, spec: str, against: str, n: int, seed: int, backend: Backend | None = None,
+             in_python: bool = False) -> tuple[float, float, float]:  # fmt: skip
     """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
     split evenly): (rate, low, high), a Wilson 95% interval.  With a ``backend`` (:func:`on_backend`) each seat's
-    matches are a unit of work there; the numbers are the same."""
+    matches are a unit of work there; the numbers are the same.  With ``in_python`` a model ``spec`` plays as a
+    Python seat (:class:`~nines_sim.learn.python_seat.PythonLearned`): the same matches, its decision not
+    compiled."""
     P = rules.players
     per = max(1, n // P)
-    mine, theirs = ModelFile.portable(spec), ModelFile.portable(against)
+    mine, theirs = ModelFile.portable(spec, in_python), ModelFile.portable(against)
     units = []
     for seat in range(P):
         lineup = [theirs] * P
         lineup[seat] = mine
         units.append((seat, (rules, tuple(lineup), seed, seat * per, per, seat)))
-    if not in_process(backend):
+    if not in_process(backend) and not in_python:
         # one match here first compiles each model's decision once, into this process (forked workers inherit
         # it, and the next round's rollouts are played by this model) and numba's disk cache (where workers on
         # this machine load it), not once in every worker at the same time
@@ -338,7 +345,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                 model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
-            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend, last=rnd == s.rounds)
             cpu0 -= cpu_elsewhere()
         except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept; this one leaves nothing
             (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
@@ -452,13 +459,17 @@ def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd:
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int,
-             backend: Backend | None = None) -> dict:  # fmt: skip
-    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns)."""
+             backend: Backend | None = None, last: bool = False) -> dict:  # fmt: skip
+    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns).
+    The run's ``last`` round's model plays as a Python seat up to :data:`PYTHON_MEASURE` matches: the same
+    matches, without compiling its decision, which no later round plays."""
     spec = f"learned@{path}"
-    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend)
+    in_python = last and n <= PYTHON_MEASURE
+    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend, in_python)
     prev = (np.nan, np.nan, np.nan)
     if prev_path is not None:
-        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd, backend)
+        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd, backend,
+                        in_python)  # fmt: skip
     return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
             "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
 

@@ -1,0 +1,32 @@
+"""What a first ``nines train`` compiles (issue 42): the run's last model is measured as a Python seat, the same
+matches without compiling its decision.  Counted (the decisions asked for), not timed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from nines_sim.game.rules import make_rules
+from nines_sim.learn import decide
+from nines_sim.learn.model import load
+from nines_sim.learn.train import EVAL_SEED_OFFSET, strength, train
+from tests.shared_training import SEED, SETTINGS
+
+
+def test_the_last_round_s_model_is_measured_without_compiling_its_decision(tmp_path, monkeypatch):
+    """A one-round run (the shared run's first round, whose model the shared run compiled into numba's cache)
+    asks for no compiled decision of its model (its measure played it as a Python seat), and its curve holds the
+    numbers the compiled decision measures on the same matches."""
+    asked = []
+    decide_for = decide.decide_for
+    monkeypatch.setattr(decide, "decide_for", lambda model: asked.append(model.digest) or decide_for(model))
+    rules = make_rules("classic", players=2)
+    s = dataclasses.replace(SETTINGS, rounds=1)
+    assert train(rules, tmp_path / "run", SEED, s, "nines train (test)", report=lambda line: None)
+    path = tmp_path / "run" / "model.npz"
+    assert load(path).digest not in asked
+    row = pd.read_csv(tmp_path / "run" / "learning_curve.csv").iloc[0]
+    compiled = strength(rules, f"learned@{path}", "expert", s.eval_matches, SEED + EVAL_SEED_OFFSET + 1)
+    assert load(path).digest in asked  # the comparison's is compiled (loaded from the cache)
+    assert (row["vs_expert"], row["vs_expert_low"], row["vs_expert_high"]) == compiled
