@@ -1,16 +1,19 @@
 """What a first ``nines train`` compiles (issue 42): the run's last model is measured as a Python seat, the same
-matches without compiling its decision.  Counted (the decisions asked for), not timed."""
+matches without compiling its decision; the features and the sampler are built before round 1, on two cores, for
+the signatures the run asks for.  Counted (the decisions and signatures asked for), not timed."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import pandas as pd
+import pytest
 
 from nines_sim.game.rules import make_rules
+from nines_sim.learn import compile_ahead as ahead
 from nines_sim.learn import decide
 from nines_sim.learn.model import load
-from nines_sim.learn.train import EVAL_SEED_OFFSET, strength, train
+from nines_sim.learn.train import EVAL_SEED_OFFSET, collect_unit, strength, train
 from tests.shared_training import SEED, SETTINGS
 
 
@@ -30,3 +33,19 @@ def test_the_last_round_s_model_is_measured_without_compiling_its_decision(tmp_p
     compiled = strength(rules, f"learned@{path}", "expert", s.eval_matches, SEED + EVAL_SEED_OFFSET + 1)
     assert load(path).digest in asked  # the comparison's is compiled (loaded from the cache)
     assert (row["vs_expert"], row["vs_expert_low"], row["vs_expert_high"]) == compiled
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_code_built_ahead_of_round_1_is_the_code_its_labelling_asks_for(players):
+    """The features and the sampler's forms a run builds before round 1 (the sampler in a second process) are
+    compiled for the signatures round 1's labelling asks for: after them and a short collection each holds one
+    (a second would be a compile more on a first run, and the second process's work wasted)."""
+    ahead.build_features()
+    ahead.build_sampler(players)
+    built = ahead.feature_functions() + ahead.sampler_functions(players)
+    assert all(f.signatures for f in built)
+    rules = make_rules("classic", players=players)
+    s = dataclasses.replace(SETTINGS, rounds=1, matches=1)
+    got = collect_unit(rules, None, s, SEED, 0, 1)
+    assert got is not None and got[1] > 0  # decisions labelled: the sampler and the features were asked
+    assert {f.py_func.__name__: len(f.signatures) for f in built} == {f.py_func.__name__: 1 for f in built}

@@ -326,6 +326,11 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
     cpu0 = time.process_time() - state["cpu_seconds"]
     cpu_elsewhere(), _ctrl_c_heard()  # nothing of an earlier run in this process
+    if done < s.rounds and _plays_here(backend):
+        from nines_sim.learn.compile_ahead import prepare
+
+        # round 1's first decision needs the features and the sampler: built on two cores, before workers fork
+        _elsewhere["cpu"] += prepare(rules.players, sampler=s.targets != "returns")
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
         if should_stop():  # before the round (or between two): nothing of it is played
@@ -380,6 +385,13 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             shutil.rmtree(out / "data", ignore_errors=True)
             (out / PROGRESS).unlink(missing_ok=True)
     return finished
+
+
+def _plays_here(backend: Backend | None) -> bool:
+    """Whether the units play on this machine (this process or its worker processes, not a Dask cluster)."""
+    from nines_sim.runs.backends import Local
+
+    return backend is None or isinstance(backend, Local)
 
 
 class ResumeError(ValueError):

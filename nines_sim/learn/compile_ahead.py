@@ -1,0 +1,128 @@
+"""A training run's own compiled code built before its first round, on two cores: the sampler of hidden hands in
+a second process while this one builds the batch features (issue 42).
+
+Round 1's first labelled decision needs both: the features of its candidates (``batch_card_features``,
+``batch_suit_features``, 4-5 s of processor time to compile) and then the sampled worlds its rollouts play
+(``deal_samples_one_hidden`` heads-up, ``deal_samples`` at three seats or more: 4-10 s).  The turn loop's forms
+they run beside are the default tournament's, already in numba's cache.  Compiled one after the other in the
+run's process they cost their sum on the clock; here the sampler compiles in a process of its own meanwhile,
+into numba's disk cache, where the run (and its forked workers) then load it.  Each is built by a one-match
+table whose Python seat asks for it once on a real observation, so that it is compiled for the very signature
+training asks for (``tests/test_train_forms.py`` counts them).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from nines_sim.strategies.expert import Expert
+from nines_sim.strategy.base import Observation
+
+
+def sampler_functions(players: int) -> list[Any]:
+    """The sampler's compiled forms a run at ``players`` seats meets: one hidden seat heads-up, else the full
+    form and (a seat out, the others' hands known) the one-hidden one."""
+    from nines_sim.search.sample_deal import deal_samples, deal_samples_one_hidden
+
+    return [deal_samples_one_hidden] if players <= 2 else [deal_samples, deal_samples_one_hidden]
+
+
+def feature_functions() -> list[Any]:
+    """The batch features a run's labelling computes (a candidate card's, a suit's)."""
+    from nines_sim.learn.features import batch_card_features, batch_suit_features
+
+    return [batch_card_features, batch_suit_features]
+
+
+def in_cache(dispatcher: Any) -> bool:
+    """Whether numba's disk cache holds compiled code of ``dispatcher`` that is still fresh (any signature)."""
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    return cache_file is not None and bool(cache_file._load_index())
+
+
+class _Probe(Expert):
+    """``expert``'s moves; asked for its first play, it first runs ``work`` on the observation."""
+
+    name = "compile-ahead"
+
+    def __init__(self, work: Callable[[Observation], Any]) -> None:
+        super().__init__()
+        self.work, self.asked = work, False
+
+    def play(self, obs: Observation) -> np.ndarray:
+        if not self.asked:
+            self.work(obs)
+            self.asked = True
+        return super().play(obs)
+
+
+def _first_decision(players: int, work: Callable[[Observation], Any]) -> None:
+    """Play a classic one-match table of ``players`` seats until its probe seat has run ``work`` once."""
+    from nines_sim.engine.batch import make_engine
+    from nines_sim.game.rules import make_rules
+
+    probe = _Probe(work)
+    lineup = [probe] + [Expert() for _ in range(players - 1)]
+    engine = make_engine(make_rules("classic", players=players), lineup, 0, 0, 1, 1)
+    engine.start_run()
+    while engine.B and not probe.asked:
+        engine.advance()
+
+
+def build_sampler(players: int) -> None:
+    """Compile (or load) the sampler's forms of :func:`sampler_functions` in this process."""
+    from nines_sim.search.sampler import sample_positions
+
+    for p in (players, 2) if players > 2 else (players,):  # a heads-up table reaches the one-hidden form
+        _first_decision(p, lambda obs: sample_positions(obs, 2, 0, 1.0))
+
+
+def build_features() -> None:
+    """Compile (or load) the batch features of :func:`feature_functions` in this process."""
+    from nines_sim.learn.decide import candidate_features, observation_arrays
+    from nines_sim.learn.features import NFS, batch_suit_features
+
+    def work(obs: Observation) -> None:
+        candidate_features(np.zeros(NFS), obs)
+        a = observation_arrays(obs)
+        batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
+
+    _first_decision(2, work)
+
+
+def prepare(players: int, sampler: bool = True) -> float:
+    """Build what a training run at ``players`` seats compiles beyond the turn loop's forms, when numba's cache
+    lacks it: the sampler (unless ``sampler`` is False: a run labelled by returns plays no rollouts) in a second
+    process while this one builds the features, then wait for it (a second process's failure is not fatal: the
+    run then compiles what it lacks as it goes).  Nothing when both are cached or only one is missing, or on one
+    CPU (the run compiles them as it meets them, as before).
+
+    Returns
+    -------
+    float
+        The processor seconds of the second process (0.0: none ran).
+    """
+    missing = sampler and any(not in_cache(f) for f in sampler_functions(players))
+    if not missing or all(in_cache(f) for f in feature_functions()) or (os.cpu_count() or 1) < 2:
+        return 0.0
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = subprocess.Popen([sys.executable, "-m", "nines_sim.learn.compile_ahead", str(players)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        build_features()
+    finally:  # a Ctrl-C here ends the second process too (what it finished stays in the cache)
+        child.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+if __name__ == "__main__":
+    build_sampler(int(sys.argv[1]))
