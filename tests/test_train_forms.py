@@ -49,3 +49,13 @@ def test_the_code_built_ahead_of_round_1_is_the_code_its_labelling_asks_for(play
     got = collect_unit(rules, None, s, SEED, 0, 1)
     assert got is not None and got[1] > 0  # decisions labelled: the sampler and the features were asked
     assert {f.py_func.__name__: len(f.signatures) for f in built} == {f.py_func.__name__: 1 for f in built}
+
+
+def test_nines_warm_up_builds_the_features_of_train():
+    """``nines warm-up``'s ``train`` form builds the batch features for the signature training asks for (its
+    sampler is the ``search`` form's, ``tests/test_sampler.py``): counted from their compiled signatures."""
+    from nines_sim.engine.build_forms import FORMS, GROUPS, build
+
+    assert "train" in FORMS and "train" in GROUPS[0]  # after the classic expert form its table plays
+    build("train")
+    assert [len(f.overloads) for f in ahead.feature_functions()] == [1, 1]
