@@ -350,7 +350,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                 model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
-            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend, last=rnd == s.rounds)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend, rnd == s.rounds)
             cpu0 -= cpu_elsewhere()
         except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept; this one leaves nothing
             (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
