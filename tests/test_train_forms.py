@@ -59,3 +59,42 @@ def test_nines_warm_up_builds_the_features_of_train():
     assert "train" in FORMS and "train" in GROUPS[0]  # after the classic expert form its table plays
     build("train")
     assert [len(f.overloads) for f in ahead.feature_functions()] == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("missing", "sampler", "pool", "second", "here"),
+    [
+        ({"sampler", "features"}, True, False, ["sampler"], ["features"]),
+        ({"sampler", "features"}, True, True, ["sampler"], ["features"]),
+        ({"features"}, True, False, [], []),  # met by the run as it goes, as before
+        ({"features"}, True, True, [], ["features"]),  # else each worker compiles them at the same time
+        ({"sampler"}, True, True, [], ["sampler"]),
+        ({"sampler", "features"}, False, True, [], ["features"]),  # labelled by returns: no sampler
+        ({"sampler", "features"}, False, False, [], []),
+        (set(), True, True, [], []),
+    ],
+)
+def test_a_run_builds_what_the_cache_lacks_on_two_cores_or_before_its_workers_fork(
+    monkeypatch, missing, sampler, pool, second, here
+):
+    """What :func:`~nines_sim.learn.compile_ahead.prepare` builds where, by what numba's cache lacks: the sampler
+    in a second process while this one builds the features when both are missing; else, for a pool of workers,
+    what is missing here before they fork."""
+    sampler_fns, feature_fns = ahead.sampler_functions(2), ahead.feature_functions()
+    lacking = [f for f in sampler_fns if "sampler" in missing] + [f for f in feature_fns if "features" in missing]
+    monkeypatch.setattr(ahead, "in_cache", lambda f: f not in lacking)
+    built, started = [], []
+    monkeypatch.setattr(ahead, "build_features", lambda: built.append("features"))
+    monkeypatch.setattr(ahead, "build_sampler", lambda players: built.append("sampler"))
+
+    class Second:
+        def __init__(self, args, **kw):  # noqa: ANN001, ANN003
+            started.append("sampler" if args[-3:] == ["-m", "nines_sim.learn.compile_ahead", "2"] else args)
+
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(ahead.subprocess, "Popen", Second)
+    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    ahead.prepare(2, sampler=sampler, pool=pool)
+    assert (started, built) == (second, here)

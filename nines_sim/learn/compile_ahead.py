@@ -6,7 +6,8 @@ Round 1's first labelled decision needs both: the features of its candidates (``
 (``deal_samples_one_hidden`` heads-up, ``deal_samples`` at three seats or more: 4-10 s).  The turn loop's forms
 they run beside are the default tournament's, already in numba's cache.  Compiled one after the other in the
 run's process they cost their sum on the clock; here the sampler compiles in a process of its own meanwhile,
-into numba's disk cache, where the run (and its forked workers) then load it.  Each is built by a one-match
+into numba's disk cache, where the run (and its forked workers) then load it.  A run on worker processes builds
+what is missing before they fork, where each would compile it at the same time.  Each is built by a one-match
 table whose Python seat asks for it once on a real observation, so that it is compiled for the very signature
 training asks for (``tests/test_train_forms.py`` counts them).
 """
@@ -98,20 +99,26 @@ def build_features() -> None:
     _first_decision(2, work)
 
 
-def prepare(players: int, sampler: bool = True) -> float:
-    """Build what a training run at ``players`` seats compiles beyond the turn loop's forms, when numba's cache
+def prepare(players: int, sampler: bool = True, pool: bool = False) -> float:
+    """Build what a training run at ``players`` seats compiles beyond the turn loop's forms, where numba's cache
     lacks it: the sampler (unless ``sampler`` is False: a run labelled by returns plays no rollouts) in a second
     process while this one builds the features, then wait for it (a second process's failure is not fatal: the
-    run then compiles what it lacks as it goes).  Nothing when both are cached or only one is missing, or on one
-    CPU (the run compiles them as it meets them, as before).
+    run then compiles what it lacks as it goes).  With one of them missing (or one CPU), it is built here only
+    for a run on a ``pool`` of worker processes, which would each compile it at the same time; a run in this
+    process compiles it as it meets it, as before.
 
     Returns
     -------
     float
         The processor seconds of the second process (0.0: none ran).
     """
-    missing = sampler and any(not in_cache(f) for f in sampler_functions(players))
-    if not missing or all(in_cache(f) for f in feature_functions()) or (os.cpu_count() or 1) < 2:
+    need_sampler = sampler and not all(in_cache(f) for f in sampler_functions(players))
+    need_features = not all(in_cache(f) for f in feature_functions())
+    if not (need_sampler and need_features and (os.cpu_count() or 1) >= 2):
+        if pool and need_features:
+            build_features()
+        if pool and need_sampler:
+            build_sampler(players)
         return 0.0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = subprocess.Popen([sys.executable, "-m", "nines_sim.learn.compile_ahead", str(players)],
