@@ -6,33 +6,54 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from nines_sim.game.rules import make_rules
 from nines_sim.learn import compile_ahead as ahead
 from nines_sim.learn import decide
-from nines_sim.learn.model import load
+from nines_sim.learn.features import NFC, NFS
+from nines_sim.learn.model import Model, load
 from nines_sim.learn.train import EVAL_SEED_OFFSET, collect_unit, strength, train
+from nines_sim.strategy.per_game_compiled import callback_built
 from tests.shared_training import SEED, SETTINGS
 
 
 def test_the_last_round_s_model_is_measured_without_compiling_its_decision(tmp_path, monkeypatch):
-    """A one-round run (the shared run's first round, whose model the shared run compiled into numba's cache)
-    asks for no compiled decision of its model (its measure played it as a Python seat), and its curve holds the
-    numbers the compiled decision measures on the same matches."""
+    """A one-round run asks for no compiled decision of a new model (its measure plays it as a Python seat), and
+    its curve holds the numbers the compiled decision measures on the same matches.  Its decision then built, the
+    same run trained again measures it compiled, with the same curve.  (The model is the shared run's first, whose
+    decision that run built: here it is taken for new, then for built.)"""
+    from nines_sim.learn import train as training
+
     asked = []
     decide_for = decide.decide_for
     monkeypatch.setattr(decide, "decide_for", lambda model: asked.append(model.digest) or decide_for(model))
+    monkeypatch.setattr(training, "_decision_built", lambda path: False)
     rules = make_rules("classic", players=2)
     s = dataclasses.replace(SETTINGS, rounds=1)
     assert train(rules, tmp_path / "run", SEED, s, "nines train (test)", report=lambda line: None)
     path = tmp_path / "run" / "model.npz"
     assert load(path).digest not in asked
-    row = pd.read_csv(tmp_path / "run" / "learning_curve.csv").iloc[0]
+    curve = pd.read_csv(tmp_path / "run" / "learning_curve.csv")
+    row = curve.iloc[0]
     compiled = strength(rules, f"learned@{path}", "expert", s.eval_matches, SEED + EVAL_SEED_OFFSET + 1)
     assert load(path).digest in asked  # the comparison's is compiled (loaded from the cache)
     assert (row["vs_expert"], row["vs_expert_low"], row["vs_expert_high"]) == compiled
+    monkeypatch.undo()
+    # built: in this process, and in numba's disk cache (a new closure of the same weights finds it there)
+    assert training._decision_built(path) and callback_built(decide.make_decide(load(path)))
+    assert train(rules, tmp_path / "again", SEED, s, "nines train (test)", report=lambda line: None)
+    again = pd.read_csv(tmp_path / "again" / "learning_curve.csv")
+    pd.testing.assert_frame_equal(curve.drop(columns="cpu_seconds"), again.drop(columns="cpu_seconds"))
+
+
+def test_a_decision_never_compiled_is_not_taken_for_built():
+    """The weights of a model no code compiles are in no cache entry: its measure would play it as a Python seat."""
+    rules = make_rules("classic", players=2)
+    never = Model(np.full(NFC, 0.314159), np.full(NFS, 0.271828), rules, {"command": "tests/test_train_forms.py"})
+    assert not callback_built(decide.make_decide(never))
 
 
 @pytest.mark.parametrize("players", [2, 3])

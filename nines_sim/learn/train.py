@@ -474,9 +474,9 @@ def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int
              backend: Backend | None = None, last: bool = False) -> dict:  # fmt: skip
     """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns).
     The run's ``last`` round's model plays as a Python seat up to :data:`PYTHON_MEASURE` matches: the same
-    matches, without compiling its decision, which no later round plays."""
+    matches, without compiling its decision, which no later round plays (unless it is built already)."""
     spec = f"learned@{path}"
-    in_python = last and n <= PYTHON_MEASURE
+    in_python = last and n <= PYTHON_MEASURE and not _decision_built(path)
     rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend, in_python)
     prev = (np.nan, np.nan, np.nan)
     if prev_path is not None:
@@ -484,6 +484,15 @@ def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int
                         in_python)  # fmt: skip
     return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
             "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
+
+
+def _decision_built(path: Path) -> bool:
+    """Whether the compiled decision of the model in ``path`` is built already (in this process or numba's disk
+    cache: a run trained again with the same seed), so that its measure plays it compiled."""
+    from nines_sim.learn.decide import decide_for
+    from nines_sim.strategy.per_game_compiled import callback_built
+
+    return callback_built(decide_for(load(path)))
 
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
