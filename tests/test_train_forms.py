@@ -99,8 +99,8 @@ def test_a_run_builds_what_the_cache_lacks_on_two_cores_or_before_its_workers_fo
     monkeypatch, missing, sampler, pool, second, here
 ):
     """What :func:`~nines_sim.learn.compile_ahead.prepare` builds where, by what numba's cache lacks: the sampler
-    in a second process while this one builds the features when both are missing; else, for a pool of workers,
-    what is missing here before they fork."""
+    in a second process while this one builds the features when both are missing (waited for before a pool of
+    workers forks, else at the run's first sample); else, for a pool, what is missing here before they fork."""
     sampler_fns, feature_fns = ahead.sampler_functions(2), ahead.feature_functions()
     lacking = [f for f in sampler_fns if "sampler" in missing] + [f for f in feature_fns if "features" in missing]
     monkeypatch.setattr(ahead, "in_cache", lambda f: f not in lacking)
@@ -119,3 +119,7 @@ def test_a_run_builds_what_the_cache_lacks_on_two_cores_or_before_its_workers_fo
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
     ahead.prepare(2, sampler=sampler, pool=pool)
     assert (started, built) == (second, here)
+    # a run in this process goes on while the sampler builds (it waits at its first sample); a pool waits here
+    assert len(ahead._building) == (1 if second and not pool else 0)
+    ahead.sampler_ready()
+    ahead.second_cpu()

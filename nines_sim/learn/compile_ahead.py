@@ -99,18 +99,28 @@ def build_features() -> None:
     _first_decision(2, work)
 
 
-def prepare(players: int, sampler: bool = True, pool: bool = False) -> float:
+#: The second process building the sampler while this one goes on, and the children's processor time before it.
+_building: list[tuple[subprocess.Popen, float]] = []
+#: Processor seconds of second processes waited for, not yet taken by a run (:func:`second_cpu`).
+_waited = [0.0]
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def prepare(players: int, sampler: bool = True, pool: bool = False) -> None:
     """Build what a training run at ``players`` seats compiles beyond the turn loop's forms, where numba's cache
     lacks it: the sampler (unless ``sampler`` is False: a run labelled by returns plays no rollouts) in a second
-    process while this one builds the features, then wait for it (a second process's failure is not fatal: the
-    run then compiles what it lacks as it goes).  With one of them missing (or one CPU), it is built here only
-    for a run on a ``pool`` of worker processes, which would each compile it at the same time; a run in this
+    process while this one builds the features (a second process's failure is not fatal: the run then compiles
+    what it lacks as it goes).  A run in this process goes on meanwhile (under rules of the general shape it
+    compiles its turn loop's form next) and waits for it before its first sample (:func:`sampler_ready`); a run
+    on a ``pool`` of worker processes waits here, before they fork.  With one of the two missing (or one CPU),
+    it is built here only for a pool, whose workers would each compile it at the same time; a run in this
     process compiles it as it meets it, as before.
 
-    Returns
-    -------
-    float
-        The processor seconds of the second process (0.0: none ran).
+    Its processor seconds are the run's (:func:`second_cpu`).
     """
     need_sampler = sampler and not all(in_cache(f) for f in sampler_functions(players))
     need_features = not all(in_cache(f) for f in feature_functions())
@@ -119,16 +129,32 @@ def prepare(players: int, sampler: bool = True, pool: bool = False) -> float:
             build_features()
         if pool and need_sampler:
             build_sampler(players)
-        return 0.0
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return
+    before = _children_cpu()
     child = subprocess.Popen([sys.executable, "-m", "nines_sim.learn.compile_ahead", str(players)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    _building.append((child, before))
     try:
         build_features()
-    finally:  # a Ctrl-C here ends the second process too (what it finished stays in the cache)
+    except BaseException:  # a Ctrl-C here ends the second process too (what it finished stays in the cache)
+        sampler_ready()
+        raise
+    if pool:
+        sampler_ready()
+
+
+def sampler_ready() -> None:
+    """Wait for a sampler still building in a second process (:func:`prepare`), if one is."""
+    while _building:
+        child, before = _building.pop()
         child.wait()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        _waited[0] += _children_cpu() - before
+
+
+def second_cpu() -> float:
+    """The processor seconds of the second processes waited for since the last call (a run's cost counts them)."""
+    taken, _waited[0] = _waited[0], 0.0
+    return taken
 
 
 if __name__ == "__main__":

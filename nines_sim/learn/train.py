@@ -326,11 +326,11 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
     cpu0 = time.process_time() - state["cpu_seconds"]
     cpu_elsewhere(), _ctrl_c_heard()  # nothing of an earlier run in this process
-    if done < s.rounds and _plays_here(backend):
-        from nines_sim.learn.compile_ahead import prepare
+    from nines_sim.learn import compile_ahead as ahead
 
+    if done < s.rounds and _plays_here(backend):
         # round 1's first decision needs the features and the sampler: built on two cores, before workers fork
-        _elsewhere["cpu"] += prepare(rules.players, sampler=s.targets != "returns", pool=not in_process(backend))
+        ahead.prepare(rules.players, sampler=s.targets != "returns", pool=not in_process(backend))
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
         if should_stop():  # before the round (or between two): nothing of it is played
@@ -340,6 +340,8 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             # a round's self-play is most of its time: the bar shows it moving
             with round_bar(rnd) if round_bar is not None else nullcontext() as bar:
                 collector = collect_round(rules, prev_path, s, seed, rnd, backend, should_stop, bar)
+            ahead.sampler_ready()  # a second process still building it (a round that sampled nothing)
+            _elsewhere["cpu"] += ahead.second_cpu()
             if collector.data is None:
                 finished = False
                 break
