@@ -61,11 +61,11 @@ def test_the_code_built_ahead_of_round_1_is_the_code_its_labelling_asks_for(play
     """The features and the sampler's forms a run builds before round 1 (the sampler in a second process) are
     compiled for the signatures round 1's labelling asks for: after them and a short collection each holds one
     (a second would be a compile more on a first run, and the second process's work wasted)."""
-    ahead.build_features()
-    ahead.build_sampler(players)
+    rules = make_rules("classic", players=players)
+    ahead.build_features(rules)
+    ahead._build_sampler_classic(players)  # the second process's work
     built = ahead.feature_functions() + ahead.sampler_functions(players)
     assert all(f.signatures for f in built)
-    rules = make_rules("classic", players=players)
     s = dataclasses.replace(SETTINGS, rounds=1, matches=1)
     got = collect_unit(rules, None, s, SEED, 0, 1)
     assert got is not None and got[1] > 0  # decisions labelled: the sampler and the features were asked
@@ -93,20 +93,27 @@ def test_nines_warm_up_builds_the_features_of_train():
         ({"sampler", "features"}, False, True, [], ["features"]),  # labelled by returns: no sampler
         ({"sampler", "features"}, False, False, [], []),
         (set(), True, True, [], []),
+        # the second process's classic tables would compile their form beside this process: none
+        ({"sampler", "features", "form"}, True, False, [], []),
+        ({"sampler", "features", "form"}, True, True, [], ["features", "sampler"]),
     ],
 )
 def test_a_run_builds_what_the_cache_lacks_on_two_cores_or_before_its_workers_fork(
     monkeypatch, missing, sampler, pool, second, here
 ):
     """What :func:`~nines_sim.learn.compile_ahead.prepare` builds where, by what numba's cache lacks: the sampler
-    in a second process while this one builds the features when both are missing (waited for before a pool of
-    workers forks, else at the run's first sample); else, for a pool, what is missing here before they fork."""
+    in a second process while this one builds the features when both are missing and the second process's
+    classic tables have their form (waited for before a pool of workers forks, else at the run's first sample);
+    else, for a pool, what is missing here before they fork."""
+    from nines_sim.engine.turn_loop import play_slots_classic_expert
+
     sampler_fns, feature_fns = ahead.sampler_functions(2), ahead.feature_functions()
     lacking = [f for f in sampler_fns if "sampler" in missing] + [f for f in feature_fns if "features" in missing]
+    lacking += [play_slots_classic_expert] if "form" in missing else []
     monkeypatch.setattr(ahead, "in_cache", lambda f: f not in lacking)
     built, started = [], []
-    monkeypatch.setattr(ahead, "build_features", lambda: built.append("features"))
-    monkeypatch.setattr(ahead, "build_sampler", lambda players: built.append("sampler"))
+    monkeypatch.setattr(ahead, "build_features", lambda rules: built.append("features"))
+    monkeypatch.setattr(ahead, "build_sampler", lambda rules: built.append("sampler"))
 
     class Second:
         def __init__(self, args, **kw):  # noqa: ANN001, ANN003
@@ -117,7 +124,7 @@ def test_a_run_builds_what_the_cache_lacks_on_two_cores_or_before_its_workers_fo
 
     monkeypatch.setattr(ahead.subprocess, "Popen", Second)
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
-    ahead.prepare(2, sampler=sampler, pool=pool)
+    ahead.prepare(make_rules("classic", players=2), sampler=sampler, pool=pool)
     assert (started, built) == (second, here)
     # a run in this process goes on while the sampler builds (it waits at its first sample); a pool waits here
     assert len(ahead._building) == (1 if second and not pool else 0)

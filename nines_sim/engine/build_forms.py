@@ -91,7 +91,7 @@ def build(form: str) -> list[str]:
         elif form == "train":
             from nines_sim.learn.compile_ahead import build_features
 
-            build_features()
+            build_features(rules)
         else:
             played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
             Tally.from_results(played)

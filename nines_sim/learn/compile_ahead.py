@@ -19,12 +19,15 @@ import resource
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nines_sim.strategies.expert import Expert
 from nines_sim.strategy.base import Observation
+
+if TYPE_CHECKING:
+    from nines_sim.game.rules import Rules
 
 
 def sampler_functions(players: int) -> list[Any]:
@@ -65,29 +68,29 @@ class _Probe(Expert):
         return super().play(obs)
 
 
-def _first_decision(players: int, work: Callable[[Observation], Any]) -> None:
-    """Play a classic one-match table of ``players`` seats until its probe seat has run ``work`` once."""
+def _first_decision(rules: Rules, work: Callable[[Observation], Any]) -> None:
+    """Play a one-match table under ``rules`` until its probe seat has run ``work`` once (on the turn loop's form
+    a training run plays under them: a table of Python seats plays the ``expert`` form of its rules' shape)."""
     from nines_sim.engine.batch import make_engine
-    from nines_sim.game.rules import make_rules
 
     probe = _Probe(work)
-    lineup = [probe] + [Expert() for _ in range(players - 1)]
-    engine = make_engine(make_rules("classic", players=players), lineup, 0, 0, 1, 1)
+    engine = make_engine(rules, [probe] + [Expert() for _ in range(rules.players - 1)], 0, 0, 1, 1)
     engine.start_run()
     while engine.B and not probe.asked:
         engine.advance()
 
 
-def build_sampler(players: int) -> None:
-    """Compile (or load) the sampler's forms of :func:`sampler_functions` in this process."""
+def build_sampler(rules: Rules) -> None:
+    """Compile (or load) the sampler's form a table under ``rules`` meets first (one hidden seat heads-up, the full
+    form at more seats) in this process."""
     from nines_sim.search.sampler import sample_positions
 
-    for p in (players, 2) if players > 2 else (players,):  # a heads-up table reaches the one-hidden form
-        _first_decision(p, lambda obs: sample_positions(obs, 2, 0, 1.0))
+    _first_decision(rules, lambda obs: sample_positions(obs, 2, 0, 1.0))
 
 
-def build_features() -> None:
-    """Compile (or load) the batch features of :func:`feature_functions` in this process."""
+def build_features(rules: Rules) -> None:
+    """Compile (or load) the batch features of :func:`feature_functions` in this process, on a table under
+    ``rules`` (their signatures are the same under any)."""
     from nines_sim.learn.decide import candidate_features, observation_arrays
     from nines_sim.learn.features import NFS, batch_suit_features
 
@@ -96,7 +99,17 @@ def build_features() -> None:
         a = observation_arrays(obs)
         batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
 
-    _first_decision(2, work)
+    _first_decision(rules, work)
+
+
+def _build_sampler_classic(players: int) -> None:
+    """The second process's work: the sampler's forms of :func:`sampler_functions`, on classic tables (whose
+    ``expert`` form the default tournament built)."""
+    from nines_sim.game.rules import make_rules
+
+    build_sampler(make_rules("classic", players=players))
+    if players > 2:  # a seat out, the others' hands known: the one-hidden form, which a heads-up table meets
+        build_sampler(make_rules("classic", players=2))
 
 
 #: The second process building the sampler while this one goes on, and the children's processor time before it.
@@ -110,32 +123,36 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def prepare(players: int, sampler: bool = True, pool: bool = False) -> None:
-    """Build what a training run at ``players`` seats compiles beyond the turn loop's forms, where numba's cache
-    lacks it: the sampler (unless ``sampler`` is False: a run labelled by returns plays no rollouts) in a second
-    process while this one builds the features (a second process's failure is not fatal: the run then compiles
-    what it lacks as it goes).  A run in this process goes on meanwhile (under rules of the general shape it
-    compiles its turn loop's form next) and waits for it before its first sample (:func:`sampler_ready`); a run
-    on a ``pool`` of worker processes waits here, before they fork.  With one of the two missing (or one CPU),
-    it is built here only for a pool, whose workers would each compile it at the same time; a run in this
+def prepare(rules: Rules, sampler: bool = True, pool: bool = False) -> None:
+    """Build what a training run under ``rules`` compiles beyond the turn loop's forms, where numba's cache lacks
+    it: the sampler (unless ``sampler`` is False: a run labelled by returns plays no rollouts) in a second process
+    while this one builds the features (a second process's failure is not fatal: the run then compiles what it
+    lacks as it goes).  A run in this process goes on meanwhile (under rules of the general shape it compiles its
+    turn loop's form next) and waits for it before its first sample (:func:`sampler_ready`); a run on a ``pool``
+    of worker processes waits here, before they fork.  The second process plays classic tables, so it runs only
+    where their form is in the cache (else it would compile it too, beside this process).  Otherwise, what is
+    missing is built here only for a pool, whose workers would each compile it at the same time; a run in this
     process compiles it as it meets it, as before.
 
     Its processor seconds are the run's (:func:`second_cpu`).
     """
-    need_sampler = sampler and not all(in_cache(f) for f in sampler_functions(players))
+    from nines_sim.engine.turn_loop import play_slots_classic_expert
+
+    need_sampler = sampler and not all(in_cache(f) for f in sampler_functions(rules.players))
     need_features = not all(in_cache(f) for f in feature_functions())
-    if not (need_sampler and need_features and (os.cpu_count() or 1) >= 2):
+    second = need_sampler and need_features and (os.cpu_count() or 1) >= 2 and in_cache(play_slots_classic_expert)
+    if not second:
         if pool and need_features:
-            build_features()
+            build_features(rules)
         if pool and need_sampler:
-            build_sampler(players)
+            build_sampler(rules)
         return
     before = _children_cpu()
-    child = subprocess.Popen([sys.executable, "-m", "nines_sim.learn.compile_ahead", str(players)],
+    child = subprocess.Popen([sys.executable, "-m", "nines_sim.learn.compile_ahead", str(rules.players)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     _building.append((child, before))
     try:
-        build_features()
+        build_features(rules)
     except BaseException:  # a Ctrl-C here ends the second process too (what it finished stays in the cache)
         sampler_ready()
         raise
@@ -158,4 +175,4 @@ def second_cpu() -> float:
 
 
 if __name__ == "__main__":
-    build_sampler(int(sys.argv[1]))
+    _build_sampler_classic(int(sys.argv[1]))

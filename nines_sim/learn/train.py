@@ -330,7 +330,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
 
     if done < s.rounds and _plays_here(backend):
         # round 1's first decision needs the features and the sampler: built on two cores, before workers fork
-        ahead.prepare(rules.players, sampler=s.targets != "returns", pool=not in_process(backend))
+        ahead.prepare(rules, sampler=s.targets != "returns", pool=not in_process(backend))
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
         if should_stop():  # before the round (or between two): nothing of it is played
