@@ -15,7 +15,6 @@ training asks for (``tests/test_train_forms.py`` counts them).
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 from collections.abc import Callable
@@ -119,6 +118,11 @@ _waited = [0.0]
 
 
 def _children_cpu() -> float:
+    """Processor seconds of this process's finished children (0.0 where the platform does not say)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0.0
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
