@@ -340,11 +340,11 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             # a round's self-play is most of its time: the bar shows it moving
             with round_bar(rnd) if round_bar is not None else nullcontext() as bar:
                 collector = collect_round(rules, prev_path, s, seed, rnd, backend, should_stop, bar)
-            ahead.sampler_ready()  # a second process still building it (a round that sampled nothing)
-            _elsewhere["cpu"] += ahead.second_cpu()
             if collector.data is None:
                 finished = False
                 break
+            ahead.sampler_ready()  # a second process still building it (a round that sampled nothing)
+            _elsewhere["cpu"] += ahead.second_cpu()
             history = [*history, collector.data][-s.keep :]
             cpu0 -= cpu_elsewhere()
             meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
