@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from nines_sim.game.rules import PRESETS, make_rules
-from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, batch_suit_features
+from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES
 from nines_sim.learn.model import Model, ModelError, load
+from nines_sim.learn.python_seat import PythonLearned
 from nines_sim.runs.simulate import simulate
-from nines_sim.strategy.base import Observation, Strategy
 from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
 
@@ -54,34 +54,6 @@ def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0, drawn: bo
     products = (rng.integers(0, NFC, size=(pairs, 2)), rng.normal(size=pairs))
     Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw, *products).save(path)
     return str(path)
-
-
-class PythonLearned(Strategy):
-    """The same model decided in Python over the batch (the training path's features and sums)."""
-
-    name = "python-learned"
-    classifier = {"stochastic": False, "uses_public_history": True, "plays_pair_of_nines": False}
-
-    def __init__(self, model: Model) -> None:
-        super().__init__()
-        self.model = model
-
-    def play(self, obs: Observation) -> np.ndarray:
-        from nines_sim.learn.decide import batch_scores
-
-        return np.argmax(batch_scores(self.model, obs), axis=1)
-
-    def declare(self, obs: Observation) -> np.ndarray:
-        from nines_sim.learn.decide import linear_scores, observation_arrays
-
-        a = observation_arrays(obs)
-        x = batch_suit_features(a["h0"], a["h1"], a["played"], a["sizes"], a["drew_on"], a["seat"], a["dirbit"])
-        return np.argmax(linear_scores(x, self.model.suit_weights), axis=1)
-
-    def play_drawn(self, obs: Observation, card: np.ndarray) -> np.ndarray:
-        from nines_sim.learn.decide import drawn_plays
-
-        return drawn_plays(self.model, obs, card)
 
 
 #: One model with a hidden layer of two blocks of units (:data:`~nines_sim.learn.features.UNITS_AT_ONCE`) and

@@ -11,9 +11,9 @@ from nines_sim.game.rules import make_rules
 from nines_sim.learn import features
 from nines_sim.learn.decide import decide_for
 from nines_sim.learn.model import shipped
+from nines_sim.learn.python_seat import PythonLearned
 from nines_sim.runs.simulate import simulate
 from tests.signatures import signatures_asked
-from tests.test_learned import PythonLearned
 
 
 def test_the_suit_choice_is_compiled_once_for_the_decision_and_the_training_features():

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from nines_sim.engine.batch import CompiledEngine
+from nines_sim.engine.build_forms import FORMS
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.registry import make_lineup
 from tests.signatures import signatures_asked
@@ -108,9 +109,9 @@ def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its
 def test_nines_warm_up_builds_every_form_and_says_so():
     out = subprocess.run([sys.executable, "-m", "nines_sim", "warm-up", "--workers", "2"], capture_output=True,
                          text=True, check=True)  # fmt: skip
-    assert re.search(r"^7 forms of the compiled engine ready in [\d.]+ s \(\d compiled, \d already built\)",
+    assert re.search(rf"^{len(FORMS)} forms of the compiled engine ready in [\d.]+ s \(\d compiled, \d already built\)",
                      out.stdout, re.M), out.stdout  # fmt: skip
-    for form in ("classic-expert", "classic", "search", "general-expert", "general", "trace", "luck"):
+    for form in FORMS:
         assert re.search(rf"^{form}: (compiled in \d+ s of processor time|already built)$", out.stderr, re.M), form
     usage = subprocess.run([sys.executable, "-m", "nines_sim", "warm-up", "--workers", "0"], capture_output=True,
                            text=True)  # fmt: skip

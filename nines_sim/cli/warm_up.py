@@ -22,9 +22,9 @@ def warm_up(
 
     Each command otherwise compiles the forms it meets the first time (tens of seconds each, one after the
     other): the classic and general rule shapes, each with and without expert, the search's sampler
-    (lookahead, review, analyze, train), the trace form of replays, play and analyze, and the luck walk of
-    --luck. Forms already built are loaded from the cache in about a second. Run it once after installing or
-    upgrading (or leave it running in another terminal).
+    (lookahead, review, analyze, train), train's batch features, the trace form of replays, play and analyze,
+    and the luck walk of --luck. Forms already built are loaded from the cache in about a second. Run it once
+    after installing or upgrading (or leave it running in another terminal).
     """
     from tqdm import tqdm
 

@@ -26,10 +26,13 @@ from typing import Any
 #: ``nines play``, ``nines analyze`` of a match with a plug-in or under rules of the general shape; built-ins under
 #: classic-shaped rules are analysed on the classic ``expert`` form) and the compiled luck walk (``--luck``,
 #: :mod:`nines_sim.luck.steps`; it reads the trace form's rows but shares no code with it, so it builds alone).
+#: ``train``: ``nines train``'s batch features (:mod:`nines_sim.learn.compile_ahead`; its sampler is the search
+#: form's), on the classic ``expert`` form.
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
     "search": ("classic", ("lookahead", "expert", "expert"), False),
+    "train": ("classic", ("expert", "expert"), False),
     "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
     "general": ("skip-reverse", ("random",) * 4, False),
     "trace": ("classic", ("random", "random"), True),
@@ -39,7 +42,7 @@ FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 #: classic shape's phases are compiled for its constants, the general ones for any rules), so its second form
 #: loads them from the cache.  The default tournament's form comes first.
 GROUPS: tuple[tuple[str, ...], ...] = (
-    ("classic-expert", "classic", "search"),
+    ("classic-expert", "classic", "search", "train"),
     ("general-expert", "general", "trace", "luck"),
 )
 
@@ -97,6 +100,10 @@ def build(form: str) -> list[str]:
         rules = make_rules(preset, players=len(lineup))
         if form == "luck":
             build_walk(rules, make_lineup(list(lineup)))
+        elif form == "train":
+            from nines_sim.learn.compile_ahead import build_features
+
+            build_features(rules)
         else:
             played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
             Tally.from_results(played)

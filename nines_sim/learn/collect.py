@@ -250,9 +250,11 @@ class Collector(Strategy):
         return w
 
     def _values(self, obs: Observation, moves: np.ndarray, card: np.ndarray | None = None) -> np.ndarray:
+        from nines_sim.learn.compile_ahead import sampler_ready
         from nines_sim.search.pimc import sample_values
         from nines_sim.search.sampler import sample_positions
 
+        sampler_ready()  # a first run's sampler building in a second process: loaded from the cache once built
         worlds = sample_positions(obs, self.samples, 0, 1.0)
         v = sample_values(obs, worlds, moves, self.rollout, "hand", card)
         self.labelled += obs.n

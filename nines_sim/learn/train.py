@@ -57,6 +57,11 @@ if TYPE_CHECKING:
 EVAL_SEED_OFFSET = 1_000_003
 #: The file of a run folder that records the rounds finished, for a rerun to continue after them.
 PROGRESS = "progress.json"
+#: A measure of at most this many matches plays the run's last model as a Python seat rather than compiling its
+#: decision (each model's weights are constants of its compiled decision: 3-5 s of processor time).  Heads-up
+#: classic, 2,000 matches took 0.93 s of processor time in Python against 0.46 s compiled (00:15 UTC, 7 Dec
+#: 2026): the compile pays for itself after about 16,000 matches.
+PYTHON_MEASURE = 10_000
 
 
 @dataclass(frozen=True)
@@ -107,20 +112,22 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
     return True
 
 
-def strength(rules: Rules, spec: str, against: str, n: int, seed: int,
-             backend: Backend | None = None) -> tuple[float, float, float]:  # fmt: skip
+def strength(rules: Rules, spec: str, against: str, n: int, seed: int, backend: Backend | None = None,
+             in_python: bool = False) -> tuple[float, float, float]:  # fmt: skip
     """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
     split evenly): (rate, low, high), a Wilson 95% interval.  With a ``backend`` (:func:`on_backend`) each seat's
-    matches are a unit of work there; the numbers are the same."""
+    matches are a unit of work there; the numbers are the same.  With ``in_python`` a model ``spec`` plays as a
+    Python seat (:class:`~nines_sim.learn.python_seat.PythonLearned`): the same matches, its decision not
+    compiled."""
     P = rules.players
     per = max(1, n // P)
-    mine, theirs = ModelFile.portable(spec), ModelFile.portable(against)
+    mine, theirs = ModelFile.portable(spec, in_python), ModelFile.portable(against)
     units = []
     for seat in range(P):
         lineup = [theirs] * P
         lineup[seat] = mine
         units.append((seat, (rules, tuple(lineup), seed, seat * per, per, seat)))
-    if not in_process(backend):
+    if not in_process(backend) and not in_python:
         # one match here first compiles each model's decision once, into this process (forked workers inherit
         # it, and the next round's rollouts are played by this model) and numba's disk cache (where workers on
         # this machine load it), not once in every worker at the same time
@@ -319,6 +326,11 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
     cpu0 = time.process_time() - state["cpu_seconds"]
     cpu_elsewhere(), _ctrl_c_heard()  # nothing of an earlier run in this process
+    from nines_sim.learn import compile_ahead as ahead
+
+    if done < s.rounds and _plays_here(backend):
+        # round 1's first decision needs the features and the sampler: built on two cores, before workers fork
+        ahead.prepare(rules, sampler=s.targets != "returns", pool=not in_process(backend))
     finished = True
     for rnd in range(done + 1, s.rounds + 1):
         if should_stop():  # before the round (or between two): nothing of it is played
@@ -331,6 +343,8 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             if collector.data is None:
                 finished = False
                 break
+            ahead.sampler_ready()  # a second process still building it (a round that sampled nothing)
+            _elsewhere["cpu"] += ahead.second_cpu()
             history = [*history, collector.data][-s.keep :]
             cpu0 -= cpu_elsewhere()
             meta = {"command": command, "round": rnd, "seed": seed, "cpu_seconds": round(time.process_time() - cpu0, 1)}
@@ -338,7 +352,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                 model = _fit(history, rules, s, seed, rnd, meta)
             path = out / "models" / f"round-{rnd}.npz"
             model.save(path)
-            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend)
+            row = _measure(rules, path, prev_path, s.eval_matches, seed, rnd, backend, rnd == s.rounds)
             cpu0 -= cpu_elsewhere()
         except KeyboardInterrupt:  # Ctrl-C: the rounds that finished are kept; this one leaves nothing
             (out / "models" / f"round-{rnd}.npz").unlink(missing_ok=True)
@@ -373,6 +387,13 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             shutil.rmtree(out / "data", ignore_errors=True)
             (out / PROGRESS).unlink(missing_ok=True)
     return finished
+
+
+def _plays_here(backend: Backend | None) -> bool:
+    """Whether the units play on this machine (this process or its worker processes, not a Dask cluster)."""
+    from nines_sim.runs.backends import Local
+
+    return backend is None or isinstance(backend, Local)
 
 
 class ResumeError(ValueError):
@@ -452,15 +473,28 @@ def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd:
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int,
-             backend: Backend | None = None) -> dict:  # fmt: skip
-    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns)."""
+             backend: Backend | None = None, last: bool = False) -> dict:  # fmt: skip
+    """A round's model against ``expert`` and against the previous round's, on fresh seeds (the curve's columns).
+    The run's ``last`` round's model plays as a Python seat up to :data:`PYTHON_MEASURE` matches: the same
+    matches, without compiling its decision, which no later round plays (unless it is built already)."""
     spec = f"learned@{path}"
-    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend)
+    in_python = last and n <= PYTHON_MEASURE and not _decision_built(path)
+    rate, low, high = strength(rules, spec, "expert", n, seed + EVAL_SEED_OFFSET + rnd, backend, in_python)
     prev = (np.nan, np.nan, np.nan)
     if prev_path is not None:
-        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd, backend)
+        prev = strength(rules, spec, f"learned@{prev_path}", n, seed + 2 * EVAL_SEED_OFFSET + rnd, backend,
+                        in_python)  # fmt: skip
     return {"vs_expert": rate, "vs_expert_low": low, "vs_expert_high": high,
             "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
+
+
+def _decision_built(path: Path) -> bool:
+    """Whether the compiled decision of the model in ``path`` is built already (in this process or numba's disk
+    cache: a run trained again with the same seed), so that its measure plays it compiled."""
+    from nines_sim.learn.decide import decide_for
+    from nines_sim.strategy.per_game_compiled import callback_built
+
+    return callback_built(decide_for(load(path)))
 
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from nines_sim.runs.backends import Backend
+    from nines_sim.strategy.base import Strategy
 
 
 @dataclass(frozen=True)
@@ -17,23 +18,32 @@ class ModelFile:
     """A model file as a unit of work carries it to a worker: the strategy that plays it, its path and its bytes.
 
     A worker that sees the file at ``path`` with these bytes plays it there; one on another machine (a Dask
-    worker) writes the bytes into its temporary folder and plays that copy.
+    worker) writes the bytes into its temporary folder and plays that copy.  With ``in_python`` the model plays
+    as a Python seat (:class:`~nines_sim.learn.python_seat.PythonLearned`: the same moves, its decision not
+    compiled).
     """
 
     name: str
     path: str
     data: bytes
+    in_python: bool = False
 
     @classmethod
-    def portable(cls, spec: str) -> str | ModelFile:
-        """``spec`` as a unit carries it: ``NAME@FILE.npz`` of a file here as a :class:`ModelFile`, else as it is."""
+    def portable(cls, spec: str, in_python: bool = False) -> str | ModelFile:
+        """``spec`` as a unit carries it: ``NAME@FILE.npz`` of a file here as a :class:`ModelFile` (played as a
+        Python seat with ``in_python``), else as it is."""
         name, sep, where = spec.partition("@")
         if sep and where.endswith(".npz") and Path(where).is_file():
-            return cls(name, str(Path(where).resolve()), Path(where).read_bytes())
+            return cls(name, str(Path(where).resolve()), Path(where).read_bytes(), in_python)
         return spec
 
-    def spec(self) -> str:
-        """The spec that plays the model on this machine (``NAME@FILE``)."""
+    def spec(self) -> str | Strategy:
+        """The seat that plays the model on this machine: the spec ``NAME@FILE``, or its Python seat."""
+        if self.in_python:
+            from nines_sim.learn.model import load
+            from nines_sim.learn.python_seat import PythonLearned
+
+            return PythonLearned(load(self.local()))
         return f"{self.name}@{self.local()}"
 
     def local(self) -> str:
@@ -57,8 +67,9 @@ class ModelFile:
         return str(copy)
 
 
-def local_spec(x: str | ModelFile) -> str:
-    """The spec that plays ``x`` on this machine (a :class:`ModelFile`'s copy here, else ``x`` as it is)."""
+def local_spec(x: str | ModelFile) -> str | Strategy:
+    """The seat that plays ``x`` on this machine (a :class:`ModelFile`'s, :meth:`ModelFile.spec`, else ``x`` as it
+    is)."""
     return x.spec() if isinstance(x, ModelFile) else x
 
 

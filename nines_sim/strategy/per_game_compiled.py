@@ -198,6 +198,23 @@ def _callback(fn: Any) -> Any:
     return compiled
 
 
+def callback_built(fn: Any) -> bool:
+    """Whether a plug-in's ``decide`` is compiled already, in this process or in numba's disk cache (where
+    :func:`compiled_function` loads it instead of compiling it): the entry a compile of ``fn`` would write."""
+    if fn in _CFUNCS:
+        return True
+    if not _cacheable(fn):
+        return False
+    from numba.core.registry import cpu_target
+    from numba.core.typing import signature
+
+    args, restype = sigutils.normalize_signature(K.DECIDE_SIG)
+    cache = _DecideCache(fn)
+    return cache._index_key(signature(restype, *args), cpu_target.target_context.codegen()) in (
+        cache._cache_file._load_index()
+    )
+
+
 def _placeholder(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
     return -1
 
