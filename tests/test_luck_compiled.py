@@ -124,6 +124,47 @@ def test_the_walk_s_helpers_are_compiled_once_each():
     assert all(len(sigs) <= 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
 
 
+def test_the_walk_counts_no_references():
+    """Every function of the compiled walk is compiled without numba's reference counting and with numpy's error
+    model (issue 41's cost): with it, each view the walk took of an array (a seat's row, a kind's block) cost two
+    calls that count it atomically, most of the calls in the walk's machine code.  The walk makes no array (its
+    scratch comes from :func:`~nines_sim.luck.steps.walk_scratch`), so it needs none."""
+    from numba.core.registry import CPUDispatcher
+
+    from nines_sim.luck import kernel, play_choices, steps
+
+    found = [f for mod in (kernel, play_choices, steps) for f in vars(mod).values()
+             if isinstance(f, CPUDispatcher) and f.py_func.__module__ == mod.__name__]  # fmt: skip
+    assert steps.walk in found and kernel.hand_corrections in found and len(found) >= 25
+    for f in found:
+        assert f.targetoptions.get("_nrt") is False, f.py_func.__name__
+        assert f.targetoptions.get("error_model") == "numpy", f.py_func.__name__
+
+
+def test_a_hand_s_corrections_add_each_dot_product_in_column_order():
+    """A fitted value's corrections at a hand's end (``kernel.hand_corrections``) are, to the bit, each kind and
+    seat's sum of its card columns' products added one column after the other (the order ``luck.csv``'s digits
+    come from), though the walk adds a seat's three kinds side by side."""
+    from nines_sim.luck.features import NC, NJ
+    from nines_sim.luck.kernel import hand_corrections
+
+    rng = np.random.default_rng(41)
+    P = 5
+    acc, W = rng.normal(size=(3, P, NJ)), rng.normal(size=(P, NC))
+    vm, vh = rng.normal(size=(3, P, NC)), rng.normal(size=(3, P, NJ))
+    vw = (vm[:, :, :, None] * vh[:, :, None, :]).reshape(3, P, NC * NJ)
+    out = np.full((3, P), 0.25)
+    hand_corrections(acc, W, vw, vm, vh, np.ones((3, P), dtype=np.int64), P, np.zeros(NJ), np.zeros((3, P)), out)
+    for k in range(3):
+        for p in range(P):
+            d, m = 0.0, 0.0
+            for j in range(NJ):
+                d += float(vh[k, p, j] * acc[k, p, j])
+            for c in range(NC):
+                m += float(W[p, c] * vm[k, p, c])
+            assert out[k, p] == 0.25 + m * d
+
+
 @pytest.mark.parametrize(
     ("preset", "specs"),
     [

@@ -7,8 +7,6 @@ Each is the compiled form of the Python walk's method of the same job (:class:`n
 
 from __future__ import annotations
 
-from numba import njit
-
 from nines_sim.engine.bits import lowest_face, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import N_RANKS, NINE_RANK
@@ -26,11 +24,12 @@ from nines_sim.luck.kernel import (
     play_columns,
     sizes_phase,
     undo_play,
+    walk_inline,
 )
 from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM
 
 
-@njit(cache=True, forceinline=True)
+@walk_inline
 def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, moves,
                     probs):  # fmt: skip
     """The plays ``seat``'s heuristic policy ``sid`` chooses among (Walker._play_choices) into ``moves`` (faces; -2:
@@ -72,7 +71,7 @@ def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, ni
     return k, pair
 
 
-@njit(cache=True, forceinline=True)
+@walk_inline
 def expert_moves(tied, nines, nine_suits, moves, probs):
     """The plays ``expert`` chooses among, from the sets its trace logged (Walker._expert_choices), into ``moves``
     and their weights into ``probs``: each tied natural ``len(9s)`` unless its suit is one a 9 replaces, each 9 the
@@ -103,7 +102,7 @@ def expert_moves(tied, nines, nine_suits, moves, probs):
     return k
 
 
-@njit(cache=True, forceinline=True)
+@walk_inline
 def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
