@@ -141,6 +141,40 @@ def test_the_walk_counts_no_references():
         assert f.targetoptions.get("error_model") == "numpy", f.py_func.__name__
 
 
+def test_a_play_s_choices_add_only_the_columns_a_play_changes_with_the_whole_blocks_bits():
+    """The choices' step clears, phases and adds only the columns a play changes (``choice_columns``): each seat's
+    naturals of the active suit and of the top's rank, the legal counts and the ranks played; on them, the numbers
+    of phasing every column and adding chosen minus mean (``phased``, then ``mean_into`` with scale 1), to the bit;
+    every other column of the choice part is left as it was (the whole blocks' way adds 0.0 there)."""
+    from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ, NJ0, NQ
+    from nines_sim.luck.kernel import mean_into, phased
+    from nines_sim.luck.play_choices import choice_columns
+
+    rng = np.random.default_rng(42)
+    P, ranks = 4, (1 << 3) | (1 << 11)
+    cols = [COL_ACTIVE, COL_TOP, 3, 11]
+    cols += [NB + c for c in cols] + [2 * NB, 2 * NB + 1]
+    mean, chosen = rng.normal(size=(P, NJ)), rng.normal(size=(P, NJ))
+    choice_columns(mean, chosen, np.zeros((P, NJ)), np.zeros((P, NB + NQ + 1)), P, ranks, np.int64(0))
+    assert not mean[:, cols].any() and not chosen[:, cols].any() and mean[:, 0].all()
+    mean, chosen = np.zeros((P, NJ)), np.zeros((P, NJ))
+    mean[:, cols], chosen[:, cols] = rng.normal(size=(P, len(cols))), rng.normal(size=(P, len(cols)))
+    blk = np.zeros((P, NB + NQ + 1))
+    blk[:, NB : NB + NQ] = rng.uniform(0.1, 1, size=(P, NQ))
+    blk[:, NB] = 1.0
+    start = rng.normal(size=(P, NJ))
+    got = start.copy()
+    choice_columns(mean, chosen, got, blk, P, ranks, np.int64(1))
+    want = start.copy()
+    phased(mean, blk[:, NB:], P)
+    phased(chosen, blk[:, NB:], P)
+    mean_into(want, chosen, mean, 1.0, P)
+    assert np.array_equal(got, want)
+    assert np.array_equal(got[:, 0], start[:, 0]) and np.array_equal(
+        got[:, NJ0 + 2 * NB + 2], start[:, NJ0 + 2 * NB + 2]
+    )
+
+
 def test_a_hand_s_corrections_add_each_dot_product_in_column_order():
     """A fitted value's corrections at a hand's end (``kernel.hand_corrections``) are, to the bit, each kind and
     seat's sum of its card columns' products added one column after the other (the order ``luck.csv``'s digits
