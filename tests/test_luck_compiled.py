@@ -175,6 +175,31 @@ def test_a_play_s_choices_add_only_the_columns_a_play_changes_with_the_whole_blo
     )
 
 
+def test_the_phase_of_the_hands_sizes_reads_its_quotients_with_phase_s_bits():
+    """``sizes_phase`` sums each seat's rank counts as a tree and reads ``1 / (1 + size)`` from ``RECIPROCAL``
+    (a draw's and a choice's every time): the hand sizes being whole numbers, the bits of summing them one rank
+    after the other and dividing (``phase``), for random hands of 2 to 6 seats, each seat's size moved by -1, 0, 1."""
+    from nines_sim.luck.features import NQ
+    from nines_sim.luck.kernel import RECIPROCAL, phase, sizes_phase
+
+    assert all(RECIPROCAL[n] == 1.0 / (1.0 + n) for n in range(len(RECIPROCAL)))
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        P = int(rng.integers(2, 7))
+        hr = rng.integers(0, 8, size=(P, 13)).astype(np.float64)  # at most 92 cards: two decks hold 104
+        seat, dz = int(rng.integers(P)), float(rng.integers(-1, 2))
+        hr[seat, 0] += 1.0  # room for a card out
+        got, want = np.zeros((P, NQ + 1)), np.zeros((P, NQ + 1))
+        sizes_phase(hr, P, seat, dz, got)
+        for p in range(P):
+            z = 0.0
+            for r in range(13):
+                z += hr[p, r]
+            want[p, NQ] = z + (dz if p == seat else 0.0)
+        phase(want, P)
+        assert np.array_equal(got, want)
+
+
 def test_a_hand_s_corrections_add_each_dot_product_in_column_order():
     """A fitted value's corrections at a hand's end (``kernel.hand_corrections``) are, to the bit, each kind and
     seat's sum of its card columns' products added one column after the other (the order ``luck.csv``'s digits

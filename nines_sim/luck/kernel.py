@@ -20,6 +20,8 @@ RANK = FACE_RANK.astype(np.int64)
 SUIT = FACE_SUIT.astype(np.int64)
 PEN = NATURAL_PENALTY.astype(np.int64)
 _HEUR = np.array(HEURISTICS, dtype=np.int64)
+#: ``1 / (1 + n)`` for every hand size ``n`` (at most two decks' cards): :func:`phase`'s quotients, done once.
+RECIPROCAL = np.array([1.0 / (1.0 + n) for n in range(2 * N_FACES + 2)])
 
 #: How the compiled walk's functions are compiled: without numba's reference counting, whose two calls (an atomic
 #: count each) around every view of an array (``acc[k]``, ``blk[:, NB:]``, a seat's row) were in every step of the
@@ -118,13 +120,23 @@ def phase(ph, P):
 @walk_jit
 def sizes_phase(hr, P, seat, dz, ph):
     """:func:`phase` of the hand sizes from the seats' rank counts ``hr``, ``seat``'s changed by ``dz`` (the sizes
-    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch)."""
+    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch).
+
+    The sizes are whole numbers, so their sums are exact in any order (added as a tree: no chain of 13 dependent
+    adds) and the phase's ``1 / (1 + size)`` is read from :data:`RECIPROCAL`: :func:`phase`'s bits, without its two
+    divisions a seat (a draw's and a choice's every time)."""
     for p in range(P):
-        z = 0.0
-        for r in range(N_RANKS):
-            z += hr[p, r]
+        a = hr[p]
+        z = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) + (
+            ((a[8] + a[9]) + (a[10] + a[11])) + a[12]
+        )
         ph[p, NQ] = z + (dz if p == seat else 0.0)
-    phase(ph, P)
+    for p in range(P):
+        lo = 1e300
+        for q in range(P):
+            if q != p and ph[q, NQ] < lo:
+                lo = ph[q, NQ]
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, RECIPROCAL[int(ph[p, NQ])], RECIPROCAL[int(lo)]
 
 
 @walk_jit
