@@ -78,50 +78,42 @@ def test_a_walk_into_reused_arrays_gives_a_fresh_walks_numbers():
 _SIGNATURES_ASKED = """
 import json
 
-import numba
-from numba.core import compiler, typed_passes
-from numba.core.registry import cpu_target
-
 from nines_sim.game.rules import make_rules
 from nines_sim.luck import compiled, kernel, play_choices, steps
 from nines_sim.strategy.registry import make_lineup
+from tests.signatures import signatures_asked
 
 specs = ["random", "dump-faces", "suit-majority"]
 compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
-helpers = {
-    name: fn
-    for module in (kernel, steps, play_choices)
-    for name, fn in vars(module).items()
-    if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
-}
-typed = set()
-while todo := [(n, sig) for n, fn in helpers.items() for sig in fn.signatures if (n, sig) not in typed]:
-    for name, sig in todo:  # a function loaded from the cache asks its callees nothing: type it here
-        interp = compiler.run_frontend(helpers[name].py_func)
-        typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interp, sig, None)
-        typed.add((name, sig))
-print(json.dumps({name: [str(sig) for sig in fn.signatures] for name, fn in helpers.items()}))
+# numba's pipeline up to its type inference, its inlining of the steps included (machine code loaded from the cache
+# asks its callees nothing)
+print(json.dumps(signatures_asked([(steps.walk, sig) for sig in steps.walk.signatures], [kernel, steps, play_choices])))
 """
+#: The walk's steps: inlined by numba (``inline="always"``), never compiled as functions of their own.
+STEPS = ("deal", "draw", "declare", "end_hand", "end_match", "heuristic_moves", "expert_moves", "play_choice")
 
 
 def test_the_walk_s_helpers_are_compiled_once_each():
     """Each helper of the compiled walk is compiled for one signature (issue 42): a count that began as the literal
     0 and the stock's one row passed as the literal 1 (its seat as 0) made numba compile helpers once more for each
-    constant, and each array assignment compiled its error message's formatting.  The walk and every function it
-    reaches are typed again (numba's type inference, which asks each callee for the signature of each call; the
-    machine code loaded from the cache) and the signatures each helper was asked for are counted, not timed: in a
-    process of its own, since tests that call a helper directly (with other argument types) ask it for more."""
+    constant, and each array assignment compiled its error message's formatting.  Its steps are compiled for none:
+    numba inlines them (compiled on their own and inlined by LLVM, each step's machine code was made only to be
+    copied into the walk: 8 s of a first ``--luck`` run).  The walk is typed again (numba's type inference, which
+    asks each callee for the signature of each call) and the signatures each helper was asked for are counted, not
+    timed: in a process of its own, since tests that call a helper directly (with other argument types) ask it for
+    more."""
     import json
     import subprocess
     import sys
+    from pathlib import Path
 
-    done = subprocess.run([sys.executable, "-c", _SIGNATURES_ASKED], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-c", _SIGNATURES_ASKED], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
     assert done.returncode == 0, done.stderr
     asked = json.loads(done.stdout.strip().splitlines()[-1])
-    assert {"count", "blocks", "move_card", "mean_into", "deal", "draw", "play_choice", "expert_moves"} <= {
-        f for f, s in asked.items() if s
-    }
-    assert all(len(sigs) <= 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
+    assert {"count", "blocks", "move_card", "mean_into", "apply_play"} <= set(asked), asked
+    assert not set(STEPS) & set(asked), asked
+    assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
 
 
 def test_the_walk_counts_no_references():

@@ -17,14 +17,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: Every form of the turn loop, by name: (rules preset, lineup, traced).  The classic shape and the general one
 #: (skip-reverse reaches it), each with and without ``expert`` inlined, the search's sampler of hidden hands
 #: (``lookahead``, ``nines review``, ``nines analyze``, training: a ``lookahead`` seat, on the classic ``expert``
 #: form; a 3-seat table, then a heads-up one, whose sampler has a form of its own), the trace form (replays,
 #: ``nines play``, ``nines analyze`` of a match with a plug-in or under rules of the general shape; built-ins under
-#: classic-shaped rules are analysed on the classic ``expert`` form) and the compiled luck walk on it (``--luck``,
-#: :mod:`nines_sim.luck.steps`).
+#: classic-shaped rules are analysed on the classic ``expert`` form) and the compiled luck walk (``--luck``,
+#: :mod:`nines_sim.luck.steps`; it reads the trace form's rows but shares no code with it, so it builds alone).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
@@ -41,6 +42,18 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("classic-expert", "classic", "search"),
     ("general-expert", "general", "trace", "luck"),
 )
+
+
+#: The compiled function each form's machine code is filed under in numba's cache (its other functions are
+#: compiled into it), as ``module:name``; the search's sampler has no one such function and is not listed.
+ROOTS: dict[str, str] = {
+    "classic-expert": "nines_sim.engine.turn_loop:play_slots_classic_expert",
+    "classic": "nines_sim.engine.turn_loop:play_slots_classic",
+    "general-expert": "nines_sim.engine.turn_loop:play_slots_expert",
+    "general": "nines_sim.engine.turn_loop:play_slots",
+    "trace": "nines_sim.engine.turn_loop:play_slots_trace",
+    "luck": "nines_sim.luck.steps:walk",
+}
 
 
 @dataclass(frozen=True)
@@ -82,10 +95,8 @@ def build(form: str) -> list[str]:
     preset, lineup, traced = FORMS[form]
     with event.install_recorder("numba:compile") as rec:
         rules = make_rules(preset, players=len(lineup))
-        if form == "luck":  # the walk, on the trace form (built before it in its group)
-            from nines_sim.luck.compiled import trace_luck
-
-            trace_luck(rules, make_lineup(list(lineup)), list(lineup), 0, 0, 1)
+        if form == "luck":
+            build_walk(rules, make_lineup(list(lineup)))
         else:
             played = CompiledEngine(rules, make_lineup(list(lineup)), 0, 0, 1, trace=traced).run()
             Tally.from_results(played)
@@ -97,6 +108,71 @@ def build(form: str) -> list[str]:
         if ev.is_start and fn is not None:
             names.append(f"{fn.__module__}.{fn.__name__}")
     return names
+
+
+def build_walk(rules: Any, lineup: Sequence) -> None:
+    """Compile the luck walk (:func:`nines_sim.luck.steps.walk`) alone: a walker fed no rows, the signature every
+    ``--luck`` fit and run walks with (its arrays' kinds depend on no table), without playing the trace form first
+    (the form that writes the rows it reads shares no code with it, and builds beside it).
+
+    Parameters
+    ----------
+    rules : nines_sim.game.rules.Rules
+    lineup : sequence of Strategy
+        The table's seats (any: the walk is compiled for all tables at once).
+    """
+    import numpy as np
+
+    from nines_sim.engine.loop_constants import EV_WIDTH
+    from nines_sim.engine.seats import seat_ids
+    from nines_sim.luck.compiled import RowWalker
+
+    RowWalker(rules, seat_ids(lineup), 0, 0).feed(0, np.zeros((0, EV_WIDTH), dtype=np.int64))
+
+
+def root(form: str) -> Any:
+    """The numba dispatcher a form's machine code is filed under (:data:`ROOTS`; its module imported here).
+
+    Raises
+    ------
+    KeyError
+        For a form not in :data:`ROOTS`.
+    """
+    import importlib
+
+    module, _, name = ROOTS[form].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def in_cache(form: str) -> bool:
+    """Whether numba's cache holds machine code of ``form`` for this code and this machine, or this process has
+    it already (:func:`cached` of its root function, :data:`ROOTS`).
+
+    Raises
+    ------
+    KeyError
+        For a form not in :data:`ROOTS`.
+    """
+    return cached(root(form))
+
+
+def cached(fn: Any) -> bool:
+    """Whether a cached numba dispatcher has machine code in this process, or numba's cache holds some for this
+    code and this machine (loaded in about a second, where a form's compile takes tens).
+
+    Any signature counts: each form is compiled for one, whatever the table (a test that calls a function with
+    other argument kinds may leave others).  The index is read as numba reads it: stale when any file the code
+    takes in changed (:class:`~nines_sim.engine.code_cache.DigestCache`).
+
+    Parameters
+    ----------
+    fn : numba dispatcher
+        Compiled with ``cache=True``.
+    """
+    if fn.overloads:
+        return True
+    probe = fn._cache._index_key(None, fn.targetctx.codegen())  # every key of this code and machine ends alike
+    return any(key[1:] == probe[1:] for key in fn._cache._cache_file._load_index())
 
 
 def _build_here(forms: Sequence[str]) -> None:
@@ -118,6 +194,9 @@ class BuildForms:
         ``on_built(Built)`` as each form is done, from a reading thread (one call at a time).
     forms : sequence of str, optional
         The forms to build (keys of :data:`FORMS`; default: all).
+    apart : bool
+        Each form in a process of its own (``workers`` ignored): for forms that share no compiled code, as the
+        trace form and the luck walk.
 
     Raises
     ------
@@ -130,6 +209,7 @@ class BuildForms:
         workers: int | None = None,
         on_built: Callable[[Built], None] | None = None,
         forms: Sequence[str] | None = None,
+        apart: bool = False,
     ) -> None:
         wanted = list(FORMS) if forms is None else list(forms)
         unknown = [f for f in wanted if f not in FORMS]
@@ -138,7 +218,8 @@ class BuildForms:
         n = workers if workers is not None else (os.cpu_count() or 1)
         if n < 1:
             raise ValueError(f"workers must be at least 1, not {n}")
-        groups = [g for g in ([f for f in g if f in wanted] for g in GROUPS) if g]
+        groups = [[f] for f in wanted] if apart else [g for g in ([f for f in g if f in wanted] for g in GROUPS) if g]
+        n = len(groups) if apart else n
         #: The forms each process builds, in order.
         self.lanes: list[list[str]] = [[] for _ in range(min(n, len(groups)))]
         for i, g in enumerate(groups):

@@ -105,7 +105,9 @@ def value_factors(value: LinearValue) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """
     w = value.weights
     P = w.shape[-2]
-    vw = np.array(np.broadcast_to(w, (3, P, N_FEATURES)), dtype=np.float64)  # a fresh, writeable copy: one signature
+    # a fresh, writeable, C-ordered copy: one signature of the walk (numpy keeps a broadcast (P, N) value's odd
+    # strides in the copy, and numba compiled the whole walk a second time for that layout)
+    vw = np.array(np.broadcast_to(w, (3, P, N_FEATURES)), dtype=np.float64, order="C")
     vm, vh, rank1 = np.zeros((3, P, NC)), np.zeros((3, P, NJ)), np.zeros((3, P), dtype=np.int64)
     if value.points is not None and value.points.shape == (3, P, NJ):
         for k in range(3):

@@ -28,8 +28,9 @@ RECIPROCAL = np.array([1.0 / (1.0 + n) for n in range(2 * N_FACES + 2)])
 #: walk, and with numpy's error model (no test before each division, which never divides by zero here).  The walk
 #: makes no array: its scratch comes from :class:`~nines_sim.luck.compiled.RowWalker`.
 walk_jit = njit(cache=True, error_model="numpy", _nrt=False)
-#: As :data:`walk_jit`, and inlined into its caller by LLVM (a step of the walk's loop).
-walk_inline = njit(cache=True, forceinline=True, error_model="numpy", _nrt=False)
+#: A step of the walk (:mod:`nines_sim.luck.steps`, :mod:`nines_sim.luck.play_choices`): inlined by numba into the
+#: walk, compiled there with the walk's flags (:data:`walk_jit`'s, given here too for a step compiled alone).
+walk_inline = njit(inline="always", error_model="numpy", _nrt=False)
 
 
 @walk_jit

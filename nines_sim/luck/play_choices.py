@@ -2,7 +2,8 @@
 chooses among, the heuristics' (:func:`heuristic_moves`) and ``expert``'s from the sets its trace logs
 (:func:`expert_moves`), and a play's correction over them (:func:`play_choice`).
 
-Each is the compiled form of the Python walk's method of the same job (:class:`nines_sim.luck.walk.Walker`).
+Each is the compiled form of the Python walk's method of the same job (:class:`nines_sim.luck.walk.Walker`),
+inlined by numba into the walk as its steps are (:mod:`nines_sim.luck.steps`).
 """
 
 from __future__ import annotations

@@ -52,6 +52,10 @@ from nines_sim.luck.walk import SID_EXPERT, SID_SUIT_MAJORITY
 
 # The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
 # compile count, blocks and move_card once more for each constant.
+# The steps (and play_choices.py's) are inlined by numba (inline="always"), one level deep: their helpers
+# (kernel.py) are compiled and cached on their own.  Compiled on its own and inlined by LLVM (forceinline), each
+# step's machine code was made only to be copied into the walk and optimized again there: half the walk's first
+# compile (issue 42; docs/explanation/benchmark-log.md), for the same speed.
 
 # error codes of the compiled walk
 E_NONE, E_RESHUFFLE, E_TOTALS, E_STOCK, E_PLAY, E_DECLARE, E_NO_SEAT, E_NO_PLAY_SETS, E_NO_DECLARE_SETS = range(9)

@@ -8,7 +8,7 @@ byte for byte); :func:`comparison_setup` and :func:`play_comparison` are its two
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,10 @@ def play_comparison(
         return run_comparison(sets, names, matches, seed, n_workers, batch_size, chunk_size, bar, wanted, client)
 
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
+        if luck:  # a first run: the luck's forms compile side by side meanwhile (nines_sim.luck.forms)
+            from nines_sim.luck.forms import LuckForms
+
+            forms = held.enter_context(closing(LuckForms()))
         played = play_in_folder("compare", play, lambda o: o.matches_played, units=len(sets), matches=matches,
                                 out=out, force=force, workers=workers, ranges=ranges, scheduler=scheduler,
                                 quiet=quiet, held=held, after=design_after(lambda: sets, design, skilled, weak, seed,
@@ -234,6 +238,7 @@ def play_comparison(
         def rules_luck() -> Any:
             from nines_sim.luck.compare import rules_luck as measure
 
+            forms.ready()
             return measure(sets, list(names), seed, matches, played.workers, luck_fit)
 
         take_luck(run, luck, outcome.partial, rules_luck)

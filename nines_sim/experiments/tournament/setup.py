@@ -8,7 +8,7 @@ arguments before the run folder is made (the CLI), and :meth:`TournamentRun.summ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -311,11 +311,15 @@ def play_tournament(
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         from nines_sim.experiments.tournament.work import run_plan
 
-        walked = _fit_luck(plan, seed, n_workers, luck_fit, fitted) if luck else None
+        walked = _fit_luck(plan, seed, n_workers, luck_fit, fitted, forms, bar) if luck else None
         return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
                         meanwhile=_load_writers, client=client, luck=walked)  # fmt: skip
 
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
+        if luck:  # a first run: its forms compile side by side meanwhile (nines_sim.luck.forms)
+            from nines_sim.luck.forms import LuckForms
+
+            forms = held.enter_context(closing(LuckForms()))
         played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
                                 matches=matches, out=out, force=force, workers=workers, ranges=ranges,
                                 scheduler=scheduler, quiet=quiet, held=held,
@@ -342,15 +346,22 @@ def play_tournament(
     return run
 
 
-def _fit_luck(plan: Any, seed: int, workers: int, fit_matches: int, fitted: dict[str, Any]) -> tuple:
+def _fit_luck(plan: Any, seed: int, workers: int, fit_matches: int, fitted: dict[str, Any], forms: Any,
+              bar: Any) -> tuple:  # fmt: skip
     """A ``--luck`` table's value fitted on its reserved matches, before its run (which walks each match's luck
-    under it as it plays it): into ``fitted`` (``value``, ``seconds``), and as the walk reads it."""
+    under it as it plays it): into ``fitted`` (``value``, ``seconds``), and as the walk reads it.  It waits first
+    for the forms it needs (:class:`~nines_sim.luck.forms.LuckForms` ``forms``, built meanwhile on a first run),
+    which ``bar`` (the run's :class:`~nines_sim.runs.progress.RunProgress`) says are compiling."""
     import time
 
     from nines_sim.luck.compiled import value_factors
     from nines_sim.luck.tournament import fit_table
 
     start = time.perf_counter()
+    counted = bar.compile_seconds
+    forms.ready(bar.compiling)
+    # the fit's time, as when it compiled them itself: the run's compile seconds are of its own clock
+    bar.compile_seconds = counted
     game = plan.games[0]
     fitted["value"] = fit_table(game.rules, list(game.lineup), seed, workers, fit_matches)
     fitted["seconds"] = time.perf_counter() - start

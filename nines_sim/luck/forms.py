@@ -1,0 +1,93 @@
+"""The compiled code a ``--luck`` run needs, compiled before the run reaches it on a first run: the trace form of
+the turn loop (whose rows the walk reads) and the luck walk, each in a process of its own, side by side, while the
+run sets up (:class:`LuckForms`).
+
+The two share no compiled code, and the reserved matches the value is fitted on need both at once: compiled where
+the run meets them, they took one after the other on one core (about half a minute after the default tournament
+filled the cache, most of a first ``--luck`` run).  The run then loads them from numba's cache.  On a warm cache
+nothing is started (two index files read).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nines_sim.engine.build_forms import Built
+
+#: The forms of :data:`nines_sim.engine.build_forms.FORMS` a ``--luck`` run plays and walks.
+LUCK_FORMS = ("trace", "luck")
+
+
+class LuckForms:
+    """The forms of :data:`LUCK_FORMS` that numba's cache lacks, building in processes of their own from now on.
+
+    Parameters
+    ----------
+    forms : sequence of str
+        Forms of :data:`nines_sim.engine.build_forms.ROOTS` (default: :data:`LUCK_FORMS`).
+
+    Attributes
+    ----------
+    building : list of str
+        The forms being built (empty: all were in the cache).
+    """
+
+    def __init__(self, forms: tuple[str, ...] = LUCK_FORMS) -> None:
+        from nines_sim.engine.build_forms import BuildForms, in_cache, root
+
+        self.building = [f for f in forms if not in_cache(f)]
+        self._names = {f: root(f).py_func.__name__ for f in self.building}
+        self._done: set[str] = set()
+        self._hook: Callable[[str, bool], None] | None = None
+        self._lock = threading.Lock()
+        self._build = BuildForms(on_built=self._built, forms=self.building, apart=True) if self.building else None
+
+    def _built(self, built: Built) -> None:
+        with self._lock:
+            self._done.add(built.form)
+            if self._hook is not None:
+                self._hook(self._names[built.form], False)
+
+    def ready(self, compiling: Callable[[str, bool], None] | None = None) -> None:
+        """Wait until the forms are built.
+
+        A building process that failed is not an error here: the run compiles what it lacks itself, as without
+        this (and says why if that fails too).
+
+        Parameters
+        ----------
+        compiling : callable, optional
+            ``compiling(name, started)``, as a run's progress bar hears a compile
+            (:meth:`nines_sim.runs.progress.RunProgress.compiling`): each form's compiled function not yet built
+            as the wait starts, and again as it is built.
+        """
+        build, self._build = self._build, None
+        if build is None:
+            return
+        with self._lock:
+            self._hook = compiling
+            waiting = [f for f in self.building if f not in self._done]
+            if compiling is not None:
+                for f in waiting:
+                    compiling(self._names[f], True)
+        try:
+            build.wait()
+        except RuntimeError:
+            pass
+        finally:
+            with self._lock:
+                self._hook = None
+                if compiling is not None:  # failed or stopped: the bar shows play again
+                    for f in waiting:
+                        if f not in self._done:
+                            compiling(self._names[f], False)
+
+    def close(self) -> None:
+        """End the processes still building (what they finished stays in the cache): a run that stopped before
+        it needed them."""
+        if self._build is not None:
+            self._build.stop()
+            self._build = None

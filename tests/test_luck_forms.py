@@ -1,0 +1,155 @@
+"""What a first ``--luck`` run compiles, and where (issue 42): the luck walk once for the fit and the run, the
+trace form and the walk side by side in processes of their own while the run sets up.  Counted from numba's
+signatures and cache index, never timed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numba
+import numpy as np
+import pytest
+
+from nines_sim.engine.loop_constants import EV_WIDTH
+from nines_sim.engine.seats import seat_ids
+from nines_sim.game.rules import make_rules
+from nines_sim.luck import compiled
+from nines_sim.luck.features import N_FEATURES, NJ
+from nines_sim.luck.measure import FIT_START
+from nines_sim.luck.value import LinearValue
+from nines_sim.strategy.registry import make_lineup
+
+
+def test_the_fit_the_run_and_the_warm_up_walk_with_one_signature(monkeypatch):
+    """The fit's walker (no value: the constant one, of shape (P, N_FEATURES)), a run's walker (a fitted value, (3, P,
+    N_FEATURES) with its points) and :func:`~nines_sim.engine.build_forms.build_walk`, which compiles the walk ahead of
+    them, pass the walk arrays of the same kinds: numba compiles it once.  numpy kept the
+    constant value's broadcast strides in its copy, and the fit compiled the whole walk a second time for that layout
+    (about 10 s of processor time)."""
+    from nines_sim.engine.build_forms import build_walk
+
+    kinds = []
+    monkeypatch.setattr(compiled, "walk", lambda *args: kinds.append(tuple(numba.typeof(a) for a in args)))
+    rules = make_rules("classic", players=2)
+    sids = seat_ids(make_lineup(["expert", "dump-faces"]))
+    rows = np.zeros((0, EV_WIDTH), dtype=np.int64)
+    compiled.RowWalker(rules, sids, FIT_START, 0, reuse=True, keep_parts=False).feed(0, rows)  # a fit's chunk
+    fitted = LinearValue(np.ones((3, 2, N_FEATURES)), "fitted", np.ones((3, 2, NJ)))
+    value = compiled.value_factors(fitted)
+    compiled.RowWalker(rules, sids, 0, 0, keep_hands=False, value=value, keep_parts=False).feed(0, rows)  # a run's
+    build_walk(rules, make_lineup(["random", "dump-faces"]))
+    assert len(kinds) == 3 and len(set(kinds)) == 1, set(kinds)
+
+
+CACHED = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {folder!r})
+    from nines_sim.engine.build_forms import cached
+    import seven
+    before = cached(seven.seven_and)
+    seven.seven_and(1)
+    print(int(before), int(cached(seven.seven_and)))
+    """
+)
+
+
+def test_a_form_in_numba_s_cache_is_found_there_without_compiling_it(tmp_path):
+    """``cached`` reads numba's cache index: a function never compiled is not there, one compiled in another process
+    is (loaded, not compiled again), and an edit of its file makes it stale again, as numba finds it."""
+    folder = tmp_path / "code"
+    folder.mkdir()
+    source = folder / "seven.py"
+    source.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef seven_and(x):\n    return x + 7\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", CACHED.format(folder=str(folder))], env=env,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run() == ["0", "1"]  # not in the cache; compiled here
+    assert run() == ["1", "1"]  # in the cache
+    source.write_text(source.read_text().replace("x + 7", "7 + x"))
+    os.utime(source, (source.stat().st_atime + 10, source.stat().st_mtime + 10))
+    assert run() == ["0", "1"]  # stale after an edit
+
+
+class _Building:
+    """A stand-in of :class:`~nines_sim.engine.build_forms.BuildForms` that starts nothing: it says each form is
+    built as it is waited for."""
+
+    started: list[dict] = []
+
+    def __init__(self, workers=None, on_built=None, forms=None, apart=False):  # noqa: ANN001
+        self.forms, self.on_built, self.stopped = list(forms), on_built, False
+        _Building.started.append({"forms": list(forms), "apart": apart})
+
+    def wait(self):  # noqa: ANN202
+        from nines_sim.engine.build_forms import Built
+
+        done = [Built(f, True, 1.0) for f in self.forms]
+        for b in done:
+            self.on_built(b)
+        return done
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+@pytest.mark.parametrize(("missing", "expected"), [({"trace", "luck"}, ["trace", "luck"]), ({"luck"}, ["luck"]),
+                                                   (set(), None)])  # fmt: skip
+def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_own(monkeypatch, missing, expected):
+    """The trace form and the walk share no compiled code: those the cache lacks build side by side, each in a
+    process of its own (``apart``), and the run waits for them before its fit, its bar saying each form compiling
+    until it is built; nothing starts when the cache holds both."""
+    from nines_sim.engine import build_forms
+    from nines_sim.luck import forms
+
+    monkeypatch.setattr(build_forms, "in_cache", lambda form: form not in missing)
+    monkeypatch.setattr(build_forms, "BuildForms", _Building)
+    _Building.started = []
+    heard = []
+    luck = forms.LuckForms()
+    luck.ready(lambda name, started: heard.append((name, started)))
+    if expected is None:
+        assert _Building.started == [] and heard == []
+        return
+    assert _Building.started == [{"forms": expected, "apart": True}]
+    names = {"trace": "play_slots_expert_trace", "luck": "walk"}
+    assert heard == [(names[f], True) for f in expected] + [(names[f], False) for f in expected]
+
+
+def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_path):
+    """``run_tournament`` with ``luck`` starts :class:`~nines_sim.luck.forms.LuckForms` before its run folder and
+    waits for it, with the bar's compile hook, before the fit; it ends them when the run ends."""
+    from nines_sim.experiments.tournament import setup as tournament
+    from nines_sim.luck import forms
+    from nines_sim.luck import tournament as luck_tables
+
+    calls = []
+
+    class Recording:
+        def __init__(self) -> None:
+            calls.append("start")
+
+        def ready(self, compiling=None) -> None:  # noqa: ANN001
+            calls.append(("ready", getattr(compiling, "__name__", None)))
+
+        def close(self) -> None:
+            calls.append("close")
+
+    def fit(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append("fit")
+        raise KeyboardInterrupt  # enough: the order is what is tested
+
+    monkeypatch.setattr(forms, "LuckForms", Recording)
+    monkeypatch.setattr(luck_tables, "fit_table", fit)
+    setup = tournament.tournament_setup(["expert", "dump-faces"], seed=0)
+    with pytest.raises(BaseException):  # noqa: B017, PT011 - Ctrl-C before any match: nothing kept
+        tournament.play_tournament(setup, matches=100, out=tmp_path / "run", workers=1, luck=True, charts=False)
+    assert calls == ["start", ("ready", "compiling"), "fit", "close"]
