@@ -116,6 +116,106 @@ def test_the_walk_s_helpers_are_compiled_once_each():
     assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
 
 
+def test_the_walk_counts_no_references():
+    """Every function of the compiled walk is compiled without numba's reference counting and with numpy's error
+    model (issue 41's cost): with it, each view the walk took of an array (a seat's row, a kind's block) cost two
+    calls that count it atomically, most of the calls in the walk's machine code.  The walk makes no array (its
+    scratch comes from :func:`~nines_sim.luck.steps.walk_scratch`), so it needs none."""
+    from numba.core.registry import CPUDispatcher
+
+    from nines_sim.luck import kernel, play_choices, steps
+
+    found = [f for mod in (kernel, play_choices, steps) for f in vars(mod).values()
+             if isinstance(f, CPUDispatcher) and f.py_func.__module__ == mod.__name__]  # fmt: skip
+    assert steps.walk in found and kernel.hand_corrections in found and len(found) >= 25
+    for f in found:
+        assert f.targetoptions.get("_nrt") is False, f.py_func.__name__
+        assert f.targetoptions.get("error_model") == "numpy", f.py_func.__name__
+
+
+def test_a_play_s_choices_add_only_the_columns_a_play_changes_with_the_whole_blocks_bits():
+    """The choices' step clears, phases and adds only the columns a play changes (``choice_columns``): each seat's
+    naturals of the active suit and of the top's rank, the legal counts and the ranks played; on them, the numbers
+    of phasing every column and adding chosen minus mean (``phased``, then ``mean_into`` with scale 1), to the bit;
+    every other column of the choice part is left as it was (the whole blocks' way adds 0.0 there)."""
+    from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ, NJ0, NQ
+    from nines_sim.luck.kernel import mean_into, phased
+    from nines_sim.luck.play_choices import choice_columns
+
+    rng = np.random.default_rng(42)
+    P, ranks = 4, (1 << 3) | (1 << 11)
+    cols = [COL_ACTIVE, COL_TOP, 3, 11]
+    cols += [NB + c for c in cols] + [2 * NB, 2 * NB + 1]
+    mean, chosen = rng.normal(size=(P, NJ)), rng.normal(size=(P, NJ))
+    choice_columns(mean, chosen, np.zeros((P, NJ)), np.zeros((P, NB + NQ + 1)), P, ranks, np.int64(0))
+    assert not mean[:, cols].any() and not chosen[:, cols].any() and mean[:, 0].all()
+    mean, chosen = np.zeros((P, NJ)), np.zeros((P, NJ))
+    mean[:, cols], chosen[:, cols] = rng.normal(size=(P, len(cols))), rng.normal(size=(P, len(cols)))
+    blk = np.zeros((P, NB + NQ + 1))
+    blk[:, NB : NB + NQ] = rng.uniform(0.1, 1, size=(P, NQ))
+    blk[:, NB] = 1.0
+    start = rng.normal(size=(P, NJ))
+    got = start.copy()
+    choice_columns(mean, chosen, got, blk, P, ranks, np.int64(1))
+    want = start.copy()
+    phased(mean, blk[:, NB:], P)
+    phased(chosen, blk[:, NB:], P)
+    mean_into(want, chosen, mean, 1.0, P)
+    assert np.array_equal(got, want)
+    assert np.array_equal(got[:, 0], start[:, 0]) and np.array_equal(
+        got[:, NJ0 + 2 * NB + 2], start[:, NJ0 + 2 * NB + 2]
+    )
+
+
+def test_the_phase_of_the_hands_sizes_reads_its_quotients_with_phase_s_bits():
+    """``sizes_phase`` sums each seat's rank counts as a tree and reads ``1 / (1 + size)`` from ``RECIPROCAL``
+    (a draw's and a choice's every time): the hand sizes being whole numbers, the bits of summing them one rank
+    after the other and dividing (``phase``), for random hands of 2 to 6 seats, each seat's size moved by -1, 0, 1."""
+    from nines_sim.luck.features import NQ
+    from nines_sim.luck.kernel import RECIPROCAL, phase, sizes_phase
+
+    assert all(RECIPROCAL[n] == 1.0 / (1.0 + n) for n in range(len(RECIPROCAL)))
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        P = int(rng.integers(2, 7))
+        hr = rng.integers(0, 8, size=(P, 13)).astype(np.float64)  # at most 92 cards: two decks hold 104
+        seat, dz = int(rng.integers(P)), float(rng.integers(-1, 2))
+        hr[seat, 0] += 1.0  # room for a card out
+        got, want = np.zeros((P, NQ + 1)), np.zeros((P, NQ + 1))
+        sizes_phase(hr, P, seat, dz, got)
+        for p in range(P):
+            z = 0.0
+            for r in range(13):
+                z += hr[p, r]
+            want[p, NQ] = z + (dz if p == seat else 0.0)
+        phase(want, P)
+        assert np.array_equal(got, want)
+
+
+def test_a_hand_s_corrections_add_each_dot_product_in_column_order():
+    """A fitted value's corrections at a hand's end (``kernel.hand_corrections``) are, to the bit, each kind and
+    seat's sum of its card columns' products added one column after the other (the order ``luck.csv``'s digits
+    come from), though the walk adds a seat's three kinds side by side."""
+    from nines_sim.luck.features import NC, NJ
+    from nines_sim.luck.kernel import hand_corrections
+
+    rng = np.random.default_rng(41)
+    P = 5
+    acc, W = rng.normal(size=(3, P, NJ)), rng.normal(size=(P, NC))
+    vm, vh = rng.normal(size=(3, P, NC)), rng.normal(size=(3, P, NJ))
+    vw = (vm[:, :, :, None] * vh[:, :, None, :]).reshape(3, P, NC * NJ)
+    out = np.full((3, P), 0.25)
+    hand_corrections(acc, W, vw, vm, vh, np.ones((3, P), dtype=np.int64), P, np.zeros(NJ), np.zeros((3, P)), out)
+    for k in range(3):
+        for p in range(P):
+            d, m = 0.0, 0.0
+            for j in range(NJ):
+                d += float(vh[k, p, j] * acc[k, p, j])
+            for c in range(NC):
+                m += float(W[p, c] * vm[k, p, c])
+            assert out[k, p] == 0.25 + m * d
+
+
 @pytest.mark.parametrize(
     ("preset", "specs"),
     [

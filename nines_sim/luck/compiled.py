@@ -24,7 +24,7 @@ from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import N_FEATURES, NC, NJ
-from nines_sim.luck.steps import E_NONE, ERRORS, IST_WIDTH, walk
+from nines_sim.luck.steps import E_NONE, ERRORS, IST_WIDTH, walk, walk_scratch
 from nines_sim.luck.value import LinearValue, constant_value
 from nines_sim.luck.walk import LuckError, Walker
 
@@ -186,6 +186,7 @@ class RowWalker:
         self.corrections = np.zeros((0 if value is None else n, 3, P))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
+        self.scratch = walk_scratch(P)
         # each hand's blocks, penalties, match and match weights, in the order walked: the first _nh rows
         self.reuse, self._nh = reuse, 0
         self._hands = self._hand_arrays(0)
@@ -210,7 +211,7 @@ class RowWalker:
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
               self.ist[b], self.parts, self.value, self.corrections, self.shares, self.totals, blocks, pen, match,
-              weights, self.err)  # fmt: skip
+              weights, self.err, self.scratch)  # fmt: skip
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")

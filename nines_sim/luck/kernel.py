@@ -20,9 +20,20 @@ RANK = FACE_RANK.astype(np.int64)
 SUIT = FACE_SUIT.astype(np.int64)
 PEN = NATURAL_PENALTY.astype(np.int64)
 _HEUR = np.array(HEURISTICS, dtype=np.int64)
+#: ``1 / (1 + n)`` for every hand size ``n`` (at most two decks' cards): :func:`phase`'s quotients, done once.
+RECIPROCAL = np.array([1.0 / (1.0 + n) for n in range(2 * N_FACES + 2)])
+
+#: How the compiled walk's functions are compiled: without numba's reference counting, whose two calls (an atomic
+#: count each) around every view of an array (``acc[k]``, ``blk[:, NB:]``, a seat's row) were in every step of the
+#: walk, and with numpy's error model (no test before each division, which never divides by zero here).  The walk
+#: makes no array: its scratch comes from :class:`~nines_sim.luck.compiled.RowWalker`.
+walk_jit = njit(cache=True, error_model="numpy", _nrt=False)
+#: A step of the walk (:mod:`nines_sim.luck.steps`, :mod:`nines_sim.luck.play_choices`): inlined by numba into the
+#: walk, compiled there with the walk's flags (:data:`walk_jit`'s, given here too for a step compiled alone).
+walk_inline = njit(inline="always", error_model="numpy", _nrt=False)
 
 
-@njit(cache=True)
+@walk_jit
 def count(H, P, hr, hs):
     """Each row's cards by rank (``hr``, (P, 13)) and its naturals by suit (``hs``, (P, 4))."""
     for p in range(P):
@@ -36,7 +47,7 @@ def count(H, P, hr, hs):
                     hs[p, SUIT[f]] += c
 
 
-@njit(cache=True)
+@walk_jit
 def blocks(hr, hs, top, active, P, out):
     """``hands @ card_matrix(active, top)`` from the hands' counts (:func:`count`): exact, the counts being
     whole (the matrix's columns: the ranks, the active suit's naturals, the top rank's naturals)."""
@@ -48,7 +59,7 @@ def blocks(hr, hs, top, active, P, out):
         out[p, COL_TOP] = hr[p, top_rank] if top_rank != NINE_RANK else 0.0
 
 
-@njit(cache=True)
+@walk_jit
 def move_card(H, hr, hs, seat, f, c):
     """``c`` copies of face ``f`` into (c > 0) or out of seat ``seat``'s hand, its counts kept."""
     H[seat, f] += c
@@ -57,7 +68,7 @@ def move_card(H, hr, hs, seat, f, c):
         hs[seat, SUIT[f]] += c
 
 
-@njit(cache=True)
+@walk_jit
 def mean_into(acc_k, a, b, scale, P):
     """``acc_k += a - b / scale`` (P, NJ), with no array made."""
     for p in range(P):
@@ -65,7 +76,7 @@ def mean_into(acc_k, a, b, scale, P):
             acc_k[p, j] += a[p, j] - b[p, j] / scale
 
 
-@njit(cache=True)
+@walk_jit
 def copy_into(src, dst):
     """``dst[:] = src`` for two 2-d arrays of one shape, element by element: numba's array assignment also
     compiles its shape check's error message (string formatting, several seconds of a cold compile in every
@@ -75,7 +86,7 @@ def copy_into(src, dst):
             dst[i, j] = src[i, j]
 
 
-@njit(cache=True)
+@walk_jit
 def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
     """One play's columns of the card blocks, times ``x``, into ``out`` (P, NJ): each seat's naturals of the active
     suit and of the top's rank (``blk[:, 0]`` and ``blk[:, 1]``, their sums ``sa`` and ``st``: its own and the
@@ -94,7 +105,7 @@ def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
             out[p, 2 * NB + 1] += x * legal
 
 
-@njit(cache=True)
+@walk_jit
 def phase(ph, P):
     """:func:`nines_sim.luck.features.phase` of the hand sizes in ``ph[:, NQ]`` into ``ph[:, :NQ]`` (``ph``:
     float64, shape (P, NQ + 1), a scratch the caller keeps: no array made per event)."""
@@ -107,19 +118,29 @@ def phase(ph, P):
         ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, a, b
 
 
-@njit(cache=True)
+@walk_jit
 def sizes_phase(hr, P, seat, dz, ph):
     """:func:`phase` of the hand sizes from the seats' rank counts ``hr``, ``seat``'s changed by ``dz`` (the sizes
-    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch)."""
+    after an event, known before it), into ``ph[:, :NQ]`` (``ph``: (P, NQ + 1), :func:`phase`'s scratch).
+
+    The sizes are whole numbers, so their sums are exact in any order (added as a tree: no chain of 13 dependent
+    adds) and the phase's ``1 / (1 + size)`` is read from :data:`RECIPROCAL`: :func:`phase`'s bits, without its two
+    divisions a seat (a draw's and a choice's every time)."""
     for p in range(P):
-        z = 0.0
-        for r in range(N_RANKS):
-            z += hr[p, r]
+        a = hr[p]
+        z = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) + (
+            ((a[8] + a[9]) + (a[10] + a[11])) + a[12]
+        )
         ph[p, NQ] = z + (dz if p == seat else 0.0)
-    phase(ph, P)
+    for p in range(P):
+        lo = 1e300
+        for q in range(P):
+            if q != p and ph[q, NQ] < lo:
+                lo = ph[q, NQ]
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, RECIPROCAL[int(ph[p, NQ])], RECIPROCAL[int(lo)]
 
 
-@njit(cache=True)
+@walk_jit
 def phased(out, ph, P):
     """Each seat's base block ``out[p, :NJ0]`` scaled by its phase functions ``ph[p, :NQ]`` into the columns
     after it (phase-major; the first function is 1, the base itself)."""
@@ -130,7 +151,7 @@ def phased(out, ph, P):
                 out[p, q * NJ0 + j] = w * out[p, j]
 
 
-@njit(cache=True)
+@walk_jit
 def card_blocks(blk, mover, first, P, out):
     """:func:`nines_sim.luck.features.card_blocks` of the blocks ``blk[:, :NB]`` into ``out`` (P, NJ); ``blk``'s
     columns after NB (NQ + 1 of them) are the phase's scratch (:func:`phase`)."""
@@ -155,7 +176,7 @@ def card_blocks(blk, mover, first, P, out):
     phased(out, ph, P)
 
 
-@njit(cache=True)
+@walk_jit
 def next_dealt(seat, held, P):
     """The first seat after ``seat`` (itself last) dealt a hand (``held``, (P,): each seat's faces held); -1 if
     none is."""
@@ -166,7 +187,7 @@ def next_dealt(seat, held, P):
     return -1
 
 
-@njit(cache=True)
+@walk_jit
 def held_faces(H, P, held):
     """Each seat's faces held (int64 sets of faces, bit ``face``) from its hand's copies ``H`` into ``held``."""
     for p in range(P):
@@ -177,7 +198,7 @@ def held_faces(H, P, held):
         held[p] = x
 
 
-@njit(cache=True)
+@walk_jit
 def deal_hands(rows, i, P, D, H, held, hr, hs):
     """Each seat's hand from deal row ``i``'s words (D words a seat, bit ``face``): its copies into ``H``, its
     faces into ``held``, its cards by rank and naturals by suit into ``hr`` and ``hs`` (:func:`count`'s numbers,
@@ -201,7 +222,7 @@ def deal_hands(rows, i, P, D, H, held, hr, hs):
                 hs[p, s] += float(popcount(w & SUIT_MASKS[s] & I_NATURALS))
 
 
-@njit(cache=True)
+@walk_jit
 def apply_play(H, hr, hs, seat, mv):
     """``seat`` plays ``mv`` (a face, or -2: the pair) from ``H`` in place; the new top and the 9 under it (-1
     for a card).  The engine's pair: the highest 9 held twice, else the highest held; the first ends on top."""
@@ -226,7 +247,7 @@ def apply_play(H, hr, hs, seat, mv):
     return first, second
 
 
-@njit(cache=True)
+@walk_jit
 def undo_play(H, hr, hs, seat, top, under):
     """:func:`apply_play` undone: ``top`` and the 9 under it (``under``, -1 for none) back in ``seat``'s hand."""
     move_card(H, hr, hs, seat, top, 1.0)
@@ -234,7 +255,7 @@ def undo_play(H, hr, hs, seat, top, under):
         move_card(H, hr, hs, seat, under, 1.0)
 
 
-@njit(cache=True)
+@walk_jit
 def is_heuristic(sid):
     """Whether kernel strategy id ``sid`` is a built-in heuristic's (its random decisions are corrected)."""
     for h in _HEUR:
@@ -243,7 +264,7 @@ def is_heuristic(sid):
     return False
 
 
-@njit(cache=True)
+@walk_jit
 def weights(totals, progress, target, P, W):
     """:func:`nines_sim.luck.features.match_weights` into ``W`` (P, NC): each seat's weights of the match's
     standing (``progress`` through it, its total's lead over the lowest other, in targets)."""
@@ -258,30 +279,40 @@ def weights(totals, progress, target, P, W):
         W[p, 5], W[p, 6], W[p, 7], W[p, 8], W[p, 9] = x * y, x**3, y**3, x * x * y, x * y * y
 
 
-@njit(cache=True)
-def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, out):
+@walk_jit
+def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, dots, out):
     """A hand's corrections under a value into ``out`` (3, P): ``out[k, p] += sum_c W[p, c] * (vw[k, p, c * NJ:
     (c + 1) * NJ] . acc[k, p])``, the value's change over the hand's events of kind ``k`` (their card blocks'
-    differences ``acc``, weighted by the match weights ``W`` (P, NC) of the hand).  ``u`` (NJ,): scratch.
+    differences ``acc``, weighted by the match weights ``W`` (P, NC) of the hand).  ``u`` (NJ,), ``dots`` (3, P):
+    scratch.
 
     Where ``rank1[k, p]``, the weights are the outer product of ``vm[k, p]`` (NC,) and ``vh[k, p]`` (NJ,) (a
     fitted value's two stages, :func:`nines_sim.luck.compiled.value_factors`): the hand's luck in points times the
     match weights' coefficients, NC + NJ = 109 products instead of 990.  Else the hand's weights first (``u``: one
     independent sum per card column, no chain of dependent adds), then one dot product with the blocks.  Either is
     the parts' products (:func:`nines_sim.luck.steps.end_hand`) in another order.
+
+    A seat's three dot products with ``vh`` (one per kind) go column by column together: each is still its own
+    sum, its terms added in column order (the same bits), but the processor adds three side by side instead of
+    waiting on each add of one long chain (a sixth of the walk's time heads-up, one sum at a time).
     """
+    for p in range(P):  # a seat's three sums side by side, in registers
+        a0, a1, a2, h0, h1, h2 = acc[0, p], acc[1, p], acc[2, p], vh[0, p], vh[1, p], vh[2, p]
+        d0, d1, d2 = 0.0, 0.0, 0.0
+        for j in range(NJ):
+            d0 += h0[j] * a0[j]
+            d1 += h1[j] * a1[j]
+            d2 += h2[j] * a2[j]
+        dots[0, p], dots[1, p], dots[2, p] = d0, d1, d2
     for k in range(3):
         for p in range(P):
-            a = acc[k, p]
             if rank1[k, p]:
-                d = 0.0
-                for j in range(NJ):
-                    d += vh[k, p, j] * a[j]
                 m = 0.0
                 for c in range(NC):
                     m += W[p, c] * vm[k, p, c]
-                out[k, p] += m * d
+                out[k, p] += m * dots[k, p]
                 continue
+            a = acc[k, p]
             w = vw[k, p]
             for j in range(NJ):
                 u[j] = W[p, 0] * w[j]

@@ -8,12 +8,12 @@ inlined by numba into the walk as its steps are (:mod:`nines_sim.luck.steps`).
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
 
 from nines_sim.engine.bits import lowest_face, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import N_RANKS, NINE_RANK
-from nines_sim.luck.features import NB, NJ
+from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
     PEN,
     RANK,
@@ -23,15 +23,15 @@ from nines_sim.luck.kernel import (
     card_blocks,
     copy_into,
     mean_into,
-    phased,
     play_columns,
     sizes_phase,
     undo_play,
+    walk_inline,
 )
 from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM
 
 
-@njit(inline="always")
+@walk_inline
 def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H, held, hr, moves,
                     probs):  # fmt: skip
     """The plays ``seat``'s heuristic policy ``sid`` chooses among (Walker._play_choices) into ``moves`` (faces; -2:
@@ -73,7 +73,7 @@ def heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, ni
     return k, pair
 
 
-@njit(inline="always")
+@walk_inline
 def expert_moves(tied, nines, nine_suits, moves, probs):
     """The plays ``expert`` chooses among, from the sets its trace logged (Walker._expert_choices), into ``moves``
     and their weights into ``probs``: each tied natural ``len(9s)`` unless its suit is one a 9 replaces, each 9 the
@@ -104,7 +104,37 @@ def expert_moves(tied, nines, nine_suits, moves, probs):
     return k
 
 
-@njit(inline="always")
+@walk_inline
+def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
+    """The columns a play's choices change (each seat's own and the others' naturals of the active suit and of the
+    top's rank, the legal counts, and the ranks of ``ranks``, bit r): with ``add`` 0, cleared in ``mean`` and
+    ``chosen`` (P, NJ); with ``add`` 1, ``chosen`` minus ``mean`` added into the choice part ``acc2`` in each phase
+    copy, scaled by the phase in ``blk[:, NB:]`` (:func:`~nines_sim.luck.kernel.sizes_phase`): the numbers
+    :func:`~nines_sim.luck.kernel.phased` then :func:`~nines_sim.luck.kernel.mean_into` (scale 1) give those
+    columns, to the bit."""
+    ph = blk[:, NB:]
+    for c in range(NB + NB + 2):
+        if c < NB:
+            r = c
+        elif c < 2 * NB:
+            r = c - NB
+        else:
+            r = -1  # the legal counts (2 NB, 2 NB + 1)
+        if r >= 0 and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
+            continue
+        for p in range(P):
+            if add == 0:
+                mean[p, c] = 0.0
+                chosen[p, c] = 0.0
+                continue
+            x, y = chosen[p, c], mean[p, c]
+            acc2[p, c] += x - y
+            for q in range(1, NQ):
+                w = ph[p, q]
+                acc2[p, q * NJ0 + c] += w * x - w * y
+
+
+@walk_inline
 def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
@@ -139,9 +169,13 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
         # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
         # card_blocks() sums them, the seat's rank as the change), the mean over the choices and the choice made;
         # every other column's chosen minus mean is 0 (before, a rounding residue of a mean of equal values).
-        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.
-        mean[:] = 0.0
-        chosen[:] = 0.0
+        # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.  Only
+        # those columns are cleared, phased and added (choice_columns): the others would add 0.0, which changes
+        # no sum (a hand's sums start at +0.0, and x + 0.0 is x for every x but -0.0).
+        ranks = 0  # the ranks the choices play (bit r)
+        for j in range(k):
+            ranks |= 1 << RANK[moves[j]]
+        choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(0))  # cleared (not a literal: one signature)
         for j in range(k):
             w, f = probs[j] / tot, moves[j]
             t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
@@ -157,11 +191,8 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
             play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
             if j == idx:
                 play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
-        ph = blk[:, NB:]
-        sizes_phase(hr, P, seat, -1.0, ph)
-        phased(mean, ph, P)
-        phased(chosen, ph, P)
-        mean_into(acc[2], chosen, mean, 1.0, P)
+        sizes_phase(hr, P, seat, -1.0, blk[:, NB:])
+        choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(1))  # phased and added
     return True
 
 

@@ -9,7 +9,6 @@ the match; :data:`ERRORS` holds each code's words, the Python walk's.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nines_sim.engine.bits import popcount
 from nines_sim.engine.code_cache import seal_module
@@ -44,6 +43,8 @@ from nines_sim.luck.kernel import (
     move_card,
     next_dealt,
     sizes_phase,
+    walk_inline,
+    walk_jit,
     weights,
 )
 from nines_sim.luck.play_choices import expert_moves, heuristic_moves, play_choice
@@ -76,7 +77,7 @@ ERRORS = {
 IST_WIDTH = 13
 
 
-@njit(inline="always")
+@walk_inline
 def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen):
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
     ``acc[0]``.  Returns the first seat to play (-1: a hand dealt to no seat) and the stock's size."""
@@ -130,7 +131,7 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
     return first, n_stock
 
 
-@njit(inline="always")
+@walk_inline
 def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
@@ -170,7 +171,7 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
         ss[0, SUIT[face]] -= 1.0
 
 
-@njit(inline="always")
+@walk_inline
 def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
     """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare): ``expert``
     among the suits of ``tied``, the set its trace logged (0: none logged) (``blk[:, NB:]``: the phase's
@@ -229,8 +230,8 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
     return E_NONE
 
 
-@njit(inline="always")
-def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u):
+@walk_inline
+def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u, dots):
     """A hand's end (S1-S3): its parts, weighted by the match's standing before it, into match ``m``'s (when
     ``parts`` has rows), and its corrections under ``value`` (``(vw, vm, vh, rank1)``,
     :func:`~nines_sim.luck.kernel.hand_corrections`) into ``corr[m]`` (when ``corr`` has rows); its penalties into
@@ -242,7 +243,7 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
     weights(totals, progress, target, P, W)
     if corr.shape[0] > 0:
         vw, vm, vh, rank1 = value
-        hand_corrections(acc, W, vw, vm, vh, rank1, P, u, corr[m])
+        hand_corrections(acc, W, vw, vm, vh, rank1, P, u, dots, corr[m])
     for k in range(3 if parts.shape[0] > 0 else 0):
         for p in range(P):
             out = parts[m, k, p]  # one add per feature and hand: any order gives the same sums
@@ -264,7 +265,7 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
     return regular, tiebreak
 
 
-@njit(inline="always")
+@walk_inline
 def end_match(rows, i, m, P, totals, shares, totals_out):
     """A match's end (S2, S4): its win shares and totals; False if the totals walked disagree with row ``i``'s."""
     for p in range(P):
@@ -280,33 +281,41 @@ def end_match(rows, i, m, P, totals, shares, totals_out):
     return True
 
 
-@njit(cache=True)
+def walk_scratch(P: int) -> tuple[np.ndarray, ...]:
+    """The arrays :func:`walk` works in for a table of ``P`` seats (made once per walker: the walk makes none):
+    each seat's cards by rank and naturals by suit, the stock's, each seat's faces held, the card blocks and the
+    phase's scratch (:func:`~nines_sim.luck.kernel.card_blocks`), three card blocks' rows (a choice's), the match
+    weights, a value's scratch, a choice's moves and weights, the stock's mean row, a hand's dot products per kind
+    and seat."""
+    return (np.zeros((P, N_RANKS)), np.zeros((P, 4)), np.zeros((1, N_RANKS)), np.zeros((1, 4)),
+            np.zeros(P, dtype=np.int64), np.zeros((P, NB + NQ + 1)), np.zeros((P, NJ)), np.zeros((P, NJ)),
+            np.zeros((P, NJ)), np.zeros((P, NC)), np.zeros(NJ), np.zeros(N_FACES + 1, dtype=np.int64),
+            np.zeros(N_FACES + 1), np.zeros(NB), np.zeros((3, P)))  # fmt: skip
+
+
+@walk_jit
 def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_rule, nine_on_nine, start, H,
          stock, pile, acc, totals, ist, parts, value, corr, shares, totals_out, hand_blocks, hand_pen, hand_match,
-         hand_w, err):  # fmt: skip
+         hand_w, err, scr):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
     index - ``start``: the parts when ``parts`` has rows, the corrections under ``value`` (``(vw, vm, vh, rank1)``,
     :func:`~nines_sim.luck.kernel.hand_corrections`) when ``corr`` (n, 3, P) has rows, each hand's into ``hand_*``
     when they have rows (its card blocks, penalties, match and match weights).  ``err``: (code, match, a, b, -,
-    ends)."""
-    hr, hs = np.zeros((P, N_RANKS)), np.zeros((P, 4))
-    sr, ss = np.zeros((1, N_RANKS)), np.zeros((1, 4))  # the stock's counts
-    held = np.zeros(P, dtype=np.int64)  # each seat's faces held
+    ends).  ``scr``: :func:`walk_scratch`'s arrays (zeroed here, as new ones would be)."""
+    hr, hs, sr, ss, held, blk, cb, mean, chosen, W, u, moves, probs, smean, dots = scr
+    for a in (hr, hs, sr, ss, blk, cb, mean, chosen, W, dots):
+        a[:] = 0.0
+    held[:] = 0
+    moves[:] = 0
+    u[:] = 0.0
+    probs[:] = 0.0
+    smean[:] = 0.0
     count(H, P, hr, hs)
     held_faces(H, P, held)
     count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
     n_stock = 0.0
     for f in range(N_FACES):
         n_stock += stock[f]
-    blk = np.zeros((P, NB + NQ + 1))  # the blocks, then the phase's scratch (kernel.card_blocks)
-    cb = np.zeros((P, NJ))
-    mean = np.zeros((P, NJ))
-    chosen = np.zeros((P, NJ))
-    W = np.zeros((P, NC))
-    u = np.zeros(NJ)
-    moves = np.zeros(N_FACES + 1, dtype=np.int64)
-    probs = np.zeros(N_FACES + 1)
-    smean = np.zeros(NB)
     m, top, active, first, regular = ist[0], ist[1], ist[2], ist[3], ist[4]
     tiebreak, after_draw = ist[5] != 0, ist[6] != 0
     play_seat, tied, nines, nine_suits, decl_seat, decl_tied = ist[7], ist[8], ist[9], ist[10], ist[11], ist[12]
@@ -410,7 +419,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts,
-                                         value, corr, W, u)  # fmt: skip
+                                         value, corr, W, u, dots)  # fmt: skip
             if keep:
                 copy_into(W, hand_w[nh - 1])  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
