@@ -267,6 +267,8 @@ def test_the_command_line_says_a_mismatch_in_one_line(tmp_path):
 @pytest.mark.parametrize(("args", "says"), [
     (["--targets", "rollout"], "Invalid value for '--targets': 'rollout' is not one of 'rollouts', 'returns', 'mixed'"),
     (["--targets", "returns", "--hidden", "4"], "--hidden fits rollout labels only: use --targets rollouts"),
+    (["--targets", "mixed", "--trees", "8"], "--trees fit rollout labels only: use --targets rollouts, not mixed"),
+    (["--hidden", "4", "--trees", "8"], "--trees are boosted after a linear card model: not with --hidden"),
 ])  # fmt: skip
 def test_a_bad_targets_value_is_a_one_line_usage_error(args, says, tmp_path, monkeypatch):
     from typer.testing import CliRunner
@@ -294,10 +296,12 @@ TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
 
 
 @pytest.mark.parametrize(
-    ("hidden", "pairs", "rounds", "targets", "matches"),
-    [(4, 0, 1, "rollouts", 12), (0, 40, 1, "rollouts", 12), (0, 6, 2, "returns", 200)],
-)
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches):
+    ("hidden", "pairs", "rounds", "targets", "matches", "trees"),
+    [(4, 0, 1, "rollouts", 12, 0), (0, 40, 1, "rollouts", 12, 0), (0, 6, 2, "returns", 200, 0),
+     (0, 6, 1, "rollouts", 12, 3)],
+)  # fmt: skip
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches,
+                                                               trees):  # fmt: skip
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate (20 to 28 of them here).  The hidden layer's fit over one round
     (each round's model compiles its own decision, about 6 s of processor time; a hidden layer's decision is
@@ -306,16 +310,19 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden,
     below trains again (its decision then loaded, not compiled): ``tests/test_train_resume.py`` checks that
     fit's later rounds alike.  With returns as targets (one noisy label a decision, no rollouts) a round plays
     more matches, over two rounds (the second's self-play by the first's model, explored and labelled by its
-    returns: the one case of it)."""
+    returns: the one case of it).  Regression trees boosted after the linear score and pairs (``--trees``) over
+    one round."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets)
+    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets,
+                      trees=trees, depth=2)  # fmt: skip
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
     assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
     assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)
+    assert a.tree_value.shape[0] == trees and (a.tree_value != 0).any() == (trees > 0)
     curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
     pd.testing.assert_frame_equal(*curves)
     n = 400
