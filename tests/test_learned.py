@@ -431,20 +431,23 @@ def test_the_pair_selection_finds_a_planted_product():
 
 
 def test_the_pair_products_pickle_alike_in_every_process():
-    """numba's disk cache keys a model's compiled decision by its closure, pickled: the compiled pair sum in it
-    pickles to the same bytes in two processes, so that the second loads the decision the first compiled."""
+    """numba's disk cache keys a model's compiled decision by its closure, pickled: the compiled pair sum and tree
+    sum in it pickle to the same bytes in two processes, so that the second loads the decision the first
+    compiled."""
     import subprocess
     import sys
 
     code = (
         "import hashlib, numpy as np\n"
         "from numba.core.serialize import dumps\n"
-        "from nines_sim.learn.decide import pair_sum_function\n"
+        "from nines_sim.learn.decide import pair_sum_function, tree_sum_function\n"
         "print(hashlib.sha256(dumps(pair_sum_function(np.array([[1, 2], [3, 3]])))).hexdigest())\n"
+        "tree = np.array([[3, -1, -1]]), np.array([[0.5, 0.0, 0.0]]), np.array([[[1, 2], [-1, -1], [-1, -1]]])\n"
+        "print(hashlib.sha256(dumps(tree_sum_function(*tree))).hexdigest())\n"
     )
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
            for _ in range(2)]  # fmt: skip
-    assert out[0] == out[1] and len(out[0].strip()) == 64
+    assert out[0] == out[1] and [len(line) for line in out[0].split()] == [64, 64]
 
 
 def _two_models_decisions(tmp_path):
