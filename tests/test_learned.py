@@ -43,33 +43,53 @@ def _drawn_weights() -> np.ndarray:
 
 
 def _model_file(tmp_path, rules, name: str = "m.npz", hidden: int = 0, drawn: bool = True,
-                pairs: int = 0) -> str:  # noqa: ANN001  # fmt: skip
-    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units and ``pairs`` seeded
-    random products of two features added, and the drawn card decided by :func:`_drawn_weights` (else by
-    ``expert``'s rule)."""
+                pairs: int = 0, trees: int = 0) -> str:  # noqa: ANN001  # fmt: skip
+    """The model of :func:`_weights`, with a hidden layer of ``hidden`` seeded random units, ``pairs`` seeded
+    random products of two features and ``trees`` seeded random trees (:func:`_random_trees`) added, and the
+    drawn card decided by :func:`_drawn_weights` (else by ``expert``'s rule)."""
     path = tmp_path / name
     rng = np.random.default_rng(8)
     layer = (rng.normal(size=(hidden, NFC)), rng.normal(size=hidden), rng.normal(size=hidden))
     dw = _drawn_weights() if drawn else np.zeros(0)
     products = (rng.integers(0, NFC, size=(pairs, 2)), rng.normal(size=pairs))
-    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw, *products).save(path)
+    forest = _random_trees(rng, trees, 3) if trees else ()
+    Model(*_weights(), rules, {"command": "tests/test_learned.py"}, *layer, dw, *products, *forest).save(path)
     return str(path)
+
+
+def _random_trees(rng: np.random.Generator, trees: int, depth: int) -> tuple[np.ndarray, ...]:
+    """``trees`` full trees of ``depth`` levels (node n's children 2n+1 and 2n+2), splitting seeded random features
+    at thresholds among the small counts most features take, their leaves worth a few points: the ``tree_*``
+    arrays of :class:`Model`."""
+    N = 2 ** (depth + 1) - 1
+    inner = np.arange(N) < 2**depth - 1
+    feat = np.where(inner, rng.integers(1, NFC, size=(trees, N)), -1)
+    thr = np.where(inner, rng.choice([0.5, 1.5, 2.5, 4.5], size=(trees, N)), 0.0)
+    kids = np.where(inner[None, :, None], 2 * np.arange(N)[None, :, None] + np.array([1, 2]), -1)
+    kids = np.broadcast_to(kids, (trees, N, 2)).copy()
+    return feat, thr, kids, np.where(inner, 0.0, rng.normal(scale=3.0, size=(trees, N)))
 
 
 #: One model with a hidden layer of two blocks of units (:data:`~nines_sim.learn.features.UNITS_AT_ONCE`) and
 #: pairs in every lane of the pair sum, three times round (:data:`~nines_sim.learn.decide.PAIR_LANES`), here and
 #: under every preset: each model compiles its own decision (about 4 s of processor time).
 RICH_HIDDEN, RICH_PAIRS = 8, 12
+#: Random trees of 3 levels after the linear score and pairs: the model kind ``nines train --trees`` fits.
+TREES = 6
 
 
-@pytest.mark.parametrize(("hidden", "drawn", "pairs"), [(0, True, 0), (0, False, 0), (RICH_HIDDEN, True, RICH_PAIRS)])
-def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn, pairs):
+@pytest.mark.parametrize(
+    ("hidden", "drawn", "pairs", "trees"),
+    [(0, True, 0, 0), (0, False, 0, 0), (RICH_HIDDEN, True, RICH_PAIRS, 0), (0, True, RICH_PAIRS, TREES)],
+)
+def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, drawn, pairs, trees):
     """The compiled decision inside the turn loop and the batch features with numpy sums in Python choose the
     same moves, the drawn card's included: every match ends with the same totals (a Python seat plays on the
     broker's path).  The cases: a linear model; one without drawn-card weights (``expert``'s rule for the drawn
-    card); one with a hidden layer and pairs.  The first two are the models the other tests here compile."""
+    card); one with a hidden layer and pairs; one with pairs and trees.  The first two are the models the other
+    tests here compile."""
     rules = make_rules("classic", players=3)
-    path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn, pairs=pairs)
+    path = _model_file(tmp_path, rules, hidden=hidden, drawn=drawn, pairs=pairs, trees=trees)
     compiled = simulate(rules, [f"learned@{path}", "expert", "random"], 150, seed=11)
     python = simulate(rules, [PythonLearned(load(path)), "expert", "random"], 150, seed=11)
     np.testing.assert_array_equal(compiled.totals, python.totals)
@@ -83,9 +103,12 @@ def test_compiled_and_python_inference_play_the_same_matches(tmp_path, hidden, d
     none = np.zeros(0)
     parts = {"drawn": {"drawn_weights": none},
              "hidden layer": {"hidden_weights": np.zeros((0, NFC)), "hidden_bias": none, "out_weights": none},
-             "pairs": {"pair_index": np.zeros((0, 2), dtype=np.int64), "pair_weights": none}}  # fmt: skip
+             "pairs": {"pair_index": np.zeros((0, 2), dtype=np.int64), "pair_weights": none},
+             "trees": {"tree_feature": np.zeros((0, 0), dtype=np.int64), "tree_threshold": np.zeros((0, 0)),
+                       "tree_children": np.zeros((0, 0, 2), dtype=np.int64),
+                       "tree_value": np.zeros((0, 0))}}  # fmt: skip
     for part, without in parts.items():
-        if {"drawn": drawn, "hidden layer": hidden, "pairs": pairs}[part]:
+        if {"drawn": drawn, "hidden layer": hidden, "pairs": pairs, "trees": trees}[part]:
             less = dataclasses.replace(model, **without)
             played = simulate(rules, [PythonLearned(less), "expert", "random"], 150, seed=11)
             assert not np.array_equal(python.totals, played.totals), f"the model plays the same without its {part}"
@@ -159,13 +182,30 @@ def test_a_bad_model_file_is_one_line(tmp_path):
     np.savez(tmp_path / "index.npz", **{**pa, "pair_index": np.array([[0, 1], [2, NFC], [3, 4]])}, meta=pmeta)
     np.savez(tmp_path / "unpaired.npz", **pa, meta=meta)  # pairs under the format that has none
     np.savez(tmp_path / "pw.npz", **{**pa, "pair_weights": np.array([1.0, np.nan, 2.0])}, meta=pmeta)
+    treed = _model_file(tmp_path, rules, "treed.npz", pairs=3, trees=2)
+    ta = {k: v for k, v in np.load(treed).items() if k != "meta"}
+    tmeta = np.load(treed)["meta"]
+    np.savez(tmp_path / "leafless.npz", **{k: v for k, v in ta.items() if k != "tree_value"}, meta=tmeta)
+    np.savez(tmp_path / "untreed.npz", **ta, meta=pmeta)  # trees under the format that has none
+    back = ta["tree_children"].copy()
+    back[1, 2] = [0, 1]  # a child before its node: a loop
+    np.savez(tmp_path / "loop.npz", **{**ta, "tree_children": back}, meta=tmeta)
+    wide = ta["tree_feature"].copy()
+    wide[0, 0] = NFC
+    np.savez(tmp_path / "feature.npz", **{**ta, "tree_feature": wide}, meta=tmeta)
+    np.savez(tmp_path / "ragged.npz", **{**ta, "tree_value": ta["tree_value"][:, :3]}, meta=tmeta)
     cases = (("junk.npz", "not an .npz archive"), ("cut.npz", "damaged or cut short"),
              ("missing.npz", "no such model file"), ("other.npz", "not a model of this version"),
              ("part.npz", "not a model file: it has no 'hidden_weights'"),
              ("drawn.npz", r"drawn_weights must be finite numbers of shape \(34,\)"),
              ("index.npz", r"pair_index must be integer feature indices \(0-33\) of shape \(3, 2\)"),
              ("unpaired.npz", "pair_weights and the format 'nines-learned/1' disagree"),
-             ("pw.npz", r"pair_weights must be finite numbers of shape \(3,\)"))  # fmt: skip
+             ("pw.npz", r"pair_weights must be finite numbers of shape \(3,\)"),
+             ("leafless.npz", "a model of format 'nines-learned/3' without 'tree_value'"),
+             ("untreed.npz", "tree_feature in a model of format 'nines-learned/1' or 'nines-learned/2' .no trees."),
+             ("loop.npz", "tree_children must name two later nodes of a split"),
+             ("feature.npz", r"tree_feature must be -1 \(a leaf\) or a feature index 0-33"),
+             ("ragged.npz", r"tree_threshold and tree_value floats of shape \(T, N\)"))  # fmt: skip
     for name, words in cases:
         with pytest.raises(StrategyNotFound, match=words) as err:
             make_lineup([f"learned@{tmp_path / name}"])
@@ -199,6 +239,8 @@ def test_the_command_line_says_a_mismatch_in_one_line(tmp_path):
 @pytest.mark.parametrize(("args", "says"), [
     (["--targets", "rollout"], "Invalid value for '--targets': 'rollout' is not one of 'rollouts', 'returns', 'mixed'"),
     (["--targets", "returns", "--hidden", "4"], "--hidden fits rollout labels only: use --targets rollouts"),
+    (["--targets", "mixed", "--trees", "8"], "--trees fit rollout labels only: use --targets rollouts, not mixed"),
+    (["--hidden", "4", "--trees", "8"], "--trees are boosted after a linear card model: not with --hidden"),
 ])  # fmt: skip
 def test_a_bad_targets_value_is_a_one_line_usage_error(args, says, tmp_path, monkeypatch):
     from typer.testing import CliRunner
@@ -226,10 +268,12 @@ TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
 
 
 @pytest.mark.parametrize(
-    ("hidden", "pairs", "rounds", "targets", "matches"),
-    [(4, 0, 1, "rollouts", 12), (0, 40, 1, "rollouts", 12), (0, 6, 2, "returns", 200)],
-)
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches):
+    ("hidden", "pairs", "rounds", "targets", "matches", "trees"),
+    [(4, 0, 1, "rollouts", 12, 0), (0, 40, 1, "rollouts", 12, 0), (0, 6, 2, "returns", 200, 0),
+     (0, 6, 1, "rollouts", 12, 3)],
+)  # fmt: skip
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches,
+                                                               trees):  # fmt: skip
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate (20 to 28 of them here).  The hidden layer's fit over one round
     (each round's model compiles its own decision, about 6 s of processor time; a hidden layer's decision is
@@ -238,16 +282,19 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden,
     below trains again (its decision then loaded, not compiled): ``tests/test_train_resume.py`` checks that
     fit's later rounds alike.  With returns as targets (one noisy label a decision, no rollouts) a round plays
     more matches, over two rounds (the second's self-play by the first's model, explored and labelled by its
-    returns: the one case of it)."""
+    returns: the one case of it).  Regression trees boosted after the linear score and pairs (``--trees``) over
+    one round."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets)
+    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets,
+                      trees=trees, depth=2)  # fmt: skip
     for run in ("a", "b"):
         assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
     assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
     assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)
+    assert a.tree_value.shape[0] == trees and (a.tree_value != 0).any() == (trees > 0)
     curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
     pd.testing.assert_frame_equal(*curves)
     n = 400
@@ -356,20 +403,23 @@ def test_the_pair_selection_finds_a_planted_product():
 
 
 def test_the_pair_products_pickle_alike_in_every_process():
-    """numba's disk cache keys a model's compiled decision by its closure, pickled: the compiled pair sum in it
-    pickles to the same bytes in two processes, so that the second loads the decision the first compiled."""
+    """numba's disk cache keys a model's compiled decision by its closure, pickled: the compiled pair sum and tree
+    sum in it pickle to the same bytes in two processes, so that the second loads the decision the first
+    compiled."""
     import subprocess
     import sys
 
     code = (
         "import hashlib, numpy as np\n"
         "from numba.core.serialize import dumps\n"
-        "from nines_sim.learn.decide import pair_sum_function\n"
+        "from nines_sim.learn.decide import pair_sum_function, tree_sum_function\n"
         "print(hashlib.sha256(dumps(pair_sum_function(np.array([[1, 2], [3, 3]])))).hexdigest())\n"
+        "tree = np.array([[3, -1, -1]]), np.array([[0.5, 0.0, 0.0]]), np.array([[[1, 2], [-1, -1], [-1, -1]]])\n"
+        "print(hashlib.sha256(dumps(tree_sum_function(*tree))).hexdigest())\n"
     )
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
            for _ in range(2)]  # fmt: skip
-    assert out[0] == out[1] and len(out[0].strip()) == 64
+    assert out[0] == out[1] and [len(line) for line in out[0].split()] == [64, 64]
 
 
 def _two_models_decisions(tmp_path):

@@ -61,6 +61,16 @@ def train(
             "--pairs", min=0, max=200, help="Products of two features added to the linear card model (0: none)."
         ),
     ] = 40,
+    trees: Annotated[
+        int,
+        typer.Option(
+            "--trees",
+            min=0,
+            max=64,
+            help="Regression trees boosted after the linear card model and its pairs (0: none; rollouts only).",
+        ),
+    ] = 0,
+    depth: Annotated[int, typer.Option("--depth", min=1, max=8, help="Levels of each of the --trees.")] = 4,
     targets: Annotated[
         Targets,
         typer.Option(
@@ -101,6 +111,10 @@ def train(
 
     if hidden and targets != Targets.rollouts:
         raise usage_error(f"--hidden fits rollout labels only: use --targets rollouts, not {targets.value}")
+    if trees and targets != Targets.rollouts:
+        raise usage_error(f"--trees fit rollout labels only: use --targets rollouts, not {targets.value}")
+    if trees and hidden:
+        raise usage_error("--trees are boosted after a linear card model: not with --hidden")
     if hidden % 4:
         raise usage_error(f"--hidden must be a multiple of 4 (the units are summed four at a time), not {hidden}")
     try:
@@ -110,9 +124,11 @@ def train(
         raise usage_error(str(exc)) from None
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
-                             hidden=hidden, pairs=pairs, eval_matches=eval_matches, targets=targets.value)  # fmt: skip
+                             hidden=hidden, pairs=pairs, trees=trees, depth=depth, eval_matches=eval_matches,
+                             targets=targets.value)  # fmt: skip
     extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
     labels = "" if targets == Targets.rollouts else f" --targets {targets.value}"  # the default: as before
+    labels = (f" --trees {trees} --depth {depth}" if trees else "") + labels
 
     def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (

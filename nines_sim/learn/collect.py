@@ -475,6 +475,55 @@ def fit_card_model(x: np.ndarray, y: np.ndarray, g: np.ndarray, hidden: int, see
             *no_pairs)  # fmt: skip
 
 
+#: The shrinkage of each tree's leaves (:func:`fit_trees`) and the fewest candidates a leaf holds.
+TREE_RATE, TREE_LEAF_ROWS = 0.7, 200
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, g: np.ndarray, score: np.ndarray, trees: int, depth: int,
+              seed: int) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Regression trees boosted on what the card score ``score`` leaves of the values: ``(tree_feature,
+    tree_threshold, tree_children, tree_value)`` of :class:`~nines_sim.learn.model.Model`, ``trees`` trees of at
+    most ``depth`` levels.
+
+    Gradient boosting of the squared error of the values centred within their decision (a candidate's score
+    counts only against its decision's others): each tree is scikit-learn's ``DecisionTreeRegressor`` (seeded by
+    ``seed``; at least :data:`TREE_LEAF_ROWS` candidates a leaf) fitted to the residuals, its predictions centred
+    within each decision and taken off them at the rate :data:`TREE_RATE` (in the leaves' values).  On held-out
+    labelled decisions of heads-up classic (the strategies page), 16 trees of depth 5 after the linear score and
+    40 pairs raised the picked move's value from 1.287 to 1.329 points, as much as boosted trees alone (1.330).
+
+    Parameters
+    ----------
+    x, y, g : numpy.ndarray
+        The candidates' features float64 (m, NFC), values and decisions, as for :func:`fit_ranker`.
+    score : numpy.ndarray
+        float64 (m,): the card score before the trees.
+    """
+    from sklearn.tree import DecisionTreeRegressor
+
+    resid = y - centred_within(score[:, None], g)[:, 0]
+    fitted = []
+    for t in range(trees):
+        tree = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=TREE_LEAF_ROWS, random_state=seed + t)
+        tree.fit(x, resid)
+        resid -= TREE_RATE * centred_within(tree.predict(x)[:, None], g)[:, 0]
+        fitted.append(tree.tree_)
+    N = max(t.node_count for t in fitted)  # the largest tree's nodes; the others' padded with unreachable leaves
+    feat = np.full((trees, N), -1, dtype=np.int64)
+    thr = np.zeros((trees, N))
+    kids = np.full((trees, N, 2), -1, dtype=np.int64)
+    val = np.zeros((trees, N))
+    for t, nodes in enumerate(fitted):
+        n = nodes.node_count
+        split = nodes.children_left[:n] >= 0
+        feat[t, :n] = np.where(split, nodes.feature[:n], -1)
+        thr[t, :n] = np.where(split, nodes.threshold[:n], 0.0)
+        kids[t, :n, 0] = nodes.children_left[:n]
+        kids[t, :n, 1] = nodes.children_right[:n]
+        val[t, :n] = np.where(split, 0.0, TREE_RATE * nodes.value[:n, 0, 0])
+    return feat, thr, kids, val
+
+
 def rollout_strategy(model: Any) -> Strategy:
     """The compiled strategy that plays the rollouts: ``expert`` before any model, else ``learned`` on it."""
     from nines_sim.strategy.registry import make_lineup

@@ -54,6 +54,8 @@ def make_decide(model: Any) -> Any:
     wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in list(model.arrays().values())[:6])
     pw = np.ascontiguousarray(model.pair_weights, dtype=np.float64)
     pair_sum = pair_sum_function(model.pair_index)
+    tv = np.ascontiguousarray(model.tree_value, dtype=np.float64).ravel()
+    tree_sum = tree_sum_function(model.tree_feature, model.tree_threshold, model.tree_children)
     hw_t = np.ascontiguousarray(hw.T)
     no_hw_t, no_units = np.zeros((NFC, 0)), np.zeros(0)
 
@@ -96,7 +98,7 @@ def make_decide(model: Any) -> Any:
                 s_after = nine_suit
             fc = card_features_in(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], ctx, g[G_NINE_PENALTY],
                                   g[G_STOCK])  # fmt: skip
-            sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc)
+            sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc) + tree_sum(tv, fc)
             if sc > best:
                 best, best_f = sc, f
         return best_f
@@ -108,6 +110,20 @@ _DECIDERS: dict[str, Any] = {}
 _PAIR_SUMS: dict[bytes, Any] = {}
 #: Independent sums of the pair products (:func:`pair_sum_function`).
 PAIR_LANES = 4
+
+
+def _compiled(code: str, name: str, uuid: str) -> Any:
+    """The function ``name`` of ``code`` (Python written here), compiled to be inlined into the decision, with a
+    stable ``uuid``: numba's disk cache keys the decision by its closure, this function among it, pickled with a
+    random id; one from the function's constants instead lets a later process load the compiled decision, not
+    compile it again."""
+    from numba import njit
+
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)  # noqa: S102 - the code is digits and names written here
+    compiled = njit(inline="always", error_model="numpy")(namespace[name])
+    compiled._set_uuid(uuid)
+    return compiled
 
 
 def pair_sum_function(pairs: np.ndarray) -> Any:
@@ -122,19 +138,48 @@ def pair_sum_function(pairs: np.ndarray) -> Any:
     """
     key = np.ascontiguousarray(pairs, dtype=np.int64).tobytes()
     if key not in _PAIR_SUMS:
-        from numba import njit
-
         body = "".join(f"    s{k % PAIR_LANES} += pw[{k}] * (x[{i}] * x[{j}])\n"
                        for k, (i, j) in enumerate(pairs.tolist()))  # fmt: skip
         code = f"def pair_sum(pw, x):\n    s0 = s1 = s2 = s3 = 0.0\n{body}    return (s0 + s1) + (s2 + s3)\n"
-        namespace: dict[str, Any] = {}
-        exec(code, namespace)  # noqa: S102 - the code is digits and names written here
-        compiled = njit(inline="always", error_model="numpy")(namespace["pair_sum"])
-        # numba's disk cache keys the decision by its closure, this function among it, pickled with a random
-        # id: one from the pairs instead lets a later process load the compiled decision, not compile it again
-        compiled._set_uuid(f"nines-learned-pairs-{hashlib.sha256(key).hexdigest()[:32]}")
-        _PAIR_SUMS[key] = compiled
+        _PAIR_SUMS[key] = _compiled(code, "pair_sum", f"nines-learned-pairs-{hashlib.sha256(key).hexdigest()[:32]}")
     return _PAIR_SUMS[key]
+
+
+_TREE_SUMS: dict[bytes, Any] = {}
+
+
+def tree_sum_function(feature: np.ndarray, threshold: np.ndarray, children: np.ndarray) -> Any:
+    """A compiled ``tree_sum(tv, x) -> float``: the sum over the trees (:class:`~nines_sim.learn.model.Model`'s
+    ``tree_*``, T trees of N nodes) of the value of the leaf each reaches from the features ``x`` (a tuple),
+    ``tv[t * N + n]`` of leaf ``n`` of tree ``t``, summed in the trees' order from 0.0 (as :func:`model_scores`).
+
+    The trees are written into its code as nested ``if x[i] <= threshold:`` with the indices and thresholds
+    (``repr``: the same float64) as constants, as the pairs' indices are (:func:`pair_sum_function`); the
+    leaves' values are read from ``tv``.  No trees: 0.0.
+    """
+    feature = np.ascontiguousarray(feature, dtype=np.int64)
+    threshold = np.ascontiguousarray(threshold, dtype=np.float64)
+    children = np.ascontiguousarray(children, dtype=np.int64)
+    key = b"".join(a.tobytes() for a in (feature, threshold, children)) + repr(feature.shape).encode()
+    if key not in _TREE_SUMS:
+        N = feature.shape[1] if feature.ndim == 2 else 0
+        lines = ["def tree_sum(tv, x):", "    t = 0.0"]
+
+        def node(tree: int, n: int, indent: str) -> None:
+            i = int(feature[tree, n])
+            if i < 0:
+                lines.append(f"{indent}t += tv[{tree * N + n}]")
+                return
+            lines.append(f"{indent}if x[{i}] <= {float(threshold[tree, n])!r}:")
+            node(tree, int(children[tree, n, 0]), indent + "    ")
+            lines.append(f"{indent}else:")
+            node(tree, int(children[tree, n, 1]), indent + "    ")
+
+        for tree in range(feature.shape[0]):
+            node(tree, 0, "    ")
+        code = "\n".join([*lines, "    return t", ""])
+        _TREE_SUMS[key] = _compiled(code, "tree_sum", f"nines-learned-trees-{hashlib.sha256(key).hexdigest()[:32]}")
+    return _TREE_SUMS[key]
 
 
 def decide_for(model: Any) -> Any:
@@ -242,4 +287,36 @@ def model_scores(model: Any, x: np.ndarray) -> np.ndarray:
     lanes = [np.zeros(x.shape[0]) for _ in range(PAIR_LANES)]
     for k, (i, j) in enumerate(model.pair_index):
         lanes[k % PAIR_LANES] = lanes[k % PAIR_LANES] + model.pair_weights[k] * (x[:, i] * x[:, j])
-    return out + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+    out = out + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+    if model.tree_value.size:  # (the compiled decision adds 0.0 for none: the same comparisons)
+        out = out + tree_scores(model, x)
+    return out
+
+
+def tree_leaves(model: Any, x: np.ndarray) -> np.ndarray:
+    """The leaf each row of features ``x`` (float64 (m, NFC)) reaches in each of the model's trees: int64 (m, T)."""
+    feat, thr, kids = model.tree_feature, model.tree_threshold, model.tree_children
+    T = feat.shape[0]
+    rows = np.arange(x.shape[0])
+    at = np.zeros((x.shape[0], T), dtype=np.int64)
+    for t in range(T):
+        n = at[:, t]
+        while True:
+            i = feat[t, n]
+            split = i >= 0
+            if not split.any():
+                break
+            left = x[rows, np.maximum(i, 0)] <= thr[t, n]
+            n = np.where(split, np.where(left, kids[t, n, 0], kids[t, n, 1]), n)
+        at[:, t] = n
+    return at
+
+
+def tree_scores(model: Any, x: np.ndarray) -> np.ndarray:
+    """The sum of the model's trees' leaves for features ``x`` (float64 (m, NFC)), tree by tree from 0.0 as the
+    compiled :func:`tree_sum_function` sums: float64 (m,)."""
+    at = tree_leaves(model, x)
+    total = np.zeros(x.shape[0])
+    for t in range(at.shape[1]):
+        total = total + model.tree_value[t, at[:, t]]
+    return total

@@ -2,13 +2,12 @@
 and the command that trained it.
 
 A model scores each candidate card with ``card_weights @ features`` (plus products of chosen pairs of
-features, and a hidden layer, when it has them) and each suit to declare with ``suit_weights @ features``
-(:mod:`nines_sim.learn.features`); the highest score is played.  The file holds ``card_weights`` float64
-(NFC,), ``suit_weights`` float64 (NFS,), the optional arrays of :class:`Model` and ``meta``, a JSON text: the
-format, the
-feature names (a model of other features is refused), the rules (every option of
-:class:`~nines_sim.game.rules.Rules`, the table size among them), the command that trained it, and what training
-measured.  Every defect is a :class:`ModelError` with a one-line message.
+features, a hidden layer and boosted regression trees, when it has them) and each suit to declare with
+``suit_weights @ features`` (:mod:`nines_sim.learn.features`); the highest score is played.  The file holds
+``card_weights`` float64 (NFC,), ``suit_weights`` float64 (NFS,), the optional arrays of :class:`Model` and
+``meta``, a JSON text: the format, the feature names (a model of other features is refused), the rules (every
+option of :class:`~nines_sim.game.rules.Rules`, the table size among them), the command that trained it, and
+what training measured.  Every defect is a :class:`ModelError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -31,6 +30,12 @@ FORMAT = "nines-learned/1"
 #: The format of a model with pair products (``pair_index``): a version that reads only :data:`FORMAT` would
 #: play it without them, so it refuses it instead.
 FORMAT_PAIRS = "nines-learned/2"
+#: The format of a model with regression trees (``tree_feature`` ...): refused by a version that would play it
+#: without them.
+FORMAT_TREES = "nines-learned/3"
+FORMATS = (FORMAT, FORMAT_PAIRS, FORMAT_TREES)
+#: The deepest tree a model file may hold (each level is one comparison a tree per candidate card).
+MAX_TREE_DEPTH = 8
 #: Rule options that do not change how a hand is played, and so not what a model learned.
 _IGNORED = ("preset", "turn_cap")
 #: The shipped models, in the package.
@@ -45,7 +50,8 @@ class ModelError(StrategyNotFound):
 @dataclass(frozen=True)
 class Model:
     """A model of one seat's decisions: a card's score is linear in its features plus products of chosen pairs
-    of them plus a hidden layer of rectified units (none of either: a linear model), a suit's score linear.
+    of them plus a hidden layer of rectified units plus the sum of regression trees' leaves (none of these: a
+    linear model), a suit's score linear.
 
     Attributes
     ----------
@@ -67,6 +73,13 @@ class Model:
         int64 (K, 2) and float64 (K,): the card score adds ``pair_weights[k]`` times the product of the
         features ``pair_index[k]`` (K = 0: none; the products a linear score cannot express, such as a card's
         penalty times the stock's size).
+    tree_feature, tree_threshold, tree_children, tree_value : numpy.ndarray
+        int64 (T, N), float64 (T, N), int64 (T, N, 2) and float64 (T, N): T regression trees of N nodes each
+        (T = 0: none), node 0 the root.  A node whose ``tree_feature`` is a feature index ``i`` (0 to NFC - 1)
+        goes to child ``tree_children[t, n, 0]`` when the feature is ``<= tree_threshold[t, n]``, else to child
+        ``[t, n, 1]`` (children come after their node); a node whose feature is -1 is a leaf, and the card score
+        adds its ``tree_value`` (the learning rate already in it).  The trees are summed in order from 0.0 and
+        added after the pairs.
     """
 
     card_weights: np.ndarray
@@ -79,6 +92,10 @@ class Model:
     drawn_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     pair_index: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     pair_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    tree_feature: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+    tree_threshold: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    tree_children: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2), dtype=np.int64))
+    tree_value: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     @property
     def digest(self) -> str:
@@ -87,15 +104,20 @@ class Model:
         return h.hexdigest()[:16]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The weights by their names in the file (empty ``drawn_weights`` or pairs add no bytes to the digest)."""
-        return {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
-                "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
-                "out_weights": self.out_weights, "drawn_weights": self.drawn_weights,
-                "pair_index": self.pair_index, "pair_weights": self.pair_weights}  # fmt: skip
+        """The weights by their names in the file (empty ``drawn_weights``, pairs or trees add no bytes to the
+        digest; a model without trees writes none of their arrays, as before they were learned)."""
+        arrays = {"card_weights": self.card_weights, "suit_weights": self.suit_weights,
+                  "hidden_weights": self.hidden_weights, "hidden_bias": self.hidden_bias,
+                  "out_weights": self.out_weights, "drawn_weights": self.drawn_weights,
+                  "pair_index": self.pair_index, "pair_weights": self.pair_weights}  # fmt: skip
+        if self.tree_value.size:
+            arrays |= {"tree_feature": self.tree_feature, "tree_threshold": self.tree_threshold,
+                       "tree_children": self.tree_children, "tree_value": self.tree_value}  # fmt: skip
+        return arrays
 
     def save(self, path: str | Path) -> None:
         """Write the model as ``.npz`` (uncompressed: a few hundred bytes of weights)."""
-        fmt = FORMAT_PAIRS if self.pair_weights.size else FORMAT
+        fmt = FORMAT_TREES if self.tree_value.size else FORMAT_PAIRS if self.pair_weights.size else FORMAT
         meta = {**self.meta, "format": fmt, "card_features": list(CARD_FEATURES),
                 "suit_features": list(SUIT_FEATURES), "rules": rules_dict(self.rules)}  # fmt: skip
         with open(path, "wb") as fh:
@@ -157,8 +179,8 @@ def load(path: str | Path) -> Model:
         meta = json.loads(str(arrays["meta"]))
     except (json.JSONDecodeError, TypeError) as exc:
         raise ModelError(f"{name}: its metadata is not JSON ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") not in (FORMAT, FORMAT_PAIRS):
-        raise ModelError(f"{name} is not a model of this version (format {FORMAT!r} or {FORMAT_PAIRS!r} expected)")
+    if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
+        raise ModelError(f"{name} is not a model of this version (format {' or '.join(map(repr, FORMATS))} expected)")
     if meta.get("card_features") != list(CARD_FEATURES) or meta.get("suit_features") != list(SUIT_FEATURES):
         raise ModelError(f"{name} was trained on other features than this version computes: train it again")
     cw, sw = arrays["card_weights"], arrays["suit_weights"]
@@ -166,8 +188,9 @@ def load(path: str | Path) -> Model:
     dw = arrays.get("drawn_weights", np.zeros(0))  # a file of before the drawn card was learned: expert's rule
     pi = arrays.get("pair_index", np.zeros((0, 2), dtype=np.int64))
     pw = arrays.get("pair_weights", np.zeros(0))
-    if (pw.size > 0) != (meta["format"] == FORMAT_PAIRS):
+    if meta["format"] != FORMAT_TREES and (pw.size > 0) != (meta["format"] == FORMAT_PAIRS):
         raise ModelError(f"{name}: pair_weights and the format {meta['format']!r} disagree")
+    trees = _trees(name, arrays, meta["format"] == FORMAT_TREES)
     K = pw.shape[0] if pw.ndim == 1 else -1
     if pi.shape != (K, 2) or pi.dtype.kind not in "iu" or pi.size and not ((pi >= 0) & (pi < NFC)).all():
         raise ModelError(f"{name}: pair_index must be integer feature indices (0-{NFC - 1}) of shape ({K}, 2)")
@@ -187,7 +210,59 @@ def load(path: str | Path) -> Model:
     rest = {k: v for k, v in meta.items() if k not in ("format", "card_features", "suit_features", "rules")}
     f64 = [np.ascontiguousarray(w, dtype=np.float64) for w in (cw, sw, hw, hb, ow, dw, pw)]
     pairs = np.ascontiguousarray(pi, dtype=np.int64)
-    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4], f64[5], pairs, f64[6])
+    return Model(f64[0], f64[1], rules, rest, f64[2], f64[3], f64[4], f64[5], pairs, f64[6], *trees)
+
+
+_TREE_KEYS = ("tree_feature", "tree_threshold", "tree_children", "tree_value")
+
+
+def _trees(name: str, arrays: dict[str, np.ndarray], has: bool) -> tuple[np.ndarray, ...]:
+    """A file's trees (:class:`Model`'s ``tree_*``), checked: contiguous int64 and float64 arrays.
+
+    Raises
+    ------
+    ModelError
+        Trees in a file of a format without them (or none in one with them), arrays of the wrong shape or type,
+        a feature index out of range, a child not after its node, a tree deeper than :data:`MAX_TREE_DEPTH`, or
+        numbers that are not finite.
+    """
+    present = [k for k in _TREE_KEYS if k in arrays]
+    if not has:
+        if present:
+            raise ModelError(f"{name}: {present[0]} in a model of format {FORMAT!r} or {FORMAT_PAIRS!r} (no trees)")
+        return np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0)), np.zeros((0, 0, 2), dtype=np.int64), np.zeros((0, 0))
+    if len(present) < len(_TREE_KEYS):
+        missing = next(k for k in _TREE_KEYS if k not in arrays)
+        raise ModelError(f"{name}: a model of format {FORMAT_TREES!r} without {missing!r}")
+    feat, thr, kids, val = (arrays[k] for k in _TREE_KEYS)
+    T, N = feat.shape if feat.ndim == 2 else (-1, -1)
+    ints = feat.dtype.kind in "iu" and kids.dtype.kind in "iu"
+    floats = thr.dtype.kind == "f" and val.dtype.kind == "f"
+    if T < 1 or N < 1 or not ints or not floats or kids.shape != (T, N, 2) or not thr.shape == val.shape == (T, N):
+        raise ModelError(
+            f"{name}: the trees must be tree_feature and tree_children integers of shapes (T, N) and (T, N, 2), "
+            "tree_threshold and tree_value floats of shape (T, N)"
+        )
+    feat, kids = feat.astype(np.int64), kids.astype(np.int64)
+    split = feat >= 0
+    node = np.arange(N)[None, :, None]
+    if ((feat < -1) | (feat >= NFC)).any() or not np.isfinite(np.where(split, thr, 0.0)).all():
+        raise ModelError(
+            f"{name}: tree_feature must be -1 (a leaf) or a feature index 0-{NFC - 1}, with finite thresholds"
+        )
+    if not (np.where(split[..., None], (kids > node) & (kids < N), kids == -1)).all():
+        raise ModelError(f"{name}: tree_children must name two later nodes of a split (-1 for a leaf's)")
+    if not np.isfinite(val).all():
+        raise ModelError(f"{name}: tree_value must be finite numbers")
+    depth = np.zeros((T, N), dtype=np.int64)
+    for n in range(N):  # children come after their node: one pass sets every depth
+        for t in np.flatnonzero(split[:, n]):
+            for c in kids[t, n]:
+                depth[t, c] = max(depth[t, c], depth[t, n] + 1)
+    if depth.max() > MAX_TREE_DEPTH:
+        raise ModelError(f"{name}: a tree deeper than {MAX_TREE_DEPTH} levels")
+    return (np.ascontiguousarray(feat), np.ascontiguousarray(thr, dtype=np.float64), np.ascontiguousarray(kids),
+            np.ascontiguousarray(val, dtype=np.float64))  # fmt: skip
 
 
 def shipped_name(rules: Rules) -> str:

@@ -40,6 +40,8 @@ from nines_sim.learn.collect import (
     fit_card_model,
     fit_drawn,
     fit_ranker,
+    fit_trees,
+    pair_products,
     rollout_strategy,
 )
 from nines_sim.learn.model import Model, load, rules_dict
@@ -77,6 +79,9 @@ class TrainSettings:
     hidden: int = 0
     #: Products of two features the card model adds to its linear score (chosen each round; 0: none).
     pairs: int = 40
+    #: Regression trees the card model adds after its linear score and pairs (0: none), and their depth.
+    trees: int = 0
+    depth: int = 4
     eval_matches: int = 2000
     batch_size: int = 256
     #: Learn the drawn card's decision (T4); False keeps ``expert``'s rule for it (to measure what it is worth).
@@ -88,6 +93,8 @@ class TrainSettings:
     def __post_init__(self) -> None:
         if self.targets not in TARGETS:
             raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {self.targets!r}")
+        if self.trees and (self.hidden or self.targets != "rollouts"):
+            raise ValueError("trees are fitted after a linear card model on rollout labels (no hidden layer)")
 
 
 def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n: int, batch_size: int,
@@ -402,7 +409,8 @@ class ResumeError(ValueError):
 
 def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
     """What a resumed run must share with the stopped one for the same numbers (``rounds`` may grow)."""
-    settings = {k: v for k, v in s.__dict__.items() if k != "rounds"}
+    # a run without trees is the same run as one stopped before they were learned
+    settings = {k: v for k, v in s.__dict__.items() if k != "rounds" and (s.trees or k not in ("trees", "depth"))}
     return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
 
 
@@ -469,7 +477,12 @@ def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd:
                      pair_weights=pw)  # fmt: skip
     card = fit_card_model(*data["card"], s.hidden, seed + rnd, s.pairs)
     drawn = fit_drawn(*data["drawn"][:2], RIDGE) if s.drawn else np.zeros(0)
-    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, *card[1:4], drawn, *card[4:])
+    trees = ()
+    if s.trees and data["card"][0].shape[0]:  # boosted on what the linear score and the pairs leave
+        x, y, g = data["card"]
+        score = x @ card[0] + pair_products(x, card[4]) @ card[5]
+        trees = fit_trees(x, y, g, score, s.trees, s.depth, seed + rnd)
+    return Model(card[0], fit_ranker(*data["suit"], RIDGE), rules, meta, *card[1:4], drawn, *card[4:], *trees)
 
 
 def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int, rnd: int,
