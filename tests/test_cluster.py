@@ -34,13 +34,15 @@ def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
 
 
-def test_a_luck_run_on_a_local_cluster_writes_byte_identical_luck_csvs(tmp_path):
-    """``--luck`` on local Dask: the plain matches on the cluster, the luck's fit and walk beside it, and every
-    number (luck.csv, summary.csv with its adjusted columns) the very bytes of a one-worker run."""
+def test_a_luck_run_on_a_cluster_writes_byte_identical_luck_csvs(tmp_path, scheduler):
+    """``--luck`` on Dask: the plain matches on the cluster, the luck's fit and walk beside it, and every number
+    (luck.csv, summary.csv with its adjusted columns) the very bytes of a one-worker run.  On the file's running
+    cluster (``--scheduler local`` starts one the same way, above): a cluster of its own cost its two worker
+    processes' start."""
     args = ["tournament", "expert", "dump-faces", "-n", "1200", "--luck", "--luck-fit", "600", "--quiet", "--no-charts"]
     r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, [*args, "--workers", "2", "--scheduler", "local", "--out", str(tmp_path / "dask")])
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "dask")])
     assert r.exit_code == 0, r.output
     for name in ("luck.csv", "summary.csv"):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name

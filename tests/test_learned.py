@@ -18,6 +18,8 @@ from nines_sim.learn.model import Model, ModelError, load
 from nines_sim.learn.python_seat import PythonLearned
 from nines_sim.runs.simulate import simulate
 from nines_sim.strategy.registry import StrategyNotFound, make_lineup
+from tests.shared_training import SEED as SHARED_SEED
+from tests.shared_training import SETTINGS as SHARED
 
 
 def _weights() -> tuple[np.ndarray, np.ndarray]:
@@ -265,32 +267,35 @@ def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_pat
 
 #: The short training runs here: each round's model compiles its own decision (about 5 s of processor time).
 TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
+#: ``tests/shared_training.py``'s run (its first round, or all three): trained beside the tests by
+#: ``tests/conftest.py``, so that its models' decisions are loaded here from numba's cache, not compiled.
+SHARED_RUN = {"matches": SHARED.matches, "samples": SHARED.samples, "eval_matches": SHARED.eval_matches,
+              "keep": SHARED.keep}  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("hidden", "pairs", "rounds", "targets", "matches", "trees"),
-    [(4, 0, 1, "rollouts", 12, 0), (0, 40, 1, "rollouts", 12, 0), (0, 6, 2, "returns", 200, 0),
-     (0, 6, 1, "rollouts", 12, 3)],
+    ("hidden", "pairs", "rounds", "targets", "size", "trees"),
+    [(4, 0, 1, "rollouts", TRAIN, 0), (0, 40, 1, "rollouts", SHARED_RUN, 0),
+     (0, 6, 2, "returns", {**TRAIN, "matches": 200}, 0), (0, 6, 1, "rollouts", TRAIN, 3)],
+    ids=["hidden-rollouts", "pairs-rollouts", "pairs-returns", "trees-rollouts"],
 )  # fmt: skip
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, matches,
-                                                               trees):  # fmt: skip
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, size, trees):
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
-    four standard errors of the measured rate (20 to 28 of them here).  The hidden layer's fit over one round
+    four standard errors of the measured rate (17 to 28 of them here).  The hidden layer's fit over one round
     (each round's model compiles its own decision, about 6 s of processor time; a hidden layer's decision is
     checked against Python's above, and a later round's rollouts played by a model are the linear runs' of
-    ``tests/test_train_resume.py``); the linear fit with pairs (the default) over one, whose model the stopped run
-    below trains again (its decision then loaded, not compiled): ``tests/test_train_resume.py`` checks that
-    fit's later rounds alike.  With returns as targets (one noisy label a decision, no rollouts) a round plays
-    more matches, over two rounds (the second's self-play by the first's model, explored and labelled by its
-    returns: the one case of it).  Regression trees boosted after the linear score and pairs (``--trees``) over
-    one round."""
+    ``tests/test_train_resume.py``); the linear fit with pairs (the default) over one: the first round of the
+    shared run (:data:`SHARED_RUN`), which the stopped run below and ``tests/test_train_resume.py`` train again
+    (its decision loaded, not compiled; that file checks the fit's later rounds alike).  With returns as targets
+    (one noisy label a decision, no rollouts) a round plays more matches, over two rounds (the second's self-play
+    by the first's model, explored and labelled by its returns: the one case of it).  Regression trees boosted
+    after the linear score and pairs (``--trees``) over one round."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
-    s = TrainSettings(**{**TRAIN, "matches": matches}, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets,
-                      trees=trees, depth=2)  # fmt: skip
+    s = TrainSettings(**size, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets, trees=trees, depth=2)
     for run in ("a", "b"):
-        assert train(rules, tmp_path / run, 3, s, "nines train (test)", report=lambda line: None)
+        assert train(rules, tmp_path / run, SHARED_SEED, s, "nines train (test)", report=lambda line: None)
     a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
     assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
     assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)
@@ -349,7 +354,7 @@ def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
     manifest, and marks the report PARTIAL."""
     import json
 
-    from nines_sim.learn.train import TrainSettings, train
+    from nines_sim.learn.train import train
 
     rules = make_rules("classic", players=2)
     asked = []
@@ -358,8 +363,8 @@ def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
         asked.append(1)
         return (tmp_path / "run" / "models" / "round-1.npz").is_file()
 
-    s = TrainSettings(rounds=3, **TRAIN)
-    assert not train(rules, tmp_path / "run", 3, s, "nines train (test)", report=lambda line: None, should_stop=stop)
+    assert not train(rules, tmp_path / "run", SHARED_SEED, SHARED, "nines train (test)", report=lambda line: None,
+                     should_stop=stop)  # fmt: skip
     assert pd.read_csv(tmp_path / "run" / "learning_curve.csv")["round"].tolist() == [1]
     assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
     assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()

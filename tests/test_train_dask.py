@@ -158,8 +158,24 @@ def test_a_blank_or_malformed_scheduler_address_is_one_line_and_writes_nothing(a
     assert not folder.exists()
 
 
+#: The bar's runs: the first two rounds of :data:`ARGS`'s.
+BAR_RUN = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10, keep=2)
+
+
+@pytest.fixture(scope="module")
+def without_a_bar(tmp_path_factory):  # noqa: ANN001, ANN201
+    """The bar's run trained in this process without a bar (``round_bar`` None; the command line always gives one):
+    once for both cases below (on two workers it cost a second pool of worker processes)."""
+    from nines_sim.game.rules import make_rules
+
+    folder = tmp_path_factory.mktemp("plain") / "run"
+    assert training.train(make_rules("classic", players=2), folder, 3, BAR_RUN, "nines train (test)",
+                          report=lambda line: None)  # fmt: skip
+    return folder
+
+
 @pytest.mark.parametrize("workers", [1, 2], ids=["in this process", "two worker processes"])
-def test_each_round_s_self_play_moves_its_bar_by_every_match(tmp_path, workers):
+def test_each_round_s_self_play_moves_its_bar_by_every_match(tmp_path, workers, without_a_bar):  # noqa: ANN001
     """A round printed nothing until it ended (a new user saw 25 s of a blank screen): ``train``'s ``round_bar``
     is told of each match of the round's self-play as it finishes, here or from the workers, and is closed after
     the round; the run itself is the one without a bar (the same model bytes)."""
@@ -184,11 +200,9 @@ def test_each_round_s_self_play_moves_its_bar_by_every_match(tmp_path, workers):
 
     bars: list[Bar] = []
     rules = make_rules("classic", players=2)
-    s = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10, keep=2)
     quiet = {"report": lambda line: None, "backend": on_backend(workers)}
-    assert training.train(rules, tmp_path / "bar", 3, s, "nines train (test)", round_bar=Bar, **quiet)
+    assert training.train(rules, tmp_path / "bar", 3, BAR_RUN, "nines train (test)", round_bar=Bar, **quiet)
     assert [(b.rnd, b.played, b.kept, b.closed) for b in bars] == [(1, 4, 0, True), (2, 4, 0, True)]
-    assert training.train(rules, tmp_path / "plain", 3, s, "nines train (test)", **quiet)
     for rnd in (1, 2):
-        with_bar, plain = (load(tmp_path / f / "models" / f"round-{rnd}.npz") for f in ("bar", "plain"))
+        with_bar, plain = (load(f / "models" / f"round-{rnd}.npz") for f in (tmp_path / "bar", without_a_bar))
         assert with_bar.digest == plain.digest
