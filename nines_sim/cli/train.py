@@ -103,7 +103,8 @@ def train(
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
     from nines_sim.learn.report import rounds_kept
-    from nines_sim.learn.train import PROGRESS, STOP_NOTICE, ResumeError, TrainSettings, resume_state
+    from nines_sim.learn.resume import ResumeError
+    from nines_sim.learn.train import PROGRESS, STOP_NOTICE, TrainSettings, resume_state
     from nines_sim.learn.train import train as run_train
     from nines_sim.learn.work import on_backend
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir

@@ -31,7 +31,7 @@ from nines_sim.game import rng
 #: each Python decision's overhead over more games (results do not depend on it: rows are sorted by key).
 RETURNS_BATCH = 4096
 #: Rows at most of the pair selection on returns (every n-th decision): a return is one noisy sample, so the
-#: selection needs more rows than :data:`~nines_sim.learn.collect.PAIR_ROWS` of rollout labels.
+#: selection needs more rows than :data:`~nines_sim.learn.fit.PAIR_ROWS` of rollout labels.
 RETURN_PAIR_ROWS = 100_000
 #: Rows of the design accumulated at a time into the normal equations (bounds the fit's memory).
 CHUNK = 200_000
@@ -112,7 +112,7 @@ def fit_joint(ranked: tuple[np.ndarray, np.ndarray] | None, xr: np.ndarray, yr: 
     ----------
     ranked : tuple or None
         ``(design, y)`` of rollout labels: float64 (m1, F + K) centred within their decisions (the ranker's rows,
-        :func:`~nines_sim.learn.collect.fit_ranker`), and their centred values; they carry no baseline.
+        :func:`~nines_sim.learn.fit.fit_ranker`), and their centred values; they carry no baseline.
     xr, yr : numpy.ndarray
         Returns: float32 (m2, 2F) as :class:`ReturnLog` writes, and float64 (m2,).
     pairs : numpy.ndarray
@@ -154,10 +154,10 @@ def fit_joint(ranked: tuple[np.ndarray, np.ndarray] | None, xr: np.ndarray, yr: 
 
 def select_return_pairs(xr: np.ndarray, y: np.ndarray, g: np.ndarray, k: int, nf: int) -> np.ndarray:
     """The ``k`` pair products of the move's features that best add to the returns' fit, chosen by orthogonal
-    matching pursuit as :func:`~nines_sim.learn.collect.select_pairs` chooses them from rollout labels, here with
+    matching pursuit as :func:`~nines_sim.learn.fit.select_pairs` chooses them from rollout labels, here with
     the baseline features beside the move's (every n-th decision ``g``, at most :data:`RETURN_PAIR_ROWS`; the
     columns and the returns centred, as an intercept): int64 (k', 2), k' <= k."""
-    from nines_sim.learn.collect import all_pairs, pursue
+    from nines_sim.learn.fit import all_pairs, pursue
 
     every = all_pairs(nf)
     step = max(1, -(-xr.shape[0] // RETURN_PAIR_ROWS))
@@ -180,8 +180,8 @@ def fit_with_returns(data: dict, pairs: int) -> tuple[np.ndarray, np.ndarray, np
     twins.  The pairs are chosen on the rollout labels where there are any (as a run of rollout labels alone
     chooses them), else on the returns.
     """
-    from nines_sim.learn.collect import RIDGE, centred_within, pair_products, select_pairs
     from nines_sim.learn.features import NFC, NFS
+    from nines_sim.learn.fit import RIDGE, centred_within, pair_products, select_pairs
 
     x, y, g = data["card"]
     xr, yr, gr = data["card_ret"]

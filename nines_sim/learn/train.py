@@ -30,22 +30,11 @@ import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.game.rules import Rules
-from nines_sim.learn.collect import (
-    KINDS,
-    RETURN_KINDS,
-    RIDGE,
-    TARGETS,
-    Collector,
-    Samples,
-    fit_card_model,
-    fit_drawn,
-    fit_ranker,
-    fit_trees,
-    pair_products,
-    rollout_strategy,
-)
-from nines_sim.learn.model import Model, load, rules_dict
+from nines_sim.learn.collect import KINDS, RETURN_KINDS, TARGETS, Collector, Samples, rollout_strategy
+from nines_sim.learn.fit import RIDGE, fit_card_model, fit_drawn, fit_ranker, fit_trees, pair_products
+from nines_sim.learn.model import Model, load
 from nines_sim.learn.report import write_report
+from nines_sim.learn.resume import PROGRESS, _checkpoint, _data_path, resume_state
 from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
 from nines_sim.learn.stops import ctrl_c_cuts, held_ctrl_c
 from nines_sim.learn.strength import seat_wins
@@ -57,8 +46,6 @@ if TYPE_CHECKING:
 
 #: The evaluation's seeds are this far from the training seed (fresh deals, never trained on).
 EVAL_SEED_OFFSET = 1_000_003
-#: The file of a run folder that records the rounds finished, for a rerun to continue after them.
-PROGRESS = "progress.json"
 #: A measure of at most this many matches plays the run's last model as a Python seat rather than compiling its
 #: decision (each model's weights are constants of its compiled decision: 3-5 s of processor time).  Heads-up
 #: classic, 2,000 matches took 0.93 s of processor time in Python against 0.46 s compiled (00:15 UTC, 7 Dec
@@ -401,66 +388,6 @@ def _plays_here(backend: Backend | None) -> bool:
     from nines_sim.runs.backends import Local
 
     return backend is None or isinstance(backend, Local)
-
-
-class ResumeError(ValueError):
-    """The run folder holds a training run with other settings, seed or rules (no round of it is continued)."""
-
-
-def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
-    """What a resumed run must share with the stopped one for the same numbers (``rounds`` may grow)."""
-    # a run without trees is the same run as one stopped before they were learned
-    settings = {k: v for k, v in s.__dict__.items() if k != "rounds" and (s.trees or k not in ("trees", "depth"))}
-    return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
-
-
-def _data_path(out: Path, rnd: int) -> Path:
-    return out / "data" / f"round-{rnd}.npz"
-
-
-def resume_state(out: Path, seed: int, rules: Rules, s: TrainSettings) -> dict[str, Any]:
-    """The state of a stopped run in ``out`` (``rows``: the finished rounds' curve rows; ``best``: the best
-    round's strength against ``expert`` and its number; ``cpu_seconds`` so far), or that of a fresh start.
-
-    Raises
-    ------
-    ResumeError
-        If the folder's run was trained with other settings, seed or rules.
-    """
-    path = out / PROGRESS
-    if not path.is_file():
-        return {"rows": [], "best": [-1.0, 0], "cpu_seconds": 0.0}
-    try:
-        state = json.loads(path.read_text())
-        theirs, ours = _flat(state["identity"]), _flat(_identity(seed, rules, s))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ResumeError(f"{path} cannot be read ({exc}); use another --out or add --force") from None
-    differ = [f"{k} {theirs.get(k)}, not {ours.get(k)}" for k in sorted(theirs.keys() | ours.keys())
-              if theirs.get(k) != ours.get(k)]  # fmt: skip
-    if differ:
-        raise ResumeError(
-            f"{out} holds a training run with other settings, seed or rules ({'; '.join(differ)}); rerun its "
-            "command, use another --out or add --force to start over"
-        )
-    return state
-
-
-def _flat(identity: dict) -> dict[str, Any]:
-    """``seed``, each rule and each setting by its own name (the names a mismatch is told by)."""
-    return {"seed": identity["seed"], **identity["rules"], **identity["settings"]}
-
-
-def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, int], seed: int, rules: Rules,
-                s: TrainSettings) -> None:  # fmt: skip
-    """After a round: its labelled data and the run's progress, so that a rerun continues after it."""
-    rnd = len(rows)
-    data.save(_data_path(out, rnd))
-    _data_path(out, rnd - s.keep).unlink(missing_ok=True)  # out of every later fit's window
-    state = {"identity": _identity(seed, rules, s), "rows": rows, "best": list(best),
-             "cpu_seconds": rows[-1]["cpu_seconds"]}  # fmt: skip
-    tmp = out / (PROGRESS + ".part")
-    tmp.write_text(json.dumps(state, default=float))
-    tmp.replace(out / PROGRESS)
 
 
 def _fit(history: list[Samples], rules: Rules, s: TrainSettings, seed: int, rnd: int, meta: dict) -> Model:

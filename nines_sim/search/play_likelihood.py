@@ -4,7 +4,7 @@ were under the model (``lookahead:play_model=learned``).
 Where :func:`nines_sim.search.play_inference.play_weights` asks whether a hand-written model (``expert``) would have
 made each recorded play, this gives each play its probability under the learned model
 (:mod:`nines_sim.strategies.learned`): a softmax of the model's scores over the cards legal then, at temperature
-``temp`` (points: the model's card scores are the moves' values in points, :func:`nines_sim.learn.collect.fit_ranker`),
+``temp`` (points: the model's card scores are the moves' values in points, :func:`nines_sim.learn.fit.fit_ranker`),
 and for a 9 times the softmax of its suit scores over the four suits.  A world's weight is the product over its
 game's recorded plays, raised to ``infer`` (0: every world alike; 1: the plays' likelihood), each play's probability
 at least 0.001 as in the hand-written version.  The policy-based inference of Skat (Rebstock et al. 2019).
