@@ -68,7 +68,7 @@ POINTS = {
     # name: (function, when it is hooked, rounds kept[, SIGINTs in a row])
     "while starting": ("resume_state", lambda *a, **k: True, 0),
     "during round 2's self-play": ("play_collection", lambda rules, collector, seed, start, *a: start > 0, 1),
-    "between the rounds": ("_checkpoint", lambda out, data, rows, *a: len(rows) == 1, 1),
+    "between the rounds": ("checkpoint", lambda out, data, rows, *a: len(rows) == 1, 1),
     # before: the fit finished (minutes for a large round on a busy machine) and round 2 was kept
     "during round 2's fit": ("_fit", lambda history, rules, s, seed, rnd, meta: rnd == 2, 1),
     # a second Ctrl-C stops at once; before: it was heard as the first, and round 2's measure went on
@@ -164,7 +164,7 @@ def test_a_stop_in_round_2s_self_play_on_2_workers_fits_nothing_more(which, whol
 
 @pytest.mark.parametrize(
     "name, when",
-    [("_checkpoint", lambda out, data, rows, *a: len(rows) == 2), ("_chart", lambda *a: True)],
+    [("checkpoint", lambda out, data, rows, *a: len(rows) == 2), ("_chart", lambda *a: True)],
     ids=["just after the last round", "while the folder is written"],
 )
 def test_a_stop_after_the_last_round_leaves_the_run_whole(name, when, whole, tmp_path, monkeypatch):  # noqa: ANN001
@@ -180,7 +180,7 @@ def test_a_stop_after_the_last_round_leaves_the_run_whole(name, when, whole, tmp
 def test_in_python_a_keyboard_interrupt_while_a_round_is_recorded_stops_after_it(tmp_path, monkeypatch):
     """Called from Python (Ctrl-C raises KeyboardInterrupt): a Ctrl-C while round 1 is recorded is held until it
     is saved, then stops the run with round 1 kept."""
-    _ctrl_c_in(monkeypatch, "_checkpoint", lambda out, data, rows, *a: len(rows) == 1)
+    _ctrl_c_in(monkeypatch, "checkpoint", lambda out, data, rows, *a: len(rows) == 1)
     settings = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10)
     folder = tmp_path / "run"
     kept = lambda k: f"nines train --rounds {k} (test)"  # noqa: E731

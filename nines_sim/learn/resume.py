@@ -30,7 +30,7 @@ def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
     return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
 
 
-def _data_path(out: Path, rnd: int) -> Path:
+def data_path(out: Path, rnd: int) -> Path:
     return out / "data" / f"round-{rnd}.npz"
 
 
@@ -66,12 +66,12 @@ def _flat(identity: dict) -> dict[str, Any]:
     return {"seed": identity["seed"], **identity["rules"], **identity["settings"]}
 
 
-def _checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, int], seed: int, rules: Rules,
+def checkpoint(out: Path, data: Samples, rows: list[dict], best: tuple[float, int], seed: int, rules: Rules,
                 s: TrainSettings) -> None:  # fmt: skip
     """After a round: its labelled data and the run's progress, so that a rerun continues after it."""
     rnd = len(rows)
-    data.save(_data_path(out, rnd))
-    _data_path(out, rnd - s.keep).unlink(missing_ok=True)  # out of every later fit's window
+    data.save(data_path(out, rnd))
+    data_path(out, rnd - s.keep).unlink(missing_ok=True)  # out of every later fit's window
     state = {"identity": _identity(seed, rules, s), "rows": rows, "best": list(best),
              "cpu_seconds": rows[-1]["cpu_seconds"]}  # fmt: skip
     tmp = out / (PROGRESS + ".part")

@@ -34,7 +34,7 @@ from nines_sim.learn.collect import KINDS, RETURN_KINDS, TARGETS, Collector, Sam
 from nines_sim.learn.fit import RIDGE, fit_card_model, fit_drawn, fit_ranker, fit_trees, pair_products
 from nines_sim.learn.model import Model, load
 from nines_sim.learn.report import write_report
-from nines_sim.learn.resume import PROGRESS, _checkpoint, _data_path, resume_state
+from nines_sim.learn.resume import PROGRESS, checkpoint, data_path, resume_state
 from nines_sim.learn.returns import RETURNS_BATCH, fit_with_returns
 from nines_sim.learn.stops import ctrl_c_cuts, held_ctrl_c
 from nines_sim.learn.strength import seat_wins
@@ -317,7 +317,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     best: tuple[float, int] = tuple(state["best"])  # type: ignore[assignment]
     done = len(rows)
     prev_path: Path | None = out / "models" / f"round-{done}.npz" if done else None
-    history = [Samples.load(_data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
+    history = [Samples.load(data_path(out, r)) for r in range(max(1, done - s.keep + 1), done + 1)]
     cpu0 = time.process_time() - state["cpu_seconds"]
     cpu_elsewhere(), _ctrl_c_heard()  # nothing of an earlier run in this process
     from nines_sim.learn import compile_ahead as ahead
@@ -359,7 +359,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
             if row["vs_expert"] > best[0]:
                 best = (row["vs_expert"], rnd)
             prev_path = path
-            _checkpoint(out, collector.data, rows, best, seed, rules, s)
+            checkpoint(out, collector.data, rows, best, seed, rules, s)
             report(
                 f"round {rnd}/{s.rounds}: {collector.labelled:,} decisions labelled; against expert "
                 f"{row['vs_expert']:.3f} [{row['vs_expert_low']:.3f}, {row['vs_expert_high']:.3f}]"
