@@ -413,6 +413,18 @@ def test_a_file_without_a_class_name_lists_the_strategy_classes_in_it(tmp_path):
     )
 
 
+def test_a_file_without_a_class_name_is_refused_before_anything_in_it_runs(tmp_path):
+    """The file is read for its classes, not imported: a script's top level (it played a tournament of its own
+    and wrote a run folder) ran before the error was said."""
+    marker = tmp_path / "ran"
+    f = tmp_path / "script.py"
+    f.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n" + GOOD)
+    r = tournament(str(f), "random", out=tmp_path / "o")
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"Error: a strategy file needs a class name, as in {f}:ClassName; it defines Cheapest"
+    assert not marker.exists() and not (tmp_path / "o").exists()
+
+
 def test_a_file_strategy_clashing_with_a_built_in_is_named_by_its_path(tmp_path):
     (tmp_path / "clash.py").write_text(
         GOOD.replace('name = "cheapest"', 'name = "random"').replace("Cheapest", "Impostor")
