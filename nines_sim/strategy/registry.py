@@ -276,7 +276,7 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
     """The class a spec names, and the name to show it under where that is not the class's own."""
     if ":" in spec:
         where, _, cls_name = spec.rpartition(":")
-        module = _load_file(where, spec) if _is_path(where) else _import_module(where)
+        module = _load_file(where, spec) if _is_path(where) or Path(where).is_file() else _import_module(where)
         c = getattr(module, cls_name, None)
         if c is None:
             raise StrategyNotFound(f"{where} has no class {cls_name!r}")
@@ -293,6 +293,8 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
             if p.cls is None:
                 raise StrategyNotFound(p.broken_message())
             return p.cls, (spec if p.cls.name != spec else None)
+    if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
+        raise _needs_class_name(spec)
     names = ", ".join([*builtins, *(p.name for p in found_plugins if p.cls is not None)])
     raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
 
