@@ -35,6 +35,25 @@ def test_an_error_after_a_ctrl_c_dropped_in_the_compile_ends_as_the_ctrl_c(tmp_p
     assert not out.exists()  # nothing half-written
 
 
+def test_a_ctrl_c_dropped_in_a_compile_that_then_succeeds_still_stops_the_run(tmp_path, monkeypatch):
+    """Where numba carries on after the dropped KeyboardInterrupt, the run stops before its pool plays: the
+    Ctrl-C was heard, and is not lost (the run played all its matches)."""
+
+    def compile_step_that_drops_the_ctrl_c(*_args, **_kwargs) -> None:  # noqa: ANN002, ANN003
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            pass
+
+    monkeypatch.setattr("nines_sim.engine.batch.warm_up", compile_step_that_drops_the_ctrl_c)
+    out = tmp_path / "run"
+    r = runner.invoke(app, ["tournament", "expert", "random", "-n", "8", "--chunk-size", "4", "-w", "2", "-q",
+                            "--no-charts", "--out", str(out)])  # fmt: skip
+    assert r.exit_code == 130, r.output
+    assert r.output.strip().splitlines() == ["Stopped before any match was kept: no results were written."]
+    assert not out.exists()
+
+
 def test_the_same_error_without_a_ctrl_c_is_still_raised(tmp_path, monkeypatch):
     """Only an error after a Ctrl-C is taken for the Ctrl-C: numba's error alone is not hidden as a stop."""
 
