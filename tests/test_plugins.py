@@ -413,6 +413,29 @@ def test_a_file_without_a_class_name_lists_the_strategy_classes_in_it(tmp_path):
     )
 
 
+def test_a_file_without_a_class_name_is_refused_before_anything_in_it_runs(tmp_path):
+    """The file is read for its classes, not imported: a script's top level (it played a tournament of its own
+    and wrote a run folder) ran before the error was said."""
+    marker = tmp_path / "ran"
+    f = tmp_path / "script.py"
+    f.write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n" + GOOD)
+    r = tournament(str(f), "random", out=tmp_path / "o")
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"Error: a strategy file needs a class name, as in {f}:ClassName; it defines Cheapest"
+    assert not marker.exists() and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("spec", ["notes.txt", "notes.txt:Cheapest", "mine.py"])
+def test_a_file_named_without_a_slash_is_a_file_as_with_one(spec, tmp_path, monkeypatch):
+    """``README.md`` said 'unknown strategy' where ``./README.md`` said 'is not a Python file'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("notes")
+    (tmp_path / "mine.py").write_text(GOOD)
+    plain, slashed = (tournament(s, "random", out=tmp_path / "o").output for s in (spec, f"./{spec}"))
+    assert plain == slashed.replace("./", ""), plain
+    assert "unknown strategy" not in plain and plain.count("\n") == 1, plain
+
+
 def test_a_file_strategy_clashing_with_a_built_in_is_named_by_its_path(tmp_path):
     (tmp_path / "clash.py").write_text(
         GOOD.replace('name = "cheapest"', 'name = "random"').replace("Cheapest", "Impostor")

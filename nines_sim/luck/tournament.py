@@ -155,6 +155,7 @@ def write_luck(run_dir: Any, luck: TableLuck, labels: list[str], summary: Any) -
 def luck_lines(luck: TableLuck, labels: list[str]) -> list[str]:
     """What the console says of the luck: each seat's adjusted rate, its interval, the ratio and the check."""
     from nines_sim.reporting.luck import ratio_text
+    from nines_sim.results.rounding import decimal_text  # the rates as the results table rounds them
 
     n = luck.seats[0].n if luck.seats else 0
     lines = [f"Luck taken out (AIVAT; value {luck.value.name}; deal, draws and known random choices corrected; "
@@ -162,8 +163,9 @@ def luck_lines(luck: TableLuck, labels: list[str]) -> list[str]:
     for label, a in zip(labels, luck.seats, strict=True):
         finite = bool(np.isfinite(a.equivalent_matches))  # not where the plain rate has no spread (0/0)
         narrow = f" (as narrow as {a.equivalent_matches:,.0f} plain matches)" if finite else ""
+        plain, adjusted, low, high = (decimal_text(x, 4) for x in (a.win_rate, a.adjusted, *a.adjusted_ci))
         lines.append(
-            f"  {label:<16} {a.win_rate:.4f} -> {a.adjusted:.4f} [{a.adjusted_ci[0]:.4f}, {a.adjusted_ci[1]:.4f}]"
+            f"  {label:<16} {plain} -> {adjusted} [{low}, {high}]"
             f"  variance ratio {ratio_text(a.variance_ratio, *a.variance_ratio_ci)}{narrow}"
             f"  corrections' z {a.luck_z:+.2f}"
         )

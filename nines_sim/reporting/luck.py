@@ -9,6 +9,8 @@ import json
 import math
 from pathlib import Path
 
+from nines_sim.results.rounding import decimal_text
+
 #: Why a run with --luck stopped by Ctrl-C before its matches were all played has no luck.csv.
 LUCK_OF_A_WHOLE_RUN = (
     "the run was stopped (Ctrl-C) before every match was played, and --luck adjusts a whole run "
@@ -43,9 +45,12 @@ def luck_section(frame, manifest: dict) -> list[str]:  # noqa: ANN001 - a pandas
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in frame.iterrows():
+        # the rates as the results table rounds them (one rate read 0.7179 there and 0.7178 here)
+        plain, adjusted, low, high = (
+            decimal_text(r[c], 4) for c in ("win_rate", "adjusted_win_rate", "adjusted_ci_low", "adjusted_ci_high")
+        )
         lines.append(
-            f"| {r['position']} | {r['strategy']} | {r['win_rate']:.4f} | {r['adjusted_win_rate']:.4f} | "
-            f"{r['adjusted_ci_low']:.4f} to {r['adjusted_ci_high']:.4f} | "
+            f"| {r['position']} | {r['strategy']} | {plain} | {adjusted} | {low} to {high} | "
             f"{ratio_text(r['variance_ratio'], r['variance_ratio_low'], r['variance_ratio_high'], 3)} | "
             f"{r['equivalent_matches']:,.0f} matches | {r['variance_ratio_deal']:.3f} | "
             f"{r['variance_ratio_draw']:.3f} | {r['variance_ratio_choice']:.3f} | "

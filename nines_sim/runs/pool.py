@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nines_sim.game.rules import Rules
+from nines_sim.runs.stages import ctrl_c_heard
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -356,6 +357,8 @@ def _run_pool(
         from nines_sim.engine.batch import warm_up
 
         warm_up(ctx.get_start_method(), rules)  # forked workers inherit the loaded kernel instead of each loading it
+        if ctrl_c_heard():  # a Ctrl-C while it compiled, dropped where it was raised (numba's cache callback)
+            raise KeyboardInterrupt
     progress, event = ctx.Queue(), ctx.Event()
     pending = [meanwhile] if meanwhile is not None else []
 

@@ -19,6 +19,7 @@ from nines_sim.game.rules import Rules, parse_overrides, parse_rule_set
 from nines_sim.runs.errors import NothingKept, RunSetupError
 from nines_sim.runs.ranges import Range, format_ranges
 from nines_sim.runs.ranges import total as ranges_total
+from nines_sim.runs.stages import ctrl_c_heard, hearing_ctrl_c
 
 
 def rules_for(spec: str, overrides: Sequence[str] | None = None, players: int | None = None) -> Rules:
@@ -141,7 +142,15 @@ def run_folder(out: str | Path | None, kind: str, force: bool, held: ExitStack |
             discard_dir(run_dir, created)
             raise
         try:
-            yield run_dir
+            with hearing_ctrl_c():
+                try:
+                    yield run_dir
+                except Exception as exc:
+                    # an error after a Ctrl-C that was dropped where it was raised (numba's cache, writing a
+                    # first run's compiled code) is the Ctrl-C's doing: the run stops as for the Ctrl-C
+                    if ctrl_c_heard() and not isinstance(exc, NothingKept):
+                        raise KeyboardInterrupt from exc
+                    raise
         except KeyboardInterrupt:  # Ctrl-C before the run could hear it (e.g. while a Dask cluster starts)
             discard_dir(run_dir, created)
             raise NothingKept() from None

@@ -20,6 +20,7 @@ off before the name is looked up (see :mod:`nines_sim.strategy.params`).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -194,17 +195,10 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
     file by its spec the same way.
     """
     path = Path(where)
-    kind, why = look_up(path)
-    if kind == "folder":
-        raise StrategyNotFound(f"{shown(where)} is a folder, not a .py file (in strategy spec {shown(spec)!r})")
-    if kind != "file":
-        raise StrategyNotFound(f"no such file: {shown(where)}{why and ' '}{why} (in strategy spec {shown(spec)!r})")
     mod_name = user_module_name(path)
+    module_spec = _python_file(where, spec, mod_name)
     if mod_name in sys.modules:
         return sys.modules[mod_name]
-    module_spec = importlib.util.spec_from_file_location(mod_name, path)
-    if module_spec is None:  # Python imports only files it has a loader for (.py, compiled extensions)
-        raise StrategyNotFound(f"{where} is not a Python file: name a .py file (in strategy spec {spec!r})")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[mod_name] = module
     folder = str(path.resolve().parent)
@@ -218,6 +212,49 @@ def _load_file(where: str, spec: str):  # noqa: ANN202 - a module
         if folder in sys.path:  # the entry added above (the first one), even if the file changed sys.path
             sys.path.remove(folder)
     return module
+
+
+def _python_file(where: str, spec: str, mod_name: str) -> importlib.machinery.ModuleSpec:
+    """How Python would import the strategy file ``where`` (nothing in it runs), or why it cannot: a folder, no
+    file, not a Python file."""
+    kind, why = look_up(where)
+    if kind == "folder":
+        raise StrategyNotFound(f"{shown(where)} is a folder, not a .py file (in strategy spec {shown(spec)!r})")
+    if kind != "file":
+        raise StrategyNotFound(f"no such file: {shown(where)}{why and ' '}{why} (in strategy spec {shown(spec)!r})")
+    module_spec = importlib.util.spec_from_file_location(mod_name, where)
+    if module_spec is None:  # Python imports only files it has a loader for (.py, compiled extensions)
+        raise StrategyNotFound(f"{where} is not a Python file: name a .py file (in strategy spec {spec!r})")
+    return module_spec
+
+
+def _needs_class_name(where: str) -> StrategyNotFound:
+    """The error for a strategy file named without ``:ClassName``, listing the named classes the file defines.
+
+    The file is read, not run: a script's top level (a whole tournament of its own) ran before this error was
+    said.  Its classes are those at its top level that set a ``name`` (a strategy's name), as a
+    :class:`~nines_sim.strategy.base.Strategy` subclass that can be played does."""
+    _python_file(where, where, user_module_name(where))
+    try:
+        tree = ast.parse(Path(where).read_bytes(), filename=where)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
+        listed = f"it does not parse: {type(exc).__name__}: {exc}"
+    else:
+        found = [c.name for c in tree.body if isinstance(c, ast.ClassDef) and _sets_a_name(c)]
+        listed = f"it defines {', '.join(found)}" if found else "it defines no Strategy subclass with a name"
+    return StrategyNotFound(f"a strategy file needs a class name, as in {where}:ClassName; {listed}")
+
+
+def _sets_a_name(c: ast.ClassDef) -> bool:
+    """Whether a class's body sets ``name`` to a string that is not empty."""
+    for stmt in c.body:
+        targets = (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
+        value = getattr(stmt, "value", None)
+        if any(isinstance(t, ast.Name) and t.id == "name" for t in targets):
+            return isinstance(value, ast.Constant) and isinstance(value.value, str) and bool(value.value)
+    return False
 
 
 def _import_module(where: str):  # noqa: ANN202 - a module
@@ -239,16 +276,14 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
     """The class a spec names, and the name to show it under where that is not the class's own."""
     if ":" in spec:
         where, _, cls_name = spec.rpartition(":")
-        module = _load_file(where, spec) if _is_path(where) else _import_module(where)
+        module = _load_file(where, spec) if _is_path(where) or Path(where).is_file() else _import_module(where)
         c = getattr(module, cls_name, None)
         if c is None:
             raise StrategyNotFound(f"{where} has no class {cls_name!r}")
         _check_class(c, spec)
         return c, None
     if _is_path(spec):
-        found = [c.__name__ for c in _classes_in(_load_file(spec, spec))]
-        listed = f"it defines {', '.join(found)}" if found else "it defines no Strategy subclass with a name"
-        raise StrategyNotFound(f"a strategy file needs a class name, as in {spec}:ClassName; {listed}")
+        raise _needs_class_name(spec)
     builtins = builtin_classes()
     if spec in builtins:
         return builtins[spec], None
@@ -258,6 +293,8 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
             if p.cls is None:
                 raise StrategyNotFound(p.broken_message())
             return p.cls, (spec if p.cls.name != spec else None)
+    if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
+        raise _needs_class_name(spec)
     names = ", ".join([*builtins, *(p.name for p in found_plugins if p.cls is not None)])
     raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
 
