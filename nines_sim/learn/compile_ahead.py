@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nines_sim.engine.build_forms import cached as in_cache
 from nines_sim.strategies.expert import Expert
 from nines_sim.strategy.base import Observation
 
@@ -42,13 +43,6 @@ def feature_functions() -> list[Any]:
     from nines_sim.learn.features import batch_card_features, batch_suit_features
 
     return [batch_card_features, batch_suit_features]
-
-
-def in_cache(dispatcher: Any) -> bool:
-    """Whether numba's disk cache holds compiled code of ``dispatcher`` that is still fresh (any signature)."""
-    cache = getattr(dispatcher, "_cache", None)
-    cache_file = getattr(cache, "_cache_file", None)
-    return cache_file is not None and bool(cache_file._load_index())
 
 
 class _Probe(Expert):
