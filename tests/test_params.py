@@ -240,3 +240,14 @@ def test_a_tuned_plugin_s_file_loads_under_the_spec_it_was_tuned_as(tmp_path):
     assert read_json(str(f), "biased", "bots/biased.py:Biased") == {"w_follow": 2.0}  # named from another folder
     with pytest.raises(ParamError, match="holds parameters for '/home/u/bots/biased.py:Biased', not for 'biased'"):
         read_json(str(f), "biased", "bots/other.py:Biased")
+
+
+def test_a_file_that_is_not_json_names_the_model_form_only_for_a_strategy_that_plays_models(tmp_path):
+    notes = tmp_path / "README.md"
+    notes.write_text("# not a parameter file\n")
+    with pytest.raises(
+        StrategyNotFound, match=r"not a readable JSON file .*; a model file of nines train ends in \.npz"
+    ):
+        make_lineup([f"learned@{notes}"])
+    with pytest.raises(StrategyNotFound, match=r"not a readable JSON file \(JSONDecodeError[^;]*$"):
+        make_lineup([f"expert@{notes}"])

@@ -204,10 +204,13 @@ def _same_plugin(written: str, given: str) -> bool:
     return wc == gc and Path(wf).name == Path(gf).name
 
 
-def read_values(inline: str | None, path: str | None, strategy: str, given_as: str = "") -> dict[str, Any]:
+def read_values(
+    inline: str | None, path: str | None, strategy: str, given_as: str = "", takes_model: bool = False
+) -> dict[str, Any]:
     """The values a spec carries: those of the file at ``path``, replaced by the ``inline`` ones it names
     (``given_as``: the spec the strategy was named by, e.g. a plug-in's ``file.py:Class``, also accepted as the
-    file's ``"strategy"``).
+    file's ``"strategy"``; ``takes_model``: the strategy has a ``model`` path parameter, so a file that is not
+    JSON may have been meant as a model, and its error says how one is named).
 
     Raises
     ------
@@ -216,11 +219,11 @@ def read_values(inline: str | None, path: str | None, strategy: str, given_as: s
     """
     if path and path.endswith(".npz"):  # a model file: the value of the 'model' parameter
         return {"model": path, **(parse_inline(inline, strategy) if inline else {})}
-    return {**(read_json(path, strategy, given_as) if path else {}),
+    return {**(read_json(path, strategy, given_as, takes_model) if path else {}),
             **(parse_inline(inline, strategy) if inline else {})}  # fmt: skip
 
 
-def read_json(path: str, strategy: str, given_as: str = "") -> dict[str, Any]:
+def read_json(path: str, strategy: str, given_as: str = "", takes_model: bool = False) -> dict[str, Any]:
     """The parameter values in a JSON file for ``strategy`` (the ``best.json`` of ``nines tune``), which names
     it by its name or, for a plug-in, by the spec it was tuned under (``dir/file.py:Class``: the same file
     name and class as ``given_as``).
@@ -240,7 +243,8 @@ def read_json(path: str, strategy: str, given_as: str = "") -> dict[str, Any]:
     try:
         data = json.loads(p.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ParamError(f"{path} is not a readable JSON file ({type(exc).__name__}: {exc})") from None
+        model = f"; a model file of nines train ends in .npz ({strategy}@model.npz)" if takes_model else ""
+        raise ParamError(f"{path} is not a readable JSON file ({type(exc).__name__}: {exc}){model}") from None
     if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
         raise ParamError(f'{path} is not a parameter file: it needs {{"strategy": ..., "params": {{...}}}}')
     if data.get("strategy") != strategy and not _same_plugin(str(data.get("strategy")), given_as):

@@ -379,7 +379,9 @@ def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
         raise
     name = shown or cls.name or base
     try:
-        return cls, base, P.check_values(cls, P.read_values(inline, path, name, base), name), shown
+        takes_model = any(p.name == "model" and p.kind == "path" for p in getattr(cls, "params", ()))
+        values = P.read_values(inline, path, name, base, takes_model)
+        return cls, base, P.check_values(cls, values, name), shown
     except P.ParamError as exc:
         raise StrategyNotFound(str(exc)) from None
 
