@@ -41,7 +41,7 @@ RUNS = {
         ("--rules hard-nines -p 3 --rule target=50 --seed 2 --rounds 1 -n 2 --samples 2 --epsilon 0.2 --keep 1 "
          "--hidden 4 --pairs 3 --eval-matches 4", {}),
         ("--seed 2 --rounds 1 -n 6 --samples 2 --pairs 2 --targets mixed --eval-matches 4", {}),
-        ("--seed 2 --rounds 1 -n 6 --samples 2 --pairs 2 --trees 2 --depth 2 --eval-matches 4", {}),
+        ("--seed 2 --rounds 1 -n 6 --samples 2 --pairs 2 --trees 2 --depth 2 --draws log --eval-matches 4", {}),
     ],
     "review": [
         ("dump-faces --against random -p 3 -n 2 --seed 1 --samples 2 --policy random --rules hard-nines "

@@ -16,6 +16,13 @@ from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
 from nines_sim.cli.options import OutOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
 
 
+class Draws(StrEnum):
+    """How the label rollouts' sampled worlds read the draws (:data:`nines_sim.learn.collect.LABEL_DRAWS`)."""
+
+    suits = "suits"
+    log = "log"
+
+
 class Targets(StrEnum):
     """What labels the decisions (:data:`nines_sim.learn.collect.TARGETS`)."""
 
@@ -79,6 +86,14 @@ def train(
             "(the hand's outcome; many more, cheaper labels: give more --matches), or both (mixed).",
         ),
     ] = Targets.rollouts,
+    draws: Annotated[
+        Draws,
+        typer.Option(
+            "--draws",
+            help="How the label rollouts' sampled worlds read the seats' draws: the suits each drew on, or its "
+            "draw log (as lookahead:draws=log samples).",
+        ),
+    ] = Draws.suits,
     eval_matches: Annotated[
         int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
     ] = 2000,
@@ -114,6 +129,8 @@ def train(
         raise usage_error(f"--hidden fits rollout labels only: use --targets rollouts, not {targets.value}")
     if trees and targets != Targets.rollouts:
         raise usage_error(f"--trees fit rollout labels only: use --targets rollouts, not {targets.value}")
+    if draws != Draws.suits and targets == Targets.returns:
+        raise usage_error("--draws sets how the label rollouts sample: --targets returns plays none")
     if trees and hidden:
         raise usage_error("--trees are boosted after a linear card model: not with --hidden")
     if hidden % 4:
@@ -126,10 +143,11 @@ def train(
     folder = Path(out) if out is not None else default_run_dir("train")
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, pairs=pairs, trees=trees, depth=depth, eval_matches=eval_matches,
-                             targets=targets.value)  # fmt: skip
+                             targets=targets.value, draws=draws.value)  # fmt: skip
     extra = "".join(f" --rule {shlex.quote(r)}" for r in rule or [])
     labels = "" if targets == Targets.rollouts else f" --targets {targets.value}"  # the default: as before
     labels = (f" --trees {trees} --depth {depth}" if trees else "") + labels
+    labels += "" if draws == Draws.suits else f" --draws {draws.value}"
 
     def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
         return (

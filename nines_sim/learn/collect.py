@@ -38,6 +38,10 @@ RETURN_KINDS = tuple(f"{k}_ret" for k in KINDS)
 #: What a training run labels with (``nines train --targets``): rollouts of every candidate, the realised
 #: returns of the moves made, or both.
 TARGETS = ("rollouts", "returns", "mixed")
+#: How the rollouts' sampled worlds read the seats' draws (``nines train --draws``): the suits each drew on this
+#: hand (lacked for the rest of it), or the draw log (:func:`~nines_sim.search.sampler.log_weights`: a card
+#: lacked at a draw weighed by the cards drawn since, as ``lookahead:draws=log`` samples).
+LABEL_DRAWS = ("suits", "log")
 #: Salts of the decision's random stream (0..63) that exploration and labelling draw on.
 _EXPLORE_SALT, _LABEL_SALT, _PICK_SALT = 40, 41, 42
 
@@ -214,13 +218,15 @@ class Collector(Strategy):
         One of :data:`TARGETS`: ``"rollouts"`` labels candidates by rollouts; ``"returns"`` plays without
         rollouts and logs each explored decision's move (:attr:`log`) for its hand's outcome, exploring the suit
         to declare too; ``"mixed"`` does both.
+    draws : str
+        One of :data:`LABEL_DRAWS`: how the rollouts' sampled worlds read the seats' draws.
     """
 
     name = "collector"
     classifier = {"stochastic": True, "uses_public_history": True, "plays_pair_of_nines": False}
 
     def __init__(self, model: Model | None, rollout: Strategy, samples: int, epsilon: float,
-                 label_share: float, targets: str = "rollouts") -> None:  # fmt: skip
+                 label_share: float, targets: str = "rollouts", draws: str = "suits") -> None:  # fmt: skip
         super().__init__()
         from nines_sim.learn.returns import ReturnLog
         from nines_sim.strategies.expert import Expert
@@ -232,6 +238,7 @@ class Collector(Strategy):
         self.model = model
         self._expert = Expert()
         self.rollout, self.samples, self.epsilon, self.label_share = rollout, samples, epsilon, label_share
+        self.draws = draws
         self.data = Samples()
         #: Decisions labelled, and rollouts played for them.
         self.labelled = 0
@@ -251,7 +258,7 @@ class Collector(Strategy):
         from nines_sim.search.sampler import sample_positions
 
         sampler_ready()  # a first run's sampler building in a second process: loaded from the cache once built
-        worlds = sample_positions(obs, self.samples, 0, 1.0)
+        worlds = sample_positions(obs, self.samples, 0, 1.0, self.draws)
         v = sample_values(obs, worlds, moves, self.rollout, "hand", card)
         self.labelled += obs.n
         return np.where(moves >= 0, np.nan_to_num(v).mean(axis=2), 0.0)

@@ -26,7 +26,9 @@ class ResumeError(ValueError):
 def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
     """What a resumed run must share with the stopped one for the same numbers (``rounds`` may grow)."""
     # a run without trees is the same run as one stopped before they were learned
-    settings = {k: v for k, v in s.__dict__.items() if k != "rounds" and (s.trees or k not in ("trees", "depth"))}
+    # settings added later are left out at their defaults: a folder of before them is still continued
+    left_out = {"rounds"} | (set() if s.trees else {"trees", "depth"}) | (set() if s.draws != "suits" else {"draws"})
+    settings = {k: v for k, v in s.__dict__.items() if k not in left_out}
     return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
 
 

@@ -30,7 +30,7 @@ import pandas as pd
 
 from nines_sim import __version__
 from nines_sim.game.rules import Rules
-from nines_sim.learn.collect import KINDS, RETURN_KINDS, TARGETS, Collector, Samples, rollout_strategy
+from nines_sim.learn.collect import KINDS, LABEL_DRAWS, RETURN_KINDS, TARGETS, Collector, Samples, rollout_strategy
 from nines_sim.learn.fit import RIDGE, fit_card_model, fit_drawn, fit_ranker, fit_trees, pair_products
 from nines_sim.learn.model import Model, load
 from nines_sim.learn.report import write_report
@@ -76,10 +76,15 @@ class TrainSettings:
     #: What labels the decisions (:data:`~nines_sim.learn.collect.TARGETS`): rollouts of every candidate, the
     #: realised returns of the moves made (:mod:`nines_sim.learn.returns`), or both.
     targets: str = "rollouts"
+    #: How the rollouts' sampled worlds read the draws (:data:`LABEL_DRAWS`): the suits each seat drew on, or its
+    #: draw log (``lookahead:draws=log``'s sampler).
+    draws: str = "suits"
 
     def __post_init__(self) -> None:
         if self.targets not in TARGETS:
             raise ValueError(f"targets must be one of {', '.join(TARGETS)}, not {self.targets!r}")
+        if self.draws not in LABEL_DRAWS:
+            raise ValueError(f"draws must be one of {', '.join(LABEL_DRAWS)}, not {self.draws!r}")
         if self.trees and (self.hidden or self.targets != "rollouts"):
             raise ValueError("trees are fitted after a linear card model on rollout labels (no hidden layer)")
 
@@ -155,7 +160,7 @@ def collect_unit(rules: Rules, model: ModelFile | None, s: TrainSettings, seed: 
     # round 1's moves are expert's; rollouts label every candidate, returns only those explored
     explore = s.epsilon if path is not None or s.targets != "rollouts" else 0.0
     collector = Collector(None if path is None else load(path), rollout_strategy(path), s.samples, explore,
-                          s.label_share, s.targets)  # fmt: skip
+                          s.label_share, s.targets, s.draws)  # fmt: skip
     # each unit labels its returns from its own engine's hand records (the hand keys are global by match index)
     batch = s.batch_size if collector.rollouts else max(s.batch_size, RETURNS_BATCH)
     if not play_collection(rules, collector, seed, start, n, batch, should_stop, on_matches):
