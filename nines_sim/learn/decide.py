@@ -44,8 +44,8 @@ def _shared(fn: Any) -> Any:
     (``forceinline``, as :func:`nines_sim.engine.bits.shared_inline` does for the turn loop's phases).
 
     numba's own inlining copied and typed the features again in every model's decision: a new model's decision
-    compiled in 3.0-3.5 s of processor time, now 1.0-1.2 s; a ``learned`` table plays 1-3% fewer matches a
-    second with LLVM's inlining (the benchmark log, 2026-12-07).  A decision that read the weights as arguments,
+    compiled in 3.0-3.5 s of processor time, now 1.0-1.2 s; a ``learned`` table plays 1-6.5% fewer matches
+    a second with LLVM's inlining (the benchmark log, 2026-12-07).  A decision that read the weights as arguments,
     compiled once for every model, played half as many."""
     compiled = njit(cache=True, forceinline=True, error_model="numpy", _nrt=False)(fn.py_func)
     compiled._cache = DigestCache(fn.py_func, form="-shared")
