@@ -74,7 +74,7 @@ def _random_trees(rng: np.random.Generator, trees: int, depth: int) -> tuple[np.
 
 #: One model with a hidden layer of two blocks of units (:data:`~nines_sim.learn.features.UNITS_AT_ONCE`) and
 #: pairs in every lane of the pair sum, three times round (:data:`~nines_sim.learn.decide.PAIR_LANES`), here and
-#: under every preset: each model compiles its own decision (about 4 s of processor time).
+#: under every preset: each model compiles its own decision (about 1 s of processor time, the shared features once).
 RICH_HIDDEN, RICH_PAIRS = 8, 12
 #: Random trees of 3 levels after the linear score and pairs: the model kind ``nines train --trees`` fits.
 TREES = 6
@@ -265,7 +265,7 @@ def test_tournaments_with_learned_are_the_same_for_any_workers_and_batch(tmp_pat
     np.testing.assert_array_equal(one.win_share, two.win_share)
 
 
-#: The short training runs here: each round's model compiles its own decision (about 5 s of processor time).
+#: The short training runs here: each round's model compiles its own decision (about 1 s of processor time).
 TRAIN = {"matches": 12, "samples": 4, "eval_matches": 40}
 #: ``tests/shared_training.py``'s run (its first round, or all three): trained beside the tests by
 #: ``tests/conftest.py``, so that its models' decisions are loaded here from numba's cache, not compiled.
@@ -282,7 +282,7 @@ SHARED_RUN = {"matches": SHARED.matches, "samples": SHARED.samples, "eval_matche
 def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, size, trees):
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate (17 to 28 of them here).  The hidden layer's fit over one round
-    (each round's model compiles its own decision, about 6 s of processor time; a hidden layer's decision is
+    (each round's model compiles its own decision, about 1 s of processor time; a hidden layer's decision is
     checked against Python's above, and a later round's rollouts played by a model are the linear runs' of
     ``tests/test_train_resume.py``); the linear fit with pairs (the default) over one: the first round of the
     shared run (:data:`SHARED_RUN`), which the stopped run below and ``tests/test_train_resume.py`` train again

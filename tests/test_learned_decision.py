@@ -100,6 +100,43 @@ def test_a_model_s_decision_asked_from_python_is_loaded_from_numba_s_disk_cache(
     assert [_callback(fn).cache_hits for fn in decisions] == [1, 1]
 
 
+def test_a_second_model_s_decision_types_none_of_the_shared_features_again(tmp_path, monkeypatch):
+    """The features every model's decision computes (a card's, the seats' context) are compiled once for all
+    models, filed in numba's disk cache, and inlined by LLVM into each model's code (issue 42): numba's own
+    inlining copied and typed them again in every model's decision, about three quarters of its compile.  Two
+    models' decisions, each compiled here (not loaded from the disk cache): numba inlines into the second only
+    the model's own scoring, and each shared function's cache index holds the one signature every model calls
+    it with (counted from numba's inliner and the index, not timed)."""
+    from numba import cfunc
+    from numba.core.inline_closurecall import InlineWorker
+
+    from nines_sim.engine.loop_constants import DECIDE_SIG
+    from nines_sim.learn.decide import make_decide
+
+    rules = make_rules("classic", players=2)
+    paths = [
+        _model_file(tmp_path, rules, "a.npz"),
+        _model_file(tmp_path, rules, "b.npz", RICH_HIDDEN, True, RICH_PAIRS),
+    ]
+    first, second = (make_decide(load(path)) for path in paths)
+    cfunc(DECIDE_SIG)(first)  # the shared features compiled, or loaded from the disk cache
+    inlined = []
+    inline = InlineWorker.inline_function
+
+    def recorded(self, caller_ir, block, i, function, *args, **kwargs):  # noqa: ANN001, ANN202 - numba's
+        inlined.append(function.__name__)
+        return inline(self, caller_ir, block, i, function, *args, **kwargs)
+
+    monkeypatch.setattr(InlineWorker, "inline_function", recorded)
+    cfunc(DECIDE_SIG)(second)
+    assert "mlp_score" in inlined  # the model's own scoring, its weights constants of its code
+    assert not {"card_features", "card_features_in", "seat_context"} & set(inlined), inlined
+    from nines_sim.learn.decide import SHARED_FEATURES
+
+    for f in SHARED_FEATURES:
+        assert len(f._cache._cache_file._load_index()) == 1, f.__name__
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_the_seats_features_read_once_a_decision_are_each_candidates(players):
     """The features a decision reads once for all its candidates (:func:`seat_context`: the other seats' sizes,

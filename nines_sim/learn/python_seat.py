@@ -2,8 +2,10 @@
 features and numpy sums, the same moves as its compiled decision (:mod:`nines_sim.learn.decide`) without
 compiling that decision.
 
-Each model's weights are constants of its compiled decision, so every new model compiles (3-5 s of processor
-time).  A model played only a few thousand matches (a training run's last measure) is cheaper played here: a
+Each model's weights are constants of its compiled decision, so every new model compiles its own scoring (about
+1 s of processor time; the features it shares with every model, 2-3 s more the first time,
+:data:`nines_sim.learn.decide.SHARED_FEATURES`).  A model played only a few thousand matches (a training run's
+last measure) is cheaper played here: a
 Python seat of a heads-up classic table plays 2,000 matches in about 1 s of processor time, its compiled twin in
 0.5 s after that compile.  ``tests/test_learned.py`` checks that both play the same matches.
 """
