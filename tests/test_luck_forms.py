@@ -85,9 +85,12 @@ class _Building:
 
     started: list[dict] = []
 
-    def __init__(self, workers=None, on_built=None, forms=None, apart=False):  # noqa: ANN001
-        self.forms, self.on_built, self.stopped = list(forms), on_built, False
-        _Building.started.append({"forms": list(forms), "apart": apart})
+    def __init__(self, workers=None, on_built=None, forms=None, apart=False, lanes=None):  # noqa: ANN001
+        from nines_sim.engine.build_forms import AHEAD
+
+        self.forms = [f for lane in lanes for f in lane if f not in AHEAD] if lanes is not None else list(forms)
+        self.on_built, self.stopped = on_built, False
+        _Building.started.append({"lanes": lanes} if lanes is not None else {"forms": list(forms), "apart": apart})
 
     def wait(self):  # noqa: ANN202
         from nines_sim.engine.build_forms import Built
@@ -101,11 +104,15 @@ class _Building:
         self.stopped = True
 
 
-@pytest.mark.parametrize(("missing", "expected"), [({"trace", "luck"}, ["trace", "luck"]), ({"luck"}, ["luck"]),
-                                                   (set(), None)])  # fmt: skip
-def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_own(monkeypatch, missing, expected):
+@pytest.mark.parametrize(
+    ("missing", "lanes"),
+    [({"trace", "luck"}, [["walk-helpers", "trace"], ["luck"]]), ({"luck"}, [["walk-helpers"], ["luck"]]),
+     ({"trace"}, [["trace"]]), (set(), None)],
+)  # fmt: skip
+def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_own(monkeypatch, missing, lanes):
     """The trace form and the walk share no compiled code: those the cache lacks build side by side, each in a
-    process of its own (``apart``), and the run waits for them before its fit, its bar saying each form compiling
+    process of its own, the walk's helpers compiled first in the other one (or in one of their own), while the
+    walk's process inlines its steps; the run waits for them before its fit, its bar saying each form compiling
     until it is built; nothing starts when the cache holds both."""
     from nines_sim.engine import build_forms
     from nines_sim.luck import forms
@@ -116,10 +123,11 @@ def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_ow
     heard = []
     luck = forms.LuckForms()
     luck.ready(lambda name, started: heard.append((name, started)))
-    if expected is None:
+    if lanes is None:
         assert _Building.started == [] and heard == []
         return
-    assert _Building.started == [{"forms": expected, "apart": True}]
+    assert _Building.started == [{"lanes": lanes}]
+    expected = [f for f in ("trace", "luck") if f in missing]
     names = {"trace": "play_slots_expert_trace", "luck": "walk"}
     assert heard == [(names[f], True) for f in expected] + [(names[f], False) for f in expected]
 
@@ -153,3 +161,17 @@ def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_p
     with pytest.raises(BaseException):  # noqa: B017, PT011 - Ctrl-C before any match: nothing kept
         tournament.play_tournament(setup, matches=100, out=tmp_path / "run", workers=1, luck=True, charts=False)
     assert calls == ["start", ("ready", "compiling"), "fit", "close"]
+
+
+def test_work_ahead_is_done_in_a_building_process_and_said_as_no_form(monkeypatch, capsys):
+    """A building process does the work of ``AHEAD`` (the walk's helpers) in its turn among its forms and says no
+    line for it (a run's bar hears only forms); a lane naming neither a form nor such work is refused."""
+    from nines_sim.engine import build_forms
+    from nines_sim.luck import kernel
+
+    calls = []
+    monkeypatch.setattr(kernel, "compile_helpers", lambda: calls.append("helpers"))
+    build_forms._build_here(["walk-helpers"])
+    assert calls == ["helpers"] and capsys.readouterr().out == ""
+    with pytest.raises(ValueError, match="no form named 'walk'"):
+        build_forms.BuildForms(lanes=[["walk"]])

@@ -59,6 +59,13 @@ ROOTS: dict[str, str] = {
 }
 
 
+#: Work a building process can do ahead of its forms for a form another process builds, by name (not forms: no
+#: line is said for them): ``walk-helpers`` compiles the luck walk's helpers
+#: (:func:`nines_sim.luck.kernel.compile_helpers`), which the walk's own process asks numba's cache for only once
+#: its type inference reaches their calls, after its first seconds of inlining the steps.
+AHEAD: dict[str, str] = {"walk-helpers": "nines_sim.luck.kernel:compile_helpers"}
+
+
 @dataclass(frozen=True)
 class Built:
     """One form built: its name (a key of :data:`FORMS`), whether numba compiled anything for it (False: it
@@ -183,8 +190,15 @@ def cached(fn: Any) -> bool:
 
 
 def _build_here(forms: Sequence[str]) -> None:
-    """Build ``forms`` in this process, one line each on stdout as it is done: ``form compiled cpu_s``."""
+    """Build ``forms`` in this process, one line each on stdout as it is done: ``form compiled cpu_s`` (the work of
+    :data:`AHEAD` among them done in turn, no line said)."""
+    import importlib
+
     for form in forms:
+        if form in AHEAD:
+            module, _, name = AHEAD[form].partition(":")
+            getattr(importlib.import_module(module), name)()
+            continue
         t0 = time.process_time()
         compiled = build(form)
         print(f"{form} {int(bool(compiled))} {time.process_time() - t0:.1f}", flush=True)
@@ -204,11 +218,14 @@ class BuildForms:
     apart : bool
         Each form in a process of its own (``workers`` ignored): for forms that share no compiled code, as the
         trace form and the luck walk.
+    lanes : sequence of sequences of str, optional
+        The work of each process, in order, instead (``forms``, ``workers`` and ``apart`` ignored): forms and the
+        work of :data:`AHEAD`.
 
     Raises
     ------
     ValueError
-        For a form name not in :data:`FORMS`, or fewer than one worker.
+        For a form name not in :data:`FORMS` (nor, in ``lanes``, :data:`AHEAD`), or fewer than one worker.
     """
 
     def __init__(
@@ -217,8 +234,11 @@ class BuildForms:
         on_built: Callable[[Built], None] | None = None,
         forms: Sequence[str] | None = None,
         apart: bool = False,
+        lanes: Sequence[Sequence[str]] | None = None,
     ) -> None:
         wanted = list(FORMS) if forms is None else list(forms)
+        if lanes is not None:
+            wanted = [f for lane in lanes for f in lane if f not in AHEAD]
         unknown = [f for f in wanted if f not in FORMS]
         if unknown:
             raise ValueError(f"no form named {unknown[0]!r}: the forms are {', '.join(FORMS)}")
@@ -227,10 +247,12 @@ class BuildForms:
             raise ValueError(f"workers must be at least 1, not {n}")
         groups = [[f] for f in wanted] if apart else [g for g in ([f for f in g if f in wanted] for g in GROUPS) if g]
         n = len(groups) if apart else n
-        #: The forms each process builds, in order.
+        #: The forms each process builds, in order (and the work of :data:`AHEAD` among them).
         self.lanes: list[list[str]] = [[] for _ in range(min(n, len(groups)))]
         for i, g in enumerate(groups):
             self.lanes[i % len(self.lanes)] += g
+        if lanes is not None:
+            self.lanes = [list(lane) for lane in lanes if lane]
         #: The forms built so far, in the order they were done.
         self.done: list[Built] = []
         self._lock = threading.Lock()

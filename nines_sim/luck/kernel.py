@@ -8,7 +8,7 @@ Each is the compiled form of a piece of the Python walk (:mod:`nines_sim.luck.wa
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount
 from nines_sim.engine.code_cache import seal_module
@@ -325,6 +325,41 @@ def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, dots, out):
             for j in range(NJ):
                 s += u[j] * a[j]
             out[k, p] += s
+
+
+# The walk's helpers as it calls them, each for its one signature (C-ordered arrays, but the phase's scratch: a view
+# of ``blk[:, NB:]``): compiled ahead by :func:`compile_helpers`.
+_F, _I = types.float64, types.int64
+_F1, _F2, _F3, _FV = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1], types.float64[:, :]
+_I1, _I2 = types.int64[::1], types.int64[:, ::1]
+#: Each helper the walk (:func:`nines_sim.luck.steps.walk`, its steps inlined) calls, with the argument types it
+#: calls it with (``tests/test_luck_compiled.py`` checks them against numba's type inference of the walk).
+HELPERS = (
+    (count, (_F2, _I, _F2, _F2)),
+    (held_faces, (_F2, _I, _I1)),
+    (deal_hands, (_I2, _I, _I, _I, _F2, _I1, _F2, _F2)),
+    (next_dealt, (_I, _I1, _I)),
+    (blocks, (_F2, _F2, _I, _I, _I, _F2)),
+    (card_blocks, (_F2, _I, _I, _I, _F2)),
+    (mean_into, (_F2, _F2, _F2, _F, _I)),
+    (sizes_phase, (_F2, _I, _I, _F, _FV)),
+    (move_card, (_F2, _F2, _F2, _I, _I, _F)),
+    (is_heuristic, (_I,)),
+    (apply_play, (_F2, _F2, _F2, _I, _I)),
+    (undo_play, (_F2, _F2, _F2, _I, _I, _I)),
+    (copy_into, (_F2, _F2)),
+    (play_columns, (_F2, _F, _I, _I, _I, _F, _F, _F, _F, _F2)),
+    (weights, (_I1, _F, _F, _I, _F2)),
+    (hand_corrections, (_F3, _F2, _F3, _F3, _F3, _I2, _I, _F1, _F2, _F2)),
+)
+
+
+def compile_helpers() -> None:
+    """Compile the walk's helpers (:data:`HELPERS`) into numba's cache, without the walk: a process beside the one
+    that compiles the walk does it while the walk's own compile is still inlining its steps (its first seconds), so
+    that the walk's type inference then loads each helper from the cache instead of compiling it (issue 42)."""
+    for fn, sig in HELPERS:
+        fn.compile(sig)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in

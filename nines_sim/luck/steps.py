@@ -355,50 +355,46 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean)
             n_stock -= 1.0
             after_draw = kind == EV_DRAW
-        elif kind == EV_PLAY or kind == EV_PAIR:
-            seat = rows[i, 1]
-            mv = rows[i, 2] if kind == EV_PLAY else -2
-            suit = rows[i, 3] if kind == EV_PLAY else rows[i, 2]
-            sid = sids[seat]
-            k = -1  # the policy's choices, when it has some (-1: none asked)
-            pair = False
-            if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
-                k, pair = heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H,
-                                          held, hr, moves, probs)  # fmt: skip
-            elif not after_draw and sid == SID_EXPERT:
-                if play_seat != seat + 1:
-                    err[0], err[1], err[2] = E_NO_PLAY_SETS, m + start, seat
+        elif kind == EV_PLAY or kind == EV_PAIR or kind == EV_DECLARE:  # one call of declare: numba inlines it once
+            if kind == EV_DECLARE:
+                d_seat, d_suit, d_mover = rows[i, 1], rows[i, 2], first
+            else:
+                seat = rows[i, 1]
+                mv = rows[i, 2] if kind == EV_PLAY else -2
+                suit = rows[i, 3] if kind == EV_PLAY else rows[i, 2]
+                sid = sids[seat]
+                k = -1  # the policy's choices, when it has some (-1: none asked)
+                pair = False
+                if (kind == EV_PAIR or not after_draw) and is_heuristic(sid):
+                    k, pair = heuristic_moves(seat, sid, top, active, P, legal, no_nine_out, pair_rule, nine_on_nine, H,
+                                              held, hr, moves, probs)  # fmt: skip
+                elif not after_draw and sid == SID_EXPERT:
+                    if play_seat != seat + 1:
+                        err[0], err[1], err[2] = E_NO_PLAY_SETS, m + start, seat
+                        return
+                    k = expert_moves(tied, nines, nine_suits, moves, probs)
+                    play_seat = 0
+                if k >= 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
+                                              probs):  # fmt: skip
+                    err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
                     return
-                k = expert_moves(tied, nines, nine_suits, moves, probs)
-                play_seat = 0
-            if k >= 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
-                                          probs):  # fmt: skip
-                err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
-                return
-            t, under = apply_play(H, hr, hs, seat, mv)
-            for g in (t, under):  # a face no longer held leaves the seat's set
-                if g >= 0 and H[seat, g] == 0.0:
-                    held[seat] &= ~(np.int64(1) << g)
-            pile[top] += 1.0
-            if under >= 0:
-                pile[under] += 1.0
-            top, active = t, SUIT[t]
-            if suit >= 0:
-                pend = decl_tied if decl_seat == seat + 1 else 0
-                code = declare(hr, hs, seat, suit, seat, top, sids, P, acc, blk, pend)
+                t, under = apply_play(H, hr, hs, seat, mv)
+                for g in (t, under):  # a face no longer held leaves the seat's set
+                    if g >= 0 and H[seat, g] == 0.0:
+                        held[seat] &= ~(np.int64(1) << g)
+                pile[top] += 1.0
+                if under >= 0:
+                    pile[under] += 1.0
+                top, active = t, SUIT[t]
+                d_seat, d_suit, d_mover = seat, suit, seat  # a 9's suit (-1: none)
+            if d_suit >= 0:
+                code = declare(hr, hs, d_seat, d_suit, d_mover, top, sids, P, acc, blk,
+                               decl_tied if decl_seat == d_seat + 1 else 0)  # fmt: skip
                 decl_seat = 0
                 if code != E_NONE:
-                    err[0], err[1], err[2], err[3] = code, m + start, seat, suit
+                    err[0], err[1], err[2], err[3] = code, m + start, d_seat, d_suit
                     return
-                active = suit
-        elif kind == EV_DECLARE:
-            code = declare(hr, hs, rows[i, 1], rows[i, 2], first, top, sids, P, acc, blk,
-                           decl_tied if decl_seat == rows[i, 1] + 1 else 0)  # fmt: skip
-            decl_seat = 0
-            if code != E_NONE:
-                err[0], err[1], err[2], err[3] = code, m + start, rows[i, 1], rows[i, 2]
-                return
-            active = rows[i, 2]
+                active = d_suit
         elif kind == EV_RESHUFFLE:
             s = 0.0
             for f in range(N_FACES):
