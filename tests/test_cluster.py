@@ -106,8 +106,10 @@ def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
 
 @pytest.fixture
 def short_connect_timeout(monkeypatch):
-    """A 1 s wait for a scheduler instead of 10 s: the error path is the same, the test waits less."""
+    """A 1 s wait for a scheduler instead of 10 s, and 1 s more for a silent peer instead of 5: the error path is
+    the same, the test waits less."""
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(cluster, "SILENT_PEER_GRACE_S", 1)
 
 
 def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path, short_connect_timeout):
