@@ -79,35 +79,12 @@ def test_a_league_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
-def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path):
-    plan = plan_tournament("table", [], make_rules("classic"))
-    local = run_plan(plan, 6000, seed=9, workers=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
-        with distributed.Client(lc) as client:
-            pids = client.run(os.getpid)
-            victim = pids[sorted(pids)[0]]
-            done = []
-
-            def progress(played: int, kept: int) -> None:
-                done.append(kept)
-                if len(done) == 1:  # the first chunk is in: kill a worker while the rest run
-                    os.kill(victim, signal.SIGKILL)
-
-            remote = run_plan(plan, 6000, seed=9, chunk=250, on_progress=progress, client=client)
-            after = set(client.run(os.getpid).values())
-    assert victim not in after and len(done) == 24, "the worker was not killed during the run"
-    assert not remote.partial and remote.total_matches == 6000
-    write_tables(tmp_path, plan, local)
-    first = {n: (tmp_path / n).read_bytes() for n in CSVS}
-    write_tables(tmp_path, plan, remote)
-    for n in CSVS:
-        assert first[n] == (tmp_path / n).read_bytes(), n
-
-
 @pytest.fixture
 def short_connect_timeout(monkeypatch):
-    """A 1 s wait for a scheduler instead of 10 s: the error path is the same, the test waits less."""
+    """A 1 s wait for a scheduler instead of 10 s, and 1 s more for a silent peer instead of 5: the error path is
+    the same, the test waits less."""
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+    monkeypatch.setattr(cluster, "SILENT_PEER_GRACE_S", 1)
 
 
 def test_unreachable_scheduler_errors_within_the_stated_timeout(tmp_path, short_connect_timeout):
@@ -217,3 +194,29 @@ def test_a_tuning_trial_on_a_cluster_plays_the_matches_of_a_local_one(scheduler)
         remote = T.play(setup, "expert:shed_nine_at=3", 0, 6, T.Runner(workers=2, client=client), keep=True)
     assert remote.stats.matches == local.stats.matches == 12 and remote.stats.wins60 == local.stats.wins60
     assert remote.shares().equals(local.shares()) and len(local.shares()) == 12
+
+
+def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path, scheduler):
+    """On the file's running cluster, the last test to use it: the worker killed here is started again by its
+    nanny, which no later test needs (a cluster of its own cost two more worker processes' start)."""
+    plan = plan_tournament("table", [], make_rules("classic"))
+    local = run_plan(plan, 6000, seed=9, workers=1)
+    with distributed.Client(scheduler) as client:
+        pids = client.run(os.getpid)
+        victim = pids[sorted(pids)[0]]
+        done = []
+
+        def progress(played: int, kept: int) -> None:
+            done.append(kept)
+            if len(done) == 1:  # the first chunk is in: kill a worker while the rest run
+                os.kill(victim, signal.SIGKILL)
+
+        remote = run_plan(plan, 6000, seed=9, chunk=250, on_progress=progress, client=client)
+        after = set(client.run(os.getpid).values())
+    assert victim not in after and len(done) == 24, "the worker was not killed during the run"
+    assert not remote.partial and remote.total_matches == 6000
+    write_tables(tmp_path, plan, local)
+    first = {n: (tmp_path / n).read_bytes() for n in CSVS}
+    write_tables(tmp_path, plan, remote)
+    for n in CSVS:
+        assert first[n] == (tmp_path / n).read_bytes(), n

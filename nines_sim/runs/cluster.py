@@ -18,6 +18,9 @@ from typing import Any
 
 #: Seconds to wait for a scheduler before giving up with an error.
 CONNECT_TIMEOUT_S = 10
+#: Seconds past that wait before a peer that accepted the connection but never answered is given up on (Dask's
+#: handshake can stall past its own timeout there).
+SILENT_PEER_GRACE_S = 5
 #: Environment of local Dask worker processes. Dask's nannies set MALLOC_TRIM_THRESHOLD_, which
 #: also freezes glibc's mmap threshold at 128 KiB: every batch-sized numpy temporary is then
 #: mmap'd and unmapped again, and the engine ran much slower (docs/explanation/benchmark-log.md,
@@ -120,7 +123,7 @@ def _connect_remote(distributed: Any, address: str, timeout: float) -> Any:
     # past its own timeout, so the wait is bounded here.
     worker = threading.Thread(target=attempt, daemon=True)
     worker.start()
-    worker.join(timeout + 5)
+    worker.join(timeout + SILENT_PEER_GRACE_S)
     if worker.is_alive() or "client" not in outcome:
         exc = outcome.get("error")
         if isinstance(exc, ValueError) and "://" not in address:
