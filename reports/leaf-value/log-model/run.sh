@@ -15,4 +15,5 @@ case "$1" in
   4) pair $M,depth=16,samples=160 $L 500 430 d16 ;;  # the screen's deals, cut at 16 turns: about equal time (speed1.log)
   5) pair $M,depth=12,samples=176 expert 500 92 z92 ;;  # the first 500 deals of ../../draw-log/f92 (clairvoyant's share)
   6) pair $M,depth=8,samples=192 $L 2000 441 c8 ;;  # run 3's player confirmed on fresh deals (speed3.log, speed4.log)
+  7) pair $M,depth=12,samples=176 $L 2000 441 e12 ;;  # run 2's player on run 6's deals: the depth paired, a second confirmation
 esac
