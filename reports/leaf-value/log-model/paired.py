@@ -16,5 +16,7 @@ def by_deal(x: str) -> pd.Series:
 
 d = (by_deal(sys.argv[1]) - by_deal(sys.argv[2])).dropna()
 half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
-print(f"{sys.argv[1]} - {sys.argv[2]}: {d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}] "
-      f"by deal over {len(d)} deals")
+print(
+    f"{sys.argv[1]} - {sys.argv[2]}: {d.mean():+.3f} [{d.mean() - half:+.3f}, {d.mean() + half:+.3f}] "
+    f"by deal over {len(d)} deals"
+)
