@@ -251,3 +251,10 @@ def test_a_file_that_is_not_json_names_the_model_form_only_for_a_strategy_that_p
         make_lineup([f"learned@{notes}"])
     with pytest.raises(StrategyNotFound, match=r"not a readable JSON file \(JSONDecodeError[^;]*$"):
         make_lineup([f"expert@{notes}"])
+
+
+def test_a_model_file_is_known_by_its_extension_in_any_case():
+    from nines_sim.strategy.params import read_values
+
+    assert read_values(None, "/models/MINE.NPZ", "learned") == {"model": "/models/MINE.NPZ"}
+    assert read_values("x=1", "m.Npz", "learned") == {"model": "m.Npz", "x": "1"}  # checked later

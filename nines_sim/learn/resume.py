@@ -32,6 +32,14 @@ def _identity(seed: int, rules: Rules, s: TrainSettings) -> dict:
     return json.loads(json.dumps({"seed": seed, "rules": rules_dict(rules), "settings": settings}))
 
 
+#: The values at which :func:`_identity` leaves a setting out, as a refusal names them.
+LEFT_OUT_AT = {"draws": "suits", "trees": 0}
+
+
+def _shown(flat: dict, key: str) -> Any:
+    return flat[key] if key in flat else LEFT_OUT_AT.get(key, "(not set)")
+
+
 def data_path(out: Path, rnd: int) -> Path:
     return out / "data" / f"round-{rnd}.npz"
 
@@ -53,7 +61,7 @@ def resume_state(out: Path, seed: int, rules: Rules, s: TrainSettings) -> dict[s
         theirs, ours = _flat(state["identity"]), _flat(_identity(seed, rules, s))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ResumeError(f"{path} cannot be read ({exc}); use another --out or add --force") from None
-    differ = [f"{k} {theirs.get(k)}, not {ours.get(k)}" for k in sorted(theirs.keys() | ours.keys())
+    differ = [f"{k} {_shown(theirs, k)}, not {_shown(ours, k)}" for k in sorted(theirs.keys() | ours.keys())
               if theirs.get(k) != ours.get(k)]  # fmt: skip
     if differ:
         raise ResumeError(

@@ -217,7 +217,7 @@ def read_values(
     ParamError
         As :func:`parse_inline` and :func:`read_json`.
     """
-    if path and path.endswith(".npz"):  # a model file: the value of the 'model' parameter
+    if path and path.lower().endswith(".npz"):  # a model file: the value of the 'model' parameter
         return {"model": path, **(parse_inline(inline, strategy) if inline else {})}
     return {**(read_json(path, strategy, given_as, takes_model) if path else {}),
             **(parse_inline(inline, strategy) if inline else {})}  # fmt: skip
