@@ -26,3 +26,18 @@ def test_the_suit_choice_is_compiled_once_for_the_decision_and_the_training_feat
                              [features])  # fmt: skip
     assert batch.signatures and {"nine_suit_after_in", "nine_suit_after"} <= set(asked)
     assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
+
+
+def test_nines_warm_up_builds_the_shared_features_and_the_shipped_heads_up_decision():
+    """After ``nines warm-up``'s ``learned`` form, a ``learned`` table compiles nothing: the features every model
+    shares and the shipped heads-up classic model's decision are in numba's cache (or this process), counted from
+    the dispatchers' signatures, not timed.  (A new user saw ``learned expert`` compile four functions after
+    ``nines warm-up``.)"""
+    from nines_sim.engine.build_forms import FORMS, GROUPS, build, cached
+    from nines_sim.learn.decide import SHARED_FEATURES
+    from nines_sim.strategy.per_game_compiled import callback_built
+
+    assert "learned" in FORMS and "learned" in GROUPS[0]
+    build("learned")
+    assert all(cached(f) for f in SHARED_FEATURES)
+    assert callback_built(decide_for(shipped(make_rules("classic", players=2))[0]))

@@ -27,12 +27,14 @@ from typing import Any
 #: classic-shaped rules are analysed on the classic ``expert`` form) and the compiled luck walk (``--luck``,
 #: :mod:`nines_sim.luck.steps`; it reads the trace form's rows but shares no code with it, so it builds alone).
 #: ``train``: ``nines train``'s batch features (:mod:`nines_sim.learn.compile_ahead`; its sampler is the search
-#: form's), on the classic ``expert`` form.
+#: form's), on the classic ``expert`` form.  ``learned``: the features every ``learned`` model's decision shares
+#: (:data:`nines_sim.learn.decide.SHARED_FEATURES`) and the shipped heads-up classic model's own decision.
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
     "search": ("classic", ("lookahead", "expert", "expert"), False),
     "train": ("classic", ("expert", "expert"), False),
+    "learned": ("classic", ("learned", "expert"), False),
     "general-expert": ("skip-reverse", ("expert", "random", "random", "random"), False),
     "general": ("skip-reverse", ("random",) * 4, False),
     "trace": ("classic", ("random", "random"), True),
@@ -42,7 +44,7 @@ FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 #: classic shape's phases are compiled for its constants, the general ones for any rules), so its second form
 #: loads them from the cache.  The default tournament's form comes first.
 GROUPS: tuple[tuple[str, ...], ...] = (
-    ("classic-expert", "classic", "search", "train"),
+    ("classic-expert", "classic", "search", "train", "learned"),
     ("general-expert", "general", "trace", "luck"),
 )
 
