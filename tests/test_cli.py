@@ -196,7 +196,7 @@ def one_error_line(r) -> str:  # noqa: ANN001 - a click Result
 @pytest.mark.parametrize(
     "args,says",
     [
-        (["replay", "randm"], "Error: unknown strategy 'randm'; available: "),
+        (["replay", "randm"], "Error: unknown strategy 'randm' (did you mean 'random'?); available: "),
         (["replay", "random"], "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given"),
         (["tournament", "random", "-p", "2"], "--players 2 disagrees with the 1 strategy given"),
         (

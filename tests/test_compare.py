@@ -236,3 +236,12 @@ def test_one_match_is_said_in_the_singular(tmp_path):
                                      "--out", str(tmp_path / "t")])  # fmt: skip
     assert compare.exit_code == 0 and tournament.exit_code == 0, (compare.output, tournament.output)
     assert "1 match x 2 rule sets" in compare.output and "1 match in" in tournament.output
+
+
+def test_a_misspelt_preset_alone_is_told_as_unknown_not_as_too_few_rule_sets():
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+
+    r = CliRunner().invoke(app, ["compare-rules", "--rules", "hardnine"])
+    assert r.exit_code == 2 and "unknown preset 'hardnine'" in r.output, r.output

@@ -21,6 +21,7 @@ off before the name is looked up (see :mod:`nines_sim.strategy.params`).
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -295,8 +296,12 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
             return p.cls, (spec if p.cls.name != spec else None)
     if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
         raise _needs_class_name(spec)
-    names = ", ".join([*builtins, *(p.name for p in found_plugins if p.cls is not None)])
-    raise StrategyNotFound(f"unknown strategy {spec!r}; available: {names} (or module:Class, file.py:Class)")
+    known = [*builtins, *(p.name for p in found_plugins if p.cls is not None)]
+    close = difflib.get_close_matches(spec, known, n=1)
+    meant = f" (did you mean {close[0]!r}?)" if close else ""
+    raise StrategyNotFound(
+        f"unknown strategy {spec!r}{meant}; available: {', '.join(known)} (or module:Class, file.py:Class)"
+    )
 
 
 def load_class(spec: str) -> type[Strategy]:

@@ -53,6 +53,8 @@ def rule_sets_from(
 
     if sweep is None:
         if len(specs) < 2:
+            for s in specs:  # a misspelt preset is the error to tell first
+                build(s)
             raise RulesError("compare at least two rule sets: --rules A --rules B (or --sweep option=v1,v2)")
         if len(set(specs)) != len(specs):
             raise RulesError("a rule set is given twice; each --rules must differ")

@@ -392,7 +392,8 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
 def terminal_lines(review: Review) -> list[str]:
     """A short summary for the terminal: the table by kind and by situation."""
     d = review.decisions
-    out = [f"{len(d):,} decisions with a choice in {review.seconds:.1f} s ({review.speed:.1f}/s)"]
+    kinds = "decision" if len(d) == 1 else "decisions"
+    out = [f"{len(d):,} {kinds} with a choice in {review.seconds:.1f} s ({review.speed:.1f}/s)"]
     if review.note:
         out.append(f"Note: {review.note}")
     if not len(d):
