@@ -154,9 +154,14 @@ def root(form: str) -> Any:
     KeyError
         For a form not in :data:`ROOTS`.
     """
+    return _named(ROOTS[form])
+
+
+def _named(ref: str) -> Any:
+    """The object a ``module:name`` reference names (its module imported here)."""
     import importlib
 
-    module, _, name = ROOTS[form].partition(":")
+    module, _, name = ref.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
@@ -194,12 +199,9 @@ def cached(fn: Any) -> bool:
 def _build_here(forms: Sequence[str]) -> None:
     """Build ``forms`` in this process, one line each on stdout as it is done: ``form compiled cpu_s`` (the work of
     :data:`AHEAD` among them done in turn, no line said)."""
-    import importlib
-
     for form in forms:
         if form in AHEAD:
-            module, _, name = AHEAD[form].partition(":")
-            getattr(importlib.import_module(module), name)()
+            _named(AHEAD[form])()
             continue
         t0 = time.process_time()
         compiled = build(form)
