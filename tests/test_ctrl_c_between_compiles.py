@@ -77,3 +77,19 @@ def test_a_first_training_round_stops_at_the_next_compile_and_keeps_nothing(tmp_
     assert res.exit_code == 130, res.output
     assert "before round 1 finished: nothing was kept" in res.output
     assert REACHED == [] and not out.exists()
+
+
+def unit_in_worker(k: int, on_matches=None, should_stop=None):  # noqa: ANN001, ANN201 - module level, for a pool
+    """Unit 0 hears Ctrl-C (its worker's handler sets the pool's stop event), then compiles; unit 1 compiles
+    nothing."""
+    if k == 0:
+        signal.raise_signal(signal.SIGINT)
+        assert _fresh_function()(np.int64(k)) == 2 * (k + 1)
+    return k
+
+
+def test_a_worker_compiling_stops_at_its_next_compile_too():
+    taken: dict[int, object] = {}
+    job = Job(unit_in_worker, [(k, (k,)) for k in range(2)], lambda tag, got: taken.__setitem__(tag, got) or 0)
+    assert Local(2).run(job) is True
+    assert taken == {0: None, 1: 1}  # the worker's compile did not go on: its unit keeps nothing

@@ -110,8 +110,9 @@ def _init_worker(progress_queue: Any, stop_event: Any) -> None:
     _progress_queue, _stop_event = progress_queue, stop_event
     listen_for_compiles(lambda form, started: progress_queue.put((COMPILING, form, started)))
     # Ctrl-C reaches every process of the group: a worker stops at the next step
-    # and returns what finished, instead of dying mid-step.
+    # and returns what finished, instead of dying mid-step; one compiling stops at its next compile's start
     signal.signal(signal.SIGINT, lambda *_: stop_event.set())
+    _stop_between_compiles(stop_event.is_set)
 
 
 def _report(played: int, kept: int) -> None:
@@ -119,7 +120,10 @@ def _report(played: int, kept: int) -> None:
 
 
 def _call_in_worker(fn: Callable, *args: Any) -> Any:
-    return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
+    try:
+        return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
+    except CompileStopped:  # stopped while it compiled: it keeps nothing, as a unit stopped before its start
+        return None
 
 
 class CompileStopped(KeyboardInterrupt):
@@ -133,9 +137,9 @@ class CompileStopped(KeyboardInterrupt):
 _active: list[Interrupt] = []
 
 
-def _stop_between_compiles(interrupt: Interrupt) -> Callable[[], None]:
+def _stop_between_compiles(stopped: Callable[[], bool]) -> Callable[[], None]:
     """Raise :class:`CompileStopped` as a function starts compiling in this process's main thread once
-    ``interrupt``, the innermost block, heard a Ctrl-C; returns what stops it.
+    ``stopped()`` (a Ctrl-C heard); returns what stops it.
 
     A compile's start is a point between two of numba's compiles (each function a form calls is compiled on its
     own, as it is met): the one it would start is not begun, those that finished stay finished.  Raised at a
@@ -150,8 +154,7 @@ def _stop_between_compiles(interrupt: Interrupt) -> Callable[[], None]:
 
     class StopAtNextCompile(numba_events.Listener):
         def on_start(self, ev: Any) -> None:
-            here = os.getpid() == pid and threading.current_thread() is main
-            if here and interrupt.flag and _active and _active[-1] is interrupt:
+            if os.getpid() == pid and threading.current_thread() is main and stopped():
                 raise CompileStopped
 
         def on_end(self, ev: Any) -> None:
@@ -198,8 +201,8 @@ class Interrupt:
             self.previous = None
             return self
         _active.append(self)
-        if self.compiles:
-            self._unlisten = _stop_between_compiles(self)
+        if self.compiles:  # the innermost block's flag: an inner one that holds Ctrl-C back (writing) is not cut
+            self._unlisten = _stop_between_compiles(lambda: self.flag and _active[-1] is self)
         return self
 
     def _handle(self, *_: object) -> None:
