@@ -146,3 +146,11 @@ def test_training_records_each_round_model_its_strength_checks_played(tmp_path):
         (str(tmp_path / "models" / "round-1.npz"), _now(MODELS / "classic-2.npz")),
         (str(tmp_path / "models" / "round-2.npz"), OLD_CLASSIC),
     ]
+
+
+def test_a_folder_that_records_no_rules_of_its_own_is_passed_over(tmp_path):
+    entry = {"spec": "learned", "uses": "model", "file": CLASSIC_2, "digest": OLD_CLASSIC}
+    (tmp_path / "manifest.json").write_text(json.dumps({"tool": "tune", KEY: [entry]}))  # a tune study's
+    assert stale_in_folder(tmp_path) == []
+    res = CliRunner().invoke(app, ["replay", str(tmp_path)])
+    assert res.exit_code == 2 and "is a folder" in res.output and "Traceback" not in res.output

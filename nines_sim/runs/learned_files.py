@@ -163,7 +163,8 @@ def stale_lines(recorded: Sequence[dict[str, str]], rules_of: Any) -> list[str]:
     recorded : sequence of dict
         A manifest's :data:`KEY` entries.
     rules_of : callable
-        ``rules_of(entry)``: the rules the entry's seat played under (the run's, or its rule set's).
+        ``rules_of(entry)``: the rules the entry's seat played under (the run's, or its rule set's); None where
+        the folder does not record them (the entry is passed over).
 
     Returns
     -------
@@ -173,7 +174,10 @@ def stale_lines(recorded: Sequence[dict[str, str]], rules_of: Any) -> list[str]:
     lines = []
     for entry in recorded:
         spec, uses, file, digest = entry["spec"], entry["uses"], entry["file"], entry["digest"]
-        current = [(f, d) for u, f, d in _loads(spec, rules_of(entry)) if u == uses]
+        rules = rules_of(entry)
+        if rules is None:  # a folder that records no rules of its own (a tune study's): nothing to compare
+            continue
+        current = [(f, d) for u, f, d in _loads(spec, rules) if u == uses]
         if any(d == digest for _, d in current):  # the same weights play the same moves, whatever the file's name
             continue
         lines.append(_stale_line(spec, uses, file, digest, current[0] if current else None))
@@ -272,7 +276,7 @@ def stale_in_folder(folder: str | Path) -> list[str]:
         run_rules = _rules_of(manifest) if "rules" in manifest else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
-    return stale_lines(recorded, lambda e: sets[e["rule_set"]] if "rule_set" in e else run_rules)
+    return stale_lines(recorded, lambda e: sets.get(e["rule_set"]) if "rule_set" in e else run_rules)
 
 
 class StaleFileWarning(UserWarning):
