@@ -30,10 +30,14 @@ def _fresh_function():  # noqa: ANN202 - a numba dispatcher
     return outer
 
 
-def unit(k: int, on_matches=None, should_stop=None):  # noqa: ANN001, ANN201 - a run's unit, module level
+#: The dispatchers the units compile, by key: a unit asked again after a stop meets the one it left half-compiled.
+DISPATCHERS: dict[object, object] = {}
+
+
+def unit(k: int, key: object = None, on_matches=None, should_stop=None):  # noqa: ANN001, ANN201 - module level
     if k == 0:
         signal.raise_signal(signal.SIGINT)  # Ctrl-C, as the unit's first form starts compiling
-    compiled = _fresh_function()
+    compiled = DISPATCHERS.setdefault(key if key is not None else object(), _fresh_function())
     assert compiled(np.int64(k)) == 2 * (k + 1)
     REACHED.append(k)
     return k
@@ -42,13 +46,15 @@ def unit(k: int, on_matches=None, should_stop=None):  # noqa: ANN001, ANN201 - a
 def test_a_ctrl_c_heard_before_a_compile_stops_the_unit_at_its_next_start_and_keeps_what_finished():
     REACHED.clear()
     taken: dict[int, object] = {}
-    job = Job(unit, [(k, (k,)) for k in range(3)], lambda tag, got: taken.__setitem__(tag, got) or 0, notice="")
+    units = [(k, (k, "same")) for k in range(3)]
+    job = Job(unit, units, lambda tag, got: taken.__setitem__(tag, got) or 0, notice="")
     assert Local(1).run(job) is True  # stopped by the Ctrl-C
     assert REACHED == [] and taken == {0: None}  # the unit's compile did not go on; nothing after it started
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is given back
     REACHED.clear()
-    assert Local(1).run(Job(unit, [(1, (1,))], lambda tag, got: taken.__setitem__(tag, got) or 0)) is False
-    assert REACHED == [1] and taken[1] == 1  # numba compiles again after a stopped compile
+    job = Job(unit, [(1, (1, "same"))], lambda tag, got: taken.__setitem__(tag, got) or 0)
+    assert Local(1).run(job) is False
+    assert REACHED == [1] and taken[1] == 1  # the function left half-compiled compiles again, and plays
 
 
 def test_a_block_that_does_not_ask_for_it_compiles_on(monkeypatch):
