@@ -154,3 +154,16 @@ def test_a_folder_that_records_no_rules_of_its_own_is_passed_over(tmp_path):
     assert stale_in_folder(tmp_path) == []
     res = CliRunner().invoke(app, ["replay", str(tmp_path)])
     assert res.exit_code == 2 and "is a folder" in res.output and "Traceback" not in res.output
+
+
+def test_a_review_of_learned_records_its_file_and_warns_when_reviewed_again_after_a_change(tmp_path):
+    args = ["review", "learned", "--against", "expert", "-p", "2", "-n", "1", "--samples", "2", "--no-charts"]
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    digest = _now(MODELS / "classic-2.npz")
+    assert manifest[KEY] == [{"spec": "learned", "uses": "model", "file": CLASSIC_2, "digest": digest}]
+    assert shlex.split(manifest["command"])[-2:] == [OPTION, f"{CLASSIC_2}={digest}"]
+    res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b"), OPTION, f"{CLASSIC_2}={OLD_CLASSIC}"])
+    assert res.exit_code == 0, res.output
+    assert sum(line.startswith("Warning: learned played") for line in res.output.splitlines()) == 1
