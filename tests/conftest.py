@@ -19,6 +19,7 @@ tens of seconds each, to the end, where one worker ran them while the other had 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,13 @@ from nines_sim.engine.build_forms import GROUPS, BuildForms, Built
 # workers and those processes inherit this environment (the controller loads this file before it starts them).
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# The Ctrl-C tests press it in this process (``signal.raise_signal``) as a terminal's reaches a command. A suite
+# started with SIGINT ignored (a background job of a shell without job control: ``pytest ... &`` in a script)
+# kept it ignored, as Python leaves an inherited disposition, and lost each one (four tests failed so); the
+# ``nines`` entry point hears SIGINT again likewise (nines_sim/console.py).  Each worker loads this file too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _BUILDING: list[BuildForms] = []
 

@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 from nines_sim.cli import app
 
 #: Options that change how a run goes (processes, batches, screen, folder, charts), never its results.
-HOW_IT_RUNS = {"workers", "batch_size", "chunk_size", "scheduler", "quiet", "force", "out", "no_charts"}
+#: (``learned_digests`` checks: the command names the digests of the learned files played, given or not.)
+HOW_IT_RUNS = {"workers", "batch_size", "chunk_size", "scheduler", "quiet", "force", "out", "no_charts",
+               "learned_digests"}  # fmt: skip
 
 #: Each command's runs: the arguments (tiny runs), and, per option given, what the command must then hold
 #: (words in a row; by default the option's flag and the value given).

@@ -9,6 +9,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
+    check_learned_digests,
     check_seats,
     compile_notices,
     interrupted,
@@ -17,7 +18,14 @@ from nines_sim.cli.common import (
     refuse_run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
+from nines_sim.cli.options import (
+    LearnedDigestsOpt,
+    PlayersOpt,
+    RuleOpt,
+    RulesOpt,
+    StrategiesArg,
+    at_most_max_match_index,
+)
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
 
@@ -78,6 +86,7 @@ def analyze(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    learned_digests: LearnedDigestsOpt = None,
     ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Estimate every legal play of one position, and show what each built-in strategy would play.
@@ -140,6 +149,7 @@ def analyze(
             make_lineup([canonical_spec(s) for s in names])  # an unknown strategy named first, as replay does
             check_seats(*players_wanted(players, rule), names, given=bool(strategies))
             r = build_rules(rules, without_players(rule), len(names))
+            check_learned_digests(learned_digests, names, r)
             try:
                 with compile_notices():
                     pos = position_from_replay(r, names, seed, match, hand - 1, turn - 1)  # counts from 0

@@ -4,6 +4,7 @@ itself, around every command: :func:`nines_sim.cli.app.strategy_failed`)."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -296,6 +297,20 @@ def run_errors() -> Iterator[None]:
         raise
 
 
+def check_learned_digests(text: str | None, specs: list[str], *rule_sets: Rules) -> None:
+    """``--learned-digests``: a warning line for each learned file the seats ``specs`` would load under the
+    ``rule_sets`` whose digest is not the one named (the run's command played another model); a usage error (one
+    line, exit 2) for a value that cannot be read."""
+    if text is None:
+        return
+    from nines_sim.runs.learned_files import check_digests
+
+    try:
+        check_digests(text, specs, rule_sets)
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+
+
 def charts_and_report(run_dir: Path, no_charts: bool) -> str:
     """Draw a run folder's charts (unless ``no_charts``) and ``report.md``; the folder's kind."""
     from nines_sim.reporting import redraw
@@ -339,6 +354,9 @@ def refuse_run_folder(args: list[str] | None, command: str, after: str = "") -> 
     folder = next((a for a in args or [] if is_folder(a)), None)
     if folder is None:
         return
+    from nines_sim.runs.learned_files import warn_stale
+
+    warn_stale(folder)  # the run's command may now play another learned model: said before it is given
     takes = f"'nines {command}' takes the lineup and --seed of a run, not its folder"
     for_run = _table_run_command(Path(folder), command, after)
     if for_run is not None:
@@ -364,8 +382,10 @@ def _table_run_command(folder: Path, command: str, after: str) -> str | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     from nines_sim.engine.broker import replay_command
+    from nines_sim.runs.learned_files import digest_words
 
-    return replay_command(rules, lineup, seed, "K", command) + (f" {after}" if after else "")
+    words = shlex.join(digest_words(manifest.get("learned_files") or []))  # the learned files it played
+    return replay_command(rules, lineup, seed, "K", command) + "".join(f" {w}" for w in (after, words) if w)
 
 
 def saved_match_path(arg: str) -> bool:

@@ -7,13 +7,21 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import check_design, check_seats, luck_fit_checked, players_wanted, run_errors
+from nines_sim.cli.common import (
+    check_design,
+    check_learned_digests,
+    check_seats,
+    luck_fit_checked,
+    players_wanted,
+    run_errors,
+)
 from nines_sim.cli.options import (
     RULE_SET_SYNTAX,
     BatchOpt,
     ChunkOpt,
     DesignOpt,
     ForceOpt,
+    LearnedDigestsOpt,
     NoChartsOpt,
     OutOpt,
     PlayersOpt,
@@ -88,6 +96,7 @@ def compare_rules(
             help="Reserved matches each rule set's value is fitted on (with --luck; default 4,000).",
         ),
     ] = None,
+    learned_digests: LearnedDigestsOpt = None,
 ) -> None:
     """Measure how rule variants change which strategy wins: one lineup under several rule sets.
 
@@ -113,6 +122,7 @@ def compare_rules(
     except (RulesError, StrategyNotFound) as exc:
         raise usage_error(str(exc)) from None
     check_design(skilled, weak)
+    check_learned_digests(learned_digests, list(setup.lineup), *(r.rules for r in setup.rule_sets))
     fit = luck_fit_checked(luck, luck_fit, matches, "table", ranges, names)
     with run_errors():
         run = play_comparison(setup, matches=matches, seed=seed, out=out, force=force, charts=not no_charts,

@@ -103,6 +103,14 @@ RangesOpt = Annotated[
         "e.g. the kept_command of a partial run's manifest.json.",
     ),
 ]
+LearnedDigestsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--learned-digests",
+        help="FILE=DIGEST[,...]: the learned model and value files a run played, as its manifest's command names "
+        "them; a warning names the file to use where one loads other weights now.",
+    ),
+]
 DesignOpt = Annotated[
     int,
     typer.Option(

@@ -10,6 +10,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
+    check_learned_digests,
     check_seats,
     compile_notices,
     interrupted,
@@ -18,7 +19,14 @@ from nines_sim.cli.common import (
     refuse_run_folder,
     saved_match_path,
 )
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt, StrategiesArg, at_most_max_match_index
+from nines_sim.cli.options import (
+    LearnedDigestsOpt,
+    PlayersOpt,
+    RuleOpt,
+    RulesOpt,
+    StrategiesArg,
+    at_most_max_match_index,
+)
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import without_players
 
@@ -32,6 +40,7 @@ def replay(
     players: PlayersOpt = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
+    learned_digests: LearnedDigestsOpt = None,
     ctx: typer.Context = None,  # None: called from Python, no command line
 ) -> None:
     """Replay one match turn by turn: deals, moves, draws, declarations, scores.
@@ -59,6 +68,7 @@ def replay(
         raise usage_error(str(exc)) from None
     check_seats(*players_wanted(players, rule), names, given=bool(strategies))
     r = build_rules(rules, without_players(rule), len(names))
+    check_learned_digests(learned_digests, names, r)
     typer.echo(header(r, names, seed, match))
     try:
         with compile_notices():

@@ -9,6 +9,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
+    check_learned_digests,
     compile_notices,
     cpu_count_default,
     is_folder,
@@ -18,6 +19,7 @@ from nines_sim.cli.common import (
     saved_match_path,
 )
 from nines_sim.cli.options import (
+    LearnedDigestsOpt,
     PlayersOpt,
     RangesOpt,
     RuleOpt,
@@ -58,6 +60,7 @@ def review(
             "luck_skill.csv, a value fitted on 4,000 reserved matches.",
         ),
     ] = False,
+    learned_digests: LearnedDigestsOpt = None,
     ctx: typer.Context = None,  # None: called from Python (nines play's review of its match), no options given
 ) -> None:
     """Score every decision with a choice against the search: points lost, accuracy, inaccuracies, mistakes, blunders.
@@ -103,6 +106,7 @@ def review(
         except StrategyNotFound as exc:
             raise usage_error(str(exc)) from None
         r = build_rules(rules, without_players(rule), n)
+        check_learned_digests(learned_digests, specs, r)
         try:
             run = (specs, r, ranges_wanted(ranges, matches))
         except RangesError as exc:

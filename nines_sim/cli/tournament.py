@@ -9,6 +9,7 @@ import typer
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     check_design,
+    check_learned_digests,
     check_seats,
     interrupted,
     luck_fit_checked,
@@ -21,6 +22,7 @@ from nines_sim.cli.options import (
     DesignOpt,
     ForceOpt,
     Format,
+    LearnedDigestsOpt,
     NoChartsOpt,
     OutOpt,
     PlayersOpt,
@@ -105,6 +107,7 @@ def tournament(
             help="Reserved matches the luck's value is fitted on (with --luck; default 4,000).",
         ),
     ] = None,
+    learned_digests: LearnedDigestsOpt = None,
 ) -> None:
     """Run a strategy tournament and write CSVs, charts and a report under reports/.
 
@@ -134,6 +137,7 @@ def tournament(
     except (TournamentError, StrategyNotFound, RulesError) as exc:
         raise usage_error(str(exc)) from None
     check_design(skilled, weak)
+    check_learned_digests(learned_digests, [s for g in setup.plan.games for s in g.lineup], setup.plan.games[0].rules)
     fit = luck_fit_checked(luck, luck_fit, matches, fmt.value, ranges, names)
     with run_errors():
         run = play_tournament(setup, matches=matches, out=out, force=force, charts=not no_charts,

@@ -161,7 +161,7 @@ def train(
     # the cluster first: one that cannot be used is a usage error before anything is written
     # From here a Ctrl-C is a flag the run hears between steps: it keeps the rounds that finished; a second one
     # stops the round at once
-    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE, again=True) as ctrl_c:
+    with cluster(scheduler, n_workers) as client, Interrupt(notice=STOP_NOTICE, again=True, compiles=True) as ctrl_c:
         resuming = (folder / PROGRESS).is_file() and not force
         try:
             if force:  # start over: a stopped run's progress and data are not continued

@@ -292,12 +292,24 @@ def shipped(rules: Rules) -> tuple[Model, str | None]:
     ModelError
         Where no model ships at all.
     """
+    _, model, note = shipped_file(rules)
+    return model, note
+
+
+def shipped_file(rules: Rules) -> tuple[Path, Model, str | None]:
+    """The file of the model :func:`shipped` plays under these rules, the model, and its note.
+
+    Raises
+    ------
+    ModelError
+        Where no model ships at all.
+    """
     path = SHIPPED / shipped_name(rules)
     if path.is_file():
         model = load(path)
         try:
             model.check_rules(rules, f"the shipped model {path.name}")
-            return model, None
+            return path, model, None
         except ModelError:  # a preset with options changed: not the preset's model
             pass
     have = {q.stem: q for q in SHIPPED.glob("*.npz")}
@@ -312,6 +324,7 @@ def shipped(rules: Rules) -> tuple[Model, str | None]:
                     f"learned: no model ships for {rules.preset} rules as set here at {rules.players} seats; it plays "
                     f"{name} (trained for other rules or another table, expect it weaker; nines train makes one)"
                 )
-                return load(have[name]), note
+                return have[name], load(have[name]), note
     name = sorted(have)[0]
-    return load(have[name]), f"learned: no model ships for these rules at {rules.players} seats; it plays {name}"
+    note = f"learned: no model ships for these rules at {rules.players} seats; it plays {name}"
+    return have[name], load(have[name]), note

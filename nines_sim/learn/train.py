@@ -433,6 +433,15 @@ def _measure(rules: Rules, path: Path, prev_path: Path | None, n: int, seed: int
             "vs_previous": prev[0], "vs_previous_low": prev[1], "vs_previous_high": prev[2]}  # fmt: skip
 
 
+def _measured_files(out: Path, rows: list[dict], rules: Rules) -> dict:
+    """The manifest's learned files (:mod:`nines_sim.runs.learned_files`): each kept round's model, as its strength
+    checks played it (``learned@`` the round's file) and with its digest."""
+    from nines_sim.runs.learned_files import learned_files, manifest_field
+
+    specs = ["learned@" + str(out / "models" / f"round-{r['round']}.npz") for r in rows]
+    return manifest_field(learned_files(specs, rules))
+
+
 def _decision_built(path: Path) -> bool:
     """Whether the compiled decision of the model in ``path`` is built already (in this process or numba's disk
     cache: a run trained again with the same seed), so that its measure plays it compiled."""
@@ -460,6 +469,7 @@ def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, s
         "cpu_seconds": rows[-1]["cpu_seconds"] if rows else 0.0, "python": platform.python_version(),
         "numpy": np.__version__, "platform": sys.platform,
     }  # fmt: skip
+    data |= _measured_files(out, rows, rules)
     write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
                    if rows else ["learning_curve.csv"])  # fmt: skip
     write_report(out)

@@ -197,8 +197,8 @@ class PlayApp(App):
         self.request, self._thinking, self._digits = req, False, ""
         if req.warning is not None:  # the same decision back: the cursor stays on the move warned about
             self.message = self._warning_text(req)
-        elif req.hint is None:
-            self._cursor = 0
+        elif req.hint is None:  # a new decision: the cursor starts on the first card that may be played (T1)
+            self._cursor = next((i for i, f in enumerate(req.cards) if f in req.legal), 0)
         elif self.message.startswith("The search"):
             self.message = ""
         self._answer = asyncio.get_running_loop().create_future()

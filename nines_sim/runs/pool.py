@@ -110,8 +110,9 @@ def _init_worker(progress_queue: Any, stop_event: Any) -> None:
     _progress_queue, _stop_event = progress_queue, stop_event
     listen_for_compiles(lambda form, started: progress_queue.put((COMPILING, form, started)))
     # Ctrl-C reaches every process of the group: a worker stops at the next step
-    # and returns what finished, instead of dying mid-step.
+    # and returns what finished, instead of dying mid-step; one compiling stops at its next compile's start
     signal.signal(signal.SIGINT, lambda *_: stop_event.set())
+    _stop_between_compiles(stop_event.is_set)
 
 
 def _report(played: int, kept: int) -> None:
@@ -119,7 +120,49 @@ def _report(played: int, kept: int) -> None:
 
 
 def _call_in_worker(fn: Callable, *args: Any) -> Any:
-    return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
+    try:
+        return fn(*args, on_matches=_report, should_stop=_stop_event.is_set)
+    except CompileStopped:  # stopped while it compiled: it keeps nothing, as a unit stopped before its start
+        return None
+
+
+class CompileStopped(KeyboardInterrupt):
+    """A Ctrl-C heard while this process compiled in the foreground, raised as the next function starts compiling
+    (:class:`Interrupt` with ``compiles``): numba's compile of a first run's form takes tens of seconds, and a flag
+    alone was heard only after it (17-19 s)."""
+
+
+#: The :class:`Interrupt` blocks in force in this process's main thread, the innermost (whose handler hears a
+#: Ctrl-C) last.
+_active: list[Interrupt] = []
+
+
+def _stop_between_compiles(stopped: Callable[[], bool]) -> Callable[[], None]:
+    """Raise :class:`CompileStopped` as a function starts compiling in this process's main thread once
+    ``stopped()`` (a Ctrl-C heard); returns what stops it.
+
+    A compile's start is a point between two of numba's compiles (each function a form calls is compiled on its
+    own, as it is met): the one it would start is not begun, those that finished stay finished.  Raised at a
+    start only, so that every listener hears the end of each compile it heard start (the bar's count of forms
+    compiling)."""
+    numba_events = sys.modules.get("numba.core.event")
+    if numba_events is None:  # numba not loaded: nothing compiles in the block before it is, and the run loads it first
+        return lambda: None
+    import threading
+
+    pid, main = os.getpid(), threading.main_thread()
+
+    class StopAtNextCompile(numba_events.Listener):
+        def on_start(self, ev: Any) -> None:
+            if os.getpid() == pid and threading.current_thread() is main and stopped():
+                raise CompileStopped
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    listener = StopAtNextCompile()
+    numba_events.register("numba:compile", listener)  # after the run's own listeners: they hear each start first
+    return lambda: numba_events.unregister("numba:compile", listener)
 
 
 class Interrupt:
@@ -134,20 +177,32 @@ class Interrupt:
     again : bool
         A second Ctrl-C raises KeyboardInterrupt (the usual convention: the user insists on stopping at once),
         where the first only set the flag.
+    compiles : bool
+        Once the flag is set, the next function numba starts to compile in this process raises
+        :class:`CompileStopped` (a KeyboardInterrupt): for a block that plays in this process, whose first
+        steps compile a first run's code for tens of seconds, and that keeps what finished before it
+        (:func:`_run_here`).
     """
 
-    def __init__(self, event: Any = None, notice: str | None = None, again: bool = False) -> None:
+    def __init__(self, event: Any = None, notice: str | None = None, again: bool = False,
+                 compiles: bool = False) -> None:  # fmt: skip
         self.flag = False
         self.event = event
         self.notice = notice
         self.again = again
+        self.compiles = compiles
         self.previous: Any = None
+        self._unlisten: Callable[[], None] = lambda: None
 
     def __enter__(self) -> Interrupt:
         try:
             self.previous = signal.signal(signal.SIGINT, self._handle)
         except ValueError:  # not the main thread: Ctrl-C cannot reach us anyway
             self.previous = None
+            return self
+        _active.append(self)
+        if self.compiles:  # the innermost block's flag: an inner one that holds Ctrl-C back (writing) is not cut
+            self._unlisten = _stop_between_compiles(lambda: self.flag and _active[-1] is self)
         return self
 
     def _handle(self, *_: object) -> None:
@@ -162,6 +217,8 @@ class Interrupt:
 
     def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
+            self._unlisten()
+            _active.remove(self)
             signal.signal(signal.SIGINT, self.previous)
 
 
@@ -335,10 +392,13 @@ def _run_here(
     on_progress: Progress | None, notice: str,
 ) -> bool:  # fmt: skip
     """The units one after another in this process."""
-    with Interrupt(notice=notice) as flag:
+    with Interrupt(notice=notice, compiles=True) as flag:
 
         def now(args: tuple) -> _Done:
-            return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+            try:
+                return _Done(fn(*args, on_matches=on_progress, should_stop=lambda: flag.flag))
+            except CompileStopped:  # Ctrl-C while it compiled: it keeps nothing, as a unit stopped before its start
+                return _Done(None)
 
         drive(units, 1, now, lambda hs: hs, lambda h: h.value, lambda: flag.flag, lambda: None, take)
     return flag.flag

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -64,8 +65,9 @@ class RunProgress:
     tournament), shown as ``kept N``.
 
     Called as ``compiling(form, started)`` (see :mod:`nines_sim.runs.pool`) while a form of the compiled code
-    compiles (the first run only, or after an edit), the bar says so, with the seconds so far, instead of
-    a rate; the time spent compiling is left out of the bar's elapsed time, rate and ETA, and summed in
+    compiles (the first run only, or after an edit), a line above the bar says so once (``compiling FORM
+    (first run only, then cached) ...``), and the bar names the form with the seconds so far, instead of a
+    rate; the time spent compiling is left out of the bar's elapsed time, rate and ETA, and summed in
     :attr:`compile_seconds`, so that what the bar shows is play.
 
     Parameters
@@ -92,6 +94,7 @@ class RunProgress:
         self._clock = clock or time.time
         self._kept_text = "kept 0"
         self._forms: dict[str, int] = {}  # forms compiling now: how many processes compile each
+        self._announced: set[str] = set()  # forms whose compile was said (once each)
         self._since: float | None = None
         self._lock = threading.RLock()
         self._ticker: threading.Event | None = None
@@ -132,6 +135,11 @@ class RunProgress:
         with self._lock:
             now = self._clock()
             if started:
+                if form not in self._announced and not self.bar.disable:
+                    # said once, on a line of its own: redrawn with the seconds at every tick, the notice was
+                    # repeated down the screen wherever the terminal wrapped the bar's line
+                    self._announced.add(form)
+                    self.bar.write(f"compiling {form} (first run only, then cached) ...", file=sys.stderr)
                 self._forms[form] = self._forms.get(form, 0) + 1
                 if self._since is None:
                     self._since = now
@@ -162,7 +170,7 @@ class RunProgress:
         if self._since is not None:
             so_far = max(0, int(self._clock() - self._since))
             forms = ", ".join(self._forms)
-            self.bar.set_postfix_str(f"compiling {forms} (first run only, then cached): {so_far} s", refresh=False)
+            self.bar.set_postfix_str(f"compiling {forms}: {so_far} s", refresh=False)
         self.bar.refresh()
 
     def _start_ticker(self) -> None:

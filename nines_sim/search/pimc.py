@@ -29,6 +29,7 @@ from nines_sim.engine.moves import Moves
 from nines_sim.engine.position import PositionBatch
 from nines_sim.game.cards import NINE_RANK
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
+from nines_sim.strategy.registry import ALIASES
 
 #: Rows (positions) played out together at most; bigger decisions are cut by games.
 MAX_ROWS = 1 << 15
@@ -370,14 +371,9 @@ def policy_names() -> Sequence[str]:
 
 
 #: ``tuned-expert``: ``expert`` at the values ``nines tune`` found for the classic rules
-#: (docs/tuned/expert-classic.json), a stronger rollout policy (it plays compiled, as ``expert`` does).
-TUNED_EXPERT = (
-    "expert:w_penalty=1.3688637126139174,w_follow=7.387996855950631,w_block=6.270573292100337,d"
-    "anger_cards=0,next_player_factor=0.3625069943846019,shed_nine_at=2,switch_against=1,spare_"
-    "nines=8,declare_points=7.238786808590629,w_rank=2.1327810324009806,w_short=0.8623954477598"
-    "169,end_cards=2,w_penalty_end=0.3748838794628869,nine_at_end=0,w_scarce=2.0056619562805795"
-    ",declare_short=0.7899669977245569"
-)
+#: (docs/tuned/expert-classic.json), a stronger rollout policy (it plays compiled, as ``expert`` does); a name the
+#: registry knows (:data:`nines_sim.strategy.registry.ALIASES`), so it is playable as a seat too.
+TUNED_EXPERT = ALIASES["tuned-expert"]
 
 
 def rollout_policy_names() -> Sequence[str]:
@@ -396,4 +392,4 @@ def rollout_policy(name: str) -> Strategy:
     """
     from nines_sim.strategy.registry import make_lineup
 
-    return make_lineup([TUNED_EXPERT if name == "tuned-expert" else name])[0]
+    return make_lineup([name])[0]

@@ -42,6 +42,18 @@ from nines_sim.strategy.base import Strategy
 
 ENTRY_POINT_GROUP = "nines_sim.strategies"
 _USER_MODULE_PREFIX = "nines_user_"
+#: Names that stand for a built-in at given values, playable as any name (and as a search's ``policy``):
+#: ``tuned-expert``, ``expert`` at the values ``nines tune`` found for the classic rules
+#: (docs/tuned/expert-classic.json).
+ALIASES = {
+    "tuned-expert": (
+        "expert:w_penalty=1.3688637126139174,w_follow=7.387996855950631,w_block=6.270573292100337,d"
+        "anger_cards=0,next_player_factor=0.3625069943846019,shed_nine_at=2,switch_against=1,spare_"
+        "nines=8,declare_points=7.238786808590629,w_rank=2.1327810324009806,w_short=0.8623954477598"
+        "169,end_cards=2,w_penalty_end=0.3748838794628869,nine_at_end=0,w_scarce=2.0056619562805795"
+        ",declare_short=0.7899669977245569"
+    ),
+}
 
 
 class StrategyNotFound(LookupError):
@@ -296,7 +308,7 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
             return p.cls, (spec if p.cls.name != spec else None)
     if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
         raise _needs_class_name(spec)
-    known = [*builtins, *(p.name for p in found_plugins if p.cls is not None)]
+    known = [*builtins, *ALIASES, *(p.name for p in found_plugins if p.cls is not None)]
     close = difflib.get_close_matches(spec, known, n=1)
     meant = f" (did you mean {close[0]!r}?)" if close else ""
     raise StrategyNotFound(
@@ -360,6 +372,7 @@ def resolve_spec(spec: str) -> tuple[type[Strategy], str, dict]:
 
 def _resolve(spec: str) -> tuple[type[Strategy], str, dict, str | None]:
     """:func:`resolve_spec`, and the name to show the strategy under where that is not the class's own."""
+    spec = ALIASES.get(spec, spec)  # an alias is the built-in's spec it stands for
     base, inline, path = P.split_spec(spec)
     try:
         cls, shown = _find(base)

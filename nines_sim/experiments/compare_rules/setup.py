@@ -255,12 +255,17 @@ def _write_comparison(run: ComparisonRun, matches: int, seed: int, wanted: list[
     from nines_sim.experiments.compare_rules.tables import distribution_frame
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.reporting import redraw
+    from nines_sim.runs.learned_files import digest_words, learned_files, manifest_field
     from nines_sim.runs.output import clear_outputs, kept_fields, write_csv, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
+    learned = [f for r in setup.rule_sets for f in learned_files(setup.lineup, r.rules, r.label)]
+    # a command that plays learned models names their digests: run again once one has changed, it says so
+    words, kept_words = [*words, *digest_words(learned)], [*kept_words, *digest_words(learned)]
     kept_command = setup.command(matches, seed, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, outcome.matches_played, kept_command)
     extra["specs_given"] = setup.specs_given
+    extra |= manifest_field(learned)
     clear_outputs(run_dir)
     write_csv(run.table, run_dir / "comparison.csv")
     write_csv(distribution_frame(setup.rule_sets, setup.labels, outcome), run_dir / "score_distribution.csv")

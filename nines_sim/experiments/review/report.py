@@ -299,6 +299,7 @@ def review_manifest(review: Review) -> dict:
     import sys
 
     from nines_sim import __version__
+    from nines_sim.runs.learned_files import learned_files, manifest_field
     from nines_sim.runs.output import speed_fields, started_at
 
     s = review.setup
@@ -332,6 +333,8 @@ def review_manifest(review: Review) -> dict:
         "numpy": np.__version__,
         "pandas": pd.__version__,
         "platform": sys.platform,
+        # the judge's rollouts are lookahead's, with its policy: a learned one loads the shipped model
+        **manifest_field(learned_files([*(str(x) for x in review.lineup), f"lookahead:policy={s.policy}"], rules)),
     }
 
 

@@ -486,4 +486,7 @@ def review_command(review: Review, ranges: list[Range] | None = None) -> str:
     whole = [(0, max((b for _, b in wanted), default=0))]
     if wanted and wanted != whole:
         parts += ["--ranges", format_ranges(wanted)]
-    return shlex.join(parts + setup)
+    from nines_sim.runs.learned_files import digest_words, learned_files
+
+    # the learned files its seats played, by digest: reviewed again once one has changed, it says so
+    return shlex.join(parts + setup + digest_words(learned_files([str(s) for s in review.lineup], review.rules)))

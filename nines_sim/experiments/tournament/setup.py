@@ -387,13 +387,18 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
     from nines_sim.reporting import redraw
+    from nines_sim.runs.learned_files import digest_words, learned_files, manifest_field
     from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
 
     setup, outcome, run_dir = run.setup, run.outcome, run.folder
     plan, seed = setup.plan, setup.seed
+    learned = learned_files([s for g in plan.games for s in g.lineup], plan.games[0].rules)
+    # a command that plays learned models names their digests: run again once one has changed, it says so
+    words, kept_words = [*words, *digest_words(learned)], [*kept_words, *digest_words(learned)]
     kept_command = setup.command(matches, outcome.kept, kept_words) if outcome.partial else None
     extra = kept_fields(outcome, matches_per_game(outcome), kept_command)
     extra["specs_given"] = setup.specs_given
+    extra |= manifest_field(learned)
     clear_outputs(run_dir)
     tables = write_tables(run_dir, plan, outcome)
     if run.ratings is not None:

@@ -187,6 +187,7 @@ def write_tune_folder(
         "finished": datetime.now(UTC).isoformat(timespec="seconds"), "python": platform.python_version(),
         "optuna": optuna.__version__,
     }  # fmt: skip
+    manifest |= seats_learned_files(setup, [setup.spec(values), setup.baseline_spec])
     data_files = ["trials.csv", "best.json", *(["validation.csv"] if checked is not None else []), "importances.csv"]
     write_manifest(run_dir, manifest, files=data_files)  # written whole, last: readers see a complete folder
     from nines_sim.reporting.charts.tune import save_charts  # matplotlib loads only when something is drawn
@@ -194,6 +195,14 @@ def write_tune_folder(
     save_charts(run_dir)
     write_report(run_dir)
     return manifest
+
+
+def seats_learned_files(setup, specs: list[str]) -> dict:  # noqa: ANN001 - a TuneSetup
+    """The manifest's learned files (:mod:`nines_sim.runs.learned_files`) of ``specs`` and the setup's
+    opponents: ``{}`` where none loads one."""
+    from nines_sim.runs.learned_files import learned_files, manifest_field
+
+    return manifest_field(learned_files([*specs, *setup.opponents], setup.rules))
 
 
 # --------------------------------------------------------------------------- tune --versus
@@ -263,6 +272,8 @@ def write_versus_folder(run_dir: Path, checked, setup, command: str, labels: tup
     write_manifest(run_dir, {"tool": "tune", "kind": "versus", "command": command, "setup": setup.as_json(),
                              "versus": checked.best_spec, "baseline": setup.baseline_spec,
                              "labels": {"versus": labels[0], "strategy": labels[1]}, "matches": checked.matches,
-                             "match_range": list(checked.match_range)}, files=["validation.csv"])  # fmt: skip
+                             "match_range": list(checked.match_range),
+                             **seats_learned_files(setup, [checked.best_spec, setup.baseline_spec])},
+                   files=["validation.csv"])  # fmt: skip
     write_versus_report(run_dir)
     return versus_answer(frame, labels)

@@ -97,9 +97,11 @@ class StudyOutcome:
         best = json.loads((self.run_dir / "best.json").read_text(encoding="utf-8"))
         strategy, moved = best["strategy"], {k: v for k, v in best["params"].items() if best["baseline"].get(k) != v}
         shown = short_label(f"{strategy}:" + ",".join(f"{k}={v}" for k, v in moved.items()), width=80)
+        # the rate on the clock of the seconds beside it: this process's trials over its wall time (the manifest's
+        # trials_per_minute counts every process's trials over their own times, which the screen does not show)
+        rate = f"; {60 * self.ran / self.wall:.2f} trials/min" if self.ran and self.wall > 0 else ""
         lines.append(
-            f"{m['trials_finished']} trials ({self.ran} run by this process, {self.wall:.1f} s; "
-            f"{m['trials_per_minute'] or 0:.2f} trials/min); best "
+            f"{m['trials_finished']} trials ({self.ran} run by this process in {self.wall:.1f} s{rate}); best "
             f"{shown if moved else strategy + ' at the baseline values'}: play it as "
             f"{shlex.quote(strategy + '@' + str(self.run_dir / 'best.json'))}"
         )

@@ -135,6 +135,7 @@ def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any]
                  command: str, url: str, name: str, wall: float, ran: int) -> dict | None:  # fmt: skip
     """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial)."""
     from nines_sim.experiments.tune_rules.work import trials_of
+    from nines_sim.runs.learned_files import manifest_field
     from nines_sim.runs.output import write_csv, write_manifest
 
     trials = trials_of(study, setup)
@@ -168,6 +169,7 @@ def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any]
     manifest = {"kind": "tune-rules", "command": command, "study": name, "storage": url, "setup": setup.as_json(),
                 "trials_finished": int(trials["state"].isin(["complete", "pruned"]).sum()), "trials_run_now": ran,
                 "wall_seconds": round(wall, 3), "best_rule_set": best["rule_set"] if best else None}  # fmt: skip
+    manifest |= manifest_field(_design_learned_files(setup))
     (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, charts))
     write_manifest(run_dir, manifest, files=files)
     return best
@@ -209,3 +211,12 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
     drawn = save_charts(run_dir, trials, front, setup) if charts else [c for c in ("front.png", "options.png")
                                                                       if (run_dir / c).is_file()]  # fmt: skip
     (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, drawn))
+
+
+def _design_learned_files(setup: RulesSetup) -> list[dict[str, str]]:
+    """The learned files the design lineups' seats load under the base rules (their table sizes), once each."""
+    from nines_sim.runs.learned_files import learned_files
+
+    entries = [e for kind in setup.kinds for e in learned_files(setup.design.lineup(kind, setup.base.players),
+                                                                setup.design.rules_for(kind, setup.base))]  # fmt: skip
+    return list({tuple(e.values()): e for e in entries}.values())
