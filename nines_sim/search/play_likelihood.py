@@ -50,23 +50,62 @@ def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[O
     """Each world's weight: the product over its game's recorded plays of their probability under ``model``.
 
     ``obs``, ``worlds`` and ``plays`` as for :func:`~nines_sim.search.play_inference.play_weights`; ``model`` a
-    ``learned`` strategy (its card scores and its model's suit weights); ``infer`` 0..1, the exponent of the
-    likelihood; ``temp`` the softmax's temperature in points (> 0).
+    ``learned`` strategy (its model's card and suit weights); ``infer`` 0..1, the exponent of the likelihood;
+    ``temp`` the softmax's temperature in points (> 0).  Computed by the model's compiled likelihood
+    (:func:`nines_sim.learn.likelihood.likelihood_for`); :func:`log_likelihoods_numpy` is the same in numpy.
 
     Returns
     -------
     numpy.ndarray
         float64, (n * M,): 1 in a game with no recorded play.
     """
-    weight = np.ones(worlds.n)
+    return np.exp(log_likelihoods(obs, worlds, plays, model, infer, temp))
+
+
+def log_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
+                    infer: float, temp: float) -> np.ndarray:  # fmt: skip
+    """The log of :func:`play_likelihoods`, computed by the model's compiled likelihood: float64 (n * M,)."""
+    from nines_sim.learn.likelihood import likelihood_for
+
+    log_w = np.zeros(worlds.n)
+    games = [g for g in range(obs.n) if plays[g]] if infer > 0 else []
+    if not games:
+        return log_w
+    M = worlds.n // obs.n
+    rec = [(g, p) for g in games for p in plays[g]]
+    rows = [p.row for _, p in rec]
+
+    def col(name: str) -> np.ndarray:
+        return np.ascontiguousarray(np.stack([r[name] for r in rows]).astype(np.int64))
+
+    first = np.array([g * M for g, _ in rec], dtype=np.int64)
+    opp = 1 - obs.seat[[g for g, _ in rec]].astype(np.int64)
+    later = np.array([p.later for _, p in rec], dtype=np.uint64).view(np.int64)
+    card = np.array([p.card for _, p in rec], dtype=np.int64)
+    suit = np.array([p.suit for _, p in rec], dtype=np.int64)
+    hands = np.ascontiguousarray(worlds.arrays["hands"][0]).view(np.int64)  # type: ignore[index]
+    legal_tab = np.array(obs._pub.legal_tab, dtype=np.uint64).view(np.int64)  # a writable copy: the kernel's type
+    played = np.stack([r["played"] for r in rows]).astype(np.uint64).view(np.int64)
+    kernel = likelihood_for(model.model_for(obs.rules))  # type: ignore[attr-defined]
+    kernel(hands, first, M, opp, later, card, suit, col("top"), col("active"), played, col("ncards"), col("totals"),
+           col("drew_on"), col("dirbit"), col("stock_end") - col("stock_pos"), legal_tab, int(obs.nine_penalty),
+           float(temp), float(infer), float(np.log(FLOOR)), log_w)  # fmt: skip
+    return log_w
+
+
+def log_likelihoods_numpy(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
+                          infer: float, temp: float) -> np.ndarray:  # fmt: skip
+    """:func:`log_likelihoods` computed in numpy over every sampled world and recorded play (the learned strategy's
+    batch scores, :meth:`scores`): the form the compiled one replaced, kept as its
+    reference.  float64 (n * M,)."""
+    log_w = np.zeros(worlds.n)
     rec = recorded(obs, worlds, plays) if infer > 0 else None
     if rec is None:
-        return weight
+        return log_w
     logp = np.maximum(card_log_likelihood(model, rec.obs, rec.card, temp), np.log(FLOOR))
     nine = np.flatnonzero(rec.suit >= 0)
     if nine.size:
         sp = suit_log_likelihood(model, rec.declare(nine), rec.suit[nine], temp)
         logp[nine] += np.maximum(sp, np.log(FLOOR))
-    log_w = np.zeros(worlds.n)
     np.add.at(log_w, rec.world, infer * logp)
-    return np.exp(log_w)
+    return log_w
