@@ -57,3 +57,49 @@ def test_the_search_makes_the_same_choices_with_the_compiled_likelihoods_as_with
     numpy = simulate(R2, [make_lineup([SPEC])[0], "expert"], 4, seed=6, workers=1, batch_size=4)
     assert np.array_equal(compiled.totals, numpy.totals)
     assert np.array_equal(compiled.hand_records.penalty, numpy.hand_records.penalty)
+
+
+def test_weighed_worlds_count_in_the_means_in_proportion_to_their_weights(monkeypatch):
+    """``play_worlds=weigh``: each world's outcomes count by its weight; a game whose worlds weigh alike keeps the
+    plain mean, float for float."""
+    from types import SimpleNamespace
+
+    from nines_sim.search import pimc
+
+    nan = np.nan
+    values = np.array([[[1.0, 2.0, 3.0, 6.0], [0.0, 0.0, 4.0, 4.0]], [[1.0, 2.0, 3.0, 4.1], [nan, nan, nan, nan]]])
+    monkeypatch.setattr(pimc, "sample_values", lambda *a, **k: values)
+    moves = np.array([[0, 1], [0, -1]])
+    worlds = SimpleNamespace(n=8, weight=np.array([1.0, 1.0, 2.0, 4.0, 0.3, 0.3, 0.3, 0.3]))
+    est = pimc.evaluate(None, worlds, moves, None)  # type: ignore[arg-type]
+    assert est.mean[0, 0] == pytest.approx((1 + 2 + 6 + 24) / 8) and est.mean[0, 1] == pytest.approx(3.0)
+    assert est.mean[1, 0] == values[1, 0].mean() and est.mean[1, 1] == -np.inf
+    p = np.array([1, 1, 2, 4]) / 8
+    assert est.se[0, 1] == pytest.approx(np.sqrt((p * p * (values[0, 1] - 3.0) ** 2).sum()))
+    unweighed = pimc.evaluate(None, SimpleNamespace(n=8), moves, None)  # type: ignore[arg-type]
+    assert unweighed.mean[0, 0] == 3.0 and np.array_equal(unweighed.mean[1], est.mean[1])
+
+
+def test_weighing_samples_only_the_worlds_it_plays_and_is_the_same_for_any_workers(monkeypatch):
+    import nines_sim.search.sampler as sampler
+
+    asked: list[int] = []
+    real = sampler.sample_positions
+
+    def count(obs, samples, *a, **k):  # noqa: ANN001, ANN202
+        asked.append(samples)  # per game
+        return real(obs, samples, *a, **k)
+
+    monkeypatch.setattr(sampler, "sample_positions", count)
+    weigh = SPEC + ",play_worlds=weigh"
+    one = simulate(R2, [make_lineup([weigh])[0], "expert"], 4, seed=6, workers=1, batch_size=4)
+    assert set(asked) == {16}  # no extra worlds: 16 a game, recorded plays or not
+    asked.clear()
+    simulate(R2, [make_lineup([SPEC + ",oversample=2"])[0], "expert"], 2, seed=6, workers=1, batch_size=2)
+    assert set(asked) == {16, 32}  # resampled: twice the worlds where the opponent's plays are recorded
+    monkeypatch.setattr(sampler, "sample_positions", real)
+    two = simulate(R2, [make_lineup([weigh])[0], "expert"], 4, seed=6, workers=2, batch_size=2, chunk_size=2)
+    assert np.array_equal(one.totals, two.totals)
+    assert np.array_equal(one.hand_records.penalty, two.hand_records.penalty)
+    resampled = simulate(R2, [make_lineup([SPEC])[0], "expert"], 4, seed=6, workers=1, batch_size=4)
+    assert not np.array_equal(one.hand_records.penalty, resampled.hand_records.penalty)
