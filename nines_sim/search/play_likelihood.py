@@ -62,6 +62,23 @@ def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[O
     return np.exp(log_likelihoods(obs, worlds, plays, model, infer, temp))
 
 
+#: The fields of a recorded play that :func:`packed` puts first, in order; then each seat's cards, totals, draws.
+SCALARS = ("card", "suit", "top", "active", "played", "dirbit", "stock")
+
+
+def packed(play: ObservedPlay) -> np.ndarray:
+    """A recorded play's card, suit and public row as the compiled likelihood reads them: int64
+    (len(SCALARS) + 3 P,), :data:`SCALARS` then the seats' ``ncards``, ``totals`` and ``drew_on``; built once per
+    play (a hand's plays are weighed again at each of the searching seat's decisions)."""
+    if play.packed is None:
+        r = play.row
+        head = [play.card, play.suit, int(r["top"]), int(r["active"]), int(np.uint64(r["played"]).view(np.int64)),
+                int(r["dirbit"]), int(r["stock_end"]) - int(r["stock_pos"])]  # fmt: skip
+        seats = [np.asarray(r[k], dtype=np.int64) for k in ("ncards", "totals", "drew_on")]
+        play.packed = np.concatenate([np.array(head, dtype=np.int64), *seats])
+    return play.packed
+
+
 def log_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
                     infer: float, temp: float) -> np.ndarray:  # fmt: skip
     """The log of :func:`play_likelihoods`, computed by the model's compiled likelihood: float64 (n * M,)."""
@@ -73,31 +90,29 @@ def log_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[Ob
         return log_w
     M = worlds.n // obs.n
     rec = [(g, p) for g in games for p in plays[g]]
-    rows = [p.row for _, p in rec]
+    pk = np.array([packed(p) for _, p in rec])
+    P = (pk.shape[1] - len(SCALARS)) // 3
 
-    def col(name: str) -> np.ndarray:
-        return np.ascontiguousarray(np.stack([r[name] for r in rows]).astype(np.int64))
+    def col(i: int, width: int = 0) -> np.ndarray:
+        return np.ascontiguousarray(pk[:, i : i + width] if width else pk[:, i])
 
     first = np.array([g * M for g, _ in rec], dtype=np.int64)
     opp = 1 - obs.seat[[g for g, _ in rec]].astype(np.int64)
     later = np.array([p.later for _, p in rec], dtype=np.uint64).view(np.int64)
-    card = np.array([p.card for _, p in rec], dtype=np.int64)
-    suit = np.array([p.suit for _, p in rec], dtype=np.int64)
     hands = np.ascontiguousarray(worlds.arrays["hands"][0]).view(np.int64)  # type: ignore[index]
     legal_tab = np.array(obs._pub.legal_tab, dtype=np.uint64).view(np.int64)  # a writable copy: the kernel's type
-    played = np.stack([r["played"] for r in rows]).astype(np.uint64).view(np.int64)
     kernel = likelihood_for(model.model_for(obs.rules))  # type: ignore[attr-defined]
-    kernel(hands, first, M, opp, later, card, suit, col("top"), col("active"), played, col("ncards"), col("totals"),
-           col("drew_on"), col("dirbit"), col("stock_end") - col("stock_pos"), legal_tab, int(obs.nine_penalty),
-           float(temp), float(infer), float(np.log(FLOOR)), log_w)  # fmt: skip
+    n = len(SCALARS)
+    kernel(hands, first, M, opp, later, col(0), col(1), col(2), col(3), col(4), col(n, P), col(n + P, P),
+           col(n + 2 * P, P), col(5), col(6), legal_tab, int(obs.nine_penalty), float(temp), float(infer),
+           float(np.log(FLOOR)), log_w)  # fmt: skip
     return log_w
 
 
 def log_likelihoods_numpy(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
                           infer: float, temp: float) -> np.ndarray:  # fmt: skip
     """:func:`log_likelihoods` computed in numpy over every sampled world and recorded play (the learned strategy's
-    batch scores, :meth:`scores`): the form the compiled one replaced, kept as its
-    reference.  float64 (n * M,)."""
+    batch scores, :meth:`scores`): the form the compiled one replaced, kept as its reference.  float64 (n * M,)."""
     log_w = np.zeros(worlds.n)
     rec = recorded(obs, worlds, plays) if infer > 0 else None
     if rec is None:
