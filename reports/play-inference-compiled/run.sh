@@ -17,4 +17,5 @@ case "$1" in
   6) pair $M,samples=160,play_worlds=weigh $L 500 451 w160b ;;  # run 1's player on 500 more deals, for the pairing with run 7
   7) pair $L,policy=learned,leaf=learned,depth=12,samples=176 $L 500 451 b176b ;;  # run 3's player on run 6's deals
   8) pair $M,samples=96 $L 2000 460 c96 ;;  # run 4's player (screen 0.541) confirmed on fresh deals
+  9) pair $L,policy=learned,leaf=learned,depth=12,samples=176 $L 2000 460 e176 ;;  # run 8's deals without play inference: paired
 esac
