@@ -14,8 +14,10 @@ from nines_sim.search.player import (  # noqa: F401 - also read from here
     DRAWS_SETTING,
     LEAF_SETTING,
     OVERSAMPLE,
+    OVERSAMPLE_SETTING,
     PLAY_MODEL_SETTING,
     PLAY_TEMP_SETTING,
+    PLAY_WORLDS_SETTING,
     SampledSearch,
     SettingError,
     settings_params,
@@ -71,6 +73,8 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
     ),
     PLAY_MODEL_SETTING,
     PLAY_TEMP_SETTING,
+    PLAY_WORLDS_SETTING,
+    OVERSAMPLE_SETTING,
     (
         "refine",
         "int",
@@ -94,7 +98,7 @@ SETTINGS: tuple[tuple[str, str, Any, Any, Any, str], ...] = (
 )
 
 #: Settings that only a player who cannot see the cards has.
-INFERENCE = ("infer", "draws", "counts", "infer_plays", "play_model", "play_temp")
+INFERENCE = ("infer", "draws", "counts", "infer_plays", "play_model", "play_temp", "play_worlds", "oversample")
 #: The second search level's settings (its inner search samples what the player would see: not clairvoyant's).
 REFINEMENT = ("refine", "refine_samples", "inner_samples", "refine_gap", "refine_z")
 

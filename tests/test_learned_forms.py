@@ -30,9 +30,9 @@ def test_the_suit_choice_is_compiled_once_for_the_decision_and_the_training_feat
 
 def test_nines_warm_up_builds_the_shared_features_and_the_shipped_heads_up_decision():
     """After ``nines warm-up``'s ``learned`` form, a ``learned`` table compiles nothing: the features every model
-    shares and the shipped heads-up classic model's decision are in numba's cache (or this process), counted from
-    the dispatchers' signatures, not timed.  (A new user saw ``learned expert`` compile four functions after
-    ``nines warm-up``.)"""
+    shares, the shipped heads-up classic model's decision and its likelihood of plays are in numba's cache (or this
+    process), counted from the dispatchers' signatures, not timed.  (A new user saw ``learned expert`` compile four
+    functions after ``nines warm-up``.)"""
     from nines_sim.engine.build_forms import FORMS, GROUPS, build, cached
     from nines_sim.learn.decide import SHARED_FEATURES
     from nines_sim.strategy.per_game_compiled import callback_built
@@ -41,3 +41,7 @@ def test_nines_warm_up_builds_the_shared_features_and_the_shipped_heads_up_decis
     build("learned")
     assert all(cached(f) for f in SHARED_FEATURES)
     assert callback_built(decide_for(shipped(make_rules("classic", players=2))[0]))
+    # and its likelihood of an opponent's plays (lookahead:play_model=learned), compiled for its one signature
+    from nines_sim.learn.likelihood import likelihood_for
+
+    assert cached(likelihood_for(shipped(make_rules("classic", players=2))[0]))

@@ -28,7 +28,8 @@ from typing import Any
 #: :mod:`nines_sim.luck.steps`; it reads the trace form's rows but shares no code with it, so it builds alone).
 #: ``train``: ``nines train``'s batch features (:mod:`nines_sim.learn.compile_ahead`; its sampler is the search
 #: form's), on the classic ``expert`` form.  ``learned``: the features every ``learned`` model's decision shares
-#: (:data:`nines_sim.learn.decide.SHARED_FEATURES`) and the shipped heads-up classic model's own decision.
+#: (:data:`nines_sim.learn.decide.SHARED_FEATURES`) and the shipped heads-up classic model's own decision and its
+#: likelihood of an opponent's plays (the search's ``play_model=learned``, :mod:`nines_sim.learn.likelihood`).
 FORMS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "classic-expert": ("classic", ("expert", "random", "random", "random"), False),
     "classic": ("classic", ("random",) * 4, False),
@@ -118,6 +119,11 @@ def build(form: str) -> list[str]:
             Tally.from_results(played)
             if form == "search":  # a heads-up table's sampler too, the form for one hidden seat (sample_deal.py)
                 CompiledEngine(make_rules(preset, players=2), make_lineup(list(lineup[:2])), 0, 0, 1).run()
+            if form == "learned":  # the model's likelihood of the opponent's plays (lookahead:play_model=learned)
+                from nines_sim.learn.likelihood import likelihood_for
+                from nines_sim.learn.model import shipped
+
+                likelihood_for(shipped(rules)[0])
     names = []
     for _, ev in rec.buffer:
         fn = getattr(ev.data["dispatcher"], "py_func", None)

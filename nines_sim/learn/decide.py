@@ -59,6 +59,34 @@ seat_context = _shared(features.seat_context)
 SHARED_FEATURES = (card_features, card_features_in, seat_context)
 
 
+@njit(inline="always", error_model="numpy")
+def suit_after(f, nine_suit, ws, h0, h1, played, ctx):  # noqa: ANN001, ANN201 - numba-typed
+    """``(the suit active after playing f, nine_suit)`` for a decision's candidate ``f``: its own suit, or for a 9
+    the suit the model declares (:func:`~nines_sim.learn.features.nine_suit_after_in`), found at the decision's
+    first 9 and passed on in ``nine_suit`` (-1: none yet): the same whichever 9 leaves the hand (9s are not
+    naturals).  ``ctx``: the decision's :func:`seat_context`."""
+    if ((np.int64(1) << f) & I_NINES) == 0:
+        return face_suit(f), nine_suit
+    if nine_suit < 0:
+        nine_suit = nine_suit_after_in(f, ws, h0, h1, played, ctx[:4])
+    return nine_suit, nine_suit
+
+
+def closed_weights(model: Any) -> tuple:
+    """A :class:`~nines_sim.learn.model.Model`'s weights as a compiled function closes over them (frozen into its
+    code): ``(wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum)``, the card, suit, hidden (transposed), hidden
+    bias, output and drawn-card weights and the pairs' weights (contiguous float64), the compiled sum of the pair
+    products, the trees' leaf values (flat) and the compiled sum of the trees.  A card's score is
+    ``mlp_score(wc, hw_t, hb, ow, x) + pair_sum(pw, x) + tree_sum(tv, x)`` (the order :func:`model_scores` sums in).
+    """
+    wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in list(model.arrays().values())[:6])
+    pw = np.ascontiguousarray(model.pair_weights, dtype=np.float64)
+    pair_sum = pair_sum_function(model.pair_index)
+    tv = np.ascontiguousarray(model.tree_value, dtype=np.float64).ravel()
+    tree_sum = tree_sum_function(model.tree_feature, model.tree_threshold, model.tree_children)
+    return wc, ws, np.ascontiguousarray(hw.T), hb, ow, dw, pw, pair_sum, tv, tree_sum
+
+
 def make_decide(model: Any) -> Any:
     """The plug-in ``decide(kind, g, hand, hand_sizes, totals, drew_on) -> int`` of a
     :class:`~nines_sim.learn.model.Model`.
@@ -68,12 +96,7 @@ def make_decide(model: Any) -> Any:
     natural, a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays two 9s together
     (V4).
     """
-    wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in list(model.arrays().values())[:6])
-    pw = np.ascontiguousarray(model.pair_weights, dtype=np.float64)
-    pair_sum = pair_sum_function(model.pair_index)
-    tv = np.ascontiguousarray(model.tree_value, dtype=np.float64).ravel()
-    tree_sum = tree_sum_function(model.tree_feature, model.tree_threshold, model.tree_children)
-    hw_t = np.ascontiguousarray(hw.T)
+    wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum = closed_weights(model)
     no_hw_t, no_units = np.zeros((NFC, 0)), np.zeros(0)
 
     def decide(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
@@ -103,16 +126,11 @@ def make_decide(model: Any) -> Any:
         best, best_f = -np.inf, -1
         # the seats' sizes, totals and draws, and the hand's points, once for all the candidates
         ctx = seat_context(h0, h1, hand_sizes, totals, drew_on, P, seat, dirbit)
-        nine_suit = -1  # the suit after any one 9: the same whichever 9 leaves the hand (9s are not naturals)
+        nine_suit = -1  # the suit after any one 9 (suit_after)
         while x != 0:
             f = lowest_face(x)
             x &= x - 1
-            if ((np.int64(1) << f) & I_NINES) == 0:
-                s_after = face_suit(f)
-            else:
-                if nine_suit < 0:
-                    nine_suit = nine_suit_after_in(f, ws, h0, h1, g[G_PLAYED], ctx[:4])
-                s_after = nine_suit
+            s_after, nine_suit = suit_after(f, nine_suit, ws, h0, h1, g[G_PLAYED], ctx)
             fc = card_features_in(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], ctx, g[G_NINE_PENALTY],
                                   g[G_STOCK])  # fmt: skip
             sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc) + tree_sum(tv, fc)

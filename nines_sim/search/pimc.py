@@ -147,7 +147,10 @@ def evaluate(
     obs : Observation
         The decision, ``n`` games.
     worlds : PositionBatch
-        ``n * K`` positions, game-major (:func:`nines_sim.search.sampler.sample_positions`).
+        ``n * K`` positions, game-major (:func:`nines_sim.search.sampler.sample_positions`); one with a ``weight``
+        attribute (float64 (n * K,), > 0: play inference's weighed worlds) counts each world's outcome in
+        proportion to it in the means of the games whose worlds' weights differ (their standard errors those of
+        a weighted mean).
     moves : numpy.ndarray
         int64, (n, C) from :func:`candidates`.
     policy : Strategy
@@ -174,6 +177,17 @@ def evaluate(
     se = np.zeros((n, C))
     mean[ok] = values[ok].mean(axis=1)
     se[ok] = values[ok].std(axis=1, ddof=1) / np.sqrt(K) if K > 1 else 0.0
+    weight = getattr(worlds, "weight", None)
+    if weight is not None:  # weighed worlds (infer_plays, play_worlds=weigh): the games whose weights differ
+        w = weight.reshape(n, K)
+        g = np.flatnonzero((w != w[:, :1]).any(axis=1))
+        if g.size:
+            p = w[g] / w[g].sum(axis=1, keepdims=True)
+            m = np.einsum("gck,gk->gc", np.nan_to_num(values[g]), p)
+            d = np.nan_to_num(values[g] - m[:, :, None])
+            s = np.sqrt(np.einsum("gck,gk->gc", d * d, p * p))
+            mean[g] = np.where(ok[g], m, -np.inf)
+            se[g] = np.where(ok[g], s, 0.0)
     return Estimate(moves, mean, se, values)
 
 

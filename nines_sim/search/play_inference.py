@@ -53,6 +53,8 @@ class ObservedPlay:
     card: int
     suit: int  # -1 for a natural card
     later: int = 0  # bitmask: the cards the opponent played from this play on, this one included
+    #: The row's fields a compiled likelihood reads, packed once (:func:`nines_sim.search.play_likelihood.packed`).
+    packed: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass

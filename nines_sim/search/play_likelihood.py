@@ -50,23 +50,77 @@ def play_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[O
     """Each world's weight: the product over its game's recorded plays of their probability under ``model``.
 
     ``obs``, ``worlds`` and ``plays`` as for :func:`~nines_sim.search.play_inference.play_weights`; ``model`` a
-    ``learned`` strategy (its card scores and its model's suit weights); ``infer`` 0..1, the exponent of the
-    likelihood; ``temp`` the softmax's temperature in points (> 0).
+    ``learned`` strategy (its model's card and suit weights); ``infer`` 0..1, the exponent of the likelihood;
+    ``temp`` the softmax's temperature in points (> 0).  Computed by the model's compiled likelihood
+    (:func:`nines_sim.learn.likelihood.likelihood_for`); :func:`log_likelihoods_numpy` is the same in numpy.
 
     Returns
     -------
     numpy.ndarray
         float64, (n * M,): 1 in a game with no recorded play.
     """
-    weight = np.ones(worlds.n)
+    return np.exp(log_likelihoods(obs, worlds, plays, model, infer, temp))
+
+
+#: The fields of a recorded play that :func:`packed` puts first, in order; then each seat's cards, totals, draws.
+SCALARS = ("card", "suit", "top", "active", "played", "dirbit", "stock")
+
+
+def packed(play: ObservedPlay) -> np.ndarray:
+    """A recorded play's card, suit and public row as the compiled likelihood reads them: int64
+    (len(SCALARS) + 3 P,), :data:`SCALARS` then the seats' ``ncards``, ``totals`` and ``drew_on``; built once per
+    play (a hand's plays are weighed again at each of the searching seat's decisions)."""
+    if play.packed is None:
+        r = play.row
+        head = [play.card, play.suit, int(r["top"]), int(r["active"]), int(np.uint64(r["played"]).view(np.int64)),
+                int(r["dirbit"]), int(r["stock_end"]) - int(r["stock_pos"])]  # fmt: skip
+        seats = [np.asarray(r[k], dtype=np.int64) for k in ("ncards", "totals", "drew_on")]
+        play.packed = np.concatenate([np.array(head, dtype=np.int64), *seats])
+    return play.packed
+
+
+def log_likelihoods(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
+                    infer: float, temp: float) -> np.ndarray:  # fmt: skip
+    """The log of :func:`play_likelihoods`, computed by the model's compiled likelihood: float64 (n * M,)."""
+    from nines_sim.learn.likelihood import likelihood_for
+
+    log_w = np.zeros(worlds.n)
+    games = [g for g in range(obs.n) if plays[g]] if infer > 0 else []
+    if not games:
+        return log_w
+    M = worlds.n // obs.n
+    rec = [(g, p) for g in games for p in plays[g]]
+    pk = np.array([packed(p) for _, p in rec])
+    P = (pk.shape[1] - len(SCALARS)) // 3
+
+    def col(i: int, width: int = 0) -> np.ndarray:
+        return np.ascontiguousarray(pk[:, i : i + width] if width else pk[:, i])
+
+    first = np.array([g * M for g, _ in rec], dtype=np.int64)
+    opp = 1 - obs.seat[[g for g, _ in rec]].astype(np.int64)
+    later = np.array([p.later for _, p in rec], dtype=np.uint64).view(np.int64)
+    hands = np.ascontiguousarray(worlds.arrays["hands"][0]).view(np.int64)  # type: ignore[index]
+    legal_tab = np.array(obs._pub.legal_tab, dtype=np.uint64).view(np.int64)  # a writable copy: the kernel's type
+    kernel = likelihood_for(model.model_for(obs.rules))  # type: ignore[attr-defined]
+    n = len(SCALARS)
+    kernel(hands, first, M, opp, later, col(0), col(1), col(2), col(3), col(4), col(n, P), col(n + P, P),
+           col(n + 2 * P, P), col(5), col(6), legal_tab, int(obs.nine_penalty), float(temp), float(infer),
+           float(np.log(FLOOR)), log_w)  # fmt: skip
+    return log_w
+
+
+def log_likelihoods_numpy(obs: Observation, worlds: PositionBatch, plays: list[list[ObservedPlay]], model: Strategy,
+                          infer: float, temp: float) -> np.ndarray:  # fmt: skip
+    """:func:`log_likelihoods` computed in numpy over every sampled world and recorded play (the learned strategy's
+    batch scores, :meth:`scores`): the form the compiled one replaced, kept as its reference.  float64 (n * M,)."""
+    log_w = np.zeros(worlds.n)
     rec = recorded(obs, worlds, plays) if infer > 0 else None
     if rec is None:
-        return weight
+        return log_w
     logp = np.maximum(card_log_likelihood(model, rec.obs, rec.card, temp), np.log(FLOOR))
     nine = np.flatnonzero(rec.suit >= 0)
     if nine.size:
         sp = suit_log_likelihood(model, rec.declare(nine), rec.suit[nine], temp)
         logp[nine] += np.maximum(sp, np.log(FLOOR))
-    log_w = np.zeros(worlds.n)
     np.add.at(log_w, rec.world, infer * logp)
-    return np.exp(log_w)
+    return log_w

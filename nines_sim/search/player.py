@@ -101,6 +101,19 @@ LEAF_POLICIES = ("expert", "learned")
 
 #: ``play_model=learned``: the temperature of the softmax of the model's scores (points).
 PLAY_TEMP_SETTING = ("play_temp", "float", 2.0, 0.1, 100.0, "play_model=learned: the softmax temperature in points")
+#: ``infer_plays``: how the worlds' weights enter the search (``lookahead``): resampled (``oversample`` times the
+#: worlds sampled, ``samples`` kept in proportion to their weights) or weighed (``samples`` sampled, each world's
+#: rollouts counted in the candidates' means in proportion to its weight: no extra worlds sampled).
+PLAY_WORLDS_SETTING = (
+    "play_worlds",
+    "choice",
+    "resample",
+    None,
+    ("resample", "weigh"),
+    "infer_plays: resample: `oversample` times the worlds sampled, `samples` kept in proportion to their "
+    "weights; weigh: `samples` sampled, each rollout counted in proportion to its world's weight",
+)
+OVERSAMPLE_SETTING = ("oversample", "int", OVERSAMPLE, 1, 16, "play_worlds=resample: worlds sampled per world kept")
 
 
 class SampledSearch(Strategy):
@@ -154,13 +167,18 @@ class SampledSearch(Strategy):
         if self._memory is not None:
             plays = self._memory.plays(obs)
             if any(plays):
-                worlds = sample_positions(obs, OVERSAMPLE * samples, salt, self.infer, self.draws, self._counts)
+                weigh = getattr(self, "play_worlds", "resample") == "weigh"
+                per = 1 if weigh else getattr(self, "oversample", OVERSAMPLE)
+                worlds = sample_positions(obs, per * samples, salt, self.infer, self.draws, self._counts)
                 if self.play_model == "learned":
                     from nines_sim.search.play_likelihood import play_likelihoods
 
                     weight = play_likelihoods(obs, worlds, plays, self._model, self.infer_plays, self.play_temp)  # type: ignore[arg-type]
                 else:
                     weight = play_weights(obs, worlds, plays, self._model, self.infer_plays)  # type: ignore[arg-type]
+                if weigh:
+                    worlds.weight = weight  # type: ignore[attr-defined] # read by the search's means (pimc.evaluate)
+                    return worlds
                 return worlds.take(resample(obs, weight, samples, RESAMPLE_SALT + salt))
         return sample_positions(obs, samples, salt, self.infer, self.draws, self._counts)
 
