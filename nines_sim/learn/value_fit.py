@@ -10,6 +10,7 @@ variance the value explains.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -55,28 +56,44 @@ def value_data(rules: Rules, policy: Strategy, seed: int, deals: int) -> tuple[n
         ``(x, y, deal)``: float64 (m, NFV), float64 (m,), int64 (m,); one row per seat of each position whose
         hand was still running at its turn.
     """
-    from nines_sim.engine.positions import play_out, play_out_leaves
+    from nines_sim.engine.positions import play_out
 
     P = rules.players
     lineup = [policy] * P
-    start = dealt_positions(rules, lineup, seed, deals)
-    rows = np.repeat(np.arange(deals), STOPS_PER_DEAL)
-    batch = start.take(rows)
-    rng = np.random.default_rng([seed, 0x7A1E])
-    stop = rng.integers(1, MAX_STOP + 1, size=rows.size)
-    _, stopped, leaves = play_out_leaves(batch, lineup, stop)
-    keep = np.flatnonzero(stopped)
-    leaf = PositionBatch(rules, state=leaves).take(keep)
+    leaf, dealt = value_positions(rules, lineup, seed, deals)
     state = leaf.state
     pen, _ = play_out(leaf, lineup, to="hand")
     xs, ys = [], []
     for s in range(P):
-        seat = np.full(keep.size, s, dtype=np.int64)
+        seat = np.full(leaf.n, s, dtype=np.int64)
         xs.append(value_features(state.hands, state.ncards, state.drew_on, state.played, state.st, seat,
                                  rules.nine_penalty))  # fmt: skip
         ys.append((pen.sum(axis=1) - pen[:, s]) / (P - 1) - pen[:, s])
-    deal = np.tile(rows[keep], P)
-    return np.concatenate(xs), np.concatenate(ys).astype(np.float64), deal
+    return np.concatenate(xs), np.concatenate(ys).astype(np.float64), np.tile(dealt, P)
+
+
+def value_positions(
+    rules: Rules, lineup: list[Strategy], seed: int, deals: int, play: Callable | None = None
+) -> tuple[PositionBatch, np.ndarray]:
+    """The positions a value is fitted on: each of ``deals`` fresh deals played by ``lineup`` to
+    :data:`STOPS_PER_DEAL` random turns (1 .. :data:`MAX_STOP`), those whose hand still runs there.
+
+    ``play``: how the deals are played to their turns (default
+    :func:`~nines_sim.engine.positions.play_out_leaves`; a study may keep the draw log, which it does not).
+
+    Returns
+    -------
+    tuple
+        ``(positions, deal)``: a PositionBatch of ``m`` positions and int64 (m,), the deal each came from.
+    """
+    from nines_sim.engine.positions import play_out_leaves
+
+    start = dealt_positions(rules, lineup, seed, deals)
+    rows = np.repeat(np.arange(deals), STOPS_PER_DEAL)
+    stop = np.random.default_rng([seed, 0x7A1E]).integers(1, MAX_STOP + 1, size=rows.size)
+    _, stopped, leaves = (play or play_out_leaves)(start.take(rows), lineup, stop)
+    keep = np.flatnonzero(stopped)
+    return PositionBatch(rules, state=leaves).take(keep), rows[keep]
 
 
 def fit_value(rules: Rules, policy_name: str, seed: int, deals: int, command: str = "") -> LeafValue:
