@@ -20,6 +20,9 @@ RANK = FACE_RANK.astype(np.int64)
 SUIT = FACE_SUIT.astype(np.int64)
 PEN = NATURAL_PENALTY.astype(np.int64)
 _HEUR = np.array(HEURISTICS, dtype=np.int64)
+#: Kinds of event a value's change is kept for (deal, draw, choice): a fixed value's walk keeps each hand's change
+#: per kind and seat in ``sums[:NK]`` (:func:`hand_sums`) and the stock's draw sums after them (:func:`stock_sums`).
+NK = 3
 #: ``1 / (1 + n)`` for every hand size ``n`` (at most two decks' cards): :func:`phase`'s quotients, done once.
 RECIPROCAL = np.array([1.0 / (1.0 + n) for n in range(2 * N_FACES + 2)])
 
@@ -327,10 +330,81 @@ def hand_corrections(acc, W, vw, vm, vh, rank1, P, u, dots, out):
             out[k, p] += s
 
 
+@walk_jit
+def stock_sums(sr, dt, P, sums):
+    """A fixed value's draw sums of the stock (:func:`draw_tables`) rebuilt from its counts by rank ``sr`` (1, 13):
+    ``sums[NK + 2 q + b, p]``, the sum over the stock's cards of each rank column's weight, folded with the legal
+    count's, for viewing seat ``p``, phase function ``q`` and block ``b`` (0: the drawer's own, 1: the others').
+    A deal and a reshuffle rebuild them; each draw takes its card's weights off."""
+    for p in range(P):
+        for q in range(NQ):
+            for b in range(2):
+                s = 0.0
+                for r in range(N_RANKS):
+                    s += sr[0, r] * dt[p, q, b, r]
+                sums[NK + 2 * q + b, p] = s
+
+
+@walk_jit
+def mean_dot(out, vh, a, b, scale, P):
+    """``out[p] += vh[p] . (a[p] - b[p] / scale)`` (P seats, NJ columns): :func:`mean_into`'s difference as a fixed
+    value's change, with no column kept."""
+    for p in range(P):
+        s = 0.0
+        for j in range(NJ):
+            s += vh[p, j] * (a[p, j] - b[p, j] / scale)
+        out[p] += s
+
+
+@walk_jit
+def hand_sums(sums, W, vm, P, out):
+    """A hand's corrections under a fixed value from its change per kind and seat ``sums[:NK]`` (its stage-1 luck,
+    in points, :func:`nines_sim.luck.steps.walk`'s scalar steps) into ``out`` (3, P), the sums then cleared:
+    ``out[k, p] += (W[p] . vm[k, p]) * sums[k, p]``, :func:`hand_corrections`'s factored products with the
+    hand's dot products walked event by event."""
+    for k in range(NK):
+        for p in range(P):
+            m = 0.0
+            for c in range(NC):
+                m += W[p, c] * vm[k, p, c]
+            out[k, p] += m * sums[k, p]
+            sums[k, p] = 0.0
+
+
+def draw_tables(vh: np.ndarray) -> np.ndarray:
+    """A fixed value's draw weights per card column (:func:`stock_sums`, the draw step's scalar form), once a run.
+
+    Parameters
+    ----------
+    vh : numpy.ndarray
+        float64 (P, NJ): the draws' card block weights of each seat (a fitted value's
+        :attr:`~nines_sim.luck.value.LinearValue.points` of kind 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 (P, NQ, 2, NB): for viewing seat ``p``, phase function ``q`` and block ``b`` (0: the drawer's own
+        columns and the mover's legal count, 1: the others' sums and their legal count), each of the NB columns'
+        weight, the legal count's added to the columns it counts (the active suit's naturals, the top's rank's
+        naturals, the 9s): a drawn card's change of the value is its columns' weights, less the stock's mean.
+    """
+    P = vh.shape[0]
+    out = np.zeros((P, NQ, 2, NB))
+    for q in range(NQ):
+        for b in range(2):
+            o = q * NJ0 + b * NB
+            out[:, q, b] = vh[:, o : o + NB]
+            legal = vh[:, q * NJ0 + 2 * NB + b]
+            for c in (COL_ACTIVE, COL_TOP, NINE_RANK):
+                out[:, q, b, c] += legal
+    return out
+
+
 # The walk's helpers as it calls them, each for its one signature (C-ordered arrays, but the phase's scratch: a view
 # of ``blk[:, NB:]``): compiled ahead by :func:`compile_helpers`.
 _F, _I = types.float64, types.int64
 _F1, _F2, _F3, _FV = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1], types.float64[:, :]
+_F4 = types.float64[:, :, :, ::1]
 _I1, _I2 = types.int64[::1], types.int64[:, ::1]
 #: Each helper the walk (:func:`nines_sim.luck.steps.walk`, its steps inlined) calls, with the argument types it
 #: calls it with (``tests/test_luck_compiled.py`` checks them against numba's type inference of the walk).
@@ -351,6 +425,9 @@ HELPERS = (
     (play_columns, (_F2, _F, _I, _I, _I, _F, _F, _F, _F, _F2)),
     (weights, (_I1, _F, _F, _I, _F2)),
     (hand_corrections, (_F3, _F2, _F3, _F3, _F3, _I2, _I, _F1, _F2, _F2)),
+    (stock_sums, (_F2, _F4, _I, _F2)),
+    (mean_dot, (_F1, _F2, _F2, _F2, _F, _I)),
+    (hand_sums, (_F2, _F2, _F3, _I, _F2)),
 )
 
 

@@ -22,6 +22,7 @@ from nines_sim.luck.kernel import (
     blocks,
     card_blocks,
     copy_into,
+    mean_dot,
     mean_into,
     play_columns,
     sizes_phase,
@@ -135,11 +136,60 @@ def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
 
 
 @walk_inline
-def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
+def after_play(seat, f, P, hr, hs, blk):
+    """The columns a play of face ``f`` by ``seat`` sets, after it: each seat's naturals of the active suit and of
+    the top's rank into ``blk[:, 0]`` and ``blk[:, 1]``; returns their sums and the mover's legal count."""
+    r, nat = RANK[f], RANK[f] != NINE_RANK
+    a, tr = SUIT[f], RANK[f]
+    sa, st = 0.0, 0.0
+    for p in range(P):
+        mine = p == seat
+        blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
+        blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+        sa += blk[p, 0]
+        st += blk[p, 1]
+    lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+    return sa, st, lg
+
+
+@walk_inline
+def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
+    """:func:`play_choice`'s card plays under a fixed value (its ``scalar`` walk): the chosen play's value less the
+    choices' mean value into ``sums[2]``, over only the columns a play changes (:func:`choice_columns`'s), each
+    column's weight summed over the phase functions first (``g`` (P, NJ): scratch, its last column the mean; the
+    phase in ``blk[:, NB:]``).  :func:`play_columns`'s columns, taken as numbers: no column kept."""
+    ph = blk[:, NB:]
+    for c in range(NB + NB + 2):
+        r = c - NB if NB <= c < 2 * NB else c
+        if r < NB and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
+            continue
+        for p in range(P):
+            g[p, c] = vh[p, c] + ph[p, 1] * vh[p, NJ0 + c] + ph[p, 2] * vh[p, 2 * NJ0 + c]
+    for p in range(P):
+        g[p, NJ - 1] = 0.0
+    for j in range(k):
+        w, f = probs[j] / tot, moves[j]
+        r = RANK[f]
+        sa, st, lg = after_play(seat, f, P, hr, hs, blk)
+        for p in range(P):
+            other = 0 if p == seat else 1
+            v = (g[p, COL_ACTIVE] * blk[p, 0] + g[p, NB + COL_ACTIVE] * (sa - blk[p, 0]) + g[p, COL_TOP] * blk[p, 1]
+                 + g[p, NB + COL_TOP] * (st - blk[p, 1]) - g[p, other * NB + r]
+                 + g[p, 2 * NB + other] * lg)  # fmt: skip
+            g[p, NJ - 1] += w * v
+            if j == idx:
+                sums[2, p] += v
+    for p in range(P):
+        sums[2, p] -= g[p, NJ - 1]
+
+
+@walk_inline
+def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs, scalar, vh, sums):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
-    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose).
-    Returns False if ``mv`` is not one of the choices."""
+    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose); with
+    ``scalar`` (a fixed value's walk), their value under the choices' weights ``vh`` (P, NJ) into ``sums[2]``
+    (:func:`choice_values`).  Returns False if ``mv`` is not one of the choices."""
     idx = -1
     tot = 0.0
     for j in range(k):
@@ -163,7 +213,10 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
                     mean[p, q] += w * cb[p, q]
             if j == idx:
                 copy_into(cb, chosen)
-        mean_into(acc[2], chosen, mean, 1.0, P)
+        if scalar:
+            mean_dot(sums[2], vh, chosen, mean, 1.0, P)
+        else:
+            mean_into(acc[2], chosen, mean, 1.0, P)
     elif k > 1:
         # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
         # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
@@ -175,23 +228,18 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
         ranks = 0  # the ranks the choices play (bit r)
         for j in range(k):
             ranks |= 1 << RANK[moves[j]]
+        sizes_phase(hr, P, seat, -1.0, blk[:, NB:])  # the sizes after the play (blk's columns from NB: its scratch)
+        if scalar:
+            choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, cb, sums)
+            return True
         choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(0))  # cleared (not a literal: one signature)
         for j in range(k):
             w, f = probs[j] / tot, moves[j]
-            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
-            a, tr = SUIT[t], RANK[t]
-            sa, st = 0.0, 0.0
-            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
-                mine = p == seat
-                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
-                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
-                sa += blk[p, 0]
-                st += blk[p, 1]
-            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+            r = RANK[f]
+            sa, st, lg = after_play(seat, f, P, hr, hs, blk)
             play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
             if j == idx:
                 play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
-        sizes_phase(hr, P, seat, -1.0, blk[:, NB:])
         choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(1))  # phased and added
     return True
 
