@@ -371,6 +371,61 @@ def hand_sums(sums, W, vm, P, out):
             sums[k, p] = 0.0
 
 
+@walk_jit
+def deal_value(blk, hr, deal_mean, held, first, dealer, every, P, vh, diff, out):
+    """A deal's change of a fixed value (the deal step's ``scalar`` form) into ``out`` (P,): per seat, the value of
+    its card block less the block's mean over the deal (each hand ``size`` times the deal's mean card block
+    ``deal_mean``, the first dealer too when ``every``: :func:`card_blocks` and :func:`mean_into`'s numbers) under
+    the deal's weights ``vh`` (P, NJ), from the dealt hands' blocks ``blk`` (:func:`blocks`; its columns from NB the
+    phase's scratch) and ``first``, the seat to play.
+
+    The mean's blocks are the same for every first dealer but for the mover's legal count and the first seat's
+    column, so they are made once, each column's difference taken before its weight (``diff``, (NJ,): scratch),
+    the three phase copies' sums side by side."""
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, np.int64(0), 0.0, ph)  # a deal's sizes are the hands': the same for the mean
+    legal = blk[first, COL_ACTIVE] + blk[first, COL_TOP] + blk[first, NINE_RANK]
+    for p in range(P):  # the mean over first dealers of the mover's columns: own legal, others' legal, first
+        diff[NJ0 + p] = 0.0
+        diff[NJ0 + P + p] = 0.0
+        diff[NJ0 + 2 * P + p] = 0.0
+    nd = 0.0
+    for d in range(P if every else 1):
+        mover = next_dealt(d if every else dealer, held, P)
+        z = ph[mover, NQ]
+        m_legal = z * deal_mean[COL_ACTIVE] + z * deal_mean[COL_TOP] + z * deal_mean[NINE_RANK]
+        for p in range(P):
+            if p == mover:
+                diff[NJ0 + p] += m_legal
+                diff[NJ0 + 2 * P + p] += 1.0
+            else:
+                diff[NJ0 + P + p] += m_legal
+        nd += 1.0
+    total = 0.0
+    for p in range(P):
+        total += ph[p, NQ]
+    for p in range(P):
+        z = ph[p, NQ]
+        for j in range(NB):
+            s = 0.0
+            for q in range(P):
+                s += blk[q, j]
+            diff[j] = blk[p, j] - z * deal_mean[j]
+            diff[NB + j] = (s - blk[p, j]) - (total - z) * deal_mean[j]
+        mine = p == first
+        own, others, first_col = diff[NJ0 + p], diff[NJ0 + P + p], diff[NJ0 + 2 * P + p]
+        diff[2 * NB] = (legal if mine else 0.0) - own / nd
+        diff[2 * NB + 1] = (0.0 if mine else legal) - others / nd
+        diff[2 * NB + 2] = (1.0 if mine else 0.0) - first_col / nd
+        d0, d1, d2 = 0.0, 0.0, 0.0
+        for j in range(NJ0):
+            x = diff[j]
+            d0 += vh[p, j] * x
+            d1 += vh[p, NJ0 + j] * x
+            d2 += vh[p, 2 * NJ0 + j] * x
+        out[p] += d0 + ph[p, 1] * d1 + ph[p, 2] * d2
+
+
 def draw_tables(vh: np.ndarray) -> np.ndarray:
     """A fixed value's draw weights per card column (:func:`stock_sums`, the draw step's scalar form), once a run.
 
@@ -404,7 +459,7 @@ def draw_tables(vh: np.ndarray) -> np.ndarray:
 # of ``blk[:, NB:]``): compiled ahead by :func:`compile_helpers`.
 _F, _I = types.float64, types.int64
 _F1, _F2, _F3, _FV = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1], types.float64[:, :]
-_F4 = types.float64[:, :, :, ::1]
+_F4, _B = types.float64[:, :, :, ::1], types.boolean
 _I1, _I2 = types.int64[::1], types.int64[:, ::1]
 #: Each helper the walk (:func:`nines_sim.luck.steps.walk`, its steps inlined) calls, with the argument types it
 #: calls it with (``tests/test_luck_compiled.py`` checks them against numba's type inference of the walk).
@@ -428,6 +483,7 @@ HELPERS = (
     (stock_sums, (_F2, _F4, _I, _F2)),
     (mean_dot, (_F1, _F2, _F2, _F2, _F, _I)),
     (hand_sums, (_F2, _F2, _F3, _I, _F2)),
+    (deal_value, (_F2, _F2, _F1, _I1, _I, _I, _B, _I, _F2, _F1, _F1)),
 )
 
 

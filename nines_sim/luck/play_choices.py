@@ -156,8 +156,13 @@ def after_play(seat, f, P, hr, hs, blk):
 def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
     """:func:`play_choice`'s card plays under a fixed value (its ``scalar`` walk): the chosen play's value less the
     choices' mean value into ``sums[2]``, over only the columns a play changes (:func:`choice_columns`'s), each
-    column's weight summed over the phase functions first (``g`` (P, NJ): scratch, its last column the mean; the
-    phase in ``blk[:, NB:]``).  :func:`play_columns`'s columns, taken as numbers: no column kept."""
+    column's weight summed over the phase functions first (``g`` (P, NJ): scratch; the phase in ``blk[:, NB:]``).
+
+    A play's columns (:func:`after_play`) are each seat's naturals of the played card's suit and the count of its
+    rank, less the card itself for the mover, and sums of them: linear in them, so their mean over the choices is
+    the value of their mean, taken from the choices' weight per suit (``g``'s last row of columns, from 2 NB + 2)
+    and per choice only for the rank columns: a few products a seat and choice instead of a play's whole columns.
+    """
     ph = blk[:, NB:]
     for c in range(NB + NB + 2):
         r = c - NB if NB <= c < 2 * NB else c
@@ -165,22 +170,60 @@ def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g,
             continue
         for p in range(P):
             g[p, c] = vh[p, c] + ph[p, 1] * vh[p, NJ0 + c] + ph[p, 2] * vh[p, 2 * NJ0 + c]
-    for p in range(P):
-        g[p, NJ - 1] = 0.0
+    ws = 2 * NB + 2  # the choices' weight per suit, in g[seat, ws: ws + 4]
+    for su in range(4):
+        g[seat, ws + su] = 0.0
+    w_nat, w_nine, m_st = 0.0, 0.0, 0.0
     for j in range(k):
-        w, f = probs[j] / tot, moves[j]
-        r = RANK[f]
-        sa, st, lg = after_play(seat, f, P, hr, hs, blk)
+        w, r = probs[j] / tot, RANK[moves[j]]
+        g[seat, ws + SUIT[moves[j]]] += w
+        if r == NINE_RANK:
+            w_nine += w
+        else:
+            w_nat += w
+            total = 0.0
+            for p in range(P):
+                total += hr[p, r]
+            m_st += w * (total - 1.0)
+    m_sa = 0.0
+    for su in range(4):
+        total = 0.0
         for p in range(P):
-            other = 0 if p == seat else 1
-            v = (g[p, COL_ACTIVE] * blk[p, 0] + g[p, NB + COL_ACTIVE] * (sa - blk[p, 0]) + g[p, COL_TOP] * blk[p, 1]
-                 + g[p, NB + COL_TOP] * (st - blk[p, 1]) - g[p, other * NB + r]
-                 + g[p, 2 * NB + other] * lg)  # fmt: skip
-            g[p, NJ - 1] += w * v
-            if j == idx:
-                sums[2, p] += v
+            total += hs[p, su]
+        m_sa += g[seat, ws + su] * total
+    m_sa -= w_nat
+    # the mean's blocks of the mover first: its legal count, every seat's column, is of them
+    m_a_seat, m_t_seat = 0.0, 0.0
+    for su in range(4):
+        m_a_seat += g[seat, ws + su] * hs[seat, su]
+    m_a_seat -= w_nat
+    for j in range(k):
+        r = RANK[moves[j]]
+        if r != NINE_RANK:
+            m_t_seat += probs[j] / tot * (hr[seat, r] - 1.0)
+    m_lg = m_a_seat + m_t_seat + (hr[seat, NINE_RANK] - w_nine)
+    sa, st, lg = after_play(seat, moves[idx], P, hr, hs, blk)  # the chosen play's columns
+    r_idx = RANK[moves[idx]]
     for p in range(P):
-        sums[2, p] -= g[p, NJ - 1]
+        other = 0 if p == seat else 1
+        if p == seat:
+            m_a, m_t = m_a_seat, m_t_seat
+        else:
+            m_a, m_t = 0.0, 0.0
+            for su in range(4):
+                m_a += g[seat, ws + su] * hs[p, su]
+        m_rank = 0.0
+        for j in range(k):
+            w, r = probs[j] / tot, RANK[moves[j]]
+            m_rank += w * g[p, other * NB + r]
+            if p != seat and r != NINE_RANK:
+                m_t += w * hr[p, r]
+        mean = (g[p, COL_ACTIVE] * m_a + g[p, NB + COL_ACTIVE] * (m_sa - m_a) + g[p, COL_TOP] * m_t
+                + g[p, NB + COL_TOP] * (m_st - m_t) - m_rank + g[p, 2 * NB + other] * m_lg)  # fmt: skip
+        chosen = (g[p, COL_ACTIVE] * blk[p, 0] + g[p, NB + COL_ACTIVE] * (sa - blk[p, 0]) + g[p, COL_TOP] * blk[p, 1]
+                  + g[p, NB + COL_TOP] * (st - blk[p, 1]) - g[p, other * NB + r_idx]
+                  + g[p, 2 * NB + other] * lg)  # fmt: skip
+        sums[2, p] += chosen - mean
 
 
 @walk_inline

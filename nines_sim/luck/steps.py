@@ -37,11 +37,11 @@ from nines_sim.luck.kernel import (
     copy_into,
     count,
     deal_hands,
+    deal_value,
     hand_corrections,
     hand_sums,
     held_faces,
     is_heuristic,
-    mean_dot,
     mean_into,
     move_card,
     next_dealt,
@@ -83,37 +83,22 @@ IST_WIDTH = 13
 
 @walk_inline
 def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen, scalar, vh,
-         dt, sums):  # fmt: skip
+         dt, sums, u):  # fmt: skip
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
-    ``acc[0]`` (with ``scalar``, its value under the deal's weights ``vh`` (P, NJ) into ``sums[0]``, and the stock's
-    draw sums rebuilt, :func:`~nines_sim.luck.kernel.stock_sums`).  Returns the first seat to play (-1: a hand
-    dealt to no seat) and the stock's size."""
+    ``acc[0]`` (with ``scalar``, its value under the deal's weights ``vh`` (P, NJ) into ``sums[0]``,
+    :func:`~nines_sim.luck.kernel.deal_value`, ``u`` its scratch, and the stock's draw sums rebuilt,
+    :func:`~nines_sim.luck.kernel.stock_sums`).  Returns the first seat to play (-1: a hand dealt to no seat) and
+    the stock's size."""
     dealer, starter = rows[i, 2], rows[i, 3]
     deal_hands(rows, i, P, D, H, held, hr, hs)
     first = next_dealt(dealer, held, P)
     if first < 0:
         return first, 0.0
     blocks(hr, hs, starter, SUIT[starter], P, blk)
-    card_blocks(blk, first, first, P, cb)
-    mean[:] = 0.0
-    nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
-    for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
-        mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
-        for p in range(P):
-            size = 0.0
-            for r in range(N_RANKS):
-                size += hr[p, r]
-            for j in range(NB):
-                blk[p, j] = size * deal_mean[j]
-        card_blocks(blk, mover, mover, P, chosen)
-        for p in range(P):
-            for j in range(NJ):
-                mean[p, j] += chosen[p, j]
-        nd += 1.0
     if scalar:
-        mean_dot(sums[0], vh, cb, mean, nd, P)
+        deal_value(blk, hr, deal_mean, held, first, dealer, rows[i, 1] == 0, P, vh, u, sums[0])
     else:
-        mean_into(acc[0], cb, mean, nd, P)
+        deal_columns(rows, i, P, deal_mean, held, first, dealer, acc, hr, blk, cb, mean, chosen)
     deck = float(D)
     for f in range(N_FACES):
         s = deck
@@ -141,6 +126,28 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
     if scalar:
         stock_sums(sr, dt, P, sums)
     return first, n_stock
+
+
+@walk_inline
+def deal_columns(rows, i, P, deal_mean, held, first, dealer, acc, hr, blk, cb, mean, chosen):
+    """:func:`deal`'s card block differences, each column in ``acc[0]`` (the column walk: a fit's, a reference)."""
+    card_blocks(blk, first, first, P, cb)
+    mean[:] = 0.0
+    nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
+    for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
+        mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
+        for p in range(P):
+            size = 0.0
+            for r in range(N_RANKS):
+                size += hr[p, r]
+            for j in range(NB):
+                blk[p, j] = size * deal_mean[j]
+        card_blocks(blk, mover, mover, P, chosen)
+        for p in range(P):
+            for j in range(NJ):
+                mean[p, j] += chosen[p, j]
+        nd += 1.0
+    mean_into(acc[0], cb, mean, nd, P)
 
 
 @walk_inline
@@ -405,7 +412,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             else:
                 acc[:] = 0.0
             first, n_stock = deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean,
-                                  chosen, scalar, value[2][0], dt, sums)  # fmt: skip
+                                  chosen, scalar, value[2][0], dt, sums, u)  # fmt: skip
             if first < 0:
                 err[0], err[1] = E_NO_SEAT, m + start
                 return
