@@ -128,19 +128,22 @@ def sizes_phase(hr, P, seat, dz, ph):
 
     The sizes are whole numbers, so their sums are exact in any order (added as a tree: no chain of 13 dependent
     adds) and the phase's ``1 / (1 + size)`` is read from :data:`RECIPROCAL`: :func:`phase`'s bits, without its two
-    divisions a seat (a draw's and a choice's every time)."""
+    divisions a seat (a draw's and a choice's every time).  The smallest other hand is the smallest hand but for the
+    seat that holds it (the first, in seat order), whose is the second smallest: one pass, not one per seat."""
+    low, second, at = 1e300, 1e300, -1
     for p in range(P):
         a = hr[p]
         z = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) + (
             ((a[8] + a[9]) + (a[10] + a[11])) + a[12]
         )
-        ph[p, NQ] = z + (dz if p == seat else 0.0)
+        z += dz if p == seat else 0.0
+        ph[p, NQ] = z
+        if z < low:
+            low, second, at = z, low, p
+        elif z < second:
+            second = z
     for p in range(P):
-        lo = 1e300
-        for q in range(P):
-            if q != p and ph[q, NQ] < lo:
-                lo = ph[q, NQ]
-        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, RECIPROCAL[int(ph[p, NQ])], RECIPROCAL[int(lo)]
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, RECIPROCAL[int(ph[p, NQ])], RECIPROCAL[int(second if p == at else low)]
 
 
 @walk_jit
