@@ -344,8 +344,10 @@ def test_a_fixed_value_walked_in_numbers_gives_the_column_walk_s_corrections(pre
     monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands: the sums kept between rows
     fit_parts, fit_shares, _, fit_blocks, fit_penalties, *_ = compiled.trace_luck(rules, lineup, specs, 5, 1000, 120)
     value = fit_value(fit_parts, fit_shares, fit_blocks, fit_penalties)
-    walker = compiled.RowWalker(rules, seat_ids(lineup), 0, 1, keep_hands=False, value=value)
-    assert walker.scalar and not compiled.RowWalker(rules, seat_ids(lineup), 0, 1, value=value).scalar
+    run = compiled.walking_engine(rules, lineup, specs, 4, 0, 1, keep_hands=False, value=compiled.value_factors(value),
+                                  keep_parts=False)  # a --luck run's chunk (games.play_range's engine)  # fmt: skip
+    assert run.walker is not None and run.walker.scalar
+    assert not compiled.RowWalker(rules, seat_ids(lineup), 0, 1, value=value).scalar  # a fit's: hands kept
     columns = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value, columns=True)
     numbers = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value)
     largest = np.abs(columns[0]).max()
