@@ -429,6 +429,124 @@ def deal_value(blk, hr, deal_mean, held, first, dealer, every, P, vh, diff, out)
         out[p] += d0 + ph[p, 1] * d1 + ph[p, 2] * d2
 
 
+@walk_jit
+def after_play(seat, f, P, hr, hs, blk):
+    """The columns a play of face ``f`` by ``seat`` sets, after it: each seat's naturals of the active suit and of
+    the top's rank into ``blk[:, 0]`` and ``blk[:, 1]``; returns their sums and the mover's legal count."""
+    r, nat = RANK[f], RANK[f] != NINE_RANK
+    a, tr = SUIT[f], RANK[f]
+    sa, st = 0.0, 0.0
+    for p in range(P):
+        mine = p == seat
+        blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
+        blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
+        sa += blk[p, 0]
+        st += blk[p, 1]
+    lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+    return sa, st, lg
+
+
+@walk_jit
+def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
+    """A play's choices under a fixed value (:func:`~nines_sim.luck.play_choices.play_choice`'s ``scalar`` walk):
+    the chosen play's value less the choices' mean value into ``sums[2]``, over only the columns a play changes
+    (:func:`~nines_sim.luck.play_choices.choice_columns`'s), each column's weight summed over the phase functions
+    first (``g`` (P, NJ): scratch; the phase in ``blk[:, NB:]``).
+
+    A play's columns (:func:`after_play`) are each seat's naturals of the played card's suit and the count of its
+    rank, less the card itself for the mover, and sums of them: linear in them, so their mean over the choices is
+    the value of their mean, taken from the choices' weight per suit (``g[seat, 2 NB + 2:]``, four columns)
+    and per choice only for the rank columns: a few products a seat and choice instead of a play's whole columns.
+    """
+    ph = blk[:, NB:]
+    for c in range(NB + NB + 2):
+        r = c - NB if NB <= c < 2 * NB else c
+        if r < NB and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
+            continue
+        for p in range(P):
+            g[p, c] = vh[p, c] + ph[p, 1] * vh[p, NJ0 + c] + ph[p, 2] * vh[p, 2 * NJ0 + c]
+    ws = 2 * NB + 2  # the choices' weight per suit, in g[seat, ws: ws + 4]
+    for su in range(4):
+        g[seat, ws + su] = 0.0
+    w_nat, w_nine, m_st = 0.0, 0.0, 0.0
+    for j in range(k):
+        w, r = probs[j] / tot, RANK[moves[j]]
+        g[seat, ws + SUIT[moves[j]]] += w
+        if r == NINE_RANK:
+            w_nine += w
+        else:
+            w_nat += w
+            total = 0.0
+            for p in range(P):
+                total += hr[p, r]
+            m_st += w * (total - 1.0)
+    m_sa = 0.0
+    for su in range(4):
+        total = 0.0
+        for p in range(P):
+            total += hs[p, su]
+        m_sa += g[seat, ws + su] * total
+    m_sa -= w_nat
+    # the mean's blocks of the mover first: its legal count, every seat's column, is of them
+    m_a_seat, m_t_seat = 0.0, 0.0
+    for su in range(4):
+        m_a_seat += g[seat, ws + su] * hs[seat, su]
+    m_a_seat -= w_nat
+    for j in range(k):
+        r = RANK[moves[j]]
+        if r != NINE_RANK:
+            m_t_seat += probs[j] / tot * (hr[seat, r] - 1.0)
+    m_lg = m_a_seat + m_t_seat + (hr[seat, NINE_RANK] - w_nine)
+    sa, st, lg = after_play(seat, moves[idx], P, hr, hs, blk)  # the chosen play's columns
+    r_idx = RANK[moves[idx]]
+    for p in range(P):
+        other = 0 if p == seat else 1
+        if p == seat:
+            m_a, m_t = m_a_seat, m_t_seat
+        else:
+            m_a, m_t = 0.0, 0.0
+            for su in range(4):
+                m_a += g[seat, ws + su] * hs[p, su]
+        m_rank = 0.0
+        for j in range(k):
+            w, r = probs[j] / tot, RANK[moves[j]]
+            m_rank += w * g[p, other * NB + r]
+            if p != seat and r != NINE_RANK:
+                m_t += w * hr[p, r]
+        mean = (g[p, COL_ACTIVE] * m_a + g[p, NB + COL_ACTIVE] * (m_sa - m_a) + g[p, COL_TOP] * m_t
+                + g[p, NB + COL_TOP] * (m_st - m_t) - m_rank + g[p, 2 * NB + other] * m_lg)  # fmt: skip
+        chosen = (g[p, COL_ACTIVE] * blk[p, 0] + g[p, NB + COL_ACTIVE] * (sa - blk[p, 0]) + g[p, COL_TOP] * blk[p, 1]
+                  + g[p, NB + COL_TOP] * (st - blk[p, 1]) - g[p, other * NB + r_idx]
+                  + g[p, 2 * NB + other] * lg)  # fmt: skip
+        sums[2, p] += chosen - mean
+
+
+@walk_jit
+def draw_value(seat, face, top, active, n_stock, P, hr, sr, ss, blk, dt, sums):
+    """A draw's change of a fixed value (the draw step's ``scalar`` form, :func:`nines_sim.luck.steps.draw`) into
+    ``sums[1]``: per seat, each phase function's weight of the card drawn (its columns' weights, ``dt``:
+    :func:`draw_tables`) less the stock's mean weight (the stock's sums of them, kept in ``sums[NK:]`` as cards
+    leave it, over its size), scaled by the phase of the sizes after the draw (``blk[:, NB:]``: its scratch); the
+    card then leaves the stock's sums.  A few products a seat and phase function instead of a block's columns."""
+    rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
+    ph = blk[:, NB:]
+    sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw
+    on_active = nat and SUIT[face] == active
+    on_top = nat and top_rank != NINE_RANK and rank == top_rank
+    s_active = ss[0, active]
+    s_top = sr[0, top_rank] if top_rank != NINE_RANK else 0.0
+    for p in range(P):
+        b = 0 if p == seat else 1
+        x = 0.0
+        for q in range(NQ):
+            w_a, w_t = dt[p, q, b, COL_ACTIVE], dt[p, q, b, COL_TOP]
+            card = dt[p, q, b, rank] + (w_a if on_active else 0.0) + (w_t if on_top else 0.0)
+            x += ph[p, q] * (card - (sums[NK + 2 * q + b, p] + s_active * w_a + s_top * w_t) / n_stock)
+            sums[NK + 2 * q, p] -= dt[p, q, 0, rank]  # the card leaves the stock's sums
+            sums[NK + 2 * q + 1, p] -= dt[p, q, 1, rank]
+        sums[1, p] += x
+
+
 def draw_tables(vh: np.ndarray) -> np.ndarray:
     """A fixed value's draw weights per card column (:func:`stock_sums`, the draw step's scalar form), once a run.
 
@@ -487,6 +605,9 @@ HELPERS = (
     (mean_dot, (_F1, _F2, _F2, _F2, _F, _I)),
     (hand_sums, (_F2, _F2, _F3, _I, _F2)),
     (deal_value, (_F2, _F2, _F1, _I1, _I, _I, _B, _I, _F2, _F1, _F1)),
+    (draw_value, (_I, _I, _I, _I, _F, _I, _F2, _F2, _F2, _F2, _F4, _F2)),
+    (choice_values, (_I, _I, _I, _I, _F2, _F2, _F2, _I, _F, _I1, _F1, _F2, _F2, _F2)),
+    (after_play, (_I, _I, _I, _F2, _F2, _F2)),
 )
 
 

@@ -18,9 +18,11 @@ from nines_sim.luck.kernel import (
     PEN,
     RANK,
     SUIT,
+    after_play,
     apply_play,
     blocks,
     card_blocks,
+    choice_values,
     copy_into,
     mean_dot,
     mean_into,
@@ -136,104 +138,13 @@ def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
 
 
 @walk_inline
-def after_play(seat, f, P, hr, hs, blk):
-    """The columns a play of face ``f`` by ``seat`` sets, after it: each seat's naturals of the active suit and of
-    the top's rank into ``blk[:, 0]`` and ``blk[:, 1]``; returns their sums and the mover's legal count."""
-    r, nat = RANK[f], RANK[f] != NINE_RANK
-    a, tr = SUIT[f], RANK[f]
-    sa, st = 0.0, 0.0
-    for p in range(P):
-        mine = p == seat
-        blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
-        blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
-        sa += blk[p, 0]
-        st += blk[p, 1]
-    lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
-    return sa, st, lg
-
-
-@walk_inline
-def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
-    """:func:`play_choice`'s card plays under a fixed value (its ``scalar`` walk): the chosen play's value less the
-    choices' mean value into ``sums[2]``, over only the columns a play changes (:func:`choice_columns`'s), each
-    column's weight summed over the phase functions first (``g`` (P, NJ): scratch; the phase in ``blk[:, NB:]``).
-
-    A play's columns (:func:`after_play`) are each seat's naturals of the played card's suit and the count of its
-    rank, less the card itself for the mover, and sums of them: linear in them, so their mean over the choices is
-    the value of their mean, taken from the choices' weight per suit (``g``'s last row of columns, from 2 NB + 2)
-    and per choice only for the rank columns: a few products a seat and choice instead of a play's whole columns.
-    """
-    ph = blk[:, NB:]
-    for c in range(NB + NB + 2):
-        r = c - NB if NB <= c < 2 * NB else c
-        if r < NB and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
-            continue
-        for p in range(P):
-            g[p, c] = vh[p, c] + ph[p, 1] * vh[p, NJ0 + c] + ph[p, 2] * vh[p, 2 * NJ0 + c]
-    ws = 2 * NB + 2  # the choices' weight per suit, in g[seat, ws: ws + 4]
-    for su in range(4):
-        g[seat, ws + su] = 0.0
-    w_nat, w_nine, m_st = 0.0, 0.0, 0.0
-    for j in range(k):
-        w, r = probs[j] / tot, RANK[moves[j]]
-        g[seat, ws + SUIT[moves[j]]] += w
-        if r == NINE_RANK:
-            w_nine += w
-        else:
-            w_nat += w
-            total = 0.0
-            for p in range(P):
-                total += hr[p, r]
-            m_st += w * (total - 1.0)
-    m_sa = 0.0
-    for su in range(4):
-        total = 0.0
-        for p in range(P):
-            total += hs[p, su]
-        m_sa += g[seat, ws + su] * total
-    m_sa -= w_nat
-    # the mean's blocks of the mover first: its legal count, every seat's column, is of them
-    m_a_seat, m_t_seat = 0.0, 0.0
-    for su in range(4):
-        m_a_seat += g[seat, ws + su] * hs[seat, su]
-    m_a_seat -= w_nat
-    for j in range(k):
-        r = RANK[moves[j]]
-        if r != NINE_RANK:
-            m_t_seat += probs[j] / tot * (hr[seat, r] - 1.0)
-    m_lg = m_a_seat + m_t_seat + (hr[seat, NINE_RANK] - w_nine)
-    sa, st, lg = after_play(seat, moves[idx], P, hr, hs, blk)  # the chosen play's columns
-    r_idx = RANK[moves[idx]]
-    for p in range(P):
-        other = 0 if p == seat else 1
-        if p == seat:
-            m_a, m_t = m_a_seat, m_t_seat
-        else:
-            m_a, m_t = 0.0, 0.0
-            for su in range(4):
-                m_a += g[seat, ws + su] * hs[p, su]
-        m_rank = 0.0
-        for j in range(k):
-            w, r = probs[j] / tot, RANK[moves[j]]
-            m_rank += w * g[p, other * NB + r]
-            if p != seat and r != NINE_RANK:
-                m_t += w * hr[p, r]
-        mean = (g[p, COL_ACTIVE] * m_a + g[p, NB + COL_ACTIVE] * (m_sa - m_a) + g[p, COL_TOP] * m_t
-                + g[p, NB + COL_TOP] * (m_st - m_t) - m_rank + g[p, 2 * NB + other] * m_lg)  # fmt: skip
-        chosen = (g[p, COL_ACTIVE] * blk[p, 0] + g[p, NB + COL_ACTIVE] * (sa - blk[p, 0]) + g[p, COL_TOP] * blk[p, 1]
-                  + g[p, NB + COL_TOP] * (st - blk[p, 1]) - g[p, other * NB + r_idx]
-                  + g[p, 2 * NB + other] * lg)  # fmt: skip
-        sums[2, p] += chosen - mean
-
-
-@walk_inline
 def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs, scalar, vh, sums):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
     play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose); with
     ``scalar`` (a fixed value's walk), their value under the choices' weights ``vh`` (P, NJ) into ``sums[2]``
     (:func:`choice_values`).  Returns False if ``mv`` is not one of the choices."""
-    idx = -1
+    idx = np.int64(-1)  # not a literal: choice_values would be compiled for -1 too
     tot = 0.0
     for j in range(k):
         tot += probs[j]
@@ -268,7 +179,7 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
         # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.  Only
         # those columns are cleared, phased and added (choice_columns): the others would add 0.0, which changes
         # no sum (a hand's sums start at +0.0, and x + 0.0 is x for every x but -0.0).
-        ranks = 0  # the ranks the choices play (bit r)
+        ranks = np.int64(0)  # the ranks the choices play (bit r; not a literal: one signature of choice_values)
         for j in range(k):
             ranks |= 1 << RANK[moves[j]]
         sizes_phase(hr, P, seat, -1.0, blk[:, NB:])  # the sizes after the play (blk's columns from NB: its scratch)

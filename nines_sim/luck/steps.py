@@ -38,6 +38,7 @@ from nines_sim.luck.kernel import (
     count,
     deal_hands,
     deal_value,
+    draw_value,
     hand_corrections,
     hand_sums,
     held_faces,
@@ -98,7 +99,23 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
     if scalar:
         deal_value(blk, hr, deal_mean, held, first, dealer, rows[i, 1] == 0, P, vh, u, sums[0])
     else:
-        deal_columns(rows, i, P, deal_mean, held, first, dealer, acc, hr, blk, cb, mean, chosen)
+        card_blocks(blk, first, first, P, cb)
+        mean[:] = 0.0
+        nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not an int, nor the literal 0)
+        for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
+            mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
+            for p in range(P):
+                size = 0.0
+                for r in range(N_RANKS):
+                    size += hr[p, r]
+                for j in range(NB):
+                    blk[p, j] = size * deal_mean[j]
+            card_blocks(blk, mover, mover, P, chosen)
+            for p in range(P):
+                for j in range(NJ):
+                    mean[p, j] += chosen[p, j]
+            nd += 1.0
+        mean_into(acc[0], cb, mean, nd, P)
     deck = float(D)
     for f in range(N_FACES):
         s = deck
@@ -129,95 +146,50 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
 
 
 @walk_inline
-def deal_columns(rows, i, P, deal_mean, held, first, dealer, acc, hr, blk, cb, mean, chosen):
-    """:func:`deal`'s card block differences, each column in ``acc[0]`` (the column walk: a fit's, a reference)."""
-    card_blocks(blk, first, first, P, cb)
-    mean[:] = 0.0
-    nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
-    for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
-        mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
-        for p in range(P):
-            size = 0.0
-            for r in range(N_RANKS):
-                size += hr[p, r]
-            for j in range(NB):
-                blk[p, j] = size * deal_mean[j]
-        card_blocks(blk, mover, mover, P, chosen)
-        for p in range(P):
-            for j in range(NJ):
-                mean[p, j] += chosen[p, j]
-        nd += 1.0
-    mean_into(acc[0], cb, mean, nd, P)
-
-
-@walk_inline
 def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean, scalar, dt, sums):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
     after the draw (``blk[:, NB:]``: the phase's scratch).
 
-    With ``scalar`` (a fixed value's walk), that row's value instead, into ``sums[1]``: per seat, each phase
-    function's weight of the card drawn (its columns' weights, ``dt``: :func:`~nines_sim.luck.kernel.draw_tables`)
-    less the stock's mean weight (the stock's sums of them, kept in ``sums[NK:]`` as cards leave it, over its size),
-    a few products a seat instead of a block's columns."""
-    rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
+    With ``scalar`` (a fixed value's walk), that row's value instead, into ``sums[1]``
+    (:func:`~nines_sim.luck.kernel.draw_value`)."""
+    rank, nat = RANK[face], RANK[face] != NINE_RANK
     if scalar:
-        ph = blk[:, NB:]
-        sizes_phase(hr, P, seat, 1.0, ph)  # as below: the sizes after the draw
-        on_active = nat and SUIT[face] == active
-        on_top = nat and top_rank != NINE_RANK and rank == top_rank
-        s_active = ss[0, active]
-        s_top = sr[0, top_rank] if top_rank != NINE_RANK else 0.0
-        for p in range(P):
-            b = 0 if p == seat else 1
-            x = 0.0
-            for q in range(NQ):
-                w_a, w_t = dt[p, q, b, COL_ACTIVE], dt[p, q, b, COL_TOP]
-                card = dt[p, q, b, rank] + (w_a if on_active else 0.0) + (w_t if on_top else 0.0)
-                x += ph[p, q] * (card - (sums[NK + 2 * q + b, p] + s_active * w_a + s_top * w_t) / n_stock)
-                sums[NK + 2 * q, p] -= dt[p, q, 0, rank]  # the card leaves the stock's sums
-                sums[NK + 2 * q + 1, p] -= dt[p, q, 1, rank]
-            sums[1, p] += x
+        draw_value(seat, face, top, active, n_stock, P, hr, sr, ss, blk, dt, sums)
     else:
-        draw_columns(seat, face, top, active, n_stock, P, hr, sr, ss, acc, blk, smean)
+        top_rank = RANK[top]
+        for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
+            smean[r] = -sr[0, r] / n_stock
+        smean[COL_ACTIVE] = -ss[0, active] / n_stock
+        smean[COL_TOP] = -(sr[0, top_rank] if top_rank != NINE_RANK else 0.0) / n_stock
+        smean[rank] += 1.0
+        if nat and SUIT[face] == active:
+            smean[COL_ACTIVE] += 1.0
+        if nat and top_rank != NINE_RANK and rank == top_rank:
+            smean[COL_TOP] += 1.0
+        lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
+        ph = blk[:, NB:]
+        sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
+        # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
+        # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
+        for q in range(NQ):
+            o = q * NJ0
+            for p in range(P):
+                w = ph[p, q]
+                if p == seat:
+                    for j in range(NB):
+                        acc[1, p, o + j] += w * smean[j]
+                    acc[1, p, o + 2 * NB] += w * lg
+                else:
+                    for j in range(NB):
+                        acc[1, p, o + NB + j] += w * smean[j]
+                    acc[1, p, o + 2 * NB + 1] += w * lg
     move_card(H, hr, hs, seat, face, 1.0)
     held[seat] |= np.int64(1) << face
     stock[face] -= 1.0
     sr[0, rank] -= 1.0
     if nat:
         ss[0, SUIT[face]] -= 1.0
-
-
-@walk_inline
-def draw_columns(seat, face, top, active, n_stock, P, hr, sr, ss, acc, blk, smean):
-    """:func:`draw`'s card block differences, each column in ``acc[1]`` (the column walk: a fit's, a reference)."""
-    rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
-    for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
-        smean[r] = -sr[0, r] / n_stock
-    smean[COL_ACTIVE] = -ss[0, active] / n_stock
-    smean[COL_TOP] = -(sr[0, top_rank] if top_rank != NINE_RANK else 0.0) / n_stock
-    smean[rank] += 1.0
-    if nat and SUIT[face] == active:
-        smean[COL_ACTIVE] += 1.0
-    if nat and top_rank != NINE_RANK and rank == top_rank:
-        smean[COL_TOP] += 1.0
-    lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
-    ph = blk[:, NB:]
-    sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
-    # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
-    # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
-    for q in range(NQ):
-        o = q * NJ0
-        for p in range(P):
-            w = ph[p, q]
-            if p == seat:
-                for j in range(NB):
-                    acc[1, p, o + j] += w * smean[j]
-                acc[1, p, o + 2 * NB] += w * lg
-            else:
-                for j in range(NB):
-                    acc[1, p, o + NB + j] += w * smean[j]
-                acc[1, p, o + 2 * NB + 1] += w * lg
 
 
 @walk_inline
