@@ -611,12 +611,25 @@ HELPERS = (
 )
 
 
-def compile_helpers() -> None:
-    """Compile the walk's helpers (:data:`HELPERS`) into numba's cache, without the walk: a process beside the one
-    that compiles the walk does it while the walk's own compile is still inlining its steps (its first seconds), so
-    that the walk's type inference then loads each helper from the cache instead of compiling it (issue 42)."""
+#: The helpers of a fixed value's walk (its ``scalar`` steps, 2 s of compiling): compiled in the walk's own process
+#: before it (:func:`compile_scalar_helpers`), not beside it with the others, which the walk asks for from its third
+#: second: compiled after those in the other process, the walk's process met them first and compiled them too.
+SCALAR_HELPERS = (stock_sums, mean_dot, hand_sums, deal_value, draw_value, after_play, choice_values)
+
+
+def compile_helpers(scalar: bool = False) -> None:
+    """Compile the walk's helpers (:data:`HELPERS`, but those of :data:`SCALAR_HELPERS`; with ``scalar``, those alone)
+    into numba's cache, without the walk: a process beside the one that compiles the walk does it while the walk's
+    own compile is still inlining its steps (its first seconds), so that the walk's type inference then loads each
+    helper from the cache instead of compiling it (issue 42)."""
     for fn, sig in HELPERS:
-        fn.compile(sig)
+        if (fn in SCALAR_HELPERS) == scalar:
+            fn.compile(sig)
+
+
+def compile_scalar_helpers() -> None:
+    """Compile the helpers of :data:`SCALAR_HELPERS` into numba's cache: in the walk's process, before the walk."""
+    compile_helpers(scalar=True)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in
