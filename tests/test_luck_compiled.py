@@ -316,3 +316,41 @@ def test_compiled_walk_refuses_an_expert_move_outside_or_without_its_logged_sets
     moved[first, 4] = 0
     with pytest.raises(LuckError, match="not one of its policy's choices"):
         walk_rows(rules, ids, moved, 0, 5)
+
+
+@pytest.mark.parametrize(
+    ("preset", "specs"),
+    [
+        ("classic", ["expert", "dump-faces"]),
+        ("double-nines", ["random", "random", "dump-faces", "hold-nines", "suit-majority"]),  # two decks, V4's pair
+        ("skip-reverse", ["random", "hold-nines", "suit-majority"]),  # V3's penalty draws
+        ("hard-nines", ["expert", "expert", "expert"]),  # Hard Nines: expert's tie-breaks alone
+        ("draw-until-playable", ["random", "expert"]),  # V2's draws until a legal card
+        ("no-nine-out+no-stacking", ["random", "suit-majority", "dump-faces", "hold-nines", "expert", "random"]),
+        ("classic", ["random", "hold-nines", "dump-faces", "suit-majority", "expert"]),  # the default 5 seats
+    ],
+)
+def test_a_fixed_value_walked_in_numbers_gives_the_column_walk_s_corrections(preset, specs, monkeypatch):
+    """A run's value is fixed before its matches are played, so its walk keeps no card block columns: each event's
+    change of the value as a number (a draw's from the stock's sums of each card's weights, kept as cards leave it;
+    a choice's over only the columns a play changes; each hand's per kind times the match weights' coefficients at
+    its end).  Its corrections, per match, kind and seat, are the column walk's (the fit's, the reference) to 1e-12
+    of the largest, over seeded matches under several rule sets and table sizes, drains mid-match included; the
+    shares and totals are the same."""
+    from nines_sim.luck.value import fit_value
+
+    rules = make_rules(preset).replace(players=len(specs))
+    lineup = make_lineup(specs)
+    monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 1024)  # a drain every few hands: the sums kept between rows
+    fit_parts, fit_shares, _, fit_blocks, fit_penalties, *_ = compiled.trace_luck(rules, lineup, specs, 5, 1000, 120)
+    value = fit_value(fit_parts, fit_shares, fit_blocks, fit_penalties)
+    run = compiled.walking_engine(rules, lineup, specs, 4, 0, 1, keep_hands=False, value=compiled.value_factors(value),
+                                  keep_parts=False)  # a --luck run's chunk (games.play_range's engine)  # fmt: skip
+    assert run.walker is not None and run.walker.scalar
+    assert not compiled.RowWalker(rules, seat_ids(lineup), 0, 1, value=value).scalar  # a fit's: hands kept
+    columns = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value, columns=True)
+    numbers = compiled.trace_luck(rules, lineup, specs, 4, 0, 60, keep_hands=False, value=value)
+    largest = np.abs(columns[0]).max()
+    np.testing.assert_allclose(numbers[0], columns[0], rtol=0, atol=1e-12 * largest)
+    assert np.array_equal(numbers[1], columns[1]) and np.array_equal(numbers[2], columns[2])
+    assert (np.abs(columns[0]).max(axis=(0, 2)) > 1e-3).all()  # deal, draws and choices each corrected

@@ -93,9 +93,9 @@ def tournament(
             "--luck",
             help="Also take the luck out (AIVAT; --format table): a value fitted on reserved matches, then each "
             "match played in the trace form and its luck walked as it is played (one pass); luck.csv, columns "
-            "added to summary.csv, a report section. About 2.2-2.3 times a plain run's CPU time at 10,000-20,000 "
-            "matches, 3 times at 100,000 (a match traced and walked costs about 5 plain ones; the fit's 4,000 "
-            "reserved matches walked twice).",
+            "added to summary.csv, a report section. About 2-2.2 times a plain run's CPU time at 10,000-20,000 "
+            "matches, more for longer runs (one more match traced and walked costs about 4 plain ones heads-up, 7 "
+            "at 5 seats; the fit's 4,000 reserved matches walked twice).",
         ),
     ] = False,
     luck_fit: Annotated[

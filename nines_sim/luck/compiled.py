@@ -23,7 +23,8 @@ from nines_sim.engine.loop_constants import EV_END
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
-from nines_sim.luck.features import N_FEATURES, NC, NJ
+from nines_sim.luck.features import N_FEATURES, NB, NC, NJ, NQ
+from nines_sim.luck.kernel import NK, draw_tables
 from nines_sim.luck.steps import E_NONE, ERRORS, IST_WIDTH, walk, walk_scratch
 from nines_sim.luck.value import LinearValue, constant_value
 from nines_sim.luck.walk import LuckError, Walker
@@ -156,6 +157,11 @@ class RowWalker:
         :func:`value_factors` (taken once for a run's many chunks).
     keep_parts : bool
         Without a value: keep each match's parts (False: none, only the hands when ``keep_hands``).
+    columns : bool
+        Walk a fitted value's corrections through each hand's card block columns, as a fit walks, even where no hand
+        is kept (the reference).  Else a value whose weights are all factored (a fitted one,
+        :func:`value_factors`), with no hand kept, is walked in numbers: each event's change of the value as it
+        happens, no column kept (:func:`~nines_sim.luck.steps.walk`'s ``scalar``), the same corrections to 1e-15.
 
     Attributes
     ----------
@@ -169,7 +175,7 @@ class RowWalker:
 
     def __init__(self, rules: Rules, seat_ids: Sequence[int], start: int, n: int, slots: int = 1,
                  choices: bool = True, keep_hands: bool = True, reuse: bool = False,
-                 value: LinearValue | tuple | None = None, keep_parts: bool = True):  # fmt: skip
+                 value: LinearValue | tuple | None = None, keep_parts: bool = True, columns: bool = False):  # fmt: skip
         P = rules.players
         self.P, self.D, self.start, self.n, self.keep_hands = P, rules.decks, start, n, keep_hands
         self.sids = np.array([int(s) if choices else -1 for s in seat_ids], dtype=np.int64)
@@ -183,6 +189,10 @@ class RowWalker:
         rows = n if keep_parts and value is None else 0
         self.parts = scratch("parts", (rows, 3, P, N_FEATURES)) if reuse else np.zeros((rows, 3, P, N_FEATURES))
         self.value = value if isinstance(value, tuple) else value_factors(value or constant_value(P))
+        vh, rank1 = self.value[2], self.value[3]
+        self.scalar = value is not None and not keep_hands and not columns and bool(rank1.all())
+        self.dt = draw_tables(vh[1]) if self.scalar else np.zeros((P, NQ, 2, NB))
+        self.sums = np.zeros((slots, NK + 2 * NQ, P))
         self.corrections = np.zeros((0 if value is None else n, 3, P))
         self.shares, self.totals = np.zeros((n, P)), np.zeros((n, P), dtype=np.int64)
         self.err = np.zeros(6, dtype=np.int64)
@@ -211,7 +221,7 @@ class RowWalker:
         walk(np.ascontiguousarray(rows, dtype=np.int64), P, self.D, self.sids, self.legal, self.deal_mean,
               *self.rule_args, self.start, self.H[b], self.stock[b], self.pile[b], self.acc[b], self.run_totals[b],
               self.ist[b], self.parts, self.value, self.corrections, self.shares, self.totals, blocks, pen, match,
-              weights, self.err, self.scratch)  # fmt: skip
+              weights, self.err, self.scratch, self.scalar, self.dt, self.sums[b])  # fmt: skip
         code, m, x, y = (int(v) for v in self.err[:4])
         if code != E_NONE:
             raise LuckError(ERRORS[code].format(a=x, b=y) + f" (match {m})")
@@ -268,9 +278,9 @@ def walk_rows(rules: Rules, seat_ids: Sequence[int], rows: np.ndarray, start: in
 def walking_engine(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
                    batch_size: int = TRACE_BATCH, choices: bool = True, keep_hands: bool = True,
                    reuse: bool = False, value: LinearValue | tuple | None = None, keep_parts: bool = True,
-                   **engine_options) -> TracingEngine:  # noqa: ANN003 - CompiledEngine's  # fmt: skip
+                   columns: bool = False, **engine_options) -> TracingEngine:  # noqa: ANN003 - CompiledEngine's  # fmt: skip
     """The trace form's engine for matches ``start .. start + n - 1`` of ``seed``, its rows walked as they come by a
-    :class:`RowWalker` (``choices`` .. ``keep_parts``: its arguments); :func:`walked` takes the walk's results.
+    :class:`RowWalker` (``choices`` .. ``columns``: its arguments); :func:`walked` takes the walk's results.
 
     ``batch_size`` is capped at :data:`TRACE_BATCH` (a Python seat's table: each slot holds a buffer of event
     rows); ``engine_options`` go to :class:`~nines_sim.engine.batch.CompiledEngine` (``harvested``, ``hint``).
@@ -280,7 +290,7 @@ def walking_engine(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: i
     batch = max(1, min(n, batch_size, TRACE_BATCH))
     engine = TracingEngine(rules, lineup, seed, start, n, batch_size=batch, specs=list(specs), **engine_options)
     engine.walker = RowWalker(
-        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts
+        rules, seat_ids(lineup), start, n, engine.B, choices, keep_hands, reuse, value, keep_parts, columns
     )
     return engine
 
@@ -301,9 +311,9 @@ def walked(engine: TracingEngine):  # noqa: ANN201
 
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
                choices: bool = True, keep_hands: bool = True, reuse: bool = False,
-               value: LinearValue | tuple | None = None, keep_parts: bool = True):  # noqa: ANN201  # fmt: skip
+               value: LinearValue | tuple | None = None, keep_parts: bool = True, columns: bool = False):  # noqa: ANN201  # fmt: skip
     """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come
-    (``reuse``, ``value``, ``keep_parts``: :class:`RowWalker`'s).
+    (``reuse``, ``value``, ``keep_parts``, ``columns``: :class:`RowWalker`'s).
 
     Returns
     -------
@@ -311,6 +321,6 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
         :meth:`RowWalker.results`.
     """
     engine = walking_engine(rules, lineup, specs, seed, start, n, TRACE_BATCH, choices, keep_hands, reuse, value,
-                            keep_parts)  # fmt: skip
+                            keep_parts, columns)  # fmt: skip
     engine.run()
     return walked(engine)

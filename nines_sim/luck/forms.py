@@ -27,14 +27,15 @@ def lanes(building: list[str]) -> list[list[str]]:
     its helpers compiled first in the other process (one of their own when the walk builds alone; ``walk-helpers``,
     :data:`nines_sim.engine.build_forms.AHEAD`).  The walk's own process asks for them only after its first seconds
     (numba's inlining of its steps, before its type inference); compiled there, they were 3 of its 16 s of processor
-    time, the trace form's process 10."""
+    time, the trace form's process 10.  The helpers of a fixed value's walk (``scalar-helpers``) compile in the walk's
+    process, before it: asked for among the first, they were not yet built beside it."""
     lanes = [[f] for f in building if f != "luck"]
     if "luck" in building:
         if lanes:
             lanes[0].insert(0, "walk-helpers")
         else:
             lanes.append(["walk-helpers"])
-        lanes.append(["luck"])
+        lanes.append(["scalar-helpers", "luck"])
     return lanes
 
 

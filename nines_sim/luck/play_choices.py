@@ -18,10 +18,13 @@ from nines_sim.luck.kernel import (
     PEN,
     RANK,
     SUIT,
+    after_play,
     apply_play,
     blocks,
     card_blocks,
+    choice_values,
     copy_into,
+    mean_dot,
     mean_into,
     play_columns,
     sizes_phase,
@@ -135,12 +138,13 @@ def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
 
 
 @walk_inline
-def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs):
+def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves, probs, scalar, vh, sums):
     """``seat``'s play ``mv`` (a face, or -2: the pair) as a choice among the ``k`` plays ``moves`` of its policy,
     of weights ``probs`` (``pair``: the pair is one; :func:`heuristic_moves`, :func:`expert_moves`): the chosen
-    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose).
-    Returns False if ``mv`` is not one of the choices."""
-    idx = -1
+    play's card blocks minus their mean over the choices into the choice part, ``acc[2]`` (Walker._choose); with
+    ``scalar`` (a fixed value's walk), their value under the choices' weights ``vh`` (P, NJ) into ``sums[2]``
+    (:func:`choice_values`).  Returns False if ``mv`` is not one of the choices."""
+    idx = np.int64(-1)  # not a literal: choice_values would be compiled for -1 too
     tot = 0.0
     for j in range(k):
         tot += probs[j]
@@ -163,7 +167,10 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
                     mean[p, q] += w * cb[p, q]
             if j == idx:
                 copy_into(cb, chosen)
-        mean_into(acc[2], chosen, mean, 1.0, P)
+        if scalar:
+            mean_dot(sums[2], vh, chosen, mean, 1.0, P)
+        else:
+            mean_into(acc[2], chosen, mean, 1.0, P)
     elif k > 1:
         # A play changes only the seat's count of the rank played, each seat's naturals of the new active suit and
         # of the new top's rank, and the mover's legal count: those columns' card blocks (their values as
@@ -172,26 +179,21 @@ def play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chos
         # Every choice leaves the hand one card shorter: one phase, known before the play, scales them all.  Only
         # those columns are cleared, phased and added (choice_columns): the others would add 0.0, which changes
         # no sum (a hand's sums start at +0.0, and x + 0.0 is x for every x but -0.0).
-        ranks = 0  # the ranks the choices play (bit r)
+        ranks = np.int64(0)  # the ranks the choices play (bit r; not a literal: one signature of choice_values)
         for j in range(k):
             ranks |= 1 << RANK[moves[j]]
+        sizes_phase(hr, P, seat, -1.0, blk[:, NB:])  # the sizes after the play (blk's columns from NB: its scratch)
+        if scalar:
+            choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, cb, sums)
+            return True
         choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(0))  # cleared (not a literal: one signature)
         for j in range(k):
             w, f = probs[j] / tot, moves[j]
-            t, r, nat = f, RANK[f], RANK[f] != NINE_RANK
-            a, tr = SUIT[t], RANK[t]
-            sa, st = 0.0, 0.0
-            for p in range(P):  # each seat's naturals of the active suit and of the top's rank, after the play
-                mine = p == seat
-                blk[p, 0] = hs[p, a] - (1.0 if mine and nat and SUIT[f] == a else 0.0)
-                blk[p, 1] = (hr[p, tr] - (1.0 if mine and r == tr else 0.0)) if tr != NINE_RANK else 0.0
-                sa += blk[p, 0]
-                st += blk[p, 1]
-            lg = blk[seat, 0] + blk[seat, 1] + (hr[seat, NINE_RANK] - (1.0 if r == NINE_RANK else 0.0))
+            r = RANK[f]
+            sa, st, lg = after_play(seat, f, P, hr, hs, blk)
             play_columns(mean, w, P, seat, r, -1.0, lg, sa, st, blk)
             if j == idx:
                 play_columns(chosen, 1.0, P, seat, r, -1.0, lg, sa, st, blk)
-        sizes_phase(hr, P, seat, -1.0, blk[:, NB:])
         choice_columns(mean, chosen, acc[2], blk, P, ranks, np.int64(1))  # phased and added
     return True
 

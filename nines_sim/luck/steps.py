@@ -28,6 +28,7 @@ from nines_sim.engine.loop_constants import (
 from nines_sim.game.cards import N_FACES, N_RANKS, NINE_RANK
 from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
 from nines_sim.luck.kernel import (
+    NK,
     RANK,
     SUIT,
     apply_play,
@@ -36,13 +37,17 @@ from nines_sim.luck.kernel import (
     copy_into,
     count,
     deal_hands,
+    deal_value,
+    draw_value,
     hand_corrections,
+    hand_sums,
     held_faces,
     is_heuristic,
     mean_into,
     move_card,
     next_dealt,
     sizes_phase,
+    stock_sums,
     walk_inline,
     walk_jit,
     weights,
@@ -78,32 +83,39 @@ IST_WIDTH = 13
 
 
 @walk_inline
-def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen):
+def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean, chosen, scalar, vh,
+         dt, sums, u):  # fmt: skip
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
-    ``acc[0]``.  Returns the first seat to play (-1: a hand dealt to no seat) and the stock's size."""
+    ``acc[0]`` (with ``scalar``, its value under the deal's weights ``vh`` (P, NJ) into ``sums[0]``,
+    :func:`~nines_sim.luck.kernel.deal_value`, ``u`` its scratch, and the stock's draw sums rebuilt,
+    :func:`~nines_sim.luck.kernel.stock_sums`).  Returns the first seat to play (-1: a hand dealt to no seat) and
+    the stock's size."""
     dealer, starter = rows[i, 2], rows[i, 3]
     deal_hands(rows, i, P, D, H, held, hr, hs)
     first = next_dealt(dealer, held, P)
     if first < 0:
         return first, 0.0
     blocks(hr, hs, starter, SUIT[starter], P, blk)
-    card_blocks(blk, first, first, P, cb)
-    mean[:] = 0.0
-    nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not for an int, nor the literal 0)
-    for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
-        mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
-        for p in range(P):
-            size = 0.0
-            for r in range(N_RANKS):
-                size += hr[p, r]
-            for j in range(NB):
-                blk[p, j] = size * deal_mean[j]
-        card_blocks(blk, mover, mover, P, chosen)
-        for p in range(P):
-            for j in range(NJ):
-                mean[p, j] += chosen[p, j]
-        nd += 1.0
-    mean_into(acc[0], cb, mean, nd, P)
+    if scalar:
+        deal_value(blk, hr, deal_mean, held, first, dealer, rows[i, 1] == 0, P, vh, u, sums[0])
+    else:
+        card_blocks(blk, first, first, P, cb)
+        mean[:] = 0.0
+        nd = 0.0  # a float, as the other calls' scale: numba compiles mean_into once (not an int, nor the literal 0)
+        for d in range(P if rows[i, 1] == 0 else 1):  # a match's first hand: over the first dealer too
+            mover = next_dealt(d if rows[i, 1] == 0 else dealer, held, P)
+            for p in range(P):
+                size = 0.0
+                for r in range(N_RANKS):
+                    size += hr[p, r]
+                for j in range(NB):
+                    blk[p, j] = size * deal_mean[j]
+            card_blocks(blk, mover, mover, P, chosen)
+            for p in range(P):
+                for j in range(NJ):
+                    mean[p, j] += chosen[p, j]
+            nd += 1.0
+        mean_into(acc[0], cb, mean, nd, P)
     deck = float(D)
     for f in range(N_FACES):
         s = deck
@@ -128,41 +140,50 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
     sr[0, RANK[starter]] -= 1.0
     if RANK[starter] != NINE_RANK:
         ss[0, SUIT[starter]] -= 1.0
+    if scalar:
+        stock_sums(sr, dt, P, sums)
     return first, n_stock
 
 
 @walk_inline
-def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean):
+def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean, scalar, dt, sums):
     """``seat`` draws ``face`` from the stock (T4, V2, V3; Walker._draw): the card drawn's row of the card matrix
     minus the stock's mean row into the draw's part, ``acc[1]``, in each phase copy scaled by the hand's phase
-    after the draw (``blk[:, NB:]``: the phase's scratch)."""
-    rank, nat, top_rank = RANK[face], RANK[face] != NINE_RANK, RANK[top]
-    for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
-        smean[r] = -sr[0, r] / n_stock
-    smean[COL_ACTIVE] = -ss[0, active] / n_stock
-    smean[COL_TOP] = -(sr[0, top_rank] if top_rank != NINE_RANK else 0.0) / n_stock
-    smean[rank] += 1.0
-    if nat and SUIT[face] == active:
-        smean[COL_ACTIVE] += 1.0
-    if nat and top_rank != NINE_RANK and rank == top_rank:
-        smean[COL_TOP] += 1.0
-    lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
-    ph = blk[:, NB:]
-    sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
-    # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
-    # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
-    for q in range(NQ):
-        o = q * NJ0
-        for p in range(P):
-            w = ph[p, q]
-            if p == seat:
-                for j in range(NB):
-                    acc[1, p, o + j] += w * smean[j]
-                acc[1, p, o + 2 * NB] += w * lg
-            else:
-                for j in range(NB):
-                    acc[1, p, o + NB + j] += w * smean[j]
-                acc[1, p, o + 2 * NB + 1] += w * lg
+    after the draw (``blk[:, NB:]``: the phase's scratch).
+
+    With ``scalar`` (a fixed value's walk), that row's value instead, into ``sums[1]``
+    (:func:`~nines_sim.luck.kernel.draw_value`)."""
+    rank, nat = RANK[face], RANK[face] != NINE_RANK
+    if scalar:
+        draw_value(seat, face, top, active, n_stock, P, hr, sr, ss, blk, dt, sums)
+    else:
+        top_rank = RANK[top]
+        for r in range(N_RANKS):  # the stock's mean row: its counts' card blocks (blocks()) over its size
+            smean[r] = -sr[0, r] / n_stock
+        smean[COL_ACTIVE] = -ss[0, active] / n_stock
+        smean[COL_TOP] = -(sr[0, top_rank] if top_rank != NINE_RANK else 0.0) / n_stock
+        smean[rank] += 1.0
+        if nat and SUIT[face] == active:
+            smean[COL_ACTIVE] += 1.0
+        if nat and top_rank != NINE_RANK and rank == top_rank:
+            smean[COL_TOP] += 1.0
+        lg = smean[COL_ACTIVE] + smean[COL_TOP] + smean[NINE_RANK]
+        ph = blk[:, NB:]
+        sizes_phase(hr, P, seat, 1.0, ph)  # the drawer's hand one card more: the sizes after the draw, known before it
+        # The drawer's own columns and its legal count, the others' sum columns and their legal count: a draw's only
+        # non-zero columns, in each phase copy (the first phase function is 1: the block itself, to the bit).
+        for q in range(NQ):
+            o = q * NJ0
+            for p in range(P):
+                w = ph[p, q]
+                if p == seat:
+                    for j in range(NB):
+                        acc[1, p, o + j] += w * smean[j]
+                    acc[1, p, o + 2 * NB] += w * lg
+                else:
+                    for j in range(NB):
+                        acc[1, p, o + NB + j] += w * smean[j]
+                    acc[1, p, o + 2 * NB + 1] += w * lg
     move_card(H, hr, hs, seat, face, 1.0)
     held[seat] |= np.int64(1) << face
     stock[face] -= 1.0
@@ -172,10 +193,11 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
 
 
 @walk_inline
-def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
+def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied, scalar, vh, sums):
     """A declared suit (T3, D6), corrected when ``seat``'s policy declares at random (Walker._declare): ``expert``
     among the suits of ``tied``, the set its trace logged (0: none logged) (``blk[:, NB:]``: the phase's
-    scratch)."""
+    scratch).  With ``scalar``, the columns' change under the choices' weights ``vh`` (P, NJ) into ``sums[2]``
+    instead of ``acc[2]``."""
     sid = sids[seat]
     if sid == SID_EXPERT:
         if tied == 0:
@@ -222,27 +244,37 @@ def declare(hr, hs, seat, suit, mover, top, sids, P, acc, blk, tied):
             total += hs[q, suit]
         own, others = hs[p, suit] - m_own / scale, (total - hs[p, suit]) - m_others / scale
         col = 2 * NB if p == mover else 2 * NB + 1
+        x = 0.0
         for q in range(NQ):  # each phase copy (the first phase function is 1: the block itself, to the bit)
             o, w = q * NJ0, ph[p, q]
-            acc[2, p, o + COL_ACTIVE] += w * own
-            acc[2, p, o + NB + COL_ACTIVE] += w * others
-            acc[2, p, o + col] += w * legal
+            if scalar:
+                x += w * (vh[p, o + COL_ACTIVE] * own + vh[p, o + NB + COL_ACTIVE] * others + vh[p, o + col] * legal)
+            else:
+                acc[2, p, o + COL_ACTIVE] += w * own
+                acc[2, p, o + NB + COL_ACTIVE] += w * others
+                acc[2, p, o + col] += w * legal
+        sums[2, p] += x
     return E_NONE
 
 
 @walk_inline
-def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u, dots):
+def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts, value, corr, W, u, dots, scalar,
+             sums):  # fmt: skip
     """A hand's end (S1-S3): its parts, weighted by the match's standing before it, into match ``m``'s (when
     ``parts`` has rows), and its corrections under ``value`` (``(vw, vm, vh, rank1)``,
     :func:`~nines_sim.luck.kernel.hand_corrections`) into ``corr[m]`` (when ``corr`` has rows); its penalties into
-    the totals unless a tie-break's.  Returns the regular hands played and whether in tie-break."""
+    the totals unless a tie-break's; with ``scalar`` (a fixed value's walk), from the hand's change per kind in
+    ``sums`` (:func:`~nines_sim.luck.kernel.hand_sums`).  Returns the regular hands played and whether in
+    tie-break."""
     mx = 0
     for p in range(P):
         mx = max(mx, totals[p])
     progress = regular / fixed if fixed else mx / target
     weights(totals, progress, target, P, W)
-    if corr.shape[0] > 0:
-        vw, vm, vh, rank1 = value
+    vw, vm, vh, rank1 = value
+    if scalar:
+        hand_sums(sums, W, vm, P, corr[m])
+    elif corr.shape[0] > 0:
         hand_corrections(acc, W, vw, vm, vh, rank1, P, u, dots, corr[m])
     for k in range(3 if parts.shape[0] > 0 else 0):
         for p in range(P):
@@ -253,7 +285,8 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
                 base = c * NJ
                 for j in range(NJ):
                     out[base + j] += w * a[j]
-    acc[:] = 0.0
+    if not scalar:
+        acc[:] = 0.0
     if not tiebreak:
         for p in range(P):
             totals[p] += rows[i, 6 + p]
@@ -296,12 +329,19 @@ def walk_scratch(P: int) -> tuple[np.ndarray, ...]:
 @walk_jit
 def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_rule, nine_on_nine, start, H,
          stock, pile, acc, totals, ist, parts, value, corr, shares, totals_out, hand_blocks, hand_pen, hand_match,
-         hand_w, err, scr):  # fmt: skip
+         hand_w, err, scr, scalar, dt, sums):  # fmt: skip
     """Walk the rows of one slot, going on from its state (``H`` .. ``ist``, changed in place); results by match
     index - ``start``: the parts when ``parts`` has rows, the corrections under ``value`` (``(vw, vm, vh, rank1)``,
     :func:`~nines_sim.luck.kernel.hand_corrections`) when ``corr`` (n, 3, P) has rows, each hand's into ``hand_*``
     when they have rows (its card blocks, penalties, match and match weights).  ``err``: (code, match, a, b, -,
-    ends).  ``scr``: :func:`walk_scratch`'s arrays (zeroed here, as new ones would be)."""
+    ends).  ``scr``: :func:`walk_scratch`'s arrays (zeroed here, as new ones would be).
+
+    With ``scalar`` (a fixed value's run, ``value``'s weights all factored, no hands kept), each event's change of the
+    value is walked as numbers, not columns: the value's card block weights ``vh`` dotted with the columns an event
+    changes as it happens (the draws' through ``dt``, :func:`~nines_sim.luck.kernel.draw_tables`), each hand's per
+    kind and seat summed in ``sums[:NK]`` (the slot's, (NK + 2 NQ, P), kept between rows as ``acc``, with the
+    stock's draw sums after them) and multiplied by the match weights' coefficients at the hand's end.  The same
+    corrections as the columns' dot products at the hand's end, the products summed in another order (1e-15)."""
     hr, hs, sr, ss, held, blk, cb, mean, chosen, W, u, moves, probs, smean, dots = scr
     for a in (hr, hs, sr, ss, blk, cb, mean, chosen, W, dots):
         a[:] = 0.0
@@ -339,9 +379,12 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     corr[m] = 0.0
                 totals[:] = 0
                 regular, tiebreak = 0, False
-            acc[:] = 0.0
+            if scalar:
+                sums[:NK] = 0.0
+            else:
+                acc[:] = 0.0
             first, n_stock = deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, blk, cb, mean,
-                                  chosen)  # fmt: skip
+                                  chosen, scalar, value[2][0], dt, sums, u)  # fmt: skip
             if first < 0:
                 err[0], err[1] = E_NO_SEAT, m + start
                 return
@@ -352,7 +395,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
             if stock[face] <= 0:
                 err[0], err[1], err[2] = E_STOCK, m + start, face
                 return
-            draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean)
+            draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, acc, blk, smean, scalar, dt, sums)
             n_stock -= 1.0
             after_draw = kind == EV_DRAW
         elif kind == EV_PLAY or kind == EV_PAIR or kind == EV_DECLARE:  # one call of declare: numba inlines it once
@@ -375,7 +418,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     k = expert_moves(tied, nines, nine_suits, moves, probs)
                     play_seat = 0
                 if k >= 0 and not play_choice(seat, mv, k, pair, first, P, H, hr, hs, acc, blk, cb, mean, chosen, moves,
-                                              probs):  # fmt: skip
+                                              probs, scalar, value[2][2], sums):  # fmt: skip
                     err[0], err[1], err[2], err[3] = E_PLAY, m + start, seat, mv
                     return
                 t, under = apply_play(H, hr, hs, seat, mv)
@@ -389,7 +432,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 d_seat, d_suit, d_mover = seat, suit, seat  # a 9's suit (-1: none)
             if d_suit >= 0:
                 code = declare(hr, hs, d_seat, d_suit, d_mover, top, sids, P, acc, blk,
-                               decl_tied if decl_seat == d_seat + 1 else 0)  # fmt: skip
+                               decl_tied if decl_seat == d_seat + 1 else 0, scalar, value[2][2], sums)  # fmt: skip
                 decl_seat = 0
                 if code != E_NONE:
                     err[0], err[1], err[2], err[3] = code, m + start, d_seat, d_suit
@@ -405,6 +448,8 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                 err[0], err[1], err[2], err[3] = E_RESHUFFLE, m + start, rows[i, 1], int(s)
                 return
             count(stock.reshape(1, N_FACES), np.int64(1), sr, ss)
+            if scalar:
+                stock_sums(sr, dt, P, sums)
             n_stock = s
         elif kind == EV_END:
             if keep:
@@ -415,7 +460,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
                     hand_pen[nh, p] = rows[i, 6 + p]
                 nh += 1
             regular, tiebreak = end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts,
-                                         value, corr, W, u, dots)  # fmt: skip
+                                         value, corr, W, u, dots, scalar, sums)  # fmt: skip
             if keep:
                 copy_into(W, hand_w[nh - 1])  # the match weights the hand's blocks were weighted by
         elif kind == EV_MATCH_END:
