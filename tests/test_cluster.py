@@ -24,11 +24,13 @@ runner = CliRunner()
 CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv", "pairwise.csv")
 
 
-def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
+def test_a_cluster_run_writes_byte_identical_csvs(tmp_path, scheduler):
+    """On the file's running cluster: ``--scheduler local`` starts one of its own the same way (two worker
+    processes, whose start is most of this test's cost), and is run by the Ctrl-C test below."""
     args = ["tournament", "-n", "3000", "--quiet", "--no-charts"]
     r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, [*args, "--workers", "2", "--scheduler", "local", "--out", str(tmp_path / "dask")])
+    r = runner.invoke(app, [*args, "--scheduler", scheduler, "--out", str(tmp_path / "dask")])
     assert r.exit_code == 0, r.output
     for name in CSVS:
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
@@ -37,8 +39,8 @@ def test_local_cluster_run_writes_byte_identical_csvs(tmp_path):
 def test_a_luck_run_on_a_cluster_writes_byte_identical_luck_csvs(tmp_path, scheduler):
     """``--luck`` on Dask: the plain matches on the cluster, the luck's fit and walk beside it, and every number
     (luck.csv, summary.csv with its adjusted columns) the very bytes of a one-worker run.  On the file's running
-    cluster (``--scheduler local`` starts one the same way, above): a cluster of its own cost its two worker
-    processes' start."""
+    cluster (``--scheduler local`` starts one the same way: the Ctrl-C test below): a cluster of its own cost its
+    two worker processes' start."""
     args = ["tournament", "expert", "dump-faces", "-n", "1200", "--luck", "--luck-fit", "600", "--quiet", "--no-charts"]
     r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
@@ -54,8 +56,8 @@ def scheduler():
     """The address of one running cluster, for the tests that need a cluster but not their own.
 
     Starting a cluster (worker processes that import nines-sim) is the slow part of these tests;
-    ``--scheduler local`` builds its own in the test above, the tests with this fixture reach a
-    running one by its tcp:// address, as on a real cluster.
+    ``--scheduler local`` builds its own the same way (the Ctrl-C test below), the tests with this fixture reach
+    a running one by its tcp:// address, as on a real cluster.
     """
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
         yield lc.scheduler_address

@@ -62,9 +62,14 @@ class Checked(Strategy):
         return self.inner.play_drawn(obs, card)
 
 
-COMBOS = [(preset, p) for preset in PRESETS for p in range(2, 7)]
+#: Every preset at every table size, but fixed-hands-5: its seed (below) is fixed-hands-7's, and a fixed-hands match
+#: deals the hands of the same seed's match whatever N (S3), so that its 150 matches were fixed-hands-7's first five
+#: hands, checked there step by step, and one tie-break hand (S4, checked under every other preset); S3's count of
+#: hands is checked at 7 and at 10.
+COMBOS = [(preset, p) for preset in PRESETS if preset != "fixed-hands-5" for p in range(2, 7)]
 #: Who sits at the tables of the every-preset property test (seats 0..P-1); every strategy
-#: named here is checked in every preset at every table size (tests/test_contract.py relies on it).
+#: named here is checked in every preset at every table size (fixed-hands-5 in fixed-hands-7's first hands;
+#: tests/test_contract.py relies on it).
 PROPERTY_LINEUP = ["random", "hold-nines", "dump-faces", "suit-majority", "random", "dump-faces"]
 
 

@@ -102,8 +102,10 @@ def test_a_review_folder_has_a_manifest_and_nines_report_redraws_it(tmp_path):
 
 
 def test_nines_report_refuses_an_edited_review(tmp_path):
+    # one worker here and below: the default (one process per core) forked two for a review of two matches
     d = tmp_path / "rev"
-    assert runner.invoke(app, ["review", "random", "-n", "2", *SAMPLES, "--no-charts", "--out", str(d)]).exit_code == 0
+    args = ["review", "random", "-n", "2", *SAMPLES, "--workers", "1", "--no-charts", "--out", str(d)]
+    assert runner.invoke(app, args).exit_code == 0
     assert runner.invoke(app, ["report", str(d)]).exit_code == 0
     text = (d / "review.csv").read_text().splitlines()
     (d / "review.csv").write_text("\n".join(text[:-1]) + "\n")  # one decision dropped
@@ -116,7 +118,7 @@ def test_a_plugin_is_shown_by_its_short_label_not_its_path(tmp_path):
     f.parent.mkdir(parents=True)
     f.write_text(PLUGIN)
     d = tmp_path / "rev"
-    r = runner.invoke(app, ["review", f"{f}:Lowest", "-n", "2", *SAMPLES, "--out", str(d)])
+    r = runner.invoke(app, ["review", f"{f}:Lowest", "-n", "2", *SAMPLES, "--workers", "1", "--out", str(d)])
     assert r.exit_code == 0, r.output
     report = (d / "report.md").read_text()
     title = report.splitlines()[0]

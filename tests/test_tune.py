@@ -347,18 +347,17 @@ SEATS2 = "the next multiple of the 2 seats"
 @pytest.mark.parametrize(
     ("extra", "notes"),
     [
-        (["--matches", "3", "--validate", "8"],
+        (["--matches", "3", "--validate", "5"],
          [f"note: --matches 3 is played as 4, {SEATS2} (2 matches with the strategy in each seat; 2 is the multiple "
+          "below)",
+          f"note: --validate 5 is played as 6, {SEATS2} (3 matches with the strategy in each seat; 4 is the multiple "
           "below)"]),
-        (["--matches", "8", "--validate", "5"],
-         [f"note: --validate 5 is played as 6, {SEATS2} (3 matches with the strategy in each seat; 4 is the multiple "
-          "below)"]),
-        (["--matches", "1", "--validate", "8"],
-         [f"note: --matches 1 is played as 2, {SEATS2} (1 match with the strategy in each seat)"]),
         (["--matches", "8", "--validate", "8"], []),
     ],
 )  # fmt: skip
 def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(extra, notes, tmp_path):
+    """Both options rounded in one run (each a whole tuning study with its report: about a second of processor
+    time), and neither; the note's wording for one match a seat is :func:`rounded_note`'s, below."""
     base = [a for a in TUNE if a not in ("--matches", "--validate", "8")]
     r = runner.invoke(app, [*base, *extra, "--trials", "1", "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
@@ -376,6 +375,10 @@ def test_rounded_note_for_a_four_seat_table():
         "(1,001 matches with the strategy in each seat; 4,000 is the multiple below)"
     )
     assert rounded_note("--validate", 10, 3).startswith("note: --validate 10 is played as 12,")
+    assert (
+        rounded_note("--matches", 1, 2)
+        == f"note: --matches 1 is played as 2, {SEATS2} (1 match with the strategy in each seat)"
+    )
     assert rounded_note("--matches", 4000, 4) is None
 
 
