@@ -79,7 +79,7 @@ _SIGNATURES_ASKED = """
 import json
 
 from nines_sim.game.rules import make_rules
-from nines_sim.luck import compiled, kernel, play_choices, steps
+from nines_sim.luck import compiled, kernel, play_choices, steps, value_kernel
 from nines_sim.strategy.registry import make_lineup
 from tests.signatures import signatures_asked
 
@@ -87,7 +87,8 @@ specs = ["random", "dump-faces", "suit-majority"]
 compiled.trace_luck(make_rules("classic", players=3), make_lineup(specs), specs, 1, 0, 2)  # compiles the walk
 # numba's pipeline up to its type inference, its inlining of the steps included (machine code loaded from the cache
 # asks its callees nothing)
-print(json.dumps(signatures_asked([(steps.walk, sig) for sig in steps.walk.signatures], [kernel, steps, play_choices])))
+mods = [kernel, value_kernel, steps, play_choices]
+print(json.dumps(signatures_asked([(steps.walk, sig) for sig in steps.walk.signatures], mods)))
 """
 #: The walk's steps: inlined by numba (``inline="always"``), never compiled as functions of their own.
 STEPS = ("deal", "draw", "declare", "end_hand", "end_match", "heuristic_moves", "expert_moves", "play_choice")
@@ -115,9 +116,9 @@ def test_the_walk_s_helpers_are_compiled_once_each():
     assert not set(STEPS) & set(asked), asked
     assert all(len(sigs) == 1 for sigs in asked.values()), {f: s for f, s in asked.items() if len(s) > 1}
     # compile_helpers compiles each for the signature the walk asks, so that the walk finds them in the cache
-    from nines_sim.luck import kernel
+    from nines_sim.luck import kernel, value_kernel
 
-    ahead = {fn.py_func.__name__: [str(tuple(sig))] for fn, sig in kernel.HELPERS}
+    ahead = {fn.py_func.__name__: [str(tuple(sig))] for fn, sig in kernel.HELPERS + value_kernel.HELPERS}
     assert {f: s for f, s in asked.items() if f in ahead} == ahead
     assert set(asked) - set(ahead) == {"phase", "phased"}  # card_blocks's callees: compiled with it
 
@@ -129,9 +130,9 @@ def test_the_walk_counts_no_references():
     scratch comes from :func:`~nines_sim.luck.steps.walk_scratch`), so it needs none."""
     from numba.core.registry import CPUDispatcher
 
-    from nines_sim.luck import kernel, play_choices, steps
+    from nines_sim.luck import kernel, play_choices, steps, value_kernel
 
-    found = [f for mod in (kernel, play_choices, steps) for f in vars(mod).values()
+    found = [f for mod in (kernel, value_kernel, play_choices, steps) for f in vars(mod).values()
              if isinstance(f, CPUDispatcher) and f.py_func.__module__ == mod.__name__]  # fmt: skip
     assert steps.walk in found and kernel.hand_corrections in found and len(found) >= 25
     for f in found:

@@ -66,9 +66,9 @@ ROOTS: dict[str, str] = {
 #: line is said for them): ``walk-helpers`` compiles the luck walk's helpers
 #: (:func:`nines_sim.luck.kernel.compile_helpers`), which the walk's own process asks numba's cache for only once
 #: its type inference reaches their calls, after its first seconds of inlining the steps; ``scalar-helpers`` those of
-#: a fixed value's walk, in the walk's process before it (:func:`nines_sim.luck.kernel.compile_scalar_helpers`).
+#: a fixed value's walk, in the walk's process before it (:func:`nines_sim.luck.value_kernel.compile_helpers`).
 AHEAD: dict[str, str] = {"walk-helpers": "nines_sim.luck.kernel:compile_helpers",
-                         "scalar-helpers": "nines_sim.luck.kernel:compile_scalar_helpers"}  # fmt: skip
+                         "scalar-helpers": "nines_sim.luck.value_kernel:compile_helpers"}  # fmt: skip
 
 
 @dataclass(frozen=True)

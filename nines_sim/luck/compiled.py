@@ -24,9 +24,10 @@ from nines_sim.game.cards import N_FACES
 from nines_sim.game.rules import Rules
 from nines_sim.game.tables import legal_table
 from nines_sim.luck.features import N_FEATURES, NB, NC, NJ, NQ
-from nines_sim.luck.kernel import NK, draw_tables
+from nines_sim.luck.kernel import NK
 from nines_sim.luck.steps import E_NONE, ERRORS, IST_WIDTH, walk, walk_scratch
 from nines_sim.luck.value import LinearValue, constant_value
+from nines_sim.luck.value_kernel import draw_tables
 from nines_sim.luck.walk import LuckError, Walker
 
 #: Event rows of a one-slot engine's buffer (compiled seats), 9.4 MB at 6 seats.

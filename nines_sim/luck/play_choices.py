@@ -18,19 +18,17 @@ from nines_sim.luck.kernel import (
     PEN,
     RANK,
     SUIT,
-    after_play,
     apply_play,
     blocks,
     card_blocks,
-    choice_values,
     copy_into,
-    mean_dot,
     mean_into,
     play_columns,
     sizes_phase,
     undo_play,
     walk_inline,
 )
+from nines_sim.luck.value_kernel import after_play, choice_values, mean_dot
 from nines_sim.luck.walk import SID_DUMP_FACES, SID_HOLD_NINES, SID_RANDOM
 
 

@@ -37,22 +37,19 @@ from nines_sim.luck.kernel import (
     copy_into,
     count,
     deal_hands,
-    deal_value,
-    draw_value,
     hand_corrections,
-    hand_sums,
     held_faces,
     is_heuristic,
     mean_into,
     move_card,
     next_dealt,
     sizes_phase,
-    stock_sums,
     walk_inline,
     walk_jit,
     weights,
 )
 from nines_sim.luck.play_choices import expert_moves, heuristic_moves, play_choice
+from nines_sim.luck.value_kernel import deal_value, draw_value, hand_sums, stock_sums
 from nines_sim.luck.walk import SID_EXPERT, SID_SUIT_MAJORITY
 
 # The stock's one row of counts is passed as np.int64(1), its seat as np.int64(0), not as literals: numba would
@@ -87,8 +84,8 @@ def deal(rows, i, P, D, deal_mean, H, held, stock, pile, acc, hr, hs, sr, ss, bl
          dt, sums, u):  # fmt: skip
     """A hand dealt (D2, D4-D7; Walker._deal): the hands and the stock from row ``i``, the deal's part into
     ``acc[0]`` (with ``scalar``, its value under the deal's weights ``vh`` (P, NJ) into ``sums[0]``,
-    :func:`~nines_sim.luck.kernel.deal_value`, ``u`` its scratch, and the stock's draw sums rebuilt,
-    :func:`~nines_sim.luck.kernel.stock_sums`).  Returns the first seat to play (-1: a hand dealt to no seat) and
+    :func:`~nines_sim.luck.value_kernel.deal_value`, ``u`` its scratch, and the stock's draw sums rebuilt,
+    :func:`~nines_sim.luck.value_kernel.stock_sums`).  Returns the first seat to play (-1: a hand dealt to no seat) and
     the stock's size."""
     dealer, starter = rows[i, 2], rows[i, 3]
     deal_hands(rows, i, P, D, H, held, hr, hs)
@@ -152,7 +149,7 @@ def draw(seat, face, top, active, n_stock, P, H, held, hr, hs, stock, sr, ss, ac
     after the draw (``blk[:, NB:]``: the phase's scratch).
 
     With ``scalar`` (a fixed value's walk), that row's value instead, into ``sums[1]``
-    (:func:`~nines_sim.luck.kernel.draw_value`)."""
+    (:func:`~nines_sim.luck.value_kernel.draw_value`)."""
     rank, nat = RANK[face], RANK[face] != NINE_RANK
     if scalar:
         draw_value(seat, face, top, active, n_stock, P, hr, sr, ss, blk, dt, sums)
@@ -264,7 +261,7 @@ def end_hand(rows, i, m, P, fixed, target, totals, regular, tiebreak, acc, parts
     ``parts`` has rows), and its corrections under ``value`` (``(vw, vm, vh, rank1)``,
     :func:`~nines_sim.luck.kernel.hand_corrections`) into ``corr[m]`` (when ``corr`` has rows); its penalties into
     the totals unless a tie-break's; with ``scalar`` (a fixed value's walk), from the hand's change per kind in
-    ``sums`` (:func:`~nines_sim.luck.kernel.hand_sums`).  Returns the regular hands played and whether in
+    ``sums`` (:func:`~nines_sim.luck.value_kernel.hand_sums`).  Returns the regular hands played and whether in
     tie-break."""
     mx = 0
     for p in range(P):
@@ -338,7 +335,7 @@ def walk(rows, P, D, sids, legal, deal_mean, target, fixed, no_nine_out, pair_ru
 
     With ``scalar`` (a fixed value's run, ``value``'s weights all factored, no hands kept), each event's change of the
     value is walked as numbers, not columns: the value's card block weights ``vh`` dotted with the columns an event
-    changes as it happens (the draws' through ``dt``, :func:`~nines_sim.luck.kernel.draw_tables`), each hand's per
+    changes as it happens (the draws' through ``dt``, :func:`~nines_sim.luck.value_kernel.draw_tables`), each hand's per
     kind and seat summed in ``sums[:NK]`` (the slot's, (NK + 2 NQ, P), kept between rows as ``acc``, with the
     stock's draw sums after them) and multiplied by the match weights' coefficients at the hand's end.  The same
     corrections as the columns' dot products at the hand's end, the products summed in another order (1e-15)."""
