@@ -228,6 +228,12 @@ def load_value(path: str | Path) -> LeafValue:
     return LeafValue(np.ascontiguousarray(w, dtype=np.float64), rules, rest)
 
 
+def shipped_value_path(rules: Rules, policy: str) -> Path:
+    """Where the value for these rules, table size and rollout policy ships (``values/classic-2-learned.npz``),
+    whether or not it is there."""
+    return SHIPPED / f"{rules.preset}-{rules.players}-{policy}.npz"
+
+
 def shipped_value(rules: Rules, policy: str) -> LeafValue:
     """The shipped value for these rules, table size and rollout policy (``values/classic-2-learned.npz``).
 
@@ -238,7 +244,7 @@ def shipped_value(rules: Rules, policy: str) -> LeafValue:
     """
     from nines_sim.learn.model import rules_dict
 
-    path = SHIPPED / f"{rules.preset}-{rules.players}-{policy}.npz"
+    path = shipped_value_path(rules, policy)
     if not path.is_file():
         raise ValueFileError(
             f"leaf=learned: no value ships for {rules.preset} rules at {rules.players} seats with policy={policy} "

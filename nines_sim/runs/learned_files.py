@@ -86,9 +86,9 @@ def _model_file(uses: str, given: str, rules: Any) -> list[tuple[str, str, str]]
 
 
 def _value_file(policy: str, rules: Any) -> list[tuple[str, str, str]]:
-    from nines_sim.learn.value import SHIPPED, ValueFileError, load_value
+    from nines_sim.learn.value import ValueFileError, load_value, shipped_value_path
 
-    path = SHIPPED / f"{rules.preset}-{rules.players}-{policy}.npz"  # as shipped_value finds it
+    path = shipped_value_path(rules, policy)
     try:
         return [("leaf", _shown(path), value_digest(load_value(path)))]
     except ValueFileError:
