@@ -197,6 +197,15 @@ def one_error_line(r) -> str:  # noqa: ANN001 - a click Result
     "args,says",
     [
         (["replay", "randm"], "Error: unknown strategy 'randm' (did you mean 'random'?); available: "),
+        (
+            ["tournament", "--rules", "hard-nine"],
+            "Error: unknown preset 'hard-nine' (did you mean 'hard-nines'?); presets",
+        ),
+        (["tournament", "--rules", "xyzzy"], "Error: unknown preset 'xyzzy'; presets are: classic, "),
+        (
+            ["tournament", "--rule", "nine_penlty=20"],
+            "Error: unknown rules option 'nine_penlty' (did you mean 'nine_penalty'?); options are: players, ",
+        ),
         (["replay", "random"], "a table seats 2 to 6 players, one strategy each (RULES.md D1); 1 strategy given"),
         (["tournament", "random", "-p", "2"], "--players 2 disagrees with the 1 strategy given"),
         (

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nines_sim.game.cards import N_FACES
+from nines_sim.spelling import did_you_mean
 
 
 class RulesError(ValueError):
@@ -217,7 +218,8 @@ def check_option_names(options: dict[str, Any]) -> None:
     """Raise ``RulesError`` naming the first unknown option and listing the known ones."""
     for name in options:
         if name not in OPTION_NAMES:
-            raise RulesError(f"unknown rules option {name!r}; options are: {', '.join(OPTION_NAMES)}")
+            known = ", ".join(OPTION_NAMES)
+            raise RulesError(f"unknown rules option {name!r}{did_you_mean(name, OPTION_NAMES)}; options are: {known}")
 
 
 def make_rules(preset: str = "classic", **overrides: Any) -> Rules:
@@ -250,7 +252,7 @@ def make_rules(preset: str = "classic", **overrides: Any) -> Rules:
     setter: dict[str, str] = {}
     for name in names:
         if name not in PRESETS:
-            raise RulesError(f"unknown preset {name!r}; presets are: {', '.join(PRESETS)}")
+            raise RulesError(f"unknown preset {name!r}{did_you_mean(name, PRESETS)}; presets are: {', '.join(PRESETS)}")
         for k, v in PRESETS[name][1].items():
             if k in merged and merged[k] != v:
                 raise RulesError(f"presets {setter[k]!r} and {name!r} disagree on {k}; pick one")

@@ -21,7 +21,6 @@ off before the name is looked up (see :mod:`nines_sim.strategy.params`).
 from __future__ import annotations
 
 import ast
-import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from nines_sim.engine.failures import OWN_FAILURES
 from nines_sim.game.path_lookup import look_up, shown
+from nines_sim.spelling import did_you_mean
 from nines_sim.strategy import params as P
 from nines_sim.strategy.base import Strategy
 
@@ -309,10 +309,9 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
     if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
         raise _needs_class_name(spec)
     known = [*builtins, *ALIASES, *(p.name for p in found_plugins if p.cls is not None)]
-    close = difflib.get_close_matches(spec, known, n=1)
-    meant = f" (did you mean {close[0]!r}?)" if close else ""
+    listed = ", ".join(known)
     raise StrategyNotFound(
-        f"unknown strategy {spec!r}{meant}; available: {', '.join(known)} (or module:Class, file.py:Class)"
+        f"unknown strategy {spec!r}{did_you_mean(spec, known)}; available: {listed} (or module:Class, file.py:Class)"
     )
 
 
