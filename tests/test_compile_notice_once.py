@@ -41,3 +41,20 @@ def test_a_quiet_bar_says_nothing(monkeypatch):
         bar.compiling("play_slots_classic", True)
         bar.compiling("play_slots_classic", False)
     assert screen.getvalue() == ""
+
+
+def test_the_ticker_writes_each_second_of_a_compile_once(monkeypatch):
+    """The ticker redraws twice a second; the line counts whole seconds, and into a log file (stderr not a
+    terminal) each redraw is a line of its own: the same second was written twice."""
+    screen = io.StringIO()
+    monkeypatch.setattr("sys.stderr", screen)
+    clock = Clock()
+    with RunProgress(100, clock=clock) as bar:
+        bar.compiling("play_slots_classic", True)
+        for _ in range(6):  # the ticker's redraws, half a second apart
+            clock.now += 0.5
+            bar._show(changed_only=True)
+        bar.compiling("play_slots_classic", False)
+        bar(100, 100)
+    said = screen.getvalue()
+    assert [said.count(f"compiling play_slots_classic: {s} s") for s in range(4)] == [1, 1, 1, 1]

@@ -166,11 +166,16 @@ class RunProgress:
         self.bar.bar_format = WITH_ETA if self.eta else WITHOUT_ETA
         self.bar.set_postfix_str(self._kept_text, refresh=False)
 
-    def _show(self) -> None:
+    def _show(self, changed_only: bool = False) -> None:
         if self._since is not None:
             so_far = max(0, int(self._clock() - self._since))
             forms = ", ".join(self._forms)
-            self.bar.set_postfix_str(f"compiling {forms}: {so_far} s", refresh=False)
+            text = f"compiling {forms}: {so_far} s"
+            # the ticker redraws twice a second but the line counts whole seconds: in a log file (stderr not a
+            # terminal) each redraw is a line of its own, so the same second was written twice
+            if changed_only and self.bar.postfix == text:
+                return
+            self.bar.set_postfix_str(text, refresh=False)
         self.bar.refresh()
 
     def _start_ticker(self) -> None:
@@ -183,7 +188,7 @@ class RunProgress:
             while not stop.wait(TICK_S):
                 with self._lock:
                     if not stop.is_set():
-                        self._show()
+                        self._show(changed_only=True)
 
         threading.Thread(target=tick, name="compiling-bar", daemon=True).start()
 
