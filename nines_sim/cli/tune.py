@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from nines_sim.cli.app import usage_error
-from nines_sim.cli.common import build_rules, check_blank, cpu_count_default, players_wanted
+from nines_sim.cli.common import build_rules, check_blank, check_learned_digests, cpu_count_default, players_wanted
 from nines_sim.cli.options import (
     BatchOpt,
     ForceOpt,
+    LearnedDigestsOpt,
     PlayersOpt,
     QuietOpt,
     RuleOpt,
@@ -107,6 +108,7 @@ def tune(
             "(e.g. a strategy tuned under other rules: expert@classic.json).",
         ),
     ] = None,
+    learned_digests: LearnedDigestsOpt = None,
 ) -> None:
     """Tune a strategy's parameters for the highest win rate at a table, with Optuna; then validate.
 
@@ -141,6 +143,7 @@ def tune(
         setup = make_setup(strategy, opps, r, params, matches, seed)
     except TuneError as exc:
         raise usage_error(str(exc)) from None
+    check_learned_digests(learned_digests, [strategy, *opps, *([versus] if versus is not None else [])], r)
     rule_list = without_players(rule)
     for option, asked in (("--matches", matches), ("--validate", validate))[1 if versus is not None else 0 :]:
         if note := rounded_note(option, asked, setup.players):

@@ -193,6 +193,7 @@ def tune_command(setup: Setup, played: str, rule_list: list[str], trials: int, s
          "--matches": setup.matches, "--seed": seed, "--validate": validate, "--study": name,
          "--storage": storage, "--out": str(run_dir)},
         rule_list,
+        digest_words_of(setup, []),
     )  # fmt: skip
 
 
@@ -205,4 +206,13 @@ def versus_command(setup: Setup, played: str, rule_list: list[str], seed: int, v
         {"--players": setup.players, "--rules": played, "--seed": seed, "--validate": validate,
          "--versus": spec, "--out": str(run_dir)},
         rule_list,
+        digest_words_of(setup, [spec]),
     )  # fmt: skip
+
+
+def digest_words_of(setup: Setup, more: list[str]) -> list[str]:
+    """The words a tune command ends with to name the learned files its seats load (``--learned-digests``, as
+    the manifest's ``learned_files`` records them; none: [], the command as it was)."""
+    from nines_sim.runs.learned_files import digest_words, learned_files
+
+    return digest_words(learned_files([setup.baseline_spec, *setup.opponents, *more], setup.rules))
