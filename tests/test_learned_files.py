@@ -135,26 +135,26 @@ def test_a_bad_digests_value_is_a_one_line_usage_error():
     assert "takes FILE=DIGEST pairs" in res.output
 
 
-def test_a_tune_study_names_its_opponents_learned_file_in_its_command_and_warns_when_it_changed(tmp_path):
-    args = ["tune", "expert", "--opponents", "learned", "--trials", "1", "--matches", "20", "--validate", "0",
-            "--workers", "1", "--quiet", "--out", str(tmp_path / "study")]  # fmt: skip
+def _tune(tmp_path, opponent: str, *more: str) -> dict:  # noqa: ANN001
+    """A one-trial heads-up tune study of ``expert`` against ``opponent``; its manifest (the output on failure)."""
+    args = ["tune", "expert", "--opponents", opponent, "--trials", "1", "--matches", "20", "--validate", "0",
+            "--workers", "1", "--quiet", "--out", str(tmp_path / "study"), *more]  # fmt: skip
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    manifest = json.loads((tmp_path / "study" / "manifest.json").read_text())
+    return {**json.loads((tmp_path / "study" / "manifest.json").read_text()), "output": res.output}
+
+
+def test_a_tune_study_names_its_opponents_learned_file_in_its_command_and_warns_when_it_changed(tmp_path):
+    manifest = _tune(tmp_path, "learned")
     digest = _now(MODELS / "classic-2.npz")
     assert shlex.split(manifest["command"])[-2:] == [OPTION, f"{CLASSIC_2}={digest}"]
-    res = CliRunner().invoke(app, [*args, OPTION, f"{CLASSIC_2}={OLD_CLASSIC}"])  # resumed, as of 2026-12-06
-    assert res.exit_code == 0, res.output
-    warned = [line for line in res.output.splitlines() if line.startswith("Warning:")]
+    output = _tune(tmp_path, "learned", OPTION, f"{CLASSIC_2}={OLD_CLASSIC}")["output"]  # resumed, as of 2026-12-06
+    warned = [line for line in output.splitlines() if line.startswith("Warning:")]
     assert len(warned) == 1 and f"retired/classic-2-{OLD_CLASSIC}.npz" in warned[0]
 
 
 def test_a_tune_study_without_learned_seats_writes_the_command_it_wrote_before(tmp_path):
-    args = ["tune", "expert", "--opponents", "random", "--trials", "1", "--matches", "20", "--validate", "0",
-            "--workers", "1", "--quiet", "--out", str(tmp_path / "s")]  # fmt: skip
-    res = CliRunner().invoke(app, args)
-    assert res.exit_code == 0, res.output
-    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    manifest = _tune(tmp_path, "random")
     assert KEY not in manifest and OPTION not in manifest["command"]
 
 
