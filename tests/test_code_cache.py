@@ -112,6 +112,16 @@ def test_a_second_process_loads_the_compiled_kernel_from_the_cache():
     assert second["totals"] == first["totals"]
 
 
+def _checkout_cache(source: Path) -> Path:
+    """Where numba keeps this checkout's compiled code of ``source``: under a user's ``NUMBA_CACHE_DIR`` where one
+    is set (numba's ``UserProvidedCacheLocator``), else beside the source (a new user's run with it set failed)."""
+    from numba.core.caching import _CacheLocator
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]) / _CacheLocator.get_suitable_cache_subpath(str(source))
+    return source.parent / "__pycache__"
+
+
 def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
     """A copy of the package in a read-only folder reads and writes its compiled code in $XDG_CACHE_HOME/nines-sim.
 
@@ -130,7 +140,7 @@ def test_a_read_only_install_uses_the_user_cache_dir(tmp_path):
     user_cache = tmp_path / "cache" / "nines-sim"
     seeded = user_cache / _CacheLocator.get_suitable_cache_subpath(str(site / "nines_sim" / "engine" / "turn_loop.py"))
     seeded.mkdir(parents=True)
-    for f in (ROOT / "nines_sim" / "engine" / "__pycache__").glob("turn_loop.*.nb[ic]"):
+    for f in _checkout_cache(ROOT / "nines_sim" / "engine" / "turn_loop.py").glob("turn_loop.*.nb[ic]"):
         shutil.copy2(f, seeded / f.name)
     for d, _, files in os.walk(site):
         for name in files:
