@@ -165,6 +165,18 @@ class Crasher(Strategy):
         return np.zeros(obs.n, dtype=np.int64)
 
 
+class BitSet(Strategy):
+    """Plays the lowest legal card as a set of one face (``obs.legal``'s form), where a face number is asked."""
+
+    name = "bit-set"
+
+    def play(self, obs):
+        return (obs.legal & (~obs.legal + np.uint64(1))).astype(np.int64)
+
+    def declare(self, obs):
+        return np.zeros(obs.n, dtype=np.int64)
+
+
 class BadSuit(Strategy):
     name = "bad-suit"
 
@@ -181,6 +193,7 @@ class BadSuit(Strategy):
         (Cheater, IllegalMoveError, "not a legal play"),
         (Crasher, StrategyError, "ZeroDivisionError"),
         (BadSuit, IllegalMoveError, "suit outside"),
+        (BitSet, IllegalMoveError, "play returns one face number 0-51, not a set)"),
     ],
 )
 def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, err, what):

@@ -49,8 +49,17 @@ class SlotState(Protocol):
 
 
 def move_shown(val: int) -> str:
-    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, or nothing."""
-    return " (two 9s)" if val == PAIR_OF_NINES else f" ({card_name(val)})" if 0 <= val < N_FACES else ""
+    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, a set of faces (one bit
+    per face, as ``obs.legal`` holds them) named as the set it is, or nothing."""
+    if val == PAIR_OF_NINES:
+        return " (two 9s)"
+    if 0 <= val < N_FACES:
+        return f" ({card_name(val)})"
+    if 0 < val < 1 << N_FACES:  # a bit set where a face number was asked: the first plug-in's slip
+        faces = [f for f in range(N_FACES) if val >> f & 1]
+        named = ", ".join(card_name(f) for f in faces[:4]) + (", ..." if len(faces) > 4 else "")
+        return f" (a set of faces, {named}: play returns one face number 0-{N_FACES - 1}, not a set)"
+    return ""
 
 
 def rule_overrides(rules: Rules) -> list[str]:
