@@ -32,7 +32,13 @@ def main() -> None:
     try:
         from nines_sim.cli import main as run_cli
 
-        run_cli()
+        try:
+            run_cli()
+        finally:
+            # The command has said and written all it will: a Ctrl-C from here on (the worker pools' shutdown
+            # and the interpreter's take a second or so) would end a complete run as killed by SIGINT, exit 130
+            # without a word
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:  # the commands take charge of Ctrl-C once they run: this one came before
         sys.stderr.write(f"Error: {stopped_words()}\n")
         sys.exit(130)

@@ -52,3 +52,20 @@ def test_a_command_started_with_sigint_ignored_stops_on_sigint(tmp_path):
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "Error: interrupted (Ctrl-C) while starting: no match was played"
     assert not (run / "study.db").exists()  # stopped before its study was written
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_ctrl_c_after_the_command_has_finished_leaves_its_exit_code_alone():
+    """A Ctrl-C while the process shuts down (worker pools, the interpreter: a second or so after the last line) ended
+    a complete run as killed by SIGINT, exit 130 and no word (a new user's). Driven by an event: the process sends
+    itself SIGINT from an exit handler, which runs after the command has returned."""
+    code = (
+        "import atexit, os, signal, sys\n"
+        "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))\n"
+        "sys.argv = ['nines', 'rules']\n"
+        "from nines_sim.console import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert "classic" in done.stdout and done.stderr == ""
