@@ -177,6 +177,40 @@ def test_r_on_the_last_screen_reviews_the_saved_match(tmp_path, monkeypatch):
     assert len(folders) == 1 and (folders[0] / "manifest.json").is_file() and "results in" in r.output
 
 
+def test_a_match_a_strategy_stopped_is_saved_with_a_resume_hint_that_says_to_fix_it_first(tmp_path, monkeypatch):
+    """A seat's strategy failed during ``nines play``: the closing line says the strategy must be fixed before the
+    match goes on (a new user followed the plain resume hint and the match stopped again at once), then the
+    failure's one line."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    import nines_sim.cli.play as play_cli
+    import nines_sim.play.tui as tui
+    from nines_sim.cli import app as cli
+    from nines_sim.engine.failures import StrategyError
+
+    class StrategyFailed:  # the app, once the opponent's strategy raised at its first decision
+        def __init__(self, saved, path, samples, tutor=None):  # noqa: ANN001
+            self.saved, self.path, self.return_code, self.review_asked = saved, path, 1, False
+            self.failure = StrategyError("strategy 'raiser' raised RuntimeError: too far behind")
+
+        def run(self) -> None:
+            pass
+
+    terminal = SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr(play_cli, "sys", SimpleNamespace(stdin=terminal, stdout=terminal))
+    monkeypatch.setattr(tui, "PlayApp", StrategyFailed)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["play", "expert", "--players", "2", "--seed", "3", "--save", "m.json"])
+    assert r.exit_code == 1, r.output
+    said = (
+        "Match saved in m.json, up to the failure; once the strategy is fixed, go on with: nines play --resume m.json"
+    )
+    assert said in r.output
+    assert r.output.strip().splitlines()[-1] == "Error: strategy 'raiser' raised RuntimeError: too far behind"
+
+
 def test_a_resumed_match_shows_only_the_ends_not_yet_seen(tmp_path):
     """Resumed after a decision of hand 2, hand 1's end is not shown again; resumed at hand 2's first decision
     (stopped on hand 1's end screen, say), it is."""

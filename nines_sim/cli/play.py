@@ -122,6 +122,9 @@ def play(
         totals = per_seat(saved.totals or [], saved.lineup, saved.seat)
         typer.echo(f"Match over: totals: {totals}. Saved in {path}; see it with 'nines replay {where}', "
                    f"score your play with 'nines review {where}'.")  # fmt: skip
+    elif isinstance(app_.failure, StrategyFailure):  # resumed as it is, it would stop at the same decision again
+        typer.echo(f"Match saved in {path}, up to the failure; once the strategy is fixed, go on with: "
+                   f"nines play --resume {where}")  # fmt: skip
     else:
         typer.echo(f"Match saved in {path}; go on with: nines play --resume {where}")
     if isinstance(app_.failure, StrategyFailure):  # said in one line, exit code 1, as by every command
