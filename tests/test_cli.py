@@ -227,6 +227,14 @@ def test_messages_say_what_is_wrong(args, says, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # nothing written, not even into the current folder
 
 
+@pytest.mark.parametrize("command,name", [("report", "DIR"), ("review", "TARGET")])
+def test_a_missing_argument_is_named_as_the_help_names_it(command, name):
+    """``nines report`` alone said "Missing argument 'run_dir'" where its help says DIR (a new user's)."""
+    line = one_error_line(runner.invoke(app, [command]))
+    assert line.startswith(f"Error: Missing argument '{name}' (see "), line
+    assert name in runner.invoke(app, [command, "--help"]).output.splitlines()[0]
+
+
 def test_a_tie_break_hand_size_that_does_not_fit_is_named_as_such_rule_s4():
     line = one_error_line(runner.invoke(app, ["tournament", "--rule", "hand_sizes=7,20,7,5,5", "-q"]))
     # 4 players: 3 tied players would be dealt 20 cards each in a tie-break hand (RULES.md S4)

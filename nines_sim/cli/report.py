@@ -17,7 +17,8 @@ def report(
     run_dir: Annotated[
         Path,
         typer.Argument(
-            help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules', 'review' or 'train'."
+            metavar="DIR",
+            help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules', 'review' or 'train'.",
         ),
     ],
 ) -> None:

@@ -33,7 +33,9 @@ from nines_sim.runs.runfolder import ranges_wanted, without_players
 
 
 def review(
-    target: Annotated[str, typer.Argument(help="A match saved by 'nines play' (.json), or a strategy to review.")],
+    target: Annotated[
+        str, typer.Argument(metavar="TARGET", help="A match saved by 'nines play' (.json), or a strategy to review.")
+    ],
     against: Annotated[
         list[str] | None, typer.Option("--against", help="The other seats' strategies (repeatable; default expert).")
     ] = None,
