@@ -6,12 +6,14 @@ Its corrections are checked against the shipped walk's under the same value (``m
 value: its card block weights zero but the subset's columns), then timed, in one process and in turns, against:
 the rows read alone (a loop on each row's kind, the bookkeeping of the hands the choices need, no value), the
 shipped walk in numbers under the shipped value (all 99 columns, ``RowWalker``'s ``scalar``), and the plain loop
-per match (``CompiledEngine``, 20,000 and 100,000 matches: the marginal cost).
+per match (``CompiledEngine``, 20,000 and 100,000 matches: the marginal cost).  The ranks and naturals' walk is
+timed with each step left out in turn, and in a ``fast`` form (the hands' sizes kept as they change, a play's
+choices' mean taken once by rank and suit for every seat: ``make_walk``).
 
-    nice -n 5 python reports/luck-columns/proto.py heads-up 4000 5   # matches, rounds
+    nice -n 5 python reports/luck-columns/proto.py heads-up 4000 5 [CSV]   # matches, rounds, the CSV's name
 
 Classic rules only (no V4 pair; a declare changes no rank count, so a value of the ranks alone gives it no
-correction).  Writes ``proto-<table>.csv`` beside this file.
+correction).  Writes ``proto-<table>.csv`` (or CSV) beside this file.
 """
 
 from __future__ import annotations
@@ -46,12 +48,14 @@ from nines_sim.luck.compiled import RowWalker, TracingEngine, _tables
 from nines_sim.luck.features import NB, NC, NJ0, NQ
 from nines_sim.luck.kernel import (
     RANK,
+    RECIPROCAL,
     SUIT,
     apply_play,
     deal_hands,
     is_heuristic,
     move_card,
     sizes_phase,
+    walk_inline,
     walk_jit,
     weights,
 )
@@ -67,10 +71,93 @@ from columns import TABLES, fit_subsets  # noqa: E402
 HERE = Path(__file__).parent
 
 
+@walk_inline
+def phase_of(sz, P, seat, dz, ph):
+    """``sizes_phase``'s numbers from the hands' sizes ``sz`` (P,) kept as they change, ``seat``'s changed by ``dz``."""
+    low, second, at = 1e300, 1e300, -1
+    for p in range(P):
+        z = sz[p] + (dz if p == seat else 0.0)
+        ph[p, NQ] = z
+        if z < low:
+            low, second, at = z, low, p
+        elif z < second:
+            second = z
+    for p in range(P):
+        ph[p, 0], ph[p, 1], ph[p, 2] = 1.0, RECIPROCAL[int(ph[p, NQ])], RECIPROCAL[int(second if p == at else low)]
+
+
+@walk_inline
+def choice_fast(seat, mv, k, tot, P, nq, nat, moves, probs, hr, hs, ph, wt, wn, tr, ts, dr, dsu, rl, sums):
+    """A play's choices' correction per seat into ``sums[2]``: the chosen play less the choices' mean, taken once
+    by rank (``dr``), by suit (``dsu``) and as a natural (``dn``), then per seat the ranks' weights and the naturals'
+    four columns (each seat's of the suit and rank: ``hs``, ``hr``; all seats': ``ts``, ``tr``)."""
+    inv_tot = 1.0 / tot
+    for r in range(N_RANKS):
+        dr[r] = 0.0
+    for s in range(4):
+        dsu[s] = 0.0
+    dn = 0.0
+    for j in range(k + 1):  # each choice with minus its weight, then the choice made
+        f = moves[j] if j < k else mv
+        w = -probs[j] * inv_tot if j < k else 1.0
+        dr[RANK[f]] += w
+        dsu[SUIT[f]] += w
+        if RANK[f] != NINE_RANK:
+            dn += w
+    nr = 0
+    for r in range(N_RANKS):
+        if dr[r] != 0.0:
+            rl[nr] = r
+            nr += 1
+    tsum, tt = 0.0, 0.0
+    if nat:
+        for s in range(4):
+            c = 0.0
+            for p in range(P):
+                c += hs[p, s]
+            tsum += dsu[s] * c
+        for i in range(nr):
+            r = rl[i]
+            if r != NINE_RANK:
+                c = 0.0
+                for p in range(P):
+                    c += hr[p, r]
+                tt += dr[r] * c
+    for p in range(P):
+        own = p == seat
+        b = 0 if own else 1
+        a_own, a_oth, t_own, t_oth = 0.0, 0.0, 0.0, 0.0
+        if nat:
+            a = 0.0
+            for s in range(4):
+                a += dsu[s] * hs[p, s]
+            t = 0.0
+            for i in range(nr):
+                r = rl[i]
+                if r != NINE_RANK:
+                    t += dr[r] * hr[p, r]
+            a_own, a_oth = a - (dn if own else 0.0), (tsum - a) - (0.0 if own else dn)
+            t_own, t_oth = t - (dn if own else 0.0), (tt - t) - (0.0 if own else dn)
+        x = 0.0
+        for q in range(nq):
+            y = 0.0
+            for i in range(nr):
+                y -= dr[rl[i]] * wt[2, p, q, b, rl[i]]
+            if nat:
+                y += wn[2, p, q, 0, 0] * a_own + wn[2, p, q, 1, 0] * a_oth
+                y += wn[2, p, q, 0, 1] * t_own + wn[2, p, q, 1, 1] * t_oth
+            x += ph[p, q] * y
+        sums[2, p] += x
+
+
 @cache
-def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled function
+def make_walk(nq: int, nat: bool, skip: int, fast: bool = False):  # noqa: ANN201 - a compiled function
     """The walk of a value of the ranks for ``nq`` phase functions, with the naturals' columns or not, ``skip``'s
-    steps left out: each a compile-time constant (numba folds them: no test of them in the loop, no dead code)."""
+    steps left out: each a compile-time constant (numba folds them: no test of them in the loop, no dead code).
+
+    ``fast``: the hands' sizes kept as they change (not summed from the rank counts at each event, as a turn loop
+    holds them), and a play's choices taken as the chosen play less their mean by rank, suit and naturalness, once
+    for every seat (each seat then a few products, not a few for each choice)."""
 
     @njit(error_model="numpy", _nrt=False)
     def rank_walk(rows, P, D, sids, legal, dm, target, fixed, start, wt, wn, coef, corr, shares, scr):
@@ -79,7 +166,7 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
         suit's and the top rank's), ``nq`` phase functions (1: none but the block itself), the match weights'
         coefficients ``coef`` (P, NC), into ``corr`` (n, 3, P).  ``skip``: steps left out, to time the others (bits:
         1 the deal's value, 2 the draws', 4 the choices', 8 the hands' ends'); 0 for the corrections."""
-        H, held, hr, hs, ph, moves, probs, S, sums, W, sr, ss, pile, totals, tr, ts, vm = scr
+        H, held, hr, hs, ph, moves, probs, S, sums, W, sr, ss, pile, totals, tr, ts, vm, sz, dr, dsu, rl = scr
         m, top, active, regular, tiebreak, after_draw = 0, 0, 0, 0, False, False
         tied, nines, nine_suits, decl_seat, decl_tied = 0, 0, 0, 0, 0
         n_stock = 0.0
@@ -103,8 +190,11 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
                 starter = rows[i, 3]
                 top, active = starter, SUIT[starter]
                 after_draw = False
-                if not skip & 1:
+                if not skip & 1 or fast:
                     sizes_phase(hr, P, 0, 0.0, ph)
+                if fast:
+                    for p in range(P):
+                        sz[p] = ph[p, NQ]
                 ntot = 0.0
                 for r in range(N_RANKS):
                     c = 0.0
@@ -156,8 +246,12 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
             elif kind == EV_DRAW or kind == EV_PENALTY_DRAW:
                 seat, face = rows[i, 1], rows[i, 2]
                 r = RANK[face]
-                if not skip & 2:
+                if fast and not skip & 2:
+                    phase_of(sz, P, seat, 1.0, ph)
+                elif not skip & 2:
                     sizes_phase(hr, P, seat, 1.0, ph)
+                if fast:
+                    sz[seat] += 1.0
                 inv = 1.0 / n_stock
                 da, dtp = 0.0, 0.0
                 if nat:
@@ -201,49 +295,56 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
                         tot = 0.0
                         for j in range(k):
                             tot += probs[j]
-                        sizes_phase(hr, P, seat, -1.0, ph)
-                        if nat:  # the seats' naturals by suit and cards by rank, summed once for every seat
-                            for s in range(4):
-                                c = 0.0
-                                for p in range(P):
-                                    c += hs[p, s]
-                                ts[s] = c
-                            for r in range(N_RANKS):
-                                c = 0.0
-                                for p in range(P):
-                                    c += hr[p, r]
-                                tr[r] = c
-                        for p in range(P):
-                            b = 0 if p == seat else 1
-                            own = p == seat
-                            if nat:  # the naturals' weights under this seat's phase (one for every choice)
-                                for c4 in range(4):
-                                    vm[c4] = 0.0
-                                for q in range(nq):
-                                    vm[0] += ph[p, q] * wn[2, p, q, 0, 0]
-                                    vm[1] += ph[p, q] * wn[2, p, q, 1, 0]
-                                    vm[2] += ph[p, q] * wn[2, p, q, 0, 1]
-                                    vm[3] += ph[p, q] * wn[2, p, q, 1, 1]
-                            x = 0.0
-                            for j in range(k + 1):  # each choice with minus its weight, then the choice made
-                                f = moves[j] if j < k else mv
-                                w = -probs[j] / tot if j < k else 1.0
-                                r = RANK[f]
-                                v = 0.0
-                                for q in range(nq):
-                                    v -= ph[p, q] * wt[2, p, q, b, r]
-                                if nat:
-                                    nf = r != NINE_RANK
-                                    a_own = hs[p, SUIT[f]] - (1.0 if own and nf else 0.0)
-                                    a_oth = ts[SUIT[f]] - hs[p, SUIT[f]] - (1.0 if (not own) and nf else 0.0)
-                                    t_own, t_oth = 0.0, 0.0
-                                    if nf:
-                                        t_own = hr[p, r] - (1.0 if own else 0.0)
-                                        t_oth = tr[r] - hr[p, r] - (0.0 if own else 1.0)
-                                    v += vm[0] * a_own + vm[1] * a_oth + vm[2] * t_own + vm[3] * t_oth
-                                x += w * v
-                            sums[2, p] += x
+                        if fast:
+                            phase_of(sz, P, seat, -1.0, ph)
+                            choice_fast(seat, mv, k, tot, P, nq, nat, moves, probs, hr, hs, ph, wt, wn, tr, ts, dr,
+                                        dsu, rl, sums)  # fmt: skip
+                        else:
+                            sizes_phase(hr, P, seat, -1.0, ph)
+                            if nat:  # the seats' naturals by suit and cards by rank, summed once for every seat
+                                for s in range(4):
+                                    c = 0.0
+                                    for p in range(P):
+                                        c += hs[p, s]
+                                    ts[s] = c
+                                for r in range(N_RANKS):
+                                    c = 0.0
+                                    for p in range(P):
+                                        c += hr[p, r]
+                                    tr[r] = c
+                            for p in range(P):
+                                b = 0 if p == seat else 1
+                                own = p == seat
+                                if nat:  # the naturals' weights under this seat's phase (one for every choice)
+                                    for c4 in range(4):
+                                        vm[c4] = 0.0
+                                    for q in range(nq):
+                                        vm[0] += ph[p, q] * wn[2, p, q, 0, 0]
+                                        vm[1] += ph[p, q] * wn[2, p, q, 1, 0]
+                                        vm[2] += ph[p, q] * wn[2, p, q, 0, 1]
+                                        vm[3] += ph[p, q] * wn[2, p, q, 1, 1]
+                                x = 0.0
+                                for j in range(k + 1):  # each choice with minus its weight, then the choice made
+                                    f = moves[j] if j < k else mv
+                                    w = -probs[j] / tot if j < k else 1.0
+                                    r = RANK[f]
+                                    v = 0.0
+                                    for q in range(nq):
+                                        v -= ph[p, q] * wt[2, p, q, b, r]
+                                    if nat:
+                                        nf = r != NINE_RANK
+                                        a_own = hs[p, SUIT[f]] - (1.0 if own and nf else 0.0)
+                                        a_oth = ts[SUIT[f]] - hs[p, SUIT[f]] - (1.0 if (not own) and nf else 0.0)
+                                        t_own, t_oth = 0.0, 0.0
+                                        if nf:
+                                            t_own = hr[p, r] - (1.0 if own else 0.0)
+                                            t_oth = tr[r] - hr[p, r] - (0.0 if own else 1.0)
+                                        v += vm[0] * a_own + vm[1] * a_oth + vm[2] * t_own + vm[3] * t_oth
+                                    x += w * v
+                                sums[2, p] += x
                     t, under = apply_play(H, hr, hs, seat, mv)
+                    if fast:
+                        sz[seat] -= 1.0
                     if H[seat, t] == 0.0:
                         held[seat] &= ~(np.int64(1) << t)
                     pile[RANK[top]] += 1.0
@@ -269,7 +370,10 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
                         ns += (suits >> s) & 1
                     # a suit changes each seat's naturals of the active suit, nothing of the ranks
                     if nat and ns > 1 and not skip & 4:
-                        sizes_phase(hr, P, d_seat, 0.0, ph)
+                        if fast:
+                            phase_of(sz, P, d_seat, 0.0, ph)
+                        else:
+                            sizes_phase(hr, P, d_seat, 0.0, ph)
                         for s in range(4):
                             c = 0.0
                             for p in range(P):
@@ -340,7 +444,7 @@ def make_walk(nq: int, nat: bool, skip: int):  # noqa: ANN201 - a compiled funct
 def read_rows(rows, P, D, sids, legal, scr):
     """The rows read alone: each row's kind, the hands, stock and pile kept (what a choice set and a draw's mean
     need), the heuristics' choice sets found, no value.  A count, so that nothing is left out as unused."""
-    H, held, hr, hs, ph, moves, probs, S, sums, W, sr, ss, pile, totals, tr, ts, vm = scr
+    H, held, hr, hs, ph, moves, probs, S, sums, W, sr, ss, pile, totals, tr, ts, vm, sz, dr, dsu, rl = scr
     top, active, after_draw = 0, 0, False
     tied, nines, nine_suits = 0, 0, 0
     n = 0
@@ -391,7 +495,8 @@ def scratch(P: int) -> tuple[np.ndarray, ...]:
     return (np.zeros((P, N_FACES)), np.zeros(P, dtype=np.int64), np.zeros((P, N_RANKS)), np.zeros((P, 4)),
             np.zeros((P, NQ + 1)), np.zeros(N_FACES + 1, dtype=np.int64), np.zeros(N_FACES + 1), np.zeros((P, NQ, 2)),
             np.zeros((3, P)), np.zeros((P, NC)), np.zeros(N_RANKS), np.zeros(4), np.zeros(N_RANKS + 4),
-            np.zeros(P, dtype=np.int64), np.zeros(N_RANKS), np.zeros(4), np.zeros(4))  # fmt: skip
+            np.zeros(P, dtype=np.int64), np.zeros(N_RANKS), np.zeros(4), np.zeros(4), np.zeros(P), np.zeros(N_RANKS),
+            np.zeros(4), np.zeros(N_RANKS, dtype=np.int64))  # fmt: skip
 
 
 def value_of(points: np.ndarray, coef: np.ndarray, name: str) -> LinearValue:
@@ -415,10 +520,16 @@ def proto_tables(points: np.ndarray, nq: int, nat: bool) -> tuple[np.ndarray, np
 
 
 #: The subsets the prototype walks: name -> (phase functions, naturals)
-PROTO = {"ranks": (3, False), "ranks-1": (1, False), "ranks+naturals": (3, True)}
+PROTO = {
+    "ranks": (3, False, False),
+    "ranks-1": (1, False, False),
+    "ranks+naturals": (3, True, False),
+    "fast ranks+naturals": (3, True, True),
+    "fast ranks-1": (1, False, True),
+}
 
 
-def main(which: str, n: int, rounds: int) -> None:
+def main(which: str, n: int, rounds: int, out: Path | None = None) -> None:
     preset, specs = TABLES[which][0][0]
     rules = make_rules(preset).replace(players=len(specs))
     assert not (rules.pair_of_nines or rules.no_nine_out or rules.fixed_hands)  # nine_on_nine: the pair only
@@ -432,12 +543,12 @@ def main(which: str, n: int, rounds: int) -> None:
     rows = np.ascontiguousarray(engine.rows())
     print(f"{n} matches, {rows.shape[0] / n:.0f} rows a match", flush=True)
     args = {}
-    for name, (nq, nat) in PROTO.items():
-        points, coef = values[name]
+    for name, (nq, nat, fast) in PROTO.items():
+        points, coef = values[name.removeprefix("fast ")]
         wt, wn = proto_tables(points, nq, nat)
         corr, shares = np.zeros((n, 3, P)), np.zeros((n, P))
         call = (rows, P, rules.decks, sids, legal, deal_mean, float(rules.target), 0, 0, wt, wn, coef)
-        make_walk(nq, nat, 0)(*call, corr, shares, scratch(P))
+        make_walk(nq, nat, 0, fast)(*call, corr, shares, scratch(P))
         ref = measure_luck(rules, specs, 0, 0, n, value=value_of(points, coef, name))
         err = np.abs(corr - ref.corrections).max()
         scale = np.abs(ref.corrections).max()
@@ -448,10 +559,12 @@ def main(which: str, n: int, rounds: int) -> None:
     full = value_of(*values["all"], "all")
     #: the ranks and naturals' walk with one step left out (its bit of ``skip``) and all of them (15)
     skips = {"no deal": 1, "no draws": 2, "no choices": 4, "no ends": 8, "no step": 15}
-    times: dict[str, list[float]] = {k: [] for k in ["read", "shipped", *PROTO, *skips, "plain"]}
+    #: the same, of the fast form (``make_walk``'s ``fast``)
+    fast_skips = {"fast no draws": 2, "fast no choices": 4, "fast no step": 15}
+    times: dict[str, list[float]] = {k: [] for k in ["read", "shipped", *PROTO, *skips, *fast_skips, "plain"]}
     read_rows(rows, P, rules.decks, sids, legal, scratch(P))  # compiled before the rounds
-    for skip in skips.values():  # compiled before the rounds
-        make_walk(3, True, skip)(*args["ranks+naturals"], np.zeros((n, 3, P)), np.zeros((n, P)), scratch(P))
+    for skip, fast in [(x, False) for x in skips.values()] + [(x, True) for x in fast_skips.values()]:  # compiled
+        make_walk(3, True, skip, fast)(*args["ranks+naturals"], np.zeros((n, 3, P)), np.zeros((n, P)), scratch(P))
     CompiledEngine(rules, lineup, 0, 0, 1000, specs=specs).run()
     plain_small, plain_big = 20000, 100000
     for _ in range(rounds):
@@ -465,12 +578,18 @@ def main(which: str, n: int, rounds: int) -> None:
         for name, call in args.items():
             corr, shares = np.zeros((n, 3, P)), np.zeros((n, P))
             t = time.process_time()
-            make_walk(*PROTO[name], 0)(*call, corr, shares, scratch(P))
+            nq, nat, fast = PROTO[name]
+            make_walk(nq, nat, 0, fast)(*call, corr, shares, scratch(P))
             times[name].append((time.process_time() - t) / n * 1e6)
         for name, skip in skips.items():
             corr, shares = np.zeros((n, 3, P)), np.zeros((n, P))
             t = time.process_time()
-            make_walk(3, True, skip)(*args["ranks+naturals"], corr, shares, scratch(P))
+            make_walk(3, True, skip, False)(*args["ranks+naturals"], corr, shares, scratch(P))
+            times[name].append((time.process_time() - t) / n * 1e6)
+        for name, skip in fast_skips.items():
+            corr, shares = np.zeros((n, 3, P)), np.zeros((n, P))
+            t = time.process_time()
+            make_walk(3, True, skip, True)(*args["ranks+naturals"], corr, shares, scratch(P))
             times[name].append((time.process_time() - t) / n * 1e6)
         spent = []
         for k in (plain_small, plain_big):
@@ -481,9 +600,9 @@ def main(which: str, n: int, rounds: int) -> None:
         print("  " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in times.items()) + " us a match", flush=True)
     frame = pd.DataFrame({k: v for k, v in times.items()})
     frame.insert(0, "round", range(1, rounds + 1))
-    frame.to_csv(HERE / f"proto-{which}.csv", index=False, float_format="%.2f")
+    frame.to_csv(out or HERE / f"proto-{which}.csv", index=False, float_format="%.2f")
     print(frame.describe().loc[["min", "50%", "max"]].to_string(float_format="%.1f"))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), HERE / sys.argv[4] if len(sys.argv) > 4 else None)
