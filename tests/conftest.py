@@ -13,7 +13,10 @@ tests' shared run (``tests/shared_training.py``) beside the tests, into the cach
 The workers take whole files (``--dist loadfile``), handed out in the order :func:`pytest_collection_modifyitems`
 puts them: the files that take the most processor time first, so that the last ones handed out are short and the
 two workers end together (xdist's own order, most tests first, left the training and tuning files, few tests of
-tens of seconds each, to the end, where one worker ran them while the other had nothing left).
+tens of seconds each, to the end, where one worker ran them while the other had nothing left).  The files that
+play on a Dask cluster (:data:`ON_DASK`) are one such unit, handed to one worker, and share one cluster
+(the ``scheduler`` fixture), started by the first test that asks for it and closed once the unit's last test is
+done: each file's own cluster cost two worker processes' start and their loading of the compiled code.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ for _key, _value in {
     "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
 }.items():
     os.environ.setdefault(_key, _value)
+
 
 _BUILDING: list[BuildForms] = []
 
@@ -127,6 +131,70 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _wait_for_building()  # a run that ended before any worker collected leaves no building process behind
     while _TRAINING:  # nor a training one (a run of a few files can end before it)
         _TRAINING.pop().stop()
+    _CLUSTER.close()  # nor a cluster (a run stopped in a test on it)
+
+
+#: The test files that play on a cluster of Dask worker processes, in the order their tests run: one unit of
+#: ``--dist loadfile``'s schedule (:func:`pytest_xdist_make_scheduler`), so that they share one cluster.  The killed
+#: worker's test (``test_cluster.py``'s last) comes last: the worker its nanny starts again is not waited for.
+ON_DASK = ("test_experiment_workers.py", "test_plugin_helpers.py", "test_train_dask.py", "test_cluster.py")
+
+
+class _Cluster:
+    """The cluster of :data:`ON_DASK`'s files: two worker processes of one thread each, as ``--scheduler local``
+    starts (its address reached as a real cluster's is).  Started when first asked for, closed by
+    :func:`pytest_runtest_teardown` once the next test is not on it (a run of these files alone, or with ``-n
+    0`` in pytest's order, starts one per run of adjacent files, as each file did)."""
+
+    def __init__(self) -> None:
+        self.cluster = None
+
+    def address(self) -> str:
+        if self.cluster is None:
+            distributed = pytest.importorskip("distributed")
+            self.cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                                    dashboard_address=":0")  # fmt: skip
+        return self.cluster.scheduler_address
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+
+_CLUSTER = _Cluster()
+
+
+@pytest.fixture
+def scheduler() -> str:
+    """The address of the running Dask cluster that :data:`ON_DASK`'s tests share (see :class:`_Cluster`)."""
+    return _CLUSTER.address()
+
+
+def _on_dask(item: pytest.Item | None) -> bool:
+    return item is not None and item.nodeid.split("::")[0].rpartition("/")[2] in ON_DASK
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - a hook wrapper
+    yield
+    if not _on_dask(nextitem):
+        _CLUSTER.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201 - xdist's hook
+    """``--dist loadfile`` with :data:`ON_DASK`'s files as one unit; None (xdist's own) for another ``--dist``."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneClusterScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "the files on Dask" if scope.rpartition("/")[2] in ON_DASK else scope
+
+    return OneClusterScheduling(config, log)
 
 
 #: The test files that take the most processor time, most first (per file, a cold ``-n 2`` run's durations and
@@ -170,18 +238,22 @@ HEAVY_FIRST = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker, order the files as :data:`HEAVY_FIRST` says (each file's tests kept in their order);
-    the controller hands them out in that order (``--no-loadscope-reorder`` in pyproject.toml).  Every worker
-    orders the same collection alike.  A run without workers keeps pytest's order."""
+    """In an xdist worker, order the files as :data:`HEAVY_FIRST` says (each file's tests kept in their order;
+    :data:`ON_DASK`'s in its order, where the first of them stands); the controller hands them out in that order
+    (``--no-loadscope-reorder`` in pyproject.toml).  Every worker orders the same collection alike.  A run without
+    workers keeps pytest's order."""
     if not hasattr(config, "workerinput"):
         return
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+    on_dask = min(rank.get(name, len(rank)) for name in ON_DASK)
+    rank.update({name: on_dask for name in ON_DASK})
     files = [item.nodeid.split("::")[0] for item in items]
     count = Counter(files)
     first = {f: i for i, f in reversed(list(enumerate(files)))}
 
-    def key(f: str) -> tuple[int, int, int]:
-        return (rank.get(f.rpartition("/")[2], len(rank)), -count[f], first[f])
+    def key(f: str) -> tuple[int, int, int, int]:
+        name = f.rpartition("/")[2]
+        return (rank.get(name, len(rank)), ON_DASK.index(name) if name in ON_DASK else 0, -count[f], first[f])
 
     order = sorted(range(len(items)), key=lambda i: (key(files[i]), i))
     items[:] = [items[i] for i in order]
