@@ -13,7 +13,10 @@ tests' shared run (``tests/shared_training.py``) beside the tests, into the cach
 The workers take whole files (``--dist loadfile``), handed out in the order :func:`pytest_collection_modifyitems`
 puts them: the files that take the most processor time first, so that the last ones handed out are short and the
 two workers end together (xdist's own order, most tests first, left the training and tuning files, few tests of
-tens of seconds each, to the end, where one worker ran them while the other had nothing left).
+tens of seconds each, to the end, where one worker ran them while the other had nothing left).  The files that
+play on a Dask cluster (:data:`ON_DASK`) are one such unit, handed to one worker, and share one cluster
+(the ``scheduler`` fixture), started by the first test that asks for it and closed once the unit's last test is
+done: each file's own cluster cost two worker processes' start and their loading of the compiled code.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer.testing
 
 from nines_sim.engine.build_forms import GROUPS, BuildForms, Built
 
@@ -44,6 +49,37 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # ``nines`` entry point hears SIGINT again likewise (nines_sim/console.py).  Each worker loads this file too.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Dask's clock-driven chores, which no test reads, at long intervals: each process of a cluster woke 50 times a
+# second to time its event loop and sampled its threads every 10 ms for a profile, so that an idle cluster of two
+# workers cost about 0.07 s of processor time a second (0.007 so).  Set here, the clusters the tests start and
+# those of the commands they run (``--scheduler local``) inherit them; a value set outside wins.
+for _key, _value in {
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+    "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s",
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
+}.items():
+    os.environ.setdefault(_key, _value)
+
+
+def _command_once(build: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``build`` (Typer's making of an app's click command) once per app: the same command every time."""
+    built: dict[Any, Any] = {}
+
+    def command(app: Any) -> Any:
+        if app not in built:
+            built[app] = build(app)
+        return built[app]
+
+    return command
+
+
+# Typer's CliRunner made the app's click command again at every ``invoke``, reading every command's signature and
+# type hints anew (30 ms of processor time where the machine is idle, and a thousand invokes): the command made
+# once is the same (the app's commands are registered when ``nines_sim.cli`` is imported, and each call of one
+# parses its arguments afresh).
+typer.testing._get_command = _command_once(typer.testing._get_command)
 
 _BUILDING: list[BuildForms] = []
 
@@ -115,6 +151,70 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _wait_for_building()  # a run that ended before any worker collected leaves no building process behind
     while _TRAINING:  # nor a training one (a run of a few files can end before it)
         _TRAINING.pop().stop()
+    _CLUSTER.close()  # nor a cluster (a run stopped in a test on it)
+
+
+#: The test files that play on a cluster of Dask worker processes, in the order their tests run: one unit of
+#: ``--dist loadfile``'s schedule (:func:`pytest_xdist_make_scheduler`), so that they share one cluster.  The killed
+#: worker's test (``test_cluster.py``'s last) comes last: the worker its nanny starts again is not waited for.
+ON_DASK = ("test_experiment_workers.py", "test_plugin_helpers.py", "test_train_dask.py", "test_cluster.py")
+
+
+class _Cluster:
+    """The cluster of :data:`ON_DASK`'s files: two worker processes of one thread each, as ``--scheduler local``
+    starts (its address reached as a real cluster's is).  Started when first asked for, closed by
+    :func:`pytest_runtest_teardown` once the next test is not on it (a run of these files alone, or with ``-n
+    0`` in pytest's order, starts one per run of adjacent files, as each file did)."""
+
+    def __init__(self) -> None:
+        self.cluster = None
+
+    def address(self) -> str:
+        if self.cluster is None:
+            distributed = pytest.importorskip("distributed")
+            self.cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                                    dashboard_address=":0")  # fmt: skip
+        return self.cluster.scheduler_address
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+
+_CLUSTER = _Cluster()
+
+
+@pytest.fixture
+def scheduler() -> str:
+    """The address of the running Dask cluster that :data:`ON_DASK`'s tests share (see :class:`_Cluster`)."""
+    return _CLUSTER.address()
+
+
+def _on_dask(item: pytest.Item | None) -> bool:
+    return item is not None and item.nodeid.split("::")[0].rpartition("/")[2] in ON_DASK
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - a hook wrapper
+    yield
+    if not _on_dask(nextitem):
+        _CLUSTER.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201 - xdist's hook
+    """``--dist loadfile`` with :data:`ON_DASK`'s files as one unit; None (xdist's own) for another ``--dist``."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneClusterScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "the files on Dask" if scope.rpartition("/")[2] in ON_DASK else scope
+
+    return OneClusterScheduling(config, log)
 
 
 #: The test files that take the most processor time, most first (per file, a cold ``-n 2`` run's durations and
@@ -158,18 +258,22 @@ HEAVY_FIRST = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker, order the files as :data:`HEAVY_FIRST` says (each file's tests kept in their order);
-    the controller hands them out in that order (``--no-loadscope-reorder`` in pyproject.toml).  Every worker
-    orders the same collection alike.  A run without workers keeps pytest's order."""
+    """In an xdist worker, order the files as :data:`HEAVY_FIRST` says (each file's tests kept in their order;
+    :data:`ON_DASK`'s in its order, where the first of them stands); the controller hands them out in that order
+    (``--no-loadscope-reorder`` in pyproject.toml).  Every worker orders the same collection alike.  A run without
+    workers keeps pytest's order."""
     if not hasattr(config, "workerinput"):
         return
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+    on_dask = min(rank.get(name, len(rank)) for name in ON_DASK)
+    rank.update({name: on_dask for name in ON_DASK})
     files = [item.nodeid.split("::")[0] for item in items]
     count = Counter(files)
     first = {f: i for i, f in reversed(list(enumerate(files)))}
 
-    def key(f: str) -> tuple[int, int, int]:
-        return (rank.get(f.rpartition("/")[2], len(rank)), -count[f], first[f])
+    def key(f: str) -> tuple[int, int, int, int]:
+        name = f.rpartition("/")[2]
+        return (rank.get(name, len(rank)), ON_DASK.index(name) if name in ON_DASK else 0, -count[f], first[f])
 
     order = sorted(range(len(items)), key=lambda i: (key(files[i]), i))
     items[:] = [items[i] for i in order]

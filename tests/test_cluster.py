@@ -25,8 +25,9 @@ CSVS = ("summary.csv", "hands.csv", "score_distribution.csv", "seat_go_out.csv",
 
 
 def test_a_cluster_run_writes_byte_identical_csvs(tmp_path, scheduler):
-    """On the file's running cluster: ``--scheduler local`` starts one of its own the same way (two worker
-    processes, whose start is most of this test's cost), and is run by the Ctrl-C test below."""
+    """On the running cluster the files on Dask share (``scheduler``, tests/conftest.py): ``--scheduler local``
+    starts one of its own the same way (two worker processes, whose start is most of such a test's cost), and is
+    run by the Ctrl-C test below."""
     args = ["tournament", "-n", "3000", "--quiet", "--no-charts"]
     r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
@@ -38,7 +39,7 @@ def test_a_cluster_run_writes_byte_identical_csvs(tmp_path, scheduler):
 
 def test_a_luck_run_on_a_cluster_writes_byte_identical_luck_csvs(tmp_path, scheduler):
     """``--luck`` on Dask: the plain matches on the cluster, the luck's fit and walk beside it, and every number
-    (luck.csv, summary.csv with its adjusted columns) the very bytes of a one-worker run.  On the file's running
+    (luck.csv, summary.csv with its adjusted columns) the very bytes of a one-worker run.  On the shared running
     cluster (``--scheduler local`` starts one the same way: the Ctrl-C test below): a cluster of its own cost its
     two worker processes' start."""
     args = ["tournament", "expert", "dump-faces", "-n", "1200", "--luck", "--luck-fit", "600", "--quiet", "--no-charts"]
@@ -49,18 +50,6 @@ def test_a_luck_run_on_a_cluster_writes_byte_identical_luck_csvs(tmp_path, sched
     for name in ("luck.csv", "summary.csv"):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
     assert "variance_ratio" in (tmp_path / "dask" / "summary.csv").read_text().splitlines()[0]
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of one running cluster, for the tests that need a cluster but not their own.
-
-    Starting a cluster (worker processes that import nines-sim) is the slow part of these tests;
-    ``--scheduler local`` builds its own the same way (the Ctrl-C test below), the tests with this fixture reach
-    a running one by its tcp:// address, as on a real cluster.
-    """
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
-        yield lc.scheduler_address
 
 
 def test_compare_rules_on_a_cluster_matches_the_local_run(tmp_path, scheduler):
@@ -199,8 +188,9 @@ def test_a_tuning_trial_on_a_cluster_plays_the_matches_of_a_local_one(scheduler)
 
 
 def test_a_worker_killed_mid_run_still_gives_identical_numbers(tmp_path, scheduler):
-    """On the file's running cluster, the last test to use it: the worker killed here is started again by its
-    nanny, which no later test needs (a cluster of its own cost two more worker processes' start)."""
+    """On the shared running cluster, the last test to use it (tests/conftest.py's ``ON_DASK`` runs this file
+    last): the worker killed here is started again by its nanny, which no later test needs (a cluster of its own
+    cost two more worker processes' start)."""
     plan = plan_tournament("table", [], make_rules("classic"))
     local = run_plan(plan, 6000, seed=9, workers=1)
     with distributed.Client(scheduler) as client:

@@ -70,14 +70,14 @@ def test_the_design_measures_give_the_same_sums_on_one_and_two_workers():
     assert numbers(one.sums) == numbers(two.sums)
 
 
-def test_the_design_measures_on_a_local_dask_cluster_give_the_local_sums():
+def test_the_design_measures_on_a_local_dask_cluster_give_the_local_sums(request):  # noqa: ANN001
+    """On the running cluster the files on Dask share (``scheduler``, tests/conftest.py)."""
     distributed = pytest.importorskip("distributed")
     from nines_sim.runs.backends import Dask
 
     local = driver.run(design_work(), Local(1), chunk=70)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
-        with distributed.Client(lc) as client:
-            remote = driver.run(design_work(), Dask(client), chunk=70)
+    with distributed.Client(request.getfixturevalue("scheduler")) as client:
+        remote = driver.run(design_work(), Dask(client), chunk=70)
     assert numbers(remote.sums) == numbers(local.sums) and remote.kept == local.kept
 
 

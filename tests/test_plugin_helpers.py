@@ -66,8 +66,10 @@ def test_a_file_plugin_imports_a_helper_from_its_own_folder_without_pythonpath(t
     assert _wins(tmp_path / "a") == _wins(tmp_path / "b") and sum(_wins(tmp_path / "a")) >= 400
 
 
-def test_a_file_plugin_with_a_helper_runs_in_fresh_processes_and_on_dask(tmp_path):
-    """A new process (the CLI from another folder, Dask's spawned workers) finds the helper with no PYTHONPATH."""
+def test_a_file_plugin_with_a_helper_runs_in_fresh_processes_and_on_dask(tmp_path, request):  # noqa: ANN001
+    """A new process (the CLI from another folder, Dask's spawned workers) finds the helper with no PYTHONPATH.
+    The workers: the running cluster's that the files on Dask share (``scheduler``, tests/conftest.py), which
+    never saw this folder."""
     plugin = _plugin_with_helper(tmp_path / "mine")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -77,7 +79,7 @@ def test_a_file_plugin_with_a_helper_runs_in_fresh_processes_and_on_dask(tmp_pat
                            cwd=elsewhere, env=env, capture_output=True, text=True)  # fmt: skip
     assert local.returncode == 0, local.stderr[-3000:]
     pytest.importorskip("distributed")
-    r = runner.invoke(app, ["tournament", *args, "--workers", "2", "--scheduler", "local",
+    r = runner.invoke(app, ["tournament", *args, "--scheduler", request.getfixturevalue("scheduler"),
                             "--out", str(tmp_path / "dask")])  # fmt: skip
     assert r.exit_code == 0, r.output
     for name in ("summary.csv", "hands.csv"):

@@ -17,7 +17,7 @@ from nines_sim.cli import app
 from nines_sim.learn import train as training
 from nines_sim.learn.model import load
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")  # the cluster: tests/conftest.py's ``scheduler``, shared with the files on Dask
 
 from nines_sim.runs import backends, cluster  # noqa: E402
 
@@ -47,13 +47,6 @@ def one_worker(tmp_path_factory):  # noqa: ANN001, ANN201
 @pytest.fixture(scope="module")
 def one_worker_returns(tmp_path_factory):  # noqa: ANN001, ANN201
     return _on_one_worker(tmp_path_factory, RETURNS)
-
-
-@pytest.fixture(scope="module")
-def scheduler():  # noqa: ANN201
-    """A running cluster's address, reached as a real one is (``--scheduler local`` starts its own the same way)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as lc:
-        yield lc.scheduler_address
 
 
 def _same_run(folder, whole) -> None:  # noqa: ANN001
