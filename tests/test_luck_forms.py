@@ -85,12 +85,14 @@ class _Building:
 
     started: list[dict] = []
 
-    def __init__(self, workers=None, on_built=None, forms=None, apart=False, lanes=None):  # noqa: ANN001
+    def __init__(self, workers=None, on_built=None, forms=None, apart=False, lanes=None, fork=False):  # noqa: ANN001
         from nines_sim.engine.build_forms import AHEAD
 
         self.forms = [f for lane in lanes for f in lane if f not in AHEAD] if lanes is not None else list(forms)
         self.on_built, self.stopped = on_built, False
-        _Building.started.append({"lanes": lanes} if lanes is not None else {"forms": list(forms), "apart": apart})
+        _Building.started.append(
+            {"lanes": lanes, "fork": fork} if lanes is not None else {"forms": list(forms), "apart": apart}
+        )
 
     def wait(self):  # noqa: ANN202
         from nines_sim.engine.build_forms import Built
@@ -127,7 +129,7 @@ def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_ow
     if lanes is None:
         assert _Building.started == [] and heard == []
         return
-    assert _Building.started == [{"lanes": lanes}]
+    assert _Building.started == [{"lanes": lanes, "fork": True}]
     expected = [f for f in ("trace", "luck") if f in missing]
     names = {"trace": "play_slots_expert_trace", "luck": "walk"}
     assert heard == [(names[f], True) for f in expected] + [(names[f], False) for f in expected]
@@ -176,3 +178,36 @@ def test_work_ahead_is_done_in_a_building_process_and_said_as_no_form(monkeypatc
     assert calls == ["helpers"] and capsys.readouterr().out == ""
     with pytest.raises(ValueError, match="no form named 'walk'"):
         build_forms.BuildForms(lanes=[["walk"]])
+
+
+FORKED = textwrap.dedent(
+    """
+    from nines_sim.engine import build_forms
+
+    def build(form):  # a stand-in: the child runs this module's code as it was when it forked
+        if form == "luck":
+            raise RuntimeError("no walk here")
+        return ["nines_sim.stand_in"]
+
+    build_forms.build = build
+    building = build_forms.BuildForms(lanes=[["trace"], ["luck"]], fork=True)
+    print(*[type(p).__name__ for p in building._procs])
+    try:
+        building.wait()
+    except RuntimeError as e:
+        print(e)
+    print(*[(b.form, b.compiled) for b in building.done], *[p.poll() for p in building._procs])
+    """
+)
+
+
+def test_a_luck_run_s_building_processes_are_forked_from_it_and_say_what_they_built_and_why_they_failed():
+    """``BuildForms(fork=True)`` forks its processes from this one (run here in a fresh interpreter, one thread: what
+    they build is this process's code, a stand-in's here), each saying its forms as a started one does, a failure by
+    its last line of error output; none is left running."""
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    kinds, error, built = done.stdout.splitlines()
+    assert kinds == "_Forked _Forked"
+    assert error == "building the compiled forms failed: RuntimeError: no walk here"
+    assert built == "('trace', True) 0 1"

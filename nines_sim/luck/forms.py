@@ -61,7 +61,7 @@ class LuckForms:
         self._done: set[str] = set()
         self._hook: Callable[[str, bool], None] | None = None
         self._lock = threading.Lock()
-        self._build = BuildForms(on_built=self._built, lanes=lanes(self.building)) if self.building else None
+        self._build = BuildForms(on_built=self._built, lanes=lanes(self.building), fork=True) if self.building else None
 
     def _built(self, built: Built) -> None:
         with self._lock:
