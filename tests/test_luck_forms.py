@@ -108,8 +108,8 @@ class _Building:
 
 @pytest.mark.parametrize(
     ("missing", "lanes"),
-    [({"trace", "luck"}, [["walk-helpers", "trace"], ["scalar-helpers", "luck"]]),
-     ({"luck"}, [["walk-helpers"], ["scalar-helpers", "luck"]]),
+    [({"trace", "luck"}, [["walk-helpers", "scalar-beside", "trace"], ["scalar-helpers", "luck"]]),
+     ({"luck"}, [["walk-helpers", "scalar-beside"], ["scalar-helpers", "luck"]]),
      ({"trace"}, [["trace"]]), (set(), None)],
 )  # fmt: skip
 def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_own(monkeypatch, missing, lanes):
