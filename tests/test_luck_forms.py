@@ -211,3 +211,35 @@ def test_a_luck_run_s_building_processes_are_forked_from_it_and_say_what_they_bu
     assert kinds == "_Forked _Forked"
     assert error == "building the compiled forms failed: RuntimeError: no walk here"
     assert built == "('trace', True) 0 1"
+
+
+def test_a_first_luck_run_compiles_each_walk_helper_once_and_the_walk_s_own_process_a_few_before_it(monkeypatch):
+    """The lanes' work ahead of the forms (:data:`~nines_sim.engine.build_forms.AHEAD`, done as
+    :func:`~nines_sim.luck.forms.lanes` orders it) compiles every helper the walk calls once, for its one signature:
+    those of :data:`~nines_sim.luck.value_kernel.OWN` in the walk's own process before the walk, the others in the
+    other process before the trace form (each compile recorded, not run)."""
+    from nines_sim.engine.build_forms import AHEAD, _named
+    from nines_sim.luck import forms, kernel, value_kernel
+
+    compiled: dict[str, list] = {}
+    where = []
+    for fn, _ in kernel.HELPERS + value_kernel.HELPERS:
+        name = fn.py_func.__name__
+        monkeypatch.setattr(
+            fn, "compile", lambda sig, name=name: compiled.setdefault(name, []).append((where[-1], sig))
+        )
+    lanes = forms.lanes(["trace", "luck"])
+    for i, lane in enumerate(lanes):
+        for work in lane:
+            where.append((i, work))
+            if work in AHEAD:
+                _named(AHEAD[work])()
+    helpers = dict(kernel.HELPERS + value_kernel.HELPERS)
+    assert {name for name in compiled} == {fn.py_func.__name__ for fn in helpers}
+    walk_lane = next(i for i, lane in enumerate(lanes) if "luck" in lane)
+    for fn, sig in helpers.items():
+        assert len(compiled[fn.py_func.__name__]) == 1
+        (lane, work), asked = compiled[fn.py_func.__name__][0]
+        assert asked == sig
+        assert (lane == walk_lane) == (fn.py_func.__name__ in value_kernel.OWN)
+        assert lanes[lane].index(work) < len(lanes[lane]) - 1  # before the lane's form
