@@ -136,8 +136,9 @@ def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_ow
 
 
 def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_path):
-    """``run_tournament`` with ``luck`` starts :class:`~nines_sim.luck.forms.LuckForms` before its run folder and
-    waits for it, with the bar's compile hook, before the fit; it ends them when the run ends."""
+    """``run_tournament`` with ``luck`` starts :class:`~nines_sim.luck.forms.LuckForms` before its run folder, with
+    its writers' imports to do while the last form builds, and waits for it, with the bar's compile hook, before the
+    fit; it ends them when the run ends."""
     from nines_sim.experiments.tournament import setup as tournament
     from nines_sim.luck import forms
     from nines_sim.luck import tournament as luck_tables
@@ -145,8 +146,8 @@ def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_p
     calls = []
 
     class Recording:
-        def __init__(self) -> None:
-            calls.append("start")
+        def __init__(self, meanwhile=None) -> None:  # noqa: ANN001
+            calls.append(("start", getattr(meanwhile, "__name__", None)))
 
         def ready(self, compiling=None) -> None:  # noqa: ANN001
             calls.append(("ready", getattr(compiling, "__name__", None)))
@@ -163,7 +164,7 @@ def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_p
     setup = tournament.tournament_setup(["expert", "dump-faces"], seed=0)
     with pytest.raises(BaseException):  # noqa: B017, PT011 - Ctrl-C before any match: nothing kept
         tournament.play_tournament(setup, matches=100, out=tmp_path / "run", workers=1, luck=True, charts=False)
-    assert calls == ["start", ("ready", "compiling"), "fit", "close"]
+    assert calls == [("start", "_load_writers"), ("ready", "compiling"), "fit", "close"]
 
 
 def test_work_ahead_is_done_in_a_building_process_and_said_as_no_form(monkeypatch, capsys):
@@ -243,3 +244,19 @@ def test_a_first_luck_run_compiles_each_walk_helper_once_and_the_walk_s_own_proc
         assert asked == sig
         assert (lane == walk_lane) == (fn.py_func.__name__ in value_kernel.OWN)
         assert lanes[lane].index(work) < len(lanes[lane]) - 1  # before the lane's form
+
+
+def test_while_the_walk_builds_the_run_loads_the_trace_form_and_does_its_meanwhile(monkeypatch):
+    """Once the first of two building forms is built, the run's process (else waiting) loads it if it is the trace
+    form and does its ``meanwhile``, once; with one form building, nothing (the other core is not free)."""
+    from nines_sim.engine import build_forms
+    from nines_sim.luck import forms
+
+    for missing, expected in (({"trace", "luck"}, ["build trace", "meanwhile"]), ({"luck"}, [])):
+        done = []
+        monkeypatch.setattr(build_forms, "in_cache", lambda form, missing=missing: form not in missing)
+        monkeypatch.setattr(build_forms, "BuildForms", _Building)
+        monkeypatch.setattr(build_forms, "build", lambda form, done=done: done.append(f"build {form}"))
+        luck = forms.LuckForms(meanwhile=lambda done=done: done.append("meanwhile"))
+        luck.ready()
+        assert done == expected

@@ -44,10 +44,15 @@ def lanes(building: list[str]) -> list[list[str]]:
 class LuckForms:
     """The forms of :data:`LUCK_FORMS` that numba's cache lacks, building in processes of their own from now on.
 
+    While the last form builds, the run's process, else waiting, loads the trace form once it is built (the fit
+    plays it first) and does ``meanwhile``: the other building process has ended, so a core is free.
+
     Parameters
     ----------
     forms : sequence of str
         Forms of :data:`nines_sim.engine.build_forms.ROOTS` (default: :data:`LUCK_FORMS`).
+    meanwhile : callable, optional
+        Work of the run's for that time (imports it needs later), done once, if a form is built before the others.
 
     Attributes
     ----------
@@ -55,7 +60,7 @@ class LuckForms:
         The forms being built (empty: all were in the cache).
     """
 
-    def __init__(self, forms: tuple[str, ...] = LUCK_FORMS) -> None:
+    def __init__(self, forms: tuple[str, ...] = LUCK_FORMS, meanwhile: Callable[[], None] | None = None) -> None:
         from nines_sim.engine.build_forms import BuildForms, in_cache, root
 
         self.building = [f for f in forms if not in_cache(f)]
@@ -63,6 +68,7 @@ class LuckForms:
         self._done: set[str] = set()
         self._hook: Callable[[str, bool], None] | None = None
         self._lock = threading.Lock()
+        self._meanwhile = meanwhile
         if self.building:  # numba's tables of types and functions, which this process loads anyway with the first
             fn = root(self.building[0])  # code it loads from the cache: loaded once, before the building processes
             fn.typingctx.refresh()  # fork from it (about 0.25 s of processor time), not in each of them too
@@ -74,6 +80,23 @@ class LuckForms:
             self._done.add(built.form)
             if self._hook is not None:
                 self._hook(self._names[built.form], False)
+            first = len(self._done) == 1 and len(self.building) > 1
+        if first:  # in this reading thread, while ready() waits for the other form
+            self._ahead(built.form)
+
+    def _ahead(self, form: str) -> None:
+        """Load ``form`` if it is the trace form, then do the run's ``meanwhile``: the run's work while the other
+        form still builds.  A failure here is not an error (the run loads what it lacks itself later, and says why
+        if that fails too)."""
+        from nines_sim.engine.build_forms import build
+
+        try:
+            if form == "trace":
+                build(form)  # from numba's cache: its one match and tally load what the fit plays
+            if self._meanwhile is not None:
+                self._meanwhile()
+        except Exception:  # noqa: BLE001, S110 - see above
+            pass
 
     def ready(self, compiling: Callable[[str, bool], None] | None = None) -> None:
         """Wait until the forms are built.
