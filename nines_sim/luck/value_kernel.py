@@ -136,7 +136,7 @@ def after_play(seat, f, P, hr, hs, blk):
 def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
     """A play's choices under a fixed value (:func:`~nines_sim.luck.play_choices.play_choice`'s ``scalar`` walk):
     the chosen play's value less the choices' mean value into ``sums[2]``, over only the columns a play changes
-    (:func:`~nines_sim.luck.play_choices.choice_columns`'s), each column's weight summed over the phase functions
+    (:func:`~nines_sim.luck.kernel.choice_columns`'s), each column's weight summed over the phase functions
     first (``g`` (P, NJ): scratch; the phase in ``blk[:, NB:]``).
 
     A play's columns (:func:`after_play`) are each seat's naturals of the played card's suit and the count of its
