@@ -108,8 +108,8 @@ class _Building:
 
 @pytest.mark.parametrize(
     ("missing", "lanes"),
-    [({"trace", "luck"}, [["walk-helpers", "scalar-beside", "trace"], ["scalar-helpers", "luck"]]),
-     ({"luck"}, [["walk-helpers", "scalar-beside"], ["scalar-helpers", "luck"]]),
+    [({"trace", "luck"}, [["walk-helpers", "trace"], ["scalar-helpers", "luck"]]),
+     ({"luck"}, [["walk-helpers"], ["scalar-helpers", "luck"]]),
      ({"trace"}, [["trace"]]), (set(), None)],
 )  # fmt: skip
 def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_own(monkeypatch, missing, lanes):
@@ -214,11 +214,12 @@ def test_a_luck_run_s_building_processes_are_forked_from_it_and_say_what_they_bu
     assert built == "('trace', True) 0 1"
 
 
-def test_a_first_luck_run_compiles_each_walk_helper_once_and_the_walk_s_own_process_a_few_before_it(monkeypatch):
+def test_a_first_luck_run_compiles_each_walk_helper_once_the_fixed_value_s_in_the_walk_s_own_process(monkeypatch):
     """The lanes' work ahead of the forms (:data:`~nines_sim.engine.build_forms.AHEAD`, done as
     :func:`~nines_sim.luck.forms.lanes` orders it) compiles every helper the walk calls once, for its one signature:
-    those of :data:`~nines_sim.luck.value_kernel.OWN` in the walk's own process before the walk, the others in the
-    other process before the trace form (each compile recorded, not run)."""
+    a fixed value's (:data:`~nines_sim.luck.value_kernel.HELPERS`) in the walk's own process before the walk, the
+    kernel's (among them ``choice_columns``, no longer inlined) in the other process before the trace form (each
+    compile recorded, not run)."""
     from nines_sim.engine.build_forms import AHEAD, _named
     from nines_sim.luck import forms, kernel, value_kernel
 
@@ -242,7 +243,7 @@ def test_a_first_luck_run_compiles_each_walk_helper_once_and_the_walk_s_own_proc
         assert len(compiled[fn.py_func.__name__]) == 1
         (lane, work), asked = compiled[fn.py_func.__name__][0]
         assert asked == sig
-        assert (lane == walk_lane) == (fn.py_func.__name__ in value_kernel.OWN)
+        assert (lane == walk_lane) == (fn in dict(value_kernel.HELPERS))
         assert lanes[lane].index(work) < len(lanes[lane]) - 1  # before the lane's form
 
 

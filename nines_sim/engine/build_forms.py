@@ -67,12 +67,10 @@ ROOTS: dict[str, str] = {
 #: Work a building process can do ahead of its forms for a form another process builds, by name (not forms: no
 #: line is said for them): ``walk-helpers`` compiles the luck walk's helpers
 #: (:func:`nines_sim.luck.kernel.compile_helpers`), which the walk's own process asks numba's cache for only once
-#: its type inference reaches their calls, after its first seconds of inlining the steps; ``scalar-helpers`` some of
-#: a fixed value's walk, in the walk's process before it (:func:`nines_sim.luck.value_kernel.compile_helpers`), and
-#: ``scalar-beside`` the others, after the walk's helpers (:func:`nines_sim.luck.value_kernel.compile_beside`).
+#: its type inference reaches their calls, after its first seconds of inlining the steps; ``scalar-helpers`` those of
+#: a fixed value's walk, in the walk's process before it (:func:`nines_sim.luck.value_kernel.compile_helpers`).
 AHEAD: dict[str, str] = {"walk-helpers": "nines_sim.luck.kernel:compile_helpers",
-                         "scalar-helpers": "nines_sim.luck.value_kernel:compile_helpers",
-                         "scalar-beside": "nines_sim.luck.value_kernel:compile_beside"}  # fmt: skip
+                         "scalar-helpers": "nines_sim.luck.value_kernel:compile_helpers"}  # fmt: skip
 
 
 @dataclass(frozen=True)

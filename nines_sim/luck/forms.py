@@ -24,19 +24,18 @@ LUCK_FORMS = ("trace", "luck")
 
 def lanes(building: list[str]) -> list[list[str]]:
     """The building processes' work for the forms ``building``: each form in a process of its own, and with the walk,
-    its helpers compiled first in the other process (one of their own when the walk builds alone; ``walk-helpers``
-    and ``scalar-beside``, :data:`nines_sim.engine.build_forms.AHEAD`).  The walk's own process asks for them only
-    after its first seconds (numba's inlining of its steps, before its type inference); compiled there, they were 3 of
-    its 16 s of processor time, the trace form's process 10.  A few helpers of a fixed value's walk
-    (``scalar-helpers``, :data:`nines_sim.luck.value_kernel.OWN`) compile in the walk's process, before it: the
-    others would not all be built beside it by the time it asks for them, and these even out the two processes."""
+    its helpers compiled first in the other process (one of their own when the walk builds alone; ``walk-helpers``,
+    :data:`nines_sim.engine.build_forms.AHEAD`).  The walk's own process asks for them only after its first seconds
+    (numba's inlining of its steps, before its type inference); compiled there, they were 3 of its 16 s of processor
+    time, the trace form's process 10.  The helpers of a fixed value's walk (``scalar-helpers``) compile in the walk's
+    process, before it: the other's would not all be built by the time it asks for them, and they even out the two
+    processes (the trace form's about 12 s of processor time, the walk's 11.5, after the default tournament)."""
     lanes = [[f] for f in building if f != "luck"]
     if "luck" in building:
-        beside = ["walk-helpers", "scalar-beside"]
         if lanes:
-            lanes[0][:0] = beside
+            lanes[0].insert(0, "walk-helpers")
         else:
-            lanes.append(beside)
+            lanes.append(["walk-helpers"])
         lanes.append(["scalar-helpers", "luck"])
     return lanes
 

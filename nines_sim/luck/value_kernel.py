@@ -267,41 +267,27 @@ _F, _I, _B = types.float64, types.int64, types.boolean
 _F1, _F2, _F3, _F4 = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1], types.float64[:, :, :, ::1]
 _I1 = types.int64[::1]
 #: Each helper of a fixed value's walk with the argument types the walk calls it with (``tests/test_luck_compiled.py``
-#: checks them against numba's type inference of the walk, beside :data:`nines_sim.luck.kernel.HELPERS`), those of
-#: :data:`OWN` first.  About 2 s of compiling, which a first ``--luck`` run splits between its two building processes
-#: (:func:`nines_sim.luck.forms.lanes`).
+#: checks them against numba's type inference of the walk, beside :data:`nines_sim.luck.kernel.HELPERS`).  About 2.4 s
+#: of compiling: in the walk's own process before it (the ``scalar-helpers`` work of
+#: :data:`nines_sim.engine.build_forms.AHEAD`), which evens out the two building processes (the other compiles the
+#: kernel's helpers and the trace form); the walk's type inference asks for every helper within a second of its
+#: start, about 2 s into its compile, when the other process's could not all be built.  ``choice_values`` comes
+#: first: ``deal_value`` asks for the kernel's ``next_dealt``, compiled in the other process meanwhile.
 HELPERS = (
     (choice_values, (_I, _I, _I, _I, _F2, _F2, _F2, _I, _F, _I1, _F1, _F2, _F2, _F2)),
     (after_play, (_I, _I, _I, _F2, _F2, _F2)),
     (deal_value, (_F2, _F2, _F1, _I1, _I, _I, _B, _I, _F2, _F1, _F1)),
+    (draw_value, (_I, _I, _I, _I, _F, _I, _F2, _F2, _F2, _F2, _F4, _F2)),
     (stock_sums, (_F2, _F4, _I, _F2)),
     (mean_dot, (_F1, _F2, _F2, _F2, _F, _I)),
     (hand_sums, (_F2, _F2, _F3, _I, _F2)),
-    (draw_value, (_I, _I, _I, _I, _F, _I, _F2, _F2, _F2, _F2, _F4, _F2)),
 )
-#: The helpers compiled in the walk's own process, before it (:func:`compile_helpers`; about 1 s of processor time
-#: with the kernel's ``sizes_phase``, which ``deal_value`` calls): the walk's type inference asks for every helper
-#: within a second of its start, about 2 s into its compile, so its process compiles these first, and the other
-#: process the rest (:func:`compile_beside`) after the column walk's (:func:`nines_sim.luck.kernel.compile_helpers`,
-#: about 3 s), done by then.  The two processes' work evened out: compiled all in the walk's process, these helpers
-#: made it the longer by 2 s.  ``choice_values`` comes first: ``deal_value`` asks for the kernel's ``next_dealt``,
-#: then compiled in the other process.
-OWN = ("choice_values", "after_play", "deal_value")
 
 
 def compile_helpers() -> None:
-    """Compile the helpers of :data:`OWN` into numba's cache: in the walk's process, before the walk."""
+    """Compile the helpers of :data:`HELPERS` into numba's cache: in the walk's process, before the walk."""
     for fn, sig in HELPERS:
-        if fn.py_func.__name__ in OWN:
-            fn.compile(sig)
-
-
-def compile_beside() -> None:
-    """Compile the helpers of :data:`HELPERS` not in :data:`OWN` into numba's cache: in the other building process,
-    after the column walk's helpers."""
-    for fn, sig in HELPERS:
-        if fn.py_func.__name__ not in OWN:
-            fn.compile(sig)
+        fn.compile(sig)
 
 
 # numba's cache checks only this file's timestamp: key it by every file the code takes in
