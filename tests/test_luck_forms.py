@@ -85,12 +85,14 @@ class _Building:
 
     started: list[dict] = []
 
-    def __init__(self, workers=None, on_built=None, forms=None, apart=False, lanes=None):  # noqa: ANN001
+    def __init__(self, workers=None, on_built=None, forms=None, apart=False, lanes=None, fork=False):  # noqa: ANN001
         from nines_sim.engine.build_forms import AHEAD
 
         self.forms = [f for lane in lanes for f in lane if f not in AHEAD] if lanes is not None else list(forms)
         self.on_built, self.stopped = on_built, False
-        _Building.started.append({"lanes": lanes} if lanes is not None else {"forms": list(forms), "apart": apart})
+        _Building.started.append(
+            {"lanes": lanes, "fork": fork} if lanes is not None else {"forms": list(forms), "apart": apart}
+        )
 
     def wait(self):  # noqa: ANN202
         from nines_sim.engine.build_forms import Built
@@ -127,15 +129,16 @@ def test_a_luck_run_builds_the_forms_the_cache_lacks_each_in_a_process_of_its_ow
     if lanes is None:
         assert _Building.started == [] and heard == []
         return
-    assert _Building.started == [{"lanes": lanes}]
+    assert _Building.started == [{"lanes": lanes, "fork": True}]
     expected = [f for f in ("trace", "luck") if f in missing]
     names = {"trace": "play_slots_expert_trace", "luck": "walk"}
     assert heard == [(names[f], True) for f in expected] + [(names[f], False) for f in expected]
 
 
 def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_path):
-    """``run_tournament`` with ``luck`` starts :class:`~nines_sim.luck.forms.LuckForms` before its run folder and
-    waits for it, with the bar's compile hook, before the fit; it ends them when the run ends."""
+    """``run_tournament`` with ``luck`` starts :class:`~nines_sim.luck.forms.LuckForms` before its run folder, with
+    its writers' imports to do while the last form builds, and waits for it, with the bar's compile hook, before the
+    fit; it ends them when the run ends."""
     from nines_sim.experiments.tournament import setup as tournament
     from nines_sim.luck import forms
     from nines_sim.luck import tournament as luck_tables
@@ -143,8 +146,8 @@ def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_p
     calls = []
 
     class Recording:
-        def __init__(self) -> None:
-            calls.append("start")
+        def __init__(self, meanwhile=None) -> None:  # noqa: ANN001
+            calls.append(("start", getattr(meanwhile, "__name__", None)))
 
         def ready(self, compiling=None) -> None:  # noqa: ANN001
             calls.append(("ready", getattr(compiling, "__name__", None)))
@@ -161,7 +164,7 @@ def test_a_luck_tournament_waits_for_its_forms_before_its_fit(monkeypatch, tmp_p
     setup = tournament.tournament_setup(["expert", "dump-faces"], seed=0)
     with pytest.raises(BaseException):  # noqa: B017, PT011 - Ctrl-C before any match: nothing kept
         tournament.play_tournament(setup, matches=100, out=tmp_path / "run", workers=1, luck=True, charts=False)
-    assert calls == ["start", ("ready", "compiling"), "fit", "close"]
+    assert calls == [("start", "_load_writers"), ("ready", "compiling"), "fit", "close"]
 
 
 def test_work_ahead_is_done_in_a_building_process_and_said_as_no_form(monkeypatch, capsys):
@@ -176,3 +179,85 @@ def test_work_ahead_is_done_in_a_building_process_and_said_as_no_form(monkeypatc
     assert calls == ["helpers"] and capsys.readouterr().out == ""
     with pytest.raises(ValueError, match="no form named 'walk'"):
         build_forms.BuildForms(lanes=[["walk"]])
+
+
+FORKED = textwrap.dedent(
+    """
+    from nines_sim.engine import build_forms
+
+    def build(form):  # a stand-in: the child runs this module's code as it was when it forked
+        if form == "luck":
+            raise RuntimeError("no walk here")
+        return ["nines_sim.stand_in"]
+
+    build_forms.build = build
+    building = build_forms.BuildForms(lanes=[["trace"], ["luck"]], fork=True)
+    print(*[type(p).__name__ for p in building._procs])
+    try:
+        building.wait()
+    except RuntimeError as e:
+        print(e)
+    print(*[(b.form, b.compiled) for b in building.done], *[p.poll() for p in building._procs])
+    """
+)
+
+
+def test_a_luck_run_s_building_processes_are_forked_from_it_and_say_what_they_built_and_why_they_failed():
+    """``BuildForms(fork=True)`` forks its processes from this one (run here in a fresh interpreter, one thread: what
+    they build is this process's code, a stand-in's here), each saying its forms as a started one does, a failure by
+    its last line of error output; none is left running."""
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    kinds, error, built = done.stdout.splitlines()
+    assert kinds == "_Forked _Forked"
+    assert error == "building the compiled forms failed: RuntimeError: no walk here"
+    assert built == "('trace', True) 0 1"
+
+
+def test_a_first_luck_run_compiles_each_walk_helper_once_the_fixed_value_s_in_the_walk_s_own_process(monkeypatch):
+    """The lanes' work ahead of the forms (:data:`~nines_sim.engine.build_forms.AHEAD`, done as
+    :func:`~nines_sim.luck.forms.lanes` orders it) compiles every helper the walk calls once, for its one signature:
+    a fixed value's (:data:`~nines_sim.luck.value_kernel.HELPERS`) in the walk's own process before the walk, the
+    kernel's (among them ``choice_columns``, no longer inlined) in the other process before the trace form (each
+    compile recorded, not run)."""
+    from nines_sim.engine.build_forms import AHEAD, _named
+    from nines_sim.luck import forms, kernel, value_kernel
+
+    compiled: dict[str, list] = {}
+    where = []
+    for fn, _ in kernel.HELPERS + value_kernel.HELPERS:
+        name = fn.py_func.__name__
+        monkeypatch.setattr(
+            fn, "compile", lambda sig, name=name: compiled.setdefault(name, []).append((where[-1], sig))
+        )
+    lanes = forms.lanes(["trace", "luck"])
+    for i, lane in enumerate(lanes):
+        for work in lane:
+            where.append((i, work))
+            if work in AHEAD:
+                _named(AHEAD[work])()
+    helpers = dict(kernel.HELPERS + value_kernel.HELPERS)
+    assert {name for name in compiled} == {fn.py_func.__name__ for fn in helpers}
+    walk_lane = next(i for i, lane in enumerate(lanes) if "luck" in lane)
+    for fn, sig in helpers.items():
+        assert len(compiled[fn.py_func.__name__]) == 1
+        (lane, work), asked = compiled[fn.py_func.__name__][0]
+        assert asked == sig
+        assert (lane == walk_lane) == (fn in dict(value_kernel.HELPERS))
+        assert lanes[lane].index(work) < len(lanes[lane]) - 1  # before the lane's form
+
+
+def test_while_the_walk_builds_the_run_loads_the_trace_form_and_does_its_meanwhile(monkeypatch):
+    """Once the first of two building forms is built, the run's process (else waiting) loads it if it is the trace
+    form and does its ``meanwhile``, once; with one form building, nothing (the other core is not free)."""
+    from nines_sim.engine import build_forms
+    from nines_sim.luck import forms
+
+    for missing, expected in (({"trace", "luck"}, ["build trace", "meanwhile"]), ({"luck"}, [])):
+        done = []
+        monkeypatch.setattr(build_forms, "in_cache", lambda form, missing=missing: form not in missing)
+        monkeypatch.setattr(build_forms, "BuildForms", _Building)
+        monkeypatch.setattr(build_forms, "build", lambda form, done=done: done.append(f"build {form}"))
+        luck = forms.LuckForms(meanwhile=lambda done=done: done.append("meanwhile"))
+        luck.ready()
+        assert done == expected

@@ -28,7 +28,8 @@ def lanes(building: list[str]) -> list[list[str]]:
     :data:`nines_sim.engine.build_forms.AHEAD`).  The walk's own process asks for them only after its first seconds
     (numba's inlining of its steps, before its type inference); compiled there, they were 3 of its 16 s of processor
     time, the trace form's process 10.  The helpers of a fixed value's walk (``scalar-helpers``) compile in the walk's
-    process, before it: asked for among the first, they were not yet built beside it."""
+    process, before it: the other's would not all be built by the time it asks for them, and they even out the two
+    processes (the trace form's about 12 s of processor time, the walk's 11.5, after the default tournament)."""
     lanes = [[f] for f in building if f != "luck"]
     if "luck" in building:
         if lanes:
@@ -42,10 +43,15 @@ def lanes(building: list[str]) -> list[list[str]]:
 class LuckForms:
     """The forms of :data:`LUCK_FORMS` that numba's cache lacks, building in processes of their own from now on.
 
+    While the last form builds, the run's process, else waiting, loads the trace form once it is built (the fit
+    plays it first) and does ``meanwhile``: the other building process has ended, so a core is free.
+
     Parameters
     ----------
     forms : sequence of str
         Forms of :data:`nines_sim.engine.build_forms.ROOTS` (default: :data:`LUCK_FORMS`).
+    meanwhile : callable, optional
+        Work of the run's for that time (imports it needs later), done once, if a form is built before the others.
 
     Attributes
     ----------
@@ -53,7 +59,7 @@ class LuckForms:
         The forms being built (empty: all were in the cache).
     """
 
-    def __init__(self, forms: tuple[str, ...] = LUCK_FORMS) -> None:
+    def __init__(self, forms: tuple[str, ...] = LUCK_FORMS, meanwhile: Callable[[], None] | None = None) -> None:
         from nines_sim.engine.build_forms import BuildForms, in_cache, root
 
         self.building = [f for f in forms if not in_cache(f)]
@@ -61,13 +67,35 @@ class LuckForms:
         self._done: set[str] = set()
         self._hook: Callable[[str, bool], None] | None = None
         self._lock = threading.Lock()
-        self._build = BuildForms(on_built=self._built, lanes=lanes(self.building)) if self.building else None
+        self._meanwhile = meanwhile
+        if self.building:  # numba's tables of types and functions, which this process loads anyway with the first
+            fn = root(self.building[0])  # code it loads from the cache: loaded once, before the building processes
+            fn.typingctx.refresh()  # fork from it (about 0.25 s of processor time), not in each of them too
+            fn.targetctx.refresh()
+        self._build = BuildForms(on_built=self._built, lanes=lanes(self.building), fork=True) if self.building else None
 
     def _built(self, built: Built) -> None:
         with self._lock:
             self._done.add(built.form)
             if self._hook is not None:
                 self._hook(self._names[built.form], False)
+            first = len(self._done) == 1 and len(self.building) > 1
+        if first:  # in this reading thread, while ready() waits for the other form
+            self._ahead(built.form)
+
+    def _ahead(self, form: str) -> None:
+        """Load ``form`` if it is the trace form, then do the run's ``meanwhile``: the run's work while the other
+        form still builds.  A failure here is not an error (the run loads what it lacks itself later, and says why
+        if that fails too)."""
+        from nines_sim.engine.build_forms import build
+
+        try:
+            if form == "trace":
+                build(form)  # from numba's cache: its one match and tally load what the fit plays
+            if self._meanwhile is not None:
+                self._meanwhile()
+        except Exception:  # noqa: BLE001, S110 - see above
+            pass
 
     def ready(self, compiling: Callable[[str, bool], None] | None = None) -> None:
         """Wait until the forms are built.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount
+from nines_sim.engine.bits import I_NATURALS, RANK_MASKS, SUIT_MASKS, popcount, shared_inline
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, N_RANKS, NINE_RANK
 from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NC, NJ, NJ0, NQ
@@ -107,6 +107,38 @@ def play_columns(out, x, P, seat, r, dr, legal, sa, st, blk):
         else:
             out[p, NB + r] += x * dr
             out[p, 2 * NB + 1] += x * legal
+
+
+@shared_inline
+def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
+    """The columns a play's choices change (each seat's own and the others' naturals of the active suit and of the
+    top's rank, the legal counts, and the ranks of ``ranks``, bit r): with ``add`` 0, cleared in ``mean`` and
+    ``chosen`` (P, NJ); with ``add`` 1, ``chosen`` minus ``mean`` added into the choice part ``acc2`` in each phase
+    copy, scaled by the phase in ``blk[:, NB:]`` (:func:`sizes_phase`): the numbers
+    :func:`phased` then :func:`mean_into` (scale 1) give those columns, to the bit.  Compiled on its own and inlined
+    by LLVM into the choices' step (:func:`~nines_sim.engine.bits.shared_inline`), not by numba, whose copies of it a
+    second level down (the step inlined into the walk) made the walk's first compile about 2 s of processor time
+    longer; called instead, the walk was about 5% slower."""
+    ph = blk[:, NB:]
+    for c in range(NB + NB + 2):
+        if c < NB:
+            r = c
+        elif c < 2 * NB:
+            r = c - NB
+        else:
+            r = -1  # the legal counts (2 NB, 2 NB + 1)
+        if r >= 0 and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
+            continue
+        for p in range(P):
+            if add == 0:
+                mean[p, c] = 0.0
+                chosen[p, c] = 0.0
+                continue
+            x, y = chosen[p, c], mean[p, c]
+            acc2[p, c] += x - y
+            for q in range(1, NQ):
+                w = ph[p, q]
+                acc2[p, q * NJ0 + c] += w * x - w * y
 
 
 @walk_jit
@@ -357,6 +389,7 @@ HELPERS = (
     (undo_play, (_F2, _F2, _F2, _I, _I, _I)),
     (copy_into, (_F2, _F2)),
     (play_columns, (_F2, _F, _I, _I, _I, _F, _F, _F, _F, _F2)),
+    (choice_columns, (_F2, _F2, _F2, _F2, _I, _I, _I)),
     (weights, (_I1, _F, _F, _I, _F2)),
     (hand_corrections, (_F3, _F2, _F3, _F3, _F3, _I2, _I, _F1, _F2, _F2)),
 )

@@ -13,7 +13,7 @@ import numpy as np
 from nines_sim.engine.bits import lowest_face, popcount
 from nines_sim.engine.code_cache import seal_module
 from nines_sim.game.cards import N_RANKS, NINE_RANK
-from nines_sim.luck.features import COL_ACTIVE, COL_TOP, NB, NJ, NJ0, NQ
+from nines_sim.luck.features import NB, NJ
 from nines_sim.luck.kernel import (
     PEN,
     RANK,
@@ -21,6 +21,7 @@ from nines_sim.luck.kernel import (
     apply_play,
     blocks,
     card_blocks,
+    choice_columns,
     copy_into,
     mean_into,
     play_columns,
@@ -103,36 +104,6 @@ def expert_moves(tied, nines, nine_suits, moves, probs):
             x &= x - 1
             k += 1
     return k
-
-
-@walk_inline
-def choice_columns(mean, chosen, acc2, blk, P, ranks, add):
-    """The columns a play's choices change (each seat's own and the others' naturals of the active suit and of the
-    top's rank, the legal counts, and the ranks of ``ranks``, bit r): with ``add`` 0, cleared in ``mean`` and
-    ``chosen`` (P, NJ); with ``add`` 1, ``chosen`` minus ``mean`` added into the choice part ``acc2`` in each phase
-    copy, scaled by the phase in ``blk[:, NB:]`` (:func:`~nines_sim.luck.kernel.sizes_phase`): the numbers
-    :func:`~nines_sim.luck.kernel.phased` then :func:`~nines_sim.luck.kernel.mean_into` (scale 1) give those
-    columns, to the bit."""
-    ph = blk[:, NB:]
-    for c in range(NB + NB + 2):
-        if c < NB:
-            r = c
-        elif c < 2 * NB:
-            r = c - NB
-        else:
-            r = -1  # the legal counts (2 NB, 2 NB + 1)
-        if r >= 0 and r != COL_ACTIVE and r != COL_TOP and not (ranks >> r) & 1:
-            continue
-        for p in range(P):
-            if add == 0:
-                mean[p, c] = 0.0
-                chosen[p, c] = 0.0
-                continue
-            x, y = chosen[p, c], mean[p, c]
-            acc2[p, c] += x - y
-            for q in range(1, NQ):
-                w = ph[p, q]
-                acc2[p, q * NJ0 + c] += w * x - w * y
 
 
 @walk_inline

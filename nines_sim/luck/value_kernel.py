@@ -136,7 +136,7 @@ def after_play(seat, f, P, hr, hs, blk):
 def choice_values(seat, idx, k, P, hr, hs, blk, ranks, tot, moves, probs, vh, g, sums):
     """A play's choices under a fixed value (:func:`~nines_sim.luck.play_choices.play_choice`'s ``scalar`` walk):
     the chosen play's value less the choices' mean value into ``sums[2]``, over only the columns a play changes
-    (:func:`~nines_sim.luck.play_choices.choice_columns`'s), each column's weight summed over the phase functions
+    (:func:`~nines_sim.luck.kernel.choice_columns`'s), each column's weight summed over the phase functions
     first (``g`` (P, NJ): scratch; the phase in ``blk[:, NB:]``).
 
     A play's columns (:func:`after_play`) are each seat's naturals of the played card's suit and the count of its
@@ -267,18 +267,20 @@ _F, _I, _B = types.float64, types.int64, types.boolean
 _F1, _F2, _F3, _F4 = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1], types.float64[:, :, :, ::1]
 _I1 = types.int64[::1]
 #: Each helper of a fixed value's walk with the argument types the walk calls it with (``tests/test_luck_compiled.py``
-#: checks them against numba's type inference of the walk, beside :data:`nines_sim.luck.kernel.HELPERS`).  About 2 s
+#: checks them against numba's type inference of the walk, beside :data:`nines_sim.luck.kernel.HELPERS`).  About 2.4 s
 #: of compiling: in the walk's own process before it (the ``scalar-helpers`` work of
-#: :data:`nines_sim.engine.build_forms.AHEAD`), not beside it with the others, which the walk asks for from its
-#: third second: compiled after those in the other process, the walk's process met them first and compiled them too.
+#: :data:`nines_sim.engine.build_forms.AHEAD`), which evens out the two building processes (the other compiles the
+#: kernel's helpers and the trace form); the walk's type inference asks for every helper within a second of its
+#: start, about 2 s into its compile, when the other process's could not all be built.  ``choice_values`` comes
+#: first: ``deal_value`` asks for the kernel's ``next_dealt``, compiled in the other process meanwhile.
 HELPERS = (
+    (choice_values, (_I, _I, _I, _I, _F2, _F2, _F2, _I, _F, _I1, _F1, _F2, _F2, _F2)),
+    (after_play, (_I, _I, _I, _F2, _F2, _F2)),
+    (deal_value, (_F2, _F2, _F1, _I1, _I, _I, _B, _I, _F2, _F1, _F1)),
+    (draw_value, (_I, _I, _I, _I, _F, _I, _F2, _F2, _F2, _F2, _F4, _F2)),
     (stock_sums, (_F2, _F4, _I, _F2)),
     (mean_dot, (_F1, _F2, _F2, _F2, _F, _I)),
     (hand_sums, (_F2, _F2, _F3, _I, _F2)),
-    (deal_value, (_F2, _F2, _F1, _I1, _I, _I, _B, _I, _F2, _F1, _F1)),
-    (draw_value, (_I, _I, _I, _I, _F, _I, _F2, _F2, _F2, _F2, _F4, _F2)),
-    (choice_values, (_I, _I, _I, _I, _F2, _F2, _F2, _I, _F, _I1, _F1, _F2, _F2, _F2)),
-    (after_play, (_I, _I, _I, _F2, _F2, _F2)),
 )
 
 

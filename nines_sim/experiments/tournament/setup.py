@@ -319,7 +319,7 @@ def play_tournament(
         if luck:  # a first run: its forms compile side by side meanwhile (nines_sim.luck.forms)
             from nines_sim.luck.forms import LuckForms
 
-            forms = held.enter_context(closing(LuckForms()))
+            forms = held.enter_context(closing(LuckForms(meanwhile=_load_writers)))
         played = play_in_folder("tournament", play, lambda o: o.total_matches, units=len(plan.games),
                                 matches=matches, out=out, force=force, workers=workers, ranges=ranges,
                                 scheduler=scheduler, quiet=quiet, held=held,
