@@ -17,4 +17,5 @@ case "$1" in
   6) pair $M,samples=176 $L 1000 491 y1 ;;  # 1x again on 1,000 fresh deals (seed 491)
   7) pair $M,samples=352 $L 1000 491 y2 ;;  # 2x on those deals
   8) pair $M,samples=704 $L 1000 491 y4 ;;  # 4x on those deals
+  9) pair $L,samples=512 $L 500 491 p2 ;;  # the opponent at 2x against itself again, the first 500 deals of seed 491
 esac
