@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import shlex
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -345,8 +346,12 @@ def test_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(monkeypatch, capsys
         raise KeyboardInterrupt
 
     monkeypatch.setattr(nines_sim.cli, "main", ctrl_c)
-    with pytest.raises(SystemExit) as stop:
-        main()
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as stop:
+            main()
+    finally:  # main ignores SIGINT once the command is over (the process then ends): not this test process
+        signal.signal(signal.SIGINT, previous)
     assert stop.value.code == 130
     assert capsys.readouterr().err == "Error: interrupted (Ctrl-C) while starting: no match was played\n"
 
