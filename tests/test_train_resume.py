@@ -68,3 +68,15 @@ def test_a_folder_with_a_run_of_other_settings_is_refused_in_one_line(tmp_path):
                                    "--eval-matches", "10", "--keep", "2", "--out", str(folder)])  # fmt: skip
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0 and "other settings, seed or rules (seed 3, not 6)" in res.output
+
+
+def test_a_report_at_three_seats_names_the_even_share_a_rate_is_judged_by(tmp_path):
+    # At 3 seats a model that wins 0.40 against two expert seats beats them; the report says what even is.
+    from nines_sim.learn.report import write_report
+
+    manifest = {"partial": False, "command": "nines train --players 3", "preset": "classic", "players": 3, "seed": 0}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    (tmp_path / "learning_curve.csv").write_text("")
+    write_report(tmp_path, charts=False)
+    text = (tmp_path / "report.md").read_text()
+    assert "Rules classic, 3 players; seed 0; an even share against expert: 0.333." in text

@@ -117,7 +117,7 @@ def train(
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
     from nines_sim.game.rules import RulesError, parse_overrides, parse_rule_set
-    from nines_sim.learn.report import rounds_kept
+    from nines_sim.learn.report import even_share, rounds_kept
     from nines_sim.learn.resume import ResumeError
     from nines_sim.learn.train import PROGRESS, STOP_NOTICE, TrainSettings, resume_state
     from nines_sim.learn.train import train as run_train
@@ -176,7 +176,10 @@ def train(
             discard_dir(folder, created)
             raise usage_error(str(exc)) from None
         after = f", continuing after round {finished}" if finished else ""
-        typer.echo(f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after}")
+        typer.echo(
+            f"training for {rule_set.preset}, {rule_set.players} players into {folder}{after} "
+            f"({even_share(rule_set.players)})"
+        )
         try:
             done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
                              should_stop=lambda: ctrl_c.flag, kept_command=command_of,

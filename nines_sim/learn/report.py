@@ -14,6 +14,13 @@ def rounds_kept(k: int) -> str:
     return "round 1" if k == 1 else f"rounds 1-{k}"
 
 
+def even_share(players: int) -> str:
+    """What a seat of equals wins at a table of ``players`` (every ``vs_expert`` rate is one seat's against
+    ``players - 1`` expert seats), as printed: ``"an even share against expert: 0.333"`` at 3 seats. Below 0.5
+    at 3 or more seats, a rate can still beat ``expert``."""
+    return f"an even share against expert: {1 / players:.3f}"
+
+
 def write_report(out: Path, charts: bool = True) -> None:
     """Write ``report.md`` of a training run folder and, unless not ``charts``, ``learning_curve.png``, from its
     ``learning_curve.csv`` and ``manifest.json`` alone (``nines report`` redraws them).
@@ -31,7 +38,8 @@ def write_report(out: Path, charts: bool = True) -> None:
         _chart(curve, out / "learning_curve.png", m["preset"], int(m["players"]))
     status = "" if finished else " (PARTIAL: stopped by Ctrl-C; the rounds shown finished)"
     lines = [f"# Training{status}", "", f"`{command}`", "",
-             f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}.", ""]  # fmt: skip
+             f"Rules {m['preset']}, {m['players']} players; seed {m['seed']}; {even_share(int(m['players']))}.",
+             ""]  # fmt: skip
     if not finished:
         k = len(curve)
         lines += [f"{rounds_kept(k).capitalize()} of {m['settings']['rounds']} finished. The command above, run "
