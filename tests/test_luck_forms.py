@@ -261,3 +261,35 @@ def test_while_the_walk_builds_the_run_loads_the_trace_form_and_does_its_meanwhi
         luck = forms.LuckForms(meanwhile=lambda done=done: done.append("meanwhile"))
         luck.ready()
         assert done == expected
+
+
+ESCAPE = textwrap.dedent(
+    """
+    import os
+    from nines_sim.engine import build_forms
+
+    gate_r, gate_w = os.pipe()
+    build_forms.build = lambda form: os.read(gate_r, 1) and ["nines_sim.stand_in"]  # waits for the parent's word
+    me = os.getpid()
+    try:
+        forked = build_forms._Forked(["trace"])
+    except BaseException:
+        if os.getpid() != me:  # the child came back out into this code
+            os._exit(77)
+        raise
+    if os.getpid() != me:
+        os._exit(77)
+    forked.stdout.close()  # as a parent killed meanwhile: the child's lines have nowhere to go
+    forked.stderr.close()
+    os.write(gate_w, b"x")
+    print(forked.wait())
+    """
+)
+
+
+def test_a_forked_building_process_whose_parent_closed_its_pipes_leaves_by_its_own_exit():
+    """A forked building process that cannot write its line (its parent gone, the pipes closed) ends with a failure
+    code of its own; the broken pipe does not carry it back into the code that forked it."""
+    done = subprocess.run([sys.executable, "-c", ESCAPE], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

@@ -332,6 +332,22 @@ class BuildForms:
                 p.wait()
 
 
+def _end_with_parent(parent: int) -> None:
+    """Have Linux end this (forked) process when its parent does: a run killed by SIGTERM, SIGHUP or SIGKILL
+    leaves no building process behind to compile on for a minute.  Only a fork from the run's one thread asks it
+    (the signal follows the thread that forked).  Elsewhere, or where ``prctl`` is missing, it does nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
+
+
 class _Forked:
     """A building process forked from this one, doing ``lane`` as ``python -m nines_sim.engine.build_forms`` would
     (:func:`_build_here`): what :class:`BuildForms` uses of a :class:`subprocess.Popen` (its lines on ``stdout``, its
@@ -343,11 +359,13 @@ class _Forked:
         err_r, err_w = os.pipe()
         sys.stdout.flush()  # nothing buffered here is written twice
         sys.stderr.flush()
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - the child, measured by its lines
             code = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _end_with_parent(parent)
                 os.close(out_r)
                 os.close(err_r)
                 os.dup2(out_w, 1)
@@ -359,9 +377,12 @@ class _Forked:
             except BaseException:  # noqa: BLE001 - said on stderr, the parent reads its last line
                 traceback.print_exc()
             finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                try:  # a parent killed meanwhile closed the pipes: a flush then raises, and must not escape
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                except BaseException:  # noqa: BLE001, S110 - nobody is left to tell
+                    pass
+                os._exit(code)  # never back into the caller's code, whatever happened above
         os.close(out_w)
         os.close(err_w)
         self.stdout = open(out_r, encoding="utf-8")  # noqa: SIM115 - closed as the process ends (wait)
