@@ -35,10 +35,10 @@ import numpy as np
 from nines_sim.engine.draw_log import LOG_DECL, LOG_K, LOG_KEPT, LOG_TURN_MAX
 from nines_sim.engine.position import PositionBatch
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
-from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.search.policies import DRAW_MODELS
 from nines_sim.search.sample_deal import deal_samples, deal_samples_one_hidden, purpose_word
+from nines_sim.search.sample_keys import write_sample_keys
 from nines_sim.strategy.base import Observation
 
 ONE = np.uint64(1)
@@ -299,13 +299,7 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
          weights, sizes, obs.stock_size.astype(np.int64), state.hands, state.stock,
          purpose_word(SAMPLE_SWAPS), SWEEPS, age, slack, RETRIES if counts else 0, retry,
          np.zeros((n, 3), dtype=np.int64) if tally is None else tally)  # fmt: skip
-    a = worlds.arrays
-    a["match"] = np.arange(n * K, dtype=np.int64)
-    # sample k's keys: counters 4k .. 4k + 3 of its game's stream, one call for the four
-    ctr = np.arange(K, dtype=np.uint64)[:, None] * np.uint64(4) + np.arange(4, dtype=np.uint64)
-    keys = rng.stream(base[:, None, None], SAMPLE_KEYS, ctr[None]).reshape(n * K, 4)
-    for i, name in enumerate(("hkey", "dkey", "mkey", "dmkey")):
-        a[name] = keys[:, i]
+    write_sample_keys(base, purpose_word(SAMPLE_KEYS), K, state.keys, state.st)  # and the match index
     return worlds
 
 
