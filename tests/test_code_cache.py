@@ -13,9 +13,9 @@ import textwrap
 from pathlib import Path
 
 import nines_sim.engine.turn_loop as K
-from nines_sim.engine import deal, decisions, scoring, slot_locals, trace_log, turn_phases
+from nines_sim.engine import deal, decisions, scoring, slot_locals, slot_records, trace_log, turn_phases
 from nines_sim.engine.code_cache import DigestCache, code_files
-from nines_sim.search import sample_deal
+from nines_sim.search import sample_deal, sample_keys
 from nines_sim.strategies import expert_compiled, heuristics_compiled
 
 CALLER = """
@@ -54,8 +54,8 @@ def test_an_edit_of_a_helper_in_another_file_recompiles_a_sealed_function_only(t
 
 def test_every_cached_function_of_the_compiled_engine_is_keyed_by_the_files_it_takes_in():
     stages = (deal, turn_phases, decisions, scoring, slot_locals, trace_log)  # the loop's phases (compiled code)
-    for module in (K, *stages, K.__dict__["stream"].py_func.__globals__, sample_deal, expert_compiled,
-                   heuristics_compiled):  # fmt: skip
+    for module in (K, *stages, K.__dict__["stream"].py_func.__globals__, sample_deal, sample_keys, slot_records,
+                   expert_compiled, heuristics_compiled):  # fmt: skip
         names = module if isinstance(module, dict) else vars(module)
         cached = [v for v in names.values() if getattr(getattr(v, "_cache", None), "_cache_file", None) is not None]
         cached = [v for v in cached if v.py_func.__module__ == names["__name__"]]

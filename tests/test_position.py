@@ -170,9 +170,11 @@ def test_positions_with_compiled_user_strategies_play_out_on_the_loop_as_their_b
 
 
 def test_positions_taken_by_rows_play_on_the_loop_compiled_for_c_order():
-    """With two decks a batch taken by rows holds its hands and its pile in orders other than C's, and the loop,
-    compiled for C-ordered arrays, was compiled again for them: a whole form, in every process that took a batch
-    (issue 42).  The signatures the loop's forms were asked for in this process say which orders they met."""
+    """With two decks a batch taken by rows held its hands and its pile in orders other than C's (taken by fancy
+    indexing), and the loop, compiled for C-ordered arrays, was compiled again for them: a whole form, in every
+    process that took a batch (issue 42).  A batch taken by rows is C-ordered now; one whose arrays are in another
+    order still plays on the C form.  The signatures the loop's forms were asked for in this process say which
+    orders they met."""
     from numba.core import types
 
     from nines_sim.engine import turn_loop as K
@@ -180,9 +182,38 @@ def test_positions_taken_by_rows_play_on_the_loop_compiled_for_c_order():
     _, batch, lineup = _at("double-nines", seed=11, start=40, n=3, turns=5)
     rows = np.array([2, 0, 2])
     taken = batch.take(rows)
+    assert all(x.flags.c_contiguous for x in taken.state)
+    decked = {"hands": np.asfortranarray(taken.state.hands), "under": np.asfortranarray(taken.state.under)}
+    taken = PositionBatch(batch.rules, state=taken.state._replace(**decked))
     assert not taken.state.hands.flags.c_contiguous  # what the test is about
     whole = play_out(batch, lineup, to="hand")[0]
     assert np.array_equal(play_out(taken, lineup, to="hand", consume=True)[0], whole[rows])
     forms = (K.play_slots, K.play_slots_expert, K.play_slots_classic, K.play_slots_classic_expert, K.play_slots_trace)
     asked = {a.layout for form in forms for sig in form.signatures for a in sig if isinstance(a, types.Array)}
     assert asked == {"C"}
+
+
+def test_a_play_out_keeps_each_slot_s_first_hand_record_and_the_score_of_an_earlier_run():
+    """A slot's hands are recorded in order (after a tied hand, S4, a tie-break hand follows): the first is the hand a
+    play-out scores, and a slot scored by an earlier run of the loop keeps that score.  The records a run leaves are
+    kept in one compiled pass in record order (once by np.unique's sort): the first of a slot's records wins, not the
+    last."""
+    from nines_sim.engine.loop_constants import H_MATCH, M_MATCH, NH, NM
+    from nines_sim.engine.slot_records import keep_records
+
+    hrec = np.zeros((5, NH), dtype=np.int64)
+    hrec[:, H_MATCH] = [2, 0, 2, 1, 0]
+    hpen = np.arange(10, dtype=np.int64).reshape(5, 2)
+    penalties = np.array([[0, 0], [-1, -1], [0, 0]], dtype=np.int64)
+    scored = np.array([False, True, False])
+    mrec = np.zeros((2, NM), dtype=np.int64)
+    mrec[:, M_MATCH] = [2, 0]
+    mshare = np.array([[0.5, 0.5], [1.0, 0.0]])
+    finished, share = np.zeros(3, dtype=bool), np.zeros((3, 2))
+    keep_records(hrec, hpen, 5, penalties, scored, mrec, mshare, 2, finished, share)
+    assert penalties.tolist() == [[2, 3], [-1, -1], [0, 1]]
+    assert scored.all()
+    assert finished.tolist() == [True, False, True]
+    assert share.tolist() == [[1.0, 0.0], [0.0, 0.0], [0.5, 0.5]]
+    keep_records(hrec, hpen, 0, penalties, scored, mrec, mshare, 0, finished, np.zeros((0, 0)))  # nothing new
+    assert penalties.tolist() == [[2, 3], [-1, -1], [0, 1]]

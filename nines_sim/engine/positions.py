@@ -26,6 +26,7 @@ from nines_sim.engine import turn_loop as K
 from nines_sim.engine.entry import call_form
 from nines_sim.engine.moves import Moves
 from nines_sim.engine.position import Position, PositionBatch, PositionError
+from nines_sim.engine.slot_records import keep_records
 from nines_sim.game.cards import N_FACES
 from nines_sim.game.codes import PAIR_OF_NINES, DecisionKind
 from nines_sim.game.rules import Rules
@@ -198,22 +199,11 @@ class PositionSlots:
             for b in np.flatnonzero(self._nev).tolist():
                 self.events[b].extend(ev for _, ev in decode(self._ev[b, : self._nev[b]], P, D))
                 self._nev[b] = 0
-        h = int(self.hcount[0])
-        if h:
-            m = self.hrec[:h, K.H_MATCH]
-            # a slot's hands come in order: its first record is the hand being played
-            first = np.unique(m, return_index=True)[1]
-            m1 = m[first]
-            new = ~self.scored[m1]
-            self.penalties[m1[new]] = self.hpen[:h][first[new]]
-            self.scored[m1[new]] = True
-            self.hcount[0] = 0
-        mc = int(self.mcount[0])
-        if mc:
-            self.finished[self.mrec[:mc, K.M_MATCH]] = True
-            if self.share is not None:
-                self.share[self.mrec[:mc, K.M_MATCH]] = self.mshare[:mc]
-            self.mcount[0] = 0
+        h, mc = int(self.hcount[0]), int(self.mcount[0])
+        if h or mc:
+            keep_records(self.hrec, self.hpen, h, self.penalties, self.scored, self.mrec, self.mshare, mc,
+                         self.finished, _NO_SHARE if self.share is None else self.share)  # fmt: skip
+            self.hcount[0] = self.mcount[0] = 0
 
     def waiting(self) -> np.ndarray:
         """int64: the slots waiting on a decision (:meth:`decision` says which)."""
@@ -253,6 +243,8 @@ class PositionSlots:
 #: Every seat played from Python: a slot stops at each decision (:meth:`PositionSlots.run`).
 _EVERY_SEAT = np.full(K.MAX_SEATS, K.SID_PYTHON, dtype=np.int64)
 _NO_KEYS = np.zeros((0, 2), dtype=np.uint64)
+#: No win shares kept (``to="hand"``): :func:`~nines_sim.engine.slot_records.keep_records` writes none.
+_NO_SHARE = np.zeros((0, 0))
 
 
 def play_out_kernel(

@@ -234,13 +234,39 @@ def _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, purpose, ctr, tmp)
 
 
 @njit(cache=True, error_model="numpy")
-def _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr):
+def _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr, wv):
     """Step 1 otherwise: ``take`` sequential weighted draws (``q``) from ``ids[:nb]`` to ``pool[na:]``.  Returns
-    the stream counter after the draws."""
-    total = 0.0 if uniform else _weight(ids, 0, nb, q)
-    for i in range(take):
-        total = _pick(ids, i, nb, q, uniform, stream(key, purpose, ctr), total)
-        ctr += 1
+    the stream counter after the draws.
+
+    The draws are :func:`_pick`'s, number for number (the same sums in the same order), with each card's weight
+    looked up once into ``wv`` (float64, scratch) and moved with its card: the scans then read the weights in
+    order, not each card's face and its weight, a sample's main cost here."""
+    if uniform:
+        for i in range(take):
+            _pick(ids, i, nb, q, True, stream(key, purpose, ctr), 0.0)
+            ctr += 1
+    else:
+        total = 0.0
+        for i in range(nb):
+            wv[i] = q[ids[i] % 52]
+            total += wv[i]
+        for i in range(take):
+            u = _unit(stream(key, purpose, ctr)) * total
+            ctr += 1
+            j = nb - 1
+            acc = 0.0
+            for m in range(i, nb):
+                acc += wv[m]
+                if u < acc:
+                    j = m
+                    break
+            t = ids[i]
+            tw = wv[i]
+            ids[i] = ids[j]
+            wv[i] = wv[j]
+            ids[j] = t
+            wv[j] = tw
+            total -= tw  # as _pick: the weight of the card moved from ``i`` to ``j``
     for i in range(take):
         pool[na + i] = ids[i]
     return ctr
@@ -386,6 +412,7 @@ def _deal_form(step_3: bool):  # noqa: ANN202 - returns a numba dispatcher
         pool = np.empty(S, dtype=np.int64)
         tmp = np.empty(S, dtype=np.int64)
         q = np.empty(N_FACES, dtype=np.float64)
+        wv = np.empty(S, dtype=np.float64)
         dropped = np.zeros(n, dtype=np.bool_)
         holder = np.empty(S, dtype=np.int64)
         face = np.empty(S, dtype=np.int64)
@@ -422,7 +449,7 @@ def _deal_form(step_3: bool):  # noqa: ANN202 - returns a numba dispatcher
                     if two:
                         ctr = _take_two_class(ids, pool, na, nb, nh, take, qa, qb, key, cp, ctr, tmp)
                     else:
-                        ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, cp, ctr)
+                        ctr = _take_weighted(ids, pool, na, nb, take, q, uniform, key, cp, ctr, wv)
                     # 2. the hands, seat after seat; the last seat dealt to takes what is left
                     ctr = _deal_hands(pool, H, sizes[g], weight[g], last, uniform, key, cp, ctr)
                     # 3. several hidden seats with evidence: swaps towards each seat's own weights; the last resort

@@ -35,10 +35,10 @@ import numpy as np
 from nines_sim.engine.draw_log import LOG_DECL, LOG_K, LOG_KEPT, LOG_TURN_MAX
 from nines_sim.engine.position import PositionBatch
 from nines_sim.engine.slots import DRAW_LOG_SEATS, DRAW_LOG_WORDS
-from nines_sim.game import rng
 from nines_sim.game.cards import FACE_RANK, FACE_SUIT, N_FACES, NINE_RANK
 from nines_sim.search.policies import DRAW_MODELS
 from nines_sim.search.sample_deal import deal_samples, deal_samples_one_hidden, purpose_word
+from nines_sim.search.sample_keys import write_sample_keys
 from nines_sim.strategy.base import Observation
 
 ONE = np.uint64(1)
@@ -274,14 +274,8 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
         raise ValueError(f"samples must be >= 1, not {samples}")
     if draws not in DRAW_MODELS:
         raise ValueError(f"draws must be one of {', '.join(DRAW_MODELS)}, not {draws!r}")
-    rules = obs.rules
-    n, K, P, D = obs.n, samples, obs.players, rules.decks
-    S = N_FACES * D
-    R = n * K
-    g = np.repeat(np.arange(n), K)
-    k = np.tile(np.arange(K, dtype=np.uint64), n)
-    pile = obs.pile
-    known = _count_words(list(obs.hand)) + _count_words(pile)
+    n, K, P, D = obs.n, samples, obs.players, obs.rules.decks
+    known = _count_words(list(obs.hand)) + _count_words(obs.pile)
     known[np.arange(n), obs.top] += 1
     unseen = D - known  # copies of each face not seen by the player, (n, 52)
     if (unseen < 0).any():
@@ -291,59 +285,67 @@ def sample_positions(obs: Observation, samples: int, salt: int = 0, infer: float
         raise ValueError("the unseen cards do not match the public hand sizes and stock size")
     sizes = obs.hand_sizes.copy()
     sizes[np.arange(n), obs.seat] = 0  # the own hand is known
-    hands = np.zeros((D, R, P), dtype=np.uint64)
-    stock = np.zeros((R, S), dtype=np.int8)
+    # every field but the dealt cards, the keys and the match index is the game's: its row, repeated per sample
+    worlds = _game_rows(obs).take(np.repeat(np.arange(n), K))
+    state = worlds.state
     base = obs.random(salt)
     weights = log_weights(obs, infer, draws == "log+declare") if draws != "suits" else hand_weights(obs, infer)
     age, slack = count_bounds(obs) if counts else (np.full((n, P, N_FACES), -1, dtype=np.int64), 1)
     retry = np.array([purpose_word(SAMPLE_RETRY), purpose_word(SAMPLE_RETRY_SWAPS), purpose_word(SAMPLE_REPAIR)])
     # one hidden seat a game and no bounds (heads-up): step 3 never runs, and its form leaves that code out
     deal = deal_samples_one_hidden if not counts and ((sizes > 0).sum(axis=1) <= 1).all() else deal_samples
+    # the deal fills the other seats' hands (the own seat's, dealt none, keeps the game's) and the stock
     deal(base, purpose_word(SAMPLE_CARDS), K, unseen, must_be_in_hand(obs, unseen),
-         weights, sizes, obs.stock_size.astype(np.int64), hands, stock,
+         weights, sizes, obs.stock_size.astype(np.int64), state.hands, state.stock,
          purpose_word(SAMPLE_SWAPS), SWEEPS, age, slack, RETRIES if counts else 0, retry,
          np.zeros((n, 3), dtype=np.int64) if tally is None else tally)  # fmt: skip
-    seat = obs.seat[g]
-    for d in range(D):
-        hands[d][np.arange(R), seat] = obs.hand[d][g]
-    stock_size = obs.stock_size[g]
+    write_sample_keys(base, purpose_word(SAMPLE_KEYS), K, state.keys, state.st)  # and the match index
+    return worlds
 
-    def pub(name: str) -> np.ndarray:
-        return obs.public(name)[g]
 
-    ctr = k * np.uint64(4)
+def _game_rows(obs: Observation) -> PositionBatch:
+    """One position per game of ``obs`` holding what every sample of the game shares: the own hand, the discard
+    pile, the top card, the sizes, the totals and the public history (the other hands, the stock, the keys and the
+    match index are left to each sample)."""
+    n, P = obs.n, obs.players
+    rows = np.arange(n)
+    hands = [np.zeros((n, P), dtype=np.uint64) for _ in obs.hand]
+    for h, own in zip(hands, obs.hand, strict=True):
+        h[rows, obs.seat] = own
+    pub = obs.public
+    hands_played = pub("hands_played")
     a: dict[str, object] = {
-        "hands": [hands[d] for d in range(D)],
-        "under": [w[g] for w in pile],
-        "stock": stock,
-        "stock_pos": np.zeros(R, dtype=np.int64),
-        "stock_end": stock_size.astype(np.int64),
-        "top": obs.top[g],
-        "active": obs.active_suit[g],
-        "seat": seat,
-        "dealer": obs.dealer[g],
-        "dirbit": pub("dirbit").astype(np.int64),
-        "seats_mask": pub("seats_mask").astype(np.int64),
-        "n_in": obs.in_hand[g].sum(axis=1).astype(np.int64),
-        "totals": obs.totals[g],
-        "ncards": obs.hand_sizes[g],
-        "drew_on": obs.drew_on[g],
-        "draw_log": obs.public("draw_log")[g],
-        "played": obs.played[g],
+        "hands": hands,
+        "under": obs.pile,
+        "stock": 0,
+        "stock_pos": 0,
+        "stock_end": obs.stock_size,
+        "top": obs.top,
+        "active": obs.active_suit,
+        "seat": obs.seat,
+        "dealer": obs.dealer,
+        "dirbit": pub("dirbit"),
+        "seats_mask": pub("seats_mask"),
+        "n_in": obs.in_hand.sum(axis=1),
+        "totals": obs.totals,
+        "ncards": obs.hand_sizes,
+        "drew_on": obs.drew_on,
+        "draw_log": pub("draw_log"),
+        "played": obs.played,
         "turn": pub("turn"),
         "streak": pub("streak"),
         "drawn": pub("drawn"),
         "reshuffles": pub("reshuffles"),
-        "in_tb": pub("in_tb").astype(bool),
-        "hands_played": pub("hands_played"),
+        "in_tb": pub("in_tb") != 0,
+        "hands_played": hands_played,
         "tb_hands": pub("tb_hands"),
-        "hand_seq": pub("hands_played") + pub("tb_hands") + 1,
-        "nine_starter": np.zeros(R, dtype=bool),
-        "first_dealer": obs.dealer[g],
-        "match": np.arange(R, dtype=np.int64),
-        "hkey": rng.stream(base[g], SAMPLE_KEYS, ctr),
-        "dkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(1)),
-        "mkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(2)),
-        "dmkey": rng.stream(base[g], SAMPLE_KEYS, ctr + np.uint64(3)),
+        "hand_seq": hands_played + pub("tb_hands") + 1,
+        "nine_starter": False,
+        "first_dealer": obs.dealer,
+        "match": rows,
+        "hkey": 0,
+        "dkey": 0,
+        "mkey": 0,
+        "dmkey": 0,
     }
-    return PositionBatch(rules, a)
+    return PositionBatch(obs.rules, a)
