@@ -85,7 +85,7 @@ def _pick(ids, lo, hi, w, uniform, x, total):
     t = ids[lo]
     ids[lo] = ids[j]
     ids[j] = t
-    return total - w[t % 52]
+    return total - w[ids[lo] % 52]  # the drawn card's weight leaves the pool, not the one swapped into its place
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -266,7 +266,7 @@ def _take_weighted(ids, pool, na, nb, take, q, uniform, key, purpose, ctr, wv):
             wv[i] = wv[j]
             ids[j] = t
             wv[j] = tw
-            total -= tw  # as _pick: the weight of the card moved from ``i`` to ``j``
+            total -= wv[i]  # as _pick: the drawn card's weight, now at ``i``
     for i in range(take):
         pool[na + i] = ids[i]
     return ctr
