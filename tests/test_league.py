@@ -247,6 +247,9 @@ def test_the_cli_league_writes_ratings_and_a_report_section(tmp_path):
                             "-n", "50", "--out", str(d), "-w", "1"])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "Plackett-Luce ratings" in r.output and "differences resolved" in r.output
+    # one win rate, two intervals (Wilson over matches; the ratings' bootstrap): each head says which
+    heads = [line for line in r.output.splitlines() if "win rate [95% " in line]
+    assert "win rate [95% Wilson]" in heads[0] and "win rate [95% bootstrap]" in heads[1], heads
     ratings = pd.read_csv(d / "ratings.csv")
     assert len(ratings) == 4 and (ratings["matches"] == 150).all()  # 4 tables x 3 seats / 4 strategies x 50
     report = (d / "report.md").read_text()

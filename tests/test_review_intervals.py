@@ -85,3 +85,23 @@ def test_the_tables_take_their_intervals_by_match_or_by_hand_in_a_single_match()
     # a cluster alone gives no interval
     mean, low, high = mean_lost_interval(np.array([1.0, 2.0]), np.array([0, 0]))
     assert mean == 1.5 and math.isnan(low) and math.isnan(high)
+
+
+def test_a_row_without_an_interval_says_why_on_screen_and_in_the_report():
+    from types import SimpleNamespace
+
+    from nines_sim.experiments.review.report import _table, terminal_lines
+
+    d = _decisions(np.random.default_rng(1), 30)
+    one_hand = d[(d["match"] == 0) & (d["hand"] == d["hand"].iloc[0])]  # a saved game of one hand
+    assert len(one_hand) > 1 and clusters(one_hand) == ["match", "hand"]
+    shown = terminal_lines(SimpleNamespace(decisions=one_hand, seconds=1.0, speed=1.0, note=None))
+    rows = [line for line in shown if line.startswith("  ")]
+    # every row's interval place says why it is empty (it was blank): a single hand has no spread to measure
+    assert rows and all("n/a (1 hand)" in line for line in rows), shown
+    table = _table(by_kind(one_hand), "by hand")[2:]
+    assert table and all("n/a (1 hand)" in line for line in table), table
+    # with two matches or more a row seen in only one of them says so by match
+    two = d[d["match"] < 2].assign(kind=lambda x: np.where(x["match"] == 0, "play", "declare"))
+    assert all("n/a (1 match)" in line for line in _table(by_kind(two), "by match")[2:4])
+    assert "n/a" not in _table(by_kind(two), "by match")[4]  # the "all decisions" row has both matches

@@ -435,3 +435,6 @@ def test_compare_module_names_its_tests_in_the_terminal():
                        "significant": [False, True], "test": ["reference", "exact sign test"]})  # fmt: skip
     assert "(exact sign test test" not in compare.terminal_table(df)
     assert "exact sign test, common random numbers" in compare.terminal_table(df)
+    # the star is Holm-adjusted, the intervals are not: the footer says so, or an unstarred shift whose
+    # interval leaves out 0 reads as a contradiction
+    assert compare.terminal_table(df).splitlines()[-1].endswith("; intervals not adjusted")

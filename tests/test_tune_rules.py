@@ -313,3 +313,20 @@ def test_a_best_significantly_worse_than_the_base_says_keep_the_base(kind, delta
     report = render_report(setup, trials, pd.DataFrame({"trial": [3]}), checked, best, {"command": "nines"}, [])
     assert ("significantly worse than the base rules** on" in report) is worse
     assert ("keep the base rules (`classic`)" in report) is worse
+
+
+def test_the_validated_value_its_shift_and_their_intervals_show_one_precision(tmp_path):
+    from nines_sim.experiments.tune_rules.report import render_report
+    from nines_sim.experiments.tune_rules.study import RulesOutcome
+
+    setup = tr.RulesSetup(make_rules(), "classic", 20, 0, tr.parse_space(["nine_penalty=0..60"]),
+                          *tr.parse_goals(["skill"], [], [], []), DesignSetup("random", "random"))  # fmt: skip
+    checked = _checked(0.3267, 0.0205, True)
+    checked.loc[1, ["delta_low", "delta_high"]] = [0.01605, 0.02495]  # four significant digits each were five places
+    best = {"rule_set": "classic:nine_penalty=0", "trial": 3, "label": "trial 3"}
+    said = RulesOutcome(tmp_path, setup, best, checked, 8, 8, 1.0).summary()[0]
+    # was "+0.0205 vs base, 95% CI +0.01605 to +0.02495": the value's four decimals throughout
+    assert said.endswith("skill_table 0.3267 (+0.0205 vs base, 95% CI +0.0161 to +0.0250, significant)"), said
+    trials = pd.DataFrame({"trial": [3], "state": ["complete"]})
+    report = render_report(setup, trials, pd.DataFrame({"trial": [3]}), checked, best, {"command": "nines"}, [])
+    assert "0.3267 (95% CI 0.3067 to 0.3467); against the base +0.0205 (95% CI +0.0161 to +0.0250, Holm" in report

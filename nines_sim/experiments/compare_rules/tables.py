@@ -125,5 +125,8 @@ def terminal_table(df: pd.DataFrame, given: list[str] | None = None) -> str:
     else:
         tests = sorted({t for t in df["test"] if t and t != "reference"})
         named = ", ".join(describe_test(t) for t in tests) or "paired test"
-        lines.append(f"* significant at 5% after Holm correction ({named}, common random numbers)")
+        # the star is Holm's, the bracket is not: a shift whose interval leaves out 0 may go unstarred
+        lines.append(
+            f"* significant at 5% after Holm correction ({named}, common random numbers); intervals not adjusted"
+        )
     return "\n".join(lines)

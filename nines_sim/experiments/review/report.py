@@ -176,12 +176,19 @@ def _per(decisions: pd.DataFrame) -> str:
     return "by match" if clusters(decisions) == ["match"] else "by hand"
 
 
+def _interval(r: dict, per: str) -> str:
+    """A row's interval after its mean: ``[low, high]``, or why there is none (one match or hand in the row)."""
+    if not np.isnan(r["low"]):
+        return f" [{r['low']:.2f}, {r['high']:.2f}]"
+    return f" n/a (1 {per.removeprefix('by ')})"  # mean_lost_interval: no spread from a single cluster
+
+
 def _table(df: pd.DataFrame, per: str) -> list[str]:
     head = (f"| | decisions | accuracy | mean points lost [95% {per}] | share of points lost | "
             + " | ".join(CLASSES) + " |")  # fmt: skip
     lines = [head, "|---|---:|---:|---|---:|" + "---:|" * len(CLASSES)]
     for r in df.to_dict("records"):
-        ci = "" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]"
+        ci = _interval(r, per)
         counts = " | ".join(str(r[c]) for c in CLASSES)
         lines.append(f"| {r['group']} | {r['decisions']:,} | {_pct(r['accuracy'])} | {r['mean_lost']:.2f}{ci} | "
                      f"{_pct(r['share_of_points_lost'])} | {counts} |")  # fmt: skip
@@ -401,10 +408,11 @@ def terminal_lines(review: Review) -> list[str]:
         out.append(f"Note: {review.note}")
     if not len(d):
         return out
+    per = _per(d)
     for title, table in (("by decision kind", by_kind(d)), ("by situation", by_situation(d))):
-        out.append(f"\n{title}: decisions, accuracy, mean points lost [95% {_per(d)}], share of points lost")
+        out.append(f"\n{title}: decisions, accuracy, mean points lost [95% {per}], share of points lost")
         for r in table.to_dict("records"):
-            ci = f"{r['mean_lost']:6.2f}" + ("" if np.isnan(r["low"]) else f" [{r['low']:.2f}, {r['high']:.2f}]")
+            ci = f"{r['mean_lost']:6.2f}" + _interval(r, per)
             out.append(f"  {r['group']:<42} {r['decisions']:>6,} {_pct(r['accuracy']):>7} {ci:<22} "
                        f"{_pct(r['share_of_points_lost']):>7}")  # fmt: skip
     return out

@@ -241,7 +241,7 @@ def terminal_ratings(r: Ratings, plan: Plan, given: list[str] | None = None) -> 
     df = r.ratings.assign(strategy=lambda d: d["strategy"].map(lambda x: shown.get(str(x), x)))
     width = max(22, *(len(str(s)) for s in df["strategy"]))
     lines = [f"{'rank':>4}  {'strategy':<{width}} {'rating [95% CI]':<22} {'mean position [95% CI]':<24} "
-             f"{'win rate [95% CI]'}"]  # fmt: skip
+             f"{'win rate [95% bootstrap]'}"]  # fmt: skip
     for x in df.itertuples():
         rating = f"{decimal_text(x.rating, 0)} [{decimal_text(x.rating_low, 0)}, {decimal_text(x.rating_high, 0)}]"
         pos = (f"{decimal_text(x.mean_position, 2)} [{decimal_text(x.mean_position_low, 2)}, "

@@ -228,7 +228,9 @@ def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True, given
 
     When not ``ranked`` (a stopped run too small to rank), in lineup order without ranks.  Strategies are
     shown by their short labels (:func:`nines_sim.reporting.labels.label_map`; a parameter file of the
-    specs ``given`` names its entry), so a tuned strategy does not widen the table.
+    specs ``given`` names its entry), so a tuned strategy does not widen the table.  The interval is
+    Wilson's over the strategy's matches, headed so in a round robin or league, whose ratings table gives
+    the same rate a bootstrap interval.
     """
     from nines_sim.reporting.labels import label_map
 
@@ -237,7 +239,9 @@ def terminal_table(summary: pd.DataFrame, plan: Plan, ranked: bool = True, given
     labels = [f"{r.position}:{shown[r.strategy]}" if plan.format == "table" else shown[r.strategy]
               for r in df.itertuples()]  # fmt: skip
     width = max(22, *(len(x) for x in labels))  # a long strategy name widens the column, not the row
-    head = f"{'rank':>4}  {'strategy':<{width}} {'win rate [95% CI]':<26} {'mean total':>10} {'go-out rate':>11} "
+    # a round robin's or league's ratings table below gives the same rate a bootstrap interval: name this one
+    ci_head = "win rate [95% CI]" if plan.format == "table" else "win rate [95% Wilson]"
+    head = f"{'rank':>4}  {'strategy':<{width}} {ci_head:<26} {'mean total':>10} {'go-out rate':>11} "
     head += f"{'hand penalty':>12}"
     lines = [head]
     for label, r in zip(labels, df.itertuples()):

@@ -16,6 +16,33 @@ if TYPE_CHECKING:
     from nines_sim.experiments.tune_rules.work import RulesSetup
 
 FILES = ["trials.csv", "front.csv", "validation.csv", "best-rules.json"]
+#: Significant digits of a validated value as shown; its interval and shift take the same decimals.
+DIGITS = 4
+
+
+def shown_numbers(row: Any) -> dict[str, str]:
+    """A ``validation.csv`` row's numbers as a person reads them, all with the value's decimals.
+
+    Four significant digits of the value fix the decimals of the value, its interval and its shift against
+    the base alike (``0.3267``, ``+0.0205``, ``+0.0161 to +0.0250``), so no bound shows more digits than
+    the value it brackets; rounded by :func:`nines_sim.results.rounding.decimal_text`.
+
+    Parameters
+    ----------
+    row : mapping
+        ``value``, ``low``, ``high``, ``delta``, ``delta_low`` and ``delta_high`` (floats, the measure's unit).
+
+    Returns
+    -------
+    dict of str to str
+        The same keys, as text; the shifts signed.
+    """
+    from nines_sim.results.rounding import decimal_text
+
+    v = abs(float(row["value"]))
+    decimals = max(0, DIGITS - 1 - math.floor(math.log10(v))) if 0 < v < math.inf else DIGITS
+    return {k: decimal_text(float(row[k]), decimals, signed=k.startswith("delta"))
+            for k in ("value", "low", "high", "delta", "delta_low", "delta_high")}  # fmt: skip
 
 
 def front_frame(setup: RulesSetup, chosen: list[Any]) -> pd.DataFrame:
@@ -118,9 +145,10 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
                     continue
                 r = row.iloc[0]
                 verdict = "a significant change" if bool(r["significant"]) else "no significant change"
-                lines.append(f"- {lab}: {words(o.measure)[0]} {r['value']:.4g} (95% CI {r['low']:.4g} to "
-                             f"{r['high']:.4g}); against the base {r['delta']:+.4g} (95% CI {r['delta_low']:+.4g} "
-                             f"to {r['delta_high']:+.4g}, Holm p {r['p_holm']:.3g}): {verdict}.")  # fmt: skip
+                t = shown_numbers(r)
+                lines.append(f"- {lab}: {words(o.measure)[0]} {t['value']} (95% CI {t['low']} to "
+                             f"{t['high']}); against the base {t['delta']} (95% CI {t['delta_low']} "
+                             f"to {t['delta_high']}, Holm p {r['p_holm']:.3g}): {verdict}.")  # fmt: skip
         if not labels:
             lines.append("- The best rules are the base rules: no trial beat them.")
         lines += ["", *_md_table(checked.drop(columns=["lineup"])), ""]

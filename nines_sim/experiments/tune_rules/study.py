@@ -215,6 +215,8 @@ def _discard(url: str, name: str, run_dir: Path, made_dir: bool, made_storage: b
 
 def _answer(setup: RulesSetup, best: dict[str, Any], checked: Any) -> str:
     """One line: the best rule set and what validation says of each objective's measure against the base."""
+    from nines_sim.experiments.tune_rules.report import shown_numbers
+
     line = f"best rules: {best['rule_set']}"
     if checked is None or best["label"] == "base":
         return line + ("" if checked is None else " (the base rules: no trial beat them)")
@@ -225,8 +227,9 @@ def _answer(setup: RulesSetup, best: dict[str, Any], checked: Any) -> str:
             continue
         r = row.iloc[0]
         sig = "significant" if bool(r["significant"]) else "not significant"
-        parts.append(f"{o.measure} {r['value']:.4g} ({r['delta']:+.4g} vs base, 95% CI {r['delta_low']:+.4g} to "
-                     f"{r['delta_high']:+.4g}, {sig})")  # fmt: skip
+        t = shown_numbers(r)
+        parts.append(f"{o.measure} {t['value']} ({t['delta']} vs base, 95% CI {t['delta_low']} to "
+                     f"{t['delta_high']}, {sig})")  # fmt: skip
     n = int(checked["matches"].max()) if len(checked) else 0
     line += f"; validated on {n:,} fresh matches: " + "; ".join(parts) if parts else ""
     if worse := worse_than_base(setup, checked, best["label"]):
