@@ -129,7 +129,7 @@ def test_a_second_model_s_decision_types_none_of_the_shared_features_again(tmp_p
 
     monkeypatch.setattr(InlineWorker, "inline_function", recorded)
     cfunc(DECIDE_SIG)(second)
-    assert "mlp_score" in inlined  # the model's own scoring, its weights constants of its code
+    assert "hidden_sum" in inlined  # the model's own scoring, its weights constants of its code
     assert not {"card_features", "card_features_in", "seat_context"} & set(inlined), inlined
     from nines_sim.learn.decide import SHARED_FEATURES
 

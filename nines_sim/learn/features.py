@@ -195,15 +195,24 @@ def score(w, x):
 @njit(cache=True, inline="always", error_model="numpy")
 def mlp_score(w, hw_t, hb, ow, x):
     """A card model's score of features ``x``: the linear part ``w . x`` plus a hidden layer of rectified units,
-    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])`` (none for a linear model).
+    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])`` (none for a linear model): :func:`hidden_sum` of
+    :func:`score`."""
+    return hidden_sum(score(w, spill(x)), hw_t, hb, ow, x)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def hidden_sum(sc, hw_t, hb, ow, x):
+    """``sc`` plus a card model's hidden layer of rectified units for features ``x`` (a tuple),
+    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])``, added unit by unit to ``sc`` (none: ``sc``).
 
     ``hw_t``: the hidden weights transposed, float64 (NFC, H), H a multiple of :data:`UNITS_AT_ONCE`.  The units
     are summed four side by side in registers (independent sums, no scratch array to allocate); each unit's sum
     runs over the features in order, as the training path's :func:`nines_sim.learn.decide.model_scores` sums,
     so both give the same floats.
     """
+    if hb.shape[0] == 0:
+        return sc
     p = spill(x)
-    sc = score(w, p)
     for b in range(0, hb.shape[0], UNITS_AT_ONCE):
         a0, a1, a2, a3 = hb[b], hb[b + 1], hb[b + 2], hb[b + 3]
         for i in range(hw_t.shape[0]):
