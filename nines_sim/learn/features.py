@@ -244,7 +244,7 @@ def best_suit_in(ws, h0, h1, played, others):
     """:func:`best_suit` with the decision's :func:`others_context` ``others`` given."""
     best, best_s = -np.inf, 0
     for s in range(4):
-        sc = score(ws, suit_features_in(s, h0, h1, played, others))
+        sc = score(ws, spill(suit_features_in(s, h0, h1, played, others)))
         if sc > best:
             best, best_s = sc, s
     return best_s
