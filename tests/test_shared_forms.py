@@ -118,6 +118,37 @@ def test_nines_warm_up_builds_every_form_and_says_so():
     assert usage.returncode == 2 and len(usage.stderr.strip().splitlines()) == 1
 
 
+def test_nines_warm_up_forks_its_building_processes_after_loading_numba_s_tables_and_before_its_bar(monkeypatch):
+    """``nines warm-up`` loads numba's tables once and forks its building processes from itself (each started as an
+    interpreter loaded them again, about 1 s of processor time each) before its progress bar exists: tqdm's monitor
+    thread would make :class:`~nines_sim.engine.build_forms.BuildForms` start interpreters.  Its lines are said."""
+    from tqdm import tqdm
+    from typer.testing import CliRunner
+
+    from nines_sim.cli import app
+    from nines_sim.engine import build_forms
+
+    order = []
+
+    class Building:  # a stand-in that builds nothing: what warm-up asks of it, and when
+        def __init__(self, workers, on_built, forms=None, apart=False, lanes=None, fork=False):  # noqa: ANN001
+            order.append(("build", workers, fork, len(tqdm._instances)))
+            self.on_built = on_built
+
+        def wait(self) -> list:
+            done = [build_forms.Built(form, False, 0.0) for form in FORMS]
+            for b in done:
+                self.on_built(b)
+            return done
+
+    monkeypatch.setattr(build_forms, "ready_to_fork", lambda form: order.append(("tables", form in build_forms.ROOTS)))
+    monkeypatch.setattr(build_forms, "BuildForms", Building)
+    r = CliRunner().invoke(app, ["warm-up", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert order == [("tables", True), ("build", 2, True, 0)]  # tables first, then forked, and no bar yet
+    assert all(f"{form}: already built" in r.output for form in FORMS), r.output
+
+
 def test_the_trace_form_asks_its_loggers_and_the_pair_s_helpers_for_one_signature_each():
     """The trace form (replays, play, analyze, the luck walk) asks each event logger, and the general forms the V4
     pair's helpers, for one signature (issue 42): event kinds passed as global ints and unused columns as a literal

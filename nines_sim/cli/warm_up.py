@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -28,27 +29,42 @@ def warm_up(
     """
     from tqdm import tqdm
 
-    from nines_sim.engine.build_forms import FORMS, Built, build_all
+    from nines_sim.engine.build_forms import FORMS, GROUPS, BuildForms, Built, ready_to_fork
 
     started = time.perf_counter()
-    bar = tqdm(total=len(FORMS), desc="building compiled forms", unit="form", disable=quiet, file=sys.stderr)
+    bars: list[Any] = []
+    bar_made = threading.Event()
+    building = None
 
     def said(built: Built) -> None:
+        bar_made.wait()  # a form can be done (loaded from the cache) before the bar below is made
         how = f"compiled in {built.cpu_s:.0f} s of processor time" if built.compiled else "already built"
-        bar.write(f"{built.form}: {how}", file=sys.stderr)
-        bar.update()
+        bars[0].write(f"{built.form}: {how}", file=sys.stderr)
+        bars[0].update()
 
     try:
-        done = build_all(workers, None if quiet else said)
+        # The building processes fork from this one with numba's tables loaded here once (each began by loading them,
+        # about 1 s of processor time, as an interpreter of its own), and before tqdm's bar starts its monitor thread
+        # (with another thread running they would start as interpreters).
+        ready_to_fork(GROUPS[0][0])
+        building = BuildForms(workers, None if quiet else said, fork=True)
+        bars.append(tqdm(total=len(FORMS), desc="building compiled forms", unit="form", disable=quiet,
+                         file=sys.stderr))  # fmt: skip
+        bar_made.set()
+        done = building.wait()
     except RuntimeError as exc:
-        bar.close()
+        for bar in bars:
+            bar.close()
         echo_error(str(exc))
         raise typer.Exit(code=1) from None
     except KeyboardInterrupt:
-        bar.close()
+        if building is not None:  # stopped before its wait, which stops them itself
+            building.stop()
+        for bar in bars:
+            bar.close()
         echo_error("interrupted (Ctrl-C): the forms built so far are kept in the cache")
         raise typer.Exit(code=130) from None
-    bar.close()
+    bars[0].close()
     compiled = sum(b.compiled for b in done)
     typer.echo(
         f"{len(done)} forms of the compiled engine ready in {time.perf_counter() - started:.1f} s "

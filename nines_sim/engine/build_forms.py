@@ -167,6 +167,27 @@ def root(form: str) -> Any:
     return _named(ROOTS[form])
 
 
+def ready_to_fork(form: str) -> None:
+    """Load numba's tables of types and functions into this process (about 0.6 s of processor time, with the imports of
+    ``form``'s module) before :class:`BuildForms` forks building processes from it (``fork=True``): loaded once here,
+    not again in each of them, which then begin compiling at once.
+
+    Parameters
+    ----------
+    form : str
+        A key of :data:`ROOTS`: its module is imported here (the first form a building process builds, whose imports
+        it needs anyway).
+
+    Raises
+    ------
+    KeyError
+        For a form not in :data:`ROOTS`.
+    """
+    fn = root(form)
+    fn.typingctx.refresh()
+    fn.targetctx.refresh()
+
+
 def _named(ref: str) -> Any:
     """The object a ``module:name`` reference names (its module imported here)."""
     import importlib

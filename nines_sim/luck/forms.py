@@ -60,7 +60,7 @@ class LuckForms:
     """
 
     def __init__(self, forms: tuple[str, ...] = LUCK_FORMS, meanwhile: Callable[[], None] | None = None) -> None:
-        from nines_sim.engine.build_forms import BuildForms, in_cache, root
+        from nines_sim.engine.build_forms import BuildForms, in_cache, ready_to_fork, root
 
         self.building = [f for f in forms if not in_cache(f)]
         self._names = {f: root(f).py_func.__name__ for f in self.building}
@@ -68,10 +68,8 @@ class LuckForms:
         self._hook: Callable[[str, bool], None] | None = None
         self._lock = threading.Lock()
         self._meanwhile = meanwhile
-        if self.building:  # numba's tables of types and functions, which this process loads anyway with the first
-            fn = root(self.building[0])  # code it loads from the cache: loaded once, before the building processes
-            fn.typingctx.refresh()  # fork from it (about 0.25 s of processor time), not in each of them too
-            fn.targetctx.refresh()
+        if self.building:  # numba's tables, which this process loads anyway with the first code it loads from the
+            ready_to_fork(self.building[0])  # cache: loaded once, before the building processes fork from it
         self._build = BuildForms(on_built=self._built, lanes=lanes(self.building), fork=True) if self.building else None
 
     def _built(self, built: Built) -> None:
