@@ -247,6 +247,7 @@ class CompiledEngine:
         if self.paused:  # go on from the turn stop_at named
             self._armed = False
         max_new = self.n_matches if self._python else MATCHES_PER_ADVANCE
+        started = 0
         while True:
             nxt = int(self._next[0])
             # a Python seat's table starts at most about a match per slot per call, a compiled one max_new
@@ -258,12 +259,15 @@ class CompiledEngine:
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip
             self._next[0] = nxt + self._wnext[0]
+            started += int(self._wnext[0])
             self._drain()
             if self.trace is not None:
                 self._drain_events()
             if code == K.ILLEGAL:
                 self._illegal()
-            if code != K.BUFFER_FULL or self.paused:
+            # the trace form fills its event rows every few matches: counted across calls, a block still ends the
+            # advance, so that a caller can stop it (a --luck unit played its whole chunk before it looked)
+            if code != K.BUFFER_FULL or self.paused or (not self._python and started >= max_new):
                 break
         waiting = np.flatnonzero(self.st[:, K.S_WAITING])
         if waiting.size:
