@@ -404,3 +404,25 @@ def test_tournament_luck_stopped_says_why_there_is_no_luck_table(tmp_path, monke
     assert "Not measured: the run was stopped (Ctrl-C)" in (out / "report.md").read_text()
     again = CliRunner().invoke(app, manifest["kept_command"].split()[1:] + ["--out", str(tmp_path / "kept"), "-q"])
     assert again.exit_code == 0, again.output
+
+
+def test_adjusted_intervals_stay_within_what_they_estimate():
+    """A run of a few matches: the adjusted win rate's normal interval is cut to [0, 1] (a win rate lies there, so
+    the cut interval holds it whenever the normal one does; ``--luck -n 2`` gave [-0.4800, 1.4800]), and a paired
+    shift's to [-1, 1]; the estimates themselves unchanged, and an interval within the range as it was."""
+    from nines_sim.luck.compare import paired_shifts
+    from nines_sim.luck.estimate import Z95, adjusted_rates
+
+    shares = np.array([[0.0, 1.0], [1.0, 0.0]])
+    corrections = np.array([[0.02, -0.02], [-0.05, 0.05]])
+    seats = adjusted_rates(shares, corrections)
+    assert [s.adjusted_ci for s in seats] == [(0.0, 1.0), (0.0, 1.0)]
+    assert seats[0].adjusted == pytest.approx(0.515) and seats[1].adjusted == pytest.approx(0.485)
+    shift = paired_shifts([shares, shares[::-1]], [corrections, corrections[::-1]])[0].estimate
+    assert shift.adjusted_ci == (-1.0, 1.0)
+    gen = np.random.default_rng(5)
+    many = gen.integers(0, 2, size=(400, 1)).astype(np.float64)
+    small = gen.normal(0, 0.05, size=(400, 1))
+    one = adjusted_rates(many, small)[0]
+    se = (many[:, 0] - small[:, 0]).std(ddof=1) / np.sqrt(400)
+    assert one.adjusted_ci == (one.adjusted - Z95 * se, one.adjusted + Z95 * se)

@@ -355,3 +355,33 @@ def test_a_fixed_value_walked_in_numbers_gives_the_column_walk_s_corrections(pre
     np.testing.assert_allclose(numbers[0], columns[0], rtol=0, atol=1e-12 * largest)
     assert np.array_equal(numbers[1], columns[1]) and np.array_equal(numbers[2], columns[2])
     assert (np.abs(columns[0]).max(axis=(0, 2)) > 1e-3).all()  # deal, draws and choices each corrected
+
+
+def test_a_luck_range_stops_when_asked_after_a_block_of_matches(monkeypatch):
+    """A ``--luck`` unit (:func:`~nines_sim.experiments.tournament.games.play_range` with a value) asks whether to
+    stop after each block of matches, as a plain one does: the trace form fills its event rows sooner than a block
+    (every 143 matches or so at 5 seats, against 8,192; here a few against 20), and the engine's advance went on
+    through the whole range before the unit looked (a Dask unit of 200,000 matches ran to its end after Ctrl-C).
+    Stopped after its first block, it keeps a block of matches from its start and no luck; not stopped, its blocks
+    give the luck of one pass, bit for bit."""
+    import nines_sim.engine.batch as batch
+    from nines_sim.experiments.tournament.games import play_range
+    from nines_sim.luck.value import noise_value
+
+    rules = make_rules("classic").replace(players=2)
+    specs = ("expert", "dump-faces")
+    value = compiled.value_factors(noise_value(2, 2))
+    whole = compiled.trace_luck(rules, make_lineup(list(specs)), specs, 3, 0, 300, keep_hands=False, value=value)
+    monkeypatch.setattr(batch, "MATCHES_PER_ADVANCE", 20)
+    monkeypatch.setattr(compiled, "ONE_SLOT_ROWS", 4096)  # a heads-up match writes about 800 rows
+    asked = []
+
+    def after_one_block() -> bool:
+        asked.append(True)
+        return len(asked) > 1  # not before the start; at the first look after it
+
+    tally, _, luck = play_range(rules, specs, 3, 0, 300, 16, False, should_stop=after_one_block, luck=value)
+    assert 0 < tally.matches < 40 and luck is None
+    tally, _, luck = play_range(rules, specs, 3, 0, 300, 16, False, luck=value)
+    assert tally.matches == 300 and luck is not None
+    assert luck.corrections.tobytes() == whole[0].tobytes() and luck.shares.tobytes() == whole[1].tobytes()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
 from sklearn.linear_model import Ridge
 
 from nines_sim.game.rules import make_rules
@@ -96,3 +97,24 @@ def test_stage_two_s_least_squares_is_scikit_learn_s_to_the_bit_without_importin
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("plugin", ["LateIllegal", "LateRaise"])
+def test_a_strategy_failing_in_a_reserved_match_is_named_there_with_its_replay_command(plugin):
+    """A plug-in that fails in the fit's reserved matches: the error names the match as one of the luck fit's
+    reserved matches (2^61 + k, which the docs call them) with its index, and gives the ``nines replay`` command of
+    that index (before: ``in match 2305843009213693952 of seed 0`` and no command)."""
+    import re
+
+    from nines_sim.engine.broker import IllegalMoveError, StrategyError
+
+    specs = [f"tests.replay_plugins:{plugin}", "random"]
+    with pytest.raises((IllegalMoveError, StrategyError)) as failed:
+        fit_reserved(make_rules("classic").replace(players=2), specs, 3, 20)
+    text = str(failed.value)
+    found = re.search(r"in reserved match 2\^61 \+ (\d+) of seed 3, one of the matches --luck fits its value on "
+                      r"before the run \(match index (\d+)\)", text)  # fmt: skip
+    assert found, text
+    k, index = int(found[1]), int(found[2])
+    assert 0 <= k < 20 and index == FIT_START + k
+    assert f"see the position and the traceback with: nines replay {' '.join(specs)} --seed 3 --match {index}" in text

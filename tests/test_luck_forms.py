@@ -293,3 +293,49 @@ def test_a_forked_building_process_whose_parent_closed_its_pipes_leaves_by_its_o
     done = subprocess.run([sys.executable, "-c", ESCAPE], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
+
+
+def test_a_first_luck_run_reports_its_compile_as_compiling_and_its_fit_in_its_time(monkeypatch, tmp_path):
+    """A first ``--luck`` run that waits 90 s (a clock moved by the stand-in forms, not slept) for its forms to
+    compile: the closing line, ``manifest.json`` and ``report.md`` say those 90 s compiled (before: 0, and the speed
+    of the traced matches alone), the run's time holds the fit and says so, and the luck's own seconds leave the
+    compile out (before: in them).  The tables are not touched."""
+    import json
+    import time
+    import types
+
+    from nines_sim.experiments.tournament import setup as tournament
+    from nines_sim.luck import forms
+    from nines_sim.runs import progress
+
+    moved = [0.0]  # seconds the stand-in compile moved the clocks on
+
+    class Compiling:
+        def __init__(self, meanwhile=None) -> None:  # noqa: ANN001
+            pass
+
+        def ready(self, compiling=None) -> None:  # noqa: ANN001
+            compiling("walk", True)
+            moved[0] += 90.0
+            compiling("walk", False)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(forms, "LuckForms", Compiling)
+    monkeypatch.setattr(progress, "time", types.SimpleNamespace(time=lambda: time.time() + moved[0]))
+    clock = types.SimpleNamespace(perf_counter=lambda: time.perf_counter() + moved[0])
+    monkeypatch.setattr(tournament, "time", clock, raising=False)
+    setup = tournament.tournament_setup(["expert", "dump-faces"], seed=0)
+    out = tmp_path / "run"
+    run = tournament.play_tournament(setup, matches=300, out=out, workers=1, luck=True, luck_fit=20, charts=False)
+    assert run.compile_seconds >= 90.0 and run.outcome.wall_seconds > run.compile_seconds
+    assert run.luck.seconds < 90.0
+    closing = run.summary(table=False)[-1]
+    assert closing.startswith("300 matches and the luck's fit on 20 reserved matches in ")
+    assert "s compiling, first run only)" in closing and "(+90." in closing
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["compile_seconds"] >= 90.0 and m["wall_seconds"] > m["compile_seconds"]
+    assert m["matches_per_s"] == pytest.approx(300 / (m["wall_seconds"] - m["compile_seconds"]), rel=0.01)
+    wall = next(line for line in (out / "report.md").read_text().splitlines() if "**Wall time:**" in line)
+    assert "the luck's fit on 20 reserved matches in the time" in wall and "compiled the engine's code" in wall

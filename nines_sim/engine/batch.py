@@ -102,6 +102,9 @@ class CompiledEngine:
     hint : callable, optional
         ``hint(match) -> str`` appended to a failing strategy's error message
         (:mod:`nines_sim.engine.broker`); default: the ``nines replay`` command, nothing when traced.
+    place : callable, optional
+        ``place(match) -> str``: where a failing decision was, as error messages say it (default ``in match M
+        of seed S``; a ``--luck`` fit names its reserved matches, :func:`nines_sim.luck.measure.reserved_place`).
 
     Raises
     ------
@@ -126,6 +129,7 @@ class CompiledEngine:
         specs: Sequence[str] | None = None,
         harvested: bool = False,
         hint=None,  # noqa: ANN001 - Callable[[int], str], see nines_sim.engine.broker.Hint
+        place=None,  # noqa: ANN001 - Callable[[int], str], see nines_sim.engine.broker.Hint
     ):
         if on_step is not None:
             raise ValueError("the compiled engine calls no on_step")
@@ -155,7 +159,7 @@ class CompiledEngine:
         self.next_tab = next_seat_table(self.P)
         if hint is None:  # where to see a failing decision: the replay command (nothing when this is the replay)
             hint = no_hint if trace else replay_hint(rules, self.lineup, seed, self.specs)
-        self.broker = DecisionBroker(rules, self.lineup, seed, self, self.legal_tab, hint)
+        self.broker = DecisionBroker(rules, self.lineup, seed, self, self.legal_tab, hint, place)
         self._alloc(int(min(batch_size, max(n_matches, 1))))
         # finished matches and regular hands, in blocks, until results() or harvest() takes them
         self._match_parts: list[MatchResults] = []
@@ -247,6 +251,7 @@ class CompiledEngine:
         if self.paused:  # go on from the turn stop_at named
             self._armed = False
         max_new = self.n_matches if self._python else MATCHES_PER_ADVANCE
+        started = 0
         while True:
             nxt = int(self._next[0])
             # a Python seat's table starts at most about a match per slot per call, a compiled one max_new
@@ -258,12 +263,15 @@ class CompiledEngine:
                 self._mrec, self._mtot, self._mshare, self._mcount, self._fs, self._work,
             )  # fmt: skip
             self._next[0] = nxt + self._wnext[0]
+            started += int(self._wnext[0])
             self._drain()
             if self.trace is not None:
                 self._drain_events()
             if code == K.ILLEGAL:
                 self._illegal()
-            if code != K.BUFFER_FULL or self.paused:
+            # the trace form fills its event rows every few matches: counted across calls, a block still ends the
+            # advance, so that a caller can stop it (a --luck unit played its whole chunk before it looked)
+            if code != K.BUFFER_FULL or self.paused or (not self._python and started >= max_new):
                 break
         waiting = np.flatnonzero(self.st[:, K.S_WAITING])
         if waiting.size:
@@ -303,8 +311,7 @@ class CompiledEngine:
         m = int(self.match[b])
         shown = f"{val}{move_shown(val)}" if kind == K.K_PLAY else f"{val}"
         raise IllegalMoveError(
-            f"strategy {self.lineup[seat].name!r} returned {what}: {shown} in match {m} of seed {self.seed}"
-            f"{self.broker.hint(m)}"
+            f"strategy {self.lineup[seat].name!r} returned {what}: {shown} {self.broker.place(m)}{self.broker.hint(m)}"
         )
 
     def _answer(self, waiting: np.ndarray) -> None:

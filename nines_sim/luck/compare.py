@@ -116,7 +116,7 @@ def paired_shifts(shares: list[np.ndarray], corrections: list[np.ndarray]) -> li
     out = []
     for r in range(1, len(shares)):
         d = shares[r] - shares[0]
-        est = adjusted_rates(d, c[r] - c[0])
+        est = adjusted_rates(d, c[r] - c[0], bounds=(-1.0, 1.0))
         out += [Shift(r, p, float(d[:, p].std(ddof=1)) / np.sqrt(n), est[p]) for p in range(P)]
     return out
 

@@ -284,7 +284,8 @@ def walking_engine(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: i
     :class:`RowWalker` (``choices`` .. ``columns``: its arguments); :func:`walked` takes the walk's results.
 
     ``batch_size`` is capped at :data:`TRACE_BATCH` (a Python seat's table: each slot holds a buffer of event
-    rows); ``engine_options`` go to :class:`~nines_sim.engine.batch.CompiledEngine` (``harvested``, ``hint``).
+    rows); ``engine_options`` go to :class:`~nines_sim.engine.batch.CompiledEngine` (``harvested``, ``hint``,
+    ``place``).
     """
     from nines_sim.engine.seats import seat_ids
 
@@ -312,9 +313,11 @@ def walked(engine: TracingEngine):  # noqa: ANN201
 
 def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, start: int, n: int,
                choices: bool = True, keep_hands: bool = True, reuse: bool = False,
-               value: LinearValue | tuple | None = None, keep_parts: bool = True, columns: bool = False):  # noqa: ANN201  # fmt: skip
+               value: LinearValue | tuple | None = None, keep_parts: bool = True, columns: bool = False,
+               **engine_options):  # noqa: ANN003, ANN201 - CompiledEngine's  # fmt: skip
     """Play matches ``start .. start + n - 1`` of ``seed`` in the trace form and walk their rows as they come
-    (``reuse``, ``value``, ``keep_parts``, ``columns``: :class:`RowWalker`'s).
+    (``reuse``, ``value``, ``keep_parts``, ``columns``: :class:`RowWalker`'s; ``engine_options``:
+    :func:`walking_engine`'s, such as the ``hint`` and ``place`` of a failing strategy's error).
 
     Returns
     -------
@@ -322,6 +325,6 @@ def trace_luck(rules: Rules, lineup: Sequence, specs: Sequence[str], seed: int, 
         :meth:`RowWalker.results`.
     """
     engine = walking_engine(rules, lineup, specs, seed, start, n, TRACE_BATCH, choices, keep_hands, reuse, value,
-                            keep_parts, columns)  # fmt: skip
+                            keep_parts, columns, **engine_options)  # fmt: skip
     engine.run()
     return walked(engine)

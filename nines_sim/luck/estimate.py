@@ -20,7 +20,10 @@ class Adjusted:
     win_rate, adjusted : float
         Mean win share; mean of win share minus the match's correction.
     adjusted_ci : tuple of float
-        95% normal interval of the adjusted mean (the corrections make it no count of wins).
+        95% normal interval of the adjusted mean (the corrections make it no count of wins), cut to the range the
+        estimated number lies in (a win rate's [0, 1], a paired shift's [-1, 1]): the cut interval holds it
+        whenever the normal one does (only a run of a few matches reaches past either end).  The adjusted mean
+        itself is left as it is (unbiased, it may lie outside).
     variance_ratio : float
         Variance of the win share over variance of the adjusted share: the adjusted estimate is as narrow as
         ``n * variance_ratio`` plain matches.
@@ -65,7 +68,8 @@ def variance_ratio(plain: np.ndarray, adjusted: np.ndarray) -> tuple[float, tupl
     return ratio, (float(ratio * np.exp(-Z95 * se)), float(ratio * np.exp(Z95 * se)))
 
 
-def adjusted_rates(shares: np.ndarray, corrections: np.ndarray) -> list[Adjusted]:
+def adjusted_rates(shares: np.ndarray, corrections: np.ndarray,
+                   bounds: tuple[float, float] = (0.0, 1.0)) -> list[Adjusted]:  # fmt: skip
     """Each seat's plain and adjusted estimates.
 
     Parameters
@@ -74,6 +78,9 @@ def adjusted_rates(shares: np.ndarray, corrections: np.ndarray) -> list[Adjusted
         float64, shape (n, P): win shares.
     corrections : numpy.ndarray
         float64, shape (n, 3, P) or (n, P): the matches' corrections (per part: summed).
+    bounds : tuple of float
+        The range the mean of ``shares`` lies in, which the intervals are cut to: (0, 1) for win shares,
+        (-1, 1) for paired shifts of them.
 
     Returns
     -------
@@ -91,6 +98,6 @@ def adjusted_rates(shares: np.ndarray, corrections: np.ndarray) -> list[Adjusted
         cm = float(c[:, p].mean())
         z = cm / cse if cse > 0 else 0.0
         ratio, ratio_ci = variance_ratio(shares[:, p], adj)
-        out.append(Adjusted(n, float(shares[:, p].mean()), mean, (mean - Z95 * se, mean + Z95 * se), ratio,
-                            ratio_ci, cm, z))  # fmt: skip
+        ci = (max(mean - Z95 * se, bounds[0]), min(mean + Z95 * se, bounds[1]))  # nan (one match) stays nan
+        out.append(Adjusted(n, float(shares[:, p].mean()), mean, ci, ratio, ratio_ci, cm, z))
     return out

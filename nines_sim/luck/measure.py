@@ -51,18 +51,36 @@ class Luck:
     hand_weights: np.ndarray | None = None
 
 
+def reserved_place(seed: int):  # noqa: ANN201 - nines_sim.engine.broker.Hint
+    """Where a failing decision was, as a strategy's error says it: a reserved match (from :data:`FIT_START`) as
+    one of the luck fit's, by its place among them and its index (which ``nines replay --match`` takes), any
+    other as ``in match M of seed S``."""
+
+    def place(match: int) -> str:
+        if match < FIT_START:
+            return f"in match {match} of seed {seed}"
+        return (f"in reserved match 2^61 + {match - FIT_START:,} of seed {seed}, one of the matches --luck fits its "
+                f"value on before the run (match index {match})")  # fmt: skip
+
+    return place
+
+
 def _chunk(rules, specs, seed, start, n, value, choices, keep_parts, reuse=False):  # noqa: ANN001, ANN202 - a worker's entry
     """A chunk's luck (``reuse``: its hands in this thread's reused arrays, for a caller that reduces them at once)."""
+    from nines_sim.engine.broker import replay_hint
     from nines_sim.luck.compiled import trace_luck
     from nines_sim.strategy.registry import make_lineup
 
     lineup = make_lineup(list(specs))
+    # a failing strategy's error names its match and the command that replays it, reserved or not
+    where = {"hint": replay_hint(rules, lineup, seed, list(specs)), "place": reserved_place(seed)}
     if value is None:  # a fit: the hands, and the parts if kept (in a fresh array: they outlive the chunk)
         parts, shares, totals, *hands = trace_luck(rules, lineup, specs, seed, start, n, choices, True, reuse,
-                                                   keep_parts=keep_parts)  # fmt: skip
+                                                   keep_parts=keep_parts, **where)  # fmt: skip
         return parts, None, shares, totals, *hands
     # a value's run: each match's corrections walked at once (no parts)
-    corrections, shares, totals, *_ = trace_luck(rules, lineup, specs, seed, start, n, choices, False, True, value)
+    corrections, shares, totals, *_ = trace_luck(rules, lineup, specs, seed, start, n, choices, False, True, value,
+                                                 **where)  # fmt: skip
     return None, corrections, shares, totals, None, None, None, None
 
 

@@ -37,7 +37,7 @@ class TableLuck:
     fit_start, fit_matches : int
         The reserved match indices the value was fitted on: ``fit_start .. fit_start + fit_matches - 1``.
     seconds : float
-        Wall time of the fit and of the run that walked its matches.
+        Wall time of the fit and of the run that walked its matches (not of the compile a first run waits on).
     """
 
     seats: list[Adjusted]
@@ -54,10 +54,15 @@ class TableLuck:
             "model": "linear in per-card and per-seat features (nines_sim.luck.features), fitted in two stages "
             "(SciPy, scikit-learn's Ridge and LinearRegression): a hand's cards in points, then a point in win share "
             "by the match's standing",
-            "fit_matches": {"start": self.fit_start, "end": self.fit_start + self.fit_matches},
+            "fit_matches": fit_range(self.fit_matches),
             "corrected": list(PARTS),
             "seconds": round(self.seconds, 1),
         }
+
+
+def fit_range(fit_matches: int) -> dict[str, int]:
+    """The manifest's ``fit_matches``: the reserved match indices ``[start, end)`` a value is fitted on."""
+    return {"start": FIT_START, "end": FIT_START + fit_matches}
 
 
 def check_luck(fmt: str, ranges: str | None, specs: list[str] | None = None) -> None:

@@ -124,7 +124,15 @@ def _settings(run: RunFolder) -> list[str]:
 
     if note := hidden_card_note(list(strategies or lineup)):
         lines.append(f"- **{note.split(':')[0]}:**{note.split(':', 1)[1]}")
-    return [*lines, f"- **Matches:** {_matches_line(m)}", *run_facts_tail(m)]
+    return [*lines, f"- **Matches:** {_matches_line(m)}", *run_facts_tail(m, _luck_fit_note(m))]
+
+
+def _luck_fit_note(m: dict[str, Any]) -> str:
+    """Words after a ``--luck`` run's speed: its time holds the fit on its reserved matches ('' without)."""
+    fit = m.get("luck", {}).get("fit_matches") if isinstance(m.get("luck"), dict) else None
+    if not isinstance(fit, dict) or not isinstance(fit.get("start"), int) or not isinstance(fit.get("end"), int):
+        return ""
+    return f", the luck's fit on {fit['end'] - fit['start']:,} reserved matches in the time"
 
 
 def results_table(run: RunFolder) -> list[str]:

@@ -7,6 +7,7 @@ arguments before the run folder is made (the CLI), and :meth:`TournamentRun.summ
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
@@ -163,6 +164,8 @@ class TournamentRun:
         ``design.csv`` and ``design_distribution.csv`` of ``design=N`` (None without, or when stopped).
     design_stopped : bool
         Whether Ctrl-C stopped the design part (its measures are not written).
+    luck_fit : int
+        A ``--luck`` run's reserved matches, fitted on before its matches, in its time (0 without ``--luck``).
     """
 
     folder: Path
@@ -176,6 +179,7 @@ class TournamentRun:
     design_stopped: bool = False
     luck: Any = None
     luck_absent: str | None = None  # why luck=True wrote no luck.csv (nines_sim.reporting.luck's words)
+    luck_fit: int = 0
 
     def summary(self, table: bool = True) -> list[str]:
         """What ``nines tournament`` prints on stdout: the ranked table and ratings (``table``), a note on
@@ -205,6 +209,8 @@ class TournamentRun:
         rate = out.total_matches / play if play else 0
         status = "PARTIAL (interrupted): " if out.partial else ""
         played = f"{out.total_matches:,} match{'' if out.total_matches == 1 else 'es'}"
+        if self.luck_fit:  # its time holds the fit's (and the speed: what a --luck run costs a match)
+            played += f" and the luck's fit on {self.luck_fit:,} reserved matches"
         lines.append(
             f"{status}{played} in {play:.1f} s ({speed_text(rate)} matches/s, "
             f"{self.workers} worker(s)){compiling}; results in {self.folder}"
@@ -311,9 +317,14 @@ def play_tournament(
     def play(client: Any, bar: Any, wanted: list[Range], n_workers: int) -> Any:
         from nines_sim.experiments.tournament.work import run_plan
 
+        start = time.perf_counter()
         walked = _fit_luck(plan, seed, n_workers, luck_fit, fitted, forms, bar) if luck else None
-        return run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
-                        meanwhile=_load_writers, client=client, luck=walked)  # fmt: skip
+        outcome = run_plan(plan, matches, seed, n_workers, batch_size, save_matches, bar, wanted, chunk_size,
+                           meanwhile=_load_writers, client=client, luck=walked)  # fmt: skip
+        if luck:  # the run's time is the whole of it: the forms' compile (as compiling), the fit, the traced matches
+            fitted["traced"] = outcome.wall_seconds
+            outcome.wall_seconds = time.perf_counter() - start
+        return outcome
 
     with ExitStack() as held:  # the folder's lock, until the results are written: one writer at a time
         if luck:  # a first run: its forms compile side by side meanwhile (nines_sim.luck.forms)
@@ -326,7 +337,8 @@ def play_tournament(
                                 after=design_after(lambda: tournament_sets(setup.rules, plan), design, skilled,
                                                    weak, seed, batch_size, quiet))  # fmt: skip
         outcome, wanted = played.outcome, played.wanted
-        run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds)
+        run = TournamentRun(played.folder, setup, outcome, played.workers, played.compile_seconds,
+                            luck_fit=luck_fit if luck else 0)  # fmt: skip
         keep_design(run, played, design)
         run.ratings, run.ratings_stopped = _rate(plan, outcome, seed)  # before the writing, which holds Ctrl-C back
 
@@ -334,7 +346,7 @@ def play_tournament(
             from nines_sim.luck.tournament import table_luck
 
             assert outcome.luck is not None  # a whole run's
-            seconds = fitted["seconds"] + outcome.wall_seconds
+            seconds = fitted["seconds"] + fitted["traced"]
             return table_luck(fitted["value"], outcome.luck.shares, outcome.luck.corrections, luck_fit, seconds)
 
         take_luck(run, luck, outcome.partial, luck_of_the_table)
@@ -349,19 +361,15 @@ def play_tournament(
 def _fit_luck(plan: Any, seed: int, workers: int, fit_matches: int, fitted: dict[str, Any], forms: Any,
               bar: Any) -> tuple:  # fmt: skip
     """A ``--luck`` table's value fitted on its reserved matches, before its run (which walks each match's luck
-    under it as it plays it): into ``fitted`` (``value``, ``seconds``), and as the walk reads it.  It waits first
-    for the forms it needs (:class:`~nines_sim.luck.forms.LuckForms` ``forms``, built meanwhile on a first run),
-    which ``bar`` (the run's :class:`~nines_sim.runs.progress.RunProgress`) says are compiling."""
-    import time
-
+    under it as it plays it): into ``fitted`` (``value``, ``seconds``: the fit's, without the compile), and as the
+    walk reads it.  It waits first for the forms it needs (:class:`~nines_sim.luck.forms.LuckForms` ``forms``,
+    built meanwhile on a first run), which ``bar`` (the run's :class:`~nines_sim.runs.progress.RunProgress`) says
+    are compiling and counts in its compile seconds."""
     from nines_sim.luck.compiled import value_factors
     from nines_sim.luck.tournament import fit_table
 
-    start = time.perf_counter()
-    counted = bar.compile_seconds
     forms.ready(bar.compiling)
-    # the fit's time, as when it compiled them itself: the run's compile seconds are of its own clock
-    bar.compile_seconds = counted
+    start = time.perf_counter()
     game = plan.games[0]
     fitted["value"] = fit_table(game.rules, list(game.lineup), seed, workers, fit_matches)
     fitted["seconds"] = time.perf_counter() - start
@@ -386,6 +394,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
     ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
     from nines_sim.experiments.design.setup import write_design
     from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
+    from nines_sim.luck.tournament import fit_range
     from nines_sim.reporting import redraw
     from nines_sim.runs.learned_files import digest_words, learned_files, manifest_field
     from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
@@ -417,7 +426,7 @@ def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ran
         tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
         extra["luck"] = run.luck.manifest()
     elif run.luck_absent is not None:
-        extra["luck"] = {"computed": False, "why": run.luck_absent}
+        extra["luck"] = {"computed": False, "why": run.luck_absent, "fit_matches": fit_range(run.luck_fit)}
     command = setup.command(matches, wanted if ranges_given else None, words)
     fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
                       run.compile_seconds, **extra)  # fmt: skip
