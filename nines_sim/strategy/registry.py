@@ -293,7 +293,9 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
         module = _load_file(where, spec) if _is_path(where) or look_up(where)[0] == "file" else _import_module(where)
         c = getattr(module, cls_name, None)
         if c is None:
-            raise StrategyNotFound(f"{where} has no class {cls_name!r}")
+            found = inspect.getmembers(module, inspect.isclass)
+            classes = [n for n, k in found if issubclass(k, Strategy) and k is not Strategy]
+            raise StrategyNotFound(f"{where} has no class {cls_name!r}{did_you_mean(cls_name, classes)}")
         _check_class(c, spec)
         return c, None
     if _is_path(spec):
