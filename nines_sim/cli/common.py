@@ -338,6 +338,8 @@ def cpu_count_default() -> int:
 def is_folder(arg: str) -> bool:
     """Whether a typed argument names a folder; False for a name the system refuses (too long, a NUL), which the
     command then reports in its own one line, as for any other name it cannot open."""
+    if not arg.strip():  # Path('') is the current folder; a blank argument names no folder
+        return False
     try:
         return Path(arg).is_dir()
     except (OSError, ValueError):

@@ -76,6 +76,10 @@ def review(
     from nines_sim.play import SavedMatchError, load
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
+    if not target.strip():
+        raise usage_error(
+            f"TARGET is empty ({target!r}): give a strategy to review or a match saved by 'nines play' (.json)"
+        )
     if is_folder(target):  # read as a strategy file it was refused as "a folder, not a .py file"
         raise usage_error(
             f"{target} is a folder: 'nines review' takes a strategy to review or a match saved by 'nines play' "

@@ -289,6 +289,10 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
     """The class a spec names, and the name to show it under where that is not the class's own."""
     if ":" in spec:
         where, _, cls_name = spec.rpartition(":")
+        if not where.strip():  # ':k=1', ':Class': not a module named ''
+            raise StrategyNotFound(
+                f"a strategy name is missing before ':' in {spec!r}; write e.g. expert:k=v, file.py:Class"
+            )
         # (look_up, not Path.is_file: a name too long to be a file is not one, where is_file raised OSError)
         module = _load_file(where, spec) if _is_path(where) or look_up(where)[0] == "file" else _import_module(where)
         c = getattr(module, cls_name, None)
@@ -313,8 +317,9 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
         raise _needs_class_name(spec)
     known = [*builtins, *ALIASES, *(p.name for p in found_plugins if p.cls is not None)]
     listed = ", ".join(known)
+    unknown = f"unknown strategy {spec!r}" if spec.strip() else f"a strategy name is missing ({spec!r} names none)"
     raise StrategyNotFound(
-        f"unknown strategy {spec!r}{did_you_mean(spec, known)}; available: {listed} (or module:Class, file.py:Class)"
+        f"{unknown}{did_you_mean(spec, known)}; available: {listed} (or module:Class, file.py:Class)"
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from nines_sim.experiments.design.work import INDEX, MEASURES
 from nines_sim.experiments.study import TuneError
-from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.game.rules import Rules, RulesError, option_key, parse_value
 from nines_sim.game.text_lists import EmptyItem, items_of
 from nines_sim.runs.runfolder import canonical_command
 from nines_sim.spelling import did_you_mean
@@ -83,7 +83,10 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
     dims: list[Dimension] = []
     for item in items:
         option, eq, text = item.partition("=")
-        option = option.strip()
+        try:
+            option = option_key(item, "option=LOW..HIGH or option=a,b, e.g. nine_penalty=0..50")
+        except RulesError as exc:
+            raise TuneError(str(exc)) from None
         if option not in SEARCHABLE:
             hint = did_you_mean(option, SEARCHABLE)
             raise TuneError(f"cannot search {option!r}{hint}; options are: {', '.join(SEARCHABLE)}")
