@@ -56,3 +56,48 @@ def test_bench_against_c_of_a_folder_says_it_is_a_folder(tmp_path):
     r = runner.invoke(app, ["bench", "--against-c", str(tmp_path)])
     said = f"Error: {tmp_path} is a folder; name the C reference's .c file in it"
     assert r.exit_code == 2 and r.output.strip() == said, r.output
+
+
+#: Every command that takes a strategy's name, each with a name of NAME_MAX + 1 characters in one seat.
+NAMED = {
+    "tournament": ["tournament", "-n", "2", "random", "{}"],
+    "replay": ["replay", "random", "{}"],
+    "tune": ["tune", "{}", "--opponents", "random"],
+    "tune --opponents": ["tune", "expert", "--opponents", "{}"],
+    "review": ["review", "{}"],
+    "compare-rules": ["compare-rules", "random", "{}", "--rules", "classic", "--rules", "hard-nines", "-n", "2"],
+    "play": ["play", "{}"],
+    "design --skilled": ["tournament", "-n", "2", "random", "random", "--design", "2", "--skilled", "{}"],
+}
+
+
+@pytest.mark.parametrize("command", list(NAMED))
+@pytest.mark.parametrize("length", [255, 256, 300])
+def test_a_strategy_name_too_long_for_a_file_name_is_an_unknown_strategy(command, length, tmp_path, monkeypatch):
+    """Before: at 256 characters and more, pathlib's is_file (is the name a file here?) raised OSError (File name
+    too long), a traceback, exit 1; at 255 the unknown-strategy line."""
+    monkeypatch.chdir(tmp_path)
+    name = "a" * length
+    r = runner.invoke(app, [a.format(name) for a in NAMED[command]])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1, (r.exit_code, r.output[-600:])
+    assert lines[0].startswith(f"Error: unknown strategy '{name}'; available: "), lines[0][:300]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec", [f"{LONG}:Mine", f"{LONG}.x:Mine"])
+def test_a_module_name_too_long_for_a_file_name_is_one_line(spec, tmp_path, monkeypatch):
+    """``NAME:Class`` without a slash or .py: the name is looked up as a file first. Before: OSError, exit 1."""
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["tournament", "-n", "2", "random", spec])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and lines == [lines[0]] and lines[0].startswith(f"Error: module '{LONG}"), r.output[-600:]
+
+
+def test_a_model_file_too_long_is_said_as_such_not_as_the_strategy_s_oserror(tmp_path, monkeypatch):
+    """Before: "strategy 'learned@...' raised OSError in its __init__: [Errno 36] File name too long"."""
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["tournament", "-n", "2", "random", f"learned@{LONG}.npz"])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and "OSError" not in lines[0], r.output[-600:]
+    assert "no such model file: yyy" in lines[0] and "(a name in it has 304 characters" in lines[0], lines[0]

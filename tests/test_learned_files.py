@@ -190,3 +190,32 @@ def test_a_review_of_learned_records_its_file_and_warns_when_reviewed_again_afte
     res = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b"), OPTION, f"{CLASSIC_2}={OLD_CLASSIC}"])
     assert res.exit_code == 0, res.output
     assert sum(line.startswith("Warning: learned played") for line in res.output.splitlines()) == 1
+
+
+@pytest.mark.parametrize("spelt", ["absolute", "./relative"])
+def test_a_digest_names_the_file_however_its_path_is_spelt(spelt, monkeypatch):
+    """Before: only the manifest's own spelling (nines_sim/learn/models/classic-2.npz) was compared; the same file
+    named absolute or as ./nines_sim/... gave no warning, and the run played other weights without a word."""
+    monkeypatch.chdir(MODELS.parents[2])  # the repository's root, where the tester ran
+    file = str((MODELS / "classic-2.npz").resolve()) if spelt == "absolute" else f"./{CLASSIC_2}"
+    with pytest.warns(UserWarning):
+        lines = check_digests(f"{file}={OLD_CLASSIC}", ["learned"], [make_rules("classic", players=2)])
+    assert len(lines) == 1 and f"of digest {OLD_CLASSIC} in this run" in lines[0], lines
+
+
+def test_a_model_file_given_relative_is_the_file_named_absolute(tmp_path, monkeypatch):
+    rules = make_rules("classic", players=2)
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(MODELS / "classic-2.npz", tmp_path / "mine.npz")
+    with pytest.warns(UserWarning):
+        lines = check_digests(f"{tmp_path / 'mine.npz'}={OLD_CLASSIC}", ["learned@mine.npz"], [rules])
+    assert len(lines) == 1 and f"learned@mine.npz played mine.npz of digest {OLD_CLASSIC}" in lines[0], lines
+
+
+def test_a_digest_in_upper_case_hex_is_the_same_digest():
+    """Before: "not 16 hex digits" for 09F3B1903A8694C0, a usage error."""
+    rules = make_rules("classic", players=2)
+    assert check_digests(f"{CLASSIC_2}={_now(MODELS / 'classic-2.npz').upper()}", ["learned"], [rules]) == []
+    with pytest.warns(UserWarning):
+        lines = check_digests(f"{CLASSIC_2}={OLD_CLASSIC.upper()}", ["learned"], [rules])
+    assert len(lines) == 1 and f"of digest {OLD_CLASSIC} in this run" in lines[0], lines

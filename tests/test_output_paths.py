@@ -116,3 +116,13 @@ def test_report_of_a_folder_name_too_long_is_one_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     line = one_error_line(runner.invoke(app, ["report", LONG]))
     assert line == f"Error: {LONG} does not exist"
+
+
+@pytest.mark.parametrize(("out", "says"), [(LONG, "--out is too long: a name in it has 300"), ("", "--out is empty")])
+def test_a_training_folder_is_checked_as_every_run_folder(out, says, tmp_path, monkeypatch):
+    """Before: a name too long raised OSError (File name too long) as train looked for its progress file, a
+    traceback; an empty --out trained into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    line = one_error_line(runner.invoke(app, ["train", "--rounds", "1", "-n", "2", "-w", "1", "--out", out]))
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []

@@ -160,3 +160,36 @@ def test_luck_options_that_cannot_work_are_refused(command, args, says, tmp_path
     monkeypatch.chdir(tmp_path)
     line = one_error_line(runner.invoke(app, [*command.split(), *args.split()]))
     assert says in line, line
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["tournament", "random", "random", "--rule", "=5"], "an option name is missing before '=' in '=5'; write key"),
+        (["tournament", "random", "random", "--rules", "classic:=5"], "an option name is missing before '=' in '=5'"),
+        (["compare-rules", "random", "random", "--sweep", "=1,2"], "an option name is missing before '=' in '=1,2'"),
+        (["tune-rules", "--maximize", "skill", "--space", "=1..10"], "missing before '=' in '=1..10'"),
+        (
+            ["tournament", "random", "random", "--rules", ":nine_penalty=3"],
+            "a preset name is missing in ':nine_penalty=3'; write e.g. classic:nine_penalty=3",
+        ),
+        (
+            ["tournament", "random", "random", "--rules", "hard-nines+:nine_penalty=3"],
+            "a preset name is missing in 'hard-nines+:nine_penalty=3'",
+        ),
+        (["report", ""], "DIR is empty (''): give a run folder"),
+        (["review", ""], "TARGET is empty (''): give a strategy to review or a match saved by 'nines play'"),
+        (["replay", "", "random"], "a strategy name is missing ('' names none); available: "),
+        (["tournament", "random", ""], "a strategy name is missing ('' names none); available: "),
+        (["tournament", "random", ":k=1"], "a strategy name is missing before ':' in ':k=1'"),
+        (["play", "--resume", ""], "--resume is empty (''); give the .json file"),
+    ],
+)
+def test_an_empty_name_is_said_missing_quoting_what_was_typed(args, says, tmp_path, monkeypatch):
+    """Before: "unknown rules option ''", "a preset name is missing in ''", "module '' does not import", ". is not
+    a run folder", " is a folder: ... nines report " (the blank read as the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    small = ["-n", "2"] if args[0] not in ("report", "play", "replay") else []
+    line = one_error_line(runner.invoke(app, [*args, *small]))
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []

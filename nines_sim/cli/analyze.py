@@ -10,6 +10,7 @@ from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
     check_learned_digests,
+    check_policy,
     check_seats,
     compile_notices,
     interrupted,
@@ -100,11 +101,9 @@ def analyze(
     from nines_sim.engine.position import PositionError
     from nines_sim.search.analyze import analyze as run_analysis
     from nines_sim.search.analyze import names_to_ask, position_from_cards, position_from_replay, render
-    from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.strategy.registry import StrategyNotFound, make_lineup
 
-    if policy not in POLICY_NAMES:
-        raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
+    check_policy(policy)
     if outcome not in ("hand", "match"):
         raise usage_error(f"--outcome must be hand or match, not {outcome!r}")
     refuse_run_folder(strategies, "analyze", "--hand H --turn T")

@@ -11,6 +11,7 @@ import typer
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import interrupted
 from nines_sim.cli.options import at_most_max_matches
+from nines_sim.spelling import did_you_mean
 
 
 def bench(
@@ -52,7 +53,8 @@ def bench(
     names = workloads or list(WORKLOADS)
     for n in names:
         if n not in WORKLOADS and n != "startup":
-            raise usage_error(f"unknown workload {n!r}; workloads are: {', '.join(WORKLOADS)}, startup")
+            hint = did_you_mean(n, [*WORKLOADS, "startup"])
+            raise usage_error(f"unknown workload {n!r}{hint}; workloads are: {', '.join(WORKLOADS)}, startup")
     if "startup" in names:
         if len(names) > 1 or against_c is not None:
             raise usage_error("name startup on its own: it times fresh processes, not the match workloads")

@@ -80,6 +80,16 @@ def check_blank(**given: str | None) -> None:
             raise usage_error(f"{option} is empty; give a value, or leave {option} out for its default")
 
 
+def check_policy(policy: str) -> None:
+    """A usage error (one line, exit 2) for a ``--policy`` that names no rollout strategy of the search."""
+    from nines_sim.search.policies import POLICY_NAMES
+    from nines_sim.spelling import did_you_mean
+
+    if policy not in POLICY_NAMES:
+        hint = did_you_mean(policy, POLICY_NAMES)
+        raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}{hint}")
+
+
 def refuse_options(ctx: typer.Context | None, applies: set[str], what: str, saved: str | Path | None = None) -> None:
     """A usage error (one line, exit 2) naming every option given on the command line that does not apply here.
 
@@ -328,6 +338,8 @@ def cpu_count_default() -> int:
 def is_folder(arg: str) -> bool:
     """Whether a typed argument names a folder; False for a name the system refuses (too long, a NUL), which the
     command then reports in its own one line, as for any other name it cannot open."""
+    if not arg.strip():  # Path('') is the current folder; a blank argument names no folder
+        return False
     try:
         return Path(arg).is_dir()
     except (OSError, ValueError):

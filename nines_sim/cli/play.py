@@ -29,7 +29,9 @@ def play(
     ] = None,
     rules: RulesOpt = "classic",
     rule: RuleOpt = None,
-    resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a match saved by 'nines play'.")] = None,
+    resume: Annotated[  # not a Path: Typer turns '' into Path('.'), and a blank --resume must not mean a folder
+        str | None, typer.Option("--resume", metavar="FILE", help="Go on with a match saved by 'nines play'.")
+    ] = None,
     save_to: Annotated[
         str | None,
         typer.Option("--save", metavar="FILE", help="Where to save the match (default: a new file in matches/)."),
@@ -64,6 +66,8 @@ def play(
     from nines_sim.play import PERSON, SavedMatch, SavedMatchError, load, new_path, save
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
+    if resume is not None and not str(resume).strip():
+        raise usage_error(f"--resume is empty ({resume!r}); give the .json file 'nines play' saved the match in")
     if resume is not None:
         # (its moves are saved into the file it goes on with: no --save either)
         refuse_options(

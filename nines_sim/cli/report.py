@@ -14,8 +14,8 @@ from nines_sim.cli.common import charts_and_report
 
 
 def report(
-    run_dir: Annotated[
-        Path,
+    folder: Annotated[
+        str,  # not a Path: Typer turns '' into Path('.'), and a blank DIR must not mean the current folder
         typer.Argument(
             metavar="DIR",
             help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules', 'review' or 'train'.",
@@ -26,6 +26,9 @@ def report(
     from nines_sim.reporting.check import RunFolderError, check_run_folder
     from nines_sim.runs.folder_lock import FolderInUse, one_writer
 
+    if not folder.strip():
+        raise usage_error(f"DIR is empty ({folder!r}): give a run folder, e.g. nines report reports/tournament-DATE")
+    run_dir = Path(folder)
     with ExitStack() as held:
         try:
             if os.path.isdir(run_dir):  # one writer at a time: not while a run writes it (nor its study)

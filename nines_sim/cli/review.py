@@ -10,6 +10,7 @@ from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import (
     build_rules,
     check_learned_digests,
+    check_policy,
     compile_notices,
     cpu_count_default,
     is_folder,
@@ -73,16 +74,18 @@ def review(
     partial and the manifest gives the command that reviews exactly them again (exit code 130).
     """
     from nines_sim.play import SavedMatchError, load
-    from nines_sim.search.policies import POLICY_NAMES
     from nines_sim.strategy.registry import StrategyNotFound, canonical_spec, make_lineup
 
+    if not target.strip():
+        raise usage_error(
+            f"TARGET is empty ({target!r}): give a strategy to review or a match saved by 'nines play' (.json)"
+        )
     if is_folder(target):  # read as a strategy file it was refused as "a folder, not a .py file"
         raise usage_error(
             f"{target} is a folder: 'nines review' takes a strategy to review or a match saved by 'nines play' "
             f"(.json), not a run folder; a review's folder is redrawn with: nines report {target}"
         )
-    if policy not in POLICY_NAMES:
-        raise usage_error(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
+    check_policy(policy)
     if saved_match_path(target):
         applies = {"target", "samples", "policy", "out", "force", "no_charts", "ranges"}  # (ranges: said below)
         refuse_options(ctx, applies, "a saved match is reviewed as it was played", saved=target)

@@ -6,7 +6,6 @@ import shlex
 import shutil
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -122,6 +121,7 @@ def train(
     from nines_sim.learn.train import PROGRESS, STOP_NOTICE, TrainSettings, resume_state
     from nines_sim.learn.train import train as run_train
     from nines_sim.learn.work import on_backend
+    from nines_sim.runs.out_path import OutputPathError, check_output_path
     from nines_sim.runs.output import OutputExists, default_run_dir, discard_dir, prepare_dir
     from nines_sim.runs.pool import Interrupt
 
@@ -140,7 +140,10 @@ def train(
         rule_set = parse_rule_set(rules, parse_overrides(rule or []), players_wanted(players, rule)[0] or 2)
     except RulesError as exc:
         raise usage_error(str(exc)) from None
-    folder = Path(out) if out is not None else default_run_dir("train")
+    try:  # before the cluster: a name the system cannot take is one line, not an OSError when it is looked in
+        folder = default_run_dir("train") if out is None else check_output_path(out, "--out", folder=True)
+    except OutputPathError as exc:
+        raise usage_error(str(exc)) from None
     settings = TrainSettings(rounds=rounds, matches=matches, samples=samples, epsilon=epsilon, keep=keep,
                              hidden=hidden, pairs=pairs, trees=trees, depth=depth, eval_matches=eval_matches,
                              targets=targets.value, draws=draws.value)  # fmt: skip

@@ -294,16 +294,38 @@ def parse_value(name: str, text: str) -> Any:
     return t
 
 
+def option_key(item: str, form: str) -> str:
+    """The option an item such as ``key=value`` names: the text before its ``=``, stripped.
+
+    Parameters
+    ----------
+    item : str
+        The item as typed (``nine_penalty=20``, a sweep's ``nine_penalty=15,25``).
+    form : str
+        How such an item is written, for the error (``key=value, e.g. nine_penalty=20``).
+
+    Raises
+    ------
+    RulesError
+        Where nothing but spaces comes before the ``=`` (``=5``): the option's name is missing, said with the item
+        as typed (not as an unknown option ``''``).
+    """
+    key = item.partition("=")[0].strip()
+    if not key:
+        raise RulesError(f"an option name is missing before '=' in {item!r}; write {form}")
+    return key
+
+
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """Parse ``["key=value", ...]`` into typed option overrides (``RulesError`` on bad input)."""
     out: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
             raise RulesError(f"a rule override is written key=value, not {item!r}")
-        k, v = item.split("=", 1)
-        if k.strip() in out:
-            raise RulesError(f"{k.strip()} is set twice; give each option once")
-        out[k.strip()] = parse_value(k.strip(), v)
+        k, v = option_key(item, "key=value, e.g. nine_penalty=20"), item.split("=", 1)[1]
+        if k in out:
+            raise RulesError(f"{k} is set twice; give each option once")
+        out[k] = parse_value(k, v)
     return out
 
 
@@ -350,6 +372,9 @@ def parse_rule_set(spec: str, overrides: dict[str, Any] | None = None, players: 
             )
         return rules
     preset, joined = rule_set_items(spec)
+    if joined and any(not n.strip() for n in preset.split("+")):  # said of what was typed, not of its presets
+        example = "classic" if not preset.strip() else "hard-nines+no-nine-out"
+        raise RulesError(f"a preset name is missing in {spec!r}; write e.g. {example}{spec[len(preset) :]}")
     options = parse_overrides(joined)
     for k in overrides or {}:
         if k in options:

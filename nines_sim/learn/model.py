@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from nines_sim.game.path_lookup import look_up, shown
 from nines_sim.game.rules import Rules, RulesError
 from nines_sim.learn.features import CARD_FEATURES, NFC, NFS, SUIT_FEATURES, UNITS_AT_ONCE
 from nines_sim.strategy.registry import StrategyNotFound
@@ -164,8 +165,9 @@ def load(path: str | Path) -> Model:
     """
     p = Path(path)
     name = str(path)
-    if not p.is_file():
-        raise ModelError(f"no such model file: {name}")
+    kind, why = look_up(p)  # a name too long to look up is said as such, not as an OSError of the strategy
+    if kind != "file":
+        raise ModelError(f"no such model file: {shown(name)}{why and ' '}{why}")
     try:
         with np.load(p, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}

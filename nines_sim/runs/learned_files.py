@@ -215,11 +215,13 @@ def parse_digests(text: str) -> dict[str, str]:
     Raises
     ------
     ValueError
-        One line, for a pair without ``=`` or a digest that is not 16 hex digits.
+        One line, for a pair without ``=`` or a digest that is not 16 hex digits (either case; kept in lower case,
+        as manifests write them).
     """
     out = {}
     for pair in text.split(","):
         file, eq, digest = pair.strip().rpartition("=")
+        digest = digest.lower()
         if not eq or not file or len(digest) != 16 or any(c not in "0123456789abcdef" for c in digest):
             raise ValueError(
                 f"{OPTION} takes FILE=DIGEST pairs, comma-separated, each DIGEST 16 hex digits (as a run's "
@@ -243,17 +245,31 @@ def check_digests(text: str | None, specs: Iterable[str], rule_sets: Sequence[An
         return []
     import warnings
 
-    expected = parse_digests(text)
+    expected = [(_places(file), digest) for file, digest in parse_digests(text).items()]
     specs = list(specs)
     lines: dict[str, None] = {}
     for rules in rule_sets:
         for e in learned_files(specs, rules):
-            want = expected.get(e["file"])
+            here = _places(e["file"])
+            want = next((digest for places, digest in expected if places & here), None)
             if want is not None and want != e["digest"]:
                 lines[_stale_line(e["spec"], e["uses"], e["file"], want, (e["file"], e["digest"]))] = None
     for line in lines:
         warnings.warn(line, StaleFileWarning, stacklevel=2)
     return list(lines)
+
+
+def _places(file: str) -> set[str]:
+    """Where a file named in :data:`OPTION` or loaded by a seat may be, resolved: the same file however it is
+    spelt (``./x``, absolute, through a link).  A relative name is read from the current folder (a ``learned@FILE``
+    seat's) and from the repository's root (a shipped file's, as manifests write it); its text itself too."""
+    places = {file}
+    for root in (".", _PACKAGE_ROOT):
+        try:
+            places.add(str((Path(root) / file).resolve()))
+        except (OSError, ValueError):  # a name the system cannot look up is matched as written
+            pass
+    return places
 
 
 def _rules_of(fields: dict[str, Any]) -> Any:

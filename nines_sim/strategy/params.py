@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from nines_sim.game.path_lookup import look_up, shown
+from nines_sim.spelling import did_you_mean
 
 KINDS = ("int", "float", "choice", "path")
 
@@ -149,7 +150,8 @@ def check_values(cls: type, values: dict[str, Any], strategy: str) -> dict[str, 
         raise ParamError(f"strategy {strategy!r} declares no parameters; it takes none")
     for k in values:
         if k not in params:
-            raise ParamError(f"{strategy} has no parameter {k!r}; its parameters are: {', '.join(params)}")
+            hint = did_you_mean(k, params)
+            raise ParamError(f"{strategy} has no parameter {k!r}{hint}; its parameters are: {', '.join(params)}")
     return {k: params[k].coerce(values[k], strategy) for k in params if k in values}
 
 

@@ -289,10 +289,17 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
     """The class a spec names, and the name to show it under where that is not the class's own."""
     if ":" in spec:
         where, _, cls_name = spec.rpartition(":")
-        module = _load_file(where, spec) if _is_path(where) or Path(where).is_file() else _import_module(where)
+        if not where.strip():  # ':k=1', ':Class': not a module named ''
+            raise StrategyNotFound(
+                f"a strategy name is missing before ':' in {spec!r}; write e.g. expert:k=v, file.py:Class"
+            )
+        # (look_up, not Path.is_file: a name too long to be a file is not one, where is_file raised OSError)
+        module = _load_file(where, spec) if _is_path(where) or look_up(where)[0] == "file" else _import_module(where)
         c = getattr(module, cls_name, None)
         if c is None:
-            raise StrategyNotFound(f"{where} has no class {cls_name!r}")
+            found = inspect.getmembers(module, inspect.isclass)
+            classes = [n for n, k in found if issubclass(k, Strategy) and k is not Strategy]
+            raise StrategyNotFound(f"{where} has no class {cls_name!r}{did_you_mean(cls_name, classes)}")
         _check_class(c, spec)
         return c, None
     if _is_path(spec):
@@ -306,12 +313,13 @@ def _find(spec: str) -> tuple[type[Strategy], str | None]:
             if p.cls is None:
                 raise StrategyNotFound(p.broken_message())
             return p.cls, (spec if p.cls.name != spec else None)
-    if Path(spec).is_file():  # a file named without a slash (README.md) is a file as ./README.md is
+    if look_up(spec)[0] == "file":  # a file named without a slash (README.md) is a file as ./README.md is
         raise _needs_class_name(spec)
     known = [*builtins, *ALIASES, *(p.name for p in found_plugins if p.cls is not None)]
     listed = ", ".join(known)
+    unknown = f"unknown strategy {spec!r}" if spec.strip() else f"a strategy name is missing ({spec!r} names none)"
     raise StrategyNotFound(
-        f"unknown strategy {spec!r}{did_you_mean(spec, known)}; available: {listed} (or module:Class, file.py:Class)"
+        f"{unknown}{did_you_mean(spec, known)}; available: {listed} (or module:Class, file.py:Class)"
     )
 
 

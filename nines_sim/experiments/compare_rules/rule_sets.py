@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nines_sim.game.rules import Rules, RulesError, parse_rule_set, parse_value, resolve_rule_set
+from nines_sim.game.rules import Rules, RulesError, option_key, parse_rule_set, parse_value, resolve_rule_set
 from nines_sim.game.text_lists import EmptyItem, items_of
 
 
@@ -67,8 +67,7 @@ def rule_sets_from(
         raise RulesError("--sweep varies one base rule set: give at most one --rules with it")
     if "=" not in sweep:
         raise RulesError(f"a sweep is written option=v1,v2,..., not {sweep!r}")
-    option, _, values_text = sweep.partition("=")
-    option = option.strip()
+    option, values_text = option_key(sweep, "option=v1,v2,..., e.g. nine_penalty=15,25"), sweep.partition("=")[2]
     if option in (overrides or {}):
         raise RulesError(f"{option} is both swept and set by --rule; give it once")
     base_spec = specs[0] if specs else "classic"

@@ -14,6 +14,7 @@ from typing import Any
 from nines_sim.experiments.study import TuneError
 from nines_sim.game.rules import Rules
 from nines_sim.runs.runfolder import canonical_command
+from nines_sim.spelling import did_you_mean
 from nines_sim.strategy import params as P
 from nines_sim.strategy.registry import StrategyNotFound, resolve_spec
 
@@ -151,7 +152,10 @@ def make_setup(
             raise TuneError(str(exc)) from None
         for x in tuned:
             if x not in declared:
-                raise TuneError(f"{cls.name or base} has no parameter {x!r}; its parameters are: {', '.join(declared)}")
+                raise TuneError(
+                    f"{cls.name or base} has no parameter {x!r}{did_you_mean(x, declared)}; "
+                    f"its parameters are: {', '.join(declared)}"
+                )
         if not tuned or len(set(tuned)) != len(tuned):
             raise TuneError("--params takes distinct parameter names separated by commas, or all")
     n_opp = rules.players - 1

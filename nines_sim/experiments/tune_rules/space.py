@@ -16,9 +16,10 @@ from typing import Any
 
 from nines_sim.experiments.design.work import INDEX, MEASURES
 from nines_sim.experiments.study import TuneError
-from nines_sim.game.rules import Rules, RulesError, parse_value
+from nines_sim.game.rules import Rules, RulesError, option_key, parse_value
 from nines_sim.game.text_lists import EmptyItem, items_of
 from nines_sim.runs.runfolder import canonical_command
+from nines_sim.spelling import did_you_mean
 
 #: Measures by the names a user types (``-`` or ``_``): ``skill`` is the skilled strategy at the table.
 ALIASES = {"skill": "skill_table", "seat-unfairness": "seat_unfairness", "unfairness": "seat_unfairness"}
@@ -40,8 +41,8 @@ def measure_name(text: str) -> str:
     t = text.strip().lower()
     name = ALIASES.get(t, t.replace("-", "_"))
     if name not in INDEX and name != "seat_unfairness":
-        known = ", ".join(["skill", "seat-unfairness", *(m.replace("_", "-") for m in MEASURES if m != "skill_table")])
-        raise TuneError(f"unknown measure {text!r}; measures are: {known}")
+        names = ["skill", "seat-unfairness", *(m.replace("_", "-") for m in MEASURES if m != "skill_table")]
+        raise TuneError(f"unknown measure {text!r}{did_you_mean(text, names)}; measures are: {', '.join(names)}")
     return name
 
 
@@ -82,9 +83,13 @@ def parse_space(items: list[str]) -> tuple[Dimension, ...]:
     dims: list[Dimension] = []
     for item in items:
         option, eq, text = item.partition("=")
-        option = option.strip()
+        try:
+            option = option_key(item, "option=LOW..HIGH or option=a,b, e.g. nine_penalty=0..50")
+        except RulesError as exc:
+            raise TuneError(str(exc)) from None
         if option not in SEARCHABLE:
-            raise TuneError(f"cannot search {option!r}; options are: {', '.join(SEARCHABLE)}")
+            hint = did_you_mean(option, SEARCHABLE)
+            raise TuneError(f"cannot search {option!r}{hint}; options are: {', '.join(SEARCHABLE)}")
         if any(d.option == option for d in dims):
             raise TuneError(f"{option} is given twice in --space")
         default = getattr(Rules(), option)
