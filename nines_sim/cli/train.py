@@ -211,7 +211,8 @@ def bar_of(settings: Any) -> Any:
     from nines_sim.runs.progress import RunProgress
 
     def bar(rnd: int) -> RunProgress:
-        progress = RunProgress(total=settings.matches, disable=not sys.stderr.isatty())
+        # a round is kept whole once fitted and measured: a count of kept matches would stay at 0
+        progress = RunProgress(total=settings.matches, disable=not sys.stderr.isatty(), counts_kept=False)
         progress.bar.set_description(f"round {rnd} self-play", refresh=False)
         return progress
 
