@@ -95,7 +95,13 @@ def train(
         ),
     ] = Draws.suits,
     eval_matches: Annotated[
-        int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
+        int,
+        typer.Option(
+            "--eval-matches",
+            min=2,
+            help="Matches of each round's measurement (fresh seeds), split evenly over the seats the model takes in "
+            "turn: rounded down to a multiple of the table size (2000 at 3 seats: 1998), at least one a seat.",
+        ),
     ] = 2000,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
