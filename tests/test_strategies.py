@@ -207,3 +207,12 @@ def test_a_misbehaving_strategy_stops_the_run_naming_it_the_seed_and_match(cls, 
     assert f"nines replay {__name__}:{cls.__name__} random random random --seed 99 --match" in msg
     m = int(msg.split("in match ")[1].split()[0])
     assert 10 <= m < 50
+
+
+def test_a_face_number_just_past_51_is_named_out_of_range_before_as_a_set():
+    # a compiled decide returning face 60 was told "(a set of faces, 3C, 4C, 5C, 6C ...": below 64 a number
+    # a little too big is the likelier slip (a new user's report); a larger value is still read as a set
+    from nines_sim.engine.broker import move_shown
+
+    assert move_shown(60).startswith(" (out of range: play returns one face number 0-51; as a set of faces: 3C")
+    assert move_shown(1 << 20) == " (a set of faces, 8D: play returns one face number 0-51, not a set)"
