@@ -288,13 +288,15 @@ class DecisionBroker:
         Raises
         ------
         IllegalMoveError
-            Naming the first game whose answer is wrong, and how (T1, T2, V4-V6 for a play, 0..3 for a suit).
+            Naming the lowest match whose answer is wrong in this batch, and how (T1, T2, V4-V6 for a play,
+            0..3 for a suit).
         """
         arr = np.asarray(res)
         n = idx.shape[0]
         what, bad, arr = self._wrong(kind, idx, seats, legal, res, arr)
         if what is not None and bad.any():
-            j = int(np.flatnonzero(bad)[0])
+            rows = np.flatnonzero(bad)
+            j = int(rows[np.argmin(self.state.match[idx[rows]])])  # the lowest match: not the slot order's first
             m = int(self.state.match[idx[j]])
             if arr.shape != (n,):
                 # a shape error depends on the batch, which a replay of one match does not have
@@ -305,7 +307,9 @@ class DecisionBroker:
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += move_shown(val)
-            raise IllegalMoveError(f"strategy {strat.name!r} returned {what}{shown} {self.place(m)}{self.hint(m)}")
+            raise IllegalMoveError(
+                f"strategy {strat.name!r} returned {what}{shown} {self.place(m)}{self.hint(m)}", match=m
+            )
         return arr.astype(np.int64)
 
     def _wrong(
