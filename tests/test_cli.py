@@ -129,6 +129,8 @@ def test_strategies_lists_the_builtins():
         assert name in r.output
     listed = [line.split()[0] for line in r.output.splitlines() if "[built-in" in line]
     assert listed == sorted(listed) and "expert" in listed
+    # an alias is a seat's name like any built-in's (README: "every available strategy")
+    assert "tuned-expert" in listed
     # clairvoyant sees the cards: nothing to infer, so no `infer` setting is listed under it
     block = ("\n" + r.output).split("\nclairvoyant", 1)[1].split("\ndump-faces", 1)[0]
     assert "samples" in block and "infer" not in block

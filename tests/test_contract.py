@@ -5,6 +5,8 @@ Plus: an observation carries no hidden information.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
+
 import numpy as np
 import pytest
 
@@ -48,8 +50,19 @@ CHECKED_BY_PROPERTIES = set(PROPERTY_LINEUP)
 def test_contract_only_legal_moves_in_every_preset(name, preset):
     rules = make_rules(preset)
     others = ["random", "hold-nines", "dump-faces"]
-    _, res = run_checked(rules, 15, seed=len(preset), names=[name, *others])
+    with fallback_expected(name, rules):
+        _, res = run_checked(rules, 15, seed=len(preset), names=[name, *others])
     assert len(res.hand_records) >= 15
+
+
+def fallback_expected(name: str, rules) -> AbstractContextManager:  # noqa: ANN001
+    """``learned`` under rules no model ships for plays the nearest shipped one, meant here (the contract holds
+    for whatever model it plays), and says so in a FallbackWarning: expected, not left in the suite's output."""
+    from nines_sim.learn.model import FallbackWarning, shipped
+
+    if name == "learned" and shipped(rules)[1] is not None:
+        return pytest.warns(FallbackWarning, match="no model ships for")
+    return nullcontext()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -97,7 +110,8 @@ def test_contract_classifier_pair_of_nines_is_honest(name, monkeypatch):
     moves: list[np.ndarray] = []
     original = strat.play
     monkeypatch.setattr(strat, "play", lambda obs: moves.append(np.asarray(original(obs))) or moves[-1])
-    _python_seats(rules, [strat, *make_lineup(["random"] * 3)], 1, 200).run()
+    with fallback_expected(name, rules):
+        _python_seats(rules, [strat, *make_lineup(["random"] * 3)], 1, 200).run()
     played_pair = any((m == PAIR_OF_NINES).any() for m in moves)
     assert played_pair == cls.classifier["plays_pair_of_nines"]
 

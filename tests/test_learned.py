@@ -238,6 +238,19 @@ def test_the_command_line_says_a_mismatch_in_one_line(tmp_path):
     assert res.output.strip().count("\n") == 0 and "trained for 2 players, not 3" in res.output
 
 
+def test_a_model_for_another_table_is_refused_as_the_tournament_is_planned(tmp_path):
+    # the engine asks for the model's decision once the run has started: the error came after the progress bar
+    # was drawn (a new user's report); a usage error is said before the run starts
+    from nines_sim.experiments.tournament.setup import tournament_setup
+
+    path = _model_file(tmp_path, make_rules("classic", players=2))
+    with pytest.raises(ModelError, match="trained for 2 players, not 3"):
+        tournament_setup([f"learned@{path}", "expert", "random"])
+    with pytest.raises(ModelError, match="trained for 2 players, not 3"):  # the field's tables seat 3
+        tournament_setup([f"learned@{path}", "expert"], format="field", players=3)
+    assert tournament_setup([f"learned@{path}", "expert", "random"], format="round-robin").plan.games
+
+
 @pytest.mark.parametrize(("args", "says"), [
     (["--targets", "rollout"], "Invalid value for '--targets': 'rollout' is not one of 'rollouts', 'returns', 'mixed'"),
     (["--targets", "returns", "--hidden", "4"], "--hidden fits rollout labels only: use --targets rollouts"),

@@ -10,6 +10,7 @@ import gzip
 import json
 import shlex
 import signal
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -273,6 +274,18 @@ def test_progress_shows_played_and_kept_and_no_eta_until_a_chunk_is_kept():
         assert p.bar.bar_format == WITH_ETA and "400/10k played, kept 400" in str(p.bar)
         p(2000, 2000)
         assert "2.4k/10k played, kept 2.4k" in str(p.bar)
+
+
+def test_a_training_rounds_bar_shows_no_kept_count(monkeypatch):
+    # a round of nines train is kept whole at its end: its bar said "kept 0" throughout (a new user's report)
+    from types import SimpleNamespace
+
+    from nines_sim.cli.train import bar_of
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with bar_of(SimpleNamespace(matches=100))(2) as p:
+        p(40, 0)
+        assert "round 2 self-play" in str(p.bar) and "40/100 played [" in str(p.bar) and "kept" not in str(p.bar)
 
 
 def test_the_bar_counts_whole_matches():

@@ -36,6 +36,13 @@ def whole(tmp_path_factory):  # noqa: ANN001, ANN201
     return folder
 
 
+def _kept_of(command: str, folder) -> str:  # noqa: ANN001
+    """The kept_command of a stopped run of ``command``: no --out, a new folder (into the stopped run's folder
+    it continued the run and closed it as finished with fewer rounds; the command itself was then refused)."""
+    assert command.endswith(f" --out {folder}")
+    return command.removesuffix(f" --out {folder}")
+
+
 def _ctrl_c_in(monkeypatch, name: str, when, times: int = 1) -> None:  # noqa: ANN001
     """Raise SIGINT (``times`` in a row) the first time ``learn.train.<name>`` (``learn.report.<name>`` for the
     chart) is called with arguments ``when`` accepts."""
@@ -92,7 +99,7 @@ def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(poi
         assert "kept round 1 of 2" in line and "the same command continues after round 1" in line
         manifest = json.loads((folder / "manifest.json").read_text())
         assert manifest["partial"] is True and manifest["rounds_finished"] == kept
-        assert manifest["kept_command"] == manifest["command"].replace("--rounds 2", "--rounds 1")
+        assert manifest["kept_command"] == _kept_of(manifest["command"], folder).replace("--rounds 2", "--rounds 1")
         report = (folder / "report.md").read_text()
         assert "PARTIAL" in report and manifest["kept_command"] in report
         assert pd.read_csv(folder / "learning_curve.csv")["round"].tolist() == [1]
@@ -154,7 +161,7 @@ def test_a_stop_in_round_2s_self_play_on_2_workers_fits_nothing_more(which, whol
     assert fits == [1]
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["partial"] is True and manifest["rounds_finished"] == 1
-    assert manifest["kept_command"] == manifest["command"].replace("--rounds 2", "--rounds 1")
+    assert manifest["kept_command"] == _kept_of(manifest["command"], folder).replace("--rounds 2", "--rounds 1")
     assert "PARTIAL" in (folder / "report.md").read_text()
     assert not (folder / "models" / "round-2.npz").exists()
     res = CliRunner().invoke(app, args)  # the same command again, on the same workers

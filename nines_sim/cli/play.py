@@ -11,7 +11,7 @@ import typer
 
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import build_rules, players_wanted, refuse_options
-from nines_sim.cli.options import PlayersOpt, RuleOpt, RulesOpt
+from nines_sim.cli.options import RuleOpt, RulesOpt
 from nines_sim.runs.runfolder import without_players
 
 
@@ -19,7 +19,15 @@ def play(
     opponents: Annotated[
         list[str] | None, typer.Argument(help="Strategies at the other seats, in seat order (default: expert).")
     ] = None,
-    players: PlayersOpt = None,
+    players: Annotated[
+        int | None,
+        typer.Option(
+            "--players",
+            "-p",
+            help="Players at the table (2-6).  [default: you and the opponents named; with none named, "
+            "the rule set's table size (4 under classic)]",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the match (default: a new one).")
     ] = None,

@@ -94,7 +94,13 @@ def train(
         ),
     ] = Draws.suits,
     eval_matches: Annotated[
-        int, typer.Option("--eval-matches", min=2, help="Matches of each round's measurement (fresh seeds).")
+        int,
+        typer.Option(
+            "--eval-matches",
+            min=2,
+            help="Matches of each round's measurement (fresh seeds), split evenly over the seats the model takes in "
+            "turn: rounded down to a multiple of the table size (2000 at 3 seats: 1998), at least one a seat.",
+        ),
     ] = 2000,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
@@ -152,13 +158,18 @@ def train(
     labels = (f" --trees {trees} --depth {depth}" if trees else "") + labels
     labels += "" if draws == Draws.suits else f" --draws {draws.value}"
 
-    def command_of(n_rounds: int) -> str:  # shell words: an --out with a space is one
+    def command_of(n_rounds: int, into: bool = True) -> str:  # shell words: an --out with a space is one
         return (
             f"nines train --rules {shlex.quote(rules)} --players {rule_set.players}{extra} --seed {seed} "
             f"--rounds {n_rounds} --matches {matches} --samples {samples} --epsilon {epsilon:g} --keep {keep} "
-            f"--hidden {hidden} --pairs {pairs}{labels} --eval-matches {eval_matches} "
-            f"--out {shlex.quote(str(folder))}"
+            f"--hidden {hidden} --pairs {pairs}{labels} --eval-matches {eval_matches}"
+            + (f" --out {shlex.quote(str(folder))}" if into else "")
         )
+
+    def kept_command(n_rounds: int) -> str:
+        # into a new folder, as a tournament's: into this one it continued the stopped run and closed it as a
+        # finished run of n_rounds, after which the same command was refused there
+        return command_of(n_rounds, into=False)
 
     n_workers = workers or cpu_count_default()
     # the cluster first: one that cannot be used is a usage error before anything is written
@@ -185,7 +196,7 @@ def train(
         )
         try:
             done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
-                             should_stop=lambda: ctrl_c.flag, kept_command=command_of,
+                             should_stop=lambda: ctrl_c.flag, kept_command=kept_command,
                              backend=on_backend(n_workers, client), round_bar=bar_of(settings))  # fmt: skip
         except KeyboardInterrupt:  # a second Ctrl-C between two steps the run cuts: what finished is kept
             done = False
@@ -202,7 +213,7 @@ def train(
         raise typer.Exit(code=130)
     typer.echo(
         f"Stopped (Ctrl-C): kept {rounds_kept(kept)} of {rounds} in {folder} (report PARTIAL); the same command "
-        f"continues after round {kept}, and the kept_command in manifest.json trains exactly these",
+        f"continues after round {kept}, and the kept_command in manifest.json trains exactly these into a new folder",
         err=True,
     )
     raise typer.Exit(code=130)
@@ -214,7 +225,8 @@ def bar_of(settings: Any) -> Any:
     from nines_sim.runs.progress import RunProgress
 
     def bar(rnd: int) -> RunProgress:
-        progress = RunProgress(total=settings.matches, disable=not sys.stderr.isatty())
+        # a round is kept whole once fitted and measured: a count of kept matches would stay at 0
+        progress = RunProgress(total=settings.matches, disable=not sys.stderr.isatty(), counts_kept=False)
         progress.bar.set_description(f"round {rnd} self-play", refresh=False)
         return progress
 

@@ -24,6 +24,7 @@ from nines_sim.engine import seats
 from nines_sim.engine import turn_loop as K  # numba is required: the compiled loop is the engine
 from nines_sim.engine.broker import DecisionBroker, IllegalMoveError, move_shown, no_hint, replay_hint
 from nines_sim.engine.entry import call_form
+from nines_sim.engine.first_failure import lowest_failure
 from nines_sim.engine.loop_constants import R_LOG
 from nines_sim.engine.slots import COLUMN_OF, COLUMNS
 from nines_sim.engine.warm_up import warm_up  # noqa: F401 - also read from here
@@ -149,7 +150,9 @@ class CompiledEngine:
         self.rules, self.seed = rules, seed
         self.card_root, self.decision_root = rng.roots(seed)
         self.P, self.D, self.S = rules.players, rules.decks, N_FACES * rules.decks
-        self.start, self.n_matches = start, n_matches
+        self.start, self.n_matches, self.batch_size = start, n_matches, batch_size
+        #: Whether an illegal move looks for a lower failing match of the range (:func:`lowest_failure`).
+        self.find_lowest_failure = not trace
         self.trace: dict[int, list[tuple]] | None = {} if trace else None
         #: Keep the heavy built-in's ``choice`` events in :attr:`trace` (:func:`~nines_sim.engine.events.decode`).
         self.trace_choices = False
@@ -268,14 +271,20 @@ class CompiledEngine:
             if self.trace is not None:
                 self._drain_events()
             if code == K.ILLEGAL:
-                self._illegal()
+                try:
+                    self._illegal()
+                except IllegalMoveError as exc:
+                    raise lowest_failure(self, exc) from None
             # the trace form fills its event rows every few matches: counted across calls, a block still ends the
             # advance, so that a caller can stop it (a --luck unit played its whole chunk before it looked)
             if code != K.BUFFER_FULL or self.paused or (not self._python and started >= max_new):
                 break
         waiting = np.flatnonzero(self.st[:, K.S_WAITING])
         if waiting.size:
-            self._answer(waiting)
+            try:
+                self._answer(waiting)
+            except IllegalMoveError as exc:
+                raise lowest_failure(self, exc) from None
         self._update_live()
 
     def _key_window(self, need: int) -> np.ndarray:
@@ -311,7 +320,8 @@ class CompiledEngine:
         m = int(self.match[b])
         shown = f"{val}{move_shown(val)}" if kind == K.K_PLAY else f"{val}"
         raise IllegalMoveError(
-            f"strategy {self.lineup[seat].name!r} returned {what}: {shown} {self.broker.place(m)}{self.broker.hint(m)}"
+            f"strategy {self.lineup[seat].name!r} returned {what}: {shown} {self.broker.place(m)}{self.broker.hint(m)}",
+            match=m,
         )
 
     def _answer(self, waiting: np.ndarray) -> None:

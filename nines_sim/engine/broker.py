@@ -49,8 +49,9 @@ class SlotState(Protocol):
 
 
 def move_shown(val: int) -> str:
-    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, a set of faces (one bit
-    per face, as ``obs.legal`` holds them) named as the set it is, or nothing."""
+    """How an error message names a play a strategy answered: `` (two 9s)``, `` (5C)``, a number just past the
+    faces (below 64) as out of range, a larger set of faces (one bit per face, as ``obs.legal`` holds them) named
+    as the set it is, or nothing."""
     if val == PAIR_OF_NINES:
         return " (two 9s)"
     if 0 <= val < N_FACES:
@@ -58,6 +59,8 @@ def move_shown(val: int) -> str:
     if 0 < val < 1 << N_FACES:  # a bit set where a face number was asked: the first plug-in's slip
         faces = [f for f in range(N_FACES) if val >> f & 1]
         named = ", ".join(card_name(f) for f in faces[:4]) + (", ..." if len(faces) > 4 else "")
+        if val < 64:  # a face number a little too big is likelier than a set of the lowest six faces
+            return f" (out of range: play returns one face number 0-{N_FACES - 1}; as a set of faces: {named})"
         return f" (a set of faces, {named}: play returns one face number 0-{N_FACES - 1}, not a set)"
     return ""
 
@@ -285,13 +288,15 @@ class DecisionBroker:
         Raises
         ------
         IllegalMoveError
-            Naming the first game whose answer is wrong, and how (T1, T2, V4-V6 for a play, 0..3 for a suit).
+            Naming the lowest match whose answer is wrong in this batch, and how (T1, T2, V4-V6 for a play,
+            0..3 for a suit).
         """
         arr = np.asarray(res)
         n = idx.shape[0]
         what, bad, arr = self._wrong(kind, idx, seats, legal, res, arr)
         if what is not None and bad.any():
-            j = int(np.flatnonzero(bad)[0])
+            rows = np.flatnonzero(bad)
+            j = int(rows[np.argmin(self.state.match[idx[rows]])])  # the lowest match: not the slot order's first
             m = int(self.state.match[idx[j]])
             if arr.shape != (n,):
                 # a shape error depends on the batch, which a replay of one match does not have
@@ -302,7 +307,9 @@ class DecisionBroker:
             shown = "" if val is None else f": {val!r}"
             if kind == DecisionKind.PLAY and isinstance(val, int):
                 shown += move_shown(val)
-            raise IllegalMoveError(f"strategy {strat.name!r} returned {what}{shown} {self.place(m)}{self.hint(m)}")
+            raise IllegalMoveError(
+                f"strategy {strat.name!r} returned {what}{shown} {self.place(m)}{self.hint(m)}", match=m
+            )
         return arr.astype(np.int64)
 
     def _wrong(

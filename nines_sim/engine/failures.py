@@ -18,7 +18,18 @@ class StrategyFailure(RuntimeError):
 
 
 class IllegalMoveError(StrategyFailure):
-    """A strategy returned an illegal move; the message names it, the seed and the match to replay."""
+    """A strategy returned an illegal move; the message names it, the seed and the match to replay.
+
+    Attributes
+    ----------
+    match : int or None
+        The match named, where the failure belongs to that match alone (a replay of it fails too); None for an
+        answer wrong for the whole batch (its shape).
+    """
+
+    def __init__(self, message: str, match: int | None = None) -> None:
+        super().__init__(message)
+        self.match = match
 
 
 class StrategyError(StrategyFailure):

@@ -113,9 +113,10 @@ def play_collection(rules: Rules, collector: Collector, seed: int, start: int, n
 
 def strength(rules: Rules, spec: str, against: str, n: int, seed: int, backend: Backend | None = None,
              in_python: bool = False) -> tuple[float, float, float]:  # fmt: skip
-    """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (n matches in all,
-    split evenly): (rate, low, high), a Wilson 95% interval.  With a ``backend`` (:func:`on_backend`) each seat's
-    matches are a unit of work there; the numbers are the same.  With ``in_python`` a model ``spec`` plays as a
+    """``spec``'s win rate with every other seat ``against``, ``spec`` in each seat in turn (``n // players``
+    matches in each, at least one: n rounded down to a multiple of the table size): (rate, low, high), a
+    Wilson 95% interval.  With a ``backend`` (:func:`on_backend`) each seat's matches are a unit of work there;
+    the numbers are the same.  With ``in_python`` a model ``spec`` plays as a
     Python seat (:class:`~nines_sim.learn.python_seat.PythonLearned`): the same matches, its decision not
     compiled."""
     P = rules.players

@@ -79,6 +79,9 @@ class RunProgress:
     clock : callable, optional
         Seconds, for the bar and the compile time alike (default: tqdm's own, ``time.time``); tests pass
         their own.
+    counts_kept : bool
+        False: no ``kept N`` beside the bar, for a run that keeps nothing until its end (a round of
+        ``nines train``), where it would say ``kept 0`` throughout.
 
     Attributes
     ----------
@@ -86,20 +89,21 @@ class RunProgress:
         Seconds during which some form was compiling, in this process or a worker.
     """
 
-    def __init__(self, total: int, disable: bool = False, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, total: int, disable: bool = False, clock: Callable[[], float] | None = None,
+                 counts_kept: bool = True) -> None:  # fmt: skip
         self.total = total
         self.kept = 0
         self.eta = False
         self.compile_seconds = 0.0
         self._clock = clock or time.time
-        self._kept_text = "kept 0"
+        self._kept_text = "kept 0" if counts_kept else ""
         self._forms: dict[str, int] = {}  # forms compiling now: how many processes compile each
         self._announced: set[str] = set()  # forms whose compile was said (once each)
         self._since: float | None = None
         self._lock = threading.RLock()
         self._ticker: threading.Event | None = None
         self.bar = _MatchBar(total=total, unit="match", unit_scale=True, disable=disable, desc="matches",
-                        smoothing=0.1, bar_format=WITHOUT_ETA, postfix="kept 0")  # fmt: skip
+                        smoothing=0.1, bar_format=WITHOUT_ETA, postfix=self._kept_text or None)  # fmt: skip
         if clock is not None:
             self.bar._time = clock  # tqdm reads its clock there: one clock for play and compile time
             self.bar.start_t = self.bar.last_print_t = clock()

@@ -54,6 +54,10 @@ ALIASES = {
         ",declare_short=0.7899669977245569"
     ),
 }
+#: What each of :data:`ALIASES` is, as ``nines strategies`` lists it.
+ALIAS_NOTES = {
+    "tuned-expert": "expert at the values 'nines tune' found for the classic rules (docs/tuned/expert-classic.json)",
+}
 
 
 class StrategyNotFound(LookupError):

@@ -111,7 +111,8 @@ def tournament_setup(
     Raises
     ------
     nines_sim.strategy.registry.StrategyNotFound
-        For a spec that names no strategy.
+        For a spec that names no strategy, or a model file trained for other rules or another table
+        (:func:`~nines_sim.strategy.rules_fit.check_seats_fit`).
     nines_sim.game.rules.RulesError
         For rules that cannot be read or combined.
     nines_sim.experiments.tournament.plan.TournamentError
@@ -120,6 +121,7 @@ def tournament_setup(
     from nines_sim.experiments.tournament.plan import DEFAULT_LINEUP, TournamentError
     from nines_sim.experiments.tournament.work import plan_tournament
     from nines_sim.strategy.registry import make_lineup
+    from nines_sim.strategy.rules_fit import check_seats_fit
 
     names = list(lineup or [])
     make_lineup(names)
@@ -135,6 +137,8 @@ def tournament_setup(
     if tables is not None and format != "league":
         raise TournamentError("--tables applies to --format league only")
     plan = plan_tournament(format, names, base, players, baseline or "random", tables, seed)
+    for r in dict.fromkeys(g.rules for g in plan.games):  # a model for another table: said before the bar
+        check_seats_fit([s for g in plan.games if g.rules == r for s in g.lineup], r)
     played = resolve_rule_set(rules)  # a @FILE as the rule set it holds: the command replays what was played
     return TournamentSetup(plan, played, tuple(rule or ()), seed, names or list(plan.strategies))
 
