@@ -74,7 +74,7 @@ def check_luck(fmt: str, ranges: str | None, specs: list[str] | None = None) -> 
         For another format than a table, ``--ranges``, or a strategy that sees the stock (its moves may depend on
         the stock's order, so a draw is no longer uniform given what came before: the corrections would be biased).
     """
-    from nines_sim.strategy.registry import hidden_card_players
+    from nines_sim.strategy.hidden_cards import hidden_card_players
 
     if seers := hidden_card_players(list(specs or [])):
         raise LuckError(f"--luck cannot adjust a table with {', '.join(seers)}: it sees the stock's order, so a draw "

@@ -36,7 +36,8 @@ from nines_sim.runs.ranges import Range
 from nines_sim.search.pimc import MAX_ROWS, candidates
 from nines_sim.search.verdict import Z95, Verdict, has_choice, judge
 from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, Strategy
-from nines_sim.strategy.registry import hidden_card_note, make_lineup, spec_of
+from nines_sim.strategy.hidden_cards import hidden_card_note
+from nines_sim.strategy.registry import make_lineup, spec_of
 
 #: Classes of a choice measurably worse than the best (its loss outside the 95% interval of zero), by points
 #: lost: from 0 an inaccuracy, from 4 a mistake, from 10 a blunder.  Chosen from the measured distribution

@@ -120,7 +120,7 @@ def _settings(run: RunFolder) -> list[str]:
         lines.append(f"- **Strategies:** {', '.join(shown_specs(strategies, m))}")
     if m.get("baseline"):
         lines.append(f"- **Baseline:** {short_label(str(m['baseline']))}")
-    from nines_sim.strategy.registry import hidden_card_note
+    from nines_sim.strategy.hidden_cards import hidden_card_note
 
     if note := hidden_card_note(list(strategies or lineup)):
         lines.append(f"- **{note.split(':')[0]}:**{note.split(':', 1)[1]}")

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nines_sim.experiments.tournament.folder import write_tournament
 from nines_sim.game.rules import resolve_rule_set
 from nines_sim.results.rounding import speed_text
 from nines_sim.runs.ranges import Range, format_ranges
-from nines_sim.runs.ranges import total as ranges_total
 from nines_sim.runs.runfolder import (
     canonical_command,
     kept_lines,
@@ -190,7 +190,7 @@ class TournamentRun:
         strategies that see hidden cards, the closing line, and for a partial run the matches kept."""
         from nines_sim.experiments.tournament.tables import matches_per_game, summary_frame, terminal_table
         from nines_sim.results.stats import too_small_to_rank
-        from nines_sim.strategy.registry import hidden_card_note
+        from nines_sim.strategy.hidden_cards import hidden_card_note
 
         plan, out, given = self.setup.plan, self.outcome, self.setup.specs_given
         lines = []
@@ -358,7 +358,7 @@ def play_tournament(
             saved = ["--save-matches"] if save_matches else []
             words = extra_words(design, skilled, weak, luck, luck_fit) + saved
             kept_words = extra_words(design, skilled, weak, False, luck_fit) + saved  # a part of the matches: no --luck
-            _write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, kept_words)
+            write_tournament(run, matches, wanted, ranges is not None, batch_size, charts, words, kept_words)
     return run
 
 
@@ -388,54 +388,6 @@ def _load_writers() -> None:
 
     from nines_sim.experiments.tournament import report as tournament  # noqa: F401
     from nines_sim.runs import output  # noqa: F401
-
-
-def _write_tournament(run: TournamentRun, matches: int, wanted: list[Range], ranges_given: bool, batch_size: int,
-                      charts: bool, words: list[str], kept_words: list[str]) -> None:  # fmt: skip
-    """Write a played tournament's CSVs, ratings, design measures, manifest, charts and report into its folder
-    (``wanted``: the match indices asked for; ``ranges_given``: asked for with ``ranges``, which the command then
-    names; ``words``: the command's design options; ``kept_words``, the same without ``--luck``, for the
-    ``kept_command``, which plays a part of the matches: --luck adjusts whole runs)."""
-    from nines_sim.experiments.design.setup import write_design
-    from nines_sim.experiments.tournament.tables import manifest, matches_per_game, write_tables
-    from nines_sim.luck.tournament import fit_range
-    from nines_sim.reporting import redraw
-    from nines_sim.runs.learned_files import digest_words, learned_files, manifest_field
-    from nines_sim.runs.output import clear_outputs, kept_fields, write_manifest
-
-    setup, outcome, run_dir = run.setup, run.outcome, run.folder
-    plan, seed = setup.plan, setup.seed
-    learned = learned_files([s for g in plan.games for s in g.lineup], plan.games[0].rules)
-    # a command that plays learned models names their digests: run again once one has changed, it says so
-    words, kept_words = [*words, *digest_words(learned)], [*kept_words, *digest_words(learned)]
-    kept_command = setup.command(matches, outcome.kept, kept_words) if outcome.partial else None
-    extra = kept_fields(outcome, matches_per_game(outcome), kept_command)
-    extra["specs_given"] = setup.specs_given
-    extra |= manifest_field(learned)
-    clear_outputs(run_dir)
-    tables = write_tables(run_dir, plan, outcome)
-    if run.ratings is not None:
-        from nines_sim.experiments.tournament.league import RATINGS_FILES, ratings_manifest, write_ratings
-
-        write_ratings(run_dir, plan, outcome, seed, run.ratings)
-        extra["ratings"] = ratings_manifest(plan, run.ratings)
-        tables = [*tables, *RATINGS_FILES]
-    elif run.ratings_stopped:
-        extra["ratings"] = {"computed": False, "why": "stopped (Ctrl-C) while rating"}
-    tables = [*tables, *write_design(run_dir, run.design)]
-    if run.luck is not None:
-        from nines_sim.experiments.tournament.tables import summary_frame
-        from nines_sim.luck.tournament import write_luck
-
-        tables = [*tables, *write_luck(run_dir, run.luck, plan.labels, summary_frame(plan, outcome))]
-        extra["luck"] = run.luck.manifest()
-    elif run.luck_absent is not None:
-        extra["luck"] = {"computed": False, "why": run.luck_absent, "fit_matches": fit_range(run.luck_fit)}
-    command = setup.command(matches, wanted if ranges_given else None, words)
-    fields = manifest(command, plan, outcome, seed, ranges_total(wanted), run.workers, batch_size,
-                      run.compile_seconds, **extra)  # fmt: skip
-    write_manifest(run_dir, fields, files=tables)
-    redraw(run_dir, charts=charts)
 
 
 def _rate(plan: Any, outcome: Any, seed: int) -> tuple[Any, bool]:
