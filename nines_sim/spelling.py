@@ -6,8 +6,9 @@ workloads, classes in a strategy file), so that each error suggests alike:
 1. the names that differ from it only in case (``EXPERT``, ``W1`` for ``w1``);
 2. else the names it begins, when it begins at most :data:`MOST_NAMED` of them (``hard`` for ``hard-nines``,
    ``fixed-hands`` for all three ``fixed-hands-N``); it begins more, the error's own list says them;
-3. else the names :func:`difflib.get_close_matches` finds closest, compared case-folded, every one that ties
-   for closest (never one of a tie picked by its spelling), when no more than :data:`MOST_NAMED` tie.
+3. else the names :func:`difflib.get_close_matches` finds closest, compared case-folded, at least
+   :data:`CLOSE_ENOUGH` alike, every one that ties for closest (never one of a tie picked by its spelling), when no
+   more than :data:`MOST_NAMED` tie.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from collections.abc import Iterable
 
 #: The most names a hint offers; more than this and the error's list of every name says them better.
 MOST_NAMED = 3
+#: How alike (difflib's ratio) a name must be to be offered: difflib's default, 0.6, offered ``nines`` for
+#: ``infer`` (three letters of five in order), a hint that misleads; the misspellings met (a letter dropped,
+#: two swapped) are 0.8 and more alike.
+CLOSE_ENOUGH = 0.7
 
 
 def close_names(name: str, known: Iterable[str]) -> list[str]:
@@ -45,7 +50,7 @@ def close_names(name: str, known: Iterable[str]) -> list[str]:
     begun = [n for n, f in zip(names, folded, strict=True) if f.startswith(typed)]
     if begun:
         return begun if len(begun) <= MOST_NAMED else []
-    close = difflib.get_close_matches(typed, folded, n=len(folded))
+    close = difflib.get_close_matches(typed, folded, n=len(folded), cutoff=CLOSE_ENOUGH)
     if not close:
         return []
     best = difflib.SequenceMatcher(None, close[0], typed).ratio()  # the ratio get_close_matches ranked by

@@ -48,6 +48,8 @@ def test_the_hint_names_one_two_or_three():
     three = " (did you mean 'fixed-hands-5', 'fixed-hands-7' or 'fixed-hands-10'?)"
     assert did_you_mean("Fixed-Hands", PRESETS) == three and MOST_NAMED == 3
     assert did_you_mean("nine_penlty", OPTION_NAMES) == " (did you mean 'nine_penalty'?)"
+    # three letters of five in order are not a misspelling: no hint rather than a misleading one
+    assert did_you_mean("infer", ["samples", "policy", "outcome", "leaf", "depth", "rounds", "nines"]) == ""
     assert did_you_mean("qqq", OPTION_NAMES) == ""
 
 
