@@ -129,7 +129,7 @@ def test_a_second_model_s_decision_types_none_of_the_shared_features_again(tmp_p
 
     monkeypatch.setattr(InlineWorker, "inline_function", recorded)
     cfunc(DECIDE_SIG)(second)
-    assert "hidden_sum" in inlined  # the model's own scoring, its weights constants of its code
+    assert "mlp_score" in inlined  # the model's own scoring, its weights constants of its code
     assert not {"card_features", "card_features_in", "seat_context"} & set(inlined), inlined
     from nines_sim.learn.decide import SHARED_FEATURES
 
@@ -180,45 +180,3 @@ def test_the_seats_features_read_once_a_decision_are_each_candidates(players):
         y = suit_features(s_after, h0, 0, 0, sizes, drew_on, players, seat, dirbit)
         assert y[SUIT_FEATURES.index("next_drew_on")] == float((drew_on[nxt] >> s_after) & 1)
         assert y[SUIT_FEATURES.index("near_out_drew_on")] == near_drew
-
-
-def test_a_whole_count_s_quotient_read_from_the_table_is_the_division_s_float():
-    """The features' quotients of whole counts (a card's held and playable counts, the hand's points, ...) are read
-    from a table below ``TABLED`` and divided above it: either way the float64 of the division itself, bit for bit,
-    for each divisor, as an int64 or as a float64 of a whole value (so every feature and decision is as when
-    divided)."""
-    from numba import njit
-
-    from nines_sim.learn import features as F
-
-    @njit
-    def quotients(j):  # noqa: ANN001, ANN202 - numba-typed
-        out = np.empty((2, 2 * F.TABLED))
-        for k in range(2 * F.TABLED):
-            out[0, k] = F._over(k, j)
-            out[1, k] = F._over(float(k), j)
-        return out
-
-    k = np.arange(2 * F.TABLED, dtype=np.float64)
-    for j, d in enumerate(F._DIVISORS):
-        got = quotients(j)
-        assert got.view(np.int64).tolist() == [(k / d).view(np.int64).tolist()] * 2, d
-
-
-def test_a_linear_sum_without_the_zero_weights_is_the_full_sum_bit_for_bit():
-    """Each model's linear sums are compiled without its weights that are exactly 0.0: the same float64 as the sum
-    of every term in feature order (:func:`~nines_sim.learn.decide.linear_scores`, the training path), sign of zero
-    included, where the zero weights lead, trail or meet negative features, and where a tiny weight (as the shipped
-    models' 1e-31s) is all that stands between the sum and 0.0: such a weight is kept."""
-    from nines_sim.learn.decide import linear_scores, linear_sum_function
-
-    rng = np.random.default_rng(40)
-    cases = [(np.array([0.0, 1e-31, 0.0, 0.0]), np.array([[5.0, 1.0, -3.0, 2.0], [-1.0, 0.0, -2.0, -4.0]]))]
-    for _ in range(20):
-        w = np.where(rng.random(NFC) < 0.3, 0.0, rng.normal(size=NFC))
-        w[rng.integers(NFC)] = 1e-31
-        cases.append((w, np.where(rng.random((50, NFC)) < 0.2, 0.0, rng.normal(scale=3.0, size=(50, NFC)))))
-    for w, x in cases:
-        lin = linear_sum_function(w)
-        got = np.array([lin(w, tuple(row.tolist())) for row in x])
-        assert got.view(np.int64).tolist() == linear_scores(x, w).view(np.int64).tolist(), w

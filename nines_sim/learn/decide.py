@@ -31,7 +31,7 @@ from nines_sim.engine.loop_constants import (
 )
 from nines_sim.game.codes import K_DEALER_DECLARE, K_DECLARE, K_PLAY_DRAWN
 from nines_sim.learn import features
-from nines_sim.learn.features import best_suit, hidden_sum, nine_suit_after, nine_suit_after_in
+from nines_sim.learn.features import NFC, best_suit, mlp_score, nine_suit_after, nine_suit_after_in
 
 #: A drawn 9 is kept unless the seat then holds this many cards or fewer (``expert``'s ``shed_nine_at``): the
 #: rule for the drawn card (T4) of a model without ``drawn_weights``.
@@ -74,20 +74,17 @@ def suit_after(f, nine_suit, ws, h0, h1, played, ctx):  # noqa: ANN001, ANN201 -
 
 def closed_weights(model: Any) -> tuple:
     """A :class:`~nines_sim.learn.model.Model`'s weights as a compiled function closes over them (frozen into its
-    code): ``(wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum, card_sum, drawn_sum)``, the card, suit, hidden
-    (transposed), hidden bias, output and drawn-card weights and the pairs' weights (contiguous float64), the
-    compiled sum of the pair products, the trees' leaf values (flat), the compiled sum of the trees and the
-    compiled linear sums of the card and drawn-card weights (:func:`linear_sum_function`).  A card's score is
-    ``hidden_sum(card_sum(wc, x), hw_t, hb, ow, x) + pair_sum(pw, x) + tree_sum(tv, x)``, the same float64 as
-    ``mlp_score(wc, hw_t, hb, ow, x) + ...`` (the order :func:`model_scores` sums in).
+    code): ``(wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum)``, the card, suit, hidden (transposed), hidden
+    bias, output and drawn-card weights and the pairs' weights (contiguous float64), the compiled sum of the pair
+    products, the trees' leaf values (flat) and the compiled sum of the trees.  A card's score is
+    ``mlp_score(wc, hw_t, hb, ow, x) + pair_sum(pw, x) + tree_sum(tv, x)`` (the order :func:`model_scores` sums in).
     """
     wc, ws, hw, hb, ow, dw = (np.ascontiguousarray(w, dtype=np.float64) for w in list(model.arrays().values())[:6])
     pw = np.ascontiguousarray(model.pair_weights, dtype=np.float64)
     pair_sum = pair_sum_function(model.pair_index)
     tv = np.ascontiguousarray(model.tree_value, dtype=np.float64).ravel()
     tree_sum = tree_sum_function(model.tree_feature, model.tree_threshold, model.tree_children)
-    hw_t = np.ascontiguousarray(hw.T)
-    return wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum, linear_sum_function(wc), linear_sum_function(dw)
+    return wc, ws, np.ascontiguousarray(hw.T), hb, ow, dw, pw, pair_sum, tv, tree_sum
 
 
 def make_decide(model: Any) -> Any:
@@ -99,7 +96,8 @@ def make_decide(model: Any) -> Any:
     natural, a drawn 9 only with :data:`SHED_NINE_AT` cards or fewer left).  It never plays two 9s together
     (V4).
     """
-    wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum, card_sum, drawn_sum = closed_weights(model)
+    wc, ws, hw_t, hb, ow, dw, pw, pair_sum, tv, tree_sum = closed_weights(model)
+    no_hw_t, no_units = np.zeros((NFC, 0)), np.zeros(0)
 
     def decide(kind, g, hand, hand_sizes, totals, drew_on):  # noqa: ANN001, ANN202 - numba-typed
         h0 = np.int64(hand[0])
@@ -119,7 +117,7 @@ def make_decide(model: Any) -> Any:
             )
             fc = card_features(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], hand_sizes, totals, drew_on,
                                P, seat, dirbit, g[G_NINE_PENALTY], g[G_STOCK])  # fmt: skip
-            return 1 if drawn_sum(dw, fc) > 0.0 else 0
+            return 1 if mlp_score(dw, no_hw_t, no_units, no_units, fc) > 0.0 else 0
         if kind == K_DECLARE or kind == K_DEALER_DECLARE:
             return best_suit(ws, h0, h1, g[G_PLAYED], hand_sizes, drew_on, P, seat, dirbit)
         x = g[G_LEGAL]
@@ -135,7 +133,7 @@ def make_decide(model: Any) -> Any:
             s_after, nine_suit = suit_after(f, nine_suit, ws, h0, h1, g[G_PLAYED], ctx)
             fc = card_features_in(f, s_after, h0, h1, g[G_TOP], g[G_ACTIVE], g[G_PLAYED], ctx, g[G_NINE_PENALTY],
                                   g[G_STOCK])  # fmt: skip
-            sc = hidden_sum(card_sum(wc, fc), hw_t, hb, ow, fc) + pair_sum(pw, fc) + tree_sum(tv, fc)
+            sc = mlp_score(wc, hw_t, hb, ow, fc) + pair_sum(pw, fc) + tree_sum(tv, fc)
             if sc > best:
                 best, best_f = sc, f
         return best_f
@@ -144,7 +142,6 @@ def make_decide(model: Any) -> Any:
 
 
 _DECIDERS: dict[str, Any] = {}
-_LINEAR_SUMS: dict[bytes, Any] = {}
 _PAIR_SUMS: dict[bytes, Any] = {}
 #: Independent sums of the pair products (:func:`pair_sum_function`).
 PAIR_LANES = 4
@@ -162,26 +159,6 @@ def _compiled(code: str, name: str, uuid: str) -> Any:
     compiled = njit(inline="always", error_model="numpy")(namespace[name])
     compiled._set_uuid(uuid)
     return compiled
-
-
-def linear_sum_function(weights: np.ndarray) -> Any:
-    """A compiled ``linear_sum(w, x) -> float``: ``w . x`` over the features ``x`` (a tuple) summed in feature
-    order from 0.0 (as :func:`~nines_sim.learn.features.score` and :func:`linear_scores`), with the terms of the
-    weights of ``weights`` (float64 (n,)) that are exactly 0.0 left out.
-
-    The same float64: a zero weight's term is +-0.0 for a finite feature, and adding it leaves a sum from +0.0
-    as it was (a sum rounded to nearest is -0.0 only from two -0.0s).  The terms are each candidate's chain of
-    dependent additions (the shipped models have 5 zero card weights of 34, 3 drawn-card ones); the indices
-    written into the code, as the pairs' are (:func:`pair_sum_function`).
-    """
-    w = np.ascontiguousarray(weights, dtype=np.float64)
-    key = w.tobytes()
-    if key not in _LINEAR_SUMS:
-        body = "".join(f"    s += w[{i}] * x[{i}]\n" for i in np.flatnonzero(w != 0.0).tolist())
-        code = f"def linear_sum(w, x):\n    s = 0.0\n{body}    return s\n"
-        uuid = f"nines-learned-linear-{hashlib.sha256(key).hexdigest()[:32]}"
-        _LINEAR_SUMS[key] = _compiled(code, "linear_sum", uuid)
-    return _LINEAR_SUMS[key]
 
 
 def pair_sum_function(pairs: np.ndarray) -> Any:

@@ -51,23 +51,6 @@ NFS = len(SUIT_FEATURES)
 UNITS_AT_ONCE = 4
 #: An opponent with this many cards or fewer is near going out.
 NEAR_OUT = 2
-#: The counts whose quotients :func:`_over` reads from a table (every count of a hand of 52 cards and more).
-TABLED = 128
-#: ``_QUOTIENT[j, k]``: ``k / _DIVISORS[j]``, the float64 division's own result, as float64.
-_DIVISORS = (3.0, 5.0, 10.0, 12.0, 30.0, 50.0)
-_QUOTIENT = np.arange(TABLED, dtype=np.float64)[None, :] / np.array(_DIVISORS)[:, None]
-D3, D5, D10, D12, D30, D50 = range(len(_DIVISORS))
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _over(k, j):
-    """``k / _DIVISORS[j]`` for a whole number ``k`` >= 0 (int64, or a float64 of a whole value): the same
-    float64, read from :data:`_QUOTIENT` below :data:`TABLED` (a load, where a division waits about 13 cycles and
-    a candidate's features divide a dozen times)."""
-    i = np.int64(k)
-    if 0 <= i < TABLED:
-        return _QUOTIENT[j, i]
-    return k / _DIVISORS[j]
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -153,16 +136,16 @@ def suit_features_in(s, h0, h1, played, others):
     dearest = _dearest((h0 | h1) & m)
     near = 1.0 if smallest <= NEAR_OUT else 0.0
     return (
-        _over(held, D5),
-        _over(_points(h0, h1, m), D30),
+        held / 5.0,
+        _points(h0, h1, m) / 30.0,
         1.0 if held == 0 else 0.0,
         float(ndrew),
         near_drew,
-        _over(popcount(played & m), D12),
-        _over(max(0, 12 - held - popcount(played & m)), D12),
-        _over(held, D5) * (1.0 if n_own <= 3 else 0.0),
-        _over(dearest, D10),
-        _over(held, D5) * near,
+        popcount(played & m) / 12.0,
+        max(0, 12 - held - popcount(played & m)) / 12.0,
+        held / 5.0 * (1.0 if n_own <= 3 else 0.0),
+        dearest / 10.0,
+        held / 5.0 * near,
         ndrew * (1.0 if nsz <= NEAR_OUT else 0.0),
     )
 
@@ -195,24 +178,15 @@ def score(w, x):
 @njit(cache=True, inline="always", error_model="numpy")
 def mlp_score(w, hw_t, hb, ow, x):
     """A card model's score of features ``x``: the linear part ``w . x`` plus a hidden layer of rectified units,
-    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])`` (none for a linear model): :func:`hidden_sum` of
-    :func:`score`."""
-    return hidden_sum(score(w, spill(x)), hw_t, hb, ow, x)
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def hidden_sum(sc, hw_t, hb, ow, x):
-    """``sc`` plus a card model's hidden layer of rectified units for features ``x`` (a tuple),
-    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])``, added unit by unit to ``sc`` (none: ``sc``).
+    ``sum_j ow[j] * max(0, hb[j] + sum_i hw_t[i, j] x[i])`` (none for a linear model).
 
     ``hw_t``: the hidden weights transposed, float64 (NFC, H), H a multiple of :data:`UNITS_AT_ONCE`.  The units
     are summed four side by side in registers (independent sums, no scratch array to allocate); each unit's sum
     runs over the features in order, as the training path's :func:`nines_sim.learn.decide.model_scores` sums,
     so both give the same floats.
     """
-    if hb.shape[0] == 0:
-        return sc
     p = spill(x)
+    sc = score(w, p)
     for b in range(0, hb.shape[0], UNITS_AT_ONCE):
         a0, a1, a2, a3 = hb[b], hb[b + 1], hb[b + 2], hb[b + 3]
         for i in range(hw_t.shape[0]):
@@ -244,7 +218,7 @@ def best_suit_in(ws, h0, h1, played, others):
     """:func:`best_suit` with the decision's :func:`others_context` ``others`` given."""
     best, best_s = -np.inf, 0
     for s in range(4):
-        sc = score(ws, spill(suit_features_in(s, h0, h1, played, others)))
+        sc = score(ws, suit_features_in(s, h0, h1, played, others))
         if sc > best:
             best, best_s = sc, s
     return best_s
@@ -331,20 +305,20 @@ def card_features_in(f, s_after, h0, h1, top, active, played, ctx, nine_pen, sto
         1.0,
         nine,
         pen,
-        _over(held, D5),
-        _over(playable, D5),
-        _over(same_rank, D3),
+        held / 5.0,
+        playable / 5.0,
+        same_rank / 3.0,
         float(nines_after),
-        _over(pts_after + nine_pen * nines_after, D50),
-        _over(n_after, D10),
+        (pts_after + nine_pen * nines_after) / 50.0,
+        n_after / 10.0,
         1.0 if n_after == 0 else 0.0,
         1.0 if nsz == 1 else 0.0,
         1.0 if nsz == 2 else 0.0,
         1.0 if smallest == 1 else 0.0,
         float(ndrew),
         near_drew,
-        _over(suit_played, D12),
-        _over(max(0, 12 - held - suit_played), D12),
+        suit_played / 12.0,
+        max(0, 12 - held - suit_played) / 12.0,
     )
     return first + (
         stock / 40.0,
@@ -357,13 +331,13 @@ def card_features_in(f, s_after, h0, h1, top, active, played, ctx, nine_pen, sto
         nine * near,
         nine * (1.0 if n_after <= 2 else 0.0),
         nine * nines_after,
-        _over(playable, D5) * next_two,
+        playable / 5.0 * next_two,
         pen * max(own_total, max_other) / 100.0,
         ndrew * next_two,
-        0.0 if nine else _over(popcount(played & RANK_MASKS[rank]), D3),
+        0.0 if nine else popcount(played & RANK_MASKS[rank]) / 3.0,
         1.0 if face_suit(f) == face_suit(top) and not nine else 0.0,
         1.0 if FACE_NAT_PEN[f] == 10.0 else 0.0,
-        _over(n_after, D10) if nine else 0.0,
+        nine * n_after / 10.0,
     )
 
 

@@ -35,7 +35,7 @@ SIGNATURE = nbt.none(_M, _V, nbt.int64, _V, _V, _V, _V, _V, _V, _V, _M, _M, _M, 
 def make_likelihood(model: Any) -> Any:
     """The compiled ``log_likelihoods(...)`` of a :class:`~nines_sim.learn.model.Model` (see :func:`likelihood_for`
     for its arguments); its machine code is cached on disk, keyed by the model's weights."""
-    wc, ws, hw_t, hb, ow, _, pw, pair_sum, tv, tree_sum, _, _ = closed_weights(model)
+    wc, ws, hw_t, hb, ow, _, pw, pair_sum, tv, tree_sum = closed_weights(model)
 
     def log_likelihoods(hands, first, M, opp, later, card, suit, top, active, played, sizes, totals, drew_on,
                         dirbit, stock, legal_tab, nine_pen, temp, infer, log_floor, log_w):  # fmt: skip
