@@ -386,6 +386,7 @@ class _Forked:
             code = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's death signal ends it, whatever the run set
                 _end_with_parent(parent)
                 os.close(out_r)
                 os.close(err_r)
