@@ -31,25 +31,29 @@ print(twice())
 """
 
 
-def _run(tmp_path: Path, module: str) -> int:
+def _run(tmp_path: Path, *modules: str) -> list[int]:
+    """Import ``modules`` in one new process, in that order, on the test's own cache; what each printed."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, check=True)  # fmt: skip
-    return int(out.stdout.split()[-1])
+    code = "; ".join(f"import {m}" for m in modules)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    return [int(x) for x in out.stdout.split()]
 
 
 def test_an_edit_of_a_helper_in_another_file_recompiles_a_sealed_function_only(tmp_path):
+    """Both callers cached by a first process and, after the edit, loaded or compiled again by a second (a process
+    for each caller each time cost its start and numba's import again: about a second of processor time each);
+    each caller has its own cache entry, which the other's import neither reads nor writes."""
     helper = tmp_path / "helper.py"
     helper.write_text("from numba import njit\n\n@njit\ndef helper():\n    return 3\n")
     (tmp_path / "plain.py").write_text(CALLER.format(seal_import="", seal=""))
     (tmp_path / "sealed.py").write_text(
         CALLER.format(seal_import="from nines_sim.engine.code_cache import seal_module", seal="seal_module(globals())")
     )
-    assert _run(tmp_path, "plain") == 6
-    assert _run(tmp_path, "sealed") == 6
+    assert _run(tmp_path, "plain", "sealed") == [6, 6]
     helper.write_text("from numba import njit\n\n@njit\ndef helper():\n    return 5\n")
-    assert _run(tmp_path, "plain") == 6  # numba's own cache: the caller's file did not change, the old code runs
-    assert _run(tmp_path, "sealed") == 10
+    # plain: numba's own cache (the caller's file did not change: the old code runs); sealed: compiled again
+    assert _run(tmp_path, "plain", "sealed") == [6, 10]
 
 
 def test_every_cached_function_of_the_compiled_engine_is_keyed_by_the_files_it_takes_in():

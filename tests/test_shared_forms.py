@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from nines_sim.engine.batch import CompiledEngine
-from nines_sim.engine.build_forms import FORMS
+from nines_sim.engine.build_forms import FORMS, build
 from nines_sim.game.rules import make_rules
 from nines_sim.strategy.registry import make_lineup
 from tests.signatures import signatures_asked
@@ -41,10 +41,10 @@ print(json.dumps([compiled, asked]))
 STAGES = ("turn_phases", "decisions", "scoring", "slot_locals", "deal", "turn_loop")
 
 
-def _build(cache: Path | None, form: str) -> tuple[list[str], dict[str, int]]:
-    """Build a form in a fresh process on ``cache`` (None: this checkout's own cache); the functions numba
-    compiled there, and the signatures asked for of each function of the loop's stages."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache)) if cache is not None else dict(os.environ)
+def _build(cache: Path, form: str) -> tuple[list[str], dict[str, int]]:
+    """Build a form in a fresh process on ``cache``; the functions numba compiled there, and the signatures asked
+    for of each function of the loop's stages."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     code = BUILD.format(form=form, stages=STAGES)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     compiled, asked = json.loads(out.stdout.splitlines()[-1])
@@ -86,8 +86,10 @@ def _copy_cache_without(cache: Path, own: set[str]) -> None:
 
 def test_a_second_form_loads_the_phases_the_first_compiled_and_compiles_only_its_own_code(tmp_path):
     own = {"play_slots_classic_expert", "decide_phase_expert", "turn_phase"}  # the default tournament's form's own
-    _build(None, "classic")  # the first form and the second in this checkout's cache (loaded if built already) ...
-    _build(None, "classic-expert")
+    # the first form and the second in this checkout's cache (loaded if built already; in this process, which
+    # needs only that their files be there: a process each cost its imports and loading, 2 s of processor time) ...
+    build("classic")
+    build("classic-expert")
     _copy_cache_without(tmp_path, own)  # ... and a cache as the first alone leaves it
     after_first = _indexes(tmp_path)
     assert SHARED <= set(after_first)  # compiled apart, each cached under an index of its own

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -53,10 +55,26 @@ def test_play_gives_every_seat_the_same_matches():
         assert shares[shares["rotation"] == r]["share"].tolist() == res.win_share[:, r].tolist()
 
 
-def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(tmp_path):
-    out = tmp_path / "run"
+@pytest.fixture(scope="module")
+def studied(tmp_path_factory) -> tuple[str, Path]:
+    """A short study (:data:`TUNE`, two trials) as its command wrote it, and what it said: the tests that read a
+    study's folder share it (each such run, with its charts and report, cost about a second of processor time);
+    those that change the folder copy it first."""
+    out = tmp_path_factory.mktemp("tune") / "run"
     r = runner.invoke(app, [*TUNE, "--trials", "2", "--out", str(out)])
     assert r.exit_code == 0, r.output
+    return r.output, out
+
+
+def _copy(folder: Path, tmp_path: Path) -> Path:
+    """A copy of the shared study's folder (its study.db with it), to change."""
+    out = tmp_path / "run"
+    shutil.copytree(folder, out)
+    return out
+
+
+def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(studied, tmp_path):
+    out = _copy(studied[1], tmp_path)
     for f in OUTPUTS:
         assert (out / f).is_file(), f
     first = pd.read_csv(out / "trials.csv")
@@ -64,8 +82,10 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     assert first.loc[0, "shed_nine_at"] == 2 and first.loc[0, "w_follow"] == 3.0  # trial 0 is the baseline
     assert (first["matches"] == 8).all()
     manifest = json.loads((out / "manifest.json").read_text())
-    # the same command, asking for more trials, resumes the study
-    again = shlex.split(manifest["command"].replace("--trials 2", "--trials 4"))[1:] + ["--quiet"]
+    # the same command, asking for more trials, resumes the study (the copy's: its folder and the study.db in it)
+    assert f"--out {studied[1]}" in manifest["command"]
+    command = manifest["command"].replace(str(studied[1]), str(out))
+    again = shlex.split(command.replace("--trials 2", "--trials 4"))[1:] + ["--quiet"]
     r = runner.invoke(app, again)
     assert r.exit_code == 0, r.output
     after = pd.read_csv(out / "trials.csv")
@@ -83,10 +103,8 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     assert "fresh matches" in report and "expert@" in report
 
 
-def test_validation_plays_a_match_range_disjoint_from_the_trials_and_pairs_it(tmp_path):
-    out = tmp_path / "run"
-    r = runner.invoke(app, [*TUNE, "--trials", "1", "--out", str(out)])
-    assert r.exit_code == 0, r.output
+def test_validation_plays_a_match_range_disjoint_from_the_trials_and_pairs_it(studied):
+    out = studied[1]
     m = json.loads((out / "manifest.json").read_text())
     lo, hi = m["validation_match_range"]
     t_lo, t_hi = m["trial_match_range"]
@@ -265,9 +283,10 @@ def test_a_study_name_taken_by_another_setup_is_refused(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_nines_report_redraws_a_tune_folder_to_the_same_report(tmp_path):
-    out = tmp_path / "run"
-    assert runner.invoke(app, [*TUNE, "--trials", "2", "--out", str(out)]).exit_code == 0
+def test_nines_report_redraws_a_tune_folder_to_the_same_report(studied):
+    """In the shared study's folder itself (a copy's report names the copy, where the run's names its folder): a
+    right redraw leaves it as the run wrote it."""
+    out = studied[1]
     written = (out / "report.md").read_text()
     for f in ("report.md", "history.png", "params.png"):
         (out / f).unlink()
@@ -352,12 +371,11 @@ SEATS2 = "the next multiple of the 2 seats"
           "below)",
           f"note: --validate 5 is played as 6, {SEATS2} (3 matches with the strategy in each seat; 4 is the multiple "
           "below)"]),
-        (["--matches", "8", "--validate", "8"], []),
     ],
 )  # fmt: skip
 def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(extra, notes, tmp_path):
-    """Both options rounded in one run (each a whole tuning study with its report: about a second of processor
-    time), and neither; the note's wording for one match a seat is :func:`rounded_note`'s, below."""
+    """Both options rounded in one run (a whole tuning study with its report: about a second of processor time);
+    neither, in the shared study's run (below); the note's wording for one match a seat is :func:`rounded_note`'s."""
     base = [a for a in TUNE if a not in ("--matches", "--validate", "8")]
     r = runner.invoke(app, [*base, *extra, "--trials", "1", "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
@@ -365,6 +383,14 @@ def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(ext
     m = json.loads((tmp_path / "o" / "manifest.json").read_text())
     assert m["setup"]["matches"] == -(-int(extra[1]) // 2) * 2  # what the note says is what was played
     assert m["validate"] == -(-int(extra[3]) // 2) * 2
+
+
+def test_matches_that_are_a_multiple_of_the_seats_are_played_as_given_without_a_note(studied):
+    said, out = studied  # --matches 8 --validate 8 on 2 seats
+    assert TUNE[TUNE.index("--matches") + 1] == TUNE[TUNE.index("--validate") + 1] == "8"
+    assert [x for x in said.splitlines() if x.startswith("note:")] == []
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["setup"]["matches"] == 8 and m["validate"] == 8
 
 
 def test_rounded_note_for_a_four_seat_table():
