@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 from math import comb
 
@@ -281,25 +282,26 @@ def test_with_several_seats_weighed_the_deal_follows_the_product_of_the_hands_we
     assert (np.abs(got - exact) < 4.5 * se).all(), np.round(got - exact, 4)
 
 
-def test_the_sampler_s_helpers_are_compiled_once_each():
-    """Each helper of the sampler is compiled for one signature (issue 42): a count that began as the literal 0 made
-    numba compile every helper it reached twice, once for the constant 0, which no call uses (a third of the
-    sampler's compile).  The signatures each helper was asked for are counted while the sampler is compiled again
-    (not cached, its helpers loaded from the cache), not timed."""
-    import numba
-
+@functools.cache
+def _asked_of_the_full_sampler() -> dict[str, list[str]]:
+    """The signatures each helper of :mod:`~nines_sim.search.sample_deal` and :mod:`~nines_sim.search.swaps` is asked
+    for when the full form of the sampler (steps 1-3, the count bounds) is typed again (its one signature: a
+    counted sample compiles or loads it first), by name; typed once for the tests that read it."""
     from nines_sim.search import sample_deal, swaps
+    from tests.signatures import signatures_asked
 
     _, obs = _observe_after("classic", 3, 2, 10)
     sample_positions(obs, 2, counts=True)  # compiles the sampler, or loads it from the cache
     (signature,) = sample_deal.deal_samples.signatures
-    numba.njit(error_model="numpy")(sample_deal.deal_samples.py_func).compile(signature)
-    asked = {
-        name: [str(sig) for sig in fn.overloads]
-        for module in (sample_deal, swaps)
-        for name, fn in vars(module).items()
-        if isinstance(fn, numba.core.dispatcher.Dispatcher) and fn.py_func.__module__ == module.__name__
-    }
+    return signatures_asked([(sample_deal.deal_samples, signature)], [sample_deal, swaps])
+
+
+def test_the_sampler_s_helpers_are_compiled_once_each():
+    """Each helper of the sampler is compiled for one signature (issue 42): a count that began as the literal 0 made
+    numba compile every helper it reached twice, once for the constant 0, which no call uses (a third of the
+    sampler's compile).  The signatures each helper is asked for while the sampler is typed again (as a compile of
+    it asks them, its helpers typed again too where they were loaded from the cache) are counted, not timed."""
+    asked = _asked_of_the_full_sampler()
     assert {"_split_unseen", "_swap_step", "_deal_hands", "count_ages"} <= {f for f, sigs in asked.items() if sigs}
     assert all(len(sigs) <= 1 for sigs in asked.values()), asked
 
@@ -329,8 +331,7 @@ def test_a_table_with_one_hidden_seat_deals_on_a_form_without_step_3_and_the_sam
     form = sample_deal.deal_samples_one_hidden
     asked = signatures_asked([(form, sig) for sig in form.signatures], [sample_deal, swaps])
     assert "_deal_hands" in asked and not STEP_3 & set(asked), sorted(asked)
-    full_form = sample_deal.deal_samples
-    assert STEP_3 <= set(signatures_asked([(full_form, sig) for sig in full_form.signatures], [sample_deal, swaps]))
+    assert STEP_3 <= set(_asked_of_the_full_sampler())
 
 
 def test_nines_warm_up_builds_both_forms_of_the_sampler():

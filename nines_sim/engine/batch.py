@@ -328,8 +328,9 @@ class CompiledEngine:
         """Ask the Python seats for the decisions their games wait on, kind by kind."""
         st = self.st
         kinds = st[waiting, K.S_WAIT_KIND]
-        for kind in np.unique(kinds).tolist():
-            idx = waiting[kinds == kind]
+        present = np.flatnonzero(np.bincount(kinds)).tolist()  # the kinds waited on, in order (a few small ints)
+        for kind in present:
+            idx = waiting if len(present) == 1 else waiting[kinds == kind]
             seats = st[idx, K.S_WAIT_SEAT]
             legal = self.keys[idx, K.K_LEGAL] if kind in (K.K_PLAY, K.K_PLAY_DRAWN) else None
             card = st[idx, K.S_CARD] if kind == K.K_PLAY_DRAWN else None
@@ -375,14 +376,18 @@ class CompiledEngine:
         """Move each slot's event rows into :attr:`trace` (a list of event tuples per match index)."""
         from nines_sim.engine.events import decode
 
-        assert self.trace is not None
+        trace = self.trace
+        assert trace is not None
         for b in np.flatnonzero(self._nevents).tolist():
             rows = self._events[b, : self._nevents[b]]
-            for m, event in decode(rows, self.P, self.D, self.trace_choices):
-                if m < 0:  # rows that continue the match the slot was playing at the last drain
-                    m = self._slot_match[b]
-                self._slot_match[b] = m
-                self.trace.setdefault(m, []).append(event)
+            m, events = self._slot_match[b], None  # rows before the slot's next deal continue the match it played
+            for row_match, event in decode(rows, self.P, self.D, self.trace_choices):
+                if row_match >= 0 and row_match != m:
+                    m, events = row_match, None
+                if events is None:  # the match's list, looked up once per run of its rows
+                    events = trace.setdefault(m, [])
+                events.append(event)
+            self._slot_match[b] = m
             self._nevents[b] = 0
 
     def _keep_hands(self, h: int) -> None:

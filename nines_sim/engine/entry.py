@@ -19,19 +19,27 @@ import numpy as np
 _ENTRIES: dict[tuple, tuple[Callable, list]] = {}
 
 
-def _kind(value: Any, named: list) -> Any:
-    """What numba's type of ``value`` depends on, cheaply: the same kind always gets the same numba type."""
-    t = type(value)
-    if t is np.ndarray:  # dtype, dimensions and the flags (contiguity, alignment, writeable) numba types by
-        return (value.dtype, value.ndim, value.flags.num)
-    if t is tuple:
-        return tuple([_kind(v, named) for v in value])
-    if t is int:  # numba types a Python int as int64, or uint64 above int64's range
-        return (int, value >= 1 << 63)
-    if value is None or t is bool or t is float or isinstance(value, np.generic):
-        return t
-    named.append(value)  # a seat callback: its type is its signature, so the object itself is the key
-    return id(value)
+def _kinds(values: tuple, named: list) -> tuple:
+    """What numba's types of ``values`` depend on, cheaply: the same kinds always get the same numba types.
+
+    One loop over a call's few dozen arguments (a tuple's recursively), not a call per argument: a Python seat's
+    table calls the loop at every decision round.
+    """
+    out = []
+    for value in values:
+        t = type(value)
+        if t is np.ndarray:  # dtype, dimensions and the flags (contiguity, alignment, writeable) numba types by
+            out.append((value.dtype, value.ndim, value.flags.num))
+        elif t is tuple:
+            out.append(_kinds(value, named))
+        elif t is int:  # numba types a Python int as int64, or uint64 above int64's range
+            out.append((int, value >= 1 << 63))
+        elif value is None or t is bool or t is float or isinstance(value, np.generic):
+            out.append(t)
+        else:
+            named.append(value)  # a seat callback: its type is its signature, so the object itself is the key
+            out.append(id(value))
+    return tuple(out)
 
 
 def call_form(dispatcher: Any, *args: Any) -> Any:
@@ -55,7 +63,7 @@ def call_form(dispatcher: Any, *args: Any) -> Any:
     form as usual (and its compile events reach the progress bar); results are the same machine code's.
     """
     named: list = []
-    key = (id(dispatcher), _kind(args, named))
+    key = (id(dispatcher), _kinds(args, named))
     hit = _ENTRIES.get(key)
     if hit is not None:
         return hit[0](*args)

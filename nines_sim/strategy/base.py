@@ -287,10 +287,9 @@ class Observation:
             int64, shape (n, 4).
         """
         out = np.zeros((self.n, 4), dtype=np.int64)
-        for w in self.hand:
+        for w in self.hand:  # each word's four suits at once: (n, 1) & (4,)
             ww = w if mask is None else w & mask
-            for s in range(4):
-                out[:, s] += np.bitwise_count(ww & SUIT_MASK[s])
+            out += np.bitwise_count(ww[:, None] & SUIT_MASK)
         return out
 
 
