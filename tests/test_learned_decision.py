@@ -104,14 +104,16 @@ def test_a_second_model_s_decision_types_none_of_the_shared_features_again(tmp_p
     """The features every model's decision computes (a card's, the seats' context) are compiled once for all
     models, filed in numba's disk cache, and inlined by LLVM into each model's code (issue 42): numba's own
     inlining copied and typed them again in every model's decision, about three quarters of its compile.  Two
-    models' decisions, each compiled here (not loaded from the disk cache): numba inlines into the second only
-    the model's own scoring, and each shared function's cache index holds the one signature every model calls
-    it with (counted from numba's inliner and the index, not timed)."""
+    models' decisions, the second compiled here (not loaded from the disk cache), the first loaded from it where
+    a test before built it (its compile types the shared features as the second's does): numba inlines into the
+    second only the model's own scoring, and each shared function's cache index holds the one signature every
+    model calls it with (counted from numba's inliner and the index, not timed)."""
     from numba import cfunc
     from numba.core.inline_closurecall import InlineWorker
 
     from nines_sim.engine.loop_constants import DECIDE_SIG
     from nines_sim.learn.decide import make_decide
+    from nines_sim.strategy.per_game_compiled import _callback
 
     rules = make_rules("classic", players=2)
     paths = [
@@ -119,7 +121,7 @@ def test_a_second_model_s_decision_types_none_of_the_shared_features_again(tmp_p
         _model_file(tmp_path, rules, "b.npz", RICH_HIDDEN, True, RICH_PAIRS),
     ]
     first, second = (make_decide(load(path)) for path in paths)
-    cfunc(DECIDE_SIG)(first)  # the shared features compiled, or loaded from the disk cache
+    _callback(first)  # compiled with the shared features (or they are loaded), or loaded from the disk cache
     inlined = []
     inline = InlineWorker.inline_function
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import signal
 import socket
+from functools import partial
+from importlib import import_module
 
 import pandas as pd
 import pytest
@@ -32,21 +34,55 @@ ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches",
 RETURNS = [ARGS[0], "--rounds", "1", "-n", "12", *ARGS[5:], "--targets", "returns"]
 
 
-def _on_one_worker(tmp_path_factory, args: list[str]):  # noqa: ANN001, ANN202
-    folder = tmp_path_factory.mktemp("one") / "run"
-    res = runner.invoke(app, [*args, "--workers", "1", "--out", str(folder)])
+class Bar:
+    """A round's bar as ``nines train`` opens it (``bar_of``'s), recording what the run tells it: the matches of the
+    round's self-play as they finish, here or from the workers, and its close after the round."""
+
+    def __init__(self, bars: list, rnd: int) -> None:
+        self.rnd, self.played, self.kept, self.closed = rnd, 0, 0, False
+        bars.append(self)
+
+    def __enter__(self) -> Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closed = True
+
+    def __call__(self, played: int, kept: int) -> None:
+        assert not self.closed
+        self.played += played
+        self.kept += kept
+
+
+def _trained(tmp_path_factory, args: list[str], how: list[str]):  # noqa: ANN001, ANN202
+    """The run of ``args`` on ``how``'s workers (its folder), and the bars its rounds opened."""
+    folder = tmp_path_factory.mktemp("run") / "run"
+    bars: list[Bar] = []
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(import_module("nines_sim.cli.train"), "bar_of", lambda settings: partial(Bar, bars))
+        res = runner.invoke(app, [*args, *how, "--out", str(folder)])
     assert res.exit_code == 0, res.output
-    return folder
+    return folder, bars
 
 
 @pytest.fixture(scope="module")
-def one_worker(tmp_path_factory):  # noqa: ANN001, ANN201
-    return _on_one_worker(tmp_path_factory, ARGS)
+def one_worker_run(tmp_path_factory):  # noqa: ANN001, ANN201
+    return _trained(tmp_path_factory, ARGS, ["--workers", "1"])
+
+
+@pytest.fixture(scope="module")
+def one_worker(one_worker_run):  # noqa: ANN001, ANN201
+    return one_worker_run[0]
+
+
+@pytest.fixture(scope="module")
+def two_workers_run(tmp_path_factory):  # noqa: ANN001, ANN201
+    return _trained(tmp_path_factory, ARGS, ["--workers", "2"])
 
 
 @pytest.fixture(scope="module")
 def one_worker_returns(tmp_path_factory):  # noqa: ANN001, ANN201
-    return _on_one_worker(tmp_path_factory, RETURNS)
+    return _trained(tmp_path_factory, RETURNS, ["--workers", "1"])[0]
 
 
 def _same_run(folder, whole) -> None:  # noqa: ANN001
@@ -76,12 +112,16 @@ def _but_where(meta: dict) -> dict:
 )
 def test_a_run_on_workers_or_a_cluster_trains_the_models_of_one_worker(where, targets, tmp_path, request):  # noqa: ANN001
     """With returns as targets each unit labels its explored moves from its own engine's hands, and the merged
-    rows (renumbered decisions) are those of one engine: the same model bytes."""
-    how = ["--workers", "2"] if where.startswith("two") else ["--scheduler", request.getfixturevalue("scheduler")]
+    rows (renumbered decisions) are those of one engine: the same model bytes.  (The cluster's units play without a
+    bar, the one worker's with one: a bar that changed the play would show here.)"""
     returns = targets == "returns"
-    folder = tmp_path / "run"
-    res = runner.invoke(app, [*(RETURNS if returns else ARGS), *how, "--out", str(folder)])
-    assert res.exit_code == 0, res.output
+    if where.startswith("two") and not returns:  # the run whose bars the test below reads
+        folder = request.getfixturevalue("two_workers_run")[0]
+    else:
+        how = ["--workers", "2"] if where.startswith("two") else ["--scheduler", request.getfixturevalue("scheduler")]
+        folder = tmp_path / "run"
+        res = runner.invoke(app, [*(RETURNS if returns else ARGS), *how, "--out", str(folder)])
+        assert res.exit_code == 0, res.output
     whole = request.getfixturevalue("one_worker_returns" if returns else "one_worker")
     _same_run(folder, whole)
     if returns:  # fitted on returns (no rollout labels): a model of zeros would be the same on any workers
@@ -153,51 +193,10 @@ def test_a_blank_or_malformed_scheduler_address_is_one_line_and_writes_nothing(a
     assert not folder.exists()
 
 
-#: The bar's runs: the first two rounds of :data:`ARGS`'s.
-BAR_RUN = training.TrainSettings(rounds=2, matches=4, samples=2, eval_matches=10, keep=2)
-
-
-@pytest.fixture(scope="module")
-def without_a_bar(tmp_path_factory):  # noqa: ANN001, ANN201
-    """The bar's run trained in this process without a bar (``round_bar`` None; the command line always gives one):
-    once for both cases below (on two workers it cost a second pool of worker processes)."""
-    from nines_sim.game.rules import make_rules
-
-    folder = tmp_path_factory.mktemp("plain") / "run"
-    assert training.train(make_rules("classic", players=2), folder, 3, BAR_RUN, "nines train (test)",
-                          report=lambda line: None)  # fmt: skip
-    return folder
-
-
-@pytest.mark.parametrize("workers", [1, 2], ids=["in this process", "two worker processes"])
-def test_each_round_s_self_play_moves_its_bar_by_every_match(tmp_path, workers, without_a_bar):  # noqa: ANN001
+@pytest.mark.parametrize("run", ["one_worker_run", "two_workers_run"], ids=["in this process", "two worker processes"])
+def test_each_round_s_self_play_moves_its_bar_by_every_match(run, request):  # noqa: ANN001
     """A round printed nothing until it ended (a new user saw 25 s of a blank screen): ``train``'s ``round_bar``
     is told of each match of the round's self-play as it finishes, here or from the workers, and is closed after
-    the round; the run itself is the one without a bar (the same model bytes)."""
-    from nines_sim.game.rules import make_rules
-    from nines_sim.learn.work import on_backend
-
-    class Bar:
-        def __init__(self, rnd: int) -> None:
-            self.rnd, self.played, self.kept, self.closed = rnd, 0, 0, False
-            bars.append(self)
-
-        def __enter__(self) -> Bar:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.closed = True
-
-        def __call__(self, played: int, kept: int) -> None:
-            assert not self.closed
-            self.played += played
-            self.kept += kept
-
-    bars: list[Bar] = []
-    rules = make_rules("classic", players=2)
-    quiet = {"report": lambda line: None, "backend": on_backend(workers)}
-    assert training.train(rules, tmp_path / "bar", 3, BAR_RUN, "nines train (test)", round_bar=Bar, **quiet)
-    assert [(b.rnd, b.played, b.kept, b.closed) for b in bars] == [(1, 4, 0, True), (2, 4, 0, True)]
-    for rnd in (1, 2):
-        with_bar, plain = (load(f / "models" / f"round-{rnd}.npz") for f in (tmp_path / "bar", without_a_bar))
-        assert with_bar.digest == plain.digest
+    the round.  (The runs above, whose models are those of a run without a bar: the cluster's.)"""
+    _, bars = request.getfixturevalue(run)
+    assert [(b.rnd, b.played, b.kept, b.closed) for b in bars] == [(1, 4, 0, True), (2, 4, 0, True), (3, 4, 0, True)]

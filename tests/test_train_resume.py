@@ -5,8 +5,11 @@ a run with other settings is refused in one line."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from nines_sim.cli import app
@@ -14,6 +17,8 @@ from nines_sim.game.rules import make_rules
 from nines_sim.learn.model import load
 from nines_sim.learn.train import PROGRESS, train
 from tests.shared_training import SEED, SETTINGS
+
+RULES = make_rules("classic", players=2)
 
 # The shared run (test_train_ctrl_c.py's with a third round): its models' compiled decisions are in numba's disk
 # cache once tests/conftest.py has trained it; the third round is the first whose fit's window (keep 2) leaves a
@@ -33,17 +38,23 @@ def _stop_in_round_2(folder):  # noqa: ANN001, ANN202
     return stop
 
 
-def test_a_stopped_run_rerun_into_its_folder_ends_as_a_run_never_stopped(tmp_path):
-    rules = make_rules("classic", players=2)
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):  # noqa: ANN001, ANN201
+    """The shared run stopped in round 2's self-play (round 1 kept): the folder each test here copies."""
+    folder = tmp_path_factory.mktemp("stopped") / "run"
+    stop = _stop_in_round_2(folder)
+    assert not train(RULES, folder, SEED, SETTINGS, "nines train (test)", should_stop=stop, report=lambda line: None)
+    return folder
+
+
+def test_a_stopped_run_rerun_into_its_folder_ends_as_a_run_never_stopped(stopped, tmp_path):  # noqa: ANN001
     quiet = {"report": lambda line: None}
-    assert train(rules, tmp_path / "whole", SEED, SETTINGS, "nines train (test)", **quiet)
-    stopped = tmp_path / "stopped"
-    stop = _stop_in_round_2(stopped)
-    assert not train(rules, stopped, SEED, SETTINGS, "nines train (test)", should_stop=stop, **quiet)
+    assert train(RULES, tmp_path / "whole", SEED, SETTINGS, "nines train (test)", **quiet)
     assert pd.read_csv(stopped / "learning_curve.csv")["round"].tolist() == [1]
     assert not (stopped / "models" / "round-2.npz").exists()
+    stopped = Path(shutil.copytree(stopped, tmp_path / "stopped"))
     lines: list[str] = []
-    assert train(rules, stopped, SEED, SETTINGS, "nines train (test)", report=lines.append)
+    assert train(RULES, stopped, SEED, SETTINGS, "nines train (test)", report=lines.append)
     assert [line.split(":")[0] for line in lines] == ["round 2/3", "round 3/3"]  # round 1 is not played again
     for rnd in (1, 2, 3):
         assert (
@@ -59,11 +70,8 @@ def test_a_stopped_run_rerun_into_its_folder_ends_as_a_run_never_stopped(tmp_pat
     assert not (stopped / PROGRESS).exists() and not (stopped / "data").exists()
 
 
-def test_a_folder_with_a_run_of_other_settings_is_refused_in_one_line(tmp_path):
-    rules = make_rules("classic", players=2)
-    folder = tmp_path / "run"
-    assert not train(rules, folder, SEED, SETTINGS, "nines train (test)", report=lambda line: None,
-                     should_stop=_stop_in_round_2(folder))  # fmt: skip
+def test_a_folder_with_a_run_of_other_settings_is_refused_in_one_line(stopped, tmp_path):  # noqa: ANN001
+    folder = Path(shutil.copytree(stopped, tmp_path / "run"))
     res = CliRunner().invoke(app, ["train", "--seed", "6", "--rounds", "3", "-n", "4", "--samples", "2",
                                    "--eval-matches", "10", "--keep", "2", "--out", str(folder)])  # fmt: skip
     assert res.exit_code == 2
