@@ -82,3 +82,56 @@ def test_the_broker_and_the_engine_import_no_command_line_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
+
+
+class Keeps(Lowest):
+    """Keeps each observation with the decision keys it read then, and reassigns its public state's top card;
+    at its next decision it checks the kept observation against what it read."""
+
+    name = "keeps"
+
+    def __init__(self) -> None:
+        self.kept: tuple | None = None
+        self.checked = 0
+
+    def play(self, obs):  # noqa: ANN001, ANN201
+        if self.kept is not None:
+            old, keys = self.kept
+            assert np.array_equal(old.public("dkey"), keys), "a kept observation's keys changed"
+            self.checked += 1
+        # read now through a copy of the observation (each memoises its fields): the kept one is first read later
+        self.kept = (obs, obs.subset(np.arange(obs.n)).public("dkey"))
+        obs._pub.top = np.full_like(obs._pub.top, 99)  # another seat's observation must not see it
+        return super().play(obs)
+
+
+class Looks(Lowest):
+    """Fails if it sees a top card that no deck has."""
+
+    name = "looks"
+
+    def play(self, obs):  # noqa: ANN001, ANN201
+        assert (obs.top < 52).all(), "another seat's reassigned top card reached this observation"
+        return super().play(obs)
+
+
+def test_each_decision_has_a_public_state_of_its_own_and_the_legal_moves_are_read_only():
+    """The views of the engine's public arrays are built once for many decisions (their cost), yet each decision's
+    observation keeps its own decision keys (``dkey``) past its call, and a strategy that reassigns its state's
+    attributes changes no other seat's observation; the legal moves, which the broker checks answers against,
+    cannot be written through the observation."""
+    rules = make_rules("classic", players=3)
+    keeps = Keeps()
+    CompiledEngine(rules, [keeps, Looks(), *make_lineup(["random"])], 3, 0, 30, batch_size=4).run()
+    assert keeps.checked > 30
+
+    class Widens(Lowest):
+        name = "widens"
+
+        def play(self, obs):  # noqa: ANN001, ANN201
+            obs.legal[:] = obs.hand[0]  # would let any held card pass the check
+            return super().play(obs)
+
+    with pytest.raises(StrategyError) as info:
+        CompiledEngine(rules, [Widens(), *make_lineup(["random", "random"])], 3, 0, 4, batch_size=4).run()
+    assert "raised ValueError: assignment destination is read-only" in str(info.value)

@@ -22,7 +22,15 @@ import numpy as np
 from nines_sim.engine.failures import OWN_FAILURES, IllegalMoveError, StrategyError, StrategyFailure
 from nines_sim.game.cards import N_FACES, card_name
 from nines_sim.game.rules import Rules
-from nines_sim.strategy.base import PAIR_OF_NINES, DecisionKind, Observation, PublicState, Strategy, pair_legal
+from nines_sim.strategy.base import (
+    PAIR_OF_NINES,
+    DecisionKind,
+    Observation,
+    PublicState,
+    Strategy,
+    pair_legal,
+    read_only,
+)
 from nines_sim.strategy.debug import user_location
 
 ONE = np.uint64(1)
@@ -153,7 +161,7 @@ class DecisionBroker:
         self.hint: Hint = hint if hint is not None else no_hint
         self.place: Hint = place if place is not None else lambda m: f"in match {m} of seed {seed}"
         #: (the engine's arrays it views, the PublicState, its dkey buffer): see :meth:`public`
-        self._public: tuple[tuple, PublicState, np.ndarray] | None = None
+        self._public: tuple[tuple, PublicState] | None = None
 
     # ------------------------------------------------------------------ asking
     def decide(
@@ -247,28 +255,27 @@ class DecisionBroker:
             The seat's own hand (gathered now) and lazy views of public state only.
         """
         st = self.state
+        # read-only: the broker checks the answers against this very array
+        legal = None if legal is None else read_only(legal)
         return Observation(self.public(), idx, seats, kind, [w[idx, seats] for w in st.hands], legal)
 
     def public(self) -> PublicState:
-        """The read-only views of the engine's public arrays that every observation reads, as they are now.
+        """This decision's public state: read-only views of the engine's public arrays, as they are now.
 
-        Built once and shared by every decision while the engine keeps the same arrays (a new one when it
-        replaces any): its views show the arrays' current values.  Building the twenty-odd views at every
-        decision was about a sixth of the broker's time at a table of Python seats (profiled).  ``dkey`` is a
-        copy, refreshed here, in a buffer of the broker's own: a view of the engine's column would reach the
-        cards' keys beside it (``.base``).
+        The views are built once and kept while the engine keeps the same arrays (again when it replaces any):
+        building the twenty-odd views at every decision was about a sixth of the broker's time at a table of
+        Python seats (profiled).  Each decision still gets a :class:`PublicState` of its own (a shallow copy),
+        with its own copy of ``dkey`` and its own list of ``under``: an observation kept past its call reads the
+        keys of its decision, and a strategy that reassigns its state's attributes changes no other seat's.  The
+        ``dkey`` copy also keeps a view's ``.base`` from reaching the cards' keys beside it.
         """
         st = self.state
         sources = (*st.under, *_PUBLIC_ARRAYS(st))
         made = self._public
         if made is None or len(made[0]) != len(sources) or not all(map(operator.is_, made[0], sources)):
             arrays = dict(zip(PublicState.ARRAYS, sources[len(st.under) :]))
-            arrays["dkey"] = np.array(arrays["dkey"])
-            made = self._public = (sources, PublicState(self.rules, self.legal_tab, under=st.under, **arrays),
-                                   arrays["dkey"])  # fmt: skip
-        else:
-            np.copyto(made[2], st.dkey)
-        return made[1]
+            made = self._public = (sources, PublicState(self.rules, self.legal_tab, under=st.under, **arrays))
+        return made[1].for_decision(np.array(st.dkey))
 
     @staticmethod
     def ask(strat: Strategy, kind: DecisionKind, obs: Observation, card: np.ndarray | None) -> object:

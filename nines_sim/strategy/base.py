@@ -55,14 +55,30 @@ class PublicState:
     def __init__(self, rules: Rules, legal_tab: np.ndarray, under: list[np.ndarray] | None = None,
                  **arrays: np.ndarray):  # fmt: skip
         self.rules = rules
-        self.legal_tab = _read_only(legal_tab)
+        self.legal_tab = read_only(legal_tab)
         # the discard pile below the top card is public: everyone saw each card played onto it
-        self.under = None if under is None else [_read_only(w) for w in under]
+        self.under = None if under is None else [read_only(w) for w in under]
         for name in self.ARRAYS:
-            setattr(self, name, _read_only(arrays[name]))
+            setattr(self, name, read_only(arrays[name]))
+
+    def for_decision(self, dkey: np.ndarray) -> PublicState:
+        """A state of one decision's own: these views (not built again), its own ``under`` list and ``dkey``.
+
+        Parameters
+        ----------
+        dkey : numpy.ndarray
+            uint64, (B,): the decision hand keys of this decision, an array no other decision shares.
+        """
+        own = object.__new__(PublicState)
+        for name in self.__slots__:
+            setattr(own, name, getattr(self, name))
+        own.under = None if self.under is None else list(self.under)
+        own.dkey = read_only(dkey)
+        return own
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` (any shape and dtype): a strategy's reading cannot write into the engine's array."""
     v = a.view()
     v.flags.writeable = False
     return v
