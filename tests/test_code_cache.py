@@ -33,7 +33,11 @@ print(twice())
 
 def _run(tmp_path: Path, *modules: str) -> list[int]:
     """Import ``modules`` in one new process, in that order, on the test's own cache; what each printed."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    # no .pyc of the test's files: Python takes one as fresh by the source's size and mtime in whole seconds, so the
+    # helper edited within the second of the first process, to a text of the same size, ran its old code
+    env = dict(
+        os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path), PYTHONDONTWRITEBYTECODE="1"
+    )
     code = "; ".join(f"import {m}" for m in modules)
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True)  # fmt: skip
