@@ -160,7 +160,7 @@ class DecisionBroker:
         self.seat_strategy = np.array([next(i for i, u in enumerate(uniq) if u is s) for s in lineup])
         self.hint: Hint = hint if hint is not None else no_hint
         self.place: Hint = place if place is not None else lambda m: f"in match {m} of seed {seed}"
-        #: (the engine's arrays it views, the PublicState, its dkey buffer): see :meth:`public`
+        #: (the engine's arrays it views, the PublicState of those views): see :meth:`public`
         self._public: tuple[tuple, PublicState] | None = None
 
     # ------------------------------------------------------------------ asking
