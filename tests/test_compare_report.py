@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -151,22 +152,38 @@ def sweep_run(tmp_path: Path) -> Path:
     return make_comparison(tmp_path / "sweep", SWEEP_SETS, SWEEP_SHIFTS, sweep=SWEEP)
 
 
+@pytest.fixture(scope="module")
+def drawn_two_sets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], set[int], set[int]]:
+    """A two rule set folder with its charts drawn once by save_all_comparison: the folder, the paths it returned,
+    and the open figures before and after it.  The tests that change the folder change a copy."""
+    folder = make_comparison(tmp_path_factory.mktemp("drawn") / "two", TWO_SETS, TWO_SET_SHIFTS)
+    open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
+    paths = charts.save_all_comparison(folder)
+    return folder, paths, open_before, set(plt.get_fignums())
+
+
+@pytest.fixture(scope="module")
+def drawn_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """A sweep folder with its charts drawn once by save_all_comparison, and the paths it returned (each chart
+    drawn once for the three tests that read them, not three times).  The tests that change it change a copy."""
+    folder = make_comparison(tmp_path_factory.mktemp("drawn") / "sweep", SWEEP_SETS, SWEEP_SHIFTS, sweep=SWEEP)
+    return folder, charts.save_all_comparison(folder)
+
+
+def _drawn_copy(drawn: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(drawn, tmp_path / drawn.name))
+
+
 def _assert_png(path: Path) -> None:
     assert path.is_file(), path
     assert path.read_bytes()[:8] == PNG_MAGIC, path
 
 
-def _report(folder: Path) -> str:
-    charts.save_all_comparison(folder)
-    return compare_report.write_comparison_report(folder).read_text(encoding="utf-8")
-
-
 # --------------------------------------------------------------------------- charts
 
 
-def test_save_all_two_rule_sets_writes_no_sweep_chart(two_sets: Path) -> None:
-    open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
-    paths = charts.save_all_comparison(two_sets)
+def test_save_all_two_rule_sets_writes_no_sweep_chart(drawn_two_sets) -> None:
+    two_sets, paths, open_before, open_after = drawn_two_sets
     assert [p.name for p in paths] == [
         "win_rates_by_rule_set.png",
         "shifts_by_rule_set.png",
@@ -176,11 +193,11 @@ def test_save_all_two_rule_sets_writes_no_sweep_chart(two_sets: Path) -> None:
         assert p.parent == two_sets
         _assert_png(p)
     assert not (two_sets / "sweep.png").exists()
-    assert set(plt.get_fignums()) == open_before, "save_all_comparison must close its figures"
+    assert open_after == open_before, "save_all_comparison must close its figures"
 
 
-def test_save_all_sweep_adds_sweep_chart(sweep_run: Path) -> None:
-    paths = charts.save_all_comparison(sweep_run)
+def test_save_all_sweep_adds_sweep_chart(drawn_sweep) -> None:
+    _, paths = drawn_sweep
     assert [p.name for p in paths] == list(charts.COMPARISON_CHART_FILES)
     for p in paths:
         _assert_png(p)
@@ -273,8 +290,9 @@ def test_missing_comparison_is_a_clear_error(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- report
 
 
-def test_report_two_rule_sets(two_sets: Path) -> None:
-    text = _report(two_sets)
+def test_report_two_rule_sets(drawn_two_sets, tmp_path: Path) -> None:
+    two_sets = _drawn_copy(drawn_two_sets[0], tmp_path)  # with its charts: the report embeds them
+    text = compare_report.write_comparison_report(two_sets).read_text(encoding="utf-8")
     assert text.startswith("# Rule comparison: classic vs hard-nines\n")
     assert "PARTIAL" not in text
     assert "- **Command:** `nines compare-rules random hold-nines dump-faces random" in text
@@ -327,8 +345,9 @@ def test_report_two_rule_sets(two_sets: Path) -> None:
     assert "## Reproduce" in text and text.rstrip().endswith("```")
 
 
-def test_report_sweep(sweep_run: Path) -> None:
-    text = _report(sweep_run)
+def test_report_sweep(drawn_sweep, tmp_path: Path) -> None:
+    sweep_run = _drawn_copy(drawn_sweep[0], tmp_path)  # with its charts: the report embeds them
+    text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     labels = [f"nine_penalty={v}" for v in SWEEP_VALUES]
     assert text.startswith(f"# Rule comparison: {' vs '.join(labels)}\n")
     assert "- **Sweep:** nine_penalty over 5, 10, 15, 20, 25 on `classic`" in text
@@ -359,7 +378,8 @@ def test_uncoupled_rule_set_is_explained(tmp_path: Path) -> None:
     del manifest["rule_sets"][3]["deals_coupled"]  # derived from the rules when missing
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
-    text = _report(folder)
+    # no charts: nothing below reads them (the report's chart links: test_report_two_rule_sets, test_report_sweep)
+    text = compare_report.write_comparison_report(folder).read_text(encoding="utf-8")
     assert text.startswith("# Rule comparison: classic vs hard-nines vs double-nines vs small-hands\n")
     assert "`hard-nines` uses the same deck size" in text
     assert "`double-nines` does not share deals with `classic`" in text and "(2 decks instead of 1)" in text
@@ -376,10 +396,11 @@ def test_partial_warning_only_when_partial(tmp_path: Path, two_sets: Path) -> No
     assert "**PARTIAL RUN:** only 2,400 of 4,000 requested matches per rule set were played (60%)" in first
 
 
-def test_report_embeds_only_existing_charts(sweep_run: Path) -> None:
+def test_report_embeds_only_existing_charts(sweep_run: Path, drawn_sweep) -> None:
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     assert ".png)" not in text and "## Charts" not in text
-    charts.save_all_comparison(sweep_run)
+    for png in drawn_sweep[1]:  # the charts save_all_comparison drew for this folder's data
+        shutil.copy(png, sweep_run / png.name)
     (sweep_run / "final_totals_by_rule_set.png").unlink()
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     assert "](win_rates_by_rule_set.png)" in text and "](sweep.png)" in text

@@ -236,8 +236,10 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
     assert (out / "report.md").read_text() == written
     # the best rules play anywhere a rule set is named
     best_file = f"@{out / 'best-rules.json'}"
+    # (no charts: only that it plays is checked)
     r = runner.invoke(app, ["compare-rules", *["random"] * 4, "--rules", "classic", "--rules", best_file, "-n",
-                            "50", "--out", str(tmp_path / "c"), "--quiet"])  # fmt: skip  # the 4 seats searched at
+                            "50", "--out", str(tmp_path / "c"), "--quiet",
+                            "--no-charts"])  # fmt: skip  # the 4 seats searched at
     assert r.exit_code == 0, r.output
     # the same command resumes: the study already holds its trials, none is run again
     r = runner.invoke(app, args)
@@ -315,8 +317,9 @@ def test_a_rule_set_file_names_its_rule_set(tmp_path):
 
 def test_a_tournament_report_gets_its_rule_sets_design_measures(tmp_path):
     out = tmp_path / "t"
+    # no charts: nothing here reads one (the design chart and its link: test_compare_rules_design_writes_...)
     args = ["tournament", "random", "random", "random", "--rules", "hard-nines", "-n", "100", "--design", "150",
-            "--skilled", "random", "--out", str(out), "--quiet"]  # fmt: skip
+            "--skilled", "random", "--out", str(out), "--quiet", "--no-charts"]  # fmt: skip
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output
     frame = __import__("pandas").read_csv(out / "design.csv")

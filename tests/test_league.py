@@ -270,8 +270,10 @@ def test_a_tuned_strategy_is_shown_by_its_parameter_file_in_the_ratings_table_an
     (tmp_path / "tuned.json").write_text(json.dumps({"strategy": "expert", "params": params}))
     d = tmp_path / "league"
     tuned = f"expert@{tmp_path / 'tuned.json'}"
+    # no charts: the names are read from the terminal, the CSVs and the report's text (the ratings chart and its
+    # link: test_the_cli_league_writes_ratings_and_a_report_section)
     r = runner.invoke(app, ["tournament", "random", "hold-nines", "expert", tuned, "--format", "league",
-                            "--players", "3", "-n", "30", "--out", str(d), "-w", "1"])  # fmt: skip
+                            "--players", "3", "-n", "30", "--out", str(d), "-w", "1", "--no-charts"])  # fmt: skip
     assert r.exit_code == 0, r.output
     rows = [line for line in r.output.splitlines() if "expert@tuned.json" in line]
     assert len(rows) == 2, r.output  # the win-rate table and the ratings table
