@@ -252,15 +252,40 @@ def _tournament(tmp_path, name, *extra):
     return out, result.output
 
 
-def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_workers(tmp_path):
+@pytest.fixture(scope="module")
+def luck_runs(tmp_path_factory):
+    """A plain run and a ``--luck`` run of the same 600 matches (one worker, matches.csv.gz saved in both), each
+    engine the luck run makes counted: the folders, the luck run's output, and per engine of the run's matches (not
+    the reserved ones the value is fitted on) whether it traced and how many matches it played."""
+    from nines_sim.engine.batch import CompiledEngine
+    from nines_sim.luck.measure import FIT_START
+
+    folder = tmp_path_factory.mktemp("luck")
+    played = []
+    init = CompiledEngine.__init__
+
+    def counted(self, rules, lineup, seed, start, n_matches, *args, **kwargs):
+        init(self, rules, lineup, seed, start, n_matches, *args, **kwargs)
+        if start < FIT_START:
+            played.append((self.trace is not None, n_matches))
+
+    plain, _ = _tournament(folder, "plain", "--workers", "1", "--save-matches")
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(CompiledEngine, "__init__", counted)
+        luck, said = _tournament(folder, "luck", "--workers", "1", "--save-matches", "--luck", "--luck-fit", "300")
+    return plain, luck, said, played
+
+
+def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_workers(luck_runs, tmp_path):
     """``--luck`` adds five columns to summary.csv and leaves the plain ones byte for byte; its numbers are the same
-    for 1 and 2 workers and any batch size; the report prints the check, the manifest the reserved matches."""
+    for 1 and 2 workers and any batch size; the report prints the check, the manifest the reserved matches.  The
+    one-worker runs are the module's (with --save-matches); the two-worker run, without it, checks that the luck
+    tables do not depend on it either."""
     import json
 
     import pandas as pd
 
-    plain, _ = _tournament(tmp_path, "plain", "--workers", "1")
-    one, said = _tournament(tmp_path, "one", "--workers", "1", "--luck", "--luck-fit", "300")
+    plain, one, said, _ = luck_runs
     two, _ = _tournament(tmp_path, "two", "--workers", "2", "--batch-size", "77", "--luck", "--luck-fit", "300")
     for name in ("summary.csv", "luck.csv"):
         assert (one / name).read_bytes() == (two / name).read_bytes()
@@ -280,26 +305,13 @@ def test_tournament_luck_keeps_the_plain_columns_and_is_identical_for_any_worker
     assert "--luck" in json.loads((one / "manifest.json").read_text())["command"]
 
 
-def test_tournament_luck_plays_each_match_once_and_keeps_every_plain_table(tmp_path, monkeypatch):
+def test_tournament_luck_plays_each_match_once_and_keeps_every_plain_table(luck_runs):
     """``--luck`` plays the run's matches once, in the trace form, each match's luck walked as it is played (before,
     every match was played plain, then traced again for its luck); every table the plain run writes, matches.csv.gz
     too, is the plain run's byte for byte."""
     import gzip
 
-    from nines_sim.engine.batch import CompiledEngine
-    from nines_sim.luck.measure import FIT_START
-
-    played = []
-    init = CompiledEngine.__init__
-
-    def counted(self, rules, lineup, seed, start, n_matches, *args, **kwargs):
-        init(self, rules, lineup, seed, start, n_matches, *args, **kwargs)
-        if start < FIT_START:  # the run's matches, not the reserved ones the value is fitted on
-            played.append((self.trace is not None, n_matches))
-
-    plain, _ = _tournament(tmp_path, "plain", "--workers", "1", "--save-matches")
-    monkeypatch.setattr(CompiledEngine, "__init__", counted)
-    luck, _ = _tournament(tmp_path, "luck", "--workers", "1", "--save-matches", "--luck", "--luck-fit", "300")
+    plain, luck, _, played = luck_runs
     assert played and all(traced for traced, _ in played)  # no plain engine
     assert sum(n for _, n in played) == 600  # each match once
     for name in ("hands.csv", "pairwise.csv", "score_distribution.csv", "seat_go_out.csv"):

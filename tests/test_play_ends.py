@@ -6,6 +6,8 @@ import asyncio
 import json
 import re
 
+import pytest
+
 from nines_sim.game.codes import BLOCKED
 from nines_sim.game.rules import make_rules
 from nines_sim.play import load
@@ -44,8 +46,15 @@ def whole_match(path, seed: int = 11, hands: int = 2):
     return asyncio.run(go())
 
 
-def test_each_hand_ends_on_a_screen_and_the_match_on_a_last_one(tmp_path):
-    ends, final, said, app = whole_match(tmp_path / "m.json")
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A whole match played by keys (seed 11, two hands): its folder, and :func:`whole_match`'s answer."""
+    folder = tmp_path_factory.mktemp("ends")
+    return folder, whole_match(folder / "m.json")
+
+
+def test_each_hand_ends_on_a_screen_and_the_match_on_a_last_one(played):
+    tmp_path, (ends, final, said, app) = played
     direct = new_match()
     out = run_match(direct, choose)
     rules, names, seat = direct.rules, direct.lineup, direct.seat
@@ -102,11 +111,12 @@ def test_one_card_notation_on_the_screen_the_ranking_and_the_refusals(tmp_path):
         assert not LETTER_CARD.search(t), t
 
 
-def test_the_saved_file_says_how_it_counts_hands_and_turns(tmp_path):
-    ends, *_ = whole_match(tmp_path / "c.json", hands=1)
-    data = json.loads((tmp_path / "c.json").read_text())
+def test_the_saved_file_says_how_it_counts_hands_and_turns(played):
+    """The file of the match played by keys (the one above: one whole match played on the screen serves both)."""
+    tmp_path, _ = played
+    data = json.loads((tmp_path / "m.json").read_text())
     assert "count from 0 here" in data["counting"] and "count from 1" in data["counting"]
-    assert load(tmp_path / "c.json").finished  # a field the loader does not need
+    assert load(tmp_path / "m.json").finished  # a field the loader does not need
 
 
 def _deal(seq, sizes):

@@ -71,8 +71,11 @@ def screen(app: PlayApp) -> str:
     return "\n".join(str(app.query_one(f"#{w}").render()) for w in ("seats", "board", "log", "prompt"))
 
 
-async def drive(app: PlayApp, stop_after: int | None = None, quit_key: str = "q") -> list[Request]:
-    """Play by keys until the match ends (or quit after ``stop_after`` decisions); the requests seen."""
+async def drive(
+    app: PlayApp, stop_after: int | None = None, quit_key: str = "q", boards: list[str] | None = None
+) -> list[Request]:
+    """Play by keys until the match ends (or quit after ``stop_after`` decisions); the requests seen (and in
+    ``boards``, if given, the board's text as each was asked)."""
     seen: list[Request] = []
     async with app.run_test(size=SIZE) as pilot:
         req = None
@@ -81,6 +84,8 @@ async def drive(app: PlayApp, stop_after: int | None = None, quit_key: str = "q"
                 await pilot.press(quit_key)
                 return seen
             seen.append(req)
+            if boards is not None:
+                boards.append(str(app.query_one("#board").render()))
             await pilot.press(*keys_for(req))
         await pilot.press("q")
     return seen
@@ -88,18 +93,20 @@ async def drive(app: PlayApp, stop_after: int | None = None, quit_key: str = "q"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    """A whole match played by keys, and the same match played by the script without a screen."""
+    """A whole match played by keys, and the same match played by the script without a screen; the board's text
+    at each decision."""
     path = tmp_path_factory.mktemp("tui") / "live.json"
     m = new_match()
     app = PlayApp(m, path, hint_samples=16)
-    seen = asyncio.run(drive(app))
+    boards: list[str] = []
+    seen = asyncio.run(drive(app, boards=boards))
     direct = new_match()
     out = run_match(direct, choose)
-    return app, seen, path, out, direct
+    return app, seen, path, out, direct, boards
 
 
 def test_scripted_match_by_keys_reaches_its_end_as_the_script_does(live):
-    app, seen, path, out, direct = live
+    app, seen, path, out, direct, _ = live
     assert app.outcome is not None and app.outcome.finished
     saved = load(path)
     assert saved.finished and saved.totals == out.totals and len(seen) == len(direct.decisions)
@@ -108,7 +115,7 @@ def test_scripted_match_by_keys_reaches_its_end_as_the_script_does(live):
 
 
 def test_replay_of_the_saved_match_equals_the_live_one(live):
-    app, _, path, _, _ = live
+    app, _, path, _, _, _ = live
     again = run_match(load(path))
     assert again.finished and again.events == app.outcome.events and again.totals == app.outcome.totals
 
@@ -146,7 +153,10 @@ def test_illegal_keys_are_refused_with_their_clause(tmp_path):
 
 
 def test_quit_saves_and_resume_goes_on_to_the_same_end(live, tmp_path):
-    _, _, _, out, direct = live
+    """q and Ctrl-C after the same four decisions save the same file byte for byte, so one resume of it (to the
+    match's end, by keys) is the resume of either."""
+    _, _, _, out, direct, _ = live
+    files = {}
     for quit_key in ("q", "ctrl+c"):
         path = tmp_path / f"r-{quit_key}.json"
         m = new_match()
@@ -155,11 +165,14 @@ def test_quit_saves_and_resume_goes_on_to_the_same_end(live, tmp_path):
         saved = load(path)
         assert len(first) == 4 and len(saved.decisions) == 4 and not saved.finished
         assert stopped.return_code == {"q": 0, "ctrl+c": 130}[quit_key]  # the exit code of nines play
-        app = PlayApp(saved, path, hint_samples=16)
-        rest = asyncio.run(drive(app))
-        assert rest[0].key not in {r.key for r in first}  # it goes on where it stopped
-        assert len(first) + len(rest) == len(direct.decisions)
-        assert app.outcome.finished and app.outcome.events == out.events and load(path).decisions == direct.decisions
+        files[quit_key] = path.read_bytes()
+    assert files["ctrl+c"] == files["q"]
+    path = tmp_path / "r-ctrl+c.json"
+    app = PlayApp(load(path), path, hint_samples=16)
+    rest = asyncio.run(drive(app))
+    assert rest[0].key not in {r.key for r in first}  # it goes on where it stopped
+    assert len(first) + len(rest) == len(direct.decisions)
+    assert app.outcome.finished and app.outcome.events == out.events and load(path).decisions == direct.decisions
 
 
 def test_question_mark_shows_the_ranking(tmp_path):
@@ -288,22 +301,11 @@ def test_saved_file_is_written_before_the_first_move(tmp_path):
     assert load(path).decisions == {} and not load(path).finished
 
 
-def test_the_board_numbers_hands_and_turns_as_replay_does(tmp_path):
-    """The board's ``hand H, turn T`` is where ``nines replay FILE`` prints the person's move (both from 1)."""
-    path = tmp_path / "n.json"
-
-    async def go() -> list[tuple[Request, str]]:
-        app = PlayApp(new_match(seed=11, hands=1), path, hint_samples=16)
-        boards = []
-        async with app.run_test(size=SIZE) as pilot:
-            req = None
-            while (req := await next_request(app, pilot, req)) is not None and len(boards) < 4:
-                boards.append((req, str(app.query_one("#board").render())))
-                await pilot.press(*keys_for(req))
-            await pilot.press("q")
-        return boards
-
-    boards = asyncio.run(go())
+def test_the_board_numbers_hands_and_turns_as_replay_does(live):
+    """The board's ``hand H, turn T`` is where ``nines replay FILE`` prints the person's move (both from 1): every
+    play of the match played by keys (both hands), its board as it was asked."""
+    _, seen, path, _, _, shown_boards = live
+    boards = list(zip(seen, shown_boards, strict=True))
     from typer.testing import CliRunner
 
     from nines_sim.cli import app as cli
@@ -312,6 +314,7 @@ def test_the_board_numbers_hands_and_turns_as_replay_does(tmp_path):
     assert replay.exit_code == 0, replay.output
     plays = [(req, board) for req, board in boards if req.kind == DecisionKind.PLAY]
     assert plays and all("turn 0" not in board for _, board in boards)
+    assert {req.hand for req, _ in plays} == {0, 1}
     for req, board in plays:
         numbers = re.search(r"hand (\d+), turn (\d+)", board)
         assert numbers is not None and numbers.groups() == (str(req.hand + 1), str(req.turn + 1)), board
