@@ -65,17 +65,29 @@ def fallback_expected(name: str, rules) -> AbstractContextManager:  # noqa: ANN0
     return nullcontext()
 
 
+#: Each strategy's 30 classic matches at seed 3, played once (unpatched) for the two tests that read them.
+_CLASSIC_RUN: dict[str, object] = {}
+
+
+def classic_run(name: str):
+    """``play(make_rules("classic"), name)`` (30 matches, seed 3), kept: the same-seed test plays them a second time
+    and compares (so a kept run is what a fresh one gives), and the stochastic test's unshifted side is the same
+    matches; each test played them apart before (one run of 30 matches per strategy, issue 42)."""
+    if name not in _CLASSIC_RUN:
+        _CLASSIC_RUN[name] = play(make_rules("classic"), name)
+    return _CLASSIC_RUN[name]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_contract_same_seed_same_decisions(name):
-    rules = make_rules("classic")
-    assert_same(play(rules, name), play(rules, name))
+    assert_same(classic_run(name), play(make_rules("classic"), name))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_contract_classifier_stochastic_is_honest(name, monkeypatch):
     rules = make_rules("classic")
     cls = dict((n, c) for n, c, _ in available())[name]
-    base = play(rules, name, seed=5)
+    base = classic_run(name)  # played before the patch below
     original = Observation.random
 
     def shifted(self, salt=0):
@@ -84,7 +96,7 @@ def test_contract_classifier_stochastic_is_honest(name, monkeypatch):
         return np.where(self.seat == 0, words ^ np.uint64(0x9E3779B97F4A7C15), words)
 
     monkeypatch.setattr(Observation, "random", shifted)
-    other = play(rules, name, seed=5)
+    other = play(rules, name)
     changed = not np.array_equal(base.totals, other.totals)
     assert changed == cls.classifier["stochastic"], cls.classifier
 
