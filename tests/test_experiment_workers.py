@@ -64,18 +64,25 @@ def design_work() -> DesignWork:
     return DesignWork(sets, DesignSetup(), 300, seed=7, batch_size=4096, kinds=LINEUPS, start=0)
 
 
-def test_the_design_measures_give_the_same_sums_on_one_and_two_workers():
-    one, two = on_one_and_two_workers(design_work, chunk=70)
+@pytest.fixture(scope="module")
+def design_on_one():  # noqa: ANN201
+    """:func:`design_work` run on one local worker in chunks of 70: what both tests below compare with (each ran
+    it)."""
+    return driver.run(design_work(), Local(1), chunk=70)
+
+
+def test_the_design_measures_give_the_same_sums_on_one_and_two_workers(design_on_one):  # noqa: ANN001
+    one, two = design_on_one, driver.run(design_work(), Local(2), chunk=70)
     assert not one.partial and one.kept == two.kept == [(0, 300)]
     assert numbers(one.sums) == numbers(two.sums)
 
 
-def test_the_design_measures_on_a_local_dask_cluster_give_the_local_sums(request):  # noqa: ANN001
+def test_the_design_measures_on_a_local_dask_cluster_give_the_local_sums(request, design_on_one):  # noqa: ANN001
     """On the running cluster the files on Dask share (``scheduler``, tests/conftest.py)."""
     distributed = pytest.importorskip("distributed")
     from nines_sim.runs.backends import Dask
 
-    local = driver.run(design_work(), Local(1), chunk=70)
+    local = design_on_one
     with distributed.Client(request.getfixturevalue("scheduler")) as client:
         remote = driver.run(design_work(), Dask(client), chunk=70)
     assert numbers(remote.sums) == numbers(local.sums) and remote.kept == local.kept

@@ -292,7 +292,8 @@ SHARED_RUN = {"matches": SHARED.matches, "samples": SHARED.samples, "eval_matche
      (0, 6, 2, "returns", {**TRAIN, "matches": 200}, 0), (0, 6, 1, "rollouts", TRAIN, 3)],
     ids=["hidden-rollouts", "pairs-rollouts", "pairs-returns", "trees-rollouts"],
 )  # fmt: skip
-def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden, pairs, rounds, targets, size, trees):
+def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, request, hidden, pairs, rounds, targets, size,
+                                                               trees):  # fmt: skip
     """Two runs with one seed write the same weights; the model beats ``random`` heads-up by more than
     four standard errors of the measured rate (17 to 28 of them here).  The hidden layer's fit over one round
     (each round's model compiles its own decision, about 1 s of processor time; a hidden layer's decision is
@@ -302,18 +303,25 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, hidden,
     (its decision loaded, not compiled; that file checks the fit's later rounds alike).  With returns as targets
     (one noisy label a decision, no rollouts) a round plays more matches, over two rounds (the second's self-play
     by the first's model, explored and labelled by its returns: the one case of it).  Regression trees boosted
-    after the linear score and pairs (``--trees``) over one round."""
+    after the linear score and pairs (``--trees``) over one round.
+
+    The linear case's second run is the stopped run's (:func:`stopped_run`): the shared run stopped once its first
+    round is kept, the same seed and settings, so the same first round (trained a third time here, it cost about
+    1 s of processor time); a round's model or curve that depended on anything but the seed and settings, or on
+    the rounds still to come, differs between the two."""
     from nines_sim.learn.train import TrainSettings, train
 
     rules = make_rules("classic", players=2)
     s = TrainSettings(**size, rounds=rounds, hidden=hidden, pairs=pairs, targets=targets, trees=trees, depth=2)
-    for run in ("a", "b"):
-        assert train(rules, tmp_path / run, SHARED_SEED, s, "nines train (test)", report=lambda line: None)
-    a, b = load(tmp_path / "a" / "model.npz"), load(tmp_path / "b" / "model.npz")
+    runs = [tmp_path / "a", request.getfixturevalue("stopped_run") if size is SHARED_RUN else tmp_path / "b"]
+    for run in runs:
+        if run.parent == tmp_path:
+            assert train(rules, run, SHARED_SEED, s, "nines train (test)", report=lambda line: None)
+    a, b = (load(run / "model.npz") for run in runs)
     assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
     assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)
     assert a.tree_value.shape[0] == trees and (a.tree_value != 0).any() == (trees > 0)
-    curves = [pd.read_csv(tmp_path / run / "learning_curve.csv").drop(columns="cpu_seconds") for run in "ab"]
+    curves = [pd.read_csv(run / "learning_curve.csv").drop(columns="cpu_seconds") for run in runs]
     pd.testing.assert_frame_equal(*curves)
     n = 400
     one = simulate(rules, [f"learned@{tmp_path / 'a' / 'model.npz'}", "random"], n // 2, seed=21)
@@ -362,26 +370,27 @@ def test_each_shipped_model_names_the_command_that_trained_it():
         assert model.meta["command"].startswith(f"nines train --rules {preset} --players {players} ")
 
 
-def test_a_stopped_training_run_keeps_the_rounds_that_finished(tmp_path):
+@pytest.fixture(scope="module")
+def stopped_run(tmp_path_factory):  # noqa: ANN001, ANN201
+    """The shared run (:data:`SHARED`) stopped once its round 1 is saved (Ctrl-C's event: should_stop turning true),
+    read by the test below and, as a second training of the shared run's first round, by the linear case above."""
+    from nines_sim.learn.train import train
+
+    out = tmp_path_factory.mktemp("stopped") / "run"
+    assert not train(make_rules("classic", players=2), out, SHARED_SEED, SHARED, "nines train (test)",
+                     report=lambda line: None, should_stop=(out / "models" / "round-1.npz").is_file)  # fmt: skip
+    return out
+
+
+def test_a_stopped_training_run_keeps_the_rounds_that_finished(stopped_run):
     """Ctrl-C (here its event: should_stop turning true once round 1 is saved) keeps round 1's model, curve and
     manifest, and marks the report PARTIAL."""
     import json
 
-    from nines_sim.learn.train import train
-
-    rules = make_rules("classic", players=2)
-    asked = []
-
-    def stop() -> bool:
-        asked.append(1)
-        return (tmp_path / "run" / "models" / "round-1.npz").is_file()
-
-    assert not train(rules, tmp_path / "run", SHARED_SEED, SHARED, "nines train (test)", report=lambda line: None,
-                     should_stop=stop)  # fmt: skip
-    assert pd.read_csv(tmp_path / "run" / "learning_curve.csv")["round"].tolist() == [1]
-    assert load(tmp_path / "run" / "model.npz").meta["round"] == 1
-    assert "PARTIAL" in (tmp_path / "run" / "report.md").read_text()
-    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["partial"] is True
+    assert pd.read_csv(stopped_run / "learning_curve.csv")["round"].tolist() == [1]
+    assert load(stopped_run / "model.npz").meta["round"] == 1
+    assert "PARTIAL" in (stopped_run / "report.md").read_text()
+    assert json.loads((stopped_run / "manifest.json").read_text())["partial"] is True
 
 
 def test_a_model_file_without_drawn_card_weights_plays_expert_rule_for_it(tmp_path):
