@@ -12,6 +12,7 @@ Read with :mod:`ast` over the package, counting imports inside functions too:
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,23 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for all the checks that read it (the trees are only read)."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a file's tree (``ast.walk``), walked once for all the checks that read them."""
+    return tuple(ast.walk(_tree(path)))
+
+
 def _imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
     """Every import of a file, at any depth: ``(line, module, names)`` (``names`` empty for ``import m``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     out = []
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             out += [(node.lineno, a.name, ()) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -66,7 +78,6 @@ def _is_module(dotted: str) -> bool:
 def private_imports(path: Path) -> list[str]:
     """Each ``_private`` name ``path`` takes from another module: ``"file:line module.name"``."""
     me = _module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     modules: dict[str, str] = {}  # local name -> the package module it is bound to
     out = []
     for line, module, names in _imports(path):
@@ -83,7 +94,7 @@ def private_imports(path: Path) -> list[str]:
                     out.append(f"{line} {dotted}")
             elif _private(name) and module != me:
                 out.append(f"{line} {dotted}")
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.startswith("nines_sim"):
@@ -118,7 +129,7 @@ def test_the_engine_imports_nothing_from_the_built_in_strategies():
     found += [
         f"{p.relative_to(ROOT)}:{node.lineno} names {node.value}"
         for p in _files("nines_sim/engine")
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        for node in _nodes(p)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and _names_a_built_in(node.value)
     ]
     assert not found, "\n".join(found)
@@ -197,8 +208,7 @@ def test_no_package_looks_names_up_on_first_use_but_for_deprecated_ones():
 
     found = []
     for path in _files("nines_sim", "strategies"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
+        for node in _tree(path).body:
             if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
                 calls = {
                     n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
