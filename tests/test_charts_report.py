@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -31,6 +32,26 @@ def rr_run(tmp_path: Path) -> Path:
     return make_run(tmp_path / "rr", "round-robin")
 
 
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, list[Path], set[int], set[int]]]:
+    """Each hand-made folder with its charts drawn once (``charts.save_all``), for the tests that read them: by
+    format, ``(folder, the paths save_all returned, figures open before it, figures open after it)``.  Each of
+    those tests drew the same charts again (the table folder's three times, the round robin's twice); a test that
+    writes into the folder takes a copy (:func:`_drawn_copy`)."""
+    out = {}
+    for fmt in ("table", "round-robin"):
+        folder = make_run(tmp_path_factory.mktemp("drawn") / fmt, fmt)
+        open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
+        paths = charts.save_all(folder)
+        out[fmt] = (folder, paths, open_before, set(plt.get_fignums()))
+    return out
+
+
+def _drawn_copy(drawn: dict, fmt: str, tmp_path: Path) -> Path:
+    """A copy of the drawn folder of ``fmt`` (its run files and its charts) for a test that writes into it."""
+    return Path(shutil.copytree(drawn[fmt][0], tmp_path / fmt))
+
+
 # --------------------------------------------------------------------------- charts
 
 
@@ -39,20 +60,20 @@ def _assert_png(path: Path) -> None:
     assert path.read_bytes()[:8] == PNG_MAGIC, path
 
 
-def test_save_all_table_writes_four_pngs(table_run: Path) -> None:
-    open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
-    paths = charts.save_all(table_run)
+def test_save_all_table_writes_four_pngs(drawn: dict) -> None:
+    table_run, paths, open_before, open_after = drawn["table"]
     names = [p.name for p in paths]
     assert names == ["win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"]
     for p in paths:
         assert p.parent == table_run
         _assert_png(p)
     assert not (table_run / "head_to_head.png").exists()
-    assert set(plt.get_fignums()) == open_before, "save_all must close its figures"
+    assert open_after == open_before, "save_all must close its figures"
 
 
-def test_save_all_round_robin_adds_head_to_head(rr_run: Path) -> None:
-    paths = charts.save_all(rr_run)
+def test_save_all_round_robin_adds_head_to_head(drawn: dict) -> None:
+    rr_run, paths, open_before, open_after = drawn["round-robin"]
+    assert open_after == open_before, "save_all must close its figures"
     assert [p.name for p in paths][-1] == "head_to_head.png"
     assert len(paths) == 5
     for p in paths:
@@ -122,8 +143,8 @@ def test_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- report
 
 
-def test_report_table_run(table_run: Path) -> None:
-    charts.save_all(table_run)
+def test_report_table_run(drawn: dict, tmp_path: Path) -> None:
+    table_run = _drawn_copy(drawn, "table", tmp_path)
     path = report.write_report(table_run)
     assert path == table_run / "report.md"
     text = path.read_text(encoding="utf-8")
@@ -170,8 +191,8 @@ def test_report_table_run(table_run: Path) -> None:
     assert text.rstrip().endswith("```")  # the Reproduce block closes the report
 
 
-def test_report_round_robin(rr_run: Path) -> None:
-    charts.save_all(rr_run)
+def test_report_round_robin(drawn: dict, tmp_path: Path) -> None:
+    rr_run = _drawn_copy(drawn, "round-robin", tmp_path)
     text = report.write_report(rr_run).read_text(encoding="utf-8")
     assert text.startswith("# Nines round-robin tournament: random, hold-nines, dump-faces\n")
     assert "- **Lineup:** random, hold-nines, dump-faces" in text
@@ -206,11 +227,12 @@ def test_partial_warning_only_when_partial(tmp_path: Path) -> None:
     assert "**PARTIAL RUN:** only 600 of 1,000 requested matches were played (60%)" in first
 
 
-def test_report_embeds_only_existing_charts(table_run: Path) -> None:
+def test_report_embeds_only_existing_charts(table_run: Path, drawn: dict) -> None:
     text = report.write_report(table_run).read_text(encoding="utf-8")
     assert ".png)" not in text
     assert "## Charts" not in text
-    charts.save_all(table_run)
+    for png in drawn["table"][1]:  # the charts save_all draws of this folder, drawn once for the module
+        shutil.copy2(png, table_run / png.name)
     (table_run / "hand_penalties.png").unlink()
     text = report.write_report(table_run).read_text(encoding="utf-8")
     assert "](win_rates.png)" in text and "](hand_penalties.png)" not in text

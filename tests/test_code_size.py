@@ -59,7 +59,13 @@ def offenders(root: Path = ROOT) -> list[str]:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
             rel = path.relative_to(root).as_posix()
             for node in ast.walk(tree):
-                if isinstance(node, FUNCTIONS) and (n := own_body_lines(node)) > MAX_FUNCTION_LINES:
+                # a body's own lines are at most its span: only a function whose span is over the limit is measured
+                # (the walk over its nested functions, done for every function of the tree, cost a quarter of this test)
+                if (
+                    isinstance(node, FUNCTIONS)
+                    and node.end_lineno - node.body[0].lineno + 1 > MAX_FUNCTION_LINES
+                    and (n := own_body_lines(node)) > MAX_FUNCTION_LINES
+                ):
                     out.append((rel, node.lineno, f"function {node.name} ({n} lines)"))
                 elif isinstance(node, ast.ClassDef) and (n := node.end_lineno - node.lineno + 1) > MAX_CLASS_LINES:
                     out.append((rel, node.lineno, f"class {node.name} ({n} lines)"))

@@ -12,7 +12,9 @@ Read with :mod:`ast` over the package, counting imports inside functions too:
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -31,12 +33,43 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of a file's syntax tree (``ast.walk``: the module itself first)."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))))
+
+
+class _Facts(NamedTuple):
+    """What the checks below read of one file of the package."""
+
+    imports: list[tuple[int, str, tuple[str, ...]]]
+    private: list[str]  # private_imports
+    strings: list[tuple[int, str]]  # each string constant naming a built-in strategy's module, with its line
+    getattr_calls: list[set[str]]  # for each top-level ``__getattr__``, the attributes it calls
+
+
+@functools.cache
+def _facts(path: Path) -> _Facts:
+    """Each file parsed and walked once for all the checks (each parsed it again: a file four times), keeping only
+    what they read (a tree kept for later tests would be walked by every garbage collection after it)."""
+    nodes = _nodes(path)
+    getattrs = [
+        {n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        for node in nodes[0].body
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+    ]
+    strings = [
+        (node.lineno, node.value)
+        for node in nodes
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _names_a_built_in(node.value)
+    ]
+    return _Facts(_imports(path, nodes), private_imports(path, nodes), strings, getattrs)
+
+
+def _imports(path: Path, nodes: tuple[ast.AST, ...] | None = None) -> list[tuple[int, str, tuple[str, ...]]]:
     """Every import of a file, at any depth: ``(line, module, names)`` (``names`` empty for ``import m``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     out = []
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    for node in ast.walk(tree):
+    for node in _nodes(path) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             out += [(node.lineno, a.name, ()) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -63,13 +96,13 @@ def _is_module(dotted: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-def private_imports(path: Path) -> list[str]:
+def private_imports(path: Path, nodes: tuple[ast.AST, ...] | None = None) -> list[str]:
     """Each ``_private`` name ``path`` takes from another module: ``"file:line module.name"``."""
     me = _module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    nodes = _nodes(path) if nodes is None else nodes
     modules: dict[str, str] = {}  # local name -> the package module it is bound to
     out = []
-    for line, module, names in _imports(path):
+    for line, module, names in _imports(path, nodes):
         if not module.startswith("nines_sim"):
             continue
         if not names:  # import nines_sim.x.y (as z): reads through the top name
@@ -83,7 +116,7 @@ def private_imports(path: Path) -> list[str]:
                     out.append(f"{line} {dotted}")
             elif _private(name) and module != me:
                 out.append(f"{line} {dotted}")
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.startswith("nines_sim"):
@@ -112,14 +145,13 @@ def test_the_engine_imports_nothing_from_the_built_in_strategies():
     found = [
         f"{p.relative_to(ROOT)}:{line} imports {module}"
         for p in _files("nines_sim/engine")
-        for line, module, names in _imports(p)
+        for line, module, names in _facts(p).imports
         if _names_a_built_in(module) or (module == "nines_sim" and "strategies" in names)
     ]
     found += [
-        f"{p.relative_to(ROOT)}:{node.lineno} names {node.value}"
+        f"{p.relative_to(ROOT)}:{line} names {value}"
         for p in _files("nines_sim/engine")
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _names_a_built_in(node.value)
+        for line, value in _facts(p).strings
     ]
     assert not found, "\n".join(found)
 
@@ -164,7 +196,7 @@ def test_a_registered_class_without_its_own_kernel_id_is_refused():
 
 
 def test_no_module_imports_a_private_name_of_another():
-    found = [x for p in _files("nines_sim", "strategies") for x in private_imports(p)]
+    found = [x for p in _files("nines_sim", "strategies") for x in _facts(p).private]
     assert found == []
 
 
@@ -197,14 +229,9 @@ def test_no_package_looks_names_up_on_first_use_but_for_deprecated_ones():
 
     found = []
     for path in _files("nines_sim", "strategies"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
-                calls = {
-                    n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                }
-                if calls != {"moved_name"} or _module_name(path) not in _moved.MOVED_NAMES:
-                    found.append(path.relative_to(ROOT).as_posix())
+        for calls in _facts(path).getattr_calls:
+            if calls != {"moved_name"} or _module_name(path) not in _moved.MOVED_NAMES:
+                found.append(path.relative_to(ROOT).as_posix())
     assert found == []
 
 

@@ -113,12 +113,12 @@ WAITING_PLUGIN = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("second", ["compare-rules", "tournament"])
-def test_two_runs_started_together_into_one_folder(second, tmp_path):
+def test_two_runs_started_together_into_one_folder(tmp_path):
     """The issue's case: a tournament is playing into D with --force when a compare-rules (or another
     tournament) is started into D with --force.  Before, both wrote into D (KeyError 'rule_set', a mixed folder),
     or the second silently replaced the first; now the second says in one line that D is in use, and the first
-    finishes with D holding what it says."""
+    finishes with D holding what it says.  Both second commands are tried against the one first run while it holds
+    D (each case started its own first process, the same run); neither refusal may let go of D."""
     plugin = tmp_path / "waits.py"
     plugin.write_text(WAITING_PLUGIN)
     folder = tmp_path / "D"
@@ -135,8 +135,9 @@ def test_two_runs_started_together_into_one_folder(second, tmp_path):
     try:
         said = os.read(holding_r, 1)  # b"" (end of file) if the first run ended without reaching play
         assert said == b"x", first.communicate()
-        line = one_error_line(runner.invoke(app, [*WRITERS[second], "--out", str(folder), "--force"]))
-        assert f"{folder} is in use" in line
+        for second in ("compare-rules", "tournament"):
+            line = one_error_line(runner.invoke(app, [*WRITERS[second], "--out", str(folder), "--force"]))
+            assert f"{folder} is in use" in line, second
     finally:
         os.write(go_w, b"x")
         os.close(go_w)
