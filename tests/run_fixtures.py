@@ -5,6 +5,9 @@ for the tests that draw charts and reports from a folder alone (``test_charts_re
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -236,3 +239,28 @@ def comparison_figures(c: object) -> dict[str, object]:
     if c.sweep is not None:
         figs["sweep"] = charts.plot_sweep(charts.sweep_data(c.comparison, c.rule_sets, c.sweep, c.players))
     return figs
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A folder whose charts were drawn once for a test module: the paths the drawing function returned and the
+    pyplot figures open before and after it (equal when it closes its figures)."""
+
+    folder: Path
+    paths: list[Path]
+    open_before: set[int]
+    open_after: set[int]
+
+    def copy(self, tmp_path: Path) -> Path:
+        """A copy of the folder, run files and charts, for a test that writes into it."""
+        return Path(shutil.copytree(self.folder, tmp_path / self.folder.name))
+
+
+def draw_once(save_all: Callable[[Path], list[Path]], folder: Path) -> Drawn:
+    """``save_all(folder)`` (``charts.save_all`` or ``charts.save_all_comparison``), noting the open figures around
+    it: one drawing shared by the tests that read a folder's charts, each of which drew them again before."""
+    import matplotlib.pyplot as plt
+
+    open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
+    paths = save_all(folder)
+    return Drawn(folder, paths, open_before, set(plt.get_fignums()))

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from nines_sim.experiments.tournament import report  # noqa: E402
 from nines_sim.reporting import charts, folders  # noqa: E402
 from nines_sim.results.stats import wilson_array  # noqa: E402
-from tests.run_fixtures import make_run  # noqa: E402
+from tests.run_fixtures import Drawn, draw_once, make_run  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -33,23 +33,11 @@ def rr_run(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def drawn(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, list[Path], set[int], set[int]]]:
-    """Each hand-made folder with its charts drawn once (``charts.save_all``), for the tests that read them: by
-    format, ``(folder, the paths save_all returned, figures open before it, figures open after it)``.  Each of
-    those tests drew the same charts again (the table folder's three times, the round robin's twice); a test that
-    writes into the folder takes a copy (:func:`_drawn_copy`)."""
-    out = {}
-    for fmt in ("table", "round-robin"):
-        folder = make_run(tmp_path_factory.mktemp("drawn") / fmt, fmt)
-        open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
-        paths = charts.save_all(folder)
-        out[fmt] = (folder, paths, open_before, set(plt.get_fignums()))
-    return out
-
-
-def _drawn_copy(drawn: dict, fmt: str, tmp_path: Path) -> Path:
-    """A copy of the drawn folder of ``fmt`` (its run files and its charts) for a test that writes into it."""
-    return Path(shutil.copytree(drawn[fmt][0], tmp_path / fmt))
+def drawn(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Drawn]:
+    """Each hand-made folder with its charts drawn once, by format, for the tests that read them (the table
+    folder's were drawn three times, the round robin's twice); a test that writes into one takes a copy."""
+    return {fmt: draw_once(charts.save_all, make_run(tmp_path_factory.mktemp("drawn") / fmt, fmt))
+            for fmt in ("table", "round-robin")}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- charts
@@ -61,19 +49,21 @@ def _assert_png(path: Path) -> None:
 
 
 def test_save_all_table_writes_four_pngs(drawn: dict) -> None:
-    table_run, paths, open_before, open_after = drawn["table"]
+    d = drawn["table"]
+    table_run, paths = d.folder, d.paths
     names = [p.name for p in paths]
     assert names == ["win_rates.png", "final_totals.png", "hand_penalties.png", "go_out_by_seat.png"]
     for p in paths:
         assert p.parent == table_run
         _assert_png(p)
     assert not (table_run / "head_to_head.png").exists()
-    assert open_after == open_before, "save_all must close its figures"
+    assert d.open_after == d.open_before, "save_all must close its figures"
 
 
 def test_save_all_round_robin_adds_head_to_head(drawn: dict) -> None:
-    rr_run, paths, open_before, open_after = drawn["round-robin"]
-    assert open_after == open_before, "save_all must close its figures"
+    d = drawn["round-robin"]
+    paths = d.paths
+    assert d.open_after == d.open_before, "save_all must close its figures"
     assert [p.name for p in paths][-1] == "head_to_head.png"
     assert len(paths) == 5
     for p in paths:
@@ -144,7 +134,7 @@ def test_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_report_table_run(drawn: dict, tmp_path: Path) -> None:
-    table_run = _drawn_copy(drawn, "table", tmp_path)
+    table_run = drawn["table"].copy(tmp_path)
     path = report.write_report(table_run)
     assert path == table_run / "report.md"
     text = path.read_text(encoding="utf-8")
@@ -192,7 +182,7 @@ def test_report_table_run(drawn: dict, tmp_path: Path) -> None:
 
 
 def test_report_round_robin(drawn: dict, tmp_path: Path) -> None:
-    rr_run = _drawn_copy(drawn, "round-robin", tmp_path)
+    rr_run = drawn["round-robin"].copy(tmp_path)
     text = report.write_report(rr_run).read_text(encoding="utf-8")
     assert text.startswith("# Nines round-robin tournament: random, hold-nines, dump-faces\n")
     assert "- **Lineup:** random, hold-nines, dump-faces" in text
@@ -231,7 +221,7 @@ def test_report_embeds_only_existing_charts(table_run: Path, drawn: dict) -> Non
     text = report.write_report(table_run).read_text(encoding="utf-8")
     assert ".png)" not in text
     assert "## Charts" not in text
-    for png in drawn["table"][1]:  # the charts save_all draws of this folder, drawn once for the module
+    for png in drawn["table"].paths:  # the charts save_all draws of this folder, drawn once for the module
         shutil.copy2(png, table_run / png.name)
     (table_run / "hand_penalties.png").unlink()
     text = report.write_report(table_run).read_text(encoding="utf-8")

@@ -20,6 +20,7 @@ from nines_sim.experiments.compare_rules import report as compare_report  # noqa
 from nines_sim.game.rules import make_rules  # noqa: E402
 from nines_sim.reporting import charts, folders  # noqa: E402
 from nines_sim.results.stats import holm, wilson_array  # noqa: E402
+from tests.run_fixtures import Drawn, draw_once  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 Z95 = 1.959963984540054
@@ -153,25 +154,18 @@ def sweep_run(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def drawn_two_sets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], set[int], set[int]]:
-    """A two rule set folder with its charts drawn once by save_all_comparison: the folder, the paths it returned,
-    and the open figures before and after it.  The tests that change the folder change a copy."""
-    folder = make_comparison(tmp_path_factory.mktemp("drawn") / "two", TWO_SETS, TWO_SET_SHIFTS)
-    open_before = set(plt.get_fignums())  # other tests in this process may leave figures open
-    paths = charts.save_all_comparison(folder)
-    return folder, paths, open_before, set(plt.get_fignums())
+def drawn_two_sets(tmp_path_factory: pytest.TempPathFactory) -> Drawn:
+    """A two rule set folder with its charts drawn once; the tests that change the folder change a copy."""
+    return draw_once(charts.save_all_comparison, make_comparison(tmp_path_factory.mktemp("drawn") / "two", TWO_SETS,
+                                                                 TWO_SET_SHIFTS))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def drawn_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
-    """A sweep folder with its charts drawn once by save_all_comparison, and the paths it returned (each chart
-    drawn once for the three tests that read them, not three times).  The tests that change it change a copy."""
+def drawn_sweep(tmp_path_factory: pytest.TempPathFactory) -> Drawn:
+    """A sweep folder with its charts drawn once for the three tests that read them, not three times; the tests
+    that change it change a copy."""
     folder = make_comparison(tmp_path_factory.mktemp("drawn") / "sweep", SWEEP_SETS, SWEEP_SHIFTS, sweep=SWEEP)
-    return folder, charts.save_all_comparison(folder)
-
-
-def _drawn_copy(drawn: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(drawn, tmp_path / drawn.name))
+    return draw_once(charts.save_all_comparison, folder)
 
 
 def _assert_png(path: Path) -> None:
@@ -183,7 +177,7 @@ def _assert_png(path: Path) -> None:
 
 
 def test_save_all_two_rule_sets_writes_no_sweep_chart(drawn_two_sets) -> None:
-    two_sets, paths, open_before, open_after = drawn_two_sets
+    two_sets, paths = drawn_two_sets.folder, drawn_two_sets.paths
     assert [p.name for p in paths] == [
         "win_rates_by_rule_set.png",
         "shifts_by_rule_set.png",
@@ -193,11 +187,11 @@ def test_save_all_two_rule_sets_writes_no_sweep_chart(drawn_two_sets) -> None:
         assert p.parent == two_sets
         _assert_png(p)
     assert not (two_sets / "sweep.png").exists()
-    assert open_after == open_before, "save_all_comparison must close its figures"
+    assert drawn_two_sets.open_after == drawn_two_sets.open_before, "save_all_comparison must close its figures"
 
 
 def test_save_all_sweep_adds_sweep_chart(drawn_sweep) -> None:
-    _, paths = drawn_sweep
+    paths = drawn_sweep.paths
     assert [p.name for p in paths] == list(charts.COMPARISON_CHART_FILES)
     for p in paths:
         _assert_png(p)
@@ -291,7 +285,7 @@ def test_missing_comparison_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_report_two_rule_sets(drawn_two_sets, tmp_path: Path) -> None:
-    two_sets = _drawn_copy(drawn_two_sets[0], tmp_path)  # with its charts: the report embeds them
+    two_sets = drawn_two_sets.copy(tmp_path)  # with its charts: the report embeds them
     text = compare_report.write_comparison_report(two_sets).read_text(encoding="utf-8")
     assert text.startswith("# Rule comparison: classic vs hard-nines\n")
     assert "PARTIAL" not in text
@@ -346,7 +340,7 @@ def test_report_two_rule_sets(drawn_two_sets, tmp_path: Path) -> None:
 
 
 def test_report_sweep(drawn_sweep, tmp_path: Path) -> None:
-    sweep_run = _drawn_copy(drawn_sweep[0], tmp_path)  # with its charts: the report embeds them
+    sweep_run = drawn_sweep.copy(tmp_path)  # with its charts: the report embeds them
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     labels = [f"nine_penalty={v}" for v in SWEEP_VALUES]
     assert text.startswith(f"# Rule comparison: {' vs '.join(labels)}\n")
@@ -399,7 +393,7 @@ def test_partial_warning_only_when_partial(tmp_path: Path, two_sets: Path) -> No
 def test_report_embeds_only_existing_charts(sweep_run: Path, drawn_sweep) -> None:
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
     assert ".png)" not in text and "## Charts" not in text
-    for png in drawn_sweep[1]:  # the charts save_all_comparison drew for this folder's data
+    for png in drawn_sweep.paths:  # the charts save_all_comparison drew for this folder's data
         shutil.copy(png, sweep_run / png.name)
     (sweep_run / "final_totals_by_rule_set.png").unlink()
     text = compare_report.write_comparison_report(sweep_run).read_text(encoding="utf-8")
