@@ -1,6 +1,6 @@
 """A hand-made tournament run folder, written as the tournament runner writes one (every CSV and the manifest),
 for the tests that draw charts and reports from a folder alone (``test_charts_report.py``,
-``test_chart_labels.py``): no simulation."""
+``test_chart_labels.py``): no simulation; and :func:`draw_once`, a folder's charts drawn once for a module's tests."""
 
 from __future__ import annotations
 
