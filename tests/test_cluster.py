@@ -121,7 +121,7 @@ def test_a_strategy_error_on_the_cluster_is_one_line_and_not_retried(tmp_path, s
     )
     r = runner.invoke(app, ["tournament", f"{f}:BadSuit", "random", "-n", "600", "--scheduler", scheduler,
                             "--out", str(tmp_path / "b"), "-q"])  # fmt: skip
-    assert r.exit_code == 1 and "returned a suit outside 0..3" in r.output and "nines replay" in r.output
+    assert r.exit_code == 1 and "returned a suit outside 0..3" in r.output and "nines replay" in r.output, r.output
 
 
 def test_ctrl_c_on_a_local_cluster_keeps_whole_blocks(tmp_path):
