@@ -73,7 +73,8 @@ def _copy(folder: Path, tmp_path: Path) -> Path:
     return out
 
 
-def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(studied, tmp_path):
+def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials_or_its_old_charts(studied, tmp_path):
+    """Resumed with --no-charts: no chart drawn, and none left of the trials before (they show fewer trials)."""
     out = _copy(studied[1], tmp_path)
     for f in OUTPUTS:
         assert (out / f).is_file(), f
@@ -85,7 +86,7 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     # the same command, asking for more trials, resumes the study (the copy's: its folder and the study.db in it)
     assert f"--out {studied[1]}" in manifest["command"]
     command = manifest["command"].replace(str(studied[1]), str(out))
-    again = shlex.split(command.replace("--trials 2", "--trials 4"))[1:] + ["--quiet"]
+    again = shlex.split(command.replace("--trials 2", "--trials 4"))[1:] + ["--quiet", "--no-charts"]
     r = runner.invoke(app, again)
     assert r.exit_code == 0, r.output
     after = pd.read_csv(out / "trials.csv")
@@ -101,6 +102,7 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     assert ("best expert(" if moved else "best expert at the baseline values") in closing, closing
     report = (out / "report.md").read_text()
     assert "fresh matches" in report and "expert@" in report
+    assert not list(out.glob("*.png")) and ".png)" not in report
 
 
 def test_validation_plays_a_match_range_disjoint_from_the_trials_and_pairs_it(studied):
