@@ -30,7 +30,7 @@ COMMANDS = {
     "compare": ["compare-rules", "random", "hold-nines", "dump-faces", "--rules", "classic", "--rules",
                 "hard-nines", "-n", "60", "--workers", "1", "--no-charts", "-q", "--seed", "4"],
     "tune": ["tune", "expert", "--opponents", "hold-nines", "--params", "shed_nine_at,w_follow", "--matches", "8",
-             "--validate", "8", "--workers", "1", "--seed", "4", "--trials", "2", "--quiet"],
+             "--validate", "8", "--workers", "1", "--seed", "4", "--trials", "2", "--no-charts", "--quiet"],
 }  # fmt: skip
 
 
