@@ -241,10 +241,12 @@ def test_tune_rules_on_an_option_that_changes_nothing_finds_nothing_after_valida
                             "50", "--out", str(tmp_path / "c"), "--quiet",
                             "--no-charts"])  # fmt: skip  # the 4 seats searched at
     assert r.exit_code == 0, r.output
-    # the same command resumes: the study already holds its trials, none is run again
-    r = runner.invoke(app, args)
+    # the same command resumes: the study already holds its trials, none is run again; with --no-charts, no chart
+    # is drawn and none of the run before is left
+    r = runner.invoke(app, [*args, "--no-charts"])
     assert r.exit_code == 0, r.output
     assert "3 trials (0 run now" in r.output
+    assert not list(out.glob("*.png")) and ".png)" not in (out / "report.md").read_text()
 
 
 def test_a_stopped_trial_is_failed_and_played_again_on_resumption(tmp_path, monkeypatch):

@@ -135,26 +135,19 @@ def test_a_bad_digests_value_is_a_one_line_usage_error():
     assert "takes FILE=DIGEST pairs" in res.output
 
 
-@pytest.fixture
-def chartless(monkeypatch):  # noqa: ANN001, ANN201
-    """A tune study's charts not drawn (their panels, one per parameter of ``expert``, were most of a one-trial
-    study's processor time; ``tests/test_tune.py`` draws and checks them): the studies here are read for their
-    manifests and warnings."""
-    from nines_sim.reporting.charts import tune
-
-    monkeypatch.setattr(tune, "save_charts", lambda run_dir: [])
-
-
 def _tune(tmp_path, opponent: str, *more: str) -> dict:  # noqa: ANN001
-    """A one-trial heads-up tune study of ``expert`` against ``opponent``; its manifest (the output on failure)."""
+    """A one-trial heads-up tune study of ``expert`` against ``opponent``; its manifest (the output on failure).
+
+    No charts: their panels, one per parameter of ``expert``, were most of a one-trial study's processor time, and
+    the studies here are read for their manifests and warnings (``tests/test_tune.py`` draws and checks them)."""
     args = ["tune", "expert", "--opponents", opponent, "--trials", "1", "--matches", "20", "--validate", "0",
-            "--workers", "1", "--quiet", "--out", str(tmp_path / "study"), *more]  # fmt: skip
+            "--workers", "1", "--quiet", "--no-charts", "--out", str(tmp_path / "study"), *more]  # fmt: skip
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     return {**json.loads((tmp_path / "study" / "manifest.json").read_text()), "output": res.output}
 
 
-def test_a_tune_study_names_its_opponents_learned_file_in_its_command_and_warns_when_it_changed(tmp_path, chartless):
+def test_a_tune_study_names_its_opponents_learned_file_in_its_command_and_warns_when_it_changed(tmp_path):
     manifest = _tune(tmp_path, "learned")
     digest = _now(MODELS / "classic-2.npz")
     assert shlex.split(manifest["command"])[-2:] == [OPTION, f"{CLASSIC_2}={digest}"]
@@ -163,7 +156,7 @@ def test_a_tune_study_names_its_opponents_learned_file_in_its_command_and_warns_
     assert len(warned) == 1 and f"retired/classic-2-{OLD_CLASSIC}.npz" in warned[0]
 
 
-def test_a_tune_study_without_learned_seats_writes_the_command_it_wrote_before(tmp_path, chartless):
+def test_a_tune_study_without_learned_seats_writes_the_command_it_wrote_before(tmp_path):
     manifest = _tune(tmp_path, "random")
     assert KEY not in manifest and OPTION not in manifest["command"]
 

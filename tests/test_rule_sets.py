@@ -140,7 +140,8 @@ def test_analyze_takes_options_in_the_rule_set_as_with_rule():
 
 def test_tune_takes_options_in_the_rule_set(tmp_path):
     args, _ = COMMANDS["tune"]
-    r = invoke(*args, "--workers", "1", "--quiet", "--rules", "classic:target=50", "--out", str(tmp_path / "t"))
+    r = invoke(*args, "--workers", "1", "--quiet", "--no-charts", "--rules", "classic:target=50", "--out",
+               str(tmp_path / "t"))  # fmt: skip
     assert r.exit_code == 0, r.output
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert manifest["setup"]["rules"]["target"] == 50 and "--rules classic:target=50" in manifest["command"]
@@ -228,10 +229,10 @@ def test_the_manifest_command_of_a_tuning_run_holds_the_rule_set_a_file_held(cmd
     rules_file = tmp_path / "r.json"
     rules_file.write_text(json.dumps({"rule_set": "classic:target=50"}))
     if cmd == "tune":
-        args = [*COMMANDS["tune"][0], "--workers", "1", "--quiet"]
+        args = [*COMMANDS["tune"][0], "--workers", "1", "--quiet", "--no-charts"]
     else:
         args = ["tune-rules", "--space", "nine_penalty=0..60", "--maximize", "skill", "--skilled", "random", "-n",
-                "10", "--trials", "1", "--validate", "0", "--workers", "1", "-q"]  # fmt: skip
+                "10", "--trials", "1", "--validate", "0", "--workers", "1", "-q", "--no-charts"]  # fmt: skip
     r = invoke(*args, "--rules", f"@{rules_file}", "--rule", "nine_penalty=20", "--out", str(tmp_path / "t"))
     assert r.exit_code == 0, r.output
     command = json.loads((tmp_path / "t" / "manifest.json").read_text())["command"]

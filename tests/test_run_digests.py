@@ -30,7 +30,7 @@ COMMANDS = {
     "compare": ["compare-rules", "random", "hold-nines", "dump-faces", "--rules", "classic", "--rules",
                 "hard-nines", "-n", "60", "--workers", "1", "--no-charts", "-q", "--seed", "4"],
     "tune": ["tune", "expert", "--opponents", "hold-nines", "--params", "shed_nine_at,w_follow", "--matches", "8",
-             "--validate", "8", "--workers", "1", "--seed", "4", "--trials", "2", "--quiet"],
+             "--validate", "8", "--workers", "1", "--seed", "4", "--trials", "2", "--no-charts", "--quiet"],
 }  # fmt: skip
 
 
@@ -71,9 +71,21 @@ def test_the_manifest_holds_the_digest_of_every_data_file_and_the_folder_redraws
     assert sorted(digests) == data and data  # every data file, and nothing else (no report, chart or study.db)
     for name, digest in digests.items():
         assert digest == hashlib.sha256((run / name).read_bytes()).hexdigest(), name
-    for _ in range(2):  # the report and charts a redraw writes are no data: the folder stays valid
-        result = runner.invoke(app, ["report", str(run)])
-        assert result.exit_code == 0, result.output
+    # the report and charts a redraw writes are no data: the folder stays valid for the next redraw, which with
+    # --no-charts rewrites the report alone, embedding the charts the first drew from the same files
+    result = runner.invoke(app, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    drawn = _charts(run)
+    result = runner.invoke(app, ["report", str(run), "--no-charts"])
+    assert result.exit_code == 0, result.output
+    assert drawn and _charts(run) == drawn  # none drawn again, none removed
+    report = (run / "report.md").read_text()
+    assert all(f"]({name})" in report for name in drawn), report
+
+
+def _charts(run: Path) -> dict[str, tuple[int, int]]:
+    """Each chart file of the folder: its inode and modification time (a chart drawn again changes them)."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in run.glob("*.png")}
 
 
 def _raise_wins(path: Path) -> None:

@@ -62,6 +62,17 @@ def test_nines_report_redraws_every_kind_of_run_folder(name: str, tmp_path: Path
     assert without_charts == (RUNS / name / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_nines_report_no_charts_rewrites_the_report_alone_embedding_no_chart(name: str, tmp_path: Path) -> None:
+    run = _copy(name, tmp_path)
+    (run / "report.md").unlink()
+    result = CliRunner().invoke(app, ["report", str(run), "--no-charts"])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {run / 'report.md'}\n"
+    assert not list(run.glob("*.png"))
+    assert (run / "report.md").read_bytes() == (RUNS / name / "report.md").read_bytes()  # no Charts section
+
+
 def _figures(run: Path) -> dict[str, object]:
     """Every chart of a stored run folder as a figure, drawn by the functions that save_all uses."""
     from nines_sim.reporting import charts

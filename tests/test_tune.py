@@ -73,7 +73,8 @@ def _copy(folder: Path, tmp_path: Path) -> Path:
     return out
 
 
-def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(studied, tmp_path):
+def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials_or_its_old_charts(studied, tmp_path):
+    """Resumed with --no-charts: no chart drawn, and none left of the trials before (they show fewer trials)."""
     out = _copy(studied[1], tmp_path)
     for f in OUTPUTS:
         assert (out / f).is_file(), f
@@ -85,7 +86,7 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     # the same command, asking for more trials, resumes the study (the copy's: its folder and the study.db in it)
     assert f"--out {studied[1]}" in manifest["command"]
     command = manifest["command"].replace(str(studied[1]), str(out))
-    again = shlex.split(command.replace("--trials 2", "--trials 4"))[1:] + ["--quiet"]
+    again = shlex.split(command.replace("--trials 2", "--trials 4"))[1:] + ["--quiet", "--no-charts"]
     r = runner.invoke(app, again)
     assert r.exit_code == 0, r.output
     after = pd.read_csv(out / "trials.csv")
@@ -101,6 +102,7 @@ def test_a_short_study_writes_every_output_and_resumes_without_repeating_trials(
     assert ("best expert(" if moved else "best expert at the baseline values") in closing, closing
     report = (out / "report.md").read_text()
     assert "fresh matches" in report and "expert@" in report
+    assert not list(out.glob("*.png")) and ".png)" not in report
 
 
 def test_validation_plays_a_match_range_disjoint_from_the_trials_and_pairs_it(studied):
@@ -159,7 +161,7 @@ def test_an_interrupted_study_keeps_finished_trials_and_resumes(tmp_path):
     assert study.trials[3].params == study.trials[2].params and study.trials[3].state.name == "COMPLETE"
     from nines_sim.experiments.tune.report import write_tune_folder
 
-    write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1, charts=False)
     assert pd.read_csv(tmp_path / "trials.csv", keep_default_na=False)["note"].tolist() == frame["note"].tolist()
     report = (tmp_path / "report.md").read_text()
     assert "Failed trials do not count towards --trials (trial 2: stopped by Ctrl-C)" in report
@@ -179,7 +181,7 @@ def test_a_trial_left_running_by_a_process_that_ended_is_failed_and_played_again
     assert states == [("FAIL", {}, S.PROCESS_GONE), ("COMPLETE", {"shed_nine_at": 2}, None)]  # the baseline, again
     from nines_sim.experiments.tune.report import write_tune_folder
 
-    m = write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1)
+    m = write_tune_folder(tmp_path, study, setup, None, "nines tune ...", url, "s", 1.0, 1, 1, charts=False)
     assert m["in_sample_gain"] == 0.0  # the replayed baseline is found as the baseline (it is also the best)
     assert "trial 0: its process ended before the trial finished" in (tmp_path / "report.md").read_text()
 
@@ -202,13 +204,13 @@ def test_processes_started_together_on_a_new_study_share_it(storage, processes, 
     On SQLite two (the issue had six) for one trial: more processes than trials, so one has none to claim and
     an extra trial or a doubled baseline would show; on a journal file two for three, so that a process claims a
     second trial while the other runs (and the trials after the baseline are not the baseline again).  Each
-    process costs about 4 s of processor time, most of it its imports and the folder with its charts, whether it
-    runs a trial or none: three on SQLite for two trials checked no more than two for one."""
+    process costs about 4 s of processor time, most of it its imports and its folder (no charts: none is read),
+    whether it runs a trial or none: three on SQLite for two trials checked no more than two for one."""
     url = f"sqlite:///{tmp_path / 'X.db'}" if storage == "sqlite" else f"journal:{tmp_path / 'X.log'}"
     out = tmp_path / "out"
     at = TUNE.index("--validate")
     args = [*TUNE[:at], "--validate", "0", *TUNE[at + 2 :], "--trials", str(trials), "--storage", url, "--study",
-            "S", "--out", str(out)]  # fmt: skip
+            "S", "--out", str(out), "--no-charts"]  # fmt: skip
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "nines_sim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -231,7 +233,7 @@ def test_processes_started_together_on_a_new_study_share_it(storage, processes, 
     assert table["trial"].tolist() == list(range(trials)) and (table["matches"] == 8).all()
     assert json.loads((out / "manifest.json").read_text())["trials_finished"] == trials
     assert json.loads((out / "best.json").read_text())["trial"] in range(trials)
-    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out), "--no-charts"]).exit_code == 0
 
 
 def _one_line_error(result) -> str:  # noqa: ANN001
@@ -377,7 +379,7 @@ def test_matches_that_are_not_a_multiple_of_the_seats_are_said_to_be_rounded(ext
     """Both options rounded in one run (a whole tuning study with its report: about a second of processor time);
     neither, in the shared study's run (below); the note's wording for one match a seat is :func:`rounded_note`'s."""
     base = [a for a in TUNE if a not in ("--matches", "--validate", "8")]
-    r = runner.invoke(app, [*base, *extra, "--trials", "1", "--out", str(tmp_path / "o")])
+    r = runner.invoke(app, [*base, *extra, "--trials", "1", "--no-charts", "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert [x for x in r.output.splitlines() if x.startswith("note:")] == notes
     m = json.loads((tmp_path / "o" / "manifest.json").read_text())

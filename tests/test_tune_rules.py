@@ -57,7 +57,7 @@ def refuse_local(monkeypatch) -> None:  # noqa: ANN001
 
 
 def test_tune_rules_on_a_cluster_writes_the_files_of_a_local_run(tmp_path, scheduler, monkeypatch):
-    args = [*SEARCH, "--trials", "4", "--validate", "60"]
+    args = [*SEARCH, "--trials", "4", "--validate", "60", "--no-charts"]
     r = runner.invoke(app, [*args, "--workers", "1", "--out", str(tmp_path / "local")])
     assert r.exit_code == 0, r.output
     refuse_local(monkeypatch)
@@ -131,14 +131,14 @@ def test_a_base_outside_the_bounds_is_not_a_trial(tmp_path):
 
 # One storage kind here: the trial loop is nines tune's (study.run_trials), whose test starts 3 processes on SQLite
 # and 2 on a journal file; this one checks what tune-rules adds (its base rules, its folder, its answer), with two
-# processes (each costs about 6 s of processor time, most of it imports and the folder's charts).
+# processes (each costs about 6 s of processor time, most of it imports; no charts: none is read).
 @pytest.mark.parametrize(("storage", "processes"), [("sqlite", 2)])
 def test_processes_started_together_on_a_new_rules_study_share_it(storage, processes, tmp_path):
     """N processes on one new storage, study and run folder, all started before any ends."""
     url = f"sqlite:///{tmp_path / 'X.db'}" if storage == "sqlite" else f"journal:{tmp_path / 'X.log'}"
     out = tmp_path / "out"
     args = [*SEARCH, "--trials", "3", "--validate", "40", "--workers", "1", "--storage", url, "--study", "S", "--out",
-            str(out)]  # fmt: skip
+            str(out), "--no-charts"]  # fmt: skip
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "nines_sim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -162,7 +162,7 @@ def test_processes_started_together_on_a_new_rules_study_share_it(storage, proce
     trials = pd.read_csv(out / "trials.csv")
     assert trials["trial"].tolist() == [0, 1, 2] and (trials["state"] == "complete").all()
     assert json.loads((out / "manifest.json").read_text())["study"] == "S"
-    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out), "--no-charts"]).exit_code == 0
 
 
 # ---------------------------------------------------------------- every proposed rule set impossible
@@ -239,7 +239,7 @@ def test_best_rules_of_a_base_that_sets_the_searched_option_play(tmp_path):
     out = tmp_path / "b"
     r = runner.invoke(app, ["tune-rules", "--rules", "classic:nine_penalty=30", "--space", "nine_penalty=0..60",
                             "--maximize", "skill", "--skilled", "random", "--trials", "3", "-n", "40", "--validate",
-                            "40", "--seed", "5", "--workers", "1", "-q", "--out", str(out)])  # fmt: skip
+                            "40", "--seed", "5", "--workers", "1", "-q", "--no-charts", "--out", str(out)])  # fmt: skip
     assert r.exit_code == 0, r.output
     from nines_sim.game.rules import parse_rule_set
 

@@ -11,6 +11,7 @@ import typer
 
 from nines_sim.cli.app import usage_error
 from nines_sim.cli.common import charts_and_report
+from nines_sim.cli.options import NoChartsOpt
 
 
 def report(
@@ -21,8 +22,12 @@ def report(
             help="A run folder of 'nines tournament', 'compare-rules', 'tune', 'tune-rules', 'review' or 'train'.",
         ),
     ],
+    no_charts: NoChartsOpt = False,
 ) -> None:
-    """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first)."""
+    """Redraw the charts and report.md of a run folder from its CSVs (checked against its manifest.json first).
+
+    With --no-charts, report.md alone: the charts already in the folder stay, drawn from the same files.
+    """
     from nines_sim.reporting.check import RunFolderError, check_run_folder
     from nines_sim.runs.folder_lock import FolderInUse, one_writer
 
@@ -36,15 +41,15 @@ def report(
             check_run_folder(run_dir)
         except (RunFolderError, FolderInUse) as exc:
             raise usage_error(str(exc)) from None
-        kind = _redraw(run_dir)
-    typer.echo(f"wrote {'' if kind == 'versus' else 'the charts and '}{run_dir / 'report.md'}")
+        kind = _redraw(run_dir, no_charts)
+    typer.echo(f"wrote {'' if kind == 'versus' or no_charts else 'the charts and '}{run_dir / 'report.md'}")
 
 
-def _redraw(run_dir: Path) -> str:
-    """The folder's charts and report drawn again; its kind.  A folder that cannot be written or read, a usage
-    error."""
+def _redraw(run_dir: Path, no_charts: bool) -> str:
+    """The folder's charts (unless ``no_charts``) and report drawn again; its kind.  A folder that cannot be
+    written or read, a usage error."""
     try:
-        return charts_and_report(run_dir, no_charts=False)
+        return charts_and_report(run_dir, no_charts)
     except OSError as exc:
         raise usage_error(
             f"cannot write the report into {run_dir} ({exc.strerror or exc}); copy the folder somewhere writable "

@@ -13,6 +13,7 @@ from nines_sim.cli.options import (
     BatchOpt,
     ForceOpt,
     LearnedDigestsOpt,
+    NoChartsOpt,
     PlayersOpt,
     QuietOpt,
     RuleOpt,
@@ -99,6 +100,7 @@ def tune(
         str | None, out_option("Run folder (default: reports/tune-STUDY; the same command resumes).")
     ] = None,
     force: ForceOpt = False,
+    no_charts: NoChartsOpt = False,
     quiet: QuietOpt = False,
     versus: Annotated[
         str | None,
@@ -161,7 +163,8 @@ def tune(
     check_tune_target(url, storage is not None, name, setup, run_dir, force)
     command = tune_command(setup, played, rule_list, trials, seed, validate, name, storage, run_dir)
     n_workers = workers or cpu_count_default()
-    run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, scheduler, quiet, command)
+    run_study(setup, url, name, run_dir, trials, validate, n_workers, batch_size, scheduler, quiet, command,
+              charts=not no_charts)  # fmt: skip
 
 
 def rounded_note(option: str, asked: int, players: int) -> str | None:

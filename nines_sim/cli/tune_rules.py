@@ -25,7 +25,15 @@ from nines_sim.cli.common import (
     players_wanted,
     run_errors,
 )
-from nines_sim.cli.options import SchedulerOpt, SkilledOpt, WeakOpt, WorkersOpt, at_most_max_matches, out_option
+from nines_sim.cli.options import (
+    NoChartsOpt,
+    SchedulerOpt,
+    SkilledOpt,
+    WeakOpt,
+    WorkersOpt,
+    at_most_max_matches,
+    out_option,
+)
 
 if TYPE_CHECKING:
     from nines_sim.experiments.tune_rules.work import RulesSetup
@@ -114,6 +122,7 @@ def tune_rules(
         str | None, out_option("Run folder (default: reports/tune-rules-STUDY; the same command resumes).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite nines-sim's files in --out.")] = False,
+    no_charts: NoChartsOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Search rule options toward a game you want, with Optuna; then validate on fresh matches.
@@ -165,7 +174,8 @@ def tune_rules(
         rule_list,
     )  # fmt: skip
     n_workers = workers or cpu_count_default()
-    _run(setup, url, name, run_dir, trials, validate, validate_front, n_workers, batch_size, scheduler, quiet, command)
+    _run(setup, url, name, run_dir, trials, validate, validate_front, n_workers, batch_size, scheduler, quiet, command,
+         not no_charts)  # fmt: skip
 
 
 def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: bool) -> None:
@@ -181,7 +191,8 @@ def _check_target(url: str, explicit: bool, name: str, run_dir: Path, force: boo
 
 
 def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, validate: int, n_front: int,
-         workers: int, batch_size: int, scheduler: str | None, quiet: bool, command: str) -> None:  # fmt: skip
+         workers: int, batch_size: int, scheduler: str | None, quiet: bool, command: str,
+         charts: bool) -> None:  # fmt: skip
     """:func:`nines_sim.experiments.tune_rules.study.run_rules_study`, then its summary; its errors as the CLI says
     them."""
     from nines_sim.experiments.study import TuneError, TuneInterrupted
@@ -190,7 +201,7 @@ def _run(setup: RulesSetup, url: str, name: str, run_dir: Path, n_trials: int, v
     try:
         with run_errors(), compile_notices(True if quiet else None):
             outcome = run_rules_study(setup, url, name, run_dir, n_trials, validate, n_front, workers, command,
-                                      batch_size, scheduler, quiet)  # fmt: skip
+                                      batch_size, scheduler, quiet, charts)  # fmt: skip
     except TuneError as exc:  # every rule set proposed was impossible (what the run wrote is gone)
         raise usage_error(str(exc)) from None
     except TuneInterrupted as exc:

@@ -45,7 +45,8 @@ def check_tune_target(url: str, explicit: bool, name: str, setup, run_dir: Path,
         raise usage_error(str(exc)) from None
 
 
-def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size, scheduler, quiet, command) -> None:  # noqa: ANN001, PLR0913
+def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size, scheduler, quiet, command,  # noqa: ANN001, PLR0913
+              charts: bool = True) -> None:  # fmt: skip
     """:func:`nines_sim.experiments.tune.study.run_tune_study`, then its summary; Ctrl-C says what is kept, exit 130."""
     from nines_sim.experiments.tune.study import run_tune_study
     from nines_sim.experiments.tune.work import TuneInterrupted
@@ -53,7 +54,7 @@ def run_study(setup, url, name, run_dir, n_trials, validate, workers, batch_size
     try:
         with run_errors(), compile_notices(True if quiet else None):
             outcome = run_tune_study(
-                setup, url, name, run_dir, n_trials, validate, workers, command, batch_size, scheduler, quiet
+                setup, url, name, run_dir, n_trials, validate, workers, command, batch_size, scheduler, quiet, charts
             )
     except TuneInterrupted as exc:
         typer.echo(str(exc), err=True)

@@ -111,7 +111,12 @@ def check_dir(path: Path, force: bool) -> None:
 
 def clear_outputs(path: Path) -> None:
     """Remove a previous run's files (only the names nines-sim writes; nothing else in the folder)."""
-    for name in RUN_FILES:
+    remove_files(path, RUN_FILES)
+
+
+def remove_files(path: Path, names: Iterable[str]) -> None:
+    """Remove the files ``names`` from the folder ``path``, those that are there."""
+    for name in names:
         (path / name).unlink(missing_ok=True)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from nines_sim.reporting.markdown import cell, format_p, format_seconds, pct, pp
-from nines_sim.runs.output import replace_whole
+from nines_sim.runs.output import remove_files, replace_whole
 
 CHART_FILES = ("history.png", "params.png", "importances.png")
 TUNE_FILES = (
@@ -131,12 +131,13 @@ def write_tune_folder(
     wall_seconds: float,
     trials_run: int,
     workers: int,
+    charts: bool = True,
 ) -> dict:
     """Write every file of a tune run folder from the study; returns the manifest.
 
     Files: ``trials.csv``, ``best.json`` (usable as ``STRATEGY@best.json``),
     ``validation.csv`` (when validated), ``importances.csv``, ``manifest.json``,
-    the charts and ``report.md``.
+    the charts (unless ``charts`` is False: then none, an earlier run's removed) and ``report.md``.
     """
     import platform
     from datetime import UTC, datetime
@@ -190,9 +191,12 @@ def write_tune_folder(
     manifest |= seats_learned_files(setup, [setup.spec(values), setup.baseline_spec])
     data_files = ["trials.csv", "best.json", *(["validation.csv"] if checked is not None else []), "importances.csv"]
     write_manifest(run_dir, manifest, files=data_files)  # written whole, last: readers see a complete folder
-    from nines_sim.reporting.charts.tune import save_charts  # matplotlib loads only when something is drawn
+    if charts:
+        from nines_sim.reporting.charts.tune import save_charts  # matplotlib loads only when something is drawn
 
-    save_charts(run_dir)
+        save_charts(run_dir)
+    else:  # a resumed study's earlier charts show fewer trials than the folder now holds: the report embeds none
+        remove_files(run_dir, CHART_FILES)
     write_report(run_dir)
     return manifest
 

@@ -130,6 +130,7 @@ def run_tune_study(
     batch_size: int = 32768,
     scheduler: str | None = None,
     quiet: bool = True,
+    charts: bool = True,
 ) -> StudyOutcome:
     """Tune ``setup``'s strategy in the study ``name`` of ``url`` until it holds ``n_trials`` finished trials,
     validate the best values against the baseline on ``validate`` fresh matches, and write the run folder.
@@ -162,6 +163,8 @@ def run_tune_study(
         A Dask scheduler's address (``local``: a cluster on this machine); default local processes.
     quiet : bool
         No progress bar.
+    charts : bool
+        Draw the PNG charts (False: none, and those of an earlier run of the study removed: they show fewer trials).
 
     Returns
     -------
@@ -189,7 +192,7 @@ def run_tune_study(
         return validate_best(st, setup, validate, runner[0]) if validate else None
 
     def write(st: Any, checked: Any, wall: float, ran: int) -> dict:
-        return write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers)
+        return write_tune_folder(run_dir, st, setup, checked, command, url, name, wall, ran, workers, charts)
 
     played = play_study(run_dir, url, lambda: open_study(url, name, setup, create=True), scheduler, workers, trials,
                         check, write)  # fmt: skip

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from nines_sim.experiments.tune_rules.work import RulesSetup
 
 FILES = ["trials.csv", "front.csv", "validation.csv", "best-rules.json"]
+#: The charts :func:`save_charts` draws (none without a completed trial).
+CHART_FILES = ("front.png", "options.png")
 #: Significant digits of a validated value as shown; its interval and shift take the same decimals.
 DIGITS = 4
 
@@ -160,11 +162,15 @@ def render_report(setup: RulesSetup, trials: pd.DataFrame, front: pd.DataFrame, 
 
 
 def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any], checked: pd.DataFrame | None,
-                 command: str, url: str, name: str, wall: float, ran: int) -> dict | None:  # fmt: skip
-    """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial)."""
+                 command: str, url: str, name: str, wall: float, ran: int,
+                 charts: bool = True) -> dict | None:  # fmt: skip
+    """Write every file of a tune-rules folder; returns ``best-rules.json``'s content (None: no feasible trial).
+
+    Without ``charts``, it draws none and removes an earlier run's (they show fewer trials).
+    """
     from nines_sim.experiments.tune_rules.work import trials_of
     from nines_sim.runs.learned_files import manifest_field
-    from nines_sim.runs.output import write_csv, write_manifest
+    from nines_sim.runs.output import remove_files, write_csv, write_manifest
 
     trials = trials_of(study, setup)
     front = front_frame(setup, chosen)
@@ -193,12 +199,14 @@ def write_folder(run_dir: Path, study: Any, setup: RulesSetup, chosen: list[Any]
                                                           "p_holm")} for _, r in rows.iterrows()}  # fmt: skip
         (run_dir / "best-rules.json").write_text(json.dumps(best, indent=2, default=float) + "\n")
         files.append("best-rules.json")
-    charts = save_charts(run_dir, trials, front, setup)
+    drawn = save_charts(run_dir, trials, front, setup) if charts else []
+    if not charts:  # the report embeds none, and the folder keeps none that disagrees with its trials.csv
+        remove_files(run_dir, CHART_FILES)
     manifest = {"kind": "tune-rules", "command": command, "study": name, "storage": url, "setup": setup.as_json(),
                 "trials_finished": int(trials["state"].isin(["complete", "pruned"]).sum()), "trials_run_now": ran,
                 "wall_seconds": round(wall, 3), "best_rule_set": best["rule_set"] if best else None}  # fmt: skip
     manifest |= manifest_field(_design_learned_files(setup))
-    (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, charts))
+    (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, drawn))
     write_manifest(run_dir, manifest, files=files)
     return best
 
@@ -236,8 +244,8 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
     trials, front, checked = read("trials.csv"), read("front.csv"), read("validation.csv")
     best_path = run_dir / "best-rules.json"
     best = json.loads(best_path.read_text()) if best_path.is_file() else None
-    drawn = save_charts(run_dir, trials, front, setup) if charts else [c for c in ("front.png", "options.png")
-                                                                      if (run_dir / c).is_file()]  # fmt: skip
+    kept = [c for c in CHART_FILES if (run_dir / c).is_file()]  # drawn from these same files: still right
+    drawn = save_charts(run_dir, trials, front, setup) if charts else kept
     (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, drawn))
 
 

@@ -91,6 +91,7 @@ def run_rules_study(
     batch_size: int = 32768,
     scheduler: str | None = None,
     quiet: bool = True,
+    charts: bool = True,
 ) -> RulesOutcome:
     """Search the rules of ``setup`` in the study ``name`` of ``url`` until it holds ``n_trials`` finished trials,
     validate the best rule sets (or the front's first ``n_front``) on ``validate`` fresh matches, write the folder.
@@ -124,6 +125,8 @@ def run_rules_study(
         A Dask scheduler's address (``local``: a cluster on this machine); default local processes.
     quiet : bool
         No progress bar.
+    charts : bool
+        Draw the PNG charts (False: none, and those of an earlier run of the study removed: they show fewer trials).
 
     Returns
     -------
@@ -161,7 +164,7 @@ def run_rules_study(
         return validate_front(setup, chosen[:n_front], validate, workers, batch_size, client)
 
     def write(st: Any, checked: Any, wall: float, ran: int) -> dict | None:
-        return write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran)
+        return write_folder(run_dir, st, setup, chosen, checked, command, url, name, wall, ran, charts)
 
     made_dir, made_storage = not run_dir.exists(), not storage_file(url)[1].exists()
     played = play_study(run_dir, url, lambda: open_rules_study(url, name, setup), scheduler, workers, trials, check,
