@@ -99,6 +99,10 @@ def test_a_review_folder_has_a_manifest_and_nines_report_redraws_it(tmp_path):
     again = runner.invoke(app, [*args[1:], "--no-charts", "--out", str(tmp_path / "again")])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "again" / "review.csv").read_bytes() == (d / "review.csv").read_bytes()
+    # drawn, the chart is shown; not drawn (--no-charts), the report links no chart (it linked a missing file)
+    assert "![points lost](points_lost.png)" in written["report.md"].decode()
+    assert not (tmp_path / "again" / "points_lost.png").exists()
+    assert "points_lost.png" not in (tmp_path / "again" / "report.md").read_text()
 
 
 def test_nines_report_refuses_an_edited_review(tmp_path):

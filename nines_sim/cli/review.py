@@ -21,6 +21,7 @@ from nines_sim.cli.common import (
 )
 from nines_sim.cli.options import (
     LearnedDigestsOpt,
+    NoChartsOpt,
     PlayersOpt,
     RangesOpt,
     RuleOpt,
@@ -52,7 +53,7 @@ def review(
     rule: RuleOpt = None,
     out: Annotated[str | None, out_option("Folder for the results (default: a new one in reports/).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the results in --out.")] = False,
-    no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the chart.")] = False,
+    no_charts: NoChartsOpt = False,
     workers: WorkersOpt = None,
     ranges: RangesOpt = None,
     luck: Annotated[

@@ -223,8 +223,8 @@ def partial_line(review: Review) -> str | None:
             f"{review_command(review, review.kept)}")  # fmt: skip
 
 
-def report_lines(review: Review) -> list[str]:
-    """report.md's lines."""
+def report_lines(review: Review, chart: bool = True) -> list[str]:
+    """report.md's lines; the chart ``points_lost.png`` is shown where ``chart`` (the folder holds it)."""
     d = review.decisions
     s = review.setup
     thresholds = ", ".join(f"{name} from {pts:g}" for name, pts in THRESHOLDS)
@@ -265,8 +265,7 @@ def report_lines(review: Review) -> list[str]:
         lines.append(f"- match {r['match']}, hand {r['hand']}, turn {r['turn']}: {r['kind']} {r['move']} "
                      f"(best {r['best']}), {r['points_lost']:.1f} +- {1.96 * r['lost_se']:.1f} points lost, "
                      f"{r['verdict']}: `{r['command']}`")  # fmt: skip
-    lines += ["", "![points lost](points_lost.png)", ""]
-    return lines
+    return [*lines, "", *(["![points lost](points_lost.png)", ""] if chart else [])]
 
 
 def read_decisions(path: Path) -> pd.DataFrame:
@@ -294,7 +293,9 @@ def _draw(review: Review, out: Path, chart: bool) -> list[Path]:
         fig.savefig(out / "points_lost.png", dpi=110)
         plt.close(fig)
         written.append(out / "points_lost.png")
-    (out / "report.md").write_text("\n".join(report_lines(review)) + "\n", encoding="utf-8")
+    # a chart already in the folder (``nines report --no-charts``) is of these same decisions: still shown
+    shown = (out / "points_lost.png").is_file()
+    (out / "report.md").write_text("\n".join(report_lines(review, shown)) + "\n", encoding="utf-8")
     written.append(out / "report.md")
     return written
 
