@@ -316,7 +316,7 @@ def test_a_short_training_run_is_reproducible_and_beats_random(tmp_path, request
     runs = [tmp_path / "a", request.getfixturevalue("stopped_run") if size is SHARED_RUN else tmp_path / "b"]
     for run in runs:
         if run.parent == tmp_path:
-            assert train(rules, run, SHARED_SEED, s, "nines train (test)", report=lambda line: None)
+            assert train(rules, run, SHARED_SEED, s, "nines train (test)", report=lambda line: None, charts=False)
     a, b = (load(run / "model.npz") for run in runs)
     assert a.digest == b.digest and a.hidden_bias.shape == (hidden,) and a.drawn_weights.shape == (NFC,)
     assert a.pair_index.shape == (pairs, 2) and a.pair_weights.shape == (pairs,)

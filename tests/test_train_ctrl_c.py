@@ -24,8 +24,8 @@ from nines_sim.learn.model import load
 ARGS = ["train", "--rounds", "2", "-n", "4", "--samples", "2", "--eval-matches", "10", "--seed", "3", "--workers", "1"]
 
 
-def _run(folder):  # noqa: ANN001, ANN202
-    return CliRunner().invoke(app, [*ARGS, "--out", str(folder)])
+def _run(folder, *more: str):  # noqa: ANN001, ANN202
+    return CliRunner().invoke(app, [*ARGS, "--out", str(folder), *more])
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +104,14 @@ def test_a_stop_keeps_the_rounds_finished_and_the_command_again_ends_the_run(poi
         assert "PARTIAL" in report and manifest["kept_command"] in report
         assert pd.read_csv(folder / "learning_curve.csv")["round"].tolist() == [1]
         assert not (folder / "models" / "round-2.npz").exists()
-    res = _run(folder)  # the same command again
+        assert (folder / "learning_curve.png").is_file()
+    # the same command again; once with --no-charts, which draws no chart and removes the stopped run's (it shows
+    # fewer rounds than the folder then holds)
+    charts = point != "between the rounds"
+    res = _run(folder, *([] if charts else ["--no-charts"]))
     assert res.exit_code == 0, res.output
     _same_as_whole(folder, whole)
+    assert (folder / "learning_curve.png").is_file() == charts
 
 
 def _ctrl_c_as_round_2_blocks_return(monkeypatch, which: str) -> None:  # noqa: ANN001

@@ -33,7 +33,7 @@ def test_the_last_round_s_model_is_measured_without_compiling_its_decision(tmp_p
     monkeypatch.setattr(training, "_decision_built", lambda path: False)
     rules = make_rules("classic", players=2)
     s = dataclasses.replace(SETTINGS, rounds=1)
-    assert train(rules, tmp_path / "run", SEED, s, "nines train (test)", report=lambda line: None)
+    assert train(rules, tmp_path / "run", SEED, s, "nines train (test)", report=lambda line: None, charts=False)
     path = tmp_path / "run" / "model.npz"
     assert load(path).digest not in asked
     curve = pd.read_csv(tmp_path / "run" / "learning_curve.csv")
@@ -44,7 +44,7 @@ def test_the_last_round_s_model_is_measured_without_compiling_its_decision(tmp_p
     monkeypatch.undo()
     # built: in this process, and in numba's disk cache (a new closure of the same weights finds it there)
     assert training._decision_built(path) and callback_built(decide.make_decide(load(path)))
-    assert train(rules, tmp_path / "again", SEED, s, "nines train (test)", report=lambda line: None)
+    assert train(rules, tmp_path / "again", SEED, s, "nines train (test)", report=lambda line: None, charts=False)
     again = pd.read_csv(tmp_path / "again" / "learning_curve.csv")
     pd.testing.assert_frame_equal(curve.drop(columns="cpu_seconds"), again.drop(columns="cpu_seconds"))
 

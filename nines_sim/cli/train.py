@@ -12,7 +12,7 @@ import typer
 
 from nines_sim.cli.app import echo_error, usage_error
 from nines_sim.cli.common import cluster, cpu_count_default, players_wanted
-from nines_sim.cli.options import OutOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
+from nines_sim.cli.options import NoChartsOpt, OutOpt, RuleOpt, RulesOpt, SchedulerOpt, SeedOpt, WorkersOpt
 
 
 class Draws(StrEnum):
@@ -106,6 +106,7 @@ def train(
     scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Write into an --out folder that holds files.")] = False,
+    no_charts: NoChartsOpt = False,
 ) -> None:
     """Learn a model of one seat's decisions (which card, which suit after a 9, whether to play a drawn card) for
     a rule set and table size.
@@ -116,8 +117,8 @@ def train(
     it against expert and against the previous round. The self-play and the measurements play on --workers
     processes, or on a Dask cluster with --scheduler; the models and the curve are the same for any of them.
     The folder gets model.npz (play it: nines tournament learned@FOLDER/model.npz expert), the learning curve
-    (CSV and chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished; the same command
-    again continues after them (--force starts over).
+    (CSV and chart; --no-charts: no chart), report.md and manifest.json. Ctrl-C keeps the rounds that finished;
+    the same command again continues after them (--force starts over).
     """
     if scheduler is not None and not scheduler.strip():
         raise usage_error("--scheduler needs an address such as tcp://HOST:8786, or local")
@@ -197,7 +198,8 @@ def train(
         try:
             done = run_train(rule_set, folder, seed, settings, command_of(rounds), report=typer.echo,
                              should_stop=lambda: ctrl_c.flag, kept_command=kept_command,
-                             backend=on_backend(n_workers, client), round_bar=bar_of(settings))  # fmt: skip
+                             backend=on_backend(n_workers, client), round_bar=bar_of(settings),
+                             charts=not no_charts)  # fmt: skip
         except KeyboardInterrupt:  # a second Ctrl-C between two steps the run cuts: what finished is kept
             done = False
     if done:

@@ -274,7 +274,7 @@ def _run_units(fn: Callable, rules: Rules, units: list[tuple[Any, tuple]], backe
 def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: str,
           report: Callable[[str], None] = print, should_stop: Callable[[], bool] = lambda: False,
           kept_command: Callable[[int], str] | None = None, backend: Backend | None = None,
-          round_bar: Callable[[int], Any] | None = None) -> bool:  # fmt: skip
+          round_bar: Callable[[int], Any] | None = None, charts: bool = True) -> bool:  # fmt: skip
     """Train a model into the run folder ``out`` (see the module docstring).
 
     Parameters
@@ -307,6 +307,8 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
     round_bar : callable, optional
         ``round_bar(rnd)``: a progress bar for round ``rnd``'s self-play, a context manager called as
         ``bar(played, kept)`` as its matches finish, such as :class:`nines_sim.runs.progress.RunProgress`.
+    charts : bool
+        Draw ``learning_curve.png`` (False: none, and a stopped run's removed; ``nines train --no-charts``).
 
     Returns
     -------
@@ -382,7 +384,7 @@ def train(rules: Rules, out: Path, seed: int, settings: TrainSettings, command: 
                 (out / "models").rmdir()
             return False
         kept = None if finished or kept_command is None else kept_command(len(rows))
-        _write(out, rows, best, command, seed, rules, s, finished, kept)
+        _write(out, rows, best, command, seed, rules, s, finished, kept, charts)
         if finished:  # the labelled data serve only a resumed run
             shutil.rmtree(out / "data", ignore_errors=True)
             (out / PROGRESS).unlink(missing_ok=True)
@@ -453,10 +455,10 @@ def _decision_built(path: Path) -> bool:
 
 
 def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, seed: int, rules: Rules,
-           s: TrainSettings, finished: bool, kept_command: str | None = None) -> None:  # fmt: skip
-    """The run folder's files: the chosen model, the curve, the manifest, then the chart and report drawn from them
-    (:func:`write_report`)."""
-    from nines_sim.runs.output import write_manifest
+           s: TrainSettings, finished: bool, kept_command: str | None = None, charts: bool = True) -> None:  # fmt: skip
+    """The run folder's files: the chosen model, the curve, the manifest, then the chart (unless not ``charts``:
+    then none, an earlier run's removed) and report drawn from them (:func:`write_report`)."""
+    from nines_sim.runs.output import remove_files, write_manifest
 
     pd.DataFrame(rows).to_csv(out / "learning_curve.csv", index=False)
     if rows:
@@ -473,4 +475,6 @@ def _write(out: Path, rows: list[dict], best: tuple[float, int], command: str, s
     data |= _measured_files(out, rows, rules)
     write_manifest(out, json.loads(json.dumps(data, default=str)), files=["learning_curve.csv", "model.npz"]
                    if rows else ["learning_curve.csv"])  # fmt: skip
-    write_report(out)
+    if not charts:  # a stopped run's chart, resumed here, shows fewer rounds than the folder now holds
+        remove_files(out, ["learning_curve.png"])
+    write_report(out, charts)
