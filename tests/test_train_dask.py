@@ -25,7 +25,9 @@ from nines_sim.runs import backends, cluster  # noqa: E402
 
 runner = CliRunner()
 #: tests/shared_training.py's run (seed 3, keep 2): its models' compiled decisions are then in numba's disk cache.
-ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches", "10", "--keep", "2", "--seed", "3"]
+#: No charts: these tests compare models, curves and manifests (the learning curve's chart: tests/test_train_ctrl_c.py).
+ARGS = ["train", "--rounds", "3", "-n", "4", "--samples", "2", "--eval-matches", "10", "--keep", "2", "--seed", "3",
+        "--no-charts"]  # fmt: skip
 
 
 #: The returns run's: one round (a model's compile, about 5 s of processor time, is most of a round's cost; the
