@@ -244,8 +244,11 @@ def redraw_folder(run_dir: Path, charts: bool = True) -> None:
     trials, front, checked = read("trials.csv"), read("front.csv"), read("validation.csv")
     best_path = run_dir / "best-rules.json"
     best = json.loads(best_path.read_text()) if best_path.is_file() else None
-    kept = [c for c in CHART_FILES if (run_dir / c).is_file()]  # drawn from these same files: still right
-    drawn = save_charts(run_dir, trials, front, setup) if charts else kept
+    # without charts, those already in the folder stay linked: drawn from these same files, still right
+    if charts:
+        drawn = save_charts(run_dir, trials, front, setup)
+    else:
+        drawn = [c for c in CHART_FILES if (run_dir / c).is_file()]
     (run_dir / "report.md").write_text(render_report(setup, trials, front, checked, best, manifest, drawn))
 
 
