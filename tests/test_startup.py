@@ -124,12 +124,14 @@ def test_help_loads_nothing_heavy(tmp_path) -> None:
     assert got == [{"command": command, "code": 0, "loaded": []} for command in HELP]
 
 
-def test_a_run_without_charts_loads_no_matplotlib_and_a_design_run_no_scipy_stats(tmp_path) -> None:
+def test_a_run_without_charts_loads_no_matplotlib_a_design_run_no_scipy_stats_and_a_study_no_sklearn(tmp_path) -> None:
     """``--no-charts`` writes the CSVs and report.md without importing matplotlib; the engine loads because the
     run reaches it, the statistics without ``scipy.stats`` or statsmodels (half a second of start-up).  Then, in the
     same fresh interpreter (one start-up, not two: the first run is checked to have loaded none of the three, so
     any found after the second is the second's), a design run: the rules lab's t intervals and chi-square test come
-    from ``scipy.special`` (issue 42)."""
+    from ``scipy.special`` (issue 42).  Last a study's parameter importances, as ``nines tune`` writes them: Optuna's
+    PED-ANOVA evaluator computes them without scikit-learn, which ``optuna.importance`` would import (2 s) for its
+    fANOVA one."""
     got = _in_fresh_python(
         """
         import json, sys
@@ -145,6 +147,13 @@ def test_a_run_without_charts_loads_no_matplotlib_and_a_design_run_no_scipy_stat
                                      "1", "--no-charts", "--quiet", "--out", "design"])
         out["design"] = {"code": r.exit_code, "output": r.output,
                          "loaded": [m for m in ("scipy.stats", "statsmodels", "matplotlib") if m in sys.modules]}
+        before = "sklearn" in sys.modules
+        import types, optuna
+        from nines_sim.experiments.tune.work import importances
+        study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=0))
+        study.optimize(lambda t: t.suggest_int("a", 0, 9) + t.suggest_float("b", 0, 1), n_trials=4)
+        imp = importances(study, types.SimpleNamespace(tuned=("a", "b")))
+        out["tune"] = {"importances": sorted(imp["parameter"]), "sklearn": [before, "sklearn" in sys.modules]}
         print(json.dumps(out))
         """,
         tmp_path,
@@ -158,6 +167,7 @@ def test_a_run_without_charts_loads_no_matplotlib_and_a_design_run_no_scipy_stat
     assert design["code"] == 0, design["output"]
     assert design["loaded"] == []
     assert (tmp_path / "design" / "design.csv").is_file()
+    assert got["tune"] == {"importances": ["a", "b"], "sklearn": [False, False]}  # computed, without sklearn
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the lone unit plays in a worker only where workers fork")

@@ -369,15 +369,36 @@ def validate_best(study: Any, setup: Setup, n_matches: int, runner: Runner) -> V
     return validate(setup, spec, n_matches, runner)
 
 
+def _optuna_importance() -> Any:
+    """``optuna.importance``, imported without scikit-learn if that is not loaded yet.
+
+    The package imports its fANOVA evaluator, which imports scikit-learn (and with it ``scipy.stats``) when it can:
+    about 2 s of processor time in every ``nines tune`` for an evaluator never used here (the default one,
+    PED-ANOVA, needs numpy only).  Optuna imports it under ``try_import``, which takes the module being absent as
+    scikit-learn missing and leaves only fANOVA unusable; the block is lifted at once, so a later import of
+    scikit-learn (the training's) loads it as usual.
+    """
+    import importlib
+    import sys
+
+    if "optuna.importance" in sys.modules or "sklearn.ensemble" in sys.modules:
+        return importlib.import_module("optuna.importance")
+    sys.modules["sklearn.ensemble"] = None  # type: ignore[assignment]  # import of it raises ImportError
+    try:
+        return importlib.import_module("optuna.importance")
+    finally:
+        del sys.modules["sklearn.ensemble"]
+
+
 def importances(study: Any, setup: Setup) -> pd.DataFrame:
     """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
-    import optuna
     import pandas as pd
 
+    importance = _optuna_importance()  # outside the ``try``: a failed import must not pass for "cannot"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            imp = optuna.importance.get_param_importances(study, params=list(setup.tuned))
+            imp = importance.get_param_importances(study, params=list(setup.tuned))
         except (ValueError, RuntimeError, ImportError):
             imp = {}
     if not imp or any("too small" in str(w.message) for w in caught):  # equal shares would be made up
