@@ -373,10 +373,10 @@ def _optuna_importance() -> Any:
     """``optuna.importance``, imported without scikit-learn if that is not loaded yet.
 
     The package imports its fANOVA evaluator, which imports scikit-learn (and with it ``scipy.stats``) when it can:
-    about 2 s of processor time in every ``nines tune`` for an evaluator never used here (the default one,
-    PED-ANOVA, needs numpy only).  Optuna imports it under ``try_import``, which takes the module being absent as
-    scikit-learn missing and leaves only fANOVA unusable; the block is lifted at once, so a later import of
-    scikit-learn (the training's) loads it as usual.
+    about 2 s of processor time in every ``nines tune`` for an evaluator never used here (:func:`importances` asks
+    for PED-ANOVA, which needs numpy only).  Optuna imports it under ``try_import``, which takes the module being
+    absent as scikit-learn missing and leaves only fANOVA unusable; the block is lifted at once, so a later import
+    of scikit-learn (the training's) loads it as usual.
     """
     import importlib
     import sys
@@ -391,14 +391,20 @@ def _optuna_importance() -> Any:
 
 
 def importances(study: Any, setup: Setup) -> pd.DataFrame:
-    """Optuna's parameter importances (its default evaluator) over the completed trials; empty when it cannot."""
+    """Optuna's parameter importances over the completed trials, by its PED-ANOVA evaluator; empty when it cannot.
+
+    PED-ANOVA is named, not left to Optuna's default: the default is fANOVA before Optuna 5 (scikit-learn's forests,
+    which :func:`_optuna_importance` keeps unloaded) and PED-ANOVA from 5 on, with the settings used here.
+    """
     import pandas as pd
 
     importance = _optuna_importance()  # outside the ``try``: a failed import must not pass for "cannot"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            imp = importance.get_param_importances(study, params=list(setup.tuned))
+            imp = importance.get_param_importances(
+                study, evaluator=importance.PedAnovaImportanceEvaluator(), params=list(setup.tuned)
+            )
         except (ValueError, RuntimeError, ImportError):
             imp = {}
     if not imp or any("too small" in str(w.message) for w in caught):  # equal shares would be made up
